@@ -1,0 +1,9 @@
+//! rocenic's protocol facts, held once: RoCEv2 opcodes and header layouts, typed packet views, the ICRC,
+//! pcap I/O, the register map and the host-memory structures. The RTL (`hdl`), the driver, the simulator's
+//! tools and the docs all read them from here.
+
+pub mod host;
+pub mod regs;
+pub mod width;
+
+pub use width::Width;

@@ -1,0 +1,157 @@
+//! The register map, defined once. The RTL decoder (`hdl`), the driver's accessors and `docs/registers.md`
+//! are all derived from [`REGISTERS`].
+
+/// Who may write a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read-only: the core drives it.
+    Ro,
+    /// Read-write: the host writes it, the core reads it (and may update it, as noted).
+    Rw,
+}
+
+/// One 32-bit register.
+#[derive(Clone, Copy, Debug)]
+pub struct Register {
+    pub name: &'static str,
+    pub offset: u16,
+    pub access: Access,
+    pub reset: u32,
+    pub doc: &'static str,
+}
+
+macro_rules! registers {
+    ($( $const:ident = $off:literal, $acc:ident, $reset:expr, $doc:literal; )*) => {
+        $( #[doc = $doc] pub const $const: u16 = $off; )*
+        /// Every register, in offset order.
+        pub const REGISTERS: &[Register] = &[
+            $( Register { name: stringify!($const), offset: $off, access: Access::$acc, reset: $reset, doc: $doc }, )*
+        ];
+    };
+}
+
+/// Value of the `ID` register: "ROCE" in ASCII.
+pub const ID_VALUE: u32 = 0x524F_4345;
+/// Value of the `VERSION` register: major << 16 | minor.
+pub const VERSION_VALUE: u32 = 0x0001_0000;
+
+registers! {
+    ID = 0x0000, Ro, ID_VALUE, "Identification: 0x524F4345 (\"ROCE\").";
+    VERSION = 0x0004, Ro, VERSION_VALUE, "Register-map version, major << 16 | minor.";
+    DATAPATH_BYTES = 0x0008, Ro, 0, "Datapath width in bytes (8 or 64); also the DMA alignment unit.";
+    CONTROL = 0x000C, Rw, 0, "bit 0: enable the transmit and receive engines.";
+    MAC_LO = 0x0010, Rw, 0, "Port MAC address, low 32 bits of the 48-bit big-endian value.";
+    MAC_HI = 0x0014, Rw, 0, "Port MAC address, high 16 bits.";
+    IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
+    QP_STATE = 0x0100, Rw, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
+    QPN = 0x0104, Rw, 0, "Local QP number (24 bits).";
+    DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";
+    SQ_PSN = 0x010C, Rw, 0, "Next PSN the requester sends (written at RTR->RTS, advanced by the core).";
+    RQ_PSN = 0x0110, Rw, 0, "Next PSN the responder expects (written at INIT->RTR, advanced by the core).";
+    PMTU = 0x0114, Rw, 10, "Path MTU as log2 of bytes: 8 (256) .. 12 (4096).";
+    DEST_MAC_LO = 0x0118, Rw, 0, "Destination MAC, low 32 bits.";
+    DEST_MAC_HI = 0x011C, Rw, 0, "Destination MAC, high 16 bits.";
+    DEST_IPV4 = 0x0120, Rw, 0, "Destination IPv4 address.";
+    UDP_SPORT = 0x0124, Rw, 0xC000, "UDP source port of this QP (flow entropy).";
+    ACK_TIMEOUT = 0x0128, Rw, 100_000, "Local ACK timeout in core clock cycles (0 disables).";
+    RETRY_CNT = 0x012C, Rw, 7, "Retransmission attempts after an ACK timeout or NAK before RETRY_EXC_ERR.";
+    ACK_REQ_EVERY = 0x0130, Rw, 16, "The requester sets AckReq every N packets of a message (and always on the last).";
+    QP_PD = 0x0134, Rw, 0, "Protection domain of the QP; an MR is usable only with the same PD.";
+    LAST_SYNDROME = 0x0138, Ro, 0, "AETH syndrome of the last NAK received, or 0xFF after a local timeout.";
+    MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
+    MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
+    MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
+    MR0_KEY = 0x020C, Rw, 0, "Memory region 0: key (lkey = rkey).";
+    MR0_ACCESS = 0x0210, Rw, 0, "Memory region 0: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8).";
+    MR0_PD = 0x0214, Rw, 0, "Memory region 0: protection domain.";
+    SQ_BASE_LO = 0x0300, Rw, 0, "Send queue ring IOVA, low 32 bits (B-aligned).";
+    SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
+    SQ_LOG_SIZE = 0x0308, Rw, 0, "log2 of the number of 64-byte send WQEs.";
+    SQ_PI = 0x030C, Rw, 0, "Send queue producer index (doorbell), free-running.";
+    SQ_CI = 0x0310, Ro, 0, "Send queue consumer index: WQEs completed or failed.";
+    RQ_BASE_LO = 0x0320, Rw, 0, "Receive queue ring IOVA, low 32 bits.";
+    RQ_BASE_HI = 0x0324, Rw, 0, "Receive queue ring IOVA, high 32 bits.";
+    RQ_LOG_SIZE = 0x0328, Rw, 0, "log2 of the number of 64-byte receive WQEs.";
+    RQ_PI = 0x032C, Rw, 0, "Receive queue producer index (doorbell).";
+    RQ_CI = 0x0330, Ro, 0, "Receive queue consumer index.";
+    CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits.";
+    CQ_BASE_HI = 0x0344, Rw, 0, "Completion queue ring IOVA, high 32 bits.";
+    CQ_LOG_SIZE = 0x0348, Rw, 0, "log2 of the number of 32-byte CQEs.";
+    CQ_PI = 0x034C, Ro, 0, "CQEs written by the core (free-running).";
+    CQ_CI = 0x0350, Rw, 0, "CQEs consumed by the driver (free-running).";
+    RX_FRAMES = 0x0400, Ro, 0, "Counter: frames received from the MAC.";
+    RX_ROCE_PACKETS = 0x0404, Ro, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
+    RX_ICRC_ERRORS = 0x0408, Ro, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
+    RX_DROP_NOT_ROCE = 0x040C, Ro, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port.";
+    RX_DROP_OVERFLOW = 0x0410, Ro, 0, "Counter: frames dropped because the receive buffer was full.";
+    RX_DROP_QP = 0x0414, Ro, 0, "Counter: RoCE packets dropped for an unknown QP, a QP state that cannot receive, or an unsupported opcode.";
+    TX_FRAMES = 0x0418, Ro, 0, "Counter: frames sent to the MAC.";
+    TX_ACKS = 0x041C, Ro, 0, "Counter: ACKs and NAKs sent.";
+    RX_ACKS = 0x0420, Ro, 0, "Counter: ACKs received.";
+    RX_NAKS = 0x0424, Ro, 0, "Counter: NAKs received.";
+    RETRANSMITS = 0x0428, Ro, 0, "Counter: go-back-N restarts (after a NAK or a timeout).";
+    ACK_TIMEOUTS = 0x042C, Ro, 0, "Counter: local ACK timeouts.";
+    RX_DUP_REQUESTS = 0x0430, Ro, 0, "Counter: duplicate request packets (re-ACKed, not re-executed).";
+    RX_SEQ_ERRORS = 0x0434, Ro, 0, "Counter: request packets with a PSN ahead of the expected one (PSN sequence error).";
+    RX_REMOTE_ACCESS_ERRORS = 0x0438, Ro, 0, "Counter: requests NAKed with a remote access error (bad rkey, PD, access or bounds).";
+    CQES_WRITTEN = 0x043C, Ro, 0, "Counter: CQEs written.";
+}
+
+/// Number of memory-region slots in the core's MR table.
+pub const MR_SLOTS: usize = 4;
+/// Distance between two MR slots' register blocks.
+pub const MR_STRIDE: u16 = 0x20;
+/// Offset of a register of MR slot `slot`, given the slot-0 offset.
+pub const fn mr_reg(slot0_offset: u16, slot: usize) -> u16 {
+    slot0_offset + (slot as u16) * MR_STRIDE
+}
+
+/// `CONTROL` bit 0.
+pub const CONTROL_ENABLE: u32 = 1;
+
+/// Look a register up by offset (MR slots 1..3 resolve to slot 0's definition).
+pub fn by_offset(offset: u16) -> Option<&'static Register> {
+    let off = if (MR0_BASE_LO..MR0_BASE_LO + MR_STRIDE * MR_SLOTS as u16).contains(&offset) {
+        MR0_BASE_LO + (offset - MR0_BASE_LO) % MR_STRIDE
+    } else {
+        offset
+    };
+    REGISTERS.iter().find(|r| r.offset == off)
+}
+
+/// The register map as a Markdown table (`docs/registers.md` is this text).
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# Register map\n\nGenerated from `proto/src/regs.rs` by `cargo run -p rocenic-proto --bin regs-doc`; do not edit.\n\n\
+         All registers are 32 bits wide. Memory-region slots 1..3 repeat slot 0 at +0x20 each.\n\n\
+         | offset | name | access | reset | meaning |\n|---|---|---|---|---|\n",
+    );
+    for r in REGISTERS {
+        let acc = match r.access {
+            Access::Ro => "RO",
+            Access::Rw => "RW",
+        };
+        s += &format!("| 0x{:04X} | `{}` | {} | 0x{:X} | {} |\n", r.offset, r.name, acc, r.reset, r.doc);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_unique_aligned_and_sorted() {
+        for w in REGISTERS.windows(2) {
+            assert!(w[0].offset < w[1].offset, "{} and {}", w[0].name, w[1].name);
+        }
+        assert!(REGISTERS.iter().all(|r| r.offset % 4 == 0));
+    }
+
+    #[test]
+    fn mr_slots_resolve_to_slot_zero() {
+        assert_eq!(by_offset(mr_reg(MR0_KEY, 3)).unwrap().name, "MR0_KEY");
+        assert_eq!(by_offset(SQ_PI).unwrap().name, "SQ_PI");
+        assert!(by_offset(0x0FFC).is_none());
+    }
+}
