@@ -6,8 +6,12 @@
 pub enum Access {
     /// Read-only: the core drives it.
     Ro,
-    /// Read-write: the host writes it, the core reads it (and may update it, as noted).
+    /// Read-write: the host writes it, the core reads it.
     Rw,
+    /// Read-write, and the core updates it too (a PSN it advances, a state it moves to ERR).
+    RwCore,
+    /// A counter the core increments by one; a host write sets it (write 0 to clear).
+    Counter,
 }
 
 /// One 32-bit register.
@@ -43,11 +47,11 @@ registers! {
     MAC_LO = 0x0010, Rw, 0, "Port MAC address, low 32 bits of the 48-bit big-endian value.";
     MAC_HI = 0x0014, Rw, 0, "Port MAC address, high 16 bits.";
     IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
-    QP_STATE = 0x0100, Rw, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
+    QP_STATE = 0x0100, RwCore, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
     QPN = 0x0104, Rw, 0, "Local QP number (24 bits).";
     DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";
-    SQ_PSN = 0x010C, Rw, 0, "Next PSN the requester sends (written at RTR->RTS, advanced by the core).";
-    RQ_PSN = 0x0110, Rw, 0, "Next PSN the responder expects (written at INIT->RTR, advanced by the core).";
+    SQ_PSN = 0x010C, RwCore, 0, "Next PSN the requester sends (written at RTR->RTS, advanced by the core).";
+    RQ_PSN = 0x0110, RwCore, 0, "Next PSN the responder expects (written at INIT->RTR, advanced by the core).";
     PMTU = 0x0114, Rw, 10, "Path MTU as log2 of bytes: 8 (256) .. 12 (4096).";
     DEST_MAC_LO = 0x0118, Rw, 0, "Destination MAC, low 32 bits.";
     DEST_MAC_HI = 0x011C, Rw, 0, "Destination MAC, high 16 bits.";
@@ -68,33 +72,33 @@ registers! {
     SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
     SQ_LOG_SIZE = 0x0308, Rw, 0, "log2 of the number of 64-byte send WQEs.";
     SQ_PI = 0x030C, Rw, 0, "Send queue producer index (doorbell), free-running.";
-    SQ_CI = 0x0310, Ro, 0, "Send queue consumer index: WQEs completed or failed.";
+    SQ_CI = 0x0310, Counter, 0, "Send queue consumer index: WQEs completed or failed.";
     RQ_BASE_LO = 0x0320, Rw, 0, "Receive queue ring IOVA, low 32 bits.";
     RQ_BASE_HI = 0x0324, Rw, 0, "Receive queue ring IOVA, high 32 bits.";
     RQ_LOG_SIZE = 0x0328, Rw, 0, "log2 of the number of 64-byte receive WQEs.";
     RQ_PI = 0x032C, Rw, 0, "Receive queue producer index (doorbell).";
-    RQ_CI = 0x0330, Ro, 0, "Receive queue consumer index.";
+    RQ_CI = 0x0330, Counter, 0, "Receive queue consumer index.";
     CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits.";
     CQ_BASE_HI = 0x0344, Rw, 0, "Completion queue ring IOVA, high 32 bits.";
     CQ_LOG_SIZE = 0x0348, Rw, 0, "log2 of the number of 32-byte CQEs.";
-    CQ_PI = 0x034C, Ro, 0, "CQEs written by the core (free-running).";
+    CQ_PI = 0x034C, Counter, 0, "CQEs written by the core (free-running).";
     CQ_CI = 0x0350, Rw, 0, "CQEs consumed by the driver (free-running).";
-    RX_FRAMES = 0x0400, Ro, 0, "Counter: frames received from the MAC.";
-    RX_ROCE_PACKETS = 0x0404, Ro, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
-    RX_ICRC_ERRORS = 0x0408, Ro, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
-    RX_DROP_NOT_ROCE = 0x040C, Ro, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port.";
-    RX_DROP_OVERFLOW = 0x0410, Ro, 0, "Counter: frames dropped because the receive buffer was full.";
-    RX_DROP_QP = 0x0414, Ro, 0, "Counter: RoCE packets dropped for an unknown QP, a QP state that cannot receive, or an unsupported opcode.";
-    TX_FRAMES = 0x0418, Ro, 0, "Counter: frames sent to the MAC.";
-    TX_ACKS = 0x041C, Ro, 0, "Counter: ACKs and NAKs sent.";
-    RX_ACKS = 0x0420, Ro, 0, "Counter: ACKs received.";
-    RX_NAKS = 0x0424, Ro, 0, "Counter: NAKs received.";
-    RETRANSMITS = 0x0428, Ro, 0, "Counter: go-back-N restarts (after a NAK or a timeout).";
-    ACK_TIMEOUTS = 0x042C, Ro, 0, "Counter: local ACK timeouts.";
-    RX_DUP_REQUESTS = 0x0430, Ro, 0, "Counter: duplicate request packets (re-ACKed, not re-executed).";
-    RX_SEQ_ERRORS = 0x0434, Ro, 0, "Counter: request packets with a PSN ahead of the expected one (PSN sequence error).";
-    RX_REMOTE_ACCESS_ERRORS = 0x0438, Ro, 0, "Counter: requests NAKed with a remote access error (bad rkey, PD, access or bounds).";
-    CQES_WRITTEN = 0x043C, Ro, 0, "Counter: CQEs written.";
+    RX_FRAMES = 0x0400, Counter, 0, "Counter: frames received from the MAC.";
+    RX_ROCE_PACKETS = 0x0404, Counter, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
+    RX_ICRC_ERRORS = 0x0408, Counter, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
+    RX_DROP_NOT_ROCE = 0x040C, Counter, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port.";
+    RX_DROP_OVERFLOW = 0x0410, Counter, 0, "Counter: frames dropped because the receive buffer was full.";
+    RX_DROP_QP = 0x0414, Counter, 0, "Counter: RoCE packets dropped for an unknown QP, a QP state that cannot receive, or an unsupported opcode.";
+    TX_FRAMES = 0x0418, Counter, 0, "Counter: frames sent to the MAC.";
+    TX_ACKS = 0x041C, Counter, 0, "Counter: ACKs and NAKs sent.";
+    RX_ACKS = 0x0420, Counter, 0, "Counter: ACKs received.";
+    RX_NAKS = 0x0424, Counter, 0, "Counter: NAKs received.";
+    RETRANSMITS = 0x0428, Counter, 0, "Counter: go-back-N restarts (after a NAK or a timeout).";
+    ACK_TIMEOUTS = 0x042C, Counter, 0, "Counter: local ACK timeouts.";
+    RX_DUP_REQUESTS = 0x0430, Counter, 0, "Counter: duplicate request packets (re-ACKed, not re-executed).";
+    RX_SEQ_ERRORS = 0x0434, Counter, 0, "Counter: request packets with a PSN ahead of the expected one (PSN sequence error).";
+    RX_REMOTE_ACCESS_ERRORS = 0x0438, Counter, 0, "Counter: requests NAKed with a remote access error (bad rkey, PD, access or bounds).";
+    CQES_WRITTEN = 0x043C, Counter, 0, "Counter: CQEs written.";
 }
 
 /// Number of memory-region slots in the core's MR table.
@@ -130,6 +134,8 @@ pub fn markdown() -> String {
         let acc = match r.access {
             Access::Ro => "RO",
             Access::Rw => "RW",
+            Access::RwCore => "RW (core updates)",
+            Access::Counter => "counter",
         };
         s += &format!("| 0x{:04X} | `{}` | {} | 0x{:X} | {} |\n", r.offset, r.name, acc, r.reset, r.doc);
     }

@@ -1,0 +1,2 @@
+//! Host side of the core: registers and doorbells (DMA lives with the engines that use it for now).
+pub mod regs;

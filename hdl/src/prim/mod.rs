@@ -1,0 +1,5 @@
+//! Primitives generated from Rust: the parallel CRC-32 and a byte-order swap. Their Verilog is written by
+//! Rust code (an XOR matrix computed here, a fixed wiring), and their `update` is the reference model that
+//! rust-hdl's simulator runs.
+pub mod byteswap;
+pub mod crc32;
