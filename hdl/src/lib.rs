@@ -3,7 +3,9 @@
 //! Layout follows the data path: `prim` (CRC, byte packing), `net` (frame receive/transmit), `roce` (the RC
 //! engines), `host` (registers, DMA), `top` (the NIC core).
 pub mod host;
+pub mod net;
 pub mod prim;
+pub mod roce;
 pub mod top;
 
 use rust_hdl::prelude::*;

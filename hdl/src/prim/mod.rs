@@ -3,3 +3,4 @@
 //! rust-hdl's simulator runs.
 pub mod byteswap;
 pub mod crc32;
+pub mod lane_count;

@@ -1,0 +1,766 @@
+//! Receive engine of one RC QP: the receive checks (rxe's `recv`), the RESPONDER for RDMA WRITE and SEND
+//! (`resp`, IBA vol1 §9.7.5) and the part of the COMPLETER that consumes ACKs and NAKs (`comp`, §9.7.6),
+//! which it hands to the requester (`req`).
+//!
+//! Frames come from the receive buffer already ICRC-checked. Per packet: read the metadata and header
+//! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
+//! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
+use crate::prim::byteswap::ByteSwap;
+use rocenic_proto::host::recv_wqe::{ADDR, WR_ID};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum RespState {
+    Idle,
+    /// Reading the metadata word and the header words.
+    Header,
+    /// Classify the packet (one cycle, on registered header fields).
+    Decode,
+    /// Fetch the receive WQE a SEND lands in.
+    RqFetch,
+    RqData,
+    /// Prime the two-word window that realigns the payload to the host address.
+    Prime0,
+    Prime1,
+    /// Write the payload, one host word per cycle.
+    Data,
+    /// Post a receive completion.
+    Complete,
+    /// Free the frame in the receive buffer.
+    Pop,
+}
+
+#[derive(LogicBlock)]
+pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    // configuration
+    pub enable: Signal<In, bool>,
+    pub qp_state: Signal<In, Bits<32>>,
+    pub qpn: Signal<In, Bits<32>>,
+    pub dest_qpn: Signal<In, Bits<32>>,
+    pub pmtu: Signal<In, Bits<32>>,
+    pub rq_psn: Signal<In, Bits<32>>,
+    pub qp_pd: Signal<In, Bits<32>>,
+    pub rq_base_lo: Signal<In, Bits<32>>,
+    pub rq_base_hi: Signal<In, Bits<32>>,
+    pub rq_log_size: Signal<In, Bits<32>>,
+    pub rq_pi: Signal<In, Bits<32>>,
+    pub rq_ci: Signal<In, Bits<32>>,
+    // Memory-region table: base IOVA, length, key, access flags and PD per slot.
+    pub mr0_base: Signal<In, Bits<64>>,
+    pub mr0_len: Signal<In, Bits<32>>,
+    pub mr0_key: Signal<In, Bits<32>>,
+    pub mr0_access: Signal<In, Bits<32>>,
+    pub mr0_pd: Signal<In, Bits<32>>,
+    pub mr1_base: Signal<In, Bits<64>>,
+    pub mr1_len: Signal<In, Bits<32>>,
+    pub mr1_key: Signal<In, Bits<32>>,
+    pub mr1_access: Signal<In, Bits<32>>,
+    pub mr1_pd: Signal<In, Bits<32>>,
+    pub mr2_base: Signal<In, Bits<64>>,
+    pub mr2_len: Signal<In, Bits<32>>,
+    pub mr2_key: Signal<In, Bits<32>>,
+    pub mr2_access: Signal<In, Bits<32>>,
+    pub mr2_pd: Signal<In, Bits<32>>,
+    pub mr3_base: Signal<In, Bits<64>>,
+    pub mr3_len: Signal<In, Bits<32>>,
+    pub mr3_key: Signal<In, Bits<32>>,
+    pub mr3_access: Signal<In, Bits<32>>,
+    pub mr3_pd: Signal<In, Bits<32>>,
+    // register updates and counters
+    pub rq_psn_set: Signal<Out, bool>,
+    pub rq_psn_val: Signal<Out, Bits<32>>,
+    pub qp_err: Signal<Out, bool>,
+    pub rq_ci_inc: Signal<Out, bool>,
+    pub last_syndrome: Signal<Out, Bits<32>>,
+    pub drop_qp_inc: Signal<Out, bool>,
+    pub rx_acks_inc: Signal<Out, bool>,
+    pub rx_naks_inc: Signal<Out, bool>,
+    pub dup_inc: Signal<Out, bool>,
+    pub seq_err_inc: Signal<Out, bool>,
+    pub rem_access_inc: Signal<Out, bool>,
+    // receive buffer
+    pub buf_pending: Signal<In, bool>,
+    pub buf_head: Signal<In, Bits<A>>,
+    pub buf_rd_addr: Signal<Out, Bits<A>>,
+    pub buf_rd_data: Signal<In, Bits<W>>,
+    pub buf_pop: Signal<Out, bool>,
+    pub buf_pop_words: Signal<Out, Bits<A>>,
+    // ACK/NAK to send (held until taken) and ACK/NAK received (pulse)
+    pub ack_valid: Signal<Out, bool>,
+    pub ack_syndrome: Signal<Out, Bits<8>>,
+    pub ack_psn: Signal<Out, Bits<24>>,
+    pub ack_msn: Signal<Out, Bits<24>>,
+    pub ack_taken: Signal<In, bool>,
+    pub rx_ack_valid: Signal<Out, bool>,
+    pub rx_ack_syndrome: Signal<Out, Bits<8>>,
+    pub rx_ack_psn: Signal<Out, Bits<24>>,
+    // DMA read (receive WQEs) and write (payload)
+    pub rd_req_valid: Signal<Out, bool>,
+    pub rd_req_ready: Signal<In, bool>,
+    pub rd_req_addr: Signal<Out, Bits<64>>,
+    pub rd_req_beats: Signal<Out, Bits<16>>,
+    pub rd_resp_valid: Signal<In, bool>,
+    pub rd_resp_data: Signal<In, Bits<W>>,
+    pub rd_resp_last: Signal<In, bool>,
+    pub rd_resp_ready: Signal<Out, bool>,
+    pub wr_valid: Signal<Out, bool>,
+    pub wr_ready: Signal<In, bool>,
+    pub wr_addr: Signal<Out, Bits<64>>,
+    pub wr_data: Signal<Out, Bits<W>>,
+    pub wr_strb: Signal<Out, Bits<B>>,
+    // receive completion
+    pub cqe_valid: Signal<Out, bool>,
+    pub cqe_ready: Signal<In, bool>,
+    pub cqe_wr_id: Signal<Out, Bits<64>>,
+    pub cqe_byte_len: Signal<Out, Bits<32>>,
+    pub cqe_status: Signal<Out, Bits<8>>,
+    pub cqe_opcode: Signal<Out, Bits<8>>,
+    pub cqe_src_qp: Signal<Out, Bits<32>>,
+    state: DFF<RespState>,
+    hdr: DFF<Bits<1024>>,
+    hdr_swap: ByteSwap<1024>,
+    k: DFF<Bits<16>>,
+    frame_words: DFF<Bits<A>>,
+    // decoded packet
+    opcode: DFF<Bits<8>>,
+    psn: DFF<Bits<24>>,
+    ack_req: DFF<bool>,
+    pay_len: DFF<Bits<16>>,
+    pay_word: DFF<Bits<A>>,
+    shift: DFF<Bits<16>>,
+    // responder context (IBA §9.7.5: expected PSN lives in RQ_PSN; MSN and the write in progress here)
+    msn: DFF<Bits<24>>,
+    nak_sent: DFF<bool>,
+    in_write: DFF<bool>,
+    write_va: DFF<Bits<64>>,
+    write_left: DFF<Bits<32>>,
+    // the data transfer
+    dst: DFF<Bits<64>>,
+    j: DFF<Bits<16>>,
+    nwords: DFF<Bits<16>>,
+    prev: DFF<Bits<W>>,
+    recv_wr_id: DFF<Bits<64>>,
+    recv_len: DFF<Bits<32>>,
+    // pending ACK/NAK
+    ack_pend: DFF<bool>,
+    ack_syn: DFF<Bits<8>>,
+    ack_psn_q: DFF<Bits<24>>,
+    ack_msn_q: DFF<Bits<24>>,
+    last_syn: DFF<Bits<32>>,
+    // combinational decode
+    ip_len: Signal<Local, Bits<16>>,
+    f_opcode: Signal<Local, Bits<8>>,
+    f_pad: Signal<Local, Bits<16>>,
+    f_dqpn: Signal<Local, Bits<24>>,
+    f_psn: Signal<Local, Bits<24>>,
+    f_va: Signal<Local, Bits<64>>,
+    f_rkey: Signal<Local, Bits<32>>,
+    f_dmalen: Signal<Local, Bits<32>>,
+    f_syn: Signal<Local, Bits<8>>,
+    has_reth: Signal<Local, bool>,
+    is_write: Signal<Local, bool>,
+    is_send: Signal<Local, bool>,
+    is_last: Signal<Local, bool>,
+    psn_diff: Signal<Local, Bits<24>>,
+    mtu: Signal<Local, Bits<16>>,
+    ext_len: Signal<Local, Bits<16>>,
+    len_ok: Signal<Local, bool>,
+    seq_ok: Signal<Local, bool>,
+    mr_hit: Signal<Local, bool>,
+    end_va: Signal<Local, Bits<64>>,
+    lanes_left: Signal<Local, Bits<16>>,
+    out_word: Signal<Local, Bits<W>>,
+    fire: Signal<Local, bool>,
+    // constants
+    beat_bytes: Constant<Bits<16>>,
+    log_b: Constant<Bits<16>>,
+    hdr_words: Constant<Bits<16>>,
+    wqe_beats: Constant<Bits<16>>,
+    wqe_wrid_beat: Constant<Bits<16>>,
+    wqe_wrid_shift: Constant<Bits<16>>,
+    wqe_addr_beat: Constant<Bits<16>>,
+    wqe_addr_shift: Constant<Bits<16>>,
+    ones: Constant<Bits<B>>,
+    low_mask: Constant<Bits<64>>,
+}
+
+impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, A> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * B);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            enable: Default::default(),
+            qp_state: Default::default(),
+            qpn: Default::default(),
+            dest_qpn: Default::default(),
+            pmtu: Default::default(),
+            rq_psn: Default::default(),
+            qp_pd: Default::default(),
+            rq_base_lo: Default::default(),
+            rq_base_hi: Default::default(),
+            rq_log_size: Default::default(),
+            rq_pi: Default::default(),
+            rq_ci: Default::default(),
+            mr0_base: Default::default(),
+            mr0_len: Default::default(),
+            mr0_key: Default::default(),
+            mr0_access: Default::default(),
+            mr0_pd: Default::default(),
+            mr1_base: Default::default(),
+            mr1_len: Default::default(),
+            mr1_key: Default::default(),
+            mr1_access: Default::default(),
+            mr1_pd: Default::default(),
+            mr2_base: Default::default(),
+            mr2_len: Default::default(),
+            mr2_key: Default::default(),
+            mr2_access: Default::default(),
+            mr2_pd: Default::default(),
+            mr3_base: Default::default(),
+            mr3_len: Default::default(),
+            mr3_key: Default::default(),
+            mr3_access: Default::default(),
+            mr3_pd: Default::default(),
+            rq_psn_set: Default::default(),
+            rq_psn_val: Default::default(),
+            qp_err: Default::default(),
+            rq_ci_inc: Default::default(),
+            last_syndrome: Default::default(),
+            drop_qp_inc: Default::default(),
+            rx_acks_inc: Default::default(),
+            rx_naks_inc: Default::default(),
+            dup_inc: Default::default(),
+            seq_err_inc: Default::default(),
+            rem_access_inc: Default::default(),
+            buf_pending: Default::default(),
+            buf_head: Default::default(),
+            buf_rd_addr: Default::default(),
+            buf_rd_data: Default::default(),
+            buf_pop: Default::default(),
+            buf_pop_words: Default::default(),
+            ack_valid: Default::default(),
+            ack_syndrome: Default::default(),
+            ack_psn: Default::default(),
+            ack_msn: Default::default(),
+            ack_taken: Default::default(),
+            rx_ack_valid: Default::default(),
+            rx_ack_syndrome: Default::default(),
+            rx_ack_psn: Default::default(),
+            rd_req_valid: Default::default(),
+            rd_req_ready: Default::default(),
+            rd_req_addr: Default::default(),
+            rd_req_beats: Default::default(),
+            rd_resp_valid: Default::default(),
+            rd_resp_data: Default::default(),
+            rd_resp_last: Default::default(),
+            rd_resp_ready: Default::default(),
+            wr_valid: Default::default(),
+            wr_ready: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            wr_strb: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_wr_id: Default::default(),
+            cqe_byte_len: Default::default(),
+            cqe_status: Default::default(),
+            cqe_opcode: Default::default(),
+            cqe_src_qp: Default::default(),
+            state: Default::default(),
+            hdr: Default::default(),
+            hdr_swap: Default::default(),
+            k: Default::default(),
+            frame_words: Default::default(),
+            opcode: Default::default(),
+            psn: Default::default(),
+            ack_req: Default::default(),
+            pay_len: Default::default(),
+            pay_word: Default::default(),
+            shift: Default::default(),
+            msn: Default::default(),
+            nak_sent: Default::default(),
+            in_write: Default::default(),
+            write_va: Default::default(),
+            write_left: Default::default(),
+            dst: Default::default(),
+            j: Default::default(),
+            nwords: Default::default(),
+            prev: Default::default(),
+            recv_wr_id: Default::default(),
+            recv_len: Default::default(),
+            ack_pend: Default::default(),
+            ack_syn: Default::default(),
+            ack_psn_q: Default::default(),
+            ack_msn_q: Default::default(),
+            last_syn: Default::default(),
+            ip_len: Default::default(),
+            f_opcode: Default::default(),
+            f_pad: Default::default(),
+            f_dqpn: Default::default(),
+            f_psn: Default::default(),
+            f_va: Default::default(),
+            f_rkey: Default::default(),
+            f_dmalen: Default::default(),
+            f_syn: Default::default(),
+            has_reth: Default::default(),
+            is_write: Default::default(),
+            is_send: Default::default(),
+            is_last: Default::default(),
+            psn_diff: Default::default(),
+            mtu: Default::default(),
+            ext_len: Default::default(),
+            len_ok: Default::default(),
+            seq_ok: Default::default(),
+            mr_hit: Default::default(),
+            end_va: Default::default(),
+            lanes_left: Default::default(),
+            out_word: Default::default(),
+            fire: Default::default(),
+            beat_bytes: Constant::new((B as u64).into()),
+            log_b: Constant::new((B.trailing_zeros() as u64).into()),
+            // Header words after the metadata word: enough for Ethernet..RETH (70 bytes).
+            hdr_words: Constant::new((((70 + B - 1) / B) as u64).into()),
+            wqe_beats: Constant::new(((64 / B) as u64).into()),
+            wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
+            wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
+            wqe_addr_beat: Constant::new(((ADDR / B) as u64).into()),
+            wqe_addr_shift: Constant::new((((ADDR % B) * 8) as u64).into()),
+            ones: Constant::new(Bits::<B>::mask()),
+            low_mask: Constant::new(((B - 1) as u64).into()),
+        }
+    }
+}
+
+impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            hdr,
+            k,
+            frame_words,
+            opcode,
+            psn,
+            ack_req,
+            pay_len,
+            pay_word,
+            shift,
+            msn,
+            nak_sent,
+            in_write,
+            write_va,
+            write_left,
+            dst,
+            j,
+            nwords,
+            prev,
+            recv_wr_id,
+            recv_len,
+            ack_pend,
+            ack_syn,
+            ack_psn_q,
+            ack_msn_q,
+            last_syn
+        );
+        // Defaults
+        self.rq_psn_set.next = false;
+        self.rq_psn_val.next = self.rq_psn.val();
+        self.qp_err.next = false;
+        self.rq_ci_inc.next = false;
+        self.drop_qp_inc.next = false;
+        self.rx_acks_inc.next = false;
+        self.rx_naks_inc.next = false;
+        self.dup_inc.next = false;
+        self.seq_err_inc.next = false;
+        self.rem_access_inc.next = false;
+        self.buf_pop.next = false;
+        self.buf_pop_words.next = self.frame_words.q.val();
+        self.buf_rd_addr.next = self.buf_head.val();
+        self.rx_ack_valid.next = false;
+        self.rd_req_valid.next = false;
+        self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
+            + bit_cast::<64, 32>(self.rq_base_lo.val())
+            + (bit_cast::<64, 32>(
+                self.rq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.rq_log_size.val()),
+            ) << 6);
+        self.rd_req_beats.next = self.wqe_beats.val();
+        self.rd_resp_ready.next = false;
+        self.wr_valid.next = false;
+        self.cqe_valid.next = false;
+        self.cqe_wr_id.next = self.recv_wr_id.q.val();
+        self.cqe_byte_len.next = bit_cast::<32, 16>(self.pay_len.q.val());
+        self.cqe_status.next = 0.into();
+        self.cqe_opcode.next = 128.into(); // IBV_WC_RECV
+        self.cqe_src_qp.next = self.dest_qpn.val();
+        self.last_syndrome.next = self.last_syn.q.val();
+        self.ack_valid.next = self.ack_pend.q.val();
+        self.ack_syndrome.next = self.ack_syn.q.val();
+        self.ack_psn.next = self.ack_psn_q.q.val();
+        self.ack_msn.next = self.ack_msn_q.q.val();
+        if self.ack_taken.val() {
+            self.ack_pend.d.next = false;
+        }
+
+        // Header fields, big-endian offsets in an untagged IPv4 frame (BTH at byte 42, RETH/AETH at 54).
+        self.hdr_swap.a.next = self.hdr.q.val();
+        self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 880);
+        self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 680);
+        self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 676) & 3;
+        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 640);
+        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 608);
+        self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> 528);
+        self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 496);
+        self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 464);
+        self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 584);
+        self.rx_ack_syndrome.next = self.f_syn.val();
+        self.rx_ack_psn.next = self.f_psn.val();
+        // RC opcodes handled here (IBA Table 35): SEND ONLY 0x04, WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
+        self.has_reth.next = (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x0A);
+        self.is_write.next =
+            self.has_reth.val() || (self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08);
+        self.is_send.next = self.f_opcode.val() == 0x04;
+        self.is_last.next =
+            self.is_send.val() || (self.f_opcode.val() == 0x08) || (self.f_opcode.val() == 0x0A);
+        self.ext_len.next = 0.into();
+        if self.has_reth.val() {
+            self.ext_len.next = 16.into();
+        }
+        self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
+        self.mtu.next = bits::<16>(1) << self.pmtu.val();
+        // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a write, FIRST/ONLY/SEND only outside one.
+        self.seq_ok.next = self.in_write.q.val()
+            == ((self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08));
+        // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one MTU,
+        // and a write's packets add up to the RETH DMA length.
+        self.len_ok.next = self.pay_len.q.val() <= self.mtu.val();
+        if (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x07) {
+            self.len_ok.next = self.pay_len.q.val() == self.mtu.val();
+        }
+        if self.f_opcode.val() == 0x0A {
+            self.len_ok.next = (self.pay_len.q.val() <= self.mtu.val())
+                && (bit_cast::<32, 16>(self.pay_len.q.val()) == self.f_dmalen.val());
+        }
+        if self.f_opcode.val() == 0x06 {
+            self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
+                && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.f_dmalen.val());
+        }
+        if self.f_opcode.val() == 0x07 {
+            self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
+                && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.write_left.q.val());
+        }
+        if self.f_opcode.val() == 0x08 {
+            self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
+        }
+        // R_Key check (§9.7.5.1.7 / C9-88): a valid slot with this key, REMOTE_WRITE, the QP's PD, in bounds.
+        self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.f_dmalen.val());
+        self.mr_hit.next = false;
+        if (self.mr0_len.val() != 0)
+            && (self.mr0_key.val() == self.f_rkey.val())
+            && ((self.mr0_access.val() & 2) != 0)
+            && (self.mr0_pd.val() == self.qp_pd.val())
+            && (self.f_va.val() >= self.mr0_base.val())
+            && (self.end_va.val() <= (self.mr0_base.val() + bit_cast::<64, 32>(self.mr0_len.val())))
+            && (self.end_va.val() >= self.f_va.val())
+        {
+            self.mr_hit.next = true;
+        }
+        if (self.mr1_len.val() != 0)
+            && (self.mr1_key.val() == self.f_rkey.val())
+            && ((self.mr1_access.val() & 2) != 0)
+            && (self.mr1_pd.val() == self.qp_pd.val())
+            && (self.f_va.val() >= self.mr1_base.val())
+            && (self.end_va.val() <= (self.mr1_base.val() + bit_cast::<64, 32>(self.mr1_len.val())))
+            && (self.end_va.val() >= self.f_va.val())
+        {
+            self.mr_hit.next = true;
+        }
+        if (self.mr2_len.val() != 0)
+            && (self.mr2_key.val() == self.f_rkey.val())
+            && ((self.mr2_access.val() & 2) != 0)
+            && (self.mr2_pd.val() == self.qp_pd.val())
+            && (self.f_va.val() >= self.mr2_base.val())
+            && (self.end_va.val() <= (self.mr2_base.val() + bit_cast::<64, 32>(self.mr2_len.val())))
+            && (self.end_va.val() >= self.f_va.val())
+        {
+            self.mr_hit.next = true;
+        }
+        if (self.mr3_len.val() != 0)
+            && (self.mr3_key.val() == self.f_rkey.val())
+            && ((self.mr3_access.val() & 2) != 0)
+            && (self.mr3_pd.val() == self.qp_pd.val())
+            && (self.f_va.val() >= self.mr3_base.val())
+            && (self.end_va.val() <= (self.mr3_base.val() + bit_cast::<64, 32>(self.mr3_len.val())))
+            && (self.end_va.val() >= self.f_va.val())
+        {
+            self.mr_hit.next = true;
+        }
+
+        // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
+        self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
+            | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
+        self.lanes_left.next = self.pay_len.q.val() - (self.j.q.val() << self.log_b.val());
+        self.fire.next = false;
+
+        match self.state.q.val() {
+            RespState::Idle => {
+                self.hdr.d.next = 0.into();
+                self.k.d.next = 0.into();
+                if self.buf_pending.val() && self.enable.val() {
+                    self.state.d.next = RespState::Header;
+                }
+            }
+            RespState::Header => {
+                // Word k of the slot was addressed last cycle: 0 is the metadata, then header words.
+                self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val()) + 1;
+                if self.k.q.val() == 0 {
+                    self.frame_words.d.next = bit_cast::<A, 16>(
+                        (bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes.val() - 1)
+                            >> self.log_b.val(),
+                    );
+                } else {
+                    self.hdr.d.next = self.hdr.q.val()
+                        | (bit_cast::<1024, W>(self.buf_rd_data.val())
+                            << ((self.k.q.val() - 1) << (self.log_b.val() + 3)));
+                }
+                self.k.d.next = self.k.q.val() + 1;
+                if self.k.q.val() == self.hdr_words.val() {
+                    self.state.d.next = RespState::Decode;
+                }
+                // Payload length = IP length - IP 20 - UDP 8 - BTH 12 - ICRC 4 - extension headers - pad,
+                // computed once the header is in (next state).
+            }
+            RespState::Decode => {
+                self.opcode.d.next = self.f_opcode.val();
+                self.psn.d.next = self.f_psn.val();
+                self.ack_req.d.next =
+                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 616) & 0x80) != 0;
+                self.pay_word.d.next =
+                    bit_cast::<A, 16>((54 + self.ext_len.val()) >> self.log_b.val()) + 1;
+                self.shift.d.next =
+                    (54 + self.ext_len.val()) & bit_cast::<16, 64>(self.low_mask.val());
+                self.state.d.next = RespState::Pop;
+                if (self.qp_state.val() != 2 && self.qp_state.val() != 3)
+                    || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
+                {
+                    self.drop_qp_inc.next = true;
+                } else if self.f_opcode.val() == 0x11 {
+                    // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
+                    self.rx_ack_valid.next = true;
+                    if (self.f_syn.val() & 0xE0) == 0 {
+                        self.rx_acks_inc.next = true;
+                    } else {
+                        self.rx_naks_inc.next = true;
+                        self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
+                    }
+                } else if !(self.is_write.val() || self.is_send.val()) {
+                    self.drop_qp_inc.next = true;
+                } else if self.psn_diff.val() != 0 {
+                    if self.psn_diff.val() >= 0x80_0000 {
+                        // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
+                        self.dup_inc.next = true;
+                        self.ack_pend.d.next = true;
+                        self.ack_syn.d.next = 0x1F.into();
+                        self.ack_psn_q.d.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
+                        self.ack_msn_q.d.next = self.msn.q.val();
+                    } else {
+                        // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
+                        self.seq_err_inc.next = true;
+                        if !self.nak_sent.q.val() {
+                            self.nak_sent.d.next = true;
+                            self.ack_pend.d.next = true;
+                            self.ack_syn.d.next = 0x60.into();
+                            self.ack_psn_q.d.next = bit_cast::<24, 32>(self.rq_psn.val());
+                            self.ack_msn_q.d.next = self.msn.q.val();
+                        }
+                    }
+                } else if !self.seq_ok.val() || !self.len_ok.val() {
+                    // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
+                    self.ack_pend.d.next = true;
+                    self.ack_syn.d.next = 0x61.into();
+                    self.ack_psn_q.d.next = self.f_psn.val();
+                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.qp_err.next = true;
+                } else if self.has_reth.val()
+                    && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0))
+                {
+                    // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state.
+                    self.rem_access_inc.next = true;
+                    self.ack_pend.d.next = true;
+                    self.ack_syn.d.next = 0x62.into();
+                    self.ack_psn_q.d.next = self.f_psn.val();
+                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.qp_err.next = true;
+                } else if self.is_send.val() {
+                    if self.rq_pi.val() == self.rq_ci.val() {
+                        // No receive WQE: RNR NAK (§9.7.5.1.6), timer code 1 (0.01 ms); PSN not consumed.
+                        self.ack_pend.d.next = true;
+                        self.ack_syn.d.next = 0x21.into();
+                        self.ack_psn_q.d.next = self.f_psn.val();
+                        self.ack_msn_q.d.next = self.msn.q.val();
+                    } else {
+                        self.state.d.next = RespState::RqFetch;
+                    }
+                } else {
+                    self.dst.d.next = self.write_va.q.val();
+                    if self.has_reth.val() {
+                        self.dst.d.next = self.f_va.val();
+                    }
+                    self.state.d.next = RespState::Prime0;
+                }
+                if self.is_write.val() && self.has_reth.val() {
+                    self.write_left.d.next = self.f_dmalen.val();
+                }
+            }
+            RespState::RqFetch => {
+                self.rd_req_valid.next = true;
+                if self.rd_req_ready.val() {
+                    self.k.d.next = 0.into();
+                    self.state.d.next = RespState::RqData;
+                }
+            }
+            RespState::RqData => {
+                // Receive WQE (proto::host::recv_wqe): length at 0x04, wr_id at 0x08, address at 0x10.
+                self.rd_resp_ready.next = true;
+                if self.rd_resp_valid.val() {
+                    self.k.d.next = self.k.q.val() + 1;
+                    if self.k.q.val() == 0 {
+                        self.recv_len.d.next = bit_cast::<32, W>(self.rd_resp_data.val() >> 32);
+                    }
+                    if self.k.q.val() == self.wqe_wrid_beat.val() {
+                        self.recv_wr_id.d.next =
+                            bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_wrid_shift.val());
+                    }
+                    if self.k.q.val() == self.wqe_addr_beat.val() {
+                        self.dst.d.next =
+                            bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_addr_shift.val());
+                    }
+                    if self.rd_resp_last.val() {
+                        self.state.d.next = RespState::Prime0;
+                    }
+                }
+            }
+            RespState::Prime0 => {
+                if self.is_send.val()
+                    && (bit_cast::<32, 16>(self.pay_len.q.val()) > self.recv_len.q.val())
+                {
+                    // The message does not fit the receive buffer: invalid request NAK, QP to error.
+                    self.ack_pend.d.next = true;
+                    self.ack_syn.d.next = 0x61.into();
+                    self.ack_psn_q.d.next = self.psn.q.val();
+                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.qp_err.next = true;
+                    self.state.d.next = RespState::Pop;
+                } else {
+                    self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val();
+                    self.j.d.next = 0.into();
+                    self.nwords.d.next =
+                        (self.pay_len.q.val() + self.beat_bytes.val() - 1) >> self.log_b.val();
+                    self.state.d.next = RespState::Prime1;
+                }
+            }
+            RespState::Prime1 => {
+                self.prev.d.next = self.buf_rd_data.val();
+                self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val() + 1;
+                self.state.d.next = RespState::Data;
+            }
+            RespState::Data => {
+                self.buf_rd_addr.next = self.buf_head.val()
+                    + self.pay_word.q.val()
+                    + 1
+                    + bit_cast::<A, 16>(self.j.q.val());
+                if self.j.q.val() == self.nwords.q.val() {
+                    self.state.d.next = RespState::Complete;
+                } else {
+                    self.wr_valid.next = true;
+                    self.fire.next = self.wr_ready.val();
+                    if self.wr_ready.val() {
+                        self.j.d.next = self.j.q.val() + 1;
+                        self.prev.d.next = self.buf_rd_data.val();
+                        self.buf_rd_addr.next = self.buf_head.val()
+                            + self.pay_word.q.val()
+                            + 2
+                            + bit_cast::<A, 16>(self.j.q.val());
+                    }
+                }
+            }
+            RespState::Complete => {
+                // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
+                self.cqe_valid.next = self.is_send.val();
+                if !self.is_send.val() || self.cqe_ready.val() {
+                    self.rq_psn_set.next = true;
+                    self.rq_psn_val.next = bit_cast::<32, 24>(self.psn.q.val() + 1);
+                    self.nak_sent.d.next = false;
+                    self.in_write.d.next =
+                        (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
+                    self.write_va.d.next =
+                        self.dst.q.val() + bit_cast::<64, 16>(self.pay_len.q.val());
+                    self.write_left.d.next =
+                        self.write_left.q.val() - bit_cast::<32, 16>(self.pay_len.q.val());
+                    if self.is_last.val() {
+                        self.msn.d.next = self.msn.q.val() + 1;
+                    }
+                    if self.is_send.val() {
+                        self.rq_ci_inc.next = true;
+                    }
+                    if self.ack_req.q.val() {
+                        self.ack_pend.d.next = true;
+                        self.ack_syn.d.next = 0x1F.into();
+                        self.ack_psn_q.d.next = self.psn.q.val();
+                        self.ack_msn_q.d.next = self.msn.q.val();
+                        if self.is_last.val() {
+                            self.ack_msn_q.d.next = self.msn.q.val() + 1;
+                        }
+                    }
+                    self.state.d.next = RespState::Pop;
+                }
+            }
+            RespState::Pop => {
+                self.buf_pop.next = true;
+                self.state.d.next = RespState::Idle;
+            }
+            _ => {
+                self.state.d.next = RespState::Idle;
+            }
+        }
+        // Payload length, from the header captured in the previous state.
+        if self.state.q.val() == RespState::Header {
+            self.pay_len.d.next = self.ip_len.val() - 44 - self.ext_len.val() - self.f_pad.val();
+        }
+        self.wr_addr.next =
+            self.dst.q.val() + (bit_cast::<64, 16>(self.j.q.val()) << self.log_b.val());
+        self.wr_data.next = self.out_word.val();
+        self.wr_strb.next = self.ones.val();
+        if self.lanes_left.val() < self.beat_bytes.val() {
+            self.wr_strb.next = !(self.ones.val() << self.lanes_left.val());
+        }
+        if self.qp_state.val() == 0 {
+            // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.
+            self.msn.d.next = 0.into();
+            self.nak_sent.d.next = false;
+            self.in_write.d.next = false;
+        }
+        if self.reset.val() {
+            self.state.d.next = RespState::Idle;
+            self.ack_pend.d.next = false;
+            self.last_syn.d.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rx_engine_synthesizes() {
+        let mut uut = RxEngine::<64, 8, 11>::default();
+        uut.connect_all();
+        let v = generate_verilog(&uut);
+        assert!(v.contains("module top"));
+    }
+}
