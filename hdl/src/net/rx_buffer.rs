@@ -91,6 +91,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     beat_bytes: Constant<Bits<16>>,
     cap_beats: Constant<Bits<16>>,
     log_w: Constant<Bits<16>>,
+    min_ip_end: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
@@ -152,6 +153,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             beat_bytes: Constant::new((B as u64).into()),
             cap_beats: Constant::new(((CAP_BYTES / B).max(1) as u64).into()),
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
+            min_ip_end: Constant::new((MIN_IP_LEN + ICRC_FIRST_BYTE as u64).into()),
         }
     }
 }
@@ -226,7 +228,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 328) == 17)
             && (bit_cast::<32, 512>(self.cap_swap.y.val() >> 240) == self.ipv4.val())
             && (bit_cast::<16, 512>(self.cap_swap.y.val() >> 208) == 4791)
-            && (self.ip_end.val() >= (MIN_IP_LEN + 14))
+            && (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());
 
         if self.phase.q.val() == Phase::Commit {

@@ -1,9 +1,16 @@
 //! The NIC core top: MAC AXI-Stream ports, the register port and the DMA port (see docs/interfaces.md).
+//! It only wires the blocks together and arbitrates the shared DMA and completion paths:
+//! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory. The transmit engine
+//! (`roce::req`) is not wired in yet: see docs/architecture.md.
+use crate::host::cqe::CqeWriter;
+use crate::host::regs::Regs;
+use crate::net::rx_buffer::RxBuffer;
+use crate::roce::resp::RxEngine;
 use rust_hdl::prelude::*;
 
-/// The NIC core, `W` bits wide with `B = W / 8` byte lanes.
+/// The NIC core, `W` bits wide with `B = W / 8` byte lanes and a receive buffer of `2^A` words.
 #[derive(LogicBlock)]
-pub struct NicTop<const W: usize, const B: usize> {
+pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     // MAC receive stream
@@ -46,12 +53,17 @@ pub struct NicTop<const W: usize, const B: usize> {
     pub dma_wr_strb: Signal<Out, Bits<B>>,
     pub dma_wr_ready: Signal<In, bool>,
     pub irq: Signal<Out, bool>,
-    rd_data: DFF<Bits<32>>,
-    rd_valid: DFF<bool>,
+    regs: Regs,
+    rx_buf: RxBuffer<W, B, A>,
+    rx_eng: RxEngine<W, B, A>,
+    cqe: CqeWriter<W, B>,
+    enable: Signal<Local, bool>,
     id_value: Constant<Bits<32>>,
+    version_value: Constant<Bits<32>>,
+    beat_bytes: Constant<Bits<32>>,
 }
 
-impl<const W: usize, const B: usize> Default for NicTop<W, B> {
+impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B, "B must be W / 8");
         Self {
@@ -92,40 +104,162 @@ impl<const W: usize, const B: usize> Default for NicTop<W, B> {
             dma_wr_strb: Default::default(),
             dma_wr_ready: Default::default(),
             irq: Default::default(),
-            rd_data: Default::default(),
-            rd_valid: Default::default(),
-            id_value: Constant::new(rocenic_proto::regs::ID_VALUE.to_bits()),
+            regs: Default::default(),
+            rx_buf: Default::default(),
+            rx_eng: Default::default(),
+            cqe: Default::default(),
+            enable: Default::default(),
+            id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
+            version_value: Constant::new((rocenic_proto::regs::VERSION_VALUE as u64).into()),
+            beat_bytes: Constant::new((B as u64).into()),
         }
     }
 }
 
-impl<const W: usize, const B: usize> Logic for NicTop<W, B> {
+impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_data, rd_valid);
-        self.rx_tready.next = true;
+        self.regs.clock.next = self.clock.val();
+        self.rx_buf.clock.next = self.clock.val();
+        self.rx_eng.clock.next = self.clock.val();
+        self.cqe.clock.next = self.clock.val();
+        self.regs.reset.next = self.reset.val();
+        self.rx_buf.reset.next = self.reset.val();
+        self.rx_eng.reset.next = self.reset.val();
+        self.cqe.reset.next = self.reset.val();
+        // Register port
+        self.regs.wr_valid.next = self.reg_wr_valid.val();
+        self.regs.wr_addr.next = self.reg_wr_addr.val();
+        self.regs.wr_data.next = self.reg_wr_data.val();
+        self.regs.rd_valid.next = self.reg_rd_valid.val();
+        self.regs.rd_addr.next = self.reg_rd_addr.val();
+        self.reg_wr_ready.next = true;
+        self.reg_rd_ready.next = true;
+        self.reg_rd_data.next = self.regs.rd_data.val();
+        self.reg_rd_data_valid.next = self.regs.rd_data_valid.val();
+        self.regs.id.next = self.id_value.val();
+        self.regs.version.next = self.version_value.val();
+        self.regs.datapath_bytes.next = self.beat_bytes.val();
+        self.regs.last_syndrome.next = self.rx_eng.last_syndrome.val();
+        self.enable.next = (self.regs.control.val() & 1) != 0;
+        // Receive buffer
+        self.rx_buf.enable.next = self.enable.val();
+        self.rx_buf.mac_lo.next = self.regs.mac_lo.val();
+        self.rx_buf.mac_hi.next = self.regs.mac_hi.val();
+        self.rx_buf.ipv4.next = self.regs.ipv4.val();
+        self.rx_buf.rx_tdata.next = self.rx_tdata.val();
+        self.rx_buf.rx_tkeep.next = self.rx_tkeep.val();
+        self.rx_buf.rx_tlast.next = self.rx_tlast.val();
+        self.rx_buf.rx_tvalid.next = self.rx_tvalid.val();
+        self.rx_tready.next = self.rx_buf.rx_tready.val();
+        self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
+        self.rx_buf.pop.next = self.rx_eng.buf_pop.val();
+        self.rx_buf.pop_words.next = self.rx_eng.buf_pop_words.val();
+        self.regs.rx_frames_inc.next = self.rx_buf.frames_inc.val();
+        self.regs.rx_roce_packets_inc.next = self.rx_buf.roce_inc.val();
+        self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
+        self.regs.rx_drop_not_roce_inc.next = self.rx_buf.not_roce_inc.val();
+        self.regs.rx_drop_overflow_inc.next = self.rx_buf.overflow_inc.val();
+        // Receive engine
+        self.rx_eng.enable.next = self.enable.val();
+        self.rx_eng.qp_state.next = self.regs.qp_state.val();
+        self.rx_eng.qpn.next = self.regs.qpn.val();
+        self.rx_eng.dest_qpn.next = self.regs.dest_qpn.val();
+        self.rx_eng.pmtu.next = self.regs.pmtu.val();
+        self.rx_eng.rq_psn.next = self.regs.rq_psn.val();
+        self.rx_eng.qp_pd.next = self.regs.qp_pd.val();
+        self.rx_eng.rq_base_lo.next = self.regs.rq_base_lo.val();
+        self.rx_eng.rq_base_hi.next = self.regs.rq_base_hi.val();
+        self.rx_eng.rq_log_size.next = self.regs.rq_log_size.val();
+        self.rx_eng.rq_pi.next = self.regs.rq_pi.val();
+        self.rx_eng.rq_ci.next = self.regs.rq_ci.val();
+        self.rx_eng.mr0_base.next = (bit_cast::<64, 32>(self.regs.mr0_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr0_base_lo.val());
+        self.rx_eng.mr0_len.next = self.regs.mr0_len.val();
+        self.rx_eng.mr0_key.next = self.regs.mr0_key.val();
+        self.rx_eng.mr0_access.next = self.regs.mr0_access.val();
+        self.rx_eng.mr0_pd.next = self.regs.mr0_pd.val();
+        self.rx_eng.mr1_base.next = (bit_cast::<64, 32>(self.regs.mr1_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr1_base_lo.val());
+        self.rx_eng.mr1_len.next = self.regs.mr1_len.val();
+        self.rx_eng.mr1_key.next = self.regs.mr1_key.val();
+        self.rx_eng.mr1_access.next = self.regs.mr1_access.val();
+        self.rx_eng.mr1_pd.next = self.regs.mr1_pd.val();
+        self.rx_eng.mr2_base.next = (bit_cast::<64, 32>(self.regs.mr2_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr2_base_lo.val());
+        self.rx_eng.mr2_len.next = self.regs.mr2_len.val();
+        self.rx_eng.mr2_key.next = self.regs.mr2_key.val();
+        self.rx_eng.mr2_access.next = self.regs.mr2_access.val();
+        self.rx_eng.mr2_pd.next = self.regs.mr2_pd.val();
+        self.rx_eng.mr3_base.next = (bit_cast::<64, 32>(self.regs.mr3_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr3_base_lo.val());
+        self.rx_eng.mr3_len.next = self.regs.mr3_len.val();
+        self.rx_eng.mr3_key.next = self.regs.mr3_key.val();
+        self.rx_eng.mr3_access.next = self.regs.mr3_access.val();
+        self.rx_eng.mr3_pd.next = self.regs.mr3_pd.val();
+        self.rx_eng.buf_pending.next = self.rx_buf.pending.val();
+        self.rx_eng.buf_head.next = self.rx_buf.head.val();
+        self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();
+        self.regs.rq_psn_set.next = self.rx_eng.rq_psn_set.val();
+        self.regs.rq_psn_val.next = self.rx_eng.rq_psn_val.val();
+        self.regs.rx_drop_qp_inc.next = self.rx_eng.drop_qp_inc.val();
+        self.regs.rx_acks_inc.next = self.rx_eng.rx_acks_inc.val();
+        self.regs.rx_naks_inc.next = self.rx_eng.rx_naks_inc.val();
+        self.regs.rx_dup_requests_inc.next = self.rx_eng.dup_inc.val();
+        self.regs.rx_seq_errors_inc.next = self.rx_eng.seq_err_inc.val();
+        self.regs.rx_remote_access_errors_inc.next = self.rx_eng.rem_access_inc.val();
+        self.regs.rq_ci_inc.next = self.rx_eng.rq_ci_inc.val();
+        // Transmit side: the requester/ACK engine (roce::req) is not in this build yet; the MAC sees no frames.
         self.tx_tdata.next = 0.into();
         self.tx_tkeep.next = 0.into();
         self.tx_tlast.next = false;
         self.tx_tvalid.next = false;
-        self.reg_wr_ready.next = true;
-        self.reg_rd_ready.next = true;
-        self.rd_valid.d.next = self.reg_rd_valid.val();
-        self.rd_data.d.next = 0.into();
-        if self.reg_rd_addr.val() == 0 {
-            self.rd_data.d.next = self.id_value.val();
+        self.rx_eng.ack_taken.next = false;
+        self.regs.sq_psn_set.next = false;
+        self.regs.sq_psn_val.next = self.regs.sq_psn.val();
+        self.regs.tx_frames_inc.next = false;
+        self.regs.tx_acks_inc.next = false;
+        self.regs.retransmits_inc.next = false;
+        self.regs.ack_timeouts_inc.next = false;
+        self.regs.sq_ci_inc.next = false;
+        // Completions (one CQ ring)
+        self.cqe.cq_base_lo.next = self.regs.cq_base_lo.val();
+        self.cqe.cq_base_hi.next = self.regs.cq_base_hi.val();
+        self.cqe.cq_log_size.next = self.regs.cq_log_size.val();
+        self.cqe.cq_pi.next = self.regs.cq_pi.val();
+        self.cqe.cq_ci.next = self.regs.cq_ci.val();
+        self.cqe.qpn.next = self.regs.qpn.val();
+        self.regs.cq_pi_inc.next = self.cqe.cq_pi_inc.val();
+        self.regs.cqes_written_inc.next = self.cqe.cq_pi_inc.val();
+        self.irq.next = self.cqe.irq.val();
+        self.rx_eng.cqe_ready.next = self.cqe.ready.val();
+        self.cqe.valid.next = self.rx_eng.cqe_valid.val();
+        self.cqe.wr_id.next = self.rx_eng.cqe_wr_id.val();
+        self.cqe.byte_len.next = self.rx_eng.cqe_byte_len.val();
+        self.cqe.status.next = self.rx_eng.cqe_status.val();
+        self.cqe.opcode.next = self.rx_eng.cqe_opcode.val();
+        self.cqe.src_qp.next = self.rx_eng.cqe_src_qp.val();
+        self.cqe.vendor_err.next = 0.into();
+        // QP to ERR on a fatal responder error or a CQ overrun
+        self.regs.qp_state_set.next = self.rx_eng.qp_err.val() || self.cqe.overrun.val();
+        self.regs.qp_state_val.next = 6.into();
+        // DMA reads: receive WQE fetches use tag 1 (tag 0 is the requester's, when it is wired in)
+        self.dma_rd_req_valid.next = self.rx_eng.rd_req_valid.val();
+        self.dma_rd_req_addr.next = self.rx_eng.rd_req_addr.val();
+        self.dma_rd_req_beats.next = self.rx_eng.rd_req_beats.val();
+        self.dma_rd_req_tag.next = 1.into();
+        self.rx_eng.rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.rx_eng.rd_resp_valid.next = self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
+        self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
+        self.rx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
+        self.dma_rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();
+        // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
+        self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.rx_eng.wr_valid.val();
+        self.dma_wr_addr.next = self.rx_eng.wr_addr.val();
+        self.dma_wr_data.next = self.rx_eng.wr_data.val();
+        self.dma_wr_strb.next = self.rx_eng.wr_strb.val();
+        self.cqe.wr_ready.next = self.dma_wr_ready.val();
+        self.rx_eng.wr_ready.next = self.dma_wr_ready.val() && !self.cqe.wr_valid.val();
+        if self.cqe.wr_valid.val() {
+            self.dma_wr_addr.next = self.cqe.wr_addr.val();
+            self.dma_wr_data.next = self.cqe.wr_data.val();
+            self.dma_wr_strb.next = self.cqe.wr_strb.val();
         }
-        self.reg_rd_data.next = self.rd_data.q.val();
-        self.reg_rd_data_valid.next = self.rd_valid.q.val();
-        self.dma_rd_req_valid.next = false;
-        self.dma_rd_req_addr.next = 0.into();
-        self.dma_rd_req_beats.next = 0.into();
-        self.dma_rd_req_tag.next = 0.into();
-        self.dma_rd_resp_ready.next = true;
-        self.dma_wr_valid.next = false;
-        self.dma_wr_addr.next = 0.into();
-        self.dma_wr_data.next = 0.into();
-        self.dma_wr_strb.next = 0.into();
-        self.irq.next = false;
     }
 }
