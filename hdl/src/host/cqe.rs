@@ -112,14 +112,21 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
         self.used.next = self.cq_pi.val() - self.cq_ci.val();
         self.slot_addr.next = (bit_cast::<64, 32>(self.cq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.cq_base_lo.val())
-            + (bit_cast::<64, 32>(self.cq_pi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.cq_log_size.val())) << 5);
+            + (bit_cast::<64, 32>(
+                self.cq_pi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.cq_log_size.val()),
+            ) << 5);
         // Byte offset of the CQE within its first beat (CQEs are 32 bytes, beats may be 64).
         self.offset.next = self.addr.q.val() & self.low_mask.val();
-        self.wr_addr.next = (self.addr.q.val() & !self.low_mask.val()) + (bit_cast::<64, 8>(self.beat.q.val()) << self.log_b.val());
-        self.wr_data.next =
-            bit_cast::<W, 1024>((self.cqe.q.val() << (self.offset.val() << 3)) >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_w.val()));
-        self.wr_strb.next =
-            bit_cast::<B, 128>((self.cqe_strb.val() << self.offset.val()) >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_b.val()));
+        self.wr_addr.next = (self.addr.q.val() & !self.low_mask.val())
+            + (bit_cast::<64, 8>(self.beat.q.val()) << self.log_b.val());
+        self.wr_data.next = bit_cast::<W, 1024>(
+            (self.cqe.q.val() << (self.offset.val() << 3))
+                >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_w.val()),
+        );
+        self.wr_strb.next = bit_cast::<B, 128>(
+            (self.cqe_strb.val() << self.offset.val())
+                >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_b.val()),
+        );
         match self.state.q.val() {
             CqeState::Idle => {
                 if self.valid.val() {
@@ -137,7 +144,9 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
                             | (bit_cast::<1024, 8>(self.status.val()) << 192)
                             | (bit_cast::<1024, 8>(self.opcode.val()) << 200)
                             | (bit_cast::<1024, 8>(self.vendor_err.val()) << 216)
-                            | (bit_cast::<1024, 32>(!(self.cq_pi.val() >> self.cq_log_size.val()) & 1) << 248);
+                            | (bit_cast::<1024, 32>(
+                                !(self.cq_pi.val() >> self.cq_log_size.val()) & 1,
+                            ) << 248);
                         self.state.d.next = CqeState::Write;
                     }
                 }

@@ -184,7 +184,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             // Word 0 of the frame's slot is reserved for its metadata.
             self.waddr.next = self.tail.q.val() + 1;
         }
+        // Byte position of this beat in the frame (the beat count restarts with each frame).
         self.pos.next = self.beat.q.val() << self.log_w.val() >> 3;
+        if self.phase.q.val() == Phase::Idle {
+            self.pos.next = 0.into();
+        }
         self.cap_next.next = self.cap.q.val();
         if self.phase.q.val() == Phase::Idle {
             self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
@@ -219,13 +223,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.keep_count.keep.next = self.rx_tkeep.val();
         self.len_next.next = self.frame_len.q.val() + self.keep_count.count.val();
+        if self.phase.q.val() == Phase::Idle {
+            self.len_next.next = self.keep_count.count.val();
+        }
         // A RoCEv2 packet for this port: our MAC, IPv4 without options, UDP to 4791, our IP, sane length.
         self.is_roce.next = (bit_cast::<48, 512>(self.cap_swap.y.val() >> 464)
             == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
                 | bit_cast::<48, 32>(self.mac_lo.val())))
             && (bit_cast::<16, 512>(self.cap_swap.y.val() >> 400) == 0x0800)
             && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 392) == 0x45)
-            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 328) == 17)
+            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 320) == 17)
             && (bit_cast::<32, 512>(self.cap_swap.y.val() >> 240) == self.ipv4.val())
             && (bit_cast::<16, 512>(self.cap_swap.y.val() >> 208) == 4791)
             && (self.ip_end.val() >= self.min_ip_end.val())

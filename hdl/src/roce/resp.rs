@@ -538,7 +538,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.opcode.d.next = self.f_opcode.val();
                 self.psn.d.next = self.f_psn.val();
                 self.ack_req.d.next =
-                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 616) & 0x80) != 0;
+                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 632) & 0x80) != 0;
                 self.pay_word.d.next =
                     bit_cast::<A, 16>((54 + self.ext_len.val()) >> self.log_b.val()) + 1;
                 self.shift.d.next =

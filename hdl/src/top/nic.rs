@@ -173,22 +173,26 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.rx_eng.rq_log_size.next = self.regs.rq_log_size.val();
         self.rx_eng.rq_pi.next = self.regs.rq_pi.val();
         self.rx_eng.rq_ci.next = self.regs.rq_ci.val();
-        self.rx_eng.mr0_base.next = (bit_cast::<64, 32>(self.regs.mr0_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr0_base_lo.val());
+        self.rx_eng.mr0_base.next = (bit_cast::<64, 32>(self.regs.mr0_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.mr0_base_lo.val());
         self.rx_eng.mr0_len.next = self.regs.mr0_len.val();
         self.rx_eng.mr0_key.next = self.regs.mr0_key.val();
         self.rx_eng.mr0_access.next = self.regs.mr0_access.val();
         self.rx_eng.mr0_pd.next = self.regs.mr0_pd.val();
-        self.rx_eng.mr1_base.next = (bit_cast::<64, 32>(self.regs.mr1_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr1_base_lo.val());
+        self.rx_eng.mr1_base.next = (bit_cast::<64, 32>(self.regs.mr1_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.mr1_base_lo.val());
         self.rx_eng.mr1_len.next = self.regs.mr1_len.val();
         self.rx_eng.mr1_key.next = self.regs.mr1_key.val();
         self.rx_eng.mr1_access.next = self.regs.mr1_access.val();
         self.rx_eng.mr1_pd.next = self.regs.mr1_pd.val();
-        self.rx_eng.mr2_base.next = (bit_cast::<64, 32>(self.regs.mr2_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr2_base_lo.val());
+        self.rx_eng.mr2_base.next = (bit_cast::<64, 32>(self.regs.mr2_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.mr2_base_lo.val());
         self.rx_eng.mr2_len.next = self.regs.mr2_len.val();
         self.rx_eng.mr2_key.next = self.regs.mr2_key.val();
         self.rx_eng.mr2_access.next = self.regs.mr2_access.val();
         self.rx_eng.mr2_pd.next = self.regs.mr2_pd.val();
-        self.rx_eng.mr3_base.next = (bit_cast::<64, 32>(self.regs.mr3_base_hi.val()) << 32) | bit_cast::<64, 32>(self.regs.mr3_base_lo.val());
+        self.rx_eng.mr3_base.next = (bit_cast::<64, 32>(self.regs.mr3_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.mr3_base_lo.val());
         self.rx_eng.mr3_len.next = self.regs.mr3_len.val();
         self.rx_eng.mr3_key.next = self.regs.mr3_key.val();
         self.rx_eng.mr3_access.next = self.regs.mr3_access.val();
@@ -245,7 +249,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.dma_rd_req_beats.next = self.rx_eng.rd_req_beats.val();
         self.dma_rd_req_tag.next = 1.into();
         self.rx_eng.rd_req_ready.next = self.dma_rd_req_ready.val();
-        self.rx_eng.rd_resp_valid.next = self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
+        self.rx_eng.rd_resp_valid.next =
+            self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
         self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
         self.rx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
         self.dma_rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what rocenic needs on Debian 12 when it is missing, and says what it installs.
+# Rust comes with the machine; Verilator builds the co-simulation model; tshark decodes the demo's pcap.
+set -euo pipefail
+need=()
+command -v verilator >/dev/null || need+=(verilator)
+command -v tshark >/dev/null || need+=(tshark)
+command -v iverilog >/dev/null || need+=(iverilog)
+command -v g++ >/dev/null || need+=(g++)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing with apt-get: ${need[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+verilator --version
