@@ -606,14 +606,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.state.d.next = RespState::RqFetch;
                     }
                 } else {
+                    // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
                     self.dst.d.next = self.write_va.q.val();
                     if self.has_reth.val() {
                         self.dst.d.next = self.f_va.val();
+                        self.write_left.d.next = self.f_dmalen.val();
                     }
                     self.state.d.next = RespState::Prime0;
-                }
-                if self.is_write.val() && self.has_reth.val() {
-                    self.write_left.d.next = self.f_dmalen.val();
                 }
             }
             RespState::RqFetch => {
