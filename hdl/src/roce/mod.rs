@@ -1,1 +1,2 @@
+pub mod req;
 pub mod resp;
