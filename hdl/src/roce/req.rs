@@ -1,7 +1,7 @@
 //! Transmit engine of one RC QP: the REQUESTER (IBA vol1 §9.7) for RDMA WRITE and SEND, and the emission of
 //! the ACK/NAK frames the responder (`roce::resp`) asks for.
 //!
-//! Per WQE: fetch the 64-byte send WQE by DMA, segment the message at the path MTU (§9.7.2), and for each
+//! Per WQE: fetch the 64-byte send WQE by DMA, segment the message at the path MTU (§9.7), and for each
 //! packet build the Ethernet/IPv4/UDP/BTH[/RETH] header as a big-endian register, stream the payload from
 //! host memory behind it (each output word joins the previous and the current DMA word with a fixed byte
 //! shift), zero-pad to 4 bytes and append the ICRC (§7.8, RoCEv2 annex A17) computed on the outgoing words.
@@ -117,7 +117,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_done: DFF<bool>,
     w_status: DFF<Bits<8>>,
     w_vendor: DFF<Bits<8>>,
-    // requester context (§9.7.4/§9.7.6), packet indices relative to the WQE's first PSN
+    // requester context (§9.7.6), packet indices relative to the WQE's first PSN
     first_psn: DFF<Bits<24>>,
     npk: DFF<Bits<24>>,
     last_idx: DFF<Bits<24>>,
@@ -231,15 +231,15 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         assert_eq!(W, 8 * B);
         assert!(64 % B == 0 || B == 64);
         // Header fields that never change: EtherType IPv4; version/IHL 0x45, TOS 0x02 (ECT(0), RoCEv2 annex
-        // A17.8 congestion marking); flags DF; TTL 64, protocol UDP; UDP destination port 4791 (A17.2); P_Key
-        // 0xFFFF (default partition, §10.9).
+        // annex A17 congestion marking); flags DF; TTL 64, protocol UDP; UDP destination port 4791 (annex A17); P_Key
+        // 0xFFFF (default partition).
         let hdr_fixed = be_field(0x0800, 12, 2)
             | be_field(0x4502, 14, 2)
             | be_field(0x4000, 20, 2)
             | be_field(0x4011, 22, 2)
             | be_field(4791, 36, 2)
             | be_field(0xFFFF, 44, 2);
-        // ICRC masks (§7.8.1 + A17.3.3): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
+        // ICRC masks (§7.8, annex A17): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
         // and BTH byte 4 (46) count as all ones. Lane order: frame byte p at bits 8p+7:8p.
         let mut icrc_mask: Bits<1024> = 0.into();
         for p in [15usize, 22, 24, 25, 40, 41, 46] {
@@ -467,7 +467,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_req_addr.next = self.sq_addr.val();
         self.rd_req_beats.next = self.wqe_beats.val();
 
-        // Segmentation (§9.7.2): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
+        // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
         self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
         self.npk_l.next = self.len_up.val() >> self.pmtu.val();
@@ -480,12 +480,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.rem.val() > self.mtu.val() {
             self.plen.next = bit_cast::<16, 32>(self.mtu.val());
         }
-        // Received ACK/NAK PSN as an index into this WQE's packets (24-bit serial arithmetic, §9.7.6.1).
+        // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
 
         // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
-        // pad to a 4-byte multiple (§9.2.1.2 PadCnt), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
+        // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
         self.ext_len.next = 0.into();
         if self.p_ack.q.val() {
             self.ext_len.next = 4.into();
@@ -511,7 +511,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.p_se.q.val() {
             self.bth_b1.next = bit_cast::<8, 16>(self.pad.val() << 4) | 0x80;
         }
-        // BTH byte 8: AckReq 0x80 (§9.2.6).
+        // BTH byte 8: AckReq 0x80 (§9.2).
         self.bth_b8.next = 0.into();
         if self.p_ackreq.q.val() {
             self.bth_b8.next = 0x80.into();
@@ -524,7 +524,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.swap.a.next = bit_cast::<W, 1024>(self.hdr.q.val() >> self.hdr_top.val());
         self.need_dma.next =
             (self.pos.q.val() >= self.data_start.q.val()) && (self.j.q.val() < self.nd.q.val());
-        // Payload bytes past the message end are zero: they become the pad (§9.2.1.2).
+        // Payload bytes past the message end are zero: they become the pad (§9.2).
         self.cur_m.next = 0.into();
         if self.need_dma.val() {
             if self.j.q.val() == self.last_j.q.val() {
@@ -541,7 +541,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
         }
         self.base.next = self.swap.y.val() | self.pay.val();
-        // ICRC over frame bytes [14, e_pos) with the masked fields set to ones (§7.8.1, A17.3.3).
+        // ICRC over frame bytes [14, e_pos) with the masked fields set to ones (§7.8, annex A17).
         self.to_e.next = self.e_pos.q.val() - self.pos.q.val();
         self.to_f.next = self.f_pos.q.val() - self.pos.q.val();
         self.en_lo.next = self.ones_b.val();
@@ -592,7 +592,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.enable.val()
                     && ((self.qp_state.val() == 2) || self.rts.val())
                 {
-                    // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5.2, §9.3.5).
+                    // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
                     self.p_ack.d.next = true;
                     self.p_reth.d.next = false;
@@ -612,7 +612,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.wqe_active.q.val() && self.lat_valid.q.val() {
                     self.lat_valid.d.next = false;
                     if (self.lat_syn.q.val() & 0xE0) == 0 {
-                        // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.5.1.2 / §9.7.6.1).
+                        // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6).
                         if (self.ack_d.val() >= self.una.q.val())
                             && (self.ack_d.val() < self.snd_max.q.val())
                         {
@@ -632,7 +632,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     {
                         if self.lat_syn.q.val() == 0x60 {
                             // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
-                            // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, C9-115).
+                            // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
                             self.una.d.next = self.ack_d.val();
                             self.snd_idx.d.next = self.ack_d.val();
                             self.since_req.d.next = 0.into();
@@ -646,14 +646,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.retry.d.next = self.retry.q.val() - 1;
                             }
                         } else if (self.lat_syn.q.val() & 0xE0) == 0x20 {
-                            // RNR NAK (§9.7.5.2.8): wait, then resend from its PSN; no retry is consumed.
+                            // RNR NAK (§9.7.6): wait, then resend from its PSN; no retry is consumed.
                             self.una.d.next = self.ack_d.val();
                             self.snd_idx.d.next = self.ack_d.val();
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
                             self.rnr_wait.d.next = true;
                         } else {
-                            // Fatal NAKs (§9.7.5.2.x, Table 44): invalid request, remote access, remote
+                            // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote
                             // operational error; the WQE completes in error and the QP goes to ERR.
                             self.w_done.d.next = true;
                             self.w_vendor.d.next = self.lat_syn.q.val();
@@ -680,8 +680,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && (self.timer.q.val() >= self.ack_timeout.val())
                     && (self.una.q.val() != self.snd_max.q.val())
                 {
-                    // Local ACK timeout (§9.7.6.1.3): resend from the oldest unacknowledged PSN until the
-                    // retry count is exhausted (C9-140/C9-141).
+                    // Local ACK timeout (§9.7.6): resend from the oldest unacknowledged PSN until the
+                    // retry count is exhausted.
                     self.ack_timeouts_inc.next = true;
                     self.timer.d.next = 0.into();
                     if self.retry.q.val() == 0 {
@@ -743,7 +743,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::WqeCheck;
             }
             TxState::WqeCheck => {
-                // The message starts at SQ_PSN (§9.7.4); a zero-length message is one packet.
+                // The message starts at SQ_PSN (§9.7); a zero-length message is one packet.
                 self.wqe_active.d.next = true;
                 self.w_done.d.next = false;
                 self.w_status.d.next = 0.into();
@@ -772,8 +772,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Idle;
             }
             TxState::PktSetup => {
-                // Opcode sequence (§9.4, Table 35): WRITE FIRST 0x06 / MIDDLE 0x07 / LAST 0x08 / ONLY 0x0A,
-                // SEND ONLY 0x04. AckReq on the last packet and every ACK_REQ_EVERY packets (§9.7.5.1.2).
+                // Opcode sequence (BTH opcodes, §9.2): WRITE FIRST 0x06 / MIDDLE 0x07 / LAST 0x08 / ONLY 0x0A,
+                // SEND ONLY 0x04. AckReq on the last packet and every ACK_REQ_EVERY packets (§9.2, §9.7).
                 self.p_ack.d.next = false;
                 self.p_reth.d.next = (self.w_opcode.q.val() == 0) && (self.snd_idx.q.val() == 0);
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
@@ -798,7 +798,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Load;
             }
             TxState::Load => {
-                // Ethernet II, IPv4 (RFC 791), UDP (checksum 0, allowed for RoCEv2, A17.2), BTH (§9.2).
+                // Ethernet II, IPv4 (RFC 791), UDP (checksum 0, allowed for RoCEv2, annex A17), BTH (§9.2).
                 self.hdr.d.next = self.hdr_fixed.val()
                     | (bit_cast::<1024, 32>(self.dest_mac_hi.val() & 0xFFFF) << 1008)
                     | (bit_cast::<1024, 32>(self.dest_mac_lo.val()) << 976)
@@ -837,7 +837,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Ext;
             }
             TxState::Ext => {
-                // AETH (§9.3.5): syndrome, MSN. RETH (§9.3.3): VA, R_Key, DMA length = the whole message.
+                // AETH (§9.3): syndrome, MSN. RETH (§9.3): VA, R_Key, DMA length = the whole message.
                 if self.p_ack.q.val() {
                     self.hdr.d.next = self.hdr.q.val()
                         | (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
@@ -909,8 +909,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::Cqe => {
-                // Successful WQEs complete only when signaled, errors always (§10.8.3); a WQE that completes
-                // in error moves the QP to ERR (§10.3.1), and the driver flushes the WQEs behind it.
+                // Successful WQEs complete only when signaled, errors always (IBA ch. 11 verbs); a WQE that
+                // completes in error moves the QP to the Error state (ch. 10 QP states), and the driver flushes the WQEs behind it.
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
@@ -1306,7 +1306,7 @@ mod tests {
             p.iter().map(|p| p.ack_req).collect::<Vec<_>>(),
             vec![false, false, true]
         );
-        // RETH: VA, R_Key, DMA length (§9.3.3)
+        // RETH: VA, R_Key, DMA length (§9.3)
         assert_eq!(be(&p[0].rest[0..8]), 0x0000_7F00_0000_1000);
         assert_eq!(be(&p[0].rest[8..12]), 0x1234_5678);
         assert_eq!(be(&p[0].rest[12..16]), 600);
