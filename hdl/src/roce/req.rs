@@ -1021,6 +1021,8 @@ mod tests {
         timeouts: u32,
         acks_sent: u32,
         cycles: u64,
+        /// Throttle the MAC and the DMA responses with a fixed irregular pattern.
+        stall: bool,
     }
 
     impl<const W: usize, const B: usize> Bench<W, B> {
@@ -1060,6 +1062,7 @@ mod tests {
                 timeouts: 0,
                 acks_sent: 0,
                 cycles: 0,
+                stall: false,
             };
             b.uut.reset.next = true;
             b.step();
@@ -1084,7 +1087,9 @@ mod tests {
             u.sq_ci.next = (self.sq_ci as u64).into();
             u.sq_psn.next = (self.sq_psn as u64).into();
             u.qp_state.next = (self.qp_state as u64).into();
-            u.rd_resp_valid.next = !self.resp.is_empty();
+            let c = self.cycles;
+            u.tx_tready.next = !self.stall || (c % 5 != 2 && c % 7 != 3);
+            u.rd_resp_valid.next = !self.resp.is_empty() && (!self.stall || c % 3 != 1);
             if let Some(&(d, last)) = self.resp.front() {
                 u.rd_resp_data.next = d;
                 u.rd_resp_last.next = last;
@@ -1108,7 +1113,7 @@ mod tests {
             if u.rd_resp_valid.val() && u.rd_resp_ready.val() {
                 self.resp.pop_front();
             }
-            if u.tx_tvalid.val() {
+            if u.tx_tvalid.val() && u.tx_tready.val() {
                 let keep = u.tx_tkeep.val();
                 for i in 0..B {
                     if keep.get_bit(i) {
@@ -1378,5 +1383,86 @@ mod tests {
         b.rx_ack(0x1F, 0xFF_FFFE);
         b.run_until(50, |b| b.sq_ci == 1);
         assert_eq!(b.cqes, vec![(5, 0, 0, 7, 0)]);
+    }
+
+    #[test]
+    fn stalls_and_an_ack_between_packets() {
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        b.stall = true;
+        fill(&mut b.mem, 0x4000, 600, 11);
+        b.post(0, wqe::FLAG_SIGNALED, 600, 1, 0x4000, 2, 0x3000);
+        b.run_until(3000, |b| !b.frame.is_empty());
+        // The responder asks for an ACK while the first packet is on the wire: it goes out after it.
+        b.uut.ack_valid.next = true;
+        b.uut.ack_syndrome.next = 0x1F_u64.into();
+        b.uut.ack_psn.next = 9_u64.into();
+        b.uut.ack_msn.next = 1_u64.into();
+        b.run_until(5000, |b| b.frames.len() == 4);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+        assert_eq!(
+            p.iter().map(|p| p.opcode).collect::<Vec<_>>(),
+            vec![0x06, 0x11, 0x07, 0x08]
+        );
+        let mut data = p[0].rest[16..].to_vec();
+        data.extend_from_slice(&p[2].rest);
+        data.extend_from_slice(&p[3].rest);
+        assert_eq!(data, b.mem[0x4000..0x4000 + 600].to_vec());
+    }
+
+    #[test]
+    fn rnr_wait_then_fatal_nak() {
+        let mut b = Bench::<64, 8>::new(8, 200, 0);
+        fill(&mut b.mem, 0x4000, 64, 5);
+        b.post(0, 0, 64, 3, 0x4000, 1, 0x2000);
+        b.run_until(500, |b| b.frames.len() == 1);
+        // RNR NAK: resend from its PSN after ACK_TIMEOUT, without using up the (zero) retry count.
+        b.rx_ack(0x21, 0xFF_FFFE);
+        b.run_until(1000, |b| b.frames.len() == 2);
+        assert_eq!(check(&b.frames[1]).psn, 0xFF_FFFE);
+        assert_eq!((b.retransmits, b.timeouts), (1, 0));
+        // Remote access error NAK: complete in error with the syndrome, QP to ERR.
+        b.rx_ack(0x62, 0xFF_FFFE);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(3, 10, 1, 64, 0x62)]);
+        assert_eq!(b.qp_state, 6);
+    }
+
+    #[test]
+    fn local_errors_and_unsignaled_success() {
+        let mut b = Bench::<64, 8>::new(8, 0, 3);
+        // Unsignaled zero-length WRITE: one WRITE ONLY without payload, no CQE, SQ_CI still advances.
+        b.post(0, 0, 0, 1, 0x4000, 1, 0x2000);
+        b.run_until(300, |b| b.frames.len() == 1);
+        let p = check(&b.frames[0]);
+        assert_eq!((p.opcode, p.rest.len()), (0x0A, 16));
+        b.rx_ack(0x1F, 0xFF_FFFE);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert!(b.cqes.is_empty());
+        // SEND longer than the MTU: LOC_LEN_ERR without sending anything.
+        b.post(2, 0, 300, 2, 0x4000, 0, 0);
+        b.run_until(300, |b| b.sq_ci == 2);
+        assert_eq!(b.cqes, vec![(2, 1, 0, 300, 0)]);
+        assert_eq!((b.frames.len(), b.qp_state), (1, 6));
+        // Back in RTS: an unsupported opcode (RDMA READ) completes with LOC_QP_OP_ERR.
+        b.qp_state = 3;
+        b.post(4, 0, 8, 4, 0x4000, 0, 0);
+        b.run_until(300, |b| b.sq_ci == 3);
+        assert_eq!(b.cqes[1], (4, 2, 2, 8, 0));
+    }
+
+    #[test]
+    fn leaving_rts_drops_the_wqe() {
+        let mut b = Bench::<64, 8>::new(8, 0, 3);
+        fill(&mut b.mem, 0x4000, 600, 1);
+        b.post(0, wqe::FLAG_SIGNALED, 600, 1, 0x4000, 2, 0x3000);
+        b.run_until(2000, |b| b.frames.len() == 1);
+        b.qp_state = 6;
+        for _ in 0..400 {
+            b.step();
+        }
+        // The packet in flight finishes; nothing more is sent, no CQE, SQ_CI untouched (the driver flushes).
+        assert!(b.frames.len() <= 2 && b.frame.is_empty());
+        assert!(b.cqes.is_empty() && b.sq_ci == 0);
+        assert_eq!(b.uut.state.q.val(), TxState::Idle);
     }
 }
