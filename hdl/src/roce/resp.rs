@@ -411,8 +411,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 880);
         self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 680);
         self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 676) & 3;
-        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 640);
-        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 608);
+        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 624);
+        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 592);
         self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> 528);
         self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 496);
         self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 464);
@@ -538,7 +538,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.opcode.d.next = self.f_opcode.val();
                 self.psn.d.next = self.f_psn.val();
                 self.ack_req.d.next =
-                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 632) & 0x80) != 0;
+                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 616) & 0x80) != 0;
                 self.pay_word.d.next =
                     bit_cast::<A, 16>((54 + self.ext_len.val()) >> self.log_b.val()) + 1;
                 self.shift.d.next =

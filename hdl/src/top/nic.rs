@@ -1,10 +1,10 @@
 //! The NIC core top: MAC AXI-Stream ports, the register port and the DMA port (see docs/interfaces.md).
 //! It only wires the blocks together and arbitrates the shared DMA and completion paths:
-//! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory. The transmit engine
-//! (`roce::req`) is not wired in yet: see docs/architecture.md.
+//! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory, and `roce::req` → MAC.
 use crate::host::cqe::CqeWriter;
 use crate::host::regs::Regs;
 use crate::net::rx_buffer::RxBuffer;
+use crate::roce::req::TxEngine;
 use crate::roce::resp::RxEngine;
 use rust_hdl::prelude::*;
 
@@ -56,6 +56,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     regs: Regs,
     rx_buf: RxBuffer<W, B, A>,
     rx_eng: RxEngine<W, B, A>,
+    tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
     enable: Signal<Local, bool>,
     id_value: Constant<Bits<32>>,
@@ -107,6 +108,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             regs: Default::default(),
             rx_buf: Default::default(),
             rx_eng: Default::default(),
+            tx_eng: Default::default(),
             cqe: Default::default(),
             enable: Default::default(),
             id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
@@ -122,10 +124,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.clock.next = self.clock.val();
         self.rx_buf.clock.next = self.clock.val();
         self.rx_eng.clock.next = self.clock.val();
+        self.tx_eng.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         self.rx_buf.reset.next = self.reset.val();
         self.rx_eng.reset.next = self.reset.val();
+        self.tx_eng.reset.next = self.reset.val();
         self.cqe.reset.next = self.reset.val();
         // Register port
         self.regs.wr_valid.next = self.reg_wr_valid.val();
@@ -200,6 +204,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.rx_eng.buf_pending.next = self.rx_buf.pending.val();
         self.rx_eng.buf_head.next = self.rx_buf.head.val();
         self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();
+        self.rx_eng.ack_taken.next = self.tx_eng.ack_taken.val();
         self.regs.rq_psn_set.next = self.rx_eng.rq_psn_set.val();
         self.regs.rq_psn_val.next = self.rx_eng.rq_psn_val.val();
         self.regs.rx_drop_qp_inc.next = self.rx_eng.drop_qp_inc.val();
@@ -209,20 +214,47 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.rx_seq_errors_inc.next = self.rx_eng.seq_err_inc.val();
         self.regs.rx_remote_access_errors_inc.next = self.rx_eng.rem_access_inc.val();
         self.regs.rq_ci_inc.next = self.rx_eng.rq_ci_inc.val();
-        // Transmit side: the requester/ACK engine (roce::req) is not in this build yet; the MAC sees no frames.
-        self.tx_tdata.next = 0.into();
-        self.tx_tkeep.next = 0.into();
-        self.tx_tlast.next = false;
-        self.tx_tvalid.next = false;
-        self.rx_eng.ack_taken.next = false;
-        self.regs.sq_psn_set.next = false;
-        self.regs.sq_psn_val.next = self.regs.sq_psn.val();
-        self.regs.tx_frames_inc.next = false;
-        self.regs.tx_acks_inc.next = false;
-        self.regs.retransmits_inc.next = false;
-        self.regs.ack_timeouts_inc.next = false;
-        self.regs.sq_ci_inc.next = false;
-        // Completions (one CQ ring)
+        // Transmit engine (requester and ACK emission)
+        self.tx_eng.enable.next = self.enable.val();
+        self.tx_eng.qp_state.next = self.regs.qp_state.val();
+        self.tx_eng.mac_lo.next = self.regs.mac_lo.val();
+        self.tx_eng.mac_hi.next = self.regs.mac_hi.val();
+        self.tx_eng.ipv4.next = self.regs.ipv4.val();
+        self.tx_eng.dest_mac_lo.next = self.regs.dest_mac_lo.val();
+        self.tx_eng.dest_mac_hi.next = self.regs.dest_mac_hi.val();
+        self.tx_eng.dest_ipv4.next = self.regs.dest_ipv4.val();
+        self.tx_eng.dest_qpn.next = self.regs.dest_qpn.val();
+        self.tx_eng.udp_sport.next = self.regs.udp_sport.val();
+        self.tx_eng.pmtu.next = self.regs.pmtu.val();
+        self.tx_eng.ack_timeout.next = self.regs.ack_timeout.val();
+        self.tx_eng.retry_cnt.next = self.regs.retry_cnt.val();
+        self.tx_eng.ack_req_every.next = self.regs.ack_req_every.val();
+        self.tx_eng.sq_base_lo.next = self.regs.sq_base_lo.val();
+        self.tx_eng.sq_base_hi.next = self.regs.sq_base_hi.val();
+        self.tx_eng.sq_log_size.next = self.regs.sq_log_size.val();
+        self.tx_eng.sq_pi.next = self.regs.sq_pi.val();
+        self.tx_eng.sq_ci.next = self.regs.sq_ci.val();
+        self.tx_eng.sq_psn.next = self.regs.sq_psn.val();
+        self.tx_eng.ack_valid.next = self.rx_eng.ack_valid.val();
+        self.tx_eng.ack_syndrome.next = self.rx_eng.ack_syndrome.val();
+        self.tx_eng.ack_psn.next = self.rx_eng.ack_psn.val();
+        self.tx_eng.ack_msn.next = self.rx_eng.ack_msn.val();
+        self.tx_eng.rx_ack_valid.next = self.rx_eng.rx_ack_valid.val();
+        self.tx_eng.rx_ack_syndrome.next = self.rx_eng.rx_ack_syndrome.val();
+        self.tx_eng.rx_ack_psn.next = self.rx_eng.rx_ack_psn.val();
+        self.regs.sq_psn_set.next = self.tx_eng.sq_psn_set.val();
+        self.regs.sq_psn_val.next = self.tx_eng.sq_psn_val.val();
+        self.regs.tx_frames_inc.next = self.tx_eng.tx_frames_inc.val();
+        self.regs.tx_acks_inc.next = self.tx_eng.tx_acks_inc.val();
+        self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();
+        self.regs.ack_timeouts_inc.next = self.tx_eng.ack_timeouts_inc.val();
+        self.regs.sq_ci_inc.next = self.tx_eng.sq_ci_inc.val();
+        self.tx_tdata.next = self.tx_eng.tx_tdata.val();
+        self.tx_tkeep.next = self.tx_eng.tx_tkeep.val();
+        self.tx_tlast.next = self.tx_eng.tx_tlast.val();
+        self.tx_tvalid.next = self.tx_eng.tx_tvalid.val();
+        self.tx_eng.tx_tready.next = self.tx_tready.val();
+        // Completions: the requester's first, then the responder's (one CQ ring)
         self.cqe.cq_base_lo.next = self.regs.cq_base_lo.val();
         self.cqe.cq_base_hi.next = self.regs.cq_base_hi.val();
         self.cqe.cq_log_size.next = self.regs.cq_log_size.val();
@@ -232,28 +264,53 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.cq_pi_inc.next = self.cqe.cq_pi_inc.val();
         self.regs.cqes_written_inc.next = self.cqe.cq_pi_inc.val();
         self.irq.next = self.cqe.irq.val();
-        self.rx_eng.cqe_ready.next = self.cqe.ready.val();
-        self.cqe.valid.next = self.rx_eng.cqe_valid.val();
+        self.tx_eng.cqe_ready.next = self.cqe.ready.val();
+        self.rx_eng.cqe_ready.next = self.cqe.ready.val() && !self.tx_eng.cqe_valid.val();
+        self.cqe.valid.next = self.tx_eng.cqe_valid.val() || self.rx_eng.cqe_valid.val();
         self.cqe.wr_id.next = self.rx_eng.cqe_wr_id.val();
         self.cqe.byte_len.next = self.rx_eng.cqe_byte_len.val();
         self.cqe.status.next = self.rx_eng.cqe_status.val();
         self.cqe.opcode.next = self.rx_eng.cqe_opcode.val();
         self.cqe.src_qp.next = self.rx_eng.cqe_src_qp.val();
         self.cqe.vendor_err.next = 0.into();
-        // QP to ERR on a fatal responder error or a CQ overrun
-        self.regs.qp_state_set.next = self.rx_eng.qp_err.val() || self.cqe.overrun.val();
+        if self.tx_eng.cqe_valid.val() {
+            self.cqe.wr_id.next = self.tx_eng.cqe_wr_id.val();
+            self.cqe.byte_len.next = self.tx_eng.cqe_byte_len.val();
+            self.cqe.status.next = self.tx_eng.cqe_status.val();
+            self.cqe.opcode.next = self.tx_eng.cqe_opcode.val();
+            self.cqe.vendor_err.next = self.tx_eng.cqe_vendor_err.val();
+            self.cqe.src_qp.next = self.regs.dest_qpn.val();
+        }
+        // QP to ERR on a fatal error of either engine or a CQ overrun
+        self.regs.qp_state_set.next =
+            self.tx_eng.qp_err.val() || self.rx_eng.qp_err.val() || self.cqe.overrun.val();
         self.regs.qp_state_val.next = 6.into();
-        // DMA reads: receive WQE fetches use tag 1 (tag 0 is the requester's, when it is wired in)
-        self.dma_rd_req_valid.next = self.rx_eng.rd_req_valid.val();
+        // DMA reads: requester (tag 0) before receive WQE fetches (tag 1); responses routed by tag
+        self.dma_rd_req_valid.next =
+            self.tx_eng.rd_req_valid.val() || self.rx_eng.rd_req_valid.val();
         self.dma_rd_req_addr.next = self.rx_eng.rd_req_addr.val();
         self.dma_rd_req_beats.next = self.rx_eng.rd_req_beats.val();
         self.dma_rd_req_tag.next = 1.into();
-        self.rx_eng.rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.tx_eng.rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.rx_eng.rd_req_ready.next =
+            self.dma_rd_req_ready.val() && !self.tx_eng.rd_req_valid.val();
+        if self.tx_eng.rd_req_valid.val() {
+            self.dma_rd_req_addr.next = self.tx_eng.rd_req_addr.val();
+            self.dma_rd_req_beats.next = self.tx_eng.rd_req_beats.val();
+            self.dma_rd_req_tag.next = 0.into();
+        }
+        self.tx_eng.rd_resp_valid.next =
+            self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 0);
         self.rx_eng.rd_resp_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
+        self.tx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
         self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
+        self.tx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
         self.rx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
         self.dma_rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();
+        if self.dma_rd_resp_tag.val() == 0 {
+            self.dma_rd_resp_ready.next = self.tx_eng.rd_resp_ready.val();
+        }
         // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
         self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.rx_eng.wr_valid.val();
         self.dma_wr_addr.next = self.rx_eng.wr_addr.val();
