@@ -1,0 +1,114 @@
+//! Builds the co-simulation model: emits the NIC core as Verilog for both datapath widths (with
+//! `rocenic-hdl` as a build dependency), Verilates each under its own prefix (`Vnic64`, `Vnic512`) so both
+//! link into one binary, and compiles the generated C++ with Verilator's runtime and `csrc/shim.cpp`.
+//!
+//! A change to `hdl/` rebuilds this script (it is a build dependency) and so re-runs it.
+use rocenic_proto::Width;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Verilator executable; `VERILATOR` overrides it (for a non-Debian install).
+fn verilator() -> String {
+    std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into())
+}
+
+/// `verilator --getenv VERILATOR_ROOT`, or a panic that says how to install Verilator.
+fn verilator_root() -> PathBuf {
+    let out = match Command::new(verilator())
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => panic!(
+            "`verilator --getenv VERILATOR_ROOT` failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => panic!(
+            "cannot run `{}` ({e}). rocenic-sim needs Verilator 5: `apt-get install verilator` \
+             (scripts/setup.sh installs it)",
+            verilator()
+        ),
+    };
+    let root = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    assert!(
+        root.join("include/verilated.cpp").exists(),
+        "VERILATOR_ROOT {} has no include/verilated.cpp",
+        root.display()
+    );
+    root
+}
+
+/// Verilate the core of one width into `out/v<bits>/` and return the generated C++ files.
+fn verilate(out: &Path, width: Width) -> (PathBuf, Vec<PathBuf>) {
+    let bits = width.bits();
+    let src = out.join(format!("nic{bits}.v"));
+    std::fs::write(&src, rocenic_hdl::nic_verilog(width)).unwrap();
+    // Start from an empty directory: every .cpp in it is compiled, so stale files must not survive.
+    let mdir = out.join(format!("v{bits}"));
+    let _ = std::fs::remove_dir_all(&mdir);
+    let prefix = format!("Vnic{bits}");
+    let status = Command::new(verilator())
+        .args(["--cc", "--prefix", &prefix, "--top-module", "top"])
+        .args([
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "--noassert",
+        ])
+        // Lint is gated by hdl/tests/verilator_lint.rs; here warnings only add noise.
+        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT"])
+        // Tracing code costs ≈ 2 s of C++ compile and nothing at run time unless a VCD is opened.
+        .arg("--trace")
+        .arg("--Mdir")
+        .arg(&mdir)
+        .arg(&src)
+        .status()
+        .expect("running verilator");
+    assert!(status.success(), "verilator failed on {}", src.display());
+    let mut cpp: Vec<PathBuf> = std::fs::read_dir(&mdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .collect();
+    cpp.sort(); // deterministic archive order
+    (mdir, cpp)
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=csrc");
+    println!("cargo:rerun-if-env-changed=VERILATOR");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let root = verilator_root();
+    let inc = root.join("include");
+
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++17")
+        // Speed of the model matters more than its compile time, even in debug builds.
+        .opt_level(2)
+        .debug(false)
+        .warnings(false)
+        .define("VM_TRACE", "1")
+        .define("VM_TRACE_VCD", "1")
+        .include(&inc)
+        .include(inc.join("vltstd"))
+        .file("csrc/shim.cpp");
+    // Verilator 5.006 models reference the thread pool even when single-threaded.
+    for f in [
+        "verilated.cpp",
+        "verilated_threads.cpp",
+        "verilated_vcd_c.cpp",
+    ] {
+        build.file(inc.join(f));
+    }
+    for width in [Width::W64, Width::W512] {
+        let (mdir, cpp) = verilate(&out, width);
+        build.include(&mdir).files(cpp);
+    }
+    build.compile("rocenic_vsim");
+    println!("cargo:rustc-link-lib=pthread");
+}

@@ -1,0 +1,196 @@
+//! Two NICs back to back over a [`Link`], on one clock.
+use crate::fault::FaultPlan;
+use crate::link::{Link, LinkStats, PcapTap};
+use crate::memory::HostMemory;
+use crate::nic::{Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
+use crate::SimError;
+use rocenic_proto::Width;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Everything a [`Fabric`] is built from.
+#[derive(Clone, Debug)]
+pub struct FabricConfig {
+    pub width: Width,
+    /// Host memory per NIC, in bytes.
+    pub host_mem_bytes: usize,
+    /// Cycles from a frame's last beat leaving one core to it being queued at the other's receive port.
+    pub link_latency_cycles: u64,
+    /// Cycles from a DMA read request to its first data beat.
+    pub dma_read_latency_cycles: u64,
+    /// Capture every frame on the wire (both directions) here.
+    pub pcap: Option<PathBuf>,
+    pub faults: FaultPlan,
+    /// Seed of the link's random faults.
+    pub seed: u64,
+    /// Dump each core's signals: port p writes `<stem>.port<p>.<ext>` next to this path.
+    pub vcd: Option<PathBuf>,
+}
+
+impl Default for FabricConfig {
+    fn default() -> Self {
+        FabricConfig {
+            width: Width::W64,
+            host_mem_bytes: 64 << 20,
+            link_latency_cycles: 100,
+            dma_read_latency_cycles: 50,
+            pcap: None,
+            faults: FaultPlan::none(),
+            seed: 1,
+            vcd: None,
+        }
+    }
+}
+
+/// The VCD file of port `port` for the configured path `base`.
+pub fn vcd_path(base: &Path, port: usize) -> PathBuf {
+    let stem = base.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = base
+        .extension()
+        .map_or("vcd".into(), |e| e.to_string_lossy());
+    base.with_file_name(format!("{stem}.port{port}.{ext}"))
+}
+
+/// Two NICs, each with its own host memory, connected by a link. Built already reset.
+pub struct Fabric {
+    nics: [Nic; 2],
+    link: Link,
+    width: Width,
+    cycle: u64,
+}
+
+impl Fabric {
+    pub fn new(cfg: FabricConfig) -> Result<Fabric, SimError> {
+        let mk = |port: usize| -> Result<Nic, SimError> {
+            let mem = Arc::new(HostMemory::new(cfg.host_mem_bytes)?);
+            let ncfg = NicConfig {
+                dma_read_latency_cycles: cfg.dma_read_latency_cycles,
+                vcd: cfg.vcd.as_deref().map(|p| vcd_path(p, port)),
+            };
+            Nic::new(cfg.width, mem, &ncfg)
+        };
+        let pcap = match &cfg.pcap {
+            Some(p) => Some(PcapTap::create(p).map_err(|e| SimError::Pcap(p.clone(), e))?),
+            None => None,
+        };
+        let link = Link::new(
+            cfg.link_latency_cycles,
+            cfg.width.clock_mhz(),
+            cfg.faults.clone(),
+            cfg.seed,
+            pcap,
+        );
+        let mut f = Fabric {
+            nics: [mk(0)?, mk(1)?],
+            link,
+            width: cfg.width,
+            cycle: 0,
+        };
+        f.reset();
+        Ok(f)
+    }
+
+    pub fn width(&self) -> Width {
+        self.width
+    }
+
+    /// Host memory of NIC `port`.
+    pub fn memory(&self, port: usize) -> Arc<HostMemory> {
+        self.nics[port].memory()
+    }
+
+    /// Direct access to NIC `port` (frames, register access without ticking the other NIC, …).
+    pub fn nic_mut(&mut self, port: usize) -> &mut Nic {
+        &mut self.nics[port]
+    }
+
+    /// Reset both cores for [`RESET_CYCLES`]; the link keeps running.
+    pub fn reset(&mut self) {
+        for n in &mut self.nics {
+            n.set_reset(true);
+        }
+        self.run(RESET_CYCLES);
+        for n in &mut self.nics {
+            n.set_reset(false);
+        }
+    }
+
+    /// Write a register of NIC `port`; the whole fabric runs while the write completes.
+    pub fn reg_write(&mut self, port: usize, offset: u16, value: u32) {
+        self.nics[port].start_reg_write(offset, value);
+        self.run_until_reg_done(port, offset);
+    }
+
+    /// Read a register of NIC `port`; the whole fabric runs until the data returns.
+    pub fn reg_read(&mut self, port: usize, offset: u16) -> u32 {
+        self.nics[port].start_reg_read(offset);
+        self.run_until_reg_done(port, offset);
+        self.nics[port].take_reg_read().unwrap()
+    }
+
+    fn run_until_reg_done(&mut self, port: usize, offset: u16) {
+        for _ in 0..REG_TIMEOUT_CYCLES {
+            if !self.nics[port].reg_access_pending() {
+                return;
+            }
+            self.step();
+        }
+        panic!("register access at {offset:#06x} of port {port} did not complete in {REG_TIMEOUT_CYCLES} cycles");
+    }
+
+    /// Advance both NICs and the link by `cycles` clock cycles.
+    pub fn run(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.step();
+        }
+    }
+
+    /// One cycle of the fabric.
+    #[inline]
+    fn step(&mut self) {
+        self.nics[0].tick();
+        self.nics[1].tick();
+        for port in 0..2 {
+            while let Some((c, frame)) = self.nics[port].pop_tx_frame_timed() {
+                self.link.send(port, frame, c);
+            }
+        }
+        while let Some((to, frame)) = self.link.poll(self.cycle) {
+            self.nics[to].push_rx_frame(frame);
+        }
+        self.cycle += 1;
+    }
+
+    /// Cycles run so far, reset included.
+    pub fn cycles(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Simulated time so far, in nanoseconds.
+    pub fn time_ns(&self) -> f64 {
+        self.cycle as f64 * 1000.0 / self.width.clock_mhz()
+    }
+
+    pub fn link_stats(&self) -> LinkStats {
+        self.link.stats()
+    }
+
+    /// Interrupt pulses of NIC `port`.
+    pub fn irq_count(&self, port: usize) -> u64 {
+        self.nics[port].irq_count()
+    }
+
+    /// Put `frame` on the wire as if NIC `port` had transmitted it now: it is padded, faulted, captured
+    /// and delivered to the other NIC like any other frame.
+    pub fn inject_frame(&mut self, port: usize, frame: Vec<u8>) {
+        self.nics[port].inject_tx_frame(frame);
+    }
+
+    /// Flush the pcap file (and the VCD files, if any); reports the first pcap write error.
+    pub fn flush_pcap(&mut self) -> std::io::Result<()> {
+        for n in &mut self.nics {
+            n.flush_vcd();
+        }
+        self.link.flush_pcap()
+    }
+}

@@ -1,0 +1,186 @@
+//! The wire between two NICs, acting as both MACs: it pads frames to the 60-byte Ethernet minimum (the core
+//! sends them unpadded, FCS is never modelled), applies the fault plan, taps every frame into a pcap as it
+//! went on the wire, and delivers it to the other port after a fixed latency.
+//!
+//! The link has no Verilator in it, so it can be tested on its own.
+use crate::fault::{FaultPlan, SplitMix64};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, Endianness, TsResolution};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Shortest Ethernet frame without FCS.
+pub const MIN_FRAME: usize = 60;
+
+/// Link counters. Index = sending port; every frame a port sent is counted, dropped ones included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Frames sent by each port.
+    pub frames: [u64; 2],
+    /// Bytes sent by each port, after padding, without FCS.
+    pub bytes: [u64; 2],
+    /// Frames with at least one bit flipped.
+    pub corrupted: u64,
+    /// Frames not delivered.
+    pub dropped: u64,
+}
+
+/// A `Write` handle on a buffered file that can be flushed while `PcapWriter` owns a clone of it
+/// (pcap-file 2 gives no mutable access to its writer).
+#[derive(Clone)]
+struct SharedFile(Arc<Mutex<BufWriter<File>>>);
+
+impl Write for SharedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.lock().unwrap().flush()
+    }
+}
+
+/// A pcap capture in simulated time (nanosecond timestamps, Ethernet link type).
+pub struct PcapTap {
+    writer: PcapWriter<SharedFile>,
+    file: SharedFile,
+    /// First write error; later frames are not written, and `flush` reports it.
+    error: Option<io::Error>,
+}
+
+impl PcapTap {
+    /// Create (truncate) `path` and write the pcap header.
+    pub fn create(path: &Path) -> io::Result<PcapTap> {
+        let file = SharedFile(Arc::new(Mutex::new(BufWriter::new(File::create(path)?))));
+        let header = PcapHeader {
+            version_major: 2,
+            version_minor: 4,
+            ts_correction: 0,
+            ts_accuracy: 0,
+            snaplen: 65535,
+            datalink: DataLink::ETHERNET,
+            // A 156.25 MHz cycle is 6.4 ns: microseconds would merge neighbouring frames.
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: Endianness::Little,
+        };
+        let writer = PcapWriter::with_header(file.clone(), header).map_err(io::Error::other)?;
+        Ok(PcapTap {
+            writer,
+            file,
+            error: None,
+        })
+    }
+
+    fn record(&mut self, ns: u64, frame: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        let pkt = PcapPacket::new(Duration::from_nanos(ns), frame.len() as u32, frame);
+        if let Err(e) = self.writer.write_packet(&pkt) {
+            self.error = Some(io::Error::other(e));
+        }
+    }
+
+    /// Flush to the file; reports the first write error, if any.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.file.flush()
+    }
+}
+
+/// A frame in flight: delivery cycle and bytes.
+type InFlight = VecDeque<(u64, Vec<u8>)>;
+
+/// The point-to-point link between port 0 and port 1.
+pub struct Link {
+    latency: u64,
+    /// Simulated nanoseconds per clock cycle, for pcap timestamps.
+    ns_per_cycle: f64,
+    faults: FaultPlan,
+    rng: SplitMix64,
+    in_flight: [InFlight; 2],
+    pcap: Option<PcapTap>,
+    stats: LinkStats,
+}
+
+impl Link {
+    /// A link delivering each frame `latency` cycles after it was sent, clocked at `clock_mhz`.
+    pub fn new(
+        latency: u64,
+        clock_mhz: f64,
+        faults: FaultPlan,
+        seed: u64,
+        pcap: Option<PcapTap>,
+    ) -> Link {
+        Link {
+            latency,
+            ns_per_cycle: 1000.0 / clock_mhz,
+            faults,
+            rng: SplitMix64::new(seed),
+            in_flight: [VecDeque::new(), VecDeque::new()],
+            pcap,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Port `port` put `frame` on the wire at cycle `cycle` (the cycle its last beat left the core).
+    pub fn send(&mut self, port: usize, mut frame: Vec<u8>, cycle: u64) {
+        assert!(port < 2, "the link has ports 0 and 1, not {port}");
+        if frame.len() < MIN_FRAME {
+            frame.resize(MIN_FRAME, 0);
+        }
+        let index = self.stats.frames[port];
+        let fate = self.faults.apply(port, index, &mut frame, &mut self.rng);
+        self.stats.frames[port] += 1;
+        self.stats.bytes[port] += frame.len() as u64;
+        self.stats.corrupted += fate.corrupted as u64;
+        self.stats.dropped += fate.dropped as u64;
+        if let Some(tap) = &mut self.pcap {
+            tap.record((cycle as f64 * self.ns_per_cycle).round() as u64, &frame);
+        }
+        if !fate.dropped {
+            self.in_flight[port].push_back((cycle + self.latency, frame));
+        }
+    }
+
+    /// The next frame due at or before `cycle`, as (receiving port, frame).
+    #[inline]
+    pub fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
+        for from in 0..2 {
+            if self.in_flight[from]
+                .front()
+                .is_some_and(|(due, _)| *due <= cycle)
+            {
+                let (_, f) = self.in_flight[from].pop_front().unwrap();
+                return Some((1 - from, f));
+            }
+        }
+        None
+    }
+
+    /// Whether any frame is still on the wire.
+    pub fn busy(&self) -> bool {
+        self.in_flight.iter().any(|q| !q.is_empty())
+    }
+
+    pub fn stats(&self) -> LinkStats {
+        self.stats
+    }
+
+    /// Flush the pcap file (no-op without one).
+    pub fn flush_pcap(&mut self) -> io::Result<()> {
+        self.pcap.as_mut().map_or(Ok(()), PcapTap::flush)
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // Best effort: a caller that cares about errors calls flush_pcap first.
+        let _ = self.flush_pcap();
+    }
+}
