@@ -181,7 +181,8 @@ fn lint(width: Width, dir: &Path) -> (bool, Vec<String>, usize) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let mut fatal = Vec::new();
     let mut waived = 0;
-    for l in stderr.lines().filter(|l| l.starts_with('%')) {
+    // Verilator's closing "%Error: Exiting due to N warning(s)" only restates the count.
+    for l in stderr.lines().filter(|l| l.starts_with('%') && !l.starts_with("%Error: Exiting due to")) {
         match parse_width(l) {
             Some((_, w)) if benign(&w, &src) => waived += 1,
             Some((line, _)) => fatal.push(format!("{l}\n      {}", src[line - 1].trim())),

@@ -46,6 +46,7 @@ pub struct CqeWriter<const W: usize, const B: usize> {
     slot_addr: Signal<Local, Bits<64>>,
     offset: Signal<Local, Bits<64>>,
     used: Signal<Local, Bits<32>>,
+    beat_next: Signal<Local, Bits<8>>,
     beats: Constant<Bits<8>>,
     low_mask: Constant<Bits<64>>,
     log_w: Constant<Bits<8>>,
@@ -90,6 +91,7 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
             slot_addr: Default::default(),
             offset: Default::default(),
             used: Default::default(),
+            beat_next: Default::default(),
             beats: Constant::new((((cqe_bytes + B - 1) / B) as u64).into()),
             low_mask: Constant::new(((B - 1) as u64).into()),
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
@@ -110,6 +112,7 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
         self.irq.next = self.irq_q.q.val();
         self.irq_q.d.next = false;
         self.used.next = self.cq_pi.val() - self.cq_ci.val();
+        self.beat_next.next = self.beat.q.val() + 1;
         self.slot_addr.next = (bit_cast::<64, 32>(self.cq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.cq_base_lo.val())
             + (bit_cast::<64, 32>(
@@ -154,8 +157,8 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
             CqeState::Write => {
                 self.wr_valid.next = true;
                 if self.wr_ready.val() {
-                    self.beat.d.next = self.beat.q.val() + 1;
-                    if (self.beat.q.val() + 1) == self.beats.val() {
+                    self.beat.d.next = self.beat_next.val();
+                    if self.beat_next.val() == self.beats.val() {
                         self.cq_pi_inc.next = true;
                         self.irq_q.d.next = true;
                         self.state.d.next = CqeState::Idle;

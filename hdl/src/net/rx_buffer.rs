@@ -77,6 +77,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     // Combinational intermediates
     waddr: Signal<Local, Bits<A>>,
     pos: Signal<Local, Bits<16>>,
+    pos_end: Signal<Local, Bits<16>>,
+    lane_en: Signal<Local, Bits<B>>,
     cap_next: Signal<Local, Bits<512>>,
     ip_end: Signal<Local, Bits<16>>,
     lanes_left: Signal<Local, Bits<16>>,
@@ -140,6 +142,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             frame_len: Default::default(),
             waddr: Default::default(),
             pos: Default::default(),
+            pos_end: Default::default(),
+            lane_en: Default::default(),
             cap_next: Default::default(),
             ip_end: Default::default(),
             lanes_left: Default::default(),
@@ -200,7 +204,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         // IPv4 total length (bytes 16..17) bounds the ICRC region: Ethernet padding is not covered.
         self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> 368) + 14;
         self.lanes_left.next = self.beat_bytes.val();
-        if (self.pos.val() + self.beat_bytes.val()) > 18 {
+        // Once bytes 16..17 (IP total length) are in, the ICRC region's end is known.
+        self.pos_end.next = self.pos.val() + self.beat_bytes.val();
+        if self.pos_end.val() > 18 {
             if self.ip_end.val() <= self.pos.val() {
                 self.lanes_left.next = 0.into();
             } else if (self.ip_end.val() - self.pos.val()) < self.beat_bytes.val() {
@@ -213,13 +219,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.crc_unit.crc_in.next = self.crc_start.val();
         }
         self.crc_unit.data.next = self.rx_tdata.val();
-        self.crc_unit.en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
+        self.lane_en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
+        self.crc_unit.en.next = self.lane_en.val();
         if self.pos.val() < 64 {
             self.crc_unit.data.next = self.rx_tdata.val()
                 | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.pos.val() << 3));
-            self.crc_unit.en.next = self.rx_tkeep.val()
-                & !(self.ones.val() << self.lanes_left.val())
-                & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
+            self.crc_unit.en.next =
+                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
         }
         self.keep_count.keep.next = self.rx_tkeep.val();
         self.len_next.next = self.frame_len.q.val() + self.keep_count.count.val();

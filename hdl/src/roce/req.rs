@@ -173,6 +173,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ext_len: Signal<Local, Bits<16>>,
     pad: Signal<Local, Bits<16>>,
     ip_len: Signal<Local, Bits<16>>,
+    udp_len: Signal<Local, Bits<16>>,
+    p_round: Signal<Local, Bits<16>>,
+    beat_bytes_m1: Constant<Bits<16>>,
     ck_sum: Signal<Local, Bits<32>>,
     ck_f1: Signal<Local, Bits<32>>,
     ip_ck: Signal<Local, Bits<16>>,
@@ -369,6 +372,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ext_len: Default::default(),
             pad: Default::default(),
             ip_len: Default::default(),
+            udp_len: Default::default(),
+            p_round: Default::default(),
+            beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
             ck_sum: Default::default(),
             ck_f1: Default::default(),
             ip_ck: Default::default(),
@@ -495,6 +501,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
+        self.udp_len.next = self.ip_len.val() - 20;
         // IPv4 header checksum (RFC 791): one's-complement sum of the 16-bit words; the constant words
         // 0x4502 + 0x4000 (ID 0) + 0x4011 sum to 0xC513.
         self.ck_sum.next = bit_cast::<32, 16>(self.ip_len.val())
@@ -516,7 +523,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.p_ackreq.q.val() {
             self.bth_b8.next = 0x80.into();
         }
-        self.nd_l.next = (self.p_plen.q.val() + self.beat_bytes.val() - 1) >> self.log_b.val();
+        // Sums kept at 16 bits before the shift, so Verilog and rust-hdl agree (docs/lint.md).
+        self.p_round.next = self.p_plen.q.val() + self.beat_bytes_m1.val();
+        self.nd_l.next = self.p_round.val() >> self.log_b.val();
         self.want_cqe.next = (self.w_status.q.val() != 0) || ((self.w_flags.q.val() & 1) != 0);
 
         // Output word at frame byte `pos`: header bytes from the top of the big-endian register, payload
@@ -809,7 +818,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
                     | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 752)
                     | (bit_cast::<1024, 32>(self.udp_sport.val() & 0xFFFF) << 736)
-                    | (bit_cast::<1024, 16>(self.ip_len.val() - 20) << 704)
+                    | (bit_cast::<1024, 16>(self.udp_len.val()) << 704)
                     | (bit_cast::<1024, 8>(self.p_opcode.q.val()) << 680)
                     | (bit_cast::<1024, 8>(self.bth_b1.val()) << 672)
                     | (bit_cast::<1024, 32>(self.dest_qpn.val() & 0xFF_FFFF) << 624)
@@ -821,9 +830,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.nd.d.next = self.nd_l.val();
                 self.last_j.d.next = self.nd_l.val() - 1;
                 self.last_wmask.d.next = self.ones_w.val();
-                if (self.p_plen.q.val() & (self.beat_bytes.val() - 1)) != 0 {
+                if (self.p_plen.q.val() & self.beat_bytes_m1.val()) != 0 {
                     self.last_wmask.d.next = !(self.ones_w.val()
-                        << ((self.p_plen.q.val() & (self.beat_bytes.val() - 1)) << 3));
+                        << ((self.p_plen.q.val() & self.beat_bytes_m1.val()) << 3));
                 }
                 self.data_start.d.next = self.start54.val();
                 if self.p_reth.q.val() {

@@ -173,6 +173,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
     fire: Signal<Local, bool>,
+    meta_round: Signal<Local, Bits<16>>,
+    hdr_shift: Signal<Local, Bits<16>>,
+    hdr_len: Signal<Local, Bits<16>>,
+    hdr_words_a: Signal<Local, Bits<A>>,
+    pay_round: Signal<Local, Bits<16>>,
+    psn_next: Signal<Local, Bits<24>>,
+    beat_bytes_m1: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    log_w: Constant<Bits<16>>,
+    bth_end: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
@@ -319,6 +329,17 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             lanes_left: Default::default(),
             out_word: Default::default(),
             fire: Default::default(),
+            meta_round: Default::default(),
+            hdr_shift: Default::default(),
+            hdr_len: Default::default(),
+            hdr_words_a: Default::default(),
+            pay_round: Default::default(),
+            psn_next: Default::default(),
+            beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
+            one16: Constant::new(1.into()),
+            log_w: Constant::new((W.trailing_zeros() as u64).into()),
+            // End of the BTH in an untagged IPv4 frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12.
+            bth_end: Constant::new(54.into()),
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
             // Header words after the metadata word: enough for Ethernet..RETH (70 bytes).
@@ -504,6 +525,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
         self.lanes_left.next = self.pay_len.q.val() - (self.j.q.val() << self.log_b.val());
+        // Sums at their own width before a shift or a wider destination (docs/lint.md).
+        self.meta_round.next = bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes_m1.val();
+        self.hdr_shift.next = (self.k.q.val() - self.one16.val()) << self.log_w.val();
+        self.hdr_len.next = self.bth_end.val() + self.ext_len.val();
+        self.hdr_words_a.next = bit_cast::<A, 16>(self.hdr_len.val() >> self.log_b.val());
+        self.pay_round.next = self.pay_len.q.val() + self.beat_bytes_m1.val();
+        self.psn_next.next = self.psn.q.val() + 1;
         self.fire.next = false;
 
         match self.state.q.val() {
@@ -518,14 +546,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // Word k of the slot was addressed last cycle: 0 is the metadata, then header words.
                 self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val()) + 1;
                 if self.k.q.val() == 0 {
-                    self.frame_words.d.next = bit_cast::<A, 16>(
-                        (bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes.val() - 1)
-                            >> self.log_b.val(),
-                    );
+                    self.frame_words.d.next =
+                        bit_cast::<A, 16>(self.meta_round.val() >> self.log_b.val());
                 } else {
                     self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, W>(self.buf_rd_data.val())
-                            << ((self.k.q.val() - 1) << (self.log_b.val() + 3)));
+                        | (bit_cast::<1024, W>(self.buf_rd_data.val()) << self.hdr_shift.val());
                 }
                 self.k.d.next = self.k.q.val() + 1;
                 if self.k.q.val() == self.hdr_words.val() {
@@ -539,10 +564,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.psn.d.next = self.f_psn.val();
                 self.ack_req.d.next =
                     (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 616) & 0x80) != 0;
-                self.pay_word.d.next =
-                    bit_cast::<A, 16>((54 + self.ext_len.val()) >> self.log_b.val()) + 1;
-                self.shift.d.next =
-                    (54 + self.ext_len.val()) & bit_cast::<16, 64>(self.low_mask.val());
+                self.pay_word.d.next = self.hdr_words_a.val() + 1;
+                self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                 self.state.d.next = RespState::Pop;
                 if (self.qp_state.val() != 2 && self.qp_state.val() != 3)
                     || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
@@ -657,8 +680,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else {
                     self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val();
                     self.j.d.next = 0.into();
-                    self.nwords.d.next =
-                        (self.pay_len.q.val() + self.beat_bytes.val() - 1) >> self.log_b.val();
+                    self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
                     self.state.d.next = RespState::Prime1;
                 }
             }
@@ -692,7 +714,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.cqe_valid.next = self.is_send.val();
                 if !self.is_send.val() || self.cqe_ready.val() {
                     self.rq_psn_set.next = true;
-                    self.rq_psn_val.next = bit_cast::<32, 24>(self.psn.q.val() + 1);
+                    self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                     self.nak_sent.d.next = false;
                     self.in_write.d.next =
                         (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
