@@ -182,7 +182,10 @@ fn lint(width: Width, dir: &Path) -> (bool, Vec<String>, usize) {
     let mut fatal = Vec::new();
     let mut waived = 0;
     // Verilator's closing "%Error: Exiting due to N warning(s)" only restates the count.
-    for l in stderr.lines().filter(|l| l.starts_with('%') && !l.starts_with("%Error: Exiting due to")) {
+    for l in stderr
+        .lines()
+        .filter(|l| l.starts_with('%') && !l.starts_with("%Error: Exiting due to"))
+    {
         match parse_width(l) {
             Some((_, w)) if benign(&w, &src) => waived += 1,
             Some((line, _)) => fatal.push(format!("{l}\n      {}", src[line - 1].trim())),

@@ -67,40 +67,70 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
     }
 
     fn hdl(&self) -> Verilog {
-        // Column k of the step's matrix is step applied to unit vector k (32 register bits, then 8 data bits);
-        // the step is linear over GF(2) because it starts from the given register, not from all ones.
-        let unit = |k: usize| {
+        // The step is linear over GF(2) (it starts from the given register, not from all ones), so any run
+        // of it is a matrix: column k is the run applied to unit vector k (32 register bits, then data bits).
+        let run = |crc: u32, data: &[u8]| data.iter().fold(crc, |c, &b| step(c, b));
+        let equations = |cols: &[u32], data_name: &str| -> String {
+            (0..32)
+                .rev()
+                .map(|j| {
+                    let terms: Vec<String> = (0..cols.len())
+                        .filter(|&k| cols[k] >> j & 1 == 1)
+                        .map(|k| {
+                            if k < 32 {
+                                format!("c[{k}]")
+                            } else {
+                                format!("{data_name}[{}]", k - 32)
+                            }
+                        })
+                        .collect();
+                    terms.join(" ^ ")
+                })
+                .collect::<Vec<_>>()
+                .join(",\n    ")
+        };
+        let unit_byte = |k: usize| -> (u32, [u8; 1]) {
             if k < 32 {
-                step(1 << k, 0)
+                (1 << k, [0])
             } else {
-                step(0, 1 << (k - 32))
+                (0, [1 << (k - 32)])
             }
         };
-        let cols: Vec<u32> = (0..40).map(unit).collect();
-        let mut bits = Vec::new();
-        for j in (0..32).rev() {
-            let terms: Vec<String> = (0..40)
-                .filter(|&k| cols[k] >> j & 1 == 1)
-                .map(|k| {
-                    if k < 32 {
-                        format!("c[{k}]")
-                    } else {
-                        format!("d[{}]", k - 32)
-                    }
-                })
-                .collect();
-            bits.push(terms.join(" ^ "));
-        }
-        let mut s = String::from("reg [31:0] c;\nreg [7:0] d;\nalways @(*) begin\n  c = crc_in;\n");
+        let byte_cols: Vec<u32> = (0..40)
+            .map(|k| {
+                let (c, d) = unit_byte(k);
+                run(c, &d)
+            })
+            .collect();
+        // A full beat (every lane enabled, the common case) goes through one matrix instead of B steps.
+        let beat_cols: Vec<u32> = (0..32 + W)
+            .map(|k| {
+                let mut data = vec![0u8; B];
+                let crc = if k < 32 {
+                    1 << k
+                } else {
+                    data[(k - 32) / 8] = 1 << ((k - 32) % 8);
+                    0
+                };
+                run(crc, &data)
+            })
+            .collect();
+        let mut s = String::from(
+            "reg [31:0] c;\nreg [7:0] d;\nalways @(*) begin\n  c = crc_in;\n  d = 8'd0;\n",
+        );
+        s += &format!(
+            "  if (&en) begin\n    c = {{{}}};\n  end else begin\n",
+            equations(&beat_cols, "data")
+        );
+        let byte_eq = equations(&byte_cols, "d");
         for lane in 0..B {
             s += &format!(
-                "  d = data[{}:{}];\n  if (en[{lane}]) c = {{{}}};\n",
+                "    d = data[{}:{}];\n    if (en[{lane}]) c = {{{byte_eq}}};\n",
                 lane * 8 + 7,
-                lane * 8,
-                bits.join(",\n    ")
+                lane * 8
             );
         }
-        s += "  crc_out = c;\nend\n";
+        s += "  end\n  crc_out = c;\nend\n";
         Verilog::Custom(s)
     }
 }
