@@ -1,0 +1,396 @@
+//! `rocenic`: tools on the rocenic driver. `rocenic demo` runs the main job: two co-simulated NICs,
+//! connected RC QPs, an RDMA WRITE and a SEND from A to B, B's memory checked, a pcap of every frame.
+use rocenic_driver::backend::sim::SimBackend;
+use rocenic_driver::{
+    AccessFlags, CompletionQueue, Context, QpCaps, QpState, QueuePair, RecvWr, RtrAttrs, RtsAttrs,
+    SendOp, SendWr, Sge, WcStatus, WorkCompletion,
+};
+use rocenic_sim::{Fabric, FabricConfig, FaultPlan, Width};
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+const USAGE: &str = "usage: rocenic demo [options]
+
+Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, then a SEND; B's
+memory is checked byte for byte, completions are polled, and every frame goes into a pcap.
+
+options:
+  --width 64|512        datapath width (default 64)
+  --write-bytes N       RDMA WRITE size in bytes (default 1048576)
+  --send-bytes N        SEND size in bytes, at most the MTU (default 1024)
+  --mtu N               path MTU: 256, 512, 1024, 2048 or 4096 (default 4096)
+  --pcap FILE           capture file (default out/demo-<width>.pcap)
+  --seed N              seed of the link's fault injection (default 1)
+  --flip-bit FRAME:BIT  flip bit BIT of the FRAME-th frame A sends (repeatable)
+  --corrupt P           corrupt each frame with probability P (seeded)
+  --ack-timeout N       local ACK timeout in core cycles (default 20000)
+  --max-cycles N        give up after N simulated cycles (default 50000000)
+  --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
+
+struct Opts {
+    width: Width,
+    write_bytes: usize,
+    send_bytes: usize,
+    mtu: u32,
+    pcap: PathBuf,
+    seed: u64,
+    faults: FaultPlan,
+    ack_timeout: u32,
+    max_cycles: u64,
+    vcd: Option<PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        width: Width::W64,
+        write_bytes: 1 << 20,
+        send_bytes: 1024,
+        mtu: 4096,
+        pcap: PathBuf::new(),
+        seed: 1,
+        faults: FaultPlan::none(),
+        ack_timeout: 20_000,
+        max_cycles: 50_000_000,
+        vcd: None,
+    };
+    let mut it = args.iter();
+    let num = |v: Option<&String>, name: &str| -> Result<u64, String> {
+        let v = v.ok_or(format!("{name} needs a value"))?;
+        v.parse().map_err(|_| format!("{name}: not a number: {v}"))
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--width" => {
+                let v = it.next().ok_or("--width needs 64 or 512")?;
+                o.width = Width::parse(v).ok_or(format!("--width must be 64 or 512, got {v}"))?;
+            }
+            "--write-bytes" => o.write_bytes = num(it.next(), a)? as usize,
+            "--send-bytes" => o.send_bytes = num(it.next(), a)? as usize,
+            "--mtu" => o.mtu = num(it.next(), a)? as u32,
+            "--pcap" => o.pcap = PathBuf::from(it.next().ok_or("--pcap needs a file")?),
+            "--seed" => o.seed = num(it.next(), a)?,
+            "--ack-timeout" => o.ack_timeout = num(it.next(), a)? as u32,
+            "--max-cycles" => o.max_cycles = num(it.next(), a)?,
+            "--vcd" => o.vcd = Some(PathBuf::from(it.next().ok_or("--vcd needs a file")?)),
+            "--corrupt" => {
+                let v = it.next().ok_or("--corrupt needs a probability")?;
+                let p: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--corrupt: not a probability: {v}"))?;
+                o.faults = o.faults.random(p, 0.0);
+            }
+            "--flip-bit" => {
+                let v = it.next().ok_or("--flip-bit needs FRAME:BIT")?;
+                let (f, b) = v
+                    .split_once(':')
+                    .ok_or(format!("--flip-bit wants FRAME:BIT, got {v}"))?;
+                let f = f
+                    .parse()
+                    .map_err(|_| format!("--flip-bit: bad frame number {f}"))?;
+                let b = b
+                    .parse()
+                    .map_err(|_| format!("--flip-bit: bad bit number {b}"))?;
+                o.faults = o.faults.flip_bit(0, f, b);
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    if !matches!(o.mtu, 256 | 512 | 1024 | 2048 | 4096) {
+        return Err(format!(
+            "--mtu must be 256, 512, 1024, 2048 or 4096, got {}",
+            o.mtu
+        ));
+    }
+    if o.send_bytes > o.mtu as usize {
+        return Err(format!(
+            "--send-bytes {} is larger than the MTU {} (multi-packet SEND is not built yet)",
+            o.send_bytes, o.mtu
+        ));
+    }
+    if o.pcap.as_os_str().is_empty() {
+        o.pcap = PathBuf::from(format!("out/demo-{}.pcap", o.width.bits()));
+    }
+    Ok(o)
+}
+
+/// One side of the demo: its context, objects and buffers.
+struct Side {
+    ctx: Context,
+    qp: QueuePair,
+    send_cq: Arc<CompletionQueue>,
+    recv_cq: Arc<CompletionQueue>,
+}
+
+fn mac(port: u8) -> [u8; 6] {
+    [0x02, 0x52, 0x4F, 0x43, 0x45, port]
+}
+
+fn ip(port: u8) -> Ipv4Addr {
+    Ipv4Addr::new(10, 0, 0, 1 + port)
+}
+
+fn wait_for(
+    ctx: &Context,
+    cq: &CompletionQueue,
+    fabric: &Mutex<Fabric>,
+    max_cycles: u64,
+    what: &str,
+) -> Result<WorkCompletion, String> {
+    let mut wc = [WorkCompletion::default()];
+    loop {
+        if cq.poll(&mut wc).map_err(|e| e.to_string())? == 1 {
+            return Ok(wc[0]);
+        }
+        if fabric.lock().unwrap().cycles() > max_cycles {
+            return Err(format!(
+                "no completion for {what} after {max_cycles} cycles"
+            ));
+        }
+        ctx.wait();
+    }
+}
+
+fn demo(o: Opts) -> Result<(), String> {
+    if let Some(dir) = o.pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let host_mem = (2 * o.write_bytes + (4 << 20)).next_power_of_two();
+    let cfg = FabricConfig {
+        width: o.width,
+        host_mem_bytes: host_mem,
+        pcap: Some(o.pcap.clone()),
+        faults: o.faults.clone(),
+        seed: o.seed,
+        vcd: o.vcd.clone(),
+        ..FabricConfig::default()
+    };
+    let fabric = Arc::new(Mutex::new(Fabric::new(cfg).map_err(|e| e.to_string())?));
+    let wall = Instant::now();
+    let e = |e: rocenic_driver::Error| e.to_string();
+
+    let mut sides = Vec::new();
+    for port in 0..2u8 {
+        let ctx =
+            Context::open(Arc::new(SimBackend::new(fabric.clone(), port as usize))).map_err(e)?;
+        ctx.set_port(mac(port), ip(port));
+        let pd = ctx.alloc_pd();
+        let send_cq = ctx.create_cq(64).map_err(e)?;
+        let recv_cq = ctx.create_cq(64).map_err(e)?;
+        let qp = QueuePair::create(
+            &pd,
+            &send_cq,
+            &recv_cq,
+            QpCaps {
+                max_send_wr: 16,
+                max_recv_wr: 16,
+            },
+        )
+        .map_err(e)?;
+        qp.to_init(AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
+            .map_err(e)?;
+        sides.push((
+            Side {
+                ctx,
+                qp,
+                send_cq,
+                recv_cq,
+            },
+            pd,
+        ));
+    }
+    // A's source buffers and B's targets, each registered in its side's PD.
+    let (a, pd_a) = &sides[0];
+    let (b, pd_b) = &sides[1];
+    let src = a.ctx.alloc_dma(o.write_bytes + o.send_bytes).map_err(e)?;
+    let dst = b.ctx.alloc_dma(o.write_bytes).map_err(e)?;
+    let rbuf = b.ctx.alloc_dma(o.mtu as usize).map_err(e)?;
+    let pattern: Vec<u8> = (0..o.write_bytes + o.send_bytes)
+        .map(|i| (i * 7 + (i >> 8) * 13 + 1) as u8)
+        .collect();
+    src.write(0, &pattern).map_err(e)?;
+    dst.write(0, &vec![0; o.write_bytes]).map_err(e)?;
+    let src_mr = pd_a
+        .reg_mr(&src, 0, src.len(), AccessFlags::LOCAL_WRITE)
+        .map_err(e)?;
+    let dst_mr = pd_b
+        .reg_mr(
+            &dst,
+            0,
+            dst.len(),
+            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+        )
+        .map_err(e)?;
+    let rbuf_mr = pd_b
+        .reg_mr(&rbuf, 0, rbuf.len(), AccessFlags::LOCAL_WRITE)
+        .map_err(e)?;
+
+    // Connect: each side's RTR names the other (what rdma_cm or ibv_rc_pingpong's TCP exchange would carry).
+    let psn = [0x00_1000, 0xFF_FFF0]; // B's starts near the wrap on purpose
+    for (i, (s, _)) in sides.iter().enumerate() {
+        let peer = 1 - i;
+        let rtr = RtrAttrs {
+            path_mtu: o.mtu,
+            dest_qpn: sides[peer].0.qp.qp_num(),
+            rq_psn: psn[peer],
+            dest_mac: mac(peer as u8),
+            dest_ip: ip(peer as u8),
+            udp_sport: 0xC000 | i as u16,
+        };
+        s.qp.to_rtr(&rtr).map_err(e)?;
+        let rts = RtsAttrs {
+            sq_psn: psn[i],
+            timeout: 14,
+            retry_cnt: 7,
+            ack_timeout_cycles: Some(o.ack_timeout),
+        };
+        s.qp.to_rts(&rts).map_err(e)?;
+    }
+    let start_cycles = fabric.lock().unwrap().cycles();
+
+    // B posts a receive; A writes, then sends.
+    // SAFETY: every buffer lives until the end of this function, after all completions were polled.
+    unsafe {
+        b.qp.post_recv(&RecvWr {
+            wr_id: 100,
+            sge: Sge {
+                addr: rbuf_mr.addr(),
+                length: o.mtu,
+                lkey: rbuf_mr.lkey(),
+            },
+        })
+        .map_err(e)?;
+        a.qp.post_send(&SendWr {
+            wr_id: 1,
+            op: SendOp::RdmaWrite {
+                remote_addr: dst_mr.addr(),
+                rkey: dst_mr.rkey(),
+            },
+            sge: Sge {
+                addr: src_mr.addr(),
+                length: o.write_bytes as u32,
+                lkey: src_mr.lkey(),
+            },
+            signaled: true,
+        })
+        .map_err(e)?;
+        a.qp.post_send(&SendWr {
+            wr_id: 2,
+            op: SendOp::Send,
+            sge: Sge {
+                addr: src_mr.addr() + o.write_bytes as u64,
+                length: o.send_bytes as u32,
+                lkey: src_mr.lkey(),
+            },
+            signaled: true,
+        })
+        .map_err(e)?;
+    }
+    let w = wait_for(&a.ctx, &a.send_cq, &fabric, o.max_cycles, "the RDMA WRITE")?;
+    let write_cycles = fabric.lock().unwrap().cycles() - start_cycles;
+    let s = wait_for(&a.ctx, &a.send_cq, &fabric, o.max_cycles, "the SEND")?;
+    let r = wait_for(&b.ctx, &b.recv_cq, &fabric, o.max_cycles, "the receive")?;
+    for (name, wc, id) in [("RDMA WRITE", w, 1), ("SEND", s, 2), ("RECV", r, 100)] {
+        if wc.status != WcStatus::Success || wc.wr_id != id {
+            return Err(format!(
+                "{name} completed with {:?} (wr_id {}, vendor_err {:#x})",
+                wc.status, wc.wr_id, wc.vendor_err
+            ));
+        }
+    }
+    if r.byte_len as usize != o.send_bytes {
+        return Err(format!(
+            "receive completion says {} bytes, {} were sent",
+            r.byte_len, o.send_bytes
+        ));
+    }
+    // Byte-for-byte check of B's memory.
+    let mut got = vec![0; o.write_bytes];
+    dst.read(0, &mut got).map_err(e)?;
+    if let Some(i) = (0..o.write_bytes).find(|&i| got[i] != pattern[i]) {
+        return Err(format!(
+            "RDMA WRITE data differs at byte {i}: {:#04x} != {:#04x}",
+            got[i], pattern[i]
+        ));
+    }
+    let mut got = vec![0; o.send_bytes];
+    rbuf.read(0, &mut got).map_err(e)?;
+    if got[..] != pattern[o.write_bytes..] {
+        return Err("SEND data differs from what A sent".into());
+    }
+    if a.qp.state() != QpState::Rts || b.qp.state() != QpState::Rts {
+        return Err("a QP left RTS".into());
+    }
+
+    let mut f = fabric.lock().unwrap();
+    f.flush_pcap()
+        .map_err(|e| format!("cannot write {}: {e}", o.pcap.display()))?;
+    let cycles = f.cycles() - start_cycles;
+    let stats = f.link_stats();
+    drop(f);
+    let wall_s = wall.elapsed().as_secs_f64();
+    let mhz = o.width.clock_mhz();
+    let counters_a = a.ctx.counters();
+    let counters_b = b.ctx.counters();
+    let get = |c: &[(String, u64)], n: &str| c.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);
+    println!(
+        "rocenic demo: {}-bit core at {} MHz, path MTU {}",
+        o.width.bits(),
+        mhz,
+        o.mtu
+    );
+    println!("  RDMA WRITE {} bytes + SEND {} bytes from A to B: data checked byte for byte, 3 completions", o.write_bytes, o.send_bytes);
+    println!("  frames      A->B {} ({} bytes), B->A {} ({} bytes); corrupted on the link {}, dropped {}",
+        stats.frames[0], stats.bytes[0], stats.frames[1], stats.bytes[1], stats.corrupted, stats.dropped);
+    println!("  recovery    B: ICRC errors {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
+        get(&counters_b, "rx_icrc_errors"), get(&counters_b, "rx_seq_errors"), get(&counters_b, "rx_dup_requests"),
+        get(&counters_a, "rx_naks"), get(&counters_a, "ack_timeouts"), get(&counters_a, "retransmits"));
+    println!(
+        "  simulated   {} cycles = {:.1} us ({} cycles for the WRITE)",
+        cycles,
+        cycles as f64 / mhz,
+        write_cycles
+    );
+    println!(
+        "  goodput     WRITE {:.2} bytes/cycle = {:.2} Gb/s at {} MHz",
+        o.write_bytes as f64 / write_cycles as f64,
+        o.write_bytes as f64 * 8.0 * mhz / write_cycles as f64 / 1000.0,
+        mhz
+    );
+    println!(
+        "  wall time   {:.2} s ({:.2} M cycles/s for both NICs)",
+        wall_s,
+        cycles as f64 / wall_s / 1e6
+    );
+    println!("  pcap        {}", o.pcap.display());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("demo") => match parse(&args[1..]).and_then(demo) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(m) if m.is_empty() => {
+                println!("{USAGE}");
+                ExitCode::SUCCESS
+            }
+            Err(m) => {
+                eprintln!("rocenic demo: error: {m}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("-h" | "--help") | None => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("rocenic: unknown command {other}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

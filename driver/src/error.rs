@@ -1,0 +1,42 @@
+//! One error type for the driver.
+use rocenic_proto::host::QpState;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no rocenic device: ID register reads {0:#010x}, expected 0x524F4345")]
+    NotRocenic(u32),
+    #[error("register map version {found:#x} is not supported (driver speaks major {expected})")]
+    Version { found: u32, expected: u32 },
+    #[error("out of device-visible memory: {0} bytes requested")]
+    OutOfDmaMemory(usize),
+    #[error("all {0} memory-region slots of the device are in use")]
+    NoMrSlot(usize),
+    #[error("this hardware generation supports one QP per device")]
+    OneQpOnly,
+    #[error("ring depth {0} is not a power of two between 2 and 32768")]
+    BadDepth(usize),
+    #[error("illegal QP transition {from:?} -> {to:?}")]
+    BadTransition { from: QpState, to: QpState },
+    #[error("QP is in {0:?}; the operation needs {1}")]
+    WrongState(QpState, &'static str),
+    #[error("path MTU {0} is not one of 256, 512, 1024, 2048, 4096")]
+    BadMtu(u32),
+    #[error("address {addr:#x} is not aligned to the device's {align}-byte DMA unit")]
+    Unaligned { addr: u64, align: usize },
+    #[error("lkey {lkey:#x} does not cover [{addr:#x}, +{len}) in this protection domain")]
+    LocalProtection { lkey: u32, addr: u64, len: u32 },
+    #[error("{0} queue is full")]
+    QueueFull(&'static str),
+    #[error("{0} is not supported by this hardware generation")]
+    Unsupported(&'static str),
+    #[error("access outside DMA region: offset {offset} + {len} > {size}")]
+    OutOfRegion {
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
+    #[error("simulation: {0}")]
+    Sim(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
