@@ -194,3 +194,133 @@ fn send_consumes_a_receive_wqe_and_completes() {
         assert_eq!(nic.irq_count(), 1, "{width:?}");
     }
 }
+
+/// Runs the NIC until it sends a frame or `cycles` pass.
+fn next_tx(nic: &mut Nic, cycles: usize) -> Option<Vec<u8>> {
+    for _ in 0..cycles {
+        nic.tick();
+        if let Some(f) = nic.pop_tx_frame() {
+            return Some(f);
+        }
+    }
+    None
+}
+
+fn new_nic(width: Width) -> (Nic, Arc<HostMemory>, u64) {
+    let mem = Arc::new(HostMemory::new(1 << 20).unwrap());
+    let mr = mem.base_iova() + 0x1000;
+    let cfg = NicConfig {
+        dma_read_latency_cycles: 20,
+        vcd: None,
+    };
+    let mut nic = Nic::new(width, mem.clone(), &cfg).unwrap();
+    setup(&mut nic, mr);
+    (nic, mem, mr)
+}
+
+/// AETH syndrome and BTH PSN of an ACK frame.
+fn aeth(ack: &[u8]) -> (u8, u32) {
+    assert_eq!(ack[42], 0x11, "not an RC ACKNOWLEDGE");
+    (ack[54], u32::from_be_bytes([0, ack[51], ack[52], ack[53]]))
+}
+
+#[test]
+fn a_corrupted_frame_is_dropped_counted_and_writes_nothing() {
+    for width in [Width::W64, Width::W512] {
+        let (mut nic, mem, mr) = new_nic(width);
+        let payload = vec![0xA5u8; 256];
+        let mut bad = write_only(0x11, 100, mr, 0x1234, &payload);
+        bad[100] ^= 0x10; // a payload bit
+        nic.push_rx_frame(bad);
+        assert!(
+            next_tx(&mut nic, 3000).is_none(),
+            "{width:?}: a bad frame must not be answered"
+        );
+        let mut back = vec![0u8; payload.len()];
+        mem.read(mr, &mut back).unwrap();
+        assert!(
+            back.iter().all(|&b| b == 0),
+            "{width:?}: host memory was written from a bad frame"
+        );
+        assert_eq!(nic.reg_read(regs::RX_ICRC_ERRORS), 1, "{width:?}");
+        assert_eq!(
+            nic.reg_read(regs::RQ_PSN),
+            100,
+            "{width:?}: the PSN must not advance"
+        );
+        // The same frame intact is executed.
+        nic.push_rx_frame(write_only(0x11, 100, mr, 0x1234, &payload));
+        assert_eq!(
+            aeth(&next_tx(&mut nic, 3000).expect("ACK")).0 & 0xE0,
+            0,
+            "{width:?}"
+        );
+        mem.read(mr, &mut back).unwrap();
+        assert_eq!(back, payload, "{width:?}");
+    }
+}
+
+#[test]
+fn psn_ahead_is_naked_once_and_duplicates_are_reacked() {
+    for width in [Width::W64, Width::W512] {
+        let (mut nic, _mem, mr) = new_nic(width);
+        // PSN 101 while 100 is expected: one PSN-sequence-error NAK carrying the expected PSN (IBA 9.7.5.1.1).
+        nic.push_rx_frame(write_only(0x11, 101, mr, 0x1234, &[1; 64]));
+        assert_eq!(
+            aeth(&next_tx(&mut nic, 3000).expect("NAK")),
+            (0x60, 100),
+            "{width:?}"
+        );
+        nic.push_rx_frame(write_only(0x11, 102, mr, 0x1234, &[1; 64]));
+        assert!(
+            next_tx(&mut nic, 3000).is_none(),
+            "{width:?}: only one NAK per sequence error"
+        );
+        assert_eq!(nic.reg_read(regs::RX_SEQ_ERRORS), 2, "{width:?}");
+        // The expected PSN, then the same PSN again: executed once, the duplicate is ACKed (9.7.5.1.2).
+        nic.push_rx_frame(write_only(0x11, 100, mr, 0x1234, &[2; 64]));
+        assert_eq!(
+            aeth(&next_tx(&mut nic, 3000).expect("ACK")),
+            (0x1F, 100),
+            "{width:?}"
+        );
+        nic.push_rx_frame(write_only(0x11, 100, mr, 0x1234, &[3; 64]));
+        assert_eq!(
+            aeth(&next_tx(&mut nic, 3000).expect("re-ACK")),
+            (0x1F, 100),
+            "{width:?}"
+        );
+        assert_eq!(nic.reg_read(regs::RX_DUP_REQUESTS), 1, "{width:?}");
+        assert_eq!(nic.reg_read(regs::RQ_PSN), 101, "{width:?}");
+    }
+}
+
+#[test]
+fn a_bad_rkey_is_naked_and_moves_the_qp_to_error() {
+    for width in [Width::W64, Width::W512] {
+        let (mut nic, mem, mr) = new_nic(width);
+        nic.push_rx_frame(write_only(0x11, 100, mr, 0x9999, &[7; 64]));
+        assert_eq!(
+            aeth(&next_tx(&mut nic, 3000).expect("NAK")),
+            (0x62, 100),
+            "{width:?}"
+        );
+        // Out of the region's bounds with the right key: also a remote access error.
+        let (mut nic2, _m2, mr2) = new_nic(width);
+        nic2.push_rx_frame(write_only(0x11, 100, mr2 + 0x1000 - 32, 0x1234, &[7; 64]));
+        assert_eq!(
+            aeth(&next_tx(&mut nic2, 3000).expect("NAK")).0,
+            0x62,
+            "{width:?}"
+        );
+        let mut back = [0u8; 64];
+        mem.read(mr, &mut back).unwrap();
+        assert_eq!(back, [0; 64], "{width:?}");
+        assert_eq!(
+            nic.reg_read(regs::QP_STATE),
+            6,
+            "{width:?}: responder QP in ERR"
+        );
+        assert_eq!(nic.reg_read(regs::RX_REMOTE_ACCESS_ERRORS), 1, "{width:?}");
+    }
+}

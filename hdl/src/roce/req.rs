@@ -597,9 +597,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if !self.wqe_active.q.val() {
                     self.lat_valid.d.next = false;
                 }
+                // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
+                // receive engine only raises ACK requests while the QP is in RTR or RTS.
                 if self.ack_valid.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.rts.val())
+                    && ((self.qp_state.val() == 2) || self.rts.val() || (self.qp_state.val() == 6))
                 {
                     // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
