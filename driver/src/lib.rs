@@ -6,6 +6,8 @@
 //! keeps its protection domain alive, a QP keeps its PD and CQs alive (`Arc`).
 pub mod backend;
 pub mod error;
+#[cfg(feature = "sim")]
+pub mod pair;
 pub mod verbs;
 
 pub use backend::{Backend, DmaRegion};

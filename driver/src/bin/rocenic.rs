@@ -1,15 +1,10 @@
 //! `rocenic`: tools on the rocenic driver. `rocenic demo` runs the main job: two co-simulated NICs,
 //! connected RC QPs, an RDMA WRITE and a SEND from A to B, B's memory checked, a pcap of every frame.
-use rocenic_driver::backend::sim::SimBackend;
-use rocenic_driver::{
-    AccessFlags, CompletionQueue, Context, QpCaps, QpState, QueuePair, RecvWr, RtrAttrs, RtsAttrs,
-    SendOp, SendWr, Sge, WcStatus, WorkCompletion,
-};
-use rocenic_sim::{Fabric, FabricConfig, FaultPlan, Width};
-use std::net::Ipv4Addr;
+use rocenic_driver::pair::Pair;
+use rocenic_driver::{AccessFlags, QpState, RecvWr, SendOp, SendWr, Sge, WcStatus};
+use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 const USAGE: &str = "usage: rocenic demo [options]
@@ -117,43 +112,6 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
-/// One side of the demo: its context, objects and buffers.
-struct Side {
-    ctx: Context,
-    qp: QueuePair,
-    send_cq: Arc<CompletionQueue>,
-    recv_cq: Arc<CompletionQueue>,
-}
-
-fn mac(port: u8) -> [u8; 6] {
-    [0x02, 0x52, 0x4F, 0x43, 0x45, port]
-}
-
-fn ip(port: u8) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, 1 + port)
-}
-
-fn wait_for(
-    ctx: &Context,
-    cq: &CompletionQueue,
-    fabric: &Mutex<Fabric>,
-    max_cycles: u64,
-    what: &str,
-) -> Result<WorkCompletion, String> {
-    let mut wc = [WorkCompletion::default()];
-    loop {
-        if cq.poll(&mut wc).map_err(|e| e.to_string())? == 1 {
-            return Ok(wc[0]);
-        }
-        if fabric.lock().unwrap().cycles() > max_cycles {
-            return Err(format!(
-                "no completion for {what} after {max_cycles} cycles"
-            ));
-        }
-        ctx.wait();
-    }
-}
-
 fn demo(o: Opts) -> Result<(), String> {
     if let Some(dir) = o.pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
@@ -169,43 +127,11 @@ fn demo(o: Opts) -> Result<(), String> {
         vcd: o.vcd.clone(),
         ..FabricConfig::default()
     };
-    let fabric = Arc::new(Mutex::new(Fabric::new(cfg).map_err(|e| e.to_string())?));
     let wall = Instant::now();
     let e = |e: rocenic_driver::Error| e.to_string();
-
-    let mut sides = Vec::new();
-    for port in 0..2u8 {
-        let ctx =
-            Context::open(Arc::new(SimBackend::new(fabric.clone(), port as usize))).map_err(e)?;
-        ctx.set_port(mac(port), ip(port));
-        let pd = ctx.alloc_pd();
-        let send_cq = ctx.create_cq(64).map_err(e)?;
-        let recv_cq = ctx.create_cq(64).map_err(e)?;
-        let qp = QueuePair::create(
-            &pd,
-            &send_cq,
-            &recv_cq,
-            QpCaps {
-                max_send_wr: 16,
-                max_recv_wr: 16,
-            },
-        )
-        .map_err(e)?;
-        qp.to_init(AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
-            .map_err(e)?;
-        sides.push((
-            Side {
-                ctx,
-                qp,
-                send_cq,
-                recv_cq,
-            },
-            pd,
-        ));
-    }
+    let pair = Pair::connect(cfg, o.mtu, o.ack_timeout).map_err(e)?;
+    let (a, b) = (&pair.a, &pair.b);
     // A's source buffers and B's targets, each registered in its side's PD.
-    let (a, pd_a) = &sides[0];
-    let (b, pd_b) = &sides[1];
     let src = a.ctx.alloc_dma(o.write_bytes + o.send_bytes).map_err(e)?;
     let dst = b.ctx.alloc_dma(o.write_bytes).map_err(e)?;
     let rbuf = b.ctx.alloc_dma(o.mtu as usize).map_err(e)?;
@@ -214,43 +140,21 @@ fn demo(o: Opts) -> Result<(), String> {
         .collect();
     src.write(0, &pattern).map_err(e)?;
     dst.write(0, &vec![0; o.write_bytes]).map_err(e)?;
-    let src_mr = pd_a
-        .reg_mr(&src, 0, src.len(), AccessFlags::LOCAL_WRITE)
-        .map_err(e)?;
-    let dst_mr = pd_b
-        .reg_mr(
+    let src_mr =
+        a.pd.reg_mr(&src, 0, src.len(), AccessFlags::LOCAL_WRITE)
+            .map_err(e)?;
+    let dst_mr =
+        b.pd.reg_mr(
             &dst,
             0,
             dst.len(),
             AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
         )
         .map_err(e)?;
-    let rbuf_mr = pd_b
-        .reg_mr(&rbuf, 0, rbuf.len(), AccessFlags::LOCAL_WRITE)
-        .map_err(e)?;
-
-    // Connect: each side's RTR names the other (what rdma_cm or ibv_rc_pingpong's TCP exchange would carry).
-    let psn = [0x00_1000, 0xFF_FFF0]; // B's starts near the wrap on purpose
-    for (i, (s, _)) in sides.iter().enumerate() {
-        let peer = 1 - i;
-        let rtr = RtrAttrs {
-            path_mtu: o.mtu,
-            dest_qpn: sides[peer].0.qp.qp_num(),
-            rq_psn: psn[peer],
-            dest_mac: mac(peer as u8),
-            dest_ip: ip(peer as u8),
-            udp_sport: 0xC000 | i as u16,
-        };
-        s.qp.to_rtr(&rtr).map_err(e)?;
-        let rts = RtsAttrs {
-            sq_psn: psn[i],
-            timeout: 14,
-            retry_cnt: 7,
-            ack_timeout_cycles: Some(o.ack_timeout),
-        };
-        s.qp.to_rts(&rts).map_err(e)?;
-    }
-    let start_cycles = fabric.lock().unwrap().cycles();
+    let rbuf_mr =
+        b.pd.reg_mr(&rbuf, 0, rbuf.len(), AccessFlags::LOCAL_WRITE)
+            .map_err(e)?;
+    let start_cycles = pair.cycles();
 
     // B posts a receive; A writes, then sends.
     // SAFETY: every buffer lives until the end of this function, after all completions were polled.
@@ -290,10 +194,16 @@ fn demo(o: Opts) -> Result<(), String> {
         })
         .map_err(e)?;
     }
-    let w = wait_for(&a.ctx, &a.send_cq, &fabric, o.max_cycles, "the RDMA WRITE")?;
-    let write_cycles = fabric.lock().unwrap().cycles() - start_cycles;
-    let s = wait_for(&a.ctx, &a.send_cq, &fabric, o.max_cycles, "the SEND")?;
-    let r = wait_for(&b.ctx, &b.recv_cq, &fabric, o.max_cycles, "the receive")?;
+    let wait = |cq, what: &str| {
+        pair.wait_for(cq, o.max_cycles).map_err(e)?.ok_or(format!(
+            "no completion for {what} after {} cycles",
+            o.max_cycles
+        ))
+    };
+    let w = wait(&a.send_cq, "the RDMA WRITE")?;
+    let write_cycles = pair.cycles() - start_cycles;
+    let s = wait(&a.send_cq, "the SEND")?;
+    let r = wait(&b.recv_cq, "the receive")?;
     for (name, wc, id) in [("RDMA WRITE", w, 1), ("SEND", s, 2), ("RECV", r, 100)] {
         if wc.status != WcStatus::Success || wc.wr_id != id {
             return Err(format!(
@@ -326,7 +236,7 @@ fn demo(o: Opts) -> Result<(), String> {
         return Err("a QP left RTS".into());
     }
 
-    let mut f = fabric.lock().unwrap();
+    let mut f = pair.fabric.lock().unwrap();
     f.flush_pcap()
         .map_err(|e| format!("cannot write {}: {e}", o.pcap.display()))?;
     let cycles = f.cycles() - start_cycles;

@@ -1,0 +1,117 @@
+//! Two co-simulated NICs with connected RC QPs: the set-up the demo and the co-simulation tests share.
+//! Port 0 is "A", port 1 is "B"; MACs 02:52:4F:43:45:0p, IPv4 10.0.0.(1+p).
+use crate::backend::sim::SimBackend;
+use crate::error::{Error, Result};
+use crate::verbs::{
+    AccessFlags, CompletionQueue, Context, ProtectionDomain, QpCaps, QueuePair, RtrAttrs, RtsAttrs,
+    WorkCompletion,
+};
+use rocenic_sim::{Fabric, FabricConfig};
+use std::net::Ipv4Addr;
+use std::sync::{Arc, Mutex};
+
+/// One side: its context, PD, CQs and QP.
+pub struct Side {
+    pub ctx: Context,
+    pub pd: Arc<ProtectionDomain>,
+    pub send_cq: Arc<CompletionQueue>,
+    pub recv_cq: Arc<CompletionQueue>,
+    pub qp: QueuePair,
+}
+
+pub struct Pair {
+    pub fabric: Arc<Mutex<Fabric>>,
+    pub a: Side,
+    pub b: Side,
+}
+
+pub fn mac(port: usize) -> [u8; 6] {
+    [0x02, 0x52, 0x4F, 0x43, 0x45, port as u8]
+}
+
+pub fn ip(port: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 0, 0, 1 + port as u8)
+}
+
+/// Starting PSNs of A and B; B's is near the 24-bit wrap so every run crosses it.
+pub const PSN: [u32; 2] = [0x00_1000, 0xFF_FFF0];
+
+impl Pair {
+    /// Builds the fabric and both sides, and takes both QPs to RTS with `mtu` and a local ACK timeout of
+    /// `ack_timeout_cycles`.
+    pub fn connect(cfg: FabricConfig, mtu: u32, ack_timeout_cycles: u32) -> Result<Pair> {
+        let fabric = Arc::new(Mutex::new(
+            Fabric::new(cfg).map_err(|e| Error::Sim(e.to_string()))?,
+        ));
+        let mut sides = Vec::new();
+        for port in 0..2 {
+            let ctx = Context::open(Arc::new(SimBackend::new(fabric.clone(), port)))?;
+            ctx.set_port(mac(port), ip(port));
+            let pd = ctx.alloc_pd();
+            let send_cq = ctx.create_cq(64)?;
+            let recv_cq = ctx.create_cq(64)?;
+            let qp = QueuePair::create(
+                &pd,
+                &send_cq,
+                &recv_cq,
+                QpCaps {
+                    max_send_wr: 16,
+                    max_recv_wr: 16,
+                },
+            )?;
+            qp.to_init(AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)?;
+            sides.push(Side {
+                ctx,
+                pd,
+                send_cq,
+                recv_cq,
+                qp,
+            });
+        }
+        // Each side's RTR names the other: what rdma_cm or ibv_rc_pingpong's TCP exchange would carry.
+        let qpns = [sides[0].qp.qp_num(), sides[1].qp.qp_num()];
+        for (i, s) in sides.iter().enumerate() {
+            let peer = 1 - i;
+            s.qp.to_rtr(&RtrAttrs {
+                path_mtu: mtu,
+                dest_qpn: qpns[peer],
+                rq_psn: PSN[peer],
+                dest_mac: mac(peer),
+                dest_ip: ip(peer),
+                udp_sport: 0xC000 | i as u16,
+            })?;
+            s.qp.to_rts(&RtsAttrs {
+                sq_psn: PSN[i],
+                timeout: 14,
+                retry_cnt: 7,
+                ack_timeout_cycles: Some(ack_timeout_cycles),
+            })?;
+        }
+        let b = sides.pop().unwrap();
+        let a = sides.pop().unwrap();
+        Ok(Pair { fabric, a, b })
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.fabric.lock().unwrap().cycles()
+    }
+
+    /// Polls `cq` (advancing the simulation) until a completion arrives or `max_cycles` have passed.
+    pub fn wait_for(
+        &self,
+        cq: &CompletionQueue,
+        max_cycles: u64,
+    ) -> Result<Option<WorkCompletion>> {
+        let mut wc = [WorkCompletion::default()];
+        let until = self.cycles() + max_cycles;
+        loop {
+            if cq.poll(&mut wc)? == 1 {
+                return Ok(Some(wc[0]));
+            }
+            if self.cycles() > until {
+                return Ok(None);
+            }
+            self.a.ctx.wait();
+        }
+    }
+}
