@@ -105,9 +105,28 @@ impl WcStatus {
     pub fn from_u8(v: u8) -> Option<Self> {
         use WcStatus::*;
         const ALL: [WcStatus; 22] = [
-            Success, LocLenErr, LocQpOpErr, LocEecOpErr, LocProtErr, WrFlushErr, MwBindErr, BadRespErr, LocAccessErr,
-            RemInvReqErr, RemAccessErr, RemOpErr, RetryExcErr, RnrRetryExcErr, LocRddViolErr, RemInvRdReqErr,
-            RemAbortErr, InvEecnErr, InvEecStateErr, FatalErr, RespTimeoutErr, GeneralErr,
+            Success,
+            LocLenErr,
+            LocQpOpErr,
+            LocEecOpErr,
+            LocProtErr,
+            WrFlushErr,
+            MwBindErr,
+            BadRespErr,
+            LocAccessErr,
+            RemInvReqErr,
+            RemAccessErr,
+            RemOpErr,
+            RetryExcErr,
+            RnrRetryExcErr,
+            LocRddViolErr,
+            RemInvRdReqErr,
+            RemAbortErr,
+            InvEecnErr,
+            InvEecStateErr,
+            FatalErr,
+            RespTimeoutErr,
+            GeneralErr,
         ];
         ALL.get(v as usize).copied()
     }
@@ -153,6 +172,8 @@ pub enum QpState {
 impl QpState {
     pub fn from_u32(v: u32) -> Option<Self> {
         use QpState::*;
-        [Reset, Init, Rtr, Rts, Sqd, Sqe, Err].get(v as usize).copied()
+        [Reset, Init, Rtr, Rts, Sqd, Sqe, Err]
+            .get(v as usize)
+            .copied()
     }
 }

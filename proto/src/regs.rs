@@ -137,7 +137,10 @@ pub fn markdown() -> String {
             Access::RwCore => "RW (core updates)",
             Access::Counter => "counter",
         };
-        s += &format!("| 0x{:04X} | `{}` | {} | 0x{:X} | {} |\n", r.offset, r.name, acc, r.reset, r.doc);
+        s += &format!(
+            "| 0x{:04X} | `{}` | {} | 0x{:X} | {} |\n",
+            r.offset, r.name, acc, r.reset, r.doc
+        );
     }
     s
 }
