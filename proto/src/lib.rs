@@ -3,7 +3,11 @@
 //! tools and the docs all read them from here.
 
 pub mod host;
+pub mod icrc;
+pub mod opcode;
+pub mod pcap;
 pub mod regs;
 pub mod width;
+pub mod wire;
 
 pub use width::Width;
