@@ -7,19 +7,18 @@
 //!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791; VLAN tags, IPv6 and IP
 //! options are counted as not-RoCE drops (the Ethernet issue adds them).
-use crate::prim::byteswap::ByteSwap;
+use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
+use rocenic_proto::icrc::MASKED_BYTES_IPV4;
+use rocenic_proto::wire::ipv4_frame as F;
 use rust_hdl::prelude::*;
 
 /// Bytes of the frame start captured to check addresses and find the IP length.
 const CAP_BYTES: usize = 64;
 
-/// ICRC masked bytes of an untagged IPv4 RoCEv2 frame (IBA annex A17.3.3): IP TOS, TTL, header checksum,
-/// UDP checksum and BTH byte 4 (FECN/BECN/reserved) count as all ones.
-pub const ICRC_MASKED_BYTES: [usize; 7] = [15, 22, 24, 25, 40, 41, 46];
 /// The ICRC covers the frame from the IP header on (the Ethernet header is replaced by the 8-byte prefix).
-pub const ICRC_FIRST_BYTE: usize = 14;
+const ICRC_FIRST_BYTE: usize = F::IP;
 
 /// Minimum IPv4 total length of a RoCEv2 packet: IP 20 + UDP 8 + BTH 12 + ICRC 4.
 const MIN_IP_LEN: u64 = 44;
@@ -94,13 +93,21 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     cap_beats: Constant<Bits<16>>,
     log_w: Constant<Bits<16>>,
     min_ip_end: Constant<Bits<16>>,
+    sh_ip_len: Constant<Bits<16>>,
+    sh_dst_mac: Constant<Bits<16>>,
+    sh_ethertype: Constant<Bits<16>>,
+    sh_ip_vihl: Constant<Bits<16>>,
+    sh_ip_proto: Constant<Bits<16>>,
+    sh_ip_dst: Constant<Bits<16>>,
+    sh_udp_dport: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
         let mut mask = Bits::<512>::default();
-        for p in ICRC_MASKED_BYTES {
+        // Bytes the ICRC counts as all ones (IBA annex A17.3.3): TOS, TTL, checksums, BTH resv8a.
+        for p in MASKED_BYTES_IPV4 {
             mask = mask | (bit_cast::<512, 8>(0xFF.into()) << (p * 8) as u64);
         }
         let skip: u64 = (1 << ICRC_FIRST_BYTE) - 1;
@@ -158,6 +165,13 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             cap_beats: Constant::new(((CAP_BYTES / B).max(1) as u64).into()),
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
             min_ip_end: Constant::new((MIN_IP_LEN + ICRC_FIRST_BYTE as u64).into()),
+            sh_ip_len: Constant::new(be_shift(CAP_BYTES, F::IP_TOTAL_LEN, 2).into()),
+            sh_dst_mac: Constant::new(be_shift(CAP_BYTES, 0, 6).into()),
+            sh_ethertype: Constant::new(be_shift(CAP_BYTES, 12, 2).into()),
+            sh_ip_vihl: Constant::new(be_shift(CAP_BYTES, F::IP, 1).into()),
+            sh_ip_proto: Constant::new(be_shift(CAP_BYTES, F::IP_PROTOCOL, 1).into()),
+            sh_ip_dst: Constant::new(be_shift(CAP_BYTES, F::IP_DST, 4).into()),
+            sh_udp_dport: Constant::new(be_shift(CAP_BYTES, F::UDP_DPORT, 2).into()),
         }
     }
 }
@@ -202,7 +216,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.cap_swap.a.next = self.cap_next.val();
         // IPv4 total length (bytes 16..17) bounds the ICRC region: Ethernet padding is not covered.
-        self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> 368) + 14;
+        self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_len.val()) + 14;
         self.lanes_left.next = self.beat_bytes.val();
         // Once bytes 16..17 (IP total length) are in, the ICRC region's end is known.
         self.pos_end.next = self.pos.val() + self.beat_bytes.val();
@@ -233,14 +247,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.len_next.next = self.keep_count.count.val();
         }
         // A RoCEv2 packet for this port: our MAC, IPv4 without options, UDP to 4791, our IP, sane length.
-        self.is_roce.next = (bit_cast::<48, 512>(self.cap_swap.y.val() >> 464)
+        self.is_roce.next = (bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
             == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
                 | bit_cast::<48, 32>(self.mac_lo.val())))
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> 400) == 0x0800)
-            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 392) == 0x45)
-            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> 320) == 17)
-            && (bit_cast::<32, 512>(self.cap_swap.y.val() >> 240) == self.ipv4.val())
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> 208) == 4791)
+            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x0800)
+            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45)
+            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val()) == 17)
+            && (bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val())
+                == self.ipv4.val())
+            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791)
             && (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());
 

@@ -3,6 +3,13 @@
 //! read as plain bit slices.
 use rust_hdl::prelude::*;
 
+/// Right shift that brings the big-endian field of `len` bytes at byte `offset` of a `reg_bytes`-byte
+/// register (first byte most significant) down to bit 0: how the RTL reads header fields whose offsets
+/// come from `rocenic_proto::wire`.
+pub const fn be_shift(reg_bytes: usize, offset: usize, len: usize) -> u64 {
+    ((reg_bytes - offset - len) * 8) as u64
+}
+
 #[derive(LogicBlock, Default)]
 pub struct ByteSwap<const N: usize> {
     pub a: Signal<In, Bits<N>>,

@@ -5,7 +5,11 @@
 //! Frames come from the receive buffer already ICRC-checked. Per packet: read the metadata and header
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
-use crate::prim::byteswap::ByteSwap;
+use crate::prim::byteswap::{be_shift, ByteSwap};
+use rocenic_proto::wire::ipv4_frame as F;
+
+/// Bytes of the captured header register (big-endian after the swap).
+const HDR_BYTES: usize = 128;
 use rocenic_proto::host::recv_wqe::{ADDR, WR_ID};
 use rust_hdl::prelude::*;
 
@@ -183,6 +187,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     one16: Constant<Bits<16>>,
     log_w: Constant<Bits<16>>,
     bth_end: Constant<Bits<16>>,
+    sh_ip_len: Constant<Bits<16>>,
+    sh_opcode: Constant<Bits<16>>,
+    sh_pad: Constant<Bits<16>>,
+    sh_dqpn: Constant<Bits<16>>,
+    sh_psn: Constant<Bits<16>>,
+    sh_va: Constant<Bits<16>>,
+    sh_rkey: Constant<Bits<16>>,
+    sh_dmalen: Constant<Bits<16>>,
+    sh_syn: Constant<Bits<16>>,
+    sh_ackreq: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
@@ -338,8 +352,19 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
             one16: Constant::new(1.into()),
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
-            // End of the BTH in an untagged IPv4 frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12.
-            bth_end: Constant::new(54.into()),
+            // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
+            bth_end: Constant::new((F::EXT as u64).into()),
+            sh_ip_len: Constant::new(be_shift(HDR_BYTES, F::IP_TOTAL_LEN, 2).into()),
+            sh_opcode: Constant::new(be_shift(HDR_BYTES, F::BTH_OPCODE, 1).into()),
+            // PadCnt: bits 5..4 of BTH byte 1.
+            sh_pad: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 4).into()),
+            sh_dqpn: Constant::new(be_shift(HDR_BYTES, F::BTH_DEST_QP, 3).into()),
+            sh_psn: Constant::new(be_shift(HDR_BYTES, F::BTH_PSN, 3).into()),
+            sh_va: Constant::new(be_shift(HDR_BYTES, F::RETH_VA, 8).into()),
+            sh_rkey: Constant::new(be_shift(HDR_BYTES, F::RETH_RKEY, 4).into()),
+            sh_dmalen: Constant::new(be_shift(HDR_BYTES, F::RETH_DMA_LEN, 4).into()),
+            sh_syn: Constant::new(be_shift(HDR_BYTES, F::AETH_SYNDROME, 1).into()),
+            sh_ackreq: Constant::new(be_shift(HDR_BYTES, F::BTH_ACK_REQ, 1).into()),
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
             // Header words after the metadata word: enough for Ethernet..RETH (70 bytes).
@@ -429,15 +454,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
 
         // Header fields, big-endian offsets in an untagged IPv4 frame (BTH at byte 42, RETH/AETH at 54).
         self.hdr_swap.a.next = self.hdr.q.val();
-        self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 880);
-        self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 680);
-        self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> 676) & 3;
-        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 624);
-        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> 592);
-        self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> 528);
-        self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 496);
-        self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> 464);
-        self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 584);
+        self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip_len.val());
+        self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_opcode.val());
+        self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_pad.val()) & 3;
+        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_dqpn.val());
+        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_psn.val());
+        self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_va.val());
+        self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_rkey.val());
+        self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_dmalen.val());
+        self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_syn.val());
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
         // RC opcodes handled here (IBA Table 35): SEND ONLY 0x04, WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
@@ -563,7 +588,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.opcode.d.next = self.f_opcode.val();
                 self.psn.d.next = self.f_psn.val();
                 self.ack_req.d.next =
-                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> 616) & 0x80) != 0;
+                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ackreq.val()) & 0x80)
+                        != 0;
                 self.pay_word.d.next = self.hdr_words_a.val() + 1;
                 self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                 self.state.d.next = RespState::Pop;
