@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# The test job: unit tests, Verilated behaviour tests, Verilator lint, and an independent check of the
-# demo's pcap (ICRC by zlib, decoding by tshark). Ends with cargo's own summary line.
+# The test job: unit tests, rust-hdl block simulations, Verilated behaviour tests, the Verilator lint gate,
+# and an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
+# corrupted frame the NICs must recover from. Ends with cargo's own summary lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 mkdir -p out
-cargo run --release -q -p rocenic-driver --bin rocenic -- demo --width 64 --write-bytes 65536 --pcap out/test-demo.pcap
-python3 testbench/check_pcap.py --tshark out/test-demo.pcap
+demo() { cargo run --release -q -p rocenic-driver --bin rocenic -- demo "$@"; }
+echo "== demo captures, checked independently"
+demo --width 64 --write-bytes 65536 --mtu 1024 --pcap out/test-64.pcap
+python3 testbench/check_pcap.py --tshark out/test-64.pcap
+demo --width 512 --write-bytes 65536 --pcap out/test-512.pcap
+python3 testbench/check_pcap.py --tshark out/test-512.pcap
+demo --width 64 --write-bytes 65536 --mtu 1024 --flip-bit 3:900 --pcap out/test-flip.pcap
+python3 testbench/check_pcap.py --tshark --allow-bad 1 out/test-flip.pcap
+echo "== cargo test"
 cargo test --release --workspace 2>&1
