@@ -177,6 +177,10 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
     fire: Signal<Local, bool>,
+    send_ack: Signal<Local, bool>,
+    ack_syn_l: Signal<Local, Bits<8>>,
+    ack_psn_l: Signal<Local, Bits<24>>,
+    ack_msn_l: Signal<Local, Bits<24>>,
     meta_round: Signal<Local, Bits<16>>,
     hdr_shift: Signal<Local, Bits<16>>,
     hdr_len: Signal<Local, Bits<16>>,
@@ -343,6 +347,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             lanes_left: Default::default(),
             out_word: Default::default(),
             fire: Default::default(),
+            send_ack: Default::default(),
+            ack_syn_l: Default::default(),
+            ack_psn_l: Default::default(),
+            ack_msn_l: Default::default(),
             meta_round: Default::default(),
             hdr_shift: Default::default(),
             hdr_len: Default::default(),
@@ -451,6 +459,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.ack_taken.val() {
             self.ack_pend.d.next = false;
         }
+        // Every ACK/NAK this packet asks for goes through these; a newer one replaces a pending one.
+        self.send_ack.next = false;
+        self.ack_syn_l.next = 0x1F.into();
+        self.ack_psn_l.next = self.psn.q.val();
+        self.ack_msn_l.next = self.msn.q.val();
 
         // Header fields, big-endian offsets in an untagged IPv4 frame (BTH at byte 42, RETH/AETH at 54).
         self.hdr_swap.a.next = self.hdr.q.val();
@@ -612,45 +625,40 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     if self.psn_diff.val() >= 0x80_0000 {
                         // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
                         self.dup_inc.next = true;
-                        self.ack_pend.d.next = true;
-                        self.ack_syn.d.next = 0x1F.into();
-                        self.ack_psn_q.d.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
-                        self.ack_msn_q.d.next = self.msn.q.val();
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x1F.into();
+                        self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
                     } else {
                         // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
                         self.seq_err_inc.next = true;
                         if !self.nak_sent.q.val() {
                             self.nak_sent.d.next = true;
-                            self.ack_pend.d.next = true;
-                            self.ack_syn.d.next = 0x60.into();
-                            self.ack_psn_q.d.next = bit_cast::<24, 32>(self.rq_psn.val());
-                            self.ack_msn_q.d.next = self.msn.q.val();
+                            self.send_ack.next = true;
+                            self.ack_syn_l.next = 0x60.into();
+                            self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
                         }
                     }
                 } else if !self.seq_ok.val() || !self.len_ok.val() {
                     // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
-                    self.ack_pend.d.next = true;
-                    self.ack_syn.d.next = 0x61.into();
-                    self.ack_psn_q.d.next = self.f_psn.val();
-                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x61.into();
+                    self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
                 } else if self.has_reth.val()
                     && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0))
                 {
                     // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state.
                     self.rem_access_inc.next = true;
-                    self.ack_pend.d.next = true;
-                    self.ack_syn.d.next = 0x62.into();
-                    self.ack_psn_q.d.next = self.f_psn.val();
-                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x62.into();
+                    self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
                 } else if self.is_send.val() {
                     if self.rq_pi.val() == self.rq_ci.val() {
                         // No receive WQE: RNR NAK (§9.7.5.1.6), timer code 1 (0.01 ms); PSN not consumed.
-                        self.ack_pend.d.next = true;
-                        self.ack_syn.d.next = 0x21.into();
-                        self.ack_psn_q.d.next = self.f_psn.val();
-                        self.ack_msn_q.d.next = self.msn.q.val();
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x21.into();
+                        self.ack_psn_l.next = self.f_psn.val();
                     } else {
                         self.state.d.next = RespState::RqFetch;
                     }
@@ -697,10 +705,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     && (bit_cast::<32, 16>(self.pay_len.q.val()) > self.recv_len.q.val())
                 {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
-                    self.ack_pend.d.next = true;
-                    self.ack_syn.d.next = 0x61.into();
-                    self.ack_psn_q.d.next = self.psn.q.val();
-                    self.ack_msn_q.d.next = self.msn.q.val();
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x61.into();
+                    self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
                 } else {
@@ -755,12 +762,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.rq_ci_inc.next = true;
                     }
                     if self.ack_req.q.val() {
-                        self.ack_pend.d.next = true;
-                        self.ack_syn.d.next = 0x1F.into();
-                        self.ack_psn_q.d.next = self.psn.q.val();
-                        self.ack_msn_q.d.next = self.msn.q.val();
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x1F.into();
+                        self.ack_psn_l.next = self.psn.q.val();
                         if self.is_last.val() {
-                            self.ack_msn_q.d.next = self.msn.q.val() + 1;
+                            self.ack_msn_l.next = self.msn.q.val() + 1;
                         }
                     }
                     self.state.d.next = RespState::Pop;
@@ -784,6 +790,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.wr_strb.next = self.ones.val();
         if self.lanes_left.val() < self.beat_bytes.val() {
             self.wr_strb.next = !(self.ones.val() << self.lanes_left.val());
+        }
+        if self.send_ack.val() {
+            self.ack_pend.d.next = true;
+            self.ack_syn.d.next = self.ack_syn_l.val();
+            self.ack_psn_q.d.next = self.ack_psn_l.val();
+            self.ack_msn_q.d.next = self.ack_msn_l.val();
         }
         if self.qp_state.val() == 0 {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.
