@@ -15,4 +15,14 @@ python3 testbench/check_pcap.py --tshark out/test-512.pcap
 demo --width 64 --write-bytes 65536 --mtu 1024 --flip-bit 3:900 --pcap out/test-flip.pcap
 python3 testbench/check_pcap.py --tshark --allow-bad 1 out/test-flip.pcap
 echo "== cargo test"
-cargo test --release --workspace 2>&1
+log=out/cargo-test.log
+set +e
+cargo test --release --workspace 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line for the whole run: cargo prints one summary per test binary, the last often a doc-test
+# binary with nothing in it.
+passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
+failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+echo "tests: $passed passed, $failed failed"
+exit "$status"

@@ -29,7 +29,7 @@ fn pattern(n: usize, seed: u8) -> Vec<u8> {
 }
 
 struct Bufs {
-    src: DmaRegion,
+    _src: DmaRegion,
     dst: DmaRegion,
     src_mr: MemoryRegion,
     dst_mr: MemoryRegion,
