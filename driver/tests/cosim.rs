@@ -53,7 +53,7 @@ fn bufs(p: &Pair, len: usize, data: &[u8]) -> Bufs {
             )
             .unwrap();
     Bufs {
-        src,
+        _src: src,
         dst,
         src_mr,
         dst_mr,
