@@ -186,3 +186,94 @@ mod tests {
         assert!(generate_verilog(&uut).contains("module top"));
     }
 }
+
+#[cfg(test)]
+mod behaviour {
+    use super::*;
+    use rocenic_proto::host::cqe;
+    use std::sync::{Arc, Mutex};
+
+    /// DMA writes (address, data bytes, strobe) the writer makes for one request with `cq_pi`, and
+    /// whether it reported an overrun.
+    fn run<const W: usize, const B: usize>(cq_pi: u64, cq_ci: u64) -> (Vec<(u64, Vec<u8>, u64)>, bool) {
+        let out = Arc::new(Mutex::new((Vec::new(), false)));
+        let o = out.clone();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<CqeWriter<W, B>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<CqeWriter<W, B>>| {
+            let mut x = sim.init()?;
+            x.cq_base_lo.next = 0x1000.into();
+            x.cq_base_hi.next = 0x1.into();
+            x.cq_log_size.next = 2.into();
+            x.cq_pi.next = cq_pi.into();
+            x.cq_ci.next = cq_ci.into();
+            x.qpn.next = 0x11.into();
+            x.wr_id.next = 0x0102_0304_0506_0708_u64.into();
+            x.byte_len.next = 300.into();
+            x.status.next = 0.into();
+            x.opcode.next = 128.into();
+            x.src_qp.next = 0x22.into();
+            x.vendor_err.next = 0.into();
+            x.wr_ready.next = true;
+            x.valid.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            x.valid.next = false;
+            for _ in 0..8 {
+                if x.wr_valid.val() {
+                    let data = x.wr_data.val();
+                    let bytes = (0..B).map(|i| data.get_bits::<8>(i * 8).to_u64() as u8).collect();
+                    o.lock().unwrap().0.push((x.wr_addr.val().to_u64(), bytes, x.wr_strb.val().to_u64()));
+                }
+                if x.overrun.val() {
+                    o.lock().unwrap().1 = true;
+                }
+                wait_clock_cycle!(sim, clock, x);
+            }
+            sim.done(x)
+        });
+        let mut uut = CqeWriter::<W, B>::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 100_000).unwrap();
+        let r = out.lock().unwrap().clone();
+        r
+    }
+
+    #[test]
+    fn writes_a_cqe_in_four_beats_at_64_bits() {
+        let (writes, overrun) = run::<64, 8>(0, 0);
+        assert!(!overrun);
+        assert_eq!(writes.len(), 4);
+        let mut cqe_bytes = Vec::new();
+        for (k, (addr, bytes, strb)) in writes.iter().enumerate() {
+            assert_eq!(*addr, 0x1_0000_1000 + 8 * k as u64);
+            assert_eq!(*strb, 0xFF);
+            cqe_bytes.extend_from_slice(bytes);
+        }
+        assert_eq!(&cqe_bytes[cqe::WR_ID..cqe::WR_ID + 8], &[8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(&cqe_bytes[cqe::BYTE_LEN..cqe::BYTE_LEN + 4], &300u32.to_le_bytes());
+        assert_eq!(cqe_bytes[cqe::QP_NUM], 0x11);
+        assert_eq!(cqe_bytes[cqe::SRC_QP], 0x22);
+        assert_eq!(cqe_bytes[cqe::OPCODE], 128);
+        assert_eq!(cqe_bytes[cqe::OWNER], 1, "first pass of the ring");
+    }
+
+    #[test]
+    fn second_half_of_a_512_bit_beat_with_the_second_pass_owner() {
+        // CQE number 5 of a 4-entry ring: slot 1 (offset 32 of the beat), second pass (owner 0).
+        let (writes, overrun) = run::<512, 64>(5, 4);
+        assert!(!overrun);
+        assert_eq!(writes.len(), 1);
+        let (addr, bytes, strb) = &writes[0];
+        assert_eq!(*addr, 0x1_0000_1000);
+        assert_eq!(*strb, 0xFFFF_FFFF_0000_0000);
+        assert_eq!(&bytes[32 + cqe::WR_ID..32 + cqe::WR_ID + 8], &[8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(bytes[32 + cqe::OWNER], 0);
+    }
+
+    #[test]
+    fn a_full_ring_is_an_overrun_not_an_overwrite() {
+        let (writes, overrun) = run::<64, 8>(4, 0);
+        assert!(overrun);
+        assert!(writes.is_empty());
+    }
+}
