@@ -328,8 +328,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn nic_synthesizes_at_both_widths() {
         for v in [crate::nic_verilog(crate::Width::W64), crate::nic_verilog(crate::Width::W512)] {
