@@ -34,7 +34,6 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let regs = all_registers();
     let mut fields = String::new();
-    let mut defaults = String::new();
     let mut dffs = Vec::new();
     let mut body = String::new();
     let mut writes = String::new();
@@ -51,7 +50,6 @@ fn main() {
                     r.doc
                 )
                 .unwrap();
-                writeln!(defaults, "            {n}: Default::default(),").unwrap();
                 writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = self.{n}.val(); }}").unwrap();
             }
             Access::Rw | Access::RwCore | Access::Counter => {
@@ -59,11 +57,6 @@ fn main() {
                     fields,
                     "    /// {}\n    pub {n}: Signal<Out, Bits<32>>,\n    r_{n}: DFF<Bits<32>>,",
                     r.doc
-                )
-                .unwrap();
-                writeln!(
-                    defaults,
-                    "            {n}: Default::default(),\n            r_{n}: DFF::default(),"
                 )
                 .unwrap();
                 dffs.push(format!("r_{n}"));
@@ -78,12 +71,10 @@ fn main() {
                 writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = self.r_{n}.q.val(); }}").unwrap();
                 if r.access == Access::RwCore {
                     writeln!(fields, "    pub {n}_set: Signal<In, bool>,\n    pub {n}_val: Signal<In, Bits<32>>,").unwrap();
-                    writeln!(defaults, "            {n}_set: Default::default(),\n            {n}_val: Default::default(),").unwrap();
                     writeln!(core, "        if self.{n}_set.val() {{ self.r_{n}.d.next = self.{n}_val.val(); }}").unwrap();
                 }
                 if r.access == Access::Counter {
                     writeln!(fields, "    pub {n}_inc: Signal<In, bool>,").unwrap();
-                    writeln!(defaults, "            {n}_inc: Default::default(),").unwrap();
                     // A host write in the same cycle wins (it is emitted after this, below).
                     writeln!(core, "        if self.{n}_inc.val() {{ self.r_{n}.d.next = self.r_{n}.q.val() + 1; }}").unwrap();
                 }
@@ -97,7 +88,7 @@ fn main() {
 
 /// The register block: host-facing read/write port, one flop per writable register, counters the core
 /// increments, and read-only inputs the core drives. Reads return data one cycle after `rd_valid`.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct Regs {{
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -110,24 +101,6 @@ pub struct Regs {{
     pub rd_data_valid: Signal<Out, bool>,
 {fields}    rdata: DFF<Bits<32>>,
     rvalid: DFF<bool>,
-}}
-
-impl Default for Regs {{
-    fn default() -> Self {{
-        Self {{
-            clock: Default::default(),
-            reset: Default::default(),
-            wr_valid: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            rd_valid: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
-            rd_data_valid: Default::default(),
-{defaults}            rdata: DFF::default(),
-            rvalid: DFF::default(),
-        }}
-    }}
 }}
 
 impl Logic for Regs {{

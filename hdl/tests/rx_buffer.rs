@@ -99,7 +99,7 @@ fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>>
             let len = x.rd_data.val().get_bits::<16>(0).to_u64();
             if pending {
                 x.pop.next = true;
-                x.pop_words.next = (((len + B as u64 - 1) / B as u64) as u64).into();
+                x.pop_words.next = len.div_ceil(B as u64).into();
                 wait_clock_cycle!(sim, clock, x);
                 x.pop.next = false;
             }

@@ -326,7 +326,7 @@ impl QueuePair {
 
     fn check_sge(&self, sge: &Sge, need: AccessFlags) -> Result<()> {
         let align = self.dev.beat_bytes as u64;
-        if sge.addr % align != 0 {
+        if !sge.addr.is_multiple_of(align) {
             return Err(Error::Unaligned {
                 addr: sge.addr,
                 align: align as usize,

@@ -92,7 +92,7 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
             offset: Default::default(),
             used: Default::default(),
             beat_next: Default::default(),
-            beats: Constant::new((((cqe_bytes + B - 1) / B) as u64).into()),
+            beats: Constant::new((cqe_bytes.div_ceil(B) as u64).into()),
             low_mask: Constant::new(((B - 1) as u64).into()),
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
             cqe_strb: Constant::new(((1u64 << cqe_bytes) - 1).into()),
@@ -195,11 +195,16 @@ mod behaviour {
 
     /// DMA writes (address, data bytes, strobe) the writer makes for one request with `cq_pi`, and
     /// whether it reported an overrun.
-    fn run<const W: usize, const B: usize>(cq_pi: u64, cq_ci: u64) -> (Vec<(u64, Vec<u8>, u64)>, bool) {
+    fn run<const W: usize, const B: usize>(
+        cq_pi: u64,
+        cq_ci: u64,
+    ) -> (Vec<(u64, Vec<u8>, u64)>, bool) {
         let out = Arc::new(Mutex::new((Vec::new(), false)));
         let o = out.clone();
         let mut sim = Simulation::new();
-        sim.add_clock(5, |x: &mut Box<CqeWriter<W, B>>| x.clock.next = !x.clock.val());
+        sim.add_clock(5, |x: &mut Box<CqeWriter<W, B>>| {
+            x.clock.next = !x.clock.val()
+        });
         sim.add_testbench(move |mut sim: Sim<CqeWriter<W, B>>| {
             let mut x = sim.init()?;
             x.cq_base_lo.next = 0x1000.into();
@@ -221,8 +226,14 @@ mod behaviour {
             for _ in 0..8 {
                 if x.wr_valid.val() {
                     let data = x.wr_data.val();
-                    let bytes = (0..B).map(|i| data.get_bits::<8>(i * 8).to_u64() as u8).collect();
-                    o.lock().unwrap().0.push((x.wr_addr.val().to_u64(), bytes, x.wr_strb.val().to_u64()));
+                    let bytes = (0..B)
+                        .map(|i| data.get_bits::<8>(i * 8).to_u64() as u8)
+                        .collect();
+                    o.lock().unwrap().0.push((
+                        x.wr_addr.val().to_u64(),
+                        bytes,
+                        x.wr_strb.val().to_u64(),
+                    ));
                 }
                 if x.overrun.val() {
                     o.lock().unwrap().1 = true;
@@ -249,8 +260,14 @@ mod behaviour {
             assert_eq!(*strb, 0xFF);
             cqe_bytes.extend_from_slice(bytes);
         }
-        assert_eq!(&cqe_bytes[cqe::WR_ID..cqe::WR_ID + 8], &[8, 7, 6, 5, 4, 3, 2, 1]);
-        assert_eq!(&cqe_bytes[cqe::BYTE_LEN..cqe::BYTE_LEN + 4], &300u32.to_le_bytes());
+        assert_eq!(
+            &cqe_bytes[cqe::WR_ID..cqe::WR_ID + 8],
+            &[8, 7, 6, 5, 4, 3, 2, 1]
+        );
+        assert_eq!(
+            &cqe_bytes[cqe::BYTE_LEN..cqe::BYTE_LEN + 4],
+            &300u32.to_le_bytes()
+        );
         assert_eq!(cqe_bytes[cqe::QP_NUM], 0x11);
         assert_eq!(cqe_bytes[cqe::SRC_QP], 0x22);
         assert_eq!(cqe_bytes[cqe::OPCODE], 128);
@@ -266,7 +283,10 @@ mod behaviour {
         let (addr, bytes, strb) = &writes[0];
         assert_eq!(*addr, 0x1_0000_1000);
         assert_eq!(*strb, 0xFFFF_FFFF_0000_0000);
-        assert_eq!(&bytes[32 + cqe::WR_ID..32 + cqe::WR_ID + 8], &[8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(
+            &bytes[32 + cqe::WR_ID..32 + cqe::WR_ID + 8],
+            &[8, 7, 6, 5, 4, 3, 2, 1]
+        );
         assert_eq!(bytes[32 + cqe::OWNER], 0);
     }
 

@@ -376,7 +376,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
             // Header words after the metadata word: enough for Ethernet..RETH (70 bytes).
-            hdr_words: Constant::new((((70 + B - 1) / B) as u64).into()),
+            hdr_words: Constant::new(((F::RETH_DMA_LEN + 4).div_ceil(B) as u64).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),

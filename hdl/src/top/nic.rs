@@ -330,9 +330,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
 mod tests {
     #[test]
     fn nic_synthesizes_at_both_widths() {
-        for v in [crate::nic_verilog(crate::Width::W64), crate::nic_verilog(crate::Width::W512)] {
+        for v in [
+            crate::nic_verilog(crate::Width::W64),
+            crate::nic_verilog(crate::Width::W512),
+        ] {
             assert!(v.contains("module top("));
-            for block in ["top$regs", "top$rx_buf", "top$rx_eng", "top$tx_eng", "top$cqe"] {
+            for block in [
+                "top$regs",
+                "top$rx_buf",
+                "top$rx_eng",
+                "top$tx_eng",
+                "top$cqe",
+            ] {
                 assert!(v.contains(&format!("module {block}(")), "{block} missing");
             }
         }
