@@ -316,3 +316,20 @@ fn send_without_a_receive_waits_for_one() {
     rbuf.read(0, &mut got).unwrap();
     assert_eq!(got, data);
 }
+
+/// A zero-length WRITE carries no payload and touches no memory: the responder does not check its R_Key
+/// (IBA C9-88), so even an unknown key completes successfully.
+#[test]
+fn a_zero_length_write_needs_no_rkey() {
+    let p = Pair::connect(cfg(Width::W512, FaultPlan::none()), 1024, 20_000).unwrap();
+    let b = bufs(&p, 64, &[0; 64]);
+    // SAFETY: the buffers outlive the completion polled below.
+    unsafe { p.a.qp.post_send(&write_wr(&b, 0, 0xBAD)).unwrap() };
+    let w = p
+        .wait_for(&p.a.send_cq, BUDGET)
+        .unwrap()
+        .expect("WRITE completion");
+    assert_eq!((w.wr_id, w.status), (7, WcStatus::Success));
+    assert_eq!(p.b.qp.state(), QpState::Rts);
+    assert_eq!(counter(&p, 1, "rx_remote_access_errors"), 0);
+}

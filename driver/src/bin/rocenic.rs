@@ -22,7 +22,7 @@ options:
   --flip-bit FRAME:BIT  flip bit BIT of the FRAME-th frame A sends (repeatable)
   --corrupt P           corrupt each frame with probability P (seeded)
   --ack-timeout N       local ACK timeout in core cycles (default 20000)
-  --max-cycles N        give up after N simulated cycles (default 50000000)
+  --max-cycles N        give up after N simulated cycles (default 5000000)
   --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
 
 struct Opts {
@@ -48,7 +48,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         seed: 1,
         faults: FaultPlan::none(),
         ack_timeout: 20_000,
-        max_cycles: 50_000_000,
+        max_cycles: 5_000_000,
         vcd: None,
     };
     let mut it = args.iter();
@@ -132,10 +132,12 @@ fn demo(o: Opts) -> Result<(), String> {
     let pair = Pair::connect(cfg, o.mtu, o.ack_timeout).map_err(e)?;
     let (a, b) = (&pair.a, &pair.b);
     // A's source buffers and B's targets, each registered in its side's PD.
-    let src = a.ctx.alloc_dma(o.write_bytes + o.send_bytes).map_err(e)?;
-    let dst = b.ctx.alloc_dma(o.write_bytes).map_err(e)?;
+    // The SEND's source follows the WRITE's, page-aligned (DMA addresses must be beat-aligned).
+    let send_off = o.write_bytes.next_multiple_of(4096);
+    let src = a.ctx.alloc_dma(send_off + o.send_bytes.max(1)).map_err(e)?;
+    let dst = b.ctx.alloc_dma(o.write_bytes.max(1)).map_err(e)?;
     let rbuf = b.ctx.alloc_dma(o.mtu as usize).map_err(e)?;
-    let pattern: Vec<u8> = (0..o.write_bytes + o.send_bytes)
+    let pattern: Vec<u8> = (0..send_off + o.send_bytes)
         .map(|i| (i * 7 + (i >> 8) * 13 + 1) as u8)
         .collect();
     src.write(0, &pattern).map_err(e)?;
@@ -186,7 +188,7 @@ fn demo(o: Opts) -> Result<(), String> {
             wr_id: 2,
             op: SendOp::Send,
             sge: Sge {
-                addr: src_mr.addr() + o.write_bytes as u64,
+                addr: src_mr.addr() + send_off as u64,
                 length: o.send_bytes as u32,
                 lkey: src_mr.lkey(),
             },
@@ -200,18 +202,20 @@ fn demo(o: Opts) -> Result<(), String> {
             o.max_cycles
         ))
     };
-    let w = wait(&a.send_cq, "the RDMA WRITE")?;
-    let write_cycles = pair.cycles() - start_cycles;
-    let s = wait(&a.send_cq, "the SEND")?;
-    let r = wait(&b.recv_cq, "the receive")?;
-    for (name, wc, id) in [("RDMA WRITE", w, 1), ("SEND", s, 2), ("RECV", r, 100)] {
+    // Each completion is checked as it arrives, so an error is reported by the first one that has it.
+    let ok = |name: &str, wc: rocenic_driver::WorkCompletion, id: u64| {
         if wc.status != WcStatus::Success || wc.wr_id != id {
             return Err(format!(
                 "{name} completed with {:?} (wr_id {}, vendor_err {:#x})",
                 wc.status, wc.wr_id, wc.vendor_err
             ));
         }
-    }
+        Ok(wc)
+    };
+    ok("RDMA WRITE", wait(&a.send_cq, "the RDMA WRITE")?, 1)?;
+    let write_cycles = pair.cycles() - start_cycles;
+    ok("SEND", wait(&a.send_cq, "the SEND")?, 2)?;
+    let r = ok("RECV", wait(&b.recv_cq, "the receive")?, 100)?;
     if r.byte_len as usize != o.send_bytes {
         return Err(format!(
             "receive completion says {} bytes, {} were sent",
@@ -229,7 +233,7 @@ fn demo(o: Opts) -> Result<(), String> {
     }
     let mut got = vec![0; o.send_bytes];
     rbuf.read(0, &mut got).map_err(e)?;
-    if got[..] != pattern[o.write_bytes..] {
+    if got[..] != pattern[send_off..send_off + o.send_bytes] {
         return Err("SEND data differs from what A sent".into());
     }
     if a.qp.state() != QpState::Rts || b.qp.state() != QpState::Rts {

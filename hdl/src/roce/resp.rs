@@ -645,9 +645,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
                 } else if self.has_reth.val()
+                    && (self.f_dmalen.val() != 0)
                     && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0))
                 {
-                    // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state.
+                    // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
+                    // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
                     self.rem_access_inc.next = true;
                     self.send_ack.next = true;
                     self.ack_syn_l.next = 0x62.into();
