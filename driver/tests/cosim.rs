@@ -60,6 +60,30 @@ fn bufs(p: &Pair, len: usize, data: &[u8]) -> Bufs {
     }
 }
 
+/// A 1 KiB receive buffer at B, registered for local write.
+fn receive_buffer(p: &Pair) -> (DmaRegion, MemoryRegion) {
+    let rbuf = p.b.ctx.alloc_dma(1024).unwrap();
+    let rmr =
+        p.b.pd
+            .reg_mr(&rbuf, 0, 1024, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    (rbuf, rmr)
+}
+
+/// Posts `mr` as a receive at B.
+///
+/// # Safety
+/// The buffer must outlive the receive's completion.
+unsafe fn post_receive(p: &Pair, mr: &MemoryRegion, wr_id: u64) {
+    let sge = Sge {
+        addr: mr.addr(),
+        length: mr.len() as u32,
+        lkey: mr.lkey(),
+    };
+    // SAFETY: forwarded to the caller.
+    unsafe { p.b.qp.post_recv(&RecvWr { wr_id, sge }).unwrap() };
+}
+
 fn write_wr(b: &Bufs, len: usize, rkey: u32) -> SendWr {
     SendWr {
         wr_id: 7,
@@ -93,23 +117,10 @@ fn write_and_send_arrive_byte_for_byte() {
         let len = 5 * 1024 + 320;
         let data = pattern(len, 1);
         let b = bufs(&p, len, &data);
-        let rbuf = p.b.ctx.alloc_dma(1024).unwrap();
-        let rmr =
-            p.b.pd
-                .reg_mr(&rbuf, 0, 1024, AccessFlags::LOCAL_WRITE)
-                .unwrap();
+        let (rbuf, rmr) = receive_buffer(&p);
         // SAFETY: all buffers outlive the completions polled below.
         unsafe {
-            p.b.qp
-                .post_recv(&RecvWr {
-                    wr_id: 9,
-                    sge: Sge {
-                        addr: rmr.addr(),
-                        length: 1024,
-                        lkey: rmr.lkey(),
-                    },
-                })
-                .unwrap();
+            post_receive(&p, &rmr, 9);
             p.a.qp
                 .post_send(&write_wr(&b, len, b.dst_mr.rkey()))
                 .unwrap();
@@ -210,23 +221,10 @@ fn a_remote_access_error_completes_and_flushes() {
     let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
     let data = pattern(256, 3);
     let b = bufs(&p, 256, &data);
-    let rbuf = p.b.ctx.alloc_dma(1024).unwrap();
-    let rmr =
-        p.b.pd
-            .reg_mr(&rbuf, 0, 1024, AccessFlags::LOCAL_WRITE)
-            .unwrap();
+    let (_rbuf, rmr) = receive_buffer(&p);
     // SAFETY: all buffers outlive the completions polled below.
     unsafe {
-        p.b.qp
-            .post_recv(&RecvWr {
-                wr_id: 50,
-                sge: Sge {
-                    addr: rmr.addr(),
-                    length: 1024,
-                    lkey: rmr.lkey(),
-                },
-            })
-            .unwrap();
+        post_receive(&p, &rmr, 50);
         p.a.qp
             .post_send(&write_wr(&b, 256, b.dst_mr.rkey() ^ 0x100))
             .unwrap();
@@ -276,11 +274,7 @@ fn send_without_a_receive_waits_for_one() {
     let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 3_000).unwrap();
     let data = pattern(128, 4);
     let b = bufs(&p, 128, &data);
-    let rbuf = p.b.ctx.alloc_dma(1024).unwrap();
-    let rmr =
-        p.b.pd
-            .reg_mr(&rbuf, 0, 1024, AccessFlags::LOCAL_WRITE)
-            .unwrap();
+    let (rbuf, rmr) = receive_buffer(&p);
     let mut send = write_wr(&b, 128, 0);
     send.op = SendOp::Send;
     // SAFETY: all buffers outlive the completions polled below.
@@ -291,16 +285,7 @@ fn send_without_a_receive_waits_for_one() {
     );
     assert!(counter(&p, 0, "rx_naks") >= 2, "RNR NAKs");
     unsafe {
-        p.b.qp
-            .post_recv(&RecvWr {
-                wr_id: 51,
-                sge: Sge {
-                    addr: rmr.addr(),
-                    length: 1024,
-                    lkey: rmr.lkey(),
-                },
-            })
-            .unwrap();
+        post_receive(&p, &rmr, 51);
     }
     let s = p
         .wait_for(&p.a.send_cq, BUDGET)
