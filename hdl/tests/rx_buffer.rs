@@ -162,3 +162,18 @@ fn frames_for_another_port_are_not_taken() {
     input.extend(other);
     assert_eq!(run::<64, 8>(input), vec![Some(all[0].len() as u64), None]);
 }
+
+#[test]
+fn a_bad_ip_checksum_is_dropped_though_the_icrc_holds() {
+    let all = roce_frames(&capture());
+    let good = all[0].clone();
+    // The ICRC treats the IP checksum as ones, so this frame's ICRC stays right: only the IP check sees it.
+    let mut bad = good.clone();
+    bad[24] ^= 0x01;
+    assert!(icrc_ok(&bad));
+    assert_eq!(
+        run::<64, 8>(vec![bad.clone(), good.clone()]),
+        vec![None, Some(good.len() as u64)]
+    );
+    assert_eq!(run::<512, 64>(vec![bad]), vec![None]);
+}

@@ -99,6 +99,7 @@ registers! {
     RX_SEQ_ERRORS = 0x0434, Counter, 0, "Counter: request packets with a PSN ahead of the expected one (PSN sequence error).";
     RX_REMOTE_ACCESS_ERRORS = 0x0438, Counter, 0, "Counter: requests NAKed with a remote access error (bad rkey, PD, access or bounds).";
     CQES_WRITTEN = 0x043C, Counter, 0, "Counter: CQEs written.";
+    RX_IP_CHECKSUM_ERRORS = 0x0440, Counter, 0, "Counter: RoCE frames dropped for a bad IPv4 header checksum (the ICRC does not cover it).";
 }
 
 /// Number of memory-region slots in the core's MR table.

@@ -324,3 +324,19 @@ fn a_bad_rkey_is_naked_and_moves_the_qp_to_error() {
         assert_eq!(nic.reg_read(regs::RX_REMOTE_ACCESS_ERRORS), 1, "{width:?}");
     }
 }
+
+#[test]
+fn a_bad_ip_header_checksum_is_dropped_and_counted() {
+    for width in [Width::W64, Width::W512] {
+        let (mut nic, mem, mr) = new_nic(width);
+        let mut bad = write_only(0x11, 100, mr, 0x1234, &[9; 64]);
+        bad[25] ^= 0x80; // IP header checksum: outside the ICRC's coverage
+        nic.push_rx_frame(bad);
+        assert!(next_tx(&mut nic, 3000).is_none(), "{width:?}");
+        assert_eq!(nic.reg_read(regs::RX_IP_CHECKSUM_ERRORS), 1, "{width:?}");
+        assert_eq!(nic.reg_read(regs::RX_ICRC_ERRORS), 0, "{width:?}");
+        let mut back = [0u8; 64];
+        mem.read(mr, &mut back).unwrap();
+        assert_eq!(back, [0; 64], "{width:?}");
+    }
+}

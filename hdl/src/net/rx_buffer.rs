@@ -60,6 +60,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub icrc_err_inc: Signal<Out, bool>,
     pub not_roce_inc: Signal<Out, bool>,
     pub overflow_inc: Signal<Out, bool>,
+    pub ip_csum_err_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
     crc_unit: Crc32Lanes<W, B>,
     cap_swap: ByteSwap<512>,
@@ -83,6 +84,10 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     lanes_left: Signal<Local, Bits<16>>,
     len_next: Signal<Local, Bits<16>>,
     is_roce: Signal<Local, bool>,
+    ip_hdr: Signal<Local, Bits<160>>,
+    ip_sum: Signal<Local, Bits<32>>,
+    ip_fold: Signal<Local, Bits<32>>,
+    ip_fold2: Signal<Local, Bits<32>>,
     // Constants
     icrc_mask: Constant<Bits<512>>,
     icrc_skip: Constant<Bits<64>>,
@@ -94,6 +99,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     log_w: Constant<Bits<16>>,
     min_ip_end: Constant<Bits<16>>,
     sh_ip_len: Constant<Bits<16>>,
+    sh_ip_hdr: Constant<Bits<16>>,
     sh_dst_mac: Constant<Bits<16>>,
     sh_ethertype: Constant<Bits<16>>,
     sh_ip_vihl: Constant<Bits<16>>,
@@ -134,6 +140,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             icrc_err_inc: Default::default(),
             not_roce_inc: Default::default(),
             overflow_inc: Default::default(),
+            ip_csum_err_inc: Default::default(),
             ram: Default::default(),
             crc_unit: Default::default(),
             cap_swap: Default::default(),
@@ -156,6 +163,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             lanes_left: Default::default(),
             len_next: Default::default(),
             is_roce: Default::default(),
+            ip_hdr: Default::default(),
+            ip_sum: Default::default(),
+            ip_fold: Default::default(),
+            ip_fold2: Default::default(),
             icrc_mask: Constant::new(mask),
             icrc_skip: Constant::new(skip.into()),
             crc_start: Constant::new((ICRC_START as u64).into()),
@@ -166,6 +177,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             log_w: Constant::new((W.trailing_zeros() as u64).into()),
             min_ip_end: Constant::new((MIN_IP_LEN + ICRC_FIRST_BYTE as u64).into()),
             sh_ip_len: Constant::new(be_shift(CAP_BYTES, F::IP_TOTAL_LEN, 2).into()),
+            sh_ip_hdr: Constant::new(be_shift(CAP_BYTES, F::IP, 20).into()),
             sh_dst_mac: Constant::new(be_shift(CAP_BYTES, 0, 6).into()),
             sh_ethertype: Constant::new(be_shift(CAP_BYTES, 12, 2).into()),
             sh_ip_vihl: Constant::new(be_shift(CAP_BYTES, F::IP, 1).into()),
@@ -191,6 +203,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.icrc_err_inc.next = false;
         self.not_roce_inc.next = false;
         self.overflow_inc.next = false;
+        self.ip_csum_err_inc.next = false;
         self.ram.write_enable.next = false;
         self.ram.write_address.next = self.wr_ptr.q.val();
         self.ram.write_data.next = self.rx_tdata.val();
@@ -259,6 +272,21 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             && (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());
 
+        // IPv4 header checksum (RFC 791): the ones'-complement sum of the header's ten 16-bit words is
+        // 0xFFFF. The ICRC leaves this field out (routers rewrite it), so it needs its own check.
+        self.ip_hdr.next = bit_cast::<160, 512>(self.cap_swap.y.val() >> self.sh_ip_hdr.val());
+        self.ip_sum.next = bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 144))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 128))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 112))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 96))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 80))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 64))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 48))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 32))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 16))
+            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 0));
+        self.ip_fold.next = (self.ip_sum.val() & 0xFFFF) + (self.ip_sum.val() >> 16);
+        self.ip_fold2.next = (self.ip_fold.val() & 0xFFFF) + (self.ip_fold.val() >> 16);
         if self.phase.q.val() == Phase::Commit {
             // Metadata word: frame length in bytes. The frame becomes visible to the engine.
             self.ram.write_enable.next = true;
@@ -294,6 +322,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                         self.overflow_inc.next = true;
                     } else if !self.is_roce.val() || !self.enable.val() {
                         self.not_roce_inc.next = true;
+                    } else if self.ip_fold2.val() != 0xFFFF {
+                        self.ip_csum_err_inc.next = true;
                     } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
                         self.icrc_err_inc.next = true;
                     } else {

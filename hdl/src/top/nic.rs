@@ -164,6 +164,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
         self.regs.rx_drop_not_roce_inc.next = self.rx_buf.not_roce_inc.val();
         self.regs.rx_drop_overflow_inc.next = self.rx_buf.overflow_inc.val();
+        self.regs.rx_ip_checksum_errors_inc.next = self.rx_buf.ip_csum_err_inc.val();
         // Receive engine
         self.rx_eng.enable.next = self.enable.val();
         self.rx_eng.qp_state.next = self.regs.qp_state.val();
