@@ -4,13 +4,10 @@
 //!
 //! The link has no Verilator in it, so it can be tested on its own.
 use crate::fault::{FaultPlan, SplitMix64};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use rocenic_proto::pcap;
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Shortest Ethernet frame without FCS.
@@ -29,24 +26,9 @@ pub struct LinkStats {
     pub dropped: u64,
 }
 
-/// A `Write` handle on a buffered file that can be flushed while `PcapWriter` owns a clone of it
-/// (pcap-file 2 gives no mutable access to its writer).
-#[derive(Clone)]
-struct SharedFile(Arc<Mutex<BufWriter<File>>>);
-
-impl Write for SharedFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.lock().unwrap().flush()
-    }
-}
-
 /// A pcap capture in simulated time (nanosecond timestamps, Ethernet link type).
 pub struct PcapTap {
-    writer: PcapWriter<SharedFile>,
-    file: SharedFile,
+    writer: pcap::Writer,
     /// First write error; later frames are not written, and `flush` reports it.
     error: Option<io::Error>,
 }
@@ -54,22 +36,9 @@ pub struct PcapTap {
 impl PcapTap {
     /// Create (truncate) `path` and write the pcap header.
     pub fn create(path: &Path) -> io::Result<PcapTap> {
-        let file = SharedFile(Arc::new(Mutex::new(BufWriter::new(File::create(path)?))));
-        let header = PcapHeader {
-            version_major: 2,
-            version_minor: 4,
-            ts_correction: 0,
-            ts_accuracy: 0,
-            snaplen: 65535,
-            datalink: DataLink::ETHERNET,
-            // A 156.25 MHz cycle is 6.4 ns: microseconds would merge neighbouring frames.
-            ts_resolution: TsResolution::NanoSecond,
-            endianness: Endianness::Little,
-        };
-        let writer = PcapWriter::with_header(file.clone(), header).map_err(io::Error::other)?;
+        let writer = pcap::Writer::create(path).map_err(io::Error::other)?;
         Ok(PcapTap {
             writer,
-            file,
             error: None,
         })
     }
@@ -78,8 +47,7 @@ impl PcapTap {
         if self.error.is_some() {
             return;
         }
-        let pkt = PcapPacket::new(Duration::from_nanos(ns), frame.len() as u32, frame);
-        if let Err(e) = self.writer.write_packet(&pkt) {
+        if let Err(e) = self.writer.write(Duration::from_nanos(ns), frame) {
             self.error = Some(io::Error::other(e));
         }
     }
@@ -89,7 +57,7 @@ impl PcapTap {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.file.flush()
+        self.writer.flush()
     }
 }
 
