@@ -1,4 +1,4 @@
-//! One error type for the driver.
+//! One error type for the driver. Every variant says what was wrong and, where it helps, what is allowed.
 use rocenic_proto::host::QpState;
 
 #[derive(Debug, thiserror::Error)]
@@ -7,13 +7,23 @@ pub enum Error {
     NotRocenic(u32),
     #[error("register map version {found:#x} is not supported (driver speaks major {expected})")]
     Version { found: u32, expected: u32 },
+    #[error("DATAPATH_BYTES reads {0}, expected 8 or 64")]
+    BadDatapath(u32),
     #[error("out of device-visible memory: {0} bytes requested")]
     OutOfDmaMemory(usize),
+    #[error("access outside DMA region: offset {offset} + {len} > {size}")]
+    OutOfRegion {
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
     #[error("all {0} memory-region slots of the device are in use")]
     NoMrSlot(usize),
-    #[error("this hardware generation supports one QP per device")]
+    #[error("access flags {0:#x}: remote write and remote atomic access need local write too")]
+    InvalidAccess(u32),
+    #[error("this hardware generation supports one QP per device, and it exists")]
     OneQpOnly,
-    #[error("ring depth {0} is not a power of two between 2 and 32768")]
+    #[error("depth {0} is not a power of two between 2 and 32768")]
     BadDepth(usize),
     #[error("illegal QP transition {from:?} -> {to:?}")]
     BadTransition { from: QpState, to: QpState },
@@ -21,20 +31,16 @@ pub enum Error {
     WrongState(QpState, &'static str),
     #[error("path MTU {0} is not one of 256, 512, 1024, 2048, 4096")]
     BadMtu(u32),
+    #[error("bad QP attribute: {0}")]
+    BadAttr(&'static str),
     #[error("address {addr:#x} is not aligned to the device's {align}-byte DMA unit")]
     Unaligned { addr: u64, align: usize },
-    #[error("lkey {lkey:#x} does not cover [{addr:#x}, +{len}) in this protection domain")]
+    #[error("lkey {lkey:#x} does not cover [{addr:#x}, +{len}) with the needed access in this PD")]
     LocalProtection { lkey: u32, addr: u64, len: u32 },
     #[error("{0} queue is full")]
     QueueFull(&'static str),
     #[error("{0} is not supported by this hardware generation")]
     Unsupported(&'static str),
-    #[error("access outside DMA region: offset {offset} + {len} > {size}")]
-    OutOfRegion {
-        offset: usize,
-        len: usize,
-        size: usize,
-    },
     #[error("simulation: {0}")]
     Sim(String),
 }

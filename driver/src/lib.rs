@@ -1,9 +1,13 @@
 //! rocenic's userspace driver: verbs over a [`backend::Backend`], so the same code drives the co-simulated
-//! NIC and (later) an FPGA behind VFIO.
+//! NIC (`backend::sim::SimBackend`, feature `sim`, on by default) and, later, an FPGA behind VFIO.
 //!
 //! Nouns as in ibverbs, without the prefix: [`Context`], [`ProtectionDomain`], [`MemoryRegion`],
-//! [`CompletionQueue`], [`QueuePair`], [`WorkCompletion`]. Ownership follows rust-ibverbs: a memory region
-//! keeps its protection domain alive, a QP keeps its PD and CQs alive (`Arc`).
+//! [`CompletionQueue`], [`QueuePair`], [`WorkRequest`], [`WorkCompletion`].
+//!
+//! ```text
+//! Context::open(backend) -> set_port -> alloc_pd -> alloc_dma + reg_mr -> create_cq
+//!   -> QueuePair::create -> modify(Init) -> modify(Rtr) -> modify(Rts) -> post_send / post_recv -> poll
+//! ```
 pub mod backend;
 pub mod error;
 #[cfg(feature = "sim")]
@@ -14,6 +18,7 @@ pub use backend::{Backend, DmaRegion};
 pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
-    AccessFlags, CompletionQueue, Context, MemoryRegion, ProtectionDomain, QpCaps, QueuePair,
-    RecvWr, RtrAttrs, RtsAttrs, SendOp, SendWr, Sge, WorkCompletion,
+    AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ProtectionDomain, QpAttr,
+    QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge, WorkCompletion,
+    WorkRequest,
 };

@@ -3,8 +3,8 @@
 use crate::backend::sim::SimBackend;
 use crate::error::{Error, Result};
 use crate::verbs::{
-    AccessFlags, CompletionQueue, Context, ProtectionDomain, QpCaps, QueuePair, RtrAttrs, RtsAttrs,
-    WorkCompletion,
+    CompletionQueue, Context, InitAttrs, ProtectionDomain, QpAttr, QpCaps, QueuePair, RtrAttrs,
+    RtsAttrs, WorkCompletion,
 };
 use rocenic_sim::{Fabric, FabricConfig};
 use std::net::Ipv4Addr;
@@ -59,7 +59,7 @@ impl Pair {
                     max_recv_wr: 16,
                 },
             )?;
-            qp.to_init(AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)?;
+            qp.modify(QpAttr::Init(InitAttrs::default()))?;
             sides.push(Side {
                 ctx,
                 pd,
@@ -72,20 +72,20 @@ impl Pair {
         let qpns = [sides[0].qp.qp_num(), sides[1].qp.qp_num()];
         for (i, s) in sides.iter().enumerate() {
             let peer = 1 - i;
-            s.qp.to_rtr(&RtrAttrs {
+            s.qp.modify(QpAttr::Rtr(RtrAttrs {
                 path_mtu: mtu,
                 dest_qpn: qpns[peer],
                 rq_psn: PSN[peer],
                 dest_mac: mac(peer),
                 dest_ip: ip(peer),
                 udp_sport: 0xC000 | i as u16,
-            })?;
-            s.qp.to_rts(&RtsAttrs {
+            }))?;
+            s.qp.modify(QpAttr::Rts(RtsAttrs {
                 sq_psn: PSN[i],
                 timeout: 14,
                 retry_cnt: 7,
                 ack_timeout_cycles: Some(ack_timeout_cycles),
-            })?;
+            }))?;
         }
         let b = sides.pop().unwrap();
         let a = sides.pop().unwrap();
@@ -97,19 +97,15 @@ impl Pair {
     }
 
     /// Polls `cq` (advancing the simulation) until a completion arrives or `max_cycles` have passed.
-    pub fn wait_for(
-        &self,
-        cq: &CompletionQueue,
-        max_cycles: u64,
-    ) -> Result<Option<WorkCompletion>> {
+    pub fn wait_for(&self, cq: &CompletionQueue, max_cycles: u64) -> Option<WorkCompletion> {
         let mut wc = [WorkCompletion::default()];
         let until = self.cycles() + max_cycles;
         loop {
-            if cq.poll(&mut wc)? == 1 {
-                return Ok(Some(wc[0]));
+            if cq.poll(&mut wc) == 1 {
+                return Some(wc[0]);
             }
             if self.cycles() > until {
-                return Ok(None);
+                return None;
             }
             self.a.ctx.wait();
         }

@@ -3,7 +3,8 @@
 //! rest, and a SEND without a posted receive waits (RNR) until one is posted.
 use rocenic_driver::pair::Pair;
 use rocenic_driver::{
-    AccessFlags, DmaRegion, MemoryRegion, QpState, RecvWr, SendOp, SendWr, Sge, WcOpcode, WcStatus,
+    AccessFlags, DmaRegion, MemoryRegion, QpState, RecvRequest, SendFlags, SendOp, Sge, WcOpcode,
+    WcStatus, WorkRequest,
 };
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 
@@ -81,11 +82,11 @@ unsafe fn post_receive(p: &Pair, mr: &MemoryRegion, wr_id: u64) {
         lkey: mr.lkey(),
     };
     // SAFETY: forwarded to the caller.
-    unsafe { p.b.qp.post_recv(&RecvWr { wr_id, sge }).unwrap() };
+    unsafe { p.b.qp.post_recv(&RecvRequest { wr_id, sge }).unwrap() };
 }
 
-fn write_wr(b: &Bufs, len: usize, rkey: u32) -> SendWr {
-    SendWr {
+fn write_wr(b: &Bufs, len: usize, rkey: u32) -> WorkRequest {
+    WorkRequest {
         wr_id: 7,
         op: SendOp::RdmaWrite {
             remote_addr: b.dst_mr.addr(),
@@ -96,7 +97,7 @@ fn write_wr(b: &Bufs, len: usize, rkey: u32) -> SendWr {
             length: len as u32,
             lkey: b.src_mr.lkey(),
         },
-        signaled: true,
+        flags: SendFlags::SIGNALED,
     }
 }
 
@@ -125,7 +126,7 @@ fn write_and_send_arrive_byte_for_byte() {
                 .post_send(&write_wr(&b, len, b.dst_mr.rkey()))
                 .unwrap();
             p.a.qp
-                .post_send(&SendWr {
+                .post_send(&WorkRequest {
                     wr_id: 8,
                     op: SendOp::Send,
                     sge: Sge {
@@ -133,32 +134,23 @@ fn write_and_send_arrive_byte_for_byte() {
                         length: 200,
                         lkey: b.src_mr.lkey(),
                     },
-                    signaled: true,
+                    flags: SendFlags::SIGNALED,
                 })
                 .unwrap();
         }
-        let w = p
-            .wait_for(&p.a.send_cq, BUDGET)
-            .unwrap()
-            .expect("WRITE completion");
+        let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
         assert_eq!(
             (w.wr_id, w.status, w.opcode),
             (7, WcStatus::Success, WcOpcode::RdmaWrite),
             "{width:?}"
         );
-        let s = p
-            .wait_for(&p.a.send_cq, BUDGET)
-            .unwrap()
-            .expect("SEND completion");
+        let s = p.wait_for(&p.a.send_cq, BUDGET).expect("SEND completion");
         assert_eq!(
             (s.wr_id, s.status, s.opcode),
             (8, WcStatus::Success, WcOpcode::Send),
             "{width:?}"
         );
-        let r = p
-            .wait_for(&p.b.recv_cq, BUDGET)
-            .unwrap()
-            .expect("RECV completion");
+        let r = p.wait_for(&p.b.recv_cq, BUDGET).expect("RECV completion");
         assert_eq!(
             (r.wr_id, r.status, r.opcode, r.byte_len),
             (9, WcStatus::Success, WcOpcode::Recv, 200),
@@ -194,10 +186,7 @@ fn corrupted_frames_are_recovered() {
                 .post_send(&write_wr(&b, len, b.dst_mr.rkey()))
                 .unwrap()
         };
-        let w = p
-            .wait_for(&p.a.send_cq, BUDGET)
-            .unwrap()
-            .expect("WRITE completion");
+        let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
         assert_eq!(w.status, WcStatus::Success);
         let mut got = vec![0; len];
         b.dst.read(0, &mut got).unwrap();
@@ -210,7 +199,7 @@ fn corrupted_frames_are_recovered() {
         } else {
             assert_eq!(counter(&p, 0, "ack_timeouts"), 1);
         }
-        assert_eq!(p.a.qp.state(), QpState::Rts);
+        assert_eq!(p.a.qp.query(), QpState::Rts);
     }
 }
 
@@ -233,25 +222,16 @@ fn a_remote_access_error_completes_and_flushes() {
         send.op = SendOp::Send;
         p.a.qp.post_send(&send).unwrap();
     }
-    let w = p
-        .wait_for(&p.a.send_cq, BUDGET)
-        .unwrap()
-        .expect("WRITE completion");
+    let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
     assert_eq!(
         (w.wr_id, w.status, w.vendor_err),
         (7, WcStatus::RemAccessErr, 0x62)
     );
-    let f = p
-        .wait_for(&p.a.send_cq, BUDGET)
-        .unwrap()
-        .expect("flushed SEND");
+    let f = p.wait_for(&p.a.send_cq, BUDGET).expect("flushed SEND");
     assert_eq!((f.wr_id, f.status), (8, WcStatus::WrFlushErr));
-    assert_eq!(p.a.qp.state(), QpState::Err);
-    assert_eq!(p.b.qp.state(), QpState::Err);
-    let r = p
-        .wait_for(&p.b.recv_cq, 1000)
-        .unwrap()
-        .expect("flushed receive");
+    assert_eq!(p.a.qp.query(), QpState::Err);
+    assert_eq!(p.b.qp.query(), QpState::Err);
+    let r = p.wait_for(&p.b.recv_cq, 1000).expect("flushed receive");
     assert_eq!(
         (r.wr_id, r.status, r.opcode),
         (50, WcStatus::WrFlushErr, WcOpcode::Recv)
@@ -280,22 +260,16 @@ fn send_without_a_receive_waits_for_one() {
     // SAFETY: all buffers outlive the completions polled below.
     unsafe { p.a.qp.post_send(&send).unwrap() };
     assert!(
-        p.wait_for(&p.a.send_cq, 20_000).unwrap().is_none(),
+        p.wait_for(&p.a.send_cq, 20_000).is_none(),
         "no receive posted: the SEND cannot complete"
     );
     assert!(counter(&p, 0, "rx_naks") >= 2, "RNR NAKs");
     unsafe {
         post_receive(&p, &rmr, 51);
     }
-    let s = p
-        .wait_for(&p.a.send_cq, BUDGET)
-        .unwrap()
-        .expect("SEND completion");
+    let s = p.wait_for(&p.a.send_cq, BUDGET).expect("SEND completion");
     assert_eq!(s.status, WcStatus::Success);
-    let r = p
-        .wait_for(&p.b.recv_cq, BUDGET)
-        .unwrap()
-        .expect("RECV completion");
+    let r = p.wait_for(&p.b.recv_cq, BUDGET).expect("RECV completion");
     assert_eq!((r.wr_id, r.byte_len), (51, 128));
     let mut got = vec![0; 128];
     rbuf.read(0, &mut got).unwrap();
@@ -310,12 +284,9 @@ fn a_zero_length_write_needs_no_rkey() {
     let b = bufs(&p, 64, &[0; 64]);
     // SAFETY: the buffers outlive the completion polled below.
     unsafe { p.a.qp.post_send(&write_wr(&b, 0, 0xBAD)).unwrap() };
-    let w = p
-        .wait_for(&p.a.send_cq, BUDGET)
-        .unwrap()
-        .expect("WRITE completion");
+    let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
     assert_eq!((w.wr_id, w.status), (7, WcStatus::Success));
-    assert_eq!(p.b.qp.state(), QpState::Rts);
+    assert_eq!(p.b.qp.query(), QpState::Rts);
     assert_eq!(counter(&p, 1, "rx_remote_access_errors"), 0);
 }
 
@@ -342,7 +313,7 @@ fn sizes_mtus_and_random_corruption() {
                 .post_send(&write_wr(&b, len, b.dst_mr.rkey()))
                 .unwrap()
         };
-        let w = p.wait_for(&p.a.send_cq, 4 * BUDGET).unwrap();
+        let w = p.wait_for(&p.a.send_cq, 4 * BUDGET);
         let w = w.unwrap_or_else(|| panic!("{width:?} mtu {mtu} len {len}: no completion"));
         assert_eq!(w.status, WcStatus::Success, "{width:?} mtu {mtu} len {len}");
         let mut got = vec![0; len];

@@ -1,63 +1,185 @@
 //! A test double: a register file and a memory window with no NIC behind them, so the verbs layer's
-//! register programming, ring arithmetic and CQ polling can be tested without the simulator. Tests play
-//! the NIC by writing CQEs into memory and moving read-only registers with [`FakeDevice::set`].
-use super::{Backend, DmaMemory};
-use rocenic_proto::regs;
+//! register programming, ring arithmetic and CQ polling can be tested without the simulator.
+//!
+//! It models only what a test needs to catch a wrong driver:
+//! - registers start at their reset values from `rocenic_proto::regs::REGISTERS`; writes to read-only or
+//!   unknown offsets are logged but not stored, and [`FakeDevice::bad_writes`] lists them;
+//! - every write is logged in order ([`FakeDevice::writes`]);
+//! - a write to `SQ_PI`/`RQ_PI` "fetches" the WQEs between the old and the new producer index from the
+//!   ring that `*_BASE_*`/`*_LOG_SIZE` point to, as the DMA engine would after a doorbell, so a test sees
+//!   the bytes the device would have seen at that moment ([`FakeDevice::fetched`]).
+//!
+//! Tests play the NIC by writing CQEs into memory and moving core-owned registers with [`FakeDevice::set`].
+use super::{Backend, DmaArena, DmaRegion, DmaWindow};
+use crate::error::Result;
+use rocenic_proto::host::WQE_BYTES;
+use rocenic_proto::regs::{self, Access};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
+/// Zero-filled memory at an IOVA window, as atomic bytes so that the host pointer and the copy methods
+/// may be used side by side.
 pub struct FakeMemory {
     base: u64,
-    bytes: Mutex<Vec<u8>>,
+    bytes: Box<[AtomicU8]>,
 }
 
-impl DmaMemory for FakeMemory {
-    fn window(&self) -> (u64, usize) {
-        (self.base, self.bytes.lock().unwrap().len())
+impl FakeMemory {
+    pub fn new(base: u64, size: usize) -> Arc<FakeMemory> {
+        Arc::new(FakeMemory {
+            base,
+            bytes: (0..size).map(|_| AtomicU8::new(0)).collect(),
+        })
+    }
+    fn at(&self, iova: u64, len: usize) -> &[AtomicU8] {
+        let off = (iova - self.base) as usize;
+        &self.bytes[off..off + len]
+    }
+}
+
+// SAFETY: `host_ptr` points to the boxed slice, which lives as long as `self` and is never reallocated;
+// `read`/`write` go through the same bytes as atomics, so no reference aliases a write through the pointer.
+unsafe impl DmaWindow for FakeMemory {
+    fn base_iova(&self) -> u64 {
+        self.base
+    }
+    fn size(&self) -> usize {
+        self.bytes.len()
     }
     fn read(&self, iova: u64, buf: &mut [u8]) {
-        let at = (iova - self.base) as usize;
-        buf.copy_from_slice(&self.bytes.lock().unwrap()[at..at + buf.len()]);
+        let src = self.at(iova, buf.len());
+        for (b, m) in buf.iter_mut().zip(src) {
+            *b = m.load(Relaxed);
+        }
     }
     fn write(&self, iova: u64, data: &[u8]) {
-        let at = (iova - self.base) as usize;
-        self.bytes.lock().unwrap()[at..at + data.len()].copy_from_slice(data);
+        for (b, m) in data.iter().zip(self.at(iova, data.len())) {
+            m.store(*b, Relaxed);
+        }
     }
+    fn host_ptr(&self) -> *mut u8 {
+        // AtomicU8 has u8's layout and interior mutability, so writing through this pointer is allowed.
+        self.bytes.as_ptr() as *mut u8
+    }
+}
+
+/// Which ring a fetched WQE came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ring {
+    Send,
+    Recv,
 }
 
 pub struct FakeDevice {
     regs: Mutex<HashMap<u16, u32>>,
-    /// Every register write, in order.
-    pub writes: Mutex<Vec<(u16, u32)>>,
+    writes: Mutex<Vec<(u16, u32)>>,
+    fetched: Mutex<Vec<(Ring, [u8; WQE_BYTES])>>,
     mem: Arc<FakeMemory>,
+    arena: Arc<DmaArena>,
 }
 
+/// First IOVA of the fake's memory: above 4 GiB, so a driver that truncates addresses to 32 bits fails.
+pub const FAKE_BASE_IOVA: u64 = 0x1_0000_0000;
+
 impl FakeDevice {
-    /// A device with the ID and version registers set and a `beat_bytes` datapath.
+    /// A device with a `beat_bytes` datapath (8 or 64) and 1 MiB of DMA memory.
     pub fn new(beat_bytes: u32) -> Arc<FakeDevice> {
-        let mut r = HashMap::new();
-        r.insert(regs::ID, regs::ID_VALUE);
-        r.insert(regs::VERSION, regs::VERSION_VALUE);
+        let mut r: HashMap<u16, u32> = regs::REGISTERS
+            .iter()
+            .map(|r| (r.offset, r.reset))
+            .collect();
+        for slot in 1..regs::MR_SLOTS {
+            for off in (0..regs::MR_STRIDE).step_by(4) {
+                r.insert(regs::mr_reg(regs::MR0_BASE_LO + off, slot), 0);
+            }
+        }
         r.insert(regs::DATAPATH_BYTES, beat_bytes);
+        let mem = FakeMemory::new(FAKE_BASE_IOVA, 1 << 20);
         Arc::new(FakeDevice {
             regs: Mutex::new(r),
             writes: Mutex::new(Vec::new()),
-            mem: Arc::new(FakeMemory {
-                base: 0x1_0000_0000,
-                bytes: Mutex::new(vec![0; 1 << 20]),
-            }),
+            fetched: Mutex::new(Vec::new()),
+            arena: DmaArena::new(mem.clone()),
+            mem,
         })
     }
-    /// Set a register as the hardware would (no write is recorded).
+
+    /// Sets a register as the hardware would (not logged as a write; read-only registers too).
     pub fn set(&self, offset: u16, value: u32) {
         self.regs.lock().unwrap().insert(offset, value);
     }
+
+    /// A register's current value (0 for an unknown offset).
     pub fn get(&self, offset: u16) -> u32 {
         *self.regs.lock().unwrap().get(&offset).unwrap_or(&0)
     }
+
+    /// A 64-bit address held in a LO/HI register pair.
+    pub fn get64(&self, lo: u16, hi: u16) -> u64 {
+        (self.get(hi) as u64) << 32 | self.get(lo) as u64
+    }
+
+    /// Every register write so far, in order.
+    pub fn writes(&self) -> Vec<(u16, u32)> {
+        self.writes.lock().unwrap().clone()
+    }
+
+    /// Forgets the write log and the fetched WQEs (to look at one operation's effect).
+    pub fn clear_log(&self) {
+        self.writes.lock().unwrap().clear();
+        self.fetched.lock().unwrap().clear();
+    }
+
+    /// Writes that a real device would ignore: unknown offsets and read-only registers.
+    pub fn bad_writes(&self) -> Vec<(u16, u32)> {
+        self.writes()
+            .into_iter()
+            .filter(|(off, _)| !writable(*off))
+            .collect()
+    }
+
+    /// WQEs as the device fetched them at each doorbell, in order.
+    pub fn fetched(&self) -> Vec<(Ring, [u8; WQE_BYTES])> {
+        self.fetched.lock().unwrap().clone()
+    }
+
     pub fn memory(&self) -> Arc<FakeMemory> {
         self.mem.clone()
     }
+
+    /// Reads the WQEs from `old_pi` up to `new_pi` out of the ring the registers describe.
+    fn fetch(&self, ring: Ring, old_pi: u32, new_pi: u32) {
+        let (base, log) = match ring {
+            Ring::Send => (
+                self.get64(regs::SQ_BASE_LO, regs::SQ_BASE_HI),
+                self.get(regs::SQ_LOG_SIZE),
+            ),
+            Ring::Recv => (
+                self.get64(regs::RQ_BASE_LO, regs::RQ_BASE_HI),
+                self.get(regs::RQ_LOG_SIZE),
+            ),
+        };
+        let mask = (1u32 << log) - 1;
+        if new_pi.wrapping_sub(old_pi) > mask + 1 {
+            return; // not a doorbell but a reset of the index (a new QP)
+        }
+        let window = self.mem.base..self.mem.base + self.mem.size() as u64;
+        let mut pi = old_pi;
+        while pi != new_pi {
+            let mut w = [0u8; WQE_BYTES];
+            let at = base + ((pi & mask) as usize * WQE_BYTES) as u64;
+            if window.contains(&at) && window.contains(&(at + WQE_BYTES as u64 - 1)) {
+                self.mem.read(at, &mut w);
+            }
+            self.fetched.lock().unwrap().push((ring, w));
+            pi = pi.wrapping_add(1);
+        }
+    }
+}
+
+fn writable(offset: u16) -> bool {
+    regs::by_offset(offset).is_some_and(|r| r.access != Access::Ro)
 }
 
 impl Backend for FakeDevice {
@@ -66,13 +188,22 @@ impl Backend for FakeDevice {
     }
     fn write32(&self, offset: u16, value: u32) {
         self.writes.lock().unwrap().push((offset, value));
+        if !writable(offset) {
+            return;
+        }
+        let old = self.get(offset);
         self.set(offset, value);
+        match offset {
+            regs::SQ_PI => self.fetch(Ring::Send, old, value),
+            regs::RQ_PI => self.fetch(Ring::Recv, old, value),
+            _ => {}
+        }
     }
-    fn dma_memory(&self) -> Arc<dyn DmaMemory> {
-        self.mem.clone()
+    fn alloc_dma(&self, len: usize, align: usize) -> Result<DmaRegion> {
+        self.arena.alloc(len, align)
     }
     fn wait(&self) {}
     fn describe(&self) -> String {
-        "fake device (test double)".into()
+        "fake rocenic device (test double)".into()
     }
 }

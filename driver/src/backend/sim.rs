@@ -1,41 +1,66 @@
-//! The co-simulated NIC as a device: both ports of a [`rocenic_sim::Fabric`] share one clock, so two
-//! backends (one per port) share the fabric behind a mutex. Register accesses and waits advance the clock.
-use super::{Backend, DmaMemory};
+//! The co-simulated NIC as a device. Both ports of a [`rocenic_sim::Fabric`] share one clock, so the two
+//! backends of a back-to-back pair share the fabric behind a mutex; register accesses and waits advance
+//! that clock for both NICs.
+use super::{Backend, DmaArena, DmaRegion, DmaWindow};
+use crate::error::Result;
 use rocenic_sim::{Fabric, HostMemory};
 use std::sync::{Arc, Mutex};
 
-/// Cycles the fabric advances per `wait`.
-const WAIT_CYCLES: u64 = 64;
+/// Cycles the fabric advances per `wait`: short enough that a poll loop notices a completion soon after
+/// it lands, long enough that the mutex and the call are not the simulation's cost.
+pub const WAIT_CYCLES: u64 = 64;
 
+/// One port of a simulated fabric. Create at most one per port: each owns the allocator of its port's
+/// host memory.
 pub struct SimBackend {
     fabric: Arc<Mutex<Fabric>>,
     port: usize,
-    mem: Arc<SimMemory>,
+    arena: Arc<DmaArena>,
 }
 
-struct SimMemory(Arc<HostMemory>);
+/// The simulator's host memory of one port, as a DMA window.
+struct SimWindow(Arc<HostMemory>);
 
-impl DmaMemory for SimMemory {
-    fn window(&self) -> (u64, usize) {
-        (self.0.base_iova(), self.0.size())
+// SAFETY: `HostMemory::ptr` is its mapping of `size()` bytes, alive as long as the `Arc` we hold, and
+// `HostMemory::read`/`write` access those bytes through atomics.
+unsafe impl DmaWindow for SimWindow {
+    fn base_iova(&self) -> u64 {
+        self.0.base_iova()
+    }
+    fn size(&self) -> usize {
+        self.0.size()
     }
     fn read(&self, iova: u64, buf: &mut [u8]) {
-        // The driver only touches memory it allocated from this window.
+        // DmaRegion only passes ranges inside a region it allocated from this window.
         self.0
             .read(iova, buf)
-            .expect("driver read outside host memory");
+            .expect("DmaRegion read outside the host-memory window");
     }
     fn write(&self, iova: u64, data: &[u8]) {
         self.0
             .write(iova, data)
-            .expect("driver write outside host memory");
+            .expect("DmaRegion write outside the host-memory window");
+    }
+    fn host_ptr(&self) -> *mut u8 {
+        // SAFETY: only the pointer is taken here; `DmaRegion::as_mut_ptr`'s callers take on the aliasing
+        // rules that `HostMemory::ptr` states.
+        unsafe { self.0.ptr() }
     }
 }
 
 impl SimBackend {
+    /// The NIC on `port` (0 or 1) of `fabric`.
     pub fn new(fabric: Arc<Mutex<Fabric>>, port: usize) -> SimBackend {
-        let mem = Arc::new(SimMemory(fabric.lock().unwrap().memory(port)));
-        SimBackend { fabric, port, mem }
+        let mem = fabric.lock().unwrap().memory(port);
+        SimBackend {
+            fabric,
+            port,
+            arena: DmaArena::new(Arc::new(SimWindow(mem))),
+        }
+    }
+
+    pub fn fabric(&self) -> &Arc<Mutex<Fabric>> {
+        &self.fabric
     }
 }
 
@@ -49,8 +74,8 @@ impl Backend for SimBackend {
             .unwrap()
             .reg_write(self.port, offset, value)
     }
-    fn dma_memory(&self) -> Arc<dyn DmaMemory> {
-        self.mem.clone()
+    fn alloc_dma(&self, len: usize, align: usize) -> Result<DmaRegion> {
+        self.arena.alloc(len, align)
     }
     fn wait(&self) {
         self.fabric.lock().unwrap().run(WAIT_CYCLES)
@@ -58,9 +83,11 @@ impl Backend for SimBackend {
     fn describe(&self) -> String {
         let f = self.fabric.lock().unwrap();
         format!(
-            "co-simulated rocenic core, {}-bit, port {}",
+            "co-simulated rocenic core, {}-bit at {} MHz, port {} (cycle {})",
             f.width().bits(),
-            self.port
+            f.width().clock_mhz(),
+            self.port,
+            f.cycles()
         )
     }
 }

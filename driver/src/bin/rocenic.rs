@@ -1,7 +1,9 @@
 //! `rocenic`: tools on the rocenic driver. `rocenic demo` runs the main job: two co-simulated NICs,
 //! connected RC QPs, an RDMA WRITE and a SEND from A to B, B's memory checked, a pcap of every frame.
 use rocenic_driver::pair::Pair;
-use rocenic_driver::{AccessFlags, QpState, RecvWr, SendOp, SendWr, Sge, WcStatus};
+use rocenic_driver::{
+    AccessFlags, QpState, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
+};
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -161,7 +163,7 @@ fn demo(o: Opts) -> Result<(), String> {
     // B posts a receive; A writes, then sends.
     // SAFETY: every buffer lives until the end of this function, after all completions were polled.
     unsafe {
-        b.qp.post_recv(&RecvWr {
+        b.qp.post_recv(&RecvRequest {
             wr_id: 100,
             sge: Sge {
                 addr: rbuf_mr.addr(),
@@ -170,7 +172,7 @@ fn demo(o: Opts) -> Result<(), String> {
             },
         })
         .map_err(e)?;
-        a.qp.post_send(&SendWr {
+        a.qp.post_send(&WorkRequest {
             wr_id: 1,
             op: SendOp::RdmaWrite {
                 remote_addr: dst_mr.addr(),
@@ -181,10 +183,10 @@ fn demo(o: Opts) -> Result<(), String> {
                 length: o.write_bytes as u32,
                 lkey: src_mr.lkey(),
             },
-            signaled: true,
+            flags: SendFlags::SIGNALED,
         })
         .map_err(e)?;
-        a.qp.post_send(&SendWr {
+        a.qp.post_send(&WorkRequest {
             wr_id: 2,
             op: SendOp::Send,
             sge: Sge {
@@ -192,12 +194,12 @@ fn demo(o: Opts) -> Result<(), String> {
                 length: o.send_bytes as u32,
                 lkey: src_mr.lkey(),
             },
-            signaled: true,
+            flags: SendFlags::SIGNALED,
         })
         .map_err(e)?;
     }
     let wait = |cq, what: &str| {
-        pair.wait_for(cq, o.max_cycles).map_err(e)?.ok_or(format!(
+        pair.wait_for(cq, o.max_cycles).ok_or(format!(
             "no completion for {what} after {} cycles",
             o.max_cycles
         ))
@@ -236,7 +238,7 @@ fn demo(o: Opts) -> Result<(), String> {
     if got[..] != pattern[send_off..send_off + o.send_bytes] {
         return Err("SEND data differs from what A sent".into());
     }
-    if a.qp.state() != QpState::Rts || b.qp.state() != QpState::Rts {
+    if a.qp.query() != QpState::Rts || b.qp.query() != QpState::Rts {
         return Err("a QP left RTS".into());
     }
 

@@ -1,7 +1,16 @@
-//! Completion queues. The hardware has one CQ ring; polling any CQ drains it and routes each CQE to the
-//! send or receive CQ of its QP, so each CQ object sees only its own completions, in order.
+//! Completion queues.
+//!
+//! The hardware writes every CQE into ONE ring (CQ_BASE/CQ_LOG_SIZE), but a QP may have separate send and
+//! receive CQs, as in ibverbs. So a `CompletionQueue` is a software queue: polling any CQ drains the
+//! hardware ring and routes each CQE by its opcode — below 128 (SEND, RDMA WRITE, …) to its QP's send CQ,
+//! 128 and up (RECV, …) to its receive CQ — where it waits until that CQ is polled. Each CQ therefore sees
+//! exactly its own completions, in the order the hardware wrote them. Software flushes (WR_FLUSH_ERR) go
+//! into the same queues.
+//!
+//! The hardware ring is created with the QP and sized for both of its CQs (see `QueuePair::create`), so
+//! as long as the application keeps each CQ within its depth, as ibverbs requires, the core never finds
+//! the ring full.
 use super::device::Device;
-use crate::error::Result;
 use rocenic_proto::host::{WcOpcode, WcStatus};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -11,12 +20,15 @@ use std::sync::{Arc, Mutex};
 pub struct WorkCompletion {
     pub wr_id: u64,
     pub status: WcStatus,
+    /// For flushed work requests: the opcode of the request as posted.
     pub opcode: WcOpcode,
+    /// Bytes received (receive completions).
     pub byte_len: u32,
     pub imm_data: Option<u32>,
     pub qp_num: u32,
+    /// The sender's QP number (receive completions).
     pub src_qp: u32,
-    /// The AETH syndrome for remote errors.
+    /// The AETH syndrome for remote errors, 0xFF after a local ACK timeout.
     pub vendor_err: u8,
 }
 
@@ -46,23 +58,29 @@ impl CompletionQueue {
         CompletionQueue {
             dev,
             depth,
-            entries: Mutex::new(VecDeque::new()),
+            entries: Mutex::new(VecDeque::with_capacity(depth)),
         }
     }
 
+    /// The depth the CQ was created with.
     pub fn depth(&self) -> usize {
         self.depth
     }
 
-    /// Fills `wc` with up to `wc.len()` completions, oldest first; returns how many.
-    pub fn poll(&self, wc: &mut [WorkCompletion]) -> Result<usize> {
-        self.dev.drain_hw_cq()?;
+    /// Fills `wc` with up to `wc.len()` completions, oldest first, and returns how many. Never blocks;
+    /// call the context's `wait` between empty polls so a simulated device makes progress.
+    pub fn poll(&self, wc: &mut [WorkCompletion]) -> usize {
+        self.dev.drain_hw_cq();
         let mut q = self.entries.lock().unwrap();
         let n = wc.len().min(q.len());
-        for slot in wc.iter_mut().take(n) {
-            *slot = q.pop_front().unwrap();
+        for (slot, entry) in wc.iter_mut().zip(q.drain(..n)) {
+            *slot = entry;
         }
-        Ok(n)
+        n
+    }
+
+    pub(crate) fn belongs_to(&self, dev: &Arc<Device>) -> bool {
+        Arc::ptr_eq(&self.dev, dev)
     }
 
     pub(crate) fn push(&self, wc: WorkCompletion) {

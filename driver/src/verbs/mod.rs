@@ -1,12 +1,33 @@
-//! Verbs: the device context and the objects made from it.
+//! Verbs: the device context and the objects made from it, named as in ibverbs without the `ibv_` prefix.
+//!
+//! Ownership follows rust-ibverbs: objects hold `Arc`s to what they depend on, so a memory region keeps
+//! its protection domain (and its memory) alive, and a QP keeps its PD and CQs alive. All objects are
+//! `Send + Sync`: their mutable state sits behind mutexes, and the backend is `Send + Sync`.
+mod attr;
 mod context;
 mod cq;
 mod device;
+mod mr;
+mod post;
 mod qp;
+mod wr;
 
-pub use context::{AccessFlags, Context, MemoryRegion, ProtectionDomain};
+pub use attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps, RtrAttrs, RtsAttrs};
+pub use context::{Context, BUFFER_ALIGN};
 pub use cq::{CompletionQueue, WorkCompletion};
-pub use qp::{QpCaps, QueuePair, RecvWr, RtrAttrs, RtsAttrs, SendOp, SendWr, Sge};
+pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
+pub use qp::{QueuePair, QPN};
+pub use wr::{RecvRequest, SendFlags, SendOp, Sge, WorkRequest};
+
+use crate::error::{Error, Result};
+
+/// Ring and CQ depths: a power of two from 2 to 32768. Returns log2 of the depth.
+fn check_depth(n: usize) -> Result<u32> {
+    if !(2..=32768).contains(&n) || !n.is_power_of_two() {
+        return Err(Error::BadDepth(n));
+    }
+    Ok(n.trailing_zeros())
+}
 
 #[cfg(test)]
 mod tests;

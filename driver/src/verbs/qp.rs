@@ -1,159 +1,154 @@
-//! RC queue pairs: creation, the checked state machine of modify_qp (IBA §10.3, Figure 120), posting work
-//! requests into the host rings, and flushing outstanding work requests when the QP enters ERR.
-use super::context::{AccessFlags, ProtectionDomain};
+//! RC queue pairs: creation with their rings, the checked state machine of `modify` (IBA §10.3), `query`,
+//! and the software flush of outstanding work requests when the QP enters ERR. Posting is in `post.rs`.
+use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps};
+use super::context::mac_to_u64;
 use super::cq::{CompletionQueue, WorkCompletion};
-use super::device::{count_flush, deliver, Device, HwCq};
+use super::device::{Device, HwCq};
+use super::mr::{AccessFlags, ProtectionDomain};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
-use rocenic_proto::host::{
-    recv_wqe, wqe, QpState, WcOpcode, WcStatus, WrOpcode, CQE_BYTES, WQE_BYTES,
-};
+use rocenic_proto::host::{QpState, WcOpcode, WcStatus, CQE_BYTES, WQE_BYTES};
 use rocenic_proto::regs;
 use std::collections::VecDeque;
-use std::net::Ipv4Addr;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-/// Ring depths (powers of two).
-#[derive(Clone, Copy, Debug)]
-pub struct QpCaps {
-    pub max_send_wr: usize,
-    pub max_recv_wr: usize,
+/// The local QP number of this generation's single QP (QPs 0 and 1 are special in IBA).
+pub const QPN: u32 = 0x11;
+
+/// A work-request ring in host memory and the driver's side of its indices.
+pub(crate) struct Ring {
+    pub mem: DmaRegion,
+    pub log_size: u32,
+    /// Free-running producer index (what the doorbell register gets).
+    pub pi: u32,
+    /// The consumer index as last read from the device; re-read only when the ring looks full.
+    pub ci: u32,
 }
 
-/// INIT → RTR attributes: the path and the responder's starting PSN.
-#[derive(Clone, Copy, Debug)]
-pub struct RtrAttrs {
-    pub path_mtu: u32,
-    pub dest_qpn: u32,
-    pub rq_psn: u32,
-    pub dest_mac: [u8; 6],
-    pub dest_ip: Ipv4Addr,
-    /// UDP source port: the flow's ECMP entropy.
-    pub udp_sport: u16,
+impl Ring {
+    pub fn size(&self) -> u32 {
+        1 << self.log_size
+    }
 }
 
-/// RTR → RTS attributes: the requester's starting PSN and retry policy.
+/// A posted work request that has not completed yet.
 #[derive(Clone, Copy, Debug)]
-pub struct RtsAttrs {
-    pub sq_psn: u32,
-    /// IB local ACK timeout exponent: 4.096 µs × 2^timeout (0 = infinite).
-    pub timeout: u8,
-    pub retry_cnt: u8,
-    /// Overrides `timeout` with a number of core cycles (simulations use short timeouts).
-    pub ack_timeout_cycles: Option<u32>,
-}
-
-/// A scatter/gather element (this hardware generation takes one per work request).
-#[derive(Clone, Copy, Debug)]
-pub struct Sge {
-    pub addr: u64,
-    pub length: u32,
-    pub lkey: u32,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub enum SendOp {
-    RdmaWrite { remote_addr: u64, rkey: u32 },
-    Send,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct SendWr {
+pub(crate) struct Outstanding {
+    /// The producer index the WQE was posted at.
+    pub index: u32,
     pub wr_id: u64,
-    pub op: SendOp,
-    pub sge: Sge,
-    /// Write a completion on success (errors always complete).
+    pub opcode: WcOpcode,
     pub signaled: bool,
 }
 
+/// What the driver knows about the QP's state and attributes.
 #[derive(Clone, Copy, Debug)]
-pub struct RecvWr {
-    pub wr_id: u64,
-    pub sge: Sge,
+pub(crate) struct Soft {
+    pub state: QpState,
+    pub path_mtu: u32,
+    pub access: AccessFlags,
 }
 
-struct Ring {
-    mem: DmaRegion,
-    log_size: u32,
-    pi: u32,
-}
-
+/// The part of a QP the device's CQE routing reaches (through a `Weak`), so that dropping the
+/// [`QueuePair`] handle is what destroys the QP.
+///
+/// Locks are taken in field order below (sq, rq, soft, send_out, recv_out); see `device.rs`.
 pub(crate) struct QpInner {
-    qpn: u32,
-    state: Mutex<QpState>,
-    /// Posted send WRs not yet completed: (wr_id, opcode, signaled).
-    send_out: Mutex<VecDeque<(u64, WcOpcode, bool)>>,
-    recv_out: Mutex<VecDeque<u64>>,
-    send_cq: Arc<CompletionQueue>,
-    recv_cq: Arc<CompletionQueue>,
+    pub qpn: u32,
+    pub pdn: u32,
+    pub sq: Mutex<Ring>,
+    pub rq: Mutex<Ring>,
+    pub soft: Mutex<Soft>,
+    pub send_out: Mutex<VecDeque<Outstanding>>,
+    pub recv_out: Mutex<VecDeque<Outstanding>>,
+    pub send_cq: Arc<CompletionQueue>,
+    pub recv_cq: Arc<CompletionQueue>,
+}
+
+/// Whether the WQE posted at `index` lies before consumer index `ci` (free-running, so compared modulo 2^32).
+fn consumed(index: u32, ci: u32) -> bool {
+    (ci.wrapping_sub(index) as i32) > 0
 }
 
 impl QpInner {
-    /// Routes a hardware completion; an error completion means the hardware moved the QP to ERR.
-    pub(crate) fn complete(&self, wc: WorkCompletion, dev: &Device) {
-        if (wc.opcode as u8) < WcOpcode::Recv as u8 {
-            // Send WRs complete in order; unsignaled ones before this one completed silently.
-            let mut out = self.send_out.lock().unwrap();
-            while let Some((id, _, _)) = out.pop_front() {
-                if id == wc.wr_id {
-                    break;
-                }
-            }
-            drop(out);
-            deliver(&self.send_cq, wc);
+    /// Routes a hardware CQE: opcodes below 128 complete send WRs (to the send CQ), the rest receive WRs.
+    /// An error completion means the core has moved the QP to ERR, so the rest is flushed behind it.
+    pub(crate) fn complete(&self, wc: WorkCompletion, raw_opcode: u8, dev: &Device) {
+        let (out, cq) = if raw_opcode < 128 {
+            (&self.send_out, &self.send_cq)
         } else {
-            self.recv_out.lock().unwrap().pop_front();
-            deliver(&self.recv_cq, wc);
+            (&self.recv_out, &self.recv_cq)
+        };
+        {
+            // WRs of one ring complete in order: the ones before this CQE's were unsignaled sends that
+            // completed without a CQE.
+            let mut out = out.lock().unwrap();
+            if let Some(pos) = out.iter().position(|o| o.wr_id == wc.wr_id) {
+                out.drain(..=pos);
+            }
         }
+        cq.push(wc);
         if wc.status != WcStatus::Success {
             self.enter_error(dev);
         }
     }
 
-    /// Every outstanding WR completes with WR_FLUSH_ERR, sends to the send CQ, receives to the receive CQ.
-    fn enter_error(&self, dev: &Device) {
-        *self.state.lock().unwrap() = QpState::Err;
-        let flush = |wr_id, opcode| WorkCompletion {
-            wr_id,
+    /// Marks the QP ERR and completes every outstanding WR the device has not consumed with
+    /// WR_FLUSH_ERR, in posting order: sends to the send CQ, receives to the receive CQ. A WR the device
+    /// has consumed (index below SQ_CI/RQ_CI) is not flushed: either its CQE is still on the way, or it was
+    /// an unsignaled send that completed silently. The caller drains the hardware CQ first.
+    pub(crate) fn enter_error(&self, dev: &Device) {
+        // Holding the rings keeps a concurrent post from slipping a WR in after the flush.
+        let _sq = self.sq.lock().unwrap();
+        let _rq = self.rq.lock().unwrap();
+        self.soft.lock().unwrap().state = QpState::Err;
+        let flush = |o: &Outstanding| WorkCompletion {
+            wr_id: o.wr_id,
             status: WcStatus::WrFlushErr,
-            opcode,
+            opcode: o.opcode,
             qp_num: self.qpn,
             ..Default::default()
         };
-        for (id, op, _) in self.send_out.lock().unwrap().drain(..) {
-            deliver(&self.send_cq, flush(id, op));
-            count_flush(dev);
-        }
-        for id in self.recv_out.lock().unwrap().drain(..) {
-            deliver(&self.recv_cq, flush(id, WcOpcode::Recv));
-            count_flush(dev);
-        }
+        let sq_ci = dev.read(regs::SQ_CI);
+        let mut flushed = 0;
+        self.send_out.lock().unwrap().retain(|o| {
+            if consumed(o.index, sq_ci) {
+                return o.signaled;
+            }
+            self.send_cq.push(flush(o));
+            flushed += 1;
+            false
+        });
+        let rq_ci = dev.read(regs::RQ_CI);
+        self.recv_out.lock().unwrap().retain(|o| {
+            if consumed(o.index, rq_ci) {
+                return true;
+            }
+            self.recv_cq.push(flush(o));
+            flushed += 1;
+            false
+        });
+        dev.flushed_wqes.fetch_add(flushed, Ordering::Relaxed);
     }
 }
 
-/// An RC queue pair. Transitions are checked at run time against IBA's QP state diagram rather than
-/// encoded as a typestate, because the hardware can move the QP to ERR on its own at any time.
+/// An RC queue pair.
+///
+/// Transitions are checked at run time against IBA's state diagram rather than encoded as a typestate
+/// (`QueuePair<Rts>`): the hardware moves the QP to ERR by itself at any time (a NAK, retries exhausted),
+/// so a type claiming "RTS" would lie, and every post must look at the state anyway.
 pub struct QueuePair {
-    dev: Arc<Device>,
+    pub(crate) dev: Arc<Device>,
     _pd: Arc<ProtectionDomain>,
-    inner: Arc<QpInner>,
-    pdn: u32,
-    sq: Mutex<Ring>,
-    rq: Mutex<Ring>,
-}
-
-/// The local QP number this generation's single QP gets (QPs 0 and 1 are special in IBA).
-const QPN: u32 = 0x11;
-
-fn log2_depth(n: usize) -> Result<u32> {
-    if !(2..=32768).contains(&n) || !n.is_power_of_two() {
-        return Err(Error::BadDepth(n));
-    }
-    Ok(n.trailing_zeros())
+    pub(crate) inner: Arc<QpInner>,
 }
 
 impl QueuePair {
-    /// Creates an RC QP in RESET with its rings in device-visible memory.
+    /// Creates an RC QP in RESET, with its send and receive rings in device-visible memory.
+    ///
+    /// The device's one CQ ring is created here too, sized for both CQs (the sum of their depths, or one
+    /// depth when they are the same CQ), because this generation has exactly one QP per device.
     pub fn create(
         pd: &Arc<ProtectionDomain>,
         send_cq: &Arc<CompletionQueue>,
@@ -161,63 +156,69 @@ impl QueuePair {
         caps: QpCaps,
     ) -> Result<QueuePair> {
         let dev = pd.ctx.dev.clone();
+        let sq_log = super::check_depth(caps.max_send_wr)?;
+        let rq_log = super::check_depth(caps.max_recv_wr)?;
+        if !send_cq.belongs_to(&dev) || !recv_cq.belongs_to(&dev) {
+            return Err(Error::BadAttr("a CQ of another device"));
+        }
+        let cq_entries = if Arc::ptr_eq(send_cq, recv_cq) {
+            send_cq.depth()
+        } else {
+            (send_cq.depth() + recv_cq.depth()).next_power_of_two()
+        };
+        let cq_log = cq_entries.trailing_zeros();
+
+        let mut hw_cq = dev.hw_cq.lock().unwrap();
         let mut qp_slot = dev.qp.lock().unwrap();
         if qp_slot.as_ref().is_some_and(|w| w.strong_count() > 0) {
             return Err(Error::OneQpOnly);
         }
-        let sq_log = log2_depth(caps.max_send_wr)?;
-        let rq_log = log2_depth(caps.max_recv_wr)?;
-        let cq_entries = (caps.max_send_wr + caps.max_recv_wr).next_power_of_two();
-        let cq_log = log2_depth(cq_entries)?;
-        let sq = dev.arena.alloc(caps.max_send_wr * WQE_BYTES, 64)?;
-        let rq = dev.arena.alloc(caps.max_recv_wr * WQE_BYTES, 64)?;
-        let cq = dev.arena.alloc(cq_entries * CQE_BYTES, 64)?;
-        cq.write(0, &vec![0; cq_entries * CQE_BYTES])?; // owner bits 0: nothing written yet
+        // Rings start on a beat (and a cache line): the core fetches them in whole beats.
+        let align = dev.beat_bytes().max(64);
+        let sq = dev.backend.alloc_dma(caps.max_send_wr * WQE_BYTES, align)?;
+        let rq = dev.backend.alloc_dma(caps.max_recv_wr * WQE_BYTES, align)?;
+        let cq = dev.backend.alloc_dma(cq_entries * CQE_BYTES, align)?;
+        // Recycled memory may hold an old ring's CQEs whose owner bits would look new.
+        cq.write(0, &vec![0; cq.len()])?;
+
         dev.write(regs::QP_STATE, QpState::Reset as u32);
         dev.write(regs::QPN, QPN);
         dev.write(regs::QP_PD, pd.pdn);
-        for (lo, hi, log, pi, ci, ring, lg) in [
-            (
-                regs::SQ_BASE_LO,
-                regs::SQ_BASE_HI,
-                regs::SQ_LOG_SIZE,
-                regs::SQ_PI,
-                regs::SQ_CI,
-                &sq,
-                sq_log,
-            ),
-            (
-                regs::RQ_BASE_LO,
-                regs::RQ_BASE_HI,
-                regs::RQ_LOG_SIZE,
-                regs::RQ_PI,
-                regs::RQ_CI,
-                &rq,
-                rq_log,
-            ),
-            (
-                regs::CQ_BASE_LO,
-                regs::CQ_BASE_HI,
-                regs::CQ_LOG_SIZE,
-                regs::CQ_PI,
-                regs::CQ_CI,
-                &cq,
-                cq_log,
-            ),
-        ] {
-            dev.write64(lo, hi, ring.iova());
-            dev.write(log, lg);
+        #[rustfmt::skip]
+        let rings = [
+            (regs::SQ_BASE_LO, regs::SQ_BASE_HI, regs::SQ_LOG_SIZE, regs::SQ_PI, regs::SQ_CI, &sq, sq_log),
+            (regs::RQ_BASE_LO, regs::RQ_BASE_HI, regs::RQ_LOG_SIZE, regs::RQ_PI, regs::RQ_CI, &rq, rq_log),
+            (regs::CQ_BASE_LO, regs::CQ_BASE_HI, regs::CQ_LOG_SIZE, regs::CQ_PI, regs::CQ_CI, &cq, cq_log),
+        ];
+        for (base_lo, base_hi, log_size, pi, ci, mem, log) in rings {
+            dev.write64(base_lo, base_hi, mem.iova());
+            dev.write(log_size, log);
             dev.write(pi, 0);
             dev.write(ci, 0);
         }
-        *dev.hw_cq.lock().unwrap() = Some(HwCq {
+        *hw_cq = Some(HwCq {
             ring: cq,
             log_size: cq_log,
             ci: 0,
         });
+        let ring = |mem, log_size| {
+            Mutex::new(Ring {
+                mem,
+                log_size,
+                pi: 0,
+                ci: 0,
+            })
+        };
         let inner = Arc::new(QpInner {
             qpn: QPN,
-            state: Mutex::new(QpState::Reset),
+            pdn: pd.pdn,
+            sq: ring(sq, sq_log),
+            rq: ring(rq, rq_log),
+            soft: Mutex::new(Soft {
+                state: QpState::Reset,
+                path_mtu: 0,
+                access: AccessFlags::default(),
+            }),
             send_out: Mutex::new(VecDeque::new()),
             recv_out: Mutex::new(VecDeque::new()),
             send_cq: send_cq.clone(),
@@ -228,17 +229,6 @@ impl QueuePair {
             dev: dev.clone(),
             _pd: pd.clone(),
             inner,
-            pdn: pd.pdn,
-            sq: Mutex::new(Ring {
-                mem: sq,
-                log_size: sq_log,
-                pi: 0,
-            }),
-            rq: Mutex::new(Ring {
-                mem: rq,
-                log_size: rq_log,
-                pi: 0,
-            }),
         })
     }
 
@@ -246,191 +236,121 @@ impl QueuePair {
         self.inner.qpn
     }
 
-    /// The QP's state; the hardware may have moved it to ERR (then outstanding WRs are flushed now).
-    pub fn state(&self) -> QpState {
+    /// The QP's state. It reads QP_STATE because the core moves the QP to ERR by itself; when it has, the
+    /// outstanding work requests are flushed now. Other states change only through `modify`.
+    pub fn query(&self) -> QpState {
         let hw = QpState::from_u32(self.dev.read(regs::QP_STATE)).unwrap_or(QpState::Err);
-        if hw == QpState::Err && *self.inner.state.lock().unwrap() != QpState::Err {
-            self.dev.drain_hw_cq().ok();
+        let soft = self.inner.soft.lock().unwrap().state;
+        if hw == QpState::Err && soft != QpState::Err {
+            self.dev.drain_hw_cq();
             self.inner.enter_error(&self.dev);
         }
-        *self.inner.state.lock().unwrap()
+        self.inner.soft.lock().unwrap().state
     }
 
-    fn transition(&self, from: &[QpState], to: QpState) -> Result<()> {
-        let now = self.state();
-        if !from.contains(&now) {
-            return Err(Error::BadTransition { from: now, to });
+    /// The access flags given at RESET → INIT.
+    pub fn access(&self) -> AccessFlags {
+        self.inner.soft.lock().unwrap().access
+    }
+
+    /// Moves the QP to the state `attr` names, programming that transition's attributes first and
+    /// QP_STATE last, so the core never runs in the new state with the old attributes. Legal: RESET →
+    /// INIT → RTR → RTS, and any state → ERR; anything else is [`Error::BadTransition`]. A refused
+    /// transition writes nothing.
+    pub fn modify(&self, attr: QpAttr) -> Result<()> {
+        let to = match attr {
+            QpAttr::Init(_) => QpState::Init,
+            QpAttr::Rtr(_) => QpState::Rtr,
+            QpAttr::Rts(_) => QpState::Rts,
+            QpAttr::Err => {
+                self.to_error();
+                return Ok(());
+            }
+        };
+        let from = self.query();
+        let legal = matches!(
+            (from, to),
+            (QpState::Reset, QpState::Init)
+                | (QpState::Init, QpState::Rtr)
+                | (QpState::Rtr, QpState::Rts)
+        );
+        if !legal {
+            return Err(Error::BadTransition { from, to });
         }
-        Ok(())
-    }
-
-    fn set_state(&self, s: QpState) {
-        self.dev.write(regs::QP_STATE, s as u32);
-        *self.inner.state.lock().unwrap() = s;
-    }
-
-    /// RESET → INIT. Remote access rights live in the MR table in this generation.
-    pub fn to_init(&self, _access: AccessFlags) -> Result<()> {
-        self.transition(&[QpState::Reset], QpState::Init)?;
-        self.set_state(QpState::Init);
-        Ok(())
-    }
-
-    /// INIT → RTR: the responder starts accepting requests.
-    pub fn to_rtr(&self, a: &RtrAttrs) -> Result<()> {
-        self.transition(&[QpState::Init], QpState::Rtr)?;
-        if !matches!(a.path_mtu, 256 | 512 | 1024 | 2048 | 4096) {
-            return Err(Error::BadMtu(a.path_mtu));
+        let mut soft = self.inner.soft.lock().unwrap();
+        if soft.state != from {
+            // Another thread (or the core, moving it to ERR) changed the state since `query`.
+            return Err(Error::BadTransition {
+                from: soft.state,
+                to,
+            });
         }
         let d = &self.dev;
-        d.write(regs::PMTU, a.path_mtu.trailing_zeros());
-        d.write(regs::DEST_QPN, a.dest_qpn & 0xFF_FFFF);
-        d.write(regs::RQ_PSN, a.rq_psn & 0xFF_FFFF);
-        let m = a.dest_mac;
-        d.write64(
-            regs::DEST_MAC_LO,
-            regs::DEST_MAC_HI,
-            u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]]),
-        );
-        d.write(regs::DEST_IPV4, u32::from(a.dest_ip));
-        d.write(regs::UDP_SPORT, a.udp_sport as u32);
-        self.set_state(QpState::Rtr);
-        Ok(())
-    }
-
-    /// RTR → RTS: the requester may send.
-    pub fn to_rts(&self, a: &RtsAttrs) -> Result<()> {
-        self.transition(&[QpState::Rtr], QpState::Rts)?;
-        let cycles = a.ack_timeout_cycles.unwrap_or_else(|| {
-            if a.timeout == 0 {
-                0
-            } else {
-                let us = 4.096 * f64::powi(2.0, a.timeout.min(31) as i32);
-                (us * self.dev.clock_mhz).min(u32::MAX as f64) as u32
+        match attr {
+            QpAttr::Init(a) => {
+                check_init(&a)?;
+                soft.access = a.access;
             }
-        });
-        self.dev.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
-        self.dev.write(regs::ACK_TIMEOUT, cycles);
-        self.dev.write(regs::RETRY_CNT, a.retry_cnt as u32);
-        self.set_state(QpState::Rts);
-        Ok(())
-    }
-
-    /// Any state → ERR: outstanding work requests complete with WR_FLUSH_ERR.
-    pub fn to_error(&self) -> Result<()> {
-        self.set_state(QpState::Err);
-        self.dev.drain_hw_cq()?;
-        self.inner.enter_error(&self.dev);
-        Ok(())
-    }
-
-    fn check_sge(&self, sge: &Sge, need: AccessFlags) -> Result<()> {
-        let align = self.dev.beat_bytes as u64;
-        if !sge.addr.is_multiple_of(align) {
-            return Err(Error::Unaligned {
-                addr: sge.addr,
-                align: align as usize,
-            });
-        }
-        let slots = self.dev.mr_slots.lock().unwrap();
-        let ok = slots.iter().flatten().any(|m| {
-            m.key == sge.lkey
-                && m.pd == self.pdn
-                && AccessFlags(m.access).contains(need)
-                && sge.addr >= m.iova
-                && sge.addr + sge.length as u64 <= m.iova + m.len
-        });
-        if !ok {
-            return Err(Error::LocalProtection {
-                lkey: sge.lkey,
-                addr: sge.addr,
-                len: sge.length,
-            });
-        }
-        Ok(())
-    }
-
-    /// Posts a send work request: writes the WQE into the send ring, then rings the SQ_PI doorbell.
-    ///
-    /// # Safety
-    /// The local buffer must stay valid and unchanged until the work request completes: the device reads
-    /// it by DMA after this call returns.
-    pub unsafe fn post_send(&self, wr: &SendWr) -> Result<()> {
-        if self.state() != QpState::Rts {
-            return Err(Error::WrongState(self.state(), "RTS"));
-        }
-        self.check_sge(&wr.sge, AccessFlags::default())?;
-        let (opcode, remote_addr, rkey, wc_op) = match wr.op {
-            SendOp::RdmaWrite { remote_addr, rkey } => {
-                if remote_addr % self.dev.beat_bytes as u64 != 0 {
-                    return Err(Error::Unaligned {
-                        addr: remote_addr,
-                        align: self.dev.beat_bytes,
-                    });
+            QpAttr::Rtr(a) => {
+                if !matches!(a.path_mtu, 256 | 512 | 1024 | 2048 | 4096) {
+                    return Err(Error::BadMtu(a.path_mtu));
                 }
-                (WrOpcode::RdmaWrite, remote_addr, rkey, WcOpcode::RdmaWrite)
+                d.write(regs::PMTU, a.path_mtu.trailing_zeros());
+                d.write(regs::DEST_QPN, a.dest_qpn & 0xFF_FFFF);
+                d.write(regs::RQ_PSN, a.rq_psn & 0xFF_FFFF);
+                d.write64(regs::DEST_MAC_LO, regs::DEST_MAC_HI, mac_to_u64(a.dest_mac));
+                d.write(regs::DEST_IPV4, u32::from(a.dest_ip));
+                d.write(regs::UDP_SPORT, a.udp_sport as u32);
+                soft.path_mtu = a.path_mtu;
             }
-            SendOp::Send => (WrOpcode::Send, 0, 0, WcOpcode::Send),
-        };
-        let mut sq = self.sq.lock().unwrap();
-        let size = 1u32 << sq.log_size;
-        if sq.pi.wrapping_sub(self.dev.read(regs::SQ_CI)) >= size {
-            return Err(Error::QueueFull("send"));
+            QpAttr::Rts(a) => {
+                if a.retry_cnt > 7 {
+                    return Err(Error::BadAttr("retry_cnt above 7 (IBA: a 3-bit count)"));
+                }
+                let cycles = a
+                    .ack_timeout_cycles
+                    .unwrap_or_else(|| ack_timeout_cycles(a.timeout, d.width.clock_mhz()));
+                d.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
+                d.write(regs::ACK_TIMEOUT, cycles);
+                d.write(regs::RETRY_CNT, a.retry_cnt as u32);
+            }
+            QpAttr::Err => unreachable!("handled above"),
         }
-        let mut w = [0u8; WQE_BYTES];
-        w[wqe::OPCODE] = opcode as u8;
-        w[wqe::FLAGS] = if wr.signaled { wqe::FLAG_SIGNALED } else { 0 };
-        w[wqe::LENGTH..wqe::LENGTH + 4].copy_from_slice(&wr.sge.length.to_le_bytes());
-        w[wqe::WR_ID..wqe::WR_ID + 8].copy_from_slice(&wr.wr_id.to_le_bytes());
-        w[wqe::LOCAL_ADDR..wqe::LOCAL_ADDR + 8].copy_from_slice(&wr.sge.addr.to_le_bytes());
-        w[wqe::LKEY..wqe::LKEY + 4].copy_from_slice(&wr.sge.lkey.to_le_bytes());
-        w[wqe::RKEY..wqe::RKEY + 4].copy_from_slice(&rkey.to_le_bytes());
-        w[wqe::REMOTE_ADDR..wqe::REMOTE_ADDR + 8].copy_from_slice(&remote_addr.to_le_bytes());
-        let slot = (sq.pi & (size - 1)) as usize;
-        sq.mem.write(slot * WQE_BYTES, &w)?;
-        sq.pi = sq.pi.wrapping_add(1);
-        self.inner
-            .send_out
-            .lock()
-            .unwrap()
-            .push_back((wr.wr_id, wc_op, wr.signaled));
-        self.dev.write(regs::SQ_PI, sq.pi);
+        d.write(regs::QP_STATE, to as u32);
+        soft.state = to;
         Ok(())
     }
 
-    /// Posts a receive work request: writes the receive WQE, then rings the RQ_PI doorbell.
-    ///
-    /// # Safety
-    /// The buffer must stay valid until the work request completes: the device writes it by DMA.
-    pub unsafe fn post_recv(&self, wr: &RecvWr) -> Result<()> {
-        let state = self.state();
-        if state == QpState::Reset || state == QpState::Err {
-            return Err(Error::WrongState(state, "INIT, RTR or RTS"));
-        }
-        self.check_sge(&wr.sge, AccessFlags::LOCAL_WRITE)?;
-        let mut rq = self.rq.lock().unwrap();
-        let size = 1u32 << rq.log_size;
-        if rq.pi.wrapping_sub(self.dev.read(regs::RQ_CI)) >= size {
-            return Err(Error::QueueFull("receive"));
-        }
-        let mut w = [0u8; WQE_BYTES];
-        w[recv_wqe::LENGTH..recv_wqe::LENGTH + 4].copy_from_slice(&wr.sge.length.to_le_bytes());
-        w[recv_wqe::WR_ID..recv_wqe::WR_ID + 8].copy_from_slice(&wr.wr_id.to_le_bytes());
-        w[recv_wqe::ADDR..recv_wqe::ADDR + 8].copy_from_slice(&wr.sge.addr.to_le_bytes());
-        w[recv_wqe::LKEY..recv_wqe::LKEY + 4].copy_from_slice(&wr.sge.lkey.to_le_bytes());
-        let slot = (rq.pi & (size - 1)) as usize;
-        rq.mem.write(slot * WQE_BYTES, &w)?;
-        rq.pi = rq.pi.wrapping_add(1);
-        self.inner.recv_out.lock().unwrap().push_back(wr.wr_id);
-        self.dev.write(regs::RQ_PI, rq.pi);
-        Ok(())
+    /// Any state → ERR: the core stops, and every outstanding work request completes with WR_FLUSH_ERR.
+    fn to_error(&self) {
+        self.dev.write(regs::QP_STATE, QpState::Err as u32);
+        // Completions the core wrote before it stopped come first, in their CQs, ahead of the flushes.
+        self.dev.drain_hw_cq();
+        self.inner.enter_error(&self.dev);
     }
+}
+
+fn check_init(a: &InitAttrs) -> Result<()> {
+    if a.port_num != 1 {
+        return Err(Error::BadAttr(
+            "port_num must be 1: the device has one port",
+        ));
+    }
+    if a.pkey_index != 0 {
+        return Err(Error::BadAttr(
+            "pkey_index must be 0: the P_Key table holds only the default P_Key",
+        ));
+    }
+    Ok(())
 }
 
 impl Drop for QueuePair {
     fn drop(&mut self) {
-        // Stop the engines touching the rings before their memory goes back to the arena.
+        // Stop the engines touching the rings before their memory goes back to the arena, and forget the
+        // QP so that a new one may be created.
         self.dev.write(regs::QP_STATE, QpState::Reset as u32);
-        *self.dev.hw_cq.lock().unwrap() = None;
+        let mut hw_cq = self.dev.hw_cq.lock().unwrap();
+        *hw_cq = None;
+        *self.dev.qp.lock().unwrap() = None;
     }
 }

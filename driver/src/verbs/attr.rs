@@ -1,0 +1,86 @@
+//! QP capabilities and the attributes of each state transition (`ibv_qp_attr`, split by target state so a
+//! transition cannot be asked for without the attributes it needs).
+use super::mr::AccessFlags;
+use std::net::Ipv4Addr;
+
+/// Ring depths: powers of two, 2..=32768.
+#[derive(Clone, Copy, Debug)]
+pub struct QpCaps {
+    pub max_send_wr: usize,
+    pub max_recv_wr: usize,
+}
+
+/// The target state of [`QueuePair::modify`](super::QueuePair::modify) with its attributes.
+#[derive(Clone, Copy, Debug)]
+pub enum QpAttr {
+    /// RESET → INIT.
+    Init(InitAttrs),
+    /// INIT → RTR.
+    Rtr(RtrAttrs),
+    /// RTR → RTS.
+    Rts(RtsAttrs),
+    /// Any state → ERR: outstanding work requests complete with WR_FLUSH_ERR.
+    Err,
+}
+
+/// RESET → INIT attributes.
+#[derive(Clone, Copy, Debug)]
+pub struct InitAttrs {
+    /// Physical port, 1-based as in ibverbs; the device has port 1 only.
+    pub port_num: u8,
+    /// P_Key table index; the table holds only the default P_Key 0xFFFF, at index 0.
+    pub pkey_index: u16,
+    /// Remote operations the QP allows. Kept for `QueuePair::access`; this generation enforces remote
+    /// access per MR (MRn_ACCESS) only, so an MR registered without REMOTE_WRITE is what refuses a
+    /// remote write.
+    pub access: AccessFlags,
+}
+
+impl Default for InitAttrs {
+    fn default() -> Self {
+        InitAttrs {
+            port_num: 1,
+            pkey_index: 0,
+            access: AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+        }
+    }
+}
+
+/// INIT → RTR attributes: the path and the responder's starting PSN.
+#[derive(Clone, Copy, Debug)]
+pub struct RtrAttrs {
+    /// Path MTU in bytes: 256, 512, 1024, 2048 or 4096.
+    pub path_mtu: u32,
+    pub dest_qpn: u32,
+    /// First PSN the responder expects (24 bits).
+    pub rq_psn: u32,
+    pub dest_mac: [u8; 6],
+    pub dest_ip: Ipv4Addr,
+    /// UDP source port: the flow's ECMP entropy.
+    pub udp_sport: u16,
+}
+
+/// RTR → RTS attributes: the requester's starting PSN and retry policy.
+#[derive(Clone, Copy, Debug)]
+pub struct RtsAttrs {
+    /// First PSN the requester sends (24 bits).
+    pub sq_psn: u32,
+    /// IB local ACK timeout exponent: 4.096 µs × 2^timeout; 0 waits forever. Converted to core cycles at
+    /// the device's designed clock.
+    pub timeout: u8,
+    /// Retransmissions after a timeout or NAK before the WR fails with RETRY_EXC_ERR (0..=7).
+    pub retry_cnt: u8,
+    /// Replaces `timeout` with a number of core cycles: simulations need timeouts of microseconds, far
+    /// below the smallest useful IB encoding on real links.
+    pub ack_timeout_cycles: Option<u32>,
+}
+
+/// The ACK_TIMEOUT register value for IB timeout exponent `timeout` on a core clocked at `clock_mhz`:
+/// 4.096 µs × 2^timeout in cycles, saturating at the register's 32 bits; 0 stays 0 (no timeout).
+pub fn ack_timeout_cycles(timeout: u8, clock_mhz: f64) -> u32 {
+    if timeout == 0 {
+        return 0;
+    }
+    let us = 4.096 * 2f64.powi(timeout.min(31) as i32);
+    (us * clock_mhz).round().min(u32::MAX as f64) as u32
+}

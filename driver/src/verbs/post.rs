@@ -1,0 +1,138 @@
+//! Posting work requests: validate, write the WQE at the producer slot, then ring the doorbell.
+//!
+//! Everything the device would reject later is checked here and returned as an error at once (the
+//! ibverbs way for local protection errors): the QP state, the lkey and its bounds, the DMA alignment
+//! this hardware generation needs, and a full ring. A refused request writes nothing to the device.
+use super::mr::AccessFlags;
+use super::qp::{Outstanding, QueuePair, Ring};
+use super::wr::{RecvRequest, SendFlags, SendOp, Sge, WorkRequest};
+use crate::error::{Error, Result};
+use rocenic_proto::host::{QpState, WcOpcode, WQE_BYTES};
+use rocenic_proto::regs;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+impl QueuePair {
+    /// Posts a send work request (RDMA WRITE or SEND): the WQE goes into the send ring, then SQ_PI.
+    ///
+    /// # Safety
+    /// The local buffer `wr.sge` names must stay allocated, registered and unchanged until the request
+    /// completes (or is flushed): the device reads it by DMA after this call returns.
+    pub unsafe fn post_send(&self, wr: &WorkRequest) -> Result<()> {
+        // Notices (and flushes) an ERR the core entered by itself before deciding anything.
+        self.query();
+        let inner = &self.inner;
+        let mut sq = inner.sq.lock().unwrap();
+        let soft = *inner.soft.lock().unwrap();
+        if soft.state != QpState::Rts {
+            return Err(Error::WrongState(soft.state, "RTS"));
+        }
+        self.check_sge(&wr.sge, AccessFlags::default())?;
+        match wr.op {
+            SendOp::RdmaWrite { remote_addr, .. } => {
+                // The responder writes whole beats from a beat-aligned address; both ends of a link have
+                // the same width in this generation, so the local beat is the remote one.
+                self.check_aligned(remote_addr)?;
+            }
+            SendOp::Send if wr.sge.length > soft.path_mtu => {
+                // The requester sends SEND ONLY packets; SEND FIRST/MIDDLE/LAST are not built yet.
+                return Err(Error::Unsupported("a SEND longer than the path MTU"));
+            }
+            SendOp::Send => {}
+        }
+        self.make_room(&mut sq, regs::SQ_CI, "send")?;
+        let out = Outstanding {
+            index: 0, // set by `push`
+            wr_id: wr.wr_id,
+            opcode: wr.wc_opcode(),
+            signaled: wr.flags.contains(SendFlags::SIGNALED),
+        };
+        self.push(&mut sq, &wr.encode(), regs::SQ_PI, &inner.send_out, out)
+    }
+
+    /// Posts a receive work request: the WQE goes into the receive ring, then RQ_PI. Allowed from INIT
+    /// on, so receives can be in place before the peer starts sending.
+    ///
+    /// # Safety
+    /// The buffer `wr.sge` names must stay allocated and registered until the request completes (or is
+    /// flushed), and must not be read as settled before then: the device writes it by DMA.
+    pub unsafe fn post_recv(&self, wr: &RecvRequest) -> Result<()> {
+        self.query();
+        let inner = &self.inner;
+        let mut rq = inner.rq.lock().unwrap();
+        let state = inner.soft.lock().unwrap().state;
+        if !matches!(state, QpState::Init | QpState::Rtr | QpState::Rts) {
+            return Err(Error::WrongState(state, "INIT, RTR or RTS"));
+        }
+        self.check_sge(&wr.sge, AccessFlags::LOCAL_WRITE)?;
+        self.make_room(&mut rq, regs::RQ_CI, "receive")?;
+        let out = Outstanding {
+            index: 0, // set by `push`
+            wr_id: wr.wr_id,
+            opcode: WcOpcode::Recv,
+            signaled: true,
+        };
+        self.push(&mut rq, &wr.encode(), regs::RQ_PI, &inner.recv_out, out)
+    }
+
+    /// The SGE's range must lie in an MR of this QP's PD with `need` access, and start on a beat.
+    fn check_sge(&self, sge: &Sge, need: AccessFlags) -> Result<()> {
+        let slots = self.dev.mr_slots.lock().unwrap();
+        let covered = sge.addr.checked_add(sge.length as u64).is_some_and(|end| {
+            slots.iter().flatten().any(|m| {
+                m.key == sge.lkey
+                    && m.pd == self.inner.pdn
+                    && AccessFlags(m.access).contains(need)
+                    && sge.addr >= m.iova
+                    && end <= m.iova + m.len
+            })
+        });
+        if !covered {
+            return Err(Error::LocalProtection {
+                lkey: sge.lkey,
+                addr: sge.addr,
+                len: sge.length,
+            });
+        }
+        self.check_aligned(sge.addr)
+    }
+
+    fn check_aligned(&self, addr: u64) -> Result<()> {
+        let align = self.dev.beat_bytes();
+        if !addr.is_multiple_of(align as u64) {
+            return Err(Error::Unaligned { addr, align });
+        }
+        Ok(())
+    }
+
+    /// Fails if every slot of `ring` holds a WQE the device has not consumed. The device's consumer index
+    /// is read only when the cached one says the ring is full, to keep register reads off the fast path.
+    fn make_room(&self, ring: &mut Ring, ci_reg: u16, what: &'static str) -> Result<()> {
+        if ring.pi.wrapping_sub(ring.ci) >= ring.size() {
+            ring.ci = self.dev.read(ci_reg);
+            if ring.pi.wrapping_sub(ring.ci) >= ring.size() {
+                return Err(Error::QueueFull(what));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `wqe` at the producer slot, records the WR as outstanding at that index, and only then
+    /// rings `doorbell`: the device may fetch the WQE the moment the doorbell lands.
+    fn push(
+        &self,
+        ring: &mut Ring,
+        wqe: &[u8; WQE_BYTES],
+        doorbell: u16,
+        outstanding: &Mutex<VecDeque<Outstanding>>,
+        mut wr: Outstanding,
+    ) -> Result<()> {
+        let slot = (ring.pi & (ring.size() - 1)) as usize;
+        ring.mem.write(slot * WQE_BYTES, wqe)?;
+        wr.index = ring.pi;
+        outstanding.lock().unwrap().push_back(wr);
+        ring.pi = ring.pi.wrapping_add(1);
+        self.dev.write(doorbell, ring.pi);
+        Ok(())
+    }
+}

@@ -1,0 +1,102 @@
+//! Opening a device, the port address, counters.
+use super::*;
+use crate::error::Error;
+
+#[test]
+fn open_checks_identity_version_and_width() {
+    let dev = FakeDevice::new(8);
+    dev.set(regs::ID, 0xDEAD_BEEF);
+    assert!(matches!(
+        Context::open(dev.clone()),
+        Err(Error::NotRocenic(0xDEAD_BEEF))
+    ));
+    dev.set(regs::ID, regs::ID_VALUE);
+    dev.set(regs::VERSION, 0x0002_0000);
+    assert!(matches!(
+        Context::open(dev.clone()),
+        Err(Error::Version {
+            found: 0x0002_0000,
+            expected: 1
+        })
+    ));
+    dev.set(regs::DATAPATH_BYTES, 16);
+    dev.set(regs::VERSION, 0x0001_0007); // a newer minor version is compatible
+    assert!(matches!(
+        Context::open(dev.clone()),
+        Err(Error::BadDatapath(16))
+    ));
+    assert!(dev.writes().is_empty(), "a failed open writes nothing");
+    dev.set(regs::DATAPATH_BYTES, 64);
+    let ctx = Context::open(dev.clone()).unwrap();
+    assert_eq!(ctx.beat_bytes(), 64);
+    assert_eq!(ctx.clock_mhz(), 322.265625);
+    assert_eq!(dev.get(regs::CONTROL), regs::CONTROL_ENABLE);
+    assert_eq!(
+        dev.writes().last(),
+        Some(&(regs::CONTROL, regs::CONTROL_ENABLE)),
+        "the engines are enabled after the QP and MR table are cleared"
+    );
+}
+
+#[test]
+fn open_clears_a_previous_users_qp_and_memory_regions() {
+    let dev = FakeDevice::new(8);
+    dev.set(regs::QP_STATE, 3);
+    for slot in 0..regs::MR_SLOTS {
+        dev.set(regs::mr_reg(regs::MR0_LEN, slot), 4096);
+    }
+    Context::open(dev.clone()).unwrap();
+    assert_eq!(dev.get(regs::QP_STATE), 0);
+    for slot in 0..regs::MR_SLOTS {
+        assert_eq!(dev.get(regs::mr_reg(regs::MR0_LEN, slot)), 0, "slot {slot}");
+    }
+}
+
+#[test]
+fn set_port_programs_mac_and_ipv4() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    ctx.set_port(
+        [0x02, 0x11, 0x22, 0x33, 0x44, 0x55],
+        Ipv4Addr::new(10, 1, 2, 3),
+    );
+    assert_eq!(dev.get(regs::MAC_HI), 0x0211);
+    assert_eq!(dev.get(regs::MAC_LO), 0x2233_4455);
+    assert_eq!(dev.get(regs::IPV4), 0x0A01_0203);
+}
+
+#[test]
+fn counters_cover_every_counter_register() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    dev.set(regs::RX_FRAMES, 5);
+    dev.set(regs::CQES_WRITTEN, 9);
+    dev.set(regs::RX_IP_CHECKSUM_ERRORS, 2);
+    let c = ctx.counters();
+    let names: Vec<&str> = c.iter().map(|(k, _)| k.as_str()).collect();
+    let want: Vec<String> = regs::REGISTERS
+        .iter()
+        .filter(|r| r.offset >= 0x400)
+        .map(|r| r.name.to_lowercase())
+        .chain(["flushed_wqes".to_string()])
+        .collect();
+    assert_eq!(names, want);
+    let get = |n: &str| c.iter().find(|(k, _)| k == n).unwrap().1;
+    assert_eq!(get("rx_frames"), 5);
+    assert_eq!(get("cqes_written"), 9);
+    assert_eq!(get("rx_ip_checksum_errors"), 2);
+    assert_eq!(get("tx_frames"), 0);
+    assert_eq!(get("flushed_wqes"), 0);
+}
+
+#[test]
+fn buffers_are_page_aligned_device_memory() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let a = ctx.alloc_dma(10).unwrap();
+    let b = ctx.alloc_dma(10).unwrap();
+    assert_eq!(a.iova() % BUFFER_ALIGN as u64, 0);
+    assert_eq!(b.iova() % BUFFER_ALIGN as u64, 0);
+    assert_ne!(a.iova(), b.iova());
+    assert!(a.iova() >= crate::backend::fake::FAKE_BASE_IOVA);
+}

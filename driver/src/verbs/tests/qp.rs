@@ -1,0 +1,372 @@
+//! QP creation, modify (register programming and checked transitions), query, and flush on ERR.
+use super::*;
+use crate::error::Error;
+use rocenic_proto::host::QpState;
+
+#[test]
+fn create_programs_the_three_rings() {
+    let s = setup_with(
+        8,
+        QpCaps {
+            max_send_wr: 4,
+            max_recv_wr: 8,
+        },
+    );
+    assert_eq!(s.dev.get(regs::QP_STATE), QpState::Reset as u32);
+    assert_eq!(s.dev.get(regs::QPN), QPN);
+    assert_eq!(s.dev.get(regs::QP_PD), s.pd.pdn);
+    assert_eq!(s.dev.get(regs::SQ_LOG_SIZE), 2);
+    assert_eq!(s.dev.get(regs::RQ_LOG_SIZE), 3);
+    // Two CQs of depth 2 share the hardware ring: 4 entries.
+    assert_eq!(s.dev.get(regs::CQ_LOG_SIZE), 2);
+    let sq = s.dev.get64(regs::SQ_BASE_LO, regs::SQ_BASE_HI);
+    let rq = s.dev.get64(regs::RQ_BASE_LO, regs::RQ_BASE_HI);
+    let cq = s.dev.get64(regs::CQ_BASE_LO, regs::CQ_BASE_HI);
+    // Above 4 GiB in the fake, so both halves of each base register matter.
+    assert!(s.dev.get(regs::SQ_BASE_HI) != 0 && s.dev.get(regs::CQ_BASE_HI) != 0);
+    let ranges = [
+        (sq, 4 * 64),
+        (rq, 8 * 64),
+        (cq, 4 * 32),
+        (s.buf.iova(), 4096),
+    ];
+    for (i, &(a, la)) in ranges.iter().enumerate() {
+        assert_eq!(a % 64, 0, "ring {i} is beat- and line-aligned");
+        for &(b, lb) in &ranges[i + 1..] {
+            assert!(a + la <= b || b + lb <= a, "rings overlap");
+        }
+    }
+    for r in [
+        regs::SQ_PI,
+        regs::SQ_CI,
+        regs::RQ_PI,
+        regs::RQ_CI,
+        regs::CQ_PI,
+        regs::CQ_CI,
+    ] {
+        assert!(s.dev.writes().contains(&(r, 0)), "index {r:#x} reset");
+    }
+}
+
+#[test]
+fn one_cq_for_both_directions_sizes_the_ring_by_its_depth() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let pd = ctx.alloc_pd();
+    let cq = ctx.create_cq(8).unwrap();
+    let caps = QpCaps {
+        max_send_wr: 2,
+        max_recv_wr: 2,
+    };
+    let _qp = QueuePair::create(&pd, &cq, &cq, caps).unwrap();
+    assert_eq!(dev.get(regs::CQ_LOG_SIZE), 3);
+}
+
+#[test]
+fn one_qp_per_device_until_it_is_dropped() {
+    let s = setup();
+    let caps = QpCaps {
+        max_send_wr: 2,
+        max_recv_wr: 2,
+    };
+    assert!(matches!(
+        QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps),
+        Err(Error::OneQpOnly)
+    ));
+    to_rts(&s);
+    drop(s.qp);
+    assert_eq!(
+        s.dev.get(regs::QP_STATE),
+        QpState::Reset as u32,
+        "a dropped QP stops the engines"
+    );
+    let qp = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
+    assert_eq!(qp.query(), QpState::Reset);
+    let bad = QpCaps {
+        max_send_wr: 3,
+        max_recv_wr: 2,
+    };
+    drop(qp);
+    assert!(matches!(
+        QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, bad),
+        Err(Error::BadDepth(3))
+    ));
+}
+
+#[test]
+fn a_cq_of_another_device_is_refused() {
+    let s = setup();
+    drop(s.qp);
+    let other = Context::open(FakeDevice::new(8)).unwrap();
+    let foreign = other.create_cq(2).unwrap();
+    let caps = QpCaps {
+        max_send_wr: 2,
+        max_recv_wr: 2,
+    };
+    assert!(matches!(
+        QueuePair::create(&s.pd, &s.send_cq, &foreign, caps),
+        Err(Error::BadAttr(_))
+    ));
+}
+
+/// Runs one transition on a clean write log and returns its writes.
+fn writes_of(s: &Setup, attr: QpAttr) -> Vec<(u16, u32)> {
+    s.dev.clear_log();
+    s.qp.modify(attr).unwrap();
+    s.dev.writes()
+}
+
+#[test]
+fn modify_programs_each_transition_and_writes_the_state_last() {
+    let s = setup();
+    let w = writes_of(&s, QpAttr::Init(InitAttrs::default()));
+    assert_eq!(w, vec![(regs::QP_STATE, 1)]);
+
+    let rtr = RtrAttrs {
+        dest_qpn: 0x7F00_0022, // only 24 bits are a QPN
+        rq_psn: 0x0100_1234,   // and a PSN
+        ..rtr_attrs()
+    };
+    let mut w = writes_of(&s, QpAttr::Rtr(rtr));
+    assert_eq!(w.pop(), Some((regs::QP_STATE, 2)));
+    w.sort();
+    let mut want = vec![
+        (regs::PMTU, 10),
+        (regs::DEST_QPN, 0x22),
+        (regs::RQ_PSN, 0x1234),
+        (regs::DEST_MAC_LO, 0x0000_0009),
+        (regs::DEST_MAC_HI, 0x0200),
+        (regs::DEST_IPV4, 0x0A00_0009),
+        (regs::UDP_SPORT, 0xC001),
+    ];
+    want.sort();
+    assert_eq!(w, want);
+
+    let mut w = writes_of(&s, QpAttr::Rts(rts_attrs()));
+    assert_eq!(w.pop(), Some((regs::QP_STATE, 3)));
+    w.sort();
+    // timeout 14: 4.096 us * 2^14 = 67.1 ms = 10 485 760 cycles at 156.25 MHz
+    assert_eq!(
+        w,
+        vec![
+            (regs::SQ_PSN, 0x55),
+            (regs::ACK_TIMEOUT, 10_485_760),
+            (regs::RETRY_CNT, 3)
+        ]
+    );
+    assert_eq!(s.qp.query(), QpState::Rts);
+}
+
+#[test]
+fn ack_timeout_converts_the_ib_exponent_at_the_widths_clock() {
+    assert_eq!(ack_timeout_cycles(14, 156.25), 10_485_760);
+    assert_eq!(ack_timeout_cycles(14, 322.265625), 21_626_880);
+    assert_eq!(ack_timeout_cycles(1, 156.25), 1280);
+    assert_eq!(ack_timeout_cycles(0, 156.25), 0, "0 means no timeout");
+    assert_eq!(ack_timeout_cycles(31, 322.265625), u32::MAX, "saturates");
+    // On a 512-bit device, and with the simulator's raw-cycle override.
+    let s = setup_with(
+        64,
+        QpCaps {
+            max_send_wr: 2,
+            max_recv_wr: 2,
+        },
+    );
+    s.qp.modify(QpAttr::Init(InitAttrs::default())).unwrap();
+    s.qp.modify(QpAttr::Rtr(rtr_attrs())).unwrap();
+    s.qp.modify(QpAttr::Rts(RtsAttrs {
+        ack_timeout_cycles: Some(5000),
+        ..rts_attrs()
+    }))
+    .unwrap();
+    assert_eq!(s.dev.get(regs::ACK_TIMEOUT), 5000);
+}
+
+/// Asserts that `attr` is refused with `want` and that nothing reached the device.
+fn refused(s: &Setup, attr: QpAttr, want: impl Fn(&Error) -> bool) {
+    let before = s.qp.query();
+    s.dev.clear_log();
+    let e = s.qp.modify(attr).unwrap_err();
+    assert!(want(&e), "{attr:?} from {before:?}: got {e}");
+    assert_eq!(s.dev.writes(), vec![], "{attr:?} from {before:?}");
+    assert_eq!(s.qp.query(), before);
+}
+
+fn bad_transition(from: QpState, to: QpState) -> impl Fn(&Error) -> bool {
+    move |e| matches!(e, Error::BadTransition { from: f, to: t } if *f == from && *t == to)
+}
+
+#[test]
+fn illegal_transitions_and_attributes_are_refused_without_touching_the_device() {
+    use QpState::*;
+    let s = setup();
+    let init = QpAttr::Init(InitAttrs::default());
+    let rtr = QpAttr::Rtr(rtr_attrs());
+    let rts = QpAttr::Rts(rts_attrs());
+    refused(&s, rtr, bad_transition(Reset, Rtr));
+    refused(&s, rts, bad_transition(Reset, Rts));
+    refused(
+        &s,
+        QpAttr::Init(InitAttrs {
+            port_num: 2,
+            ..InitAttrs::default()
+        }),
+        |e| matches!(e, Error::BadAttr(_)),
+    );
+    refused(
+        &s,
+        QpAttr::Init(InitAttrs {
+            pkey_index: 1,
+            ..InitAttrs::default()
+        }),
+        |e| matches!(e, Error::BadAttr(_)),
+    );
+    s.qp.modify(init).unwrap();
+    refused(&s, init, bad_transition(Init, Init));
+    refused(&s, rts, bad_transition(Init, Rts));
+    for mtu in [0, 128, 1000, 1500, 8192] {
+        let attr = QpAttr::Rtr(RtrAttrs {
+            path_mtu: mtu,
+            ..rtr_attrs()
+        });
+        refused(&s, attr, |e| matches!(e, Error::BadMtu(m) if *m == mtu));
+    }
+    s.qp.modify(rtr).unwrap();
+    refused(&s, init, bad_transition(Rtr, Init));
+    let attr = QpAttr::Rts(RtsAttrs {
+        retry_cnt: 8,
+        ..rts_attrs()
+    });
+    refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
+    s.qp.modify(rts).unwrap();
+    refused(&s, rtr, bad_transition(Rts, Rtr));
+    s.qp.modify(QpAttr::Err).unwrap();
+    refused(&s, init, bad_transition(Err, Init));
+    refused(&s, rts, bad_transition(Err, Rts));
+}
+
+#[test]
+fn err_is_reachable_from_every_state() {
+    let steps = [
+        QpAttr::Init(InitAttrs::default()),
+        QpAttr::Rtr(rtr_attrs()),
+        QpAttr::Rts(rts_attrs()),
+    ];
+    for n in 0..=steps.len() {
+        let s = setup();
+        for step in &steps[..n] {
+            s.qp.modify(*step).unwrap();
+        }
+        s.qp.modify(QpAttr::Err).unwrap();
+        assert_eq!(
+            s.dev.get(regs::QP_STATE),
+            QpState::Err as u32,
+            "after {n} steps"
+        );
+        assert_eq!(s.qp.query(), QpState::Err);
+        s.qp.modify(QpAttr::Err).unwrap(); // and again: ERR -> ERR is allowed
+    }
+}
+
+#[test]
+fn modify_to_err_flushes_what_the_device_has_not_consumed_in_order() {
+    let s = setup_with(
+        8,
+        QpCaps {
+            max_send_wr: 4,
+            max_recv_wr: 4,
+        },
+    );
+    to_rts(&s);
+    // SAFETY: the fake device never touches the buffers.
+    unsafe {
+        s.qp.post_recv(&recv(&s, 10)).unwrap();
+        s.qp.post_recv(&recv(&s, 11)).unwrap();
+        s.qp.post_send(&send(&s, 1, SendFlags::default())).unwrap();
+        s.qp.post_send(&send(&s, 2, SendFlags::SIGNALED)).unwrap();
+        s.qp.post_send(&send(&s, 3, SendFlags::SIGNALED)).unwrap();
+        s.qp.post_send(&send(&s, 4, SendFlags::default())).unwrap();
+    }
+    // The NIC has done sends 1 (unsignaled: no CQE) and 2, and received into 10.
+    s.dev.set(regs::SQ_CI, 2);
+    s.dev.set(regs::RQ_CI, 1);
+    nic_completes_send(&s, 0, 2);
+    nic_writes_cqe(&s, 1, 10, WcOpcode::Recv as u8, 0);
+    s.qp.modify(QpAttr::Err).unwrap();
+
+    let st = |w: &WorkCompletion| (w.wr_id, w.status);
+    let sends = poll_all(&s.send_cq);
+    assert_eq!(
+        sends.iter().map(st).collect::<Vec<_>>(),
+        vec![
+            (2, WcStatus::Success),
+            (3, WcStatus::WrFlushErr),
+            (4, WcStatus::WrFlushErr)
+        ],
+        "1 completed silently; the rest follow the real completion, in posting order"
+    );
+    assert!(sends[1..]
+        .iter()
+        .all(|w| w.qp_num == QPN && w.opcode == WcOpcode::Send));
+    let recvs = poll_all(&s.recv_cq);
+    assert_eq!(
+        recvs.iter().map(st).collect::<Vec<_>>(),
+        vec![(10, WcStatus::Success), (11, WcStatus::WrFlushErr)]
+    );
+    assert_eq!(recvs[1].opcode, WcOpcode::Recv);
+    assert_eq!(s.ctx.flushed_wqes(), 3);
+    // Nothing is flushed twice.
+    s.qp.modify(QpAttr::Err).unwrap();
+    assert!(poll_all(&s.send_cq).is_empty() && poll_all(&s.recv_cq).is_empty());
+    assert_eq!(s.ctx.flushed_wqes(), 3);
+}
+
+#[test]
+fn an_error_completion_from_the_device_flushes_the_rest() {
+    let s = setup();
+    to_rts(&s);
+    // SAFETY: the fake device never touches the buffers.
+    unsafe {
+        s.qp.post_recv(&recv(&s, 20)).unwrap();
+        s.qp.post_send(&send(&s, 1, SendFlags::SIGNALED)).unwrap();
+        s.qp.post_send(&send(&s, 2, SendFlags::SIGNALED)).unwrap();
+    }
+    // The peer NAKs send 1 with a remote access error; the core stops the QP.
+    nic_writes_cqe(&s, 0, 1, WcOpcode::Send as u8, WcStatus::RemAccessErr as u8);
+    s.dev.set(regs::SQ_CI, 1);
+    s.dev.set(regs::QP_STATE, QpState::Err as u32);
+    let sends = poll_all(&s.send_cq);
+    assert_eq!(sends.len(), 2);
+    assert_eq!(
+        (sends[0].wr_id, sends[0].status),
+        (1, WcStatus::RemAccessErr)
+    );
+    assert_eq!((sends[1].wr_id, sends[1].status), (2, WcStatus::WrFlushErr));
+    let recvs = poll_all(&s.recv_cq);
+    assert_eq!(
+        (recvs[0].wr_id, recvs[0].status),
+        (20, WcStatus::WrFlushErr)
+    );
+    assert_eq!(s.qp.query(), QpState::Err);
+    assert!(matches!(
+        unsafe { s.qp.post_send(&send(&s, 3, SendFlags::SIGNALED)) },
+        Err(Error::WrongState(QpState::Err, _))
+    ));
+}
+
+#[test]
+fn query_notices_the_device_moved_the_qp_to_err_and_flushes() {
+    let s = setup();
+    to_rts(&s);
+    // SAFETY: the fake device never touches the buffer.
+    unsafe { s.qp.post_recv(&recv(&s, 5)).unwrap() };
+    s.dev.set(regs::QP_STATE, QpState::Err as u32); // e.g. the CQ ring overflowed: no CQE says so
+    assert!(
+        poll_all(&s.recv_cq).is_empty(),
+        "nothing before the state is read"
+    );
+    assert_eq!(s.qp.query(), QpState::Err);
+    let recvs = poll_all(&s.recv_cq);
+    assert_eq!((recvs[0].wr_id, recvs[0].status), (5, WcStatus::WrFlushErr));
+    assert_eq!(s.ctx.flushed_wqes(), 1);
+}

@@ -1,0 +1,102 @@
+//! Work requests and their 64-byte WQE encoding (`rocenic_proto::host::wqe`, little-endian).
+use rocenic_proto::host::{recv_wqe, wqe, WcOpcode, WrOpcode, WQE_BYTES};
+
+/// A scatter/gather element. This hardware generation takes one per work request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sge {
+    /// IOVA of the buffer, inside the MR of `lkey` and aligned to the device's beat.
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+
+/// What a send work request does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendOp {
+    /// Write the local buffer to `remote_addr` in the peer's MR `rkey`.
+    RdmaWrite { remote_addr: u64, rkey: u32 },
+    /// Send the local buffer into the peer's next posted receive (at most one path MTU).
+    Send,
+}
+
+/// `ibv_send_flags` bits, as the WQE's flag byte holds them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SendFlags(pub u8);
+
+impl SendFlags {
+    /// Write a completion when the request succeeds (a failed request always completes).
+    pub const SIGNALED: SendFlags = SendFlags(wqe::FLAG_SIGNALED);
+    /// Ask the peer to raise a completion event for the matching receive.
+    pub const SOLICITED: SendFlags = SendFlags(wqe::FLAG_SOLICITED);
+
+    pub fn contains(self, other: SendFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for SendFlags {
+    type Output = SendFlags;
+    fn bitor(self, rhs: SendFlags) -> SendFlags {
+        SendFlags(self.0 | rhs.0)
+    }
+}
+
+/// A send work request (`ibv_send_wr` with one SGE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkRequest {
+    pub wr_id: u64,
+    pub op: SendOp,
+    pub sge: Sge,
+    pub flags: SendFlags,
+}
+
+/// A receive work request (`ibv_recv_wr` with one SGE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecvRequest {
+    pub wr_id: u64,
+    pub sge: Sge,
+}
+
+fn put(w: &mut [u8; WQE_BYTES], at: usize, bytes: &[u8]) {
+    w[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+impl WorkRequest {
+    /// The completion opcode this request's CQE carries.
+    pub(crate) fn wc_opcode(&self) -> WcOpcode {
+        match self.op {
+            SendOp::RdmaWrite { .. } => WcOpcode::RdmaWrite,
+            SendOp::Send => WcOpcode::Send,
+        }
+    }
+
+    /// The send WQE the core fetches.
+    pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
+        let (opcode, remote_addr, rkey) = match self.op {
+            SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey),
+            SendOp::Send => (WrOpcode::Send, 0, 0),
+        };
+        let mut w = [0u8; WQE_BYTES];
+        w[wqe::OPCODE] = opcode as u8;
+        w[wqe::FLAGS] = self.flags.0;
+        put(&mut w, wqe::LENGTH, &self.sge.length.to_le_bytes());
+        put(&mut w, wqe::WR_ID, &self.wr_id.to_le_bytes());
+        put(&mut w, wqe::LOCAL_ADDR, &self.sge.addr.to_le_bytes());
+        put(&mut w, wqe::LKEY, &self.sge.lkey.to_le_bytes());
+        put(&mut w, wqe::RKEY, &rkey.to_le_bytes());
+        put(&mut w, wqe::REMOTE_ADDR, &remote_addr.to_le_bytes());
+        w
+    }
+}
+
+impl RecvRequest {
+    /// The receive WQE the core fetches.
+    pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
+        let mut w = [0u8; WQE_BYTES];
+        put(&mut w, recv_wqe::LENGTH, &self.sge.length.to_le_bytes());
+        put(&mut w, recv_wqe::WR_ID, &self.wr_id.to_le_bytes());
+        put(&mut w, recv_wqe::ADDR, &self.sge.addr.to_le_bytes());
+        put(&mut w, recv_wqe::LKEY, &self.sge.lkey.to_le_bytes());
+        w
+    }
+}
