@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Independent check of a RoCEv2 capture, sharing no code with rocenic.
+"""Independent check of a RoCEv2 capture, sharing no code with rocenic (Python standard library only).
 
-For every IPv4/UDP frame to port 4791: recompute the ICRC with zlib's CRC-32 over the masked fields
-(IBA vol 1 section 7.8 and RoCEv2 annex A17: 8 bytes of 0xFF, the IP header with TOS, TTL and checksum as
-ones, the UDP header with the checksum as ones, BTH byte 4 as ones, then everything up to the ICRC) and
-compare it with the 4 bytes after the payload, least-significant byte first. With --tshark, also have
-Wireshark's dissector decode every frame and fail on any frame not decoded as InfiniBand or marked
-malformed. Prints "N passed, M failed" and exits 1 on any failure or when there are no RoCE frames.
+For every frame to UDP port 4791 (Ethernet, optional 802.1Q tag, IPv4 or IPv6): recompute the ICRC with
+zlib's CRC-32 (IBA vol 1 section 7.8 and RoCEv2 annex A17) over 8 bytes of 0xFF, the IP header with its
+variant fields as ones (IPv4 TOS, TTL, header checksum; IPv6 traffic class, flow label, hop limit), the UDP
+header with its checksum as ones, the BTH with byte 4 as ones, then everything up to the ICRC, which is
+found from the IP length (short Ethernet frames carry padding after it) and is stored least-significant
+byte first. With --tshark, also have Wireshark decode every frame and fail on any RoCE frame whose BTH it
+does not decode, or any frame it marks malformed.
+
+Prints "N passed, M failed" (one check per RoCE frame, plus one per frame with --tshark) and exits 1 on
+any failure, or when the capture holds no RoCE frame.
 """
 import argparse
 import shutil
@@ -15,8 +19,11 @@ import subprocess
 import sys
 import zlib
 
+ROCE_PORT = 4791
+
 
 def frames(path):
+    """Yields (number, bytes, truncated) for each frame of a classic pcap file with Ethernet link type."""
     data = open(path, "rb").read()
     magic = data[:4]
     if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
@@ -25,62 +32,128 @@ def frames(path):
         endian = ">"
     else:
         sys.exit(f"{path}: not a classic pcap file")
-    at = 24
+    linktype = struct.unpack(endian + "I", data[20:24])[0] & 0x0FFFFFFF
+    if linktype != 1:
+        sys.exit(f"{path}: link type {linktype}, not Ethernet")
+    at, number = 24, 0
     while at + 16 <= len(data):
-        incl = struct.unpack(endian + "I", data[at + 8:at + 12])[0]
-        yield data[at + 16:at + 16 + incl]
+        incl, orig = struct.unpack(endian + "II", data[at + 8:at + 16])
+        number += 1
+        yield number, data[at + 16:at + 16 + incl], incl < orig
         at += 16 + incl
 
 
-def icrc_ok(f):
-    ip_len = struct.unpack(">H", f[16:18])[0]
-    end = 14 + ip_len
-    masked = bytearray(b"\xff" * 8 + f[14:end - 4])
-    for pos in (15, 22, 24, 25, 40, 41, 46):  # TOS, TTL, IP checksum, UDP checksum, BTH byte 4
-        masked[8 + pos - 14] = 0xFF
-    return zlib.crc32(bytes(masked)).to_bytes(4, "little") == f[end - 4:end]
+def roce_layout(f):
+    """(ip, ip header length, ipv6, end of the IP datagram) of a frame to UDP 4791, else None."""
+    if len(f) < 14:
+        return None
+    ip = 14
+    ethertype = struct.unpack(">H", f[12:14])[0]
+    if ethertype == 0x8100 and len(f) >= 18:
+        ethertype = struct.unpack(">H", f[16:18])[0]
+        ip = 18
+    if ethertype == 0x0800 and len(f) >= ip + 20:
+        hl = (f[ip] & 0x0F) * 4
+        proto, end, v6 = f[ip + 9], ip + struct.unpack(">H", f[ip + 2:ip + 4])[0], False
+    elif ethertype == 0x86DD and len(f) >= ip + 40:
+        hl = 40
+        proto, end, v6 = f[ip + 6], ip + 40 + struct.unpack(">H", f[ip + 4:ip + 6])[0], True
+    else:
+        return None
+    udp = ip + hl
+    if proto != 17 or len(f) < udp + 4 or struct.unpack(">H", f[udp + 2:udp + 4])[0] != ROCE_PORT:
+        return None
+    return ip, hl, v6, end
+
+
+def icrc(f, ip, hl, v6, end):
+    """(ICRC on the wire, ICRC computed), both as the 4 wire bytes."""
+    m = bytearray(f[ip:end - 4])
+    if v6:
+        m[0] |= 0x0F  # traffic class (low nibble of byte 0, high nibble of byte 1) ...
+        m[1:4] = b"\xff\xff\xff"  # ... and the flow label
+        m[7] = 0xFF  # hop limit
+    else:
+        m[1] = 0xFF  # TOS
+        m[8] = 0xFF  # TTL
+        m[10:12] = b"\xff\xff"  # header checksum
+    m[hl + 6:hl + 8] = b"\xff\xff"  # UDP checksum
+    m[hl + 8 + 4] = 0xFF  # BTH byte 4: FECN, BECN, resv6a
+    computed = zlib.crc32(b"\xff" * 8 + bytes(m)) & 0xFFFFFFFF
+    return bytes(f[end - 4:end]), computed.to_bytes(4, "little")
+
+
+def tshark_problems(path, roce_frames, source_ports):
+    """Frame numbers tshark does not decode as InfiniBand BTH (RoCE frames) or marks malformed (any)."""
+    if not shutil.which("tshark"):
+        sys.exit("tshark not found: scripts/setup.sh installs it (apt-get install tshark)")
+    # Wireshark's UDP dissector tries the lower port first; a RoCE source port below 4791 that another
+    # protocol registered (the public capture uses 69, TFTP) would win, so those ports are decoded as RoCE.
+    decode_as = []
+    for port in sorted(p for p in source_ports if p < ROCE_PORT):
+        decode_as += ["-d", f"udp.port=={port},infiniband"]
+    fields = ["frame.number", "infiniband.bth.opcode", "_ws.malformed", "_ws.expert.message"]
+    cmd = ["tshark", "-r", path, *decode_as, "-T", "fields", "-E", "occurrence=a"]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    problems, seen = {}, set()
+    for line in out.splitlines():
+        number, opcode, malformed, expert = (line.split("\t") + ["", "", "", ""])[:4]
+        number = int(number)
+        seen.add(number)
+        if number in roce_frames and not opcode:
+            problems[number] = "not decoded as InfiniBand BTH"
+        elif malformed or "Malformed" in expert:
+            problems[number] = f"malformed: {malformed or expert}"
+    for number in roce_frames - seen:
+        problems[number] = "missing from tshark's output"
+    return problems, seen
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pcap")
-    ap.add_argument("--allow-bad", type=int, default=0, help="number of bad-ICRC frames expected (fault injection)")
+    ap.add_argument("--allow-bad", type=int, default=0, metavar="N",
+                    help="tolerate up to N frames with a wrong ICRC (captures with injected faults)")
     ap.add_argument("--tshark", action="store_true", help="also decode every frame with tshark")
     a = ap.parse_args()
 
-    passed = failed = bad = 0
-    for i, f in enumerate(frames(a.pcap), 1):
-        if len(f) < 58 or f[12:14] != b"\x08\x00" or f[23] != 17 or f[36:38] != b"\x12\xb7":
+    passed = failed = 0
+    roce, bad, source_ports = set(), [], set()
+    for number, f, truncated in frames(a.pcap):
+        layout = roce_layout(f)
+        if layout is None:
             continue
-        if icrc_ok(f):
+        roce.add(number)
+        ip, hl, _, end = layout
+        source_ports.add(struct.unpack(">H", f[ip + hl:ip + hl + 2])[0])
+        if truncated or end > len(f) or end < ip + hl + 8 + 12 + 4:
+            print(f"frame {number}: cannot check: {'truncated by the capture' if truncated else 'bad IP length'}")
+            failed += 1
+            continue
+        wire, computed = icrc(f, *layout)
+        if wire == computed:
             passed += 1
         else:
-            bad += 1
-            print(f"frame {i}: ICRC mismatch")
-    if bad > a.allow_bad:
-        failed += bad - a.allow_bad
-    else:
-        passed += bad  # expected corrupted frames, counted as checks that behaved
-    if passed + bad == 0:
+            print(f"frame {number}: ICRC mismatch: wire {wire.hex()}, computed {computed.hex()}")
+            bad.append(number)
+    allowed = min(len(bad), a.allow_bad)
+    passed += allowed  # expected corrupted frames: the check behaved
+    failed += len(bad) - allowed
+    if bad:
+        print(f"{len(bad)} frame(s) with a wrong ICRC, {a.allow_bad} allowed")
+    if not roce:
         print("no RoCEv2 frames in the capture")
         failed += 1
 
     if a.tshark:
-        if not shutil.which("tshark"):
-            sys.exit("tshark not found: scripts/setup.sh installs it (apt-get install tshark)")
-        out = subprocess.run(["tshark", "-r", a.pcap, "-T", "fields", "-e", "frame.number", "-e", "frame.protocols",
-                              "-e", "_ws.malformed", "-e", "_ws.expert.message"],
-                             capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            num, protos, malformed, expert = (line.split("\t") + ["", "", "", ""])[:4]
-            if "udp" in protos.split(":") and "infiniband" not in protos.split(":"):
-                print(f"frame {num}: not decoded as InfiniBand ({protos})")
-                failed += 1
-            elif malformed or "Malformed" in expert:
-                print(f"frame {num}: malformed ({expert})")
-                failed += 1
-            else:
-                passed += 1
+        problems, decoded = tshark_problems(a.pcap, roce, source_ports)
+        for number, why in sorted(problems.items()):
+            print(f"frame {number}: tshark: {why}")
+        failed += len(problems)
+        passed += len(decoded - problems.keys())
+
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -1,96 +1,132 @@
-//! The invariant CRC of RoCEv2 (IBA vol 1 §7.8 with RoCEv2 annex A17.3.3): CRC-32 (the Ethernet/zlib
-//! polynomial, `crc32fast` semantics) over 8 bytes of ones standing for the masked LRH, the IP header with
-//! its variant fields as ones (IPv4 TOS, TTL, header checksum; IPv6 traffic class, flow label, hop limit),
-//! the UDP header with its checksum as ones, the BTH with byte 4 (FECN, BECN, resv6a) as ones, and the
-//! rest of the packet up to the ICRC. The ICRC goes on the wire least-significant byte first.
-use crate::wire::{len, Error, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_VLAN};
-
-/// Byte offsets that count as all ones in an untagged IPv4 frame (what the RTL masks).
-pub const MASKED_BYTES_IPV4: [usize; 7] = {
-    use crate::wire::ipv4_frame::*;
-    [
-        IP_TOS,
-        IP_TTL,
-        IP_CHECKSUM,
-        IP_CHECKSUM + 1,
-        UDP_CHECKSUM,
-        UDP_CHECKSUM + 1,
-        BTH_RESV8A,
-    ]
+//! The invariant CRC of RoCEv2 (IBA vol 1 §7.8.1 with RoCEv2 annex A17.3.3): CRC-32 (the Ethernet/zlib
+//! polynomial, `crc32fast` semantics) over
+//! 1. eight bytes of ones, standing for the masked LRH of native InfiniBand,
+//! 2. the IP header with its variant fields as ones (IPv4 TOS, TTL, header checksum; IPv6 traffic class,
+//!    flow label, hop limit), since routers may rewrite them,
+//! 3. the UDP header with its checksum as ones,
+//! 4. the BTH with byte 4 (FECN, BECN, resv6a) as ones,
+//! 5. the rest of the packet up to the ICRC.
+//!
+//! The ICRC goes on the wire least-significant byte first. Its place is found from the IP length, not from
+//! the end of the frame, which may carry Ethernet padding.
+use crate::wire::{
+    ipv4_frame as f, len, locate, locate_ip, Bth, Error, Ipv4Packet, Ipv6Packet, UdpPacket,
 };
 
-/// Where the IP header starts and where the IP datagram ends.
-fn ip_bounds(frame: &[u8]) -> Result<(usize, usize, bool), Error> {
-    if frame.len() < len::ETH {
-        return Err(Error::Truncated("Ethernet"));
-    }
-    let mut at = len::ETH;
-    let mut ethertype = u16::from_be_bytes([frame[12], frame[13]]);
-    if ethertype == ETHERTYPE_VLAN {
-        if frame.len() < at + len::VLAN {
-            return Err(Error::Truncated("802.1Q"));
-        }
-        ethertype = u16::from_be_bytes([frame[16], frame[17]]);
-        at += len::VLAN;
-    }
-    let (end, v4) = match ethertype {
-        ETHERTYPE_IPV4 if frame.len() >= at + len::IPV4 => (
-            at + u16::from_be_bytes([frame[at + 2], frame[at + 3]]) as usize,
-            true,
-        ),
-        ETHERTYPE_IPV6 if frame.len() >= at + len::IPV6 => (
-            at + len::IPV6 + u16::from_be_bytes([frame[at + 4], frame[at + 5]]) as usize,
-            false,
-        ),
-        _ => return Err(Error::NotRoce),
-    };
-    let ip_len = if v4 { len::IPV4 } else { len::IPV6 };
-    if end > frame.len() || end < at + ip_len + len::UDP + len::BTH + len::ICRC {
-        return Err(Error::BadLength);
-    }
-    Ok((at, end, v4))
-}
+/// Byte offsets that count as all ones in an untagged IPv4 frame (what the RTL masks).
+pub const MASKED_BYTES_IPV4: [usize; 7] = [
+    f::IP_TOS,
+    f::IP_TTL,
+    f::IP_CHECKSUM,
+    f::IP_CHECKSUM + 1,
+    f::UDP_CHECKSUM,
+    f::UDP_CHECKSUM + 1,
+    f::BTH_RESV8A,
+];
 
-/// The ICRC `frame` (an Ethernet frame without FCS) should carry.
-pub fn compute(frame: &[u8]) -> Result<u32, Error> {
-    let (ip, end, v4) = ip_bounds(frame)?;
-    let mut m = Vec::with_capacity(8 + end - ip);
-    m.extend_from_slice(&[0xFF; 8]);
-    m.extend_from_slice(&frame[ip..end - len::ICRC]);
-    let h = 8; // the IP header's offset in `m`
-    let udp = if v4 {
-        m[h + 1] = 0xFF; // TOS
-        m[h + 8] = 0xFF; // TTL
-        m[h + 10..h + 12].fill(0xFF); // header checksum
-        h + len::IPV4
+/// The ICRC of an IP datagram `d` (starting with its IP header, ending with the ICRC).
+fn over(d: &[u8], ipv6: bool) -> u32 {
+    let ip_len = if ipv6 { len::IPV6 } else { len::IPV4 };
+    let n = ip_len + len::UDP + len::BTH;
+    let mut h = [0u8; len::IPV6 + len::UDP + len::BTH];
+    let h = &mut h[..n];
+    h.copy_from_slice(&d[..n]);
+    if ipv6 {
+        let mut ip = Ipv6Packet::new_unchecked(&mut h[..]);
+        ip.set_traffic_class(0xFF);
+        ip.set_flow_label(0xF_FFFF);
+        ip.set_hop_limit(0xFF);
     } else {
-        m[h] |= 0x0F; // traffic class, low nibble of byte 0 ...
-        m[h + 1..h + 4].fill(0xFF); // ... its high nibble of byte 1 and the flow label
-        m[h + 7] = 0xFF; // hop limit
-        h + len::IPV6
-    };
-    m[udp + 6..udp + 8].fill(0xFF);
-    m[udp + len::UDP + 4] = 0xFF; // BTH resv8a: FECN, BECN
-    Ok(crc32fast::hash(&m))
+        let mut ip = Ipv4Packet::new_unchecked(&mut h[..]);
+        ip.set_tos(0xFF);
+        ip.set_ttl(0xFF);
+        ip.set_checksum(0xFFFF);
+    }
+    UdpPacket::new_unchecked(&mut h[ip_len..]).set_checksum(0xFFFF);
+    Bth::new_unchecked(&mut h[ip_len + len::UDP..]).set_resv8a(0xFF);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&[0xFF; 8]);
+    crc.update(h);
+    crc.update(&d[n..d.len() - len::ICRC]);
+    crc.finalize()
 }
 
-/// Whether the frame's ICRC is right.
+/// The ICRC an Ethernet frame (without FCS) should carry.
+pub fn compute(frame: &[u8]) -> Result<u32, Error> {
+    let l = locate(frame)?;
+    Ok(over(&frame[l.ip..l.end], l.ipv6))
+}
+
+/// The ICRC an IP datagram (starting with the IPv4 or IPv6 header) should carry.
+pub fn compute_ip(datagram: &[u8]) -> Result<u32, Error> {
+    let l = locate_ip(datagram)?;
+    Ok(over(&datagram[..l.end], l.ipv6))
+}
+
+/// Whether an Ethernet frame's ICRC is right.
 pub fn check(frame: &[u8]) -> Result<bool, Error> {
-    let (_, end, _) = ip_bounds(frame)?;
-    Ok(compute(frame)?.to_le_bytes() == frame[end - len::ICRC..end])
+    let l = locate(frame)?;
+    Ok(over(&frame[l.ip..l.end], l.ipv6).to_le_bytes() == frame[l.icrc()..l.end])
 }
 
-/// Writes the right ICRC into the frame's last 4 bytes of the IP datagram.
-pub fn insert(frame: &mut [u8]) -> Result<(), Error> {
-    let (_, end, _) = ip_bounds(frame)?;
-    let c = compute(frame)?;
-    frame[end - len::ICRC..end].copy_from_slice(&c.to_le_bytes());
-    Ok(())
+/// Writes the right ICRC into an Ethernet frame and returns it.
+pub fn insert(frame: &mut [u8]) -> Result<u32, Error> {
+    let l = locate(frame)?;
+    let c = over(&frame[l.ip..l.end], l.ipv6);
+    frame[l.icrc()..l.end].copy_from_slice(&c.to_le_bytes());
+    Ok(c)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// scapy's `test/contrib/roce.uts` UC SEND ONLY (MigReq, PadCnt 2), built from its field values; scapy
+    /// gives the IP checksum 0xb4d5, the UDP checksum 0xaca2 and the ICRC 0x78f353f3 (the wire bytes read
+    /// big-endian).
+    fn scapy_uc_send_only() -> Vec<u8> {
+        #[rustfmt::skip]
+        let f = vec![
+            0x24, 0x8a, 0x07, 0xa8, 0xfa, 0x22, 0x24, 0x8a, 0x07, 0xa8, 0xfa, 0x22, 0x08, 0x00,
+            0x45, 0x01, 0x00, 0x40, 0x04, 0x78, 0x40, 0x00, 0x40, 0x11, 0xb4, 0xd5,
+            192, 168, 0, 7, 192, 168, 0, 7,
+            0xc0, 0x00, 0x12, 0xb7, 0x00, 0x2c, 0xac, 0xa2,
+            0x24, 0x60, 0xff, 0xff, 0x00, 0x00, 0x00, 211, 0x00, 0xcf, 0x17, 0x10, // PSN 13571856
+            b'F', b'0', 0x81, 0x8b, 0xe2, 0x89, b'5', 0xd9, 0x0e, 0x9a, 0x95, b'P', b'T', 0x01,
+            0xbe, 0x88, b'^', b'P', 0x00, 0x00,
+            0x78, 0xf3, 0x53, 0xf3,
+        ];
+        f
+    }
+
+    /// scapy's "RoCE CNP captured on ConnectX-4 Lx": UDP source port 0, UDP checksum 0, TOS 0xC2.
+    const CX4_CNP: [u8; 74] = [
+        0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2, 0x7c, 0xfe, 0x90, 0x64, 0x3b, 0x32, 0x08, 0x00, 0x45,
+        0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00, 0x40, 0x11, 0x91, 0x61, 0x0a, 0x00, 0x11, 0x01,
+        0x0a, 0x00, 0x12, 0x01, 0x00, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00, 0x81, 0x00, 0xff,
+        0xff, 0x40, 0x00, 0x01, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x82, 0xfd, 0x00, 0x2a,
+    ];
+
+    #[test]
+    fn scapy_vectors() {
+        let uc = scapy_uc_send_only();
+        assert!(Ipv4Packet::new_checked(&uc[14..])
+            .unwrap()
+            .verify_checksum());
+        assert_eq!(
+            compute(&uc).unwrap().to_le_bytes(),
+            [0x78, 0xf3, 0x53, 0xf3]
+        );
+        assert!(check(&uc).unwrap());
+        assert_eq!(
+            compute(&CX4_CNP).unwrap().to_le_bytes(),
+            [0x82, 0xfd, 0x00, 0x2a]
+        );
+        assert!(check(&CX4_CNP).unwrap());
+        // The same from the IP header on.
+        assert_eq!(compute_ip(&CX4_CNP[14..]), compute(&CX4_CNP));
+    }
 
     #[test]
     fn masked_offsets_are_the_rtl_ones() {
@@ -99,26 +135,40 @@ mod tests {
 
     #[test]
     fn variant_fields_do_not_change_the_icrc() {
-        // A minimal RC ACK: Ethernet, IPv4 (48), UDP (28), BTH, AETH, ICRC.
-        let mut f = vec![0u8; 14 + 48];
-        f[12] = 0x08;
-        f[14] = 0x45;
-        f[17] = 48;
-        f[23] = 17;
-        f[36..38].copy_from_slice(&4791u16.to_be_bytes());
-        f[39] = 28;
-        f[42] = 0x11;
-        insert(&mut f).unwrap();
-        assert!(check(&f).unwrap());
-        let mut g = f.clone();
+        let mut g = scapy_uc_send_only();
         for p in MASKED_BYTES_IPV4 {
             g[p] ^= 0x5A;
         }
         assert!(check(&g).unwrap(), "masked fields must not matter");
-        g[50] ^= 1; // the PSN
+        g[f::BTH_PSN] ^= 1;
         assert!(!check(&g).unwrap());
+        insert(&mut g).unwrap();
+        assert!(check(&g).unwrap());
         // Ethernet padding after the datagram is not covered.
-        f.extend_from_slice(&[0xEE; 2]);
-        assert!(check(&f).unwrap());
+        let mut padded = scapy_uc_send_only();
+        padded.extend_from_slice(&[0xEE; 6]);
+        assert!(check(&padded).unwrap());
+    }
+
+    #[test]
+    fn ipv6_variant_fields_do_not_change_the_icrc() {
+        // The CNP moved into IPv6.
+        let mut v6 = CX4_CNP[..14].to_vec();
+        v6[12..14].copy_from_slice(&[0x86, 0xDD]);
+        v6.extend_from_slice(&[0x60, 0, 0, 0, 0, 40, 17, 64]);
+        v6.extend_from_slice(&[0x20; 32]);
+        v6.extend_from_slice(&CX4_CNP[34..]);
+        let c = insert(&mut v6).unwrap();
+        for (byte, x) in [(14, 0x0F), (15, 0xFF), (16, 0xFF), (17, 0xFF), (21, 0xFF)] {
+            let mut g = v6.clone();
+            g[byte] ^= x;
+            assert_eq!(compute(&g).unwrap(), c, "byte {byte}");
+        }
+        let mut g = v6.clone();
+        g[14] ^= 0x10; // the version nibble is covered (and no longer IPv6)
+        assert!(compute(&g).is_err());
+        g = v6.clone();
+        g[22] ^= 1; // the source address is covered
+        assert_ne!(compute(&g).unwrap(), c);
     }
 }

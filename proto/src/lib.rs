@@ -1,13 +1,16 @@
-//! rocenic's protocol facts, held once: RoCEv2 opcodes and header layouts, typed packet views, the ICRC,
-//! pcap I/O, the register map and the host-memory structures. The RTL (`hdl`), the driver, the simulator's
-//! tools and the docs all read them from here.
+//! rocenic's protocol facts, held once: RoCEv2 opcodes, AETH syndromes and PSNs, header layouts and
+//! typed packet views, the ICRC, pcap I/O, the register map and the host-memory structures. The RTL
+//! (`hdl`), the driver, the simulator's tools and the docs all read them from here.
 
+pub mod aeth;
 pub mod host;
 pub mod icrc;
 pub mod opcode;
 pub mod pcap;
+pub mod psn;
 pub mod regs;
 pub mod width;
 pub mod wire;
 
+pub use psn::Psn;
 pub use width::Width;

@@ -1,42 +1,72 @@
-//! The RoCEv2 BTH opcode table (IBA vol 1 §9.2, Table 35 "OpCode field"): for each opcode, its name,
-//! transport, which extension headers follow the BTH, whether it carries payload, and where it sits in a
-//! message. The RTL decode, the packet parser and the tools all read it from here.
+//! The RoCE BTH opcodes, held in one table (IBA vol 1 §9.2 and §9.3, RoCEv2 annex A17 for the CNP): for
+//! each, its name, transport, the extension headers after the BTH, whether it carries payload, its place
+//! in a message and who sends it. Lookups are `const fn` so the RTL can build its decode tables from them.
 
-/// Transport service, the opcode's top three bits (§9.2).
+/// Transport service: the opcode's top three bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
     Rc,
     Uc,
     Rd,
     Ud,
+    /// RoCEv2 congestion notification (annex A17.9.3).
     Cnp,
 }
 
-/// Extension headers after the BTH, as a bit mask. Their order on the wire is fixed (§9.1): RDETH, DETH,
-/// RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; [`EXT_ORDER`] lists it.
+impl Transport {
+    /// The opcode bits 7..5 of this transport.
+    pub const fn base(self) -> u8 {
+        match self {
+            Transport::Rc => 0x00,
+            Transport::Uc => 0x20,
+            Transport::Rd => 0x40,
+            Transport::Ud => 0x60,
+            Transport::Cnp => 0x80,
+        }
+    }
+    /// The transport an opcode belongs to; `None` for 0xA0..=0xFF (reserved and vendor-specific).
+    pub const fn of(code: u8) -> Option<Transport> {
+        match code >> 5 {
+            0 => Some(Transport::Rc),
+            1 => Some(Transport::Uc),
+            2 => Some(Transport::Rd),
+            3 => Some(Transport::Ud),
+            4 => Some(Transport::Cnp),
+            _ => None,
+        }
+    }
+}
+
+/// Extension headers after the BTH, as bits of a mask.
 pub mod hdr {
-    pub const DETH: u16 = 1 << 1;
+    pub const DETH: u16 = 1 << 0;
+    pub const FETH: u16 = 1 << 1;
     pub const RETH: u16 = 1 << 2;
     pub const ATOMIC_ETH: u16 = 1 << 3;
     pub const AETH: u16 = 1 << 4;
     pub const ATOMIC_ACK_ETH: u16 = 1 << 5;
     pub const IMM_DT: u16 = 1 << 6;
     pub const IETH: u16 = 1 << 7;
-    /// CNP: 16 reserved bytes after the BTH (RoCEv2 annex A17.9.3).
+    /// The CNP's 16 reserved bytes.
     pub const CNP_PAD: u16 = 1 << 8;
 }
 
-/// Wire order of the extension headers and their lengths in bytes.
-pub const EXT_ORDER: [(u16, usize); 8] = [
-    (hdr::DETH, 8),
-    (hdr::RETH, 16),
-    (hdr::ATOMIC_ETH, 28),
-    (hdr::AETH, 4),
-    (hdr::ATOMIC_ACK_ETH, 8),
-    (hdr::IMM_DT, 4),
-    (hdr::IETH, 4),
-    (hdr::CNP_PAD, 16),
-];
+/// The extension headers in wire order (§9.3: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH;
+/// FETH comes before the RETH of a FLUSH) with their lengths.
+pub const EXT_ORDER: [(u16, usize); 9] = {
+    use crate::wire::len;
+    [
+        (hdr::DETH, len::DETH),
+        (hdr::FETH, len::FETH),
+        (hdr::RETH, len::RETH),
+        (hdr::ATOMIC_ETH, len::ATOMIC_ETH),
+        (hdr::AETH, len::AETH),
+        (hdr::ATOMIC_ACK_ETH, len::ATOMIC_ACK_ETH),
+        (hdr::IMM_DT, len::IMM_DT),
+        (hdr::IETH, len::IETH),
+        (hdr::CNP_PAD, len::CNP_PAD),
+    ]
+};
 
 /// Where a packet sits in its message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,211 +77,102 @@ pub enum Position {
     Only,
 }
 
-#[derive(Clone, Copy, Debug)]
+/// Who sends a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The requester (SENDs, WRITEs, READ and atomic requests).
+    Request,
+    /// The responder (ACKs, NAKs, READ and atomic responses).
+    Response,
+    /// The receiver of ECN-marked packets, to their sender (CNP).
+    Notification,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpcodeInfo {
     pub code: u8,
+    /// The IBA-style name, as Linux `ib_pack.h` spells it without `IB_OPCODE_`.
     pub name: &'static str,
     pub transport: Transport,
+    /// [`hdr`] bits.
     pub headers: u16,
     pub payload: bool,
     pub position: Position,
-    /// Sent by a requester (true) or by a responder (false).
-    pub request: bool,
+    pub role: Role,
 }
 
-const fn op(
-    code: u8,
-    name: &'static str,
-    transport: Transport,
-    headers: u16,
-    payload: bool,
-    position: Position,
-    request: bool,
-) -> OpcodeInfo {
-    OpcodeInfo {
-        code,
-        name,
-        transport,
-        headers,
-        payload,
-        position,
-        request,
+impl OpcodeInfo {
+    pub const fn has(&self, header: u16) -> bool {
+        self.headers & header != 0
+    }
+    /// Bytes of extension headers between the BTH and the payload.
+    pub const fn ext_len(&self) -> usize {
+        ext_len(self.headers)
     }
 }
 
-use hdr::*;
-use Position::*;
-use Transport::*;
+macro_rules! opcodes {
+    ($( $name:ident = $code:literal, $tr:ident, $hdrs:expr, $payload:literal, $pos:ident, $role:ident; )*) => {
+        $( pub const $name: u8 = $code; )*
+        /// Every opcode rocenic knows, in code order.
+        pub const OPCODES: &[OpcodeInfo] = &[
+            $( OpcodeInfo {
+                code: $code,
+                name: stringify!($name),
+                transport: Transport::$tr,
+                headers: $hdrs,
+                payload: $payload,
+                position: Position::$pos,
+                role: Role::$role,
+            }, )*
+        ];
+    };
+}
 
-/// Every opcode rocenic knows.
-pub const OPCODES: &[OpcodeInfo] = &[
-    op(0x00, "RC_SEND_FIRST", Rc, 0, true, First, true),
-    op(0x01, "RC_SEND_MIDDLE", Rc, 0, true, Middle, true),
-    op(0x02, "RC_SEND_LAST", Rc, 0, true, Last, true),
-    op(
-        0x03,
-        "RC_SEND_LAST_WITH_IMMEDIATE",
-        Rc,
-        IMM_DT,
-        true,
-        Last,
-        true,
-    ),
-    op(0x04, "RC_SEND_ONLY", Rc, 0, true, Only, true),
-    op(
-        0x05,
-        "RC_SEND_ONLY_WITH_IMMEDIATE",
-        Rc,
-        IMM_DT,
-        true,
-        Only,
-        true,
-    ),
-    op(0x06, "RC_RDMA_WRITE_FIRST", Rc, RETH, true, First, true),
-    op(0x07, "RC_RDMA_WRITE_MIDDLE", Rc, 0, true, Middle, true),
-    op(0x08, "RC_RDMA_WRITE_LAST", Rc, 0, true, Last, true),
-    op(
-        0x09,
-        "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
-        Rc,
-        IMM_DT,
-        true,
-        Last,
-        true,
-    ),
-    op(0x0A, "RC_RDMA_WRITE_ONLY", Rc, RETH, true, Only, true),
-    op(
-        0x0B,
-        "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
-        Rc,
-        RETH | IMM_DT,
-        true,
-        Only,
-        true,
-    ),
-    op(0x0C, "RC_RDMA_READ_REQUEST", Rc, RETH, false, Only, true),
-    op(
-        0x0D,
-        "RC_RDMA_READ_RESPONSE_FIRST",
-        Rc,
-        AETH,
-        true,
-        First,
-        false,
-    ),
-    op(
-        0x0E,
-        "RC_RDMA_READ_RESPONSE_MIDDLE",
-        Rc,
-        0,
-        true,
-        Middle,
-        false,
-    ),
-    op(
-        0x0F,
-        "RC_RDMA_READ_RESPONSE_LAST",
-        Rc,
-        AETH,
-        true,
-        Last,
-        false,
-    ),
-    op(
-        0x10,
-        "RC_RDMA_READ_RESPONSE_ONLY",
-        Rc,
-        AETH,
-        true,
-        Only,
-        false,
-    ),
-    op(0x11, "RC_ACKNOWLEDGE", Rc, AETH, false, Only, false),
-    op(
-        0x12,
-        "RC_ATOMIC_ACKNOWLEDGE",
-        Rc,
-        AETH | ATOMIC_ACK_ETH,
-        false,
-        Only,
-        false,
-    ),
-    op(0x13, "RC_COMPARE_SWAP", Rc, ATOMIC_ETH, false, Only, true),
-    op(0x14, "RC_FETCH_ADD", Rc, ATOMIC_ETH, false, Only, true),
-    op(
-        0x16,
-        "RC_SEND_LAST_WITH_INVALIDATE",
-        Rc,
-        IETH,
-        true,
-        Last,
-        true,
-    ),
-    op(
-        0x17,
-        "RC_SEND_ONLY_WITH_INVALIDATE",
-        Rc,
-        IETH,
-        true,
-        Only,
-        true,
-    ),
-    op(0x20, "UC_SEND_FIRST", Uc, 0, true, First, true),
-    op(0x21, "UC_SEND_MIDDLE", Uc, 0, true, Middle, true),
-    op(0x22, "UC_SEND_LAST", Uc, 0, true, Last, true),
-    op(
-        0x23,
-        "UC_SEND_LAST_WITH_IMMEDIATE",
-        Uc,
-        IMM_DT,
-        true,
-        Last,
-        true,
-    ),
-    op(0x24, "UC_SEND_ONLY", Uc, 0, true, Only, true),
-    op(
-        0x25,
-        "UC_SEND_ONLY_WITH_IMMEDIATE",
-        Uc,
-        IMM_DT,
-        true,
-        Only,
-        true,
-    ),
-    op(0x26, "UC_RDMA_WRITE_FIRST", Uc, RETH, true, First, true),
-    op(0x27, "UC_RDMA_WRITE_MIDDLE", Uc, 0, true, Middle, true),
-    op(0x28, "UC_RDMA_WRITE_LAST", Uc, 0, true, Last, true),
-    op(
-        0x29,
-        "UC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
-        Uc,
-        IMM_DT,
-        true,
-        Last,
-        true,
-    ),
-    op(0x2A, "UC_RDMA_WRITE_ONLY", Uc, RETH, true, Only, true),
-    op(
-        0x2B,
-        "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
-        Uc,
-        RETH | IMM_DT,
-        true,
-        Only,
-        true,
-    ),
-    op(0x64, "UD_SEND_ONLY", Ud, DETH, true, Only, true),
-    op(
-        0x65,
-        "UD_SEND_ONLY_WITH_IMMEDIATE",
-        Ud,
-        DETH | IMM_DT,
-        true,
-        Only,
-        true,
-    ),
-    op(0x81, "CNP", Cnp, CNP_PAD, false, Only, true),
-];
+use hdr::*;
+
+opcodes! {
+    RC_SEND_FIRST = 0x00, Rc, 0, true, First, Request;
+    RC_SEND_MIDDLE = 0x01, Rc, 0, true, Middle, Request;
+    RC_SEND_LAST = 0x02, Rc, 0, true, Last, Request;
+    RC_SEND_LAST_WITH_IMMEDIATE = 0x03, Rc, IMM_DT, true, Last, Request;
+    RC_SEND_ONLY = 0x04, Rc, 0, true, Only, Request;
+    RC_SEND_ONLY_WITH_IMMEDIATE = 0x05, Rc, IMM_DT, true, Only, Request;
+    RC_RDMA_WRITE_FIRST = 0x06, Rc, RETH, true, First, Request;
+    RC_RDMA_WRITE_MIDDLE = 0x07, Rc, 0, true, Middle, Request;
+    RC_RDMA_WRITE_LAST = 0x08, Rc, 0, true, Last, Request;
+    RC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x09, Rc, IMM_DT, true, Last, Request;
+    RC_RDMA_WRITE_ONLY = 0x0A, Rc, RETH, true, Only, Request;
+    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, Rc, RETH | IMM_DT, true, Only, Request;
+    RC_RDMA_READ_REQUEST = 0x0C, Rc, RETH, false, Only, Request;
+    RC_RDMA_READ_RESPONSE_FIRST = 0x0D, Rc, AETH, true, First, Response;
+    RC_RDMA_READ_RESPONSE_MIDDLE = 0x0E, Rc, 0, true, Middle, Response;
+    RC_RDMA_READ_RESPONSE_LAST = 0x0F, Rc, AETH, true, Last, Response;
+    RC_RDMA_READ_RESPONSE_ONLY = 0x10, Rc, AETH, true, Only, Response;
+    RC_ACKNOWLEDGE = 0x11, Rc, AETH, false, Only, Response;
+    RC_ATOMIC_ACKNOWLEDGE = 0x12, Rc, AETH | ATOMIC_ACK_ETH, false, Only, Response;
+    RC_COMPARE_SWAP = 0x13, Rc, ATOMIC_ETH, false, Only, Request;
+    RC_FETCH_ADD = 0x14, Rc, ATOMIC_ETH, false, Only, Request;
+    RC_SEND_LAST_WITH_INVALIDATE = 0x16, Rc, IETH, true, Last, Request;
+    RC_SEND_ONLY_WITH_INVALIDATE = 0x17, Rc, IETH, true, Only, Request;
+    RC_FLUSH = 0x1C, Rc, FETH | RETH, false, Only, Request;
+    RC_ATOMIC_WRITE = 0x1D, Rc, RETH, true, Only, Request;
+    UC_SEND_FIRST = 0x20, Uc, 0, true, First, Request;
+    UC_SEND_MIDDLE = 0x21, Uc, 0, true, Middle, Request;
+    UC_SEND_LAST = 0x22, Uc, 0, true, Last, Request;
+    UC_SEND_LAST_WITH_IMMEDIATE = 0x23, Uc, IMM_DT, true, Last, Request;
+    UC_SEND_ONLY = 0x24, Uc, 0, true, Only, Request;
+    UC_SEND_ONLY_WITH_IMMEDIATE = 0x25, Uc, IMM_DT, true, Only, Request;
+    UC_RDMA_WRITE_FIRST = 0x26, Uc, RETH, true, First, Request;
+    UC_RDMA_WRITE_MIDDLE = 0x27, Uc, 0, true, Middle, Request;
+    UC_RDMA_WRITE_LAST = 0x28, Uc, 0, true, Last, Request;
+    UC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x29, Uc, IMM_DT, true, Last, Request;
+    UC_RDMA_WRITE_ONLY = 0x2A, Uc, RETH, true, Only, Request;
+    UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x2B, Uc, RETH | IMM_DT, true, Only, Request;
+    UD_SEND_ONLY = 0x64, Ud, DETH, true, Only, Request;
+    UD_SEND_ONLY_WITH_IMMEDIATE = 0x65, Ud, DETH | IMM_DT, true, Only, Request;
+    CNP = 0x81, Cnp, CNP_PAD, false, Only, Notification;
+}
 
 /// The table entry of `code`, if rocenic knows it.
 pub const fn info(code: u8) -> Option<&'static OpcodeInfo> {
@@ -265,7 +186,23 @@ pub const fn info(code: u8) -> Option<&'static OpcodeInfo> {
     None
 }
 
-/// Bytes of extension headers after the BTH for a header mask.
+/// The name of `code`, or "UNKNOWN".
+pub const fn name(code: u8) -> &'static str {
+    match info(code) {
+        Some(i) => i.name,
+        None => "UNKNOWN",
+    }
+}
+
+/// Bytes of extension headers between the BTH and the payload of an opcode.
+pub const fn ext_header_len(code: u8) -> Option<usize> {
+    match info(code) {
+        Some(i) => Some(i.ext_len()),
+        None => None,
+    }
+}
+
+/// Bytes of extension headers for a [`hdr`] mask.
 pub const fn ext_len(headers: u16) -> usize {
     let mut n = 0;
     let mut i = 0;
@@ -278,43 +215,21 @@ pub const fn ext_len(headers: u16) -> usize {
     n
 }
 
-/// AETH syndromes (§9.7.5.2.2 / Table 44).
-pub mod aeth {
-    /// Syndrome type: the top three bits.
-    pub const TYPE_MASK: u8 = 0xE0;
-    pub const ACK: u8 = 0x00;
-    pub const RNR_NAK: u8 = 0x20;
-    pub const NAK: u8 = 0x60;
-    pub const NAK_PSN_SEQUENCE_ERROR: u8 = 0x60;
-    pub const NAK_INVALID_REQUEST: u8 = 0x61;
-    pub const NAK_REMOTE_ACCESS_ERROR: u8 = 0x62;
-    pub const NAK_REMOTE_OPERATIONAL_ERROR: u8 = 0x63;
-    pub const NAK_INVALID_RD_REQUEST: u8 = 0x64;
-    /// An ACK's low five bits: end-to-end credits. Code 0x1F means "no credit information".
-    pub const CREDITS_INVALID: u8 = 0x1F;
-    /// Credit counts for codes 0x00..=0x1E (§9.7.7.2.4, Table 45).
-    pub const CREDITS: [u32; 31] = [
-        0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
-        2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
-    ];
-    /// RNR NAK timer codes 0..=31 in microseconds (§9.7.5.2.8, Table 46; 0 means 655.36 ms).
-    pub const RNR_TIMER_US: [u32; 32] = [
-        655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840,
-        5120, 7680, 10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840,
-        245_760, 327_680, 491_520,
-    ];
-}
-
-/// 24-bit packet sequence numbers (§9.7.1): arithmetic wraps, and comparisons use a half-space window.
-pub mod psn {
-    pub const MASK: u32 = 0xFF_FFFF;
-    pub fn add(a: u32, n: u32) -> u32 {
-        a.wrapping_add(n) & MASK
+/// Offset of header `which` (one [`hdr`] bit) from the end of the BTH in a packet carrying `headers`.
+pub const fn ext_offset(headers: u16, which: u16) -> Option<usize> {
+    let mut at = 0;
+    let mut i = 0;
+    while i < EXT_ORDER.len() {
+        let (bit, n) = EXT_ORDER[i];
+        if bit == which {
+            return if headers & which != 0 { Some(at) } else { None };
+        }
+        if headers & bit != 0 {
+            at += n;
+        }
+        i += 1;
     }
-    /// Signed distance `a - b` in the window of ±2^23.
-    pub fn diff(a: u32, b: u32) -> i32 {
-        ((a.wrapping_sub(b)) << 8) as i32 >> 8
-    }
+    None
 }
 
 #[cfg(test)]
@@ -326,28 +241,80 @@ mod tests {
         for w in OPCODES.windows(2) {
             assert!(w[0].code < w[1].code, "sorted and unique: {}", w[1].name);
         }
-        assert_eq!(info(0x0A).unwrap().name, "RC_RDMA_WRITE_ONLY");
-        assert_eq!(ext_len(info(0x0B).unwrap().headers), 20);
-        assert_eq!(ext_len(info(0x12).unwrap().headers), 12);
-        assert_eq!(ext_len(info(0x13).unwrap().headers), 28);
-        assert!(info(0x15).is_none());
         for o in OPCODES {
-            let base = match o.transport {
-                Transport::Rc => 0x00,
-                Transport::Uc => 0x20,
-                Transport::Rd => 0x40,
-                Transport::Ud => 0x60,
-                Transport::Cnp => 0x80,
+            assert_eq!(Transport::of(o.code), Some(o.transport), "{}", o.name);
+            assert_eq!(o.code & 0xE0, o.transport.base(), "{}", o.name);
+            let prefix = match o.transport {
+                Transport::Rc => "RC_",
+                Transport::Uc => "UC_",
+                Transport::Ud => "UD_",
+                _ => "",
             };
-            assert_eq!(o.code & 0xE0, base, "{}", o.name);
+            assert!(o.name.starts_with(prefix), "{}", o.name);
+            // Every header mask bit is a known header.
+            assert_eq!(o.headers & !0x1FF, 0, "{}", o.name);
         }
+        for (code, expect) in [
+            (0x00, "RC_SEND_FIRST"),
+            (0x0A, "RC_RDMA_WRITE_ONLY"),
+            (0x11, "RC_ACKNOWLEDGE"),
+            (0x17, "RC_SEND_ONLY_WITH_INVALIDATE"),
+            (0x64, "UD_SEND_ONLY"),
+            (0x81, "CNP"),
+        ] {
+            assert_eq!(name(code), expect, "{code:#x}");
+        }
+        assert_eq!(name(0x15), "UNKNOWN");
+        assert!(info(0x18).is_none());
     }
 
     #[test]
-    fn psn_wraps() {
-        assert_eq!(psn::add(0xFF_FFFF, 1), 0);
-        assert_eq!(psn::diff(0, 0xFF_FFFF), 1);
-        assert_eq!(psn::diff(0xFF_FFFF, 0), -1);
-        assert_eq!(psn::diff(5, 3), 2);
+    fn header_lengths() {
+        for (code, n) in [
+            (RC_SEND_ONLY, 0),
+            (RC_SEND_LAST_WITH_IMMEDIATE, 4),
+            (RC_RDMA_WRITE_ONLY, 16),
+            (RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 20),
+            (RC_RDMA_READ_REQUEST, 16),
+            (RC_RDMA_READ_RESPONSE_MIDDLE, 0),
+            (RC_ACKNOWLEDGE, 4),
+            (RC_ATOMIC_ACKNOWLEDGE, 12),
+            (RC_COMPARE_SWAP, 28),
+            (RC_SEND_ONLY_WITH_INVALIDATE, 4),
+            (RC_FLUSH, 20),
+            (UD_SEND_ONLY_WITH_IMMEDIATE, 12),
+            (CNP, 16),
+        ] {
+            assert_eq!(ext_header_len(code), Some(n), "{}", name(code));
+        }
+        assert_eq!(ext_header_len(0x15), None);
+    }
+
+    #[test]
+    fn header_offsets_follow_wire_order() {
+        let w = info(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE).unwrap().headers;
+        assert_eq!(ext_offset(w, hdr::RETH), Some(0));
+        assert_eq!(ext_offset(w, hdr::IMM_DT), Some(16));
+        assert_eq!(ext_offset(w, hdr::AETH), None);
+        let a = info(RC_ATOMIC_ACKNOWLEDGE).unwrap().headers;
+        assert_eq!(ext_offset(a, hdr::ATOMIC_ACK_ETH), Some(4));
+        let f = info(RC_FLUSH).unwrap().headers;
+        assert_eq!(ext_offset(f, hdr::RETH), Some(4));
+        let u = info(UD_SEND_ONLY_WITH_IMMEDIATE).unwrap().headers;
+        assert_eq!(ext_offset(u, hdr::IMM_DT), Some(8));
+    }
+
+    #[test]
+    fn lookups_are_const() {
+        const ACK_EXT: Option<usize> = ext_header_len(RC_ACKNOWLEDGE);
+        const WRITE: &OpcodeInfo = match info(RC_RDMA_WRITE_FIRST) {
+            Some(i) => i,
+            None => panic!(),
+        };
+        assert_eq!(ACK_EXT, Some(4));
+        assert_eq!(
+            (WRITE.position, WRITE.role, WRITE.payload),
+            (Position::First, Role::Request, true)
+        );
     }
 }

@@ -1,0 +1,248 @@
+//! Packet views in the smoltcp `wire` style. Each header has a module with:
+//! - `field`: the byte offset of every field (the header layouts the RTL and the tools share),
+//! - `LEN`: the (fixed part of the) header length,
+//! - a view over a byte buffer (`new_unchecked`, `new_checked`, `check_len`, getters, and setters when the
+//!   buffer is mutable),
+//! - a `Repr` that keeps every field, reserved bits included, so that parse → emit is byte-exact.
+//!
+//! [`Frame`] puts them together for a whole RoCEv2 frame (Ethernet, optional 802.1Q tag, IPv4 or IPv6, UDP
+//! port 4791, BTH, extension headers, payload, pad, ICRC). Offsets are the IBA's (vol 1 §9.2–9.3, RoCEv2
+//! annex A17), the IETF's (RFC 791, RFC 8200, RFC 768) and IEEE 802.1Q's.
+
+/// Defines a header view: see the module documentation. A field is `NAME @ offset: kind => getter, setter;`
+/// with kind `u8`, `u16`, `u24` (read as u32), `u32`, `u64`, `bytes(n)`, `flag(mask)` (a bit of one byte,
+/// as bool), or `bits8(mask)`, `bits16(mask)`, `bits32(mask)` (the masked bits of a big-endian word, shifted
+/// down). `fixed` headers get a `check_len` that only checks `LEN`; `variable` ones write their own.
+macro_rules! view {
+    (
+        $(#[$doc:meta])*
+        $view:ident, $what:literal, len $len:expr, $sizing:ident;
+        $( $(#[$fdoc:meta])* $name:ident @ $off:literal: $kind:ident $(($arg:expr))? => $get:ident, $set:ident; )*
+    ) => {
+        /// Byte offsets of the fields from the start of the header.
+        pub mod field {
+            $( $(#[$fdoc])* pub const $name: usize = $off; )*
+        }
+        /// Length of the header (its fixed part) in bytes.
+        pub const LEN: usize = $len;
+
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $view<T: AsRef<[u8]>> {
+            buffer: T,
+        }
+
+        impl<T: AsRef<[u8]>> $view<T> {
+            /// A view without any length check: getters panic if the buffer is too short.
+            pub const fn new_unchecked(buffer: T) -> Self {
+                Self { buffer }
+            }
+            /// A view whose getters cannot panic ([`Self::check_len`] passed).
+            pub fn new_checked(buffer: T) -> Result<Self, $crate::wire::Error> {
+                let v = Self::new_unchecked(buffer);
+                v.check_len()?;
+                Ok(v)
+            }
+            pub fn into_inner(self) -> T {
+                self.buffer
+            }
+            $(
+                $(#[$fdoc])*
+                pub fn $get(&self) -> view!(@ty $kind $(($arg))?) {
+                    view!(@get $kind $(($arg))?, self.buffer.as_ref(), field::$name)
+                }
+            )*
+        }
+
+        impl<T: AsRef<[u8]> + AsMut<[u8]>> $view<T> {
+            $(
+                pub fn $set(&mut self, value: view!(@ty $kind $(($arg))?)) {
+                    view!(@set $kind $(($arg))?, self.buffer.as_mut(), field::$name, value)
+                }
+            )*
+        }
+
+        view!(@sizing $sizing, $view, $what);
+    };
+
+    (@sizing fixed, $view:ident, $what:literal) => {
+        impl<T: AsRef<[u8]>> $view<T> {
+            /// Checks that the buffer holds the whole header.
+            pub fn check_len(&self) -> Result<(), $crate::wire::Error> {
+                $crate::wire::need(self.buffer.as_ref(), LEN, $what)
+            }
+        }
+    };
+    (@sizing variable, $view:ident, $what:literal) => {};
+
+    (@ty u8) => { u8 };
+    (@ty u16) => { u16 };
+    (@ty u24) => { u32 };
+    (@ty u32) => { u32 };
+    (@ty u64) => { u64 };
+    (@ty bytes($n:expr)) => { [u8; $n] };
+    (@ty flag($m:expr)) => { bool };
+    (@ty bits8($m:expr)) => { u8 };
+    (@ty bits16($m:expr)) => { u16 };
+    (@ty bits32($m:expr)) => { u32 };
+
+    (@get u8, $b:expr, $o:expr) => { $b[$o] };
+    (@get u16, $b:expr, $o:expr) => { $crate::wire::rd($b, $o, 2) as u16 };
+    (@get u24, $b:expr, $o:expr) => { $crate::wire::rd($b, $o, 3) as u32 };
+    (@get u32, $b:expr, $o:expr) => { $crate::wire::rd($b, $o, 4) as u32 };
+    (@get u64, $b:expr, $o:expr) => { $crate::wire::rd($b, $o, 8) };
+    (@get bytes($n:expr), $b:expr, $o:expr) => { $b[$o..$o + $n].try_into().unwrap() };
+    (@get flag($m:expr), $b:expr, $o:expr) => { $b[$o] & $m != 0 };
+    (@get bits8($m:expr), $b:expr, $o:expr) => { $crate::wire::get_bits($b, $o, 1, $m) as u8 };
+    (@get bits16($m:expr), $b:expr, $o:expr) => { $crate::wire::get_bits($b, $o, 2, $m) as u16 };
+    (@get bits32($m:expr), $b:expr, $o:expr) => { $crate::wire::get_bits($b, $o, 4, $m) as u32 };
+
+    (@set u8, $b:expr, $o:expr, $v:expr) => { $b[$o] = $v };
+    (@set u16, $b:expr, $o:expr, $v:expr) => { $crate::wire::wr($b, $o, 2, $v as u64) };
+    (@set u24, $b:expr, $o:expr, $v:expr) => { $crate::wire::wr($b, $o, 3, $v as u64 & 0xFF_FFFF) };
+    (@set u32, $b:expr, $o:expr, $v:expr) => { $crate::wire::wr($b, $o, 4, $v as u64) };
+    (@set u64, $b:expr, $o:expr, $v:expr) => { $crate::wire::wr($b, $o, 8, $v) };
+    (@set bytes($n:expr), $b:expr, $o:expr, $v:expr) => { $b[$o..$o + $n].copy_from_slice(&$v) };
+    (@set flag($m:expr), $b:expr, $o:expr, $v:expr) => { $crate::wire::set_bits($b, $o, 1, $m, $v as u64) };
+    (@set bits8($m:expr), $b:expr, $o:expr, $v:expr) => { $crate::wire::set_bits($b, $o, 1, $m, $v as u64) };
+    (@set bits16($m:expr), $b:expr, $o:expr, $v:expr) => { $crate::wire::set_bits($b, $o, 2, $m, $v as u64) };
+    (@set bits32($m:expr), $b:expr, $o:expr, $v:expr) => { $crate::wire::set_bits($b, $o, 4, $m, $v as u64) };
+}
+
+pub mod bth;
+pub mod ethernet;
+mod ext;
+mod frame;
+pub mod ipv4;
+pub mod ipv6;
+pub mod udp;
+pub mod vlan;
+
+pub use bth::{Bth, BthRepr};
+pub use ethernet::{EthernetFrame, EthernetRepr};
+pub use ext::{aeth, atomic_ack_eth, atomic_eth, cnp_pad, deth, feth, ieth, imm_dt, reth};
+pub use ext::{
+    AethRepr, AtomicAckEthRepr, AtomicEthRepr, CnpPadRepr, DethRepr, ExtHeaders, FethRepr,
+    IethRepr, ImmDtRepr, RethRepr,
+};
+pub use frame::{locate, locate_ip, parse_frame, Frame, IpRepr, Layout};
+pub use ipv4::{Ipv4Packet, Ipv4Repr};
+pub use ipv6::{Ipv6Packet, Ipv6Repr};
+pub use udp::{UdpPacket, UdpRepr};
+pub use vlan::{VlanRepr, VlanTag};
+
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+pub const ETHERTYPE_IPV6: u16 = 0x86DD;
+pub const ETHERTYPE_VLAN: u16 = 0x8100;
+pub const IP_PROTO_UDP: u8 = 17;
+/// RoCEv2's UDP destination port (IANA; RoCEv2 annex A17).
+pub const ROCEV2_UDP_PORT: u16 = 4791;
+/// The default partition key, what RoCEv2 peers use.
+pub const DEFAULT_PKEY: u16 = 0xFFFF;
+
+/// Header lengths in bytes.
+pub mod len {
+    pub const ETH: usize = super::ethernet::LEN;
+    pub const VLAN: usize = super::vlan::LEN;
+    /// IPv4 without options, the only form RoCEv2 frames take here.
+    pub const IPV4: usize = super::ipv4::LEN;
+    pub const IPV6: usize = super::ipv6::LEN;
+    pub const UDP: usize = super::udp::LEN;
+    pub const BTH: usize = super::bth::LEN;
+    pub const DETH: usize = super::deth::LEN;
+    pub const FETH: usize = super::feth::LEN;
+    pub const RETH: usize = super::reth::LEN;
+    pub const ATOMIC_ETH: usize = super::atomic_eth::LEN;
+    pub const AETH: usize = super::aeth::LEN;
+    pub const ATOMIC_ACK_ETH: usize = super::atomic_ack_eth::LEN;
+    pub const IMM_DT: usize = super::imm_dt::LEN;
+    pub const IETH: usize = super::ieth::LEN;
+    pub const CNP_PAD: usize = super::cnp_pad::LEN;
+    pub const ICRC: usize = 4;
+}
+
+/// Byte offsets in an untagged Ethernet II + IPv4 (no options) + UDP RoCEv2 frame: what the RTL reads.
+pub mod ipv4_frame {
+    use super::{aeth, bth, ethernet, ipv4, len, reth, udp};
+    pub const ETHERTYPE: usize = ethernet::field::ETHERTYPE;
+    /// Start of the IP header, and of what the ICRC covers.
+    pub const IP: usize = len::ETH;
+    pub const IP_TOS: usize = IP + ipv4::field::TOS;
+    pub const IP_TOTAL_LEN: usize = IP + ipv4::field::TOTAL_LEN;
+    pub const IP_TTL: usize = IP + ipv4::field::TTL;
+    pub const IP_PROTOCOL: usize = IP + ipv4::field::PROTOCOL;
+    pub const IP_CHECKSUM: usize = IP + ipv4::field::CHECKSUM;
+    pub const IP_SRC: usize = IP + ipv4::field::SRC;
+    pub const IP_DST: usize = IP + ipv4::field::DST;
+    pub const UDP: usize = IP + len::IPV4;
+    pub const UDP_SPORT: usize = UDP + udp::field::SRC_PORT;
+    pub const UDP_DPORT: usize = UDP + udp::field::DST_PORT;
+    pub const UDP_LEN: usize = UDP + udp::field::LENGTH;
+    pub const UDP_CHECKSUM: usize = UDP + udp::field::CHECKSUM;
+    pub const BTH: usize = UDP + len::UDP;
+    pub const BTH_OPCODE: usize = BTH + bth::field::OPCODE;
+    /// SE, MigReq, PadCnt, TVer.
+    pub const BTH_FLAGS: usize = BTH + bth::field::FLAGS;
+    pub const BTH_PKEY: usize = BTH + bth::field::PKEY;
+    /// FECN, BECN and six reserved bits: the BTH byte the ICRC masks.
+    pub const BTH_RESV8A: usize = BTH + bth::field::RESV8A;
+    pub const BTH_DEST_QP: usize = BTH + bth::field::DEST_QP;
+    pub const BTH_ACK_REQ: usize = BTH + bth::field::ACK_REQ;
+    pub const BTH_PSN: usize = BTH + bth::field::PSN;
+    /// First extension header (RETH, AETH, ...).
+    pub const EXT: usize = BTH + len::BTH;
+    pub const RETH_VA: usize = EXT + reth::field::VA;
+    pub const RETH_RKEY: usize = EXT + reth::field::RKEY;
+    pub const RETH_DMA_LEN: usize = EXT + reth::field::DMA_LEN;
+    pub const AETH_SYNDROME: usize = EXT + aeth::field::SYNDROME;
+    pub const AETH_MSN: usize = EXT + aeth::field::MSN;
+}
+
+/// Why a buffer is not a RoCEv2 frame we can parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The buffer ends before the named header does.
+    #[error("truncated {0} header")]
+    Truncated(&'static str),
+    /// Not Ethernet / [802.1Q] / IPv4 or IPv6 / UDP to port 4791.
+    #[error("not RoCEv2")]
+    NotRoce,
+    /// A form RoCEv2 does not use: IPv4 options or fragments, a wrong IP version.
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
+    #[error("unknown BTH opcode {0:#04x}")]
+    UnknownOpcode(u8),
+    /// Lengths in the headers disagree with each other or with the buffer.
+    #[error("bad length: {0}")]
+    BadLength(&'static str),
+}
+
+pub(crate) fn need(b: &[u8], n: usize, what: &'static str) -> Result<(), Error> {
+    if b.len() < n {
+        Err(Error::Truncated(what))
+    } else {
+        Ok(())
+    }
+}
+
+/// Big-endian read of `n` ≤ 8 bytes.
+pub(crate) fn rd(b: &[u8], off: usize, n: usize) -> u64 {
+    b[off..off + n]
+        .iter()
+        .fold(0, |acc, &x| acc << 8 | x as u64)
+}
+
+/// Big-endian write of the low `n` bytes of `v`.
+pub(crate) fn wr(b: &mut [u8], off: usize, n: usize, v: u64) {
+    b[off..off + n].copy_from_slice(&v.to_be_bytes()[8 - n..]);
+}
+
+pub(crate) fn get_bits(b: &[u8], off: usize, n: usize, mask: u64) -> u64 {
+    (rd(b, off, n) & mask) >> mask.trailing_zeros()
+}
+
+/// Replaces the bits under `mask` with `v` (excess high bits of `v` are dropped).
+pub(crate) fn set_bits(b: &mut [u8], off: usize, n: usize, mask: u64, v: u64) {
+    let old = rd(b, off, n);
+    wr(b, off, n, old & !mask | (v << mask.trailing_zeros()) & mask);
+}
