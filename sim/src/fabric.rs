@@ -1,10 +1,13 @@
-//! Two NICs back to back over a [`Link`], on one clock.
+//! Two NICs back to back over a [`Link`], on one clock; or one NIC whose far end of the link is an
+//! [`ExternalPort`] (a socket to a QEMU guest or another process).
+use crate::external::{ExternalPort, ExternalSpec, ExternalStats};
 use crate::fault::FaultPlan;
 use crate::link::{Link, LinkStats, PcapTap};
 use crate::memory::HostMemory;
 use crate::nic::{Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
 use crate::SimError;
 use rocenic_proto::Width;
+use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,6 +28,8 @@ pub struct FabricConfig {
     pub seed: u64,
     /// Dump each core's signals: port p writes `<stem>.port<p>.<ext>` next to this path.
     pub vcd: Option<PathBuf>,
+    /// Port 1 is this socket instead of a second simulated NIC.
+    pub external: Option<ExternalSpec>,
 }
 
 impl Default for FabricConfig {
@@ -38,6 +43,7 @@ impl Default for FabricConfig {
             faults: FaultPlan::none(),
             seed: 1,
             vcd: None,
+            external: None,
         }
     }
 }
@@ -51,9 +57,17 @@ pub fn vcd_path(base: &Path, port: usize) -> PathBuf {
     base.with_file_name(format!("{stem}.port{port}.{ext}"))
 }
 
-/// Two NICs, each with its own host memory, connected by a link. Built already reset.
+/// Cycles between two polls of the external port's socket: often enough that a frame waits well under a
+/// microsecond of simulated time, rarely enough that the system call is not the simulation's cost.
+pub const EXTERNAL_POLL_CYCLES: u64 = 256;
+
+/// Two NICs, each with its own host memory, connected by a link; or one NIC and an external port. Built
+/// already reset.
 pub struct Fabric {
-    nics: [Nic; 2],
+    nics: Vec<Nic>,
+    external: Option<ExternalPort>,
+    /// First error of the external port; the fabric stops using the port and reports it.
+    external_error: Option<String>,
     link: Link,
     width: Width,
     cycle: u64,
@@ -80,8 +94,18 @@ impl Fabric {
             cfg.seed,
             pcap,
         );
+        let (nics, external) = match &cfg.external {
+            None => (vec![mk(0)?, mk(1)?], None),
+            Some(spec) => {
+                let port = ExternalPort::open(spec)
+                    .map_err(|e| SimError::Config(format!("external link {spec}: {e}")))?;
+                (vec![mk(0)?], Some(port))
+            }
+        };
         let mut f = Fabric {
-            nics: [mk(0)?, mk(1)?],
+            nics,
+            external,
+            external_error: None,
             link,
             width: cfg.width,
             cycle: 0,
@@ -148,17 +172,91 @@ impl Fabric {
     /// One cycle of the fabric.
     #[inline]
     fn step(&mut self) {
-        self.nics[0].tick();
-        self.nics[1].tick();
-        for port in 0..2 {
+        for n in &mut self.nics {
+            n.tick();
+        }
+        for port in 0..self.nics.len() {
             while let Some((c, frame)) = self.nics[port].pop_tx_frame_timed() {
                 self.link.send(port, frame, c);
             }
         }
         while let Some((to, frame)) = self.link.poll(self.cycle) {
-            self.nics[to].push_rx_frame(frame);
+            match self.nics.get_mut(to) {
+                Some(n) => n.push_rx_frame(frame),
+                None => self.to_external(&frame),
+            }
+        }
+        if self.external.is_some() && self.cycle % EXTERNAL_POLL_CYCLES == 0 {
+            self.from_external();
         }
         self.cycle += 1;
+    }
+
+    fn to_external(&mut self, frame: &[u8]) {
+        if let Some(x) = &mut self.external {
+            if let Err(e) = x.send(frame) {
+                self.external_error
+                    .get_or_insert(format!("sending to {}: {e}", x.spec()));
+            }
+        }
+    }
+
+    /// Frames from the external port enter the link as port 1's; ARP answers as port 0's (the NIC's).
+    fn from_external(&mut self) {
+        let Some(x) = &mut self.external else { return };
+        let (mut to_nic, mut to_wire) = (Vec::new(), Vec::new());
+        if let Err(e) = x.receive(&mut to_nic, &mut to_wire) {
+            self.external_error
+                .get_or_insert(format!("receiving from {}: {e}", x.spec()));
+        }
+        for f in to_nic {
+            self.link.send(1, f, self.cycle);
+        }
+        for f in to_wire {
+            self.link.send(0, f, self.cycle);
+        }
+    }
+
+    /// Whether port 1 is an external port.
+    pub fn is_external(&self) -> bool {
+        self.external.is_some()
+    }
+
+    /// Give the external port's ARP proxy the NIC's address (the core does not answer ARP itself yet).
+    pub fn set_external_address(&mut self, mac: [u8; 6], ip: Ipv4Addr) {
+        if let Some(x) = &mut self.external {
+            x.set_address(mac, ip);
+        }
+    }
+
+    /// The MAC of `ip` beyond the external port: ARP for it (again every `retry_cycles`) while running
+    /// the fabric, up to `max_cycles`. None if no answer came, or there is no external port.
+    pub fn resolve(&mut self, ip: Ipv4Addr, retry_cycles: u64, max_cycles: u64) -> Option<[u8; 6]> {
+        let start = self.cycle;
+        let mut next = start;
+        while self.cycle - start < max_cycles {
+            let x = self.external.as_mut()?;
+            if let Some(mac) = x.neighbour(ip) {
+                return Some(mac);
+            }
+            if self.cycle >= next {
+                let req = x.arp_request(ip)?;
+                self.link.send(0, req, self.cycle);
+                next = self.cycle + retry_cycles;
+            }
+            self.run(EXTERNAL_POLL_CYCLES);
+        }
+        None
+    }
+
+    /// Counters of the external port (None without one).
+    pub fn external_stats(&self) -> Option<ExternalStats> {
+        self.external.as_ref().map(ExternalPort::stats)
+    }
+
+    /// The first socket error of the external port, if one happened.
+    pub fn external_error(&self) -> Option<&str> {
+        self.external_error.as_deref()
     }
 
     /// Cycles run so far, reset included.

@@ -4,6 +4,7 @@
 //! - [`Nic`]: one core and its bench (single-NIC tests push and pop frames directly).
 //! - [`Fabric`]: two NICs back to back; what the driver and the demo use.
 //! - [`link::Link`], [`fault::FaultPlan`]: the wire, testable without Verilator.
+pub mod external;
 pub mod fabric;
 pub mod fault;
 pub mod ffi;
@@ -11,6 +12,7 @@ pub mod link;
 pub mod memory;
 pub mod nic;
 
+pub use external::{ExternalPort, ExternalSpec, ExternalStats};
 pub use fabric::{Fabric, FabricConfig};
 pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;

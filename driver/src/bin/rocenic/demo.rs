@@ -1,15 +1,14 @@
-//! `rocenic`: tools on the rocenic driver. `rocenic demo` runs the main job: two co-simulated NICs,
-//! connected RC QPs, an RDMA WRITE and a SEND from A to B, B's memory checked, a pcap of every frame.
+//! `rocenic demo`: the main job. Two co-simulated NICs, connected RC QPs, an RDMA WRITE and a SEND from A
+//! to B, B's memory checked, a pcap of every frame.
 use rocenic_driver::pair::Pair;
 use rocenic_driver::{
     AccessFlags, QpState, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
 };
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: rocenic demo [options]
+pub const USAGE: &str = "usage: rocenic demo [options]
 
 Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, then a SEND; B's
 memory is checked byte for byte, completions are polled, and every frame goes into a pcap.
@@ -27,7 +26,7 @@ options:
   --max-cycles N        give up after N simulated cycles (default 5000000)
   --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
 
-struct Opts {
+pub struct Opts {
     width: Width,
     write_bytes: usize,
     send_bytes: usize,
@@ -40,7 +39,7 @@ struct Opts {
     vcd: Option<PathBuf>,
 }
 
-fn parse(args: &[String]) -> Result<Opts, String> {
+pub fn parse(args: &[String]) -> Result<Opts, String> {
     let mut o = Opts {
         width: Width::W64,
         write_bytes: 1 << 20,
@@ -114,7 +113,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
-fn demo(o: Opts) -> Result<(), String> {
+pub fn run(o: Opts) -> Result<(), String> {
     if let Some(dir) = o.pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -284,29 +283,4 @@ fn demo(o: Opts) -> Result<(), String> {
     );
     println!("  pcap        {}", o.pcap.display());
     Ok(())
-}
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("demo") => match parse(&args[1..]).and_then(demo) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(m) if m.is_empty() => {
-                println!("{USAGE}");
-                ExitCode::SUCCESS
-            }
-            Err(m) => {
-                eprintln!("rocenic demo: error: {m}");
-                ExitCode::FAILURE
-            }
-        },
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Some(other) => {
-            eprintln!("rocenic: unknown command {other}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
 }

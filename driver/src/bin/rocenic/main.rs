@@ -1,0 +1,56 @@
+//! `rocenic`: tools on the rocenic driver, one subcommand each.
+//!
+//! - `rocenic demo`: the main job, two co-simulated NICs doing RDMA traffic into a pcap.
+//! - `rocenic rc-pingpong`: `ibv_rc_pingpong` on a co-simulated NIC attached to a real wire.
+mod attach;
+mod demo;
+mod pingpong;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: rocenic <command> [options]
+
+commands:
+  demo          two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written
+  rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
+
+`rocenic <command> --help` shows a command's options.";
+
+/// Runs a subcommand: an empty error means help was asked for.
+fn finish(name: &str, r: Result<(), String>, help: &str) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) if m.is_empty() => {
+            println!("{help}");
+            ExitCode::SUCCESS
+        }
+        Err(m) => {
+            eprintln!("rocenic {name}: error: {m}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("demo") => finish(
+            "demo",
+            demo::parse(&args[1..]).and_then(demo::run),
+            demo::USAGE,
+        ),
+        Some("rc-pingpong") => finish(
+            "rc-pingpong",
+            pingpong::parse(&args[1..]).and_then(pingpong::run),
+            &pingpong::help(),
+        ),
+        Some("-h" | "--help") | None => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("rocenic: unknown command {other}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,626 @@
+//! `rocenic rc-pingpong`: rdma-core's `ibv_rc_pingpong` on the rocenic driver, with its options and its
+//! TCP exchange, so it pairs with an unmodified `ibv_rc_pingpong` in either role.
+//!
+//! The exchange (rdma-core `libibverbs/examples/rc_pingpong.c`): the client connects to port 18515 and
+//! writes `LID:QPN:PSN:GID` as `%04x:%06x:%06x:` plus the GID's 16 bytes in hex, NUL-terminated (52
+//! bytes); the server answers with its own after moving its QP to RTS, and the client confirms with
+//! `"done"` and its NUL. Then the client sends first and each side sends its next message only after its
+//! previous send completed and the peer's message arrived.
+//!
+//! Data check: `ibv_rc_pingpong` sends and receives in one buffer, so every message it sends is the
+//! message it last received. Each message we send carries a fresh pattern, and every message we receive
+//! (after the server's first, which is the client's initial buffer) must be the pattern we sent last.
+use super::attach::{self, Attach};
+use rocenic_driver::{
+    AccessFlags, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs,
+    SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
+};
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const USAGE: &str = "usage: rocenic rc-pingpong [options]          start a server and wait for connection
+       rocenic rc-pingpong [options] <host>   connect to server at <host>
+
+Options of ibv_rc_pingpong:
+  -p, --port=<port>      listen on/connect to port <port> (default 18515)
+  -d, --ib-dev=<dev>     use IB device <dev> (only rocenic0 exists)
+  -i, --ib-port=<port>   use port <port> of IB device (only 1 exists)
+  -s, --size=<size>      size of message to exchange (default 4096; at most the path MTU in this
+                         hardware generation)
+  -m, --mtu=<size>       path MTU (default 1024)
+  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)
+  -n, --iters=<iters>    number of exchanges (default 1000)
+  -l, --sl=<sl>          service level value (accepted; RoCEv2 priority is not mapped from it yet)
+  -e, --events           sleep on CQ events (accepted; completions are polled)
+  -g, --gid-idx=<index>  local port gid index (accepted; the port has one GID, ::ffff:<ip>)
+  -c, --chk              validate received buffer (always done here)
+Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory), -N.
+
+rocenic options:
+  --timeout SECONDS      give up after this much wall time (default 300)
+  --seed N               seeds the starting PSN and the data patterns (default 1)
+  --echo                 send back each message received, as ibv_rc_pingpong does, instead of fresh
+                         patterns (to pair two rocenic tools: the side without --echo checks the data)
+";
+
+pub struct Opts {
+    server: Option<String>,
+    port: u16,
+    size: usize,
+    mtu: u32,
+    rx_depth: usize,
+    iters: usize,
+    timeout: Duration,
+    seed: u64,
+    echo: bool,
+    attach: Attach,
+}
+
+pub fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        server: None,
+        port: 18515,
+        size: 4096,
+        mtu: 1024,
+        rx_depth: 500,
+        iters: 1000,
+        timeout: Duration::from_secs(300),
+        seed: 1,
+        echo: false,
+        attach: Attach::default(),
+    };
+    // Each option as `-x V`, `-xV`, `--long V` or `--long=V`, as getopt_long takes them.
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].clone();
+        i += 1;
+        let (name, inline) = if let Some(long) = a.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_string())),
+                None => (a.clone(), None),
+            }
+        } else if a.len() > 2 && a.starts_with('-') {
+            (a[..2].to_string(), Some(a[2..].to_string()))
+        } else {
+            (a.clone(), None)
+        };
+        let mut inline = inline;
+        let mut value = || {
+            inline.take().or_else(|| {
+                let v = args.get(i).cloned();
+                i += 1;
+                v
+            })
+        };
+        let mut num = |what: &str| -> Result<u64, String> {
+            let v = value().ok_or(format!("{what} needs a value"))?;
+            v.parse().map_err(|_| format!("{what}: not a number: {v}"))
+        };
+        match name.as_str() {
+            "-p" | "--port" => o.port = num("--port")? as u16,
+            "-s" | "--size" => o.size = num("--size")? as usize,
+            "-m" | "--mtu" => o.mtu = num("--mtu")? as u32,
+            "-r" | "--rx-depth" => o.rx_depth = num("--rx-depth")? as usize,
+            "-n" | "--iters" => o.iters = num("--iters")? as usize,
+            "-i" | "--ib-port" => {
+                if num("--ib-port")? != 1 {
+                    return Err("--ib-port: the device has port 1 only".into());
+                }
+            }
+            "-d" | "--ib-dev" => {
+                let v = value().ok_or("--ib-dev needs a device name")?;
+                if v != "rocenic0" {
+                    return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
+                }
+            }
+            "-l" | "--sl" | "-g" | "--gid-idx" => {
+                num(&name)?;
+            }
+            "-e" | "--events" | "-c" | "--chk" => {}
+            "-o" | "--odp" | "-O" | "--iodp" | "-P" | "--prefetch" | "-t" | "--ts" | "-j"
+            | "--dm" | "-N" | "--new_send" => {
+                return Err(format!("{name} is not supported by rocenic"))
+            }
+            "--timeout" => o.timeout = Duration::from_secs(num("--timeout")?),
+            "--seed" => o.seed = num("--seed")?,
+            "--echo" => o.echo = true,
+            "-h" | "--help" => return Err(String::new()),
+            _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
+            _ => {
+                if !o.attach.take(&name, &mut value)? {
+                    return Err(format!("unknown option {name}"));
+                }
+            }
+        }
+    }
+    if !matches!(o.mtu, 256 | 512 | 1024 | 2048 | 4096) {
+        return Err(format!(
+            "--mtu {} is not 256, 512, 1024, 2048 or 4096",
+            o.mtu
+        ));
+    }
+    if o.size > o.mtu as usize {
+        return Err(format!(
+            "--size {} is larger than the path MTU {}: multi-packet SEND is not built yet",
+            o.size, o.mtu
+        ));
+    }
+    if o.iters == 0 || o.rx_depth == 0 {
+        return Err("--iters and --rx-depth must be at least 1".into());
+    }
+    Ok(o)
+}
+
+/// One side's address as the exchange carries it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dest {
+    lid: u16,
+    qpn: u32,
+    psn: u32,
+    gid: [u8; 16],
+}
+
+/// The exchange message: 51 characters and a NUL.
+const MSG_LEN: usize = 52;
+
+impl Dest {
+    fn to_wire(self) -> [u8; MSG_LEN] {
+        let gid: String = self.gid.iter().map(|b| format!("{b:02x}")).collect();
+        let s = format!("{:04x}:{:06x}:{:06x}:{gid}", self.lid, self.qpn, self.psn);
+        let mut m = [0u8; MSG_LEN];
+        m[..s.len()].copy_from_slice(s.as_bytes());
+        m
+    }
+
+    fn from_wire(m: &[u8]) -> Result<Dest, String> {
+        let text = std::str::from_utf8(m.split(|&b| b == 0).next().unwrap_or_default())
+            .map_err(|_| "peer's address message is not text".to_string())?;
+        let bad = || format!("cannot parse the peer's address message {text:?}");
+        let f: Vec<&str> = text.split(':').collect();
+        if f.len() != 4 || f[3].len() != 32 {
+            return Err(bad());
+        }
+        let hex = |s: &str| u32::from_str_radix(s, 16).map_err(|_| bad());
+        let mut gid = [0u8; 16];
+        for (k, b) in gid.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&f[3][2 * k..2 * k + 2], 16).map_err(|_| bad())?;
+        }
+        Ok(Dest {
+            lid: hex(f[0])? as u16,
+            qpn: hex(f[1])?,
+            psn: hex(f[2])?,
+            gid,
+        })
+    }
+
+    /// The IPv4 address of an IPv4-mapped GID (RoCEv2 over IPv4).
+    fn ipv4(&self) -> Option<Ipv4Addr> {
+        let g = &self.gid;
+        (g[..10] == [0; 10] && g[10..12] == [0xFF, 0xFF])
+            .then(|| Ipv4Addr::new(g[12], g[13], g[14], g[15]))
+    }
+
+    fn gid_text(&self) -> String {
+        match self.ipv4() {
+            Some(ip) => format!("::ffff:{ip}"),
+            None => std::net::Ipv6Addr::from(self.gid).to_string(),
+        }
+    }
+}
+
+fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
+    let mut g = [0u8; 16];
+    g[10] = 0xFF;
+    g[11] = 0xFF;
+    g[12..].copy_from_slice(&ip.octets());
+    g
+}
+
+/// A deadline and the device to keep running while the tool waits for anything.
+struct Pump<'a> {
+    ctx: &'a Context,
+    fabric: &'a Arc<Mutex<rocenic_sim::Fabric>>,
+    deadline: Instant,
+}
+
+impl Pump<'_> {
+    /// Let the simulated NIC run a little; fails on timeout or a broken wire.
+    fn step(&self, what: &str) -> Result<(), String> {
+        if Instant::now() > self.deadline {
+            return Err(format!("timed out while {what}"));
+        }
+        if let Some(e) = self.fabric.lock().unwrap().external_error() {
+            return Err(format!("the NIC's link failed: {e}"));
+        }
+        self.ctx.wait();
+        Ok(())
+    }
+
+    fn read_exact(&self, s: &mut TcpStream, buf: &mut [u8], what: &str) -> Result<(), String> {
+        let mut done = 0;
+        while done < buf.len() {
+            match s.read(&mut buf[done..]) {
+                Ok(0) => return Err(format!("the peer closed the connection while {what}")),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.step(what)?,
+                Err(e) => return Err(format!("{what}: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn write_all(&self, s: &mut TcpStream, buf: &[u8], what: &str) -> Result<(), String> {
+        let mut done = 0;
+        while done < buf.len() {
+            match s.write(&buf[done..]) {
+                Ok(n) => done += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.step(what)?,
+                Err(e) => return Err(format!("{what}: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn poll(
+        &self,
+        cq: &rocenic_driver::CompletionQueue,
+        what: &str,
+    ) -> Result<WorkCompletion, String> {
+        let mut wc = [WorkCompletion::default()];
+        loop {
+            if cq.poll(&mut wc) == 1 {
+                return Ok(wc[0]);
+            }
+            self.step(what)?;
+        }
+    }
+}
+
+/// Data pattern of our `k`-th message.
+fn pattern(seed: u64, k: usize, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u64 * 7 + k as u64 * 131 + seed * 17 + (i as u64 >> 8)) as u8)
+        .collect()
+}
+
+/// SplitMix64 step: the starting PSN, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
+fn splitmix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Cycles the NIC keeps running after the last completion (≈ 1 ms of simulated time at 156.25 MHz).
+const LINGER_CYCLES: u64 = 150_000;
+
+const SEND_WRID: u64 = 1;
+const RECV_WRID: u64 = 2;
+
+pub fn run(o: Opts) -> Result<(), String> {
+    let e = |e: rocenic_driver::Error| e.to_string();
+    let (fabric, ctx) = o.attach.open()?;
+    let pump = Pump {
+        ctx: &ctx,
+        fabric: &fabric,
+        deadline: Instant::now() + o.timeout,
+    };
+    let pd = ctx.alloc_pd();
+    let cq = ctx
+        .create_cq((o.rx_depth + 1).next_power_of_two().clamp(2, 32768))
+        .map_err(e)?;
+    let qp = QueuePair::create(
+        &pd,
+        &cq,
+        &cq,
+        QpCaps {
+            max_send_wr: 2,
+            max_recv_wr: (o.rx_depth + 1).next_power_of_two().clamp(2, 32768),
+        },
+    )
+    .map_err(e)?;
+    qp.modify(QpAttr::Init(InitAttrs {
+        access: AccessFlags::LOCAL_WRITE,
+        ..InitAttrs::default()
+    }))
+    .map_err(e)?;
+    let len = o.size.max(1);
+    let sbuf = ctx.alloc_dma(len).map_err(e)?;
+    let rbuf = ctx.alloc_dma(len).map_err(e)?;
+    let smr = pd
+        .reg_mr(&sbuf, 0, len, AccessFlags::LOCAL_WRITE)
+        .map_err(e)?;
+    let rmr = pd
+        .reg_mr(&rbuf, 0, len, AccessFlags::LOCAL_WRITE)
+        .map_err(e)?;
+    let recv = RecvRequest {
+        wr_id: RECV_WRID,
+        sge: Sge {
+            addr: rmr.addr(),
+            length: o.size as u32,
+            lkey: rmr.lkey(),
+        },
+    };
+    // Receives go up before the exchange, as ibv_rc_pingpong does: the peer may send as soon as it knows us.
+    for _ in 0..o.rx_depth {
+        // SAFETY: rbuf and its MR live until the QP is gone (declared before it, dropped after it).
+        unsafe { qp.post_recv(&recv) }.map_err(e)?;
+    }
+
+    let me = Dest {
+        lid: 0,
+        qpn: qp.qp_num(),
+        psn: (splitmix(o.seed) & 0xFF_FFFF) as u32,
+        gid: mapped_gid(o.attach.ip),
+    };
+    println!(
+        "  local address:  LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}",
+        me.lid,
+        me.qpn,
+        me.psn,
+        me.gid_text()
+    );
+    let connect = |peer: &Dest| -> Result<(), String> {
+        let ip = peer.ipv4().ok_or(format!(
+            "peer GID {} is not IPv4-mapped: use the peer's RoCEv2 IPv4 GID (rxe: -g 1)",
+            peer.gid_text()
+        ))?;
+        let mac = fabric
+            .lock()
+            .unwrap()
+            .resolve(ip, 2_000_000, 40_000_000)
+            .ok_or(format!("no ARP reply from {ip}"))?;
+        qp.modify(QpAttr::Rtr(RtrAttrs {
+            path_mtu: o.mtu,
+            dest_qpn: peer.qpn,
+            rq_psn: peer.psn,
+            dest_mac: mac,
+            dest_ip: ip,
+            udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
+        }))
+        .map_err(e)?;
+        qp.modify(QpAttr::Rts(RtsAttrs {
+            sq_psn: me.psn,
+            timeout: 14,
+            retry_cnt: 7,
+            ack_timeout_cycles: None,
+        }))
+        .map_err(e)
+    };
+
+    // The exchange, with the NIC running throughout (the peer ARPs for us while it connects its QP).
+    let peer = match &o.server {
+        Some(host) => {
+            let addr = (host.as_str(), o.port)
+                .to_socket_addrs()
+                .map_err(|err| format!("cannot resolve {host}: {err}"))?
+                .next()
+                .ok_or(format!("no address for {host}"))?;
+            let mut s = loop {
+                match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                    Ok(s) => break s,
+                    Err(_) => {
+                        for _ in 0..200 {
+                            pump.step(&format!("connecting to {addr}"))?;
+                        }
+                    }
+                }
+            };
+            s.set_nonblocking(true).map_err(|err| err.to_string())?;
+            pump.write_all(&mut s, &me.to_wire(), "sending our address")?;
+            let mut m = [0u8; MSG_LEN];
+            pump.read_exact(&mut s, &mut m, "reading the server's address")?;
+            let peer = Dest::from_wire(&m)?;
+            connect(&peer)?;
+            pump.write_all(&mut s, b"done\0", "confirming")?;
+            peer
+        }
+        None => {
+            let l = TcpListener::bind(("0.0.0.0", o.port))
+                .map_err(|err| format!("cannot listen on port {}: {err}", o.port))?;
+            l.set_nonblocking(true).map_err(|err| err.to_string())?;
+            let mut s = loop {
+                match l.accept() {
+                    Ok((s, _)) => break s,
+                    Err(err) if err.kind() == ErrorKind::WouldBlock => {
+                        pump.step("waiting for a client")?
+                    }
+                    Err(err) => return Err(format!("accept: {err}")),
+                }
+            };
+            s.set_nonblocking(true).map_err(|err| err.to_string())?;
+            let mut m = [0u8; MSG_LEN];
+            pump.read_exact(&mut s, &mut m, "reading the client's address")?;
+            let peer = Dest::from_wire(&m)?;
+            connect(&peer)?;
+            pump.write_all(&mut s, &me.to_wire(), "sending our address")?;
+            let mut done = [0u8; 5];
+            pump.read_exact(&mut s, &mut done, "waiting for the client's \"done\"")?;
+            peer
+        }
+    };
+    println!(
+        "  remote address: LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}",
+        peer.lid,
+        peer.qpn,
+        peer.psn,
+        peer.gid_text()
+    );
+
+    let start = Instant::now();
+    let start_cycles = fabric.lock().unwrap().cycles();
+    let mut sent_last: Option<Vec<u8>> = None;
+    let (mut scnt, mut rcnt, mut checked) = (0usize, 0usize, 0usize);
+    // Our next message: a fresh pattern, or in echo mode the message last received.
+    let mut last_received: Option<Vec<u8>> = None;
+    let post_send = |k: usize, echo: Option<&Vec<u8>>| -> Result<Vec<u8>, String> {
+        let p = match echo {
+            Some(m) if o.echo => m.clone(),
+            _ => pattern(o.seed, k, o.size),
+        };
+        sbuf.write(0, &p).map_err(e)?;
+        // SAFETY: sbuf is not written again until this send's completion was polled.
+        unsafe {
+            qp.post_send(&WorkRequest {
+                wr_id: SEND_WRID,
+                op: SendOp::Send,
+                sge: Sge {
+                    addr: smr.addr(),
+                    length: o.size as u32,
+                    lkey: smr.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            })
+        }
+        .map_err(e)?;
+        Ok(p)
+    };
+    // pending: bit 0 = our send outstanding, bit 1 = waiting for the peer's message.
+    let mut pending = 2u8;
+    if o.server.is_some() {
+        sent_last = Some(post_send(scnt, None)?);
+        pending |= 1;
+    }
+    while rcnt < o.iters || scnt < o.iters {
+        let wc = pump.poll(&cq, &format!("exchanging (sent {scnt}, received {rcnt})"))?;
+        if wc.status != WcStatus::Success {
+            return Err(format!(
+                "Failed status {:?} ({}) for wr_id {} (vendor_err {:#x})",
+                wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
+            ));
+        }
+        match wc.opcode {
+            WcOpcode::Send => {
+                scnt += 1;
+                pending &= !1;
+            }
+            WcOpcode::Recv => {
+                if wc.byte_len as usize != o.size {
+                    return Err(format!(
+                        "message {rcnt}: {} bytes received, {} expected",
+                        wc.byte_len, o.size
+                    ));
+                }
+                let mut got = vec![0u8; o.size];
+                rbuf.read(0, &mut got).map_err(e)?;
+                if let Some(want) = sent_last.as_ref().filter(|_| !o.echo) {
+                    if let Some(i) = (0..o.size).find(|&i| got[i] != want[i]) {
+                        return Err(format!(
+                            "message {rcnt}: byte {i} is {:#04x}, the peer should have echoed {:#04x}",
+                            got[i], want[i]
+                        ));
+                    }
+                    checked += 1;
+                }
+                last_received = Some(got);
+                rcnt += 1;
+                // SAFETY: as for the first receives.
+                unsafe { qp.post_recv(&recv) }.map_err(e)?;
+                pending &= !2;
+            }
+            other => return Err(format!("unexpected completion opcode {other:?}")),
+        }
+        if pending == 0 && scnt < o.iters {
+            sent_last = Some(post_send(scnt, last_received.as_ref())?);
+            pending = if rcnt < o.iters { 3 } else { 1 };
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    // A real NIC keeps running after the program exits; this one is the program. Keep it running long
+    // enough to ACK the peer's last message, or the peer's last send never completes.
+    fabric.lock().unwrap().run(LINGER_CYCLES);
+    let usec = secs * 1e6;
+    let bytes = (o.size * o.iters * 2) as f64;
+    let f = fabric.lock().unwrap();
+    let cycles = f.cycles() - start_cycles;
+    let mhz = f.width().clock_mhz();
+    drop(f);
+    println!(
+        "{} bytes in {:.2} seconds = {:.2} Mbit/sec",
+        bytes as u64,
+        secs,
+        bytes * 8.0 / usec
+    );
+    println!(
+        "{} iters in {:.2} seconds = {:.2} usec/iter",
+        o.iters,
+        secs,
+        usec / o.iters as f64
+    );
+    println!(
+        "rocenic: {checked} of {rcnt} received messages checked against what we sent{}; {cycles} core \
+         cycles simulated ({:.1} us at {mhz} MHz)",
+        if o.echo { " (echo mode: the peer checks)" } else { "" },
+        cycles as f64 / mhz
+    );
+    if !o.echo && checked + 1 < rcnt {
+        return Err(format!(
+            "only {checked} of {rcnt} messages could be checked"
+        ));
+    }
+    let mut f = fabric.lock().unwrap();
+    if let Some(x) = f.external_stats() {
+        println!(
+            "rocenic: link frames in {}, out {}; ARP requests answered {}, sent {}",
+            x.frames_in, x.frames_out, x.arp_requests_answered, x.arp_requests_sent
+        );
+    }
+    f.flush_pcap().map_err(|err| format!("pcap: {err}"))?;
+    drop(f);
+    drop(qp);
+    Ok(())
+}
+
+pub fn help() -> String {
+    format!("{USAGE}\n{}", attach::HELP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exchange_message_matches_rc_pingpong_format() {
+        let d = Dest {
+            lid: 0,
+            qpn: 0x11,
+            psn: 0x2f5a1c,
+            gid: mapped_gid(Ipv4Addr::new(10, 0, 0, 2)),
+        };
+        let m = d.to_wire();
+        assert_eq!(
+            &m[..51],
+            b"0000:000011:2f5a1c:00000000000000000000ffff0a000002"
+        );
+        assert_eq!(m[51], 0);
+        assert_eq!(Dest::from_wire(&m).unwrap(), d);
+        assert_eq!(d.ipv4(), Some(Ipv4Addr::new(10, 0, 0, 2)));
+        assert!(Dest::from_wire(b"0000:11:22").is_err());
+    }
+
+    #[test]
+    fn options_take_getopt_forms() {
+        let args: Vec<String> = [
+            "-s",
+            "512",
+            "--iters=7",
+            "-m1024",
+            "--link",
+            "udp:1:2",
+            "host",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = parse(&args).unwrap();
+        assert_eq!((o.size, o.iters, o.mtu), (512, 7, 1024));
+        assert_eq!(o.server.as_deref(), Some("host"));
+        assert!(
+            parse(&["-s".into(), "2048".into()]).is_err(),
+            "size above the MTU"
+        );
+        assert!(parse(&["-t".into()]).is_err());
+    }
+}

@@ -1,0 +1,412 @@
+//! A real wire for the simulated NIC: frames to and from another process over a socket, in QEMU's
+//! `-netdev dgram` framing (one UDP datagram per Ethernet frame, no FCS, no padding) or `-netdev stream`
+//! framing (a TCP stream, each frame after a 4-byte big-endian length). This is how the co-simulated core
+//! meets Linux Soft-RoCE in a QEMU guest.
+//!
+//! The core does not answer ARP yet (that is the Ethernet-layer issue), so the port has an ARP proxy: it
+//! answers requests for the NIC's IPv4 address with the NIC's MAC, learns the peer's addresses from every
+//! ARP frame it sees, and can ask for a peer's MAC. Every proxy frame goes through the link, so the pcap
+//! shows it as the NIC's.
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
+
+/// Where the other end of the wire is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExternalSpec {
+    /// QEMU `-netdev dgram`: bind `local`, send to `remote`.
+    Udp {
+        local: SocketAddr,
+        remote: SocketAddr,
+    },
+    /// QEMU `-netdev stream,server=on`: connect to it.
+    Tcp { remote: SocketAddr },
+}
+
+impl ExternalSpec {
+    /// `udp:LOCAL_PORT:REMOTE_PORT` (both on 127.0.0.1), `udp:HOST:PORT:HOST:PORT`, or `tcp:HOST:PORT`.
+    pub fn parse(s: &str) -> Result<ExternalSpec, String> {
+        let loopback = |port: &str| -> Result<SocketAddr, String> {
+            let p: u16 = port
+                .parse()
+                .map_err(|_| format!("not a port number: {port}"))?;
+            Ok(SocketAddr::from(([127, 0, 0, 1], p)))
+        };
+        let addr = |a: &str| -> Result<SocketAddr, String> {
+            a.parse()
+                .map_err(|_| format!("not an address HOST:PORT: {a}"))
+        };
+        let (kind, rest) = s
+            .split_once(':')
+            .ok_or(format!("link spec {s}: expected udp:… or tcp:…"))?;
+        let parts: Vec<&str> = rest.split(':').collect();
+        match (kind, parts.as_slice()) {
+            ("udp", [l, r]) => Ok(ExternalSpec::Udp {
+                local: loopback(l)?,
+                remote: loopback(r)?,
+            }),
+            ("udp", [lh, lp, rh, rp]) => Ok(ExternalSpec::Udp {
+                local: addr(&format!("{lh}:{lp}"))?,
+                remote: addr(&format!("{rh}:{rp}"))?,
+            }),
+            ("tcp", [h, p]) => Ok(ExternalSpec::Tcp {
+                remote: addr(&format!("{h}:{p}"))?,
+            }),
+            _ => Err(format!(
+                "link spec {s}: expected udp:LOCAL_PORT:REMOTE_PORT, udp:HOST:PORT:HOST:PORT or tcp:HOST:PORT"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for ExternalSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExternalSpec::Udp { local, remote } => write!(f, "udp {local} -> {remote}"),
+            ExternalSpec::Tcp { remote } => write!(f, "tcp {remote}"),
+        }
+    }
+}
+
+enum Socket {
+    Udp(UdpSocket, SocketAddr),
+    Tcp {
+        stream: TcpStream,
+        /// Bytes received and not yet a whole frame.
+        partial: Vec<u8>,
+    },
+}
+
+/// Counters of the external port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExternalStats {
+    pub frames_in: u64,
+    pub frames_out: u64,
+    pub arp_requests_answered: u64,
+    pub arp_requests_sent: u64,
+}
+
+/// The socket end of the wire plus the ARP proxy.
+pub struct ExternalPort {
+    socket: Socket,
+    spec: ExternalSpec,
+    /// The NIC's address, once [`ExternalPort::set_address`] gave it.
+    me: Option<([u8; 6], Ipv4Addr)>,
+    neighbours: HashMap<Ipv4Addr, [u8; 6]>,
+    stats: ExternalStats,
+}
+
+const ETHERTYPE_ARP: u16 = 0x0806;
+const ARP_REQUEST: u16 = 1;
+const ARP_REPLY: u16 = 2;
+/// Ethernet header + ARP for IPv4 over Ethernet.
+const ARP_FRAME_LEN: usize = 14 + 28;
+
+impl ExternalPort {
+    pub fn open(spec: &ExternalSpec) -> io::Result<ExternalPort> {
+        let socket = match spec {
+            ExternalSpec::Udp { local, remote } => {
+                let s = UdpSocket::bind(local).map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot bind UDP {local}: {e}"))
+                })?;
+                s.set_nonblocking(true)?;
+                Socket::Udp(s, *remote)
+            }
+            ExternalSpec::Tcp { remote } => {
+                let s = TcpStream::connect(remote).map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot connect to TCP {remote}: {e}"))
+                })?;
+                s.set_nonblocking(true)?;
+                s.set_nodelay(true)?;
+                Socket::Tcp {
+                    stream: s,
+                    partial: Vec::new(),
+                }
+            }
+        };
+        Ok(ExternalPort {
+            socket,
+            spec: spec.clone(),
+            me: None,
+            neighbours: HashMap::new(),
+            stats: ExternalStats::default(),
+        })
+    }
+
+    pub fn spec(&self) -> &ExternalSpec {
+        &self.spec
+    }
+
+    pub fn stats(&self) -> ExternalStats {
+        self.stats
+    }
+
+    /// The NIC's MAC and IPv4 address, for the ARP proxy.
+    pub fn set_address(&mut self, mac: [u8; 6], ip: Ipv4Addr) {
+        self.me = Some((mac, ip));
+    }
+
+    /// The MAC of `ip` if an ARP frame from it was seen.
+    pub fn neighbour(&self, ip: Ipv4Addr) -> Option<[u8; 6]> {
+        self.neighbours.get(&ip).copied()
+    }
+
+    /// An ARP request for `ip` from the NIC's address (None until [`ExternalPort::set_address`]).
+    pub fn arp_request(&mut self, ip: Ipv4Addr) -> Option<Vec<u8>> {
+        let (mac, my_ip) = self.me?;
+        self.stats.arp_requests_sent += 1;
+        Some(arp_frame(ARP_REQUEST, mac, my_ip, [0xFF; 6], [0; 6], ip))
+    }
+
+    /// Send one frame to the other end. A send that fails is reported: nothing is dropped silently.
+    pub fn send(&mut self, frame: &[u8]) -> io::Result<()> {
+        match &mut self.socket {
+            Socket::Udp(s, to) => {
+                s.send_to(frame, *to)?;
+            }
+            Socket::Tcp { stream, .. } => {
+                // The stream is non-blocking for receive; write the whole frame, waiting if the peer is slow.
+                let mut buf = Vec::with_capacity(4 + frame.len());
+                buf.extend_from_slice(&(frame.len() as u32).to_be_bytes());
+                buf.extend_from_slice(frame);
+                let mut done = 0;
+                while done < buf.len() {
+                    match stream.write(&buf[done..]) {
+                        Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                        Ok(n) => done += n,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::yield_now(),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        self.stats.frames_out += 1;
+        Ok(())
+    }
+
+    /// Frames that arrived since the last call, in order, with ARP handled: `to_nic` gets the frames for
+    /// the core, `to_wire` the proxy's answers (to be sent as if from the NIC).
+    pub fn receive(
+        &mut self,
+        to_nic: &mut Vec<Vec<u8>>,
+        to_wire: &mut Vec<Vec<u8>>,
+    ) -> io::Result<()> {
+        let mut frames = Vec::new();
+        match &mut self.socket {
+            Socket::Udp(s, _) => {
+                let mut buf = [0u8; 65536];
+                loop {
+                    match s.recv_from(&mut buf) {
+                        Ok((n, _)) => frames.push(buf[..n].to_vec()),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        // A previous send_to to a port nobody listens on yet comes back as this; the
+                        // peer (a booting guest) is simply not there yet.
+                        Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Socket::Tcp { stream, partial } => {
+                let mut buf = [0u8; 65536];
+                loop {
+                    match stream.read(&mut buf) {
+                        Ok(0) => {
+                            return Err(io::Error::new(
+                                ErrorKind::UnexpectedEof,
+                                "the stream peer closed the connection",
+                            ))
+                        }
+                        Ok(n) => partial.extend_from_slice(&buf[..n]),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                while partial.len() >= 4 {
+                    let len = u32::from_be_bytes(partial[..4].try_into().unwrap()) as usize;
+                    if partial.len() < 4 + len {
+                        break;
+                    }
+                    frames.push(partial[4..4 + len].to_vec());
+                    partial.drain(..4 + len);
+                }
+            }
+        }
+        for f in frames {
+            self.stats.frames_in += 1;
+            match self.arp(&f) {
+                Some(reply) => to_wire.extend(reply),
+                None => to_nic.push(f),
+            }
+        }
+        Ok(())
+    }
+
+    /// If `f` is an ARP frame: learn from it and return the answer (if one is due). None if not ARP.
+    fn arp(&mut self, f: &[u8]) -> Option<Option<Vec<u8>>> {
+        if f.len() < ARP_FRAME_LEN || u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_ARP {
+            return None;
+        }
+        let a = &f[14..];
+        // Ethernet (1), IPv4 (0x0800), 6-byte and 4-byte addresses: anything else is not for us.
+        if a[..6] != [0, 1, 0x08, 0x00, 6, 4] {
+            return Some(None);
+        }
+        let op = u16::from_be_bytes([a[6], a[7]]);
+        let sha: [u8; 6] = a[8..14].try_into().unwrap();
+        let spa = Ipv4Addr::new(a[14], a[15], a[16], a[17]);
+        let tpa = Ipv4Addr::new(a[24], a[25], a[26], a[27]);
+        if spa != Ipv4Addr::UNSPECIFIED {
+            self.neighbours.insert(spa, sha);
+        }
+        let (mac, ip) = self.me?;
+        if op == ARP_REQUEST && tpa == ip {
+            self.stats.arp_requests_answered += 1;
+            return Some(Some(arp_frame(ARP_REPLY, mac, ip, sha, sha, spa)));
+        }
+        Some(None)
+    }
+}
+
+/// An ARP frame (RFC 826) for IPv4 over Ethernet, unpadded.
+fn arp_frame(
+    op: u16,
+    sha: [u8; 6],
+    spa: Ipv4Addr,
+    eth_dst: [u8; 6],
+    tha: [u8; 6],
+    tpa: Ipv4Addr,
+) -> Vec<u8> {
+    let mut f = Vec::with_capacity(ARP_FRAME_LEN);
+    f.extend_from_slice(&eth_dst);
+    f.extend_from_slice(&sha);
+    f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    f.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
+    f.extend_from_slice(&op.to_be_bytes());
+    f.extend_from_slice(&sha);
+    f.extend_from_slice(&spa.octets());
+    f.extend_from_slice(&tha);
+    f.extend_from_slice(&tpa.octets());
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NIC_MAC: [u8; 6] = [2, 0x52, 0x4F, 0x43, 0x45, 0];
+    const PEER_MAC: [u8; 6] = [0x52, 0x54, 0, 0, 0, 1];
+
+    fn pair() -> (ExternalPort, UdpSocket) {
+        let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let local = probe.local_addr().unwrap();
+        drop(probe);
+        let port = ExternalPort::open(&ExternalSpec::Udp {
+            local,
+            remote: peer.local_addr().unwrap(),
+        })
+        .unwrap();
+        (port, peer)
+    }
+
+    fn recv_all(p: &mut ExternalPort) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+        let (mut n, mut w) = (Vec::new(), Vec::new());
+        // Loopback delivery is immediate but not synchronous with send_to: poll briefly.
+        for _ in 0..200 {
+            p.receive(&mut n, &mut w).unwrap();
+            if !n.is_empty() || !w.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        (n, w)
+    }
+
+    #[test]
+    fn parses_link_specs() {
+        assert_eq!(
+            ExternalSpec::parse("udp:5000:5001").unwrap(),
+            ExternalSpec::Udp {
+                local: "127.0.0.1:5000".parse().unwrap(),
+                remote: "127.0.0.1:5001".parse().unwrap()
+            }
+        );
+        assert_eq!(
+            ExternalSpec::parse("tcp:127.0.0.1:7000").unwrap(),
+            ExternalSpec::Tcp {
+                remote: "127.0.0.1:7000".parse().unwrap()
+            }
+        );
+        assert!(ExternalSpec::parse("udp:5000").is_err());
+        assert!(ExternalSpec::parse("sctp:1:2").is_err());
+    }
+
+    #[test]
+    fn answers_arp_for_its_address_and_learns_the_asker() {
+        let (mut p, peer) = pair();
+        p.set_address(NIC_MAC, Ipv4Addr::new(10, 0, 0, 2));
+        let who_has = arp_frame(
+            ARP_REQUEST,
+            PEER_MAC,
+            Ipv4Addr::new(10, 0, 0, 1),
+            [0xFF; 6],
+            [0; 6],
+            Ipv4Addr::new(10, 0, 0, 2),
+        );
+        peer.send_to(&who_has, p.spec_remote_local()).unwrap();
+        let (to_nic, to_wire) = recv_all(&mut p);
+        assert!(to_nic.is_empty(), "ARP must not reach the core");
+        assert_eq!(to_wire.len(), 1);
+        let r = &to_wire[0];
+        assert_eq!(&r[0..6], &PEER_MAC, "reply goes to the asker");
+        assert_eq!(u16::from_be_bytes([r[20], r[21]]), ARP_REPLY);
+        assert_eq!(&r[22..28], &NIC_MAC, "sender hardware address is the NIC's");
+        assert_eq!(&r[28..32], &[10, 0, 0, 2]);
+        assert_eq!(&r[38..42], &[10, 0, 0, 1]);
+        assert_eq!(p.neighbour(Ipv4Addr::new(10, 0, 0, 1)), Some(PEER_MAC));
+        assert_eq!(p.stats().arp_requests_answered, 1);
+    }
+
+    #[test]
+    fn ignores_arp_for_other_addresses_and_passes_other_frames() {
+        let (mut p, peer) = pair();
+        p.set_address(NIC_MAC, Ipv4Addr::new(10, 0, 0, 2));
+        let other = arp_frame(
+            ARP_REQUEST,
+            PEER_MAC,
+            Ipv4Addr::new(10, 0, 0, 1),
+            [0xFF; 6],
+            [0; 6],
+            Ipv4Addr::new(10, 0, 0, 9),
+        );
+        peer.send_to(&other, p.spec_remote_local()).unwrap();
+        let (to_nic, to_wire) = recv_all(&mut p);
+        assert!(to_nic.is_empty() && to_wire.is_empty());
+        let mut ipv4 = vec![0u8; 60];
+        ipv4[12] = 0x08;
+        peer.send_to(&ipv4, p.spec_remote_local()).unwrap();
+        let (to_nic, to_wire) = recv_all(&mut p);
+        assert_eq!(to_nic, vec![ipv4]);
+        assert!(to_wire.is_empty());
+    }
+
+    #[test]
+    fn sends_frames_to_the_remote() {
+        let (mut p, peer) = pair();
+        p.send(&[1, 2, 3]).unwrap();
+        let mut buf = [0u8; 16];
+        let (n, _) = peer.recv_from(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &[1, 2, 3]);
+        assert_eq!(p.stats().frames_out, 1);
+    }
+
+    impl ExternalPort {
+        fn spec_remote_local(&self) -> SocketAddr {
+            match &self.spec {
+                ExternalSpec::Udp { local, .. } => *local,
+                ExternalSpec::Tcp { remote } => *remote,
+            }
+        }
+    }
+}
