@@ -327,3 +327,87 @@ fn sizes_mtus_and_random_corruption() {
         }
     }
 }
+
+/// Multi-packet SENDs (FIRST/MIDDLE/LAST): sizes around MTU multiples, on both widths, one case with a
+/// dropped MIDDLE packet so the message is resumed from the NAK'd PSN, not from its first packet. Each
+/// lands in its own receive buffer with the right byte_len.
+#[test]
+fn multi_packet_sends_land_in_the_receive_buffer() {
+    let cases = [
+        (Width::W64, 256, 4097, FaultPlan::none()),
+        (Width::W64, 1024, 3 * 1024, FaultPlan::none()),
+        (Width::W64, 4096, 64 << 10, FaultPlan::none()),
+        (Width::W512, 1024, 1025, FaultPlan::none()),
+        (Width::W64, 512, 5000, FaultPlan::none().drop_frame(0, 3)),
+    ];
+    for (width, mtu, len, faults) in cases {
+        let what = format!("{width:?} mtu {mtu} len {len}");
+        let p = Pair::connect(cfg(width, faults.clone()), mtu, 20_000).unwrap();
+        let data = pattern(len, len as u8);
+        let b = bufs(&p, len, &data);
+        // The receive buffer is larger than the message: byte_len must say how much arrived.
+        let rbuf = p.b.ctx.alloc_dma(len + 512).unwrap();
+        rbuf.write(0, &vec![0xEE; len + 512]).unwrap();
+        let rmr =
+            p.b.pd
+                .reg_mr(&rbuf, 0, len + 512, AccessFlags::LOCAL_WRITE)
+                .unwrap();
+        let mut send = write_wr(&b, len, 0);
+        send.op = SendOp::Send;
+        // SAFETY: buffers outlive the completions polled below.
+        unsafe {
+            post_receive(&p, &rmr, 42);
+            p.a.qp.post_send(&send).unwrap();
+        }
+        let s = p.wait_for(&p.a.send_cq, 20 * BUDGET).expect(&what);
+        assert_eq!(
+            (s.status, s.opcode),
+            (WcStatus::Success, WcOpcode::Send),
+            "{what}"
+        );
+        let r = p.wait_for(&p.b.recv_cq, BUDGET).expect(&what);
+        assert_eq!(
+            (r.status, r.wr_id, r.byte_len),
+            (WcStatus::Success, 42, len as u32),
+            "{what}"
+        );
+        let mut got = vec![0; len + 512];
+        rbuf.read(0, &mut got).unwrap();
+        assert!(got[..len] == data[..], "{what}: data differs");
+        assert!(
+            got[len..].iter().all(|&x| x == 0xEE),
+            "{what}: wrote past the message"
+        );
+        if faults != FaultPlan::none() {
+            assert_eq!(
+                counter(&p, 1, "rx_seq_errors") > 0,
+                true,
+                "{what}: the drop was noticed"
+            );
+        }
+    }
+}
+
+/// A SEND longer than the receive buffer: B answers the packet that overflows with an invalid-request NAK
+/// (§9.7.5.1.4) and enters ERR; A completes with REM_INV_REQ_ERR.
+#[test]
+fn a_send_longer_than_the_receive_buffer_is_refused() {
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 256, 20_000).unwrap();
+    let data = pattern(2000, 9);
+    let b = bufs(&p, 2000, &data);
+    let (_rbuf, rmr) = receive_buffer(&p); // 1 KiB
+    let mut send = write_wr(&b, 2000, 0);
+    send.op = SendOp::Send;
+    // SAFETY: buffers outlive the completions polled below.
+    unsafe {
+        post_receive(&p, &rmr, 5);
+        p.a.qp.post_send(&send).unwrap();
+    }
+    let s = p.wait_for(&p.a.send_cq, BUDGET).expect("SEND completion");
+    assert_eq!((s.status, s.vendor_err), (WcStatus::RemInvReqErr, 0x61));
+    assert_eq!(p.b.qp.query(), QpState::Err);
+    let r = p
+        .wait_for(&p.b.recv_cq, BUDGET)
+        .expect("receive completion");
+    assert_eq!((r.wr_id, r.status), (5, WcStatus::WrFlushErr));
+}

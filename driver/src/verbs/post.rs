@@ -34,10 +34,7 @@ impl QueuePair {
                 // the same width in this generation, so the local beat is the remote one.
                 self.check_aligned(remote_addr)?;
             }
-            SendOp::Send if wr.sge.length > soft.path_mtu => {
-                // The requester sends SEND ONLY packets; SEND FIRST/MIDDLE/LAST are not built yet.
-                return Err(Error::Unsupported("a SEND longer than the path MTU"));
-            }
+            // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
             SendOp::Send => {}
         }
         self.make_room(&mut sq, regs::SQ_CI, "send")?;

@@ -15,7 +15,7 @@ pub struct Sge {
 pub enum SendOp {
     /// Write the local buffer to `remote_addr` in the peer's MR `rkey`.
     RdmaWrite { remote_addr: u64, rkey: u32 },
-    /// Send the local buffer into the peer's next posted receive (at most one path MTU).
+    /// Send the local buffer into the peer's next posted receive.
     Send,
 }
 

@@ -165,6 +165,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     mtu: Signal<Local, Bits<32>>,
     len_up: Signal<Local, Bits<32>>,
     npk_l: Signal<Local, Bits<32>>,
+    /// BTH opcodes of the WQE's message: FIRST (MIDDLE = FIRST + 1, LAST = FIRST + 2) and ONLY.
+    op_first: Signal<Local, Bits<8>>,
+    op_only: Signal<Local, Bits<8>>,
     off: Signal<Local, Bits<32>>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
@@ -364,6 +367,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             mtu: Default::default(),
             len_up: Default::default(),
             npk_l: Default::default(),
+            op_first: Default::default(),
+            op_only: Default::default(),
             off: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
@@ -476,6 +481,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
         self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
+        self.op_first.next = 0x06.into();
+        self.op_only.next = 0x0A.into();
+        if self.w_opcode.q.val() == 2 {
+            self.op_first.next = 0x00.into();
+            self.op_only.next = 0x04.into();
+        }
         self.npk_l.next = self.len_up.val() >> self.pmtu.val();
         if self.w_len.q.val() == 0 {
             self.npk_l.next = 1.into();
@@ -770,13 +781,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 self.lat_valid.d.next = false;
-                if self.w_opcode.q.val() == 2 {
-                    // SEND is sent as SEND ONLY: longer messages are refused locally.
-                    if self.w_len.q.val() > self.mtu.val() {
-                        self.w_done.d.next = true;
-                        self.w_status.d.next = 1.into(); // LOC_LEN_ERR
-                    }
-                } else if self.w_opcode.q.val() != 0 {
+                if (self.w_opcode.q.val() != 0) && (self.w_opcode.q.val() != 2) {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 }
@@ -784,27 +789,28 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::PktSetup => {
                 // Opcode sequence (BTH opcodes, §9.2): WRITE FIRST 0x06 / MIDDLE 0x07 / LAST 0x08 / ONLY 0x0A,
-                // SEND ONLY 0x04. AckReq on the last packet and every ACK_REQ_EVERY packets (§9.2, §9.7).
+                // SEND FIRST 0x00 / MIDDLE 0x01 / LAST 0x02 / ONLY 0x04 (the WRITE opcode minus 6). AckReq on
+                // the last packet and every ACK_REQ_EVERY packets (§9.2, §9.7); Solicited Event only on the
+                // last packet of a SEND (§9.2.3).
                 self.p_ack.d.next = false;
                 self.p_reth.d.next = (self.w_opcode.q.val() == 0) && (self.snd_idx.q.val() == 0);
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
                 self.p_plen.d.next = self.plen.val();
                 self.p_addr.d.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off.val());
-                self.p_se.d.next =
-                    (self.w_opcode.q.val() == 2) && ((self.w_flags.q.val() & 2) != 0);
+                self.p_se.d.next = (self.w_opcode.q.val() == 2)
+                    && ((self.w_flags.q.val() & 2) != 0)
+                    && (self.snd_idx.q.val() == self.last_idx.q.val());
                 self.p_ackreq.d.next = (self.snd_idx.q.val() == self.last_idx.q.val())
                     || ((self.ack_req_every.val() != 0)
                         && ((self.since_req.q.val() + 1) >= self.ack_req_every.val()));
-                if self.w_opcode.q.val() == 2 {
-                    self.p_opcode.d.next = 0x04.into();
-                } else if self.last_idx.q.val() == 0 {
-                    self.p_opcode.d.next = 0x0A.into();
+                if self.last_idx.q.val() == 0 {
+                    self.p_opcode.d.next = self.op_only.val();
                 } else if self.snd_idx.q.val() == 0 {
-                    self.p_opcode.d.next = 0x06.into();
+                    self.p_opcode.d.next = self.op_first.val();
                 } else if self.snd_idx.q.val() == self.last_idx.q.val() {
-                    self.p_opcode.d.next = 0x08.into();
+                    self.p_opcode.d.next = self.op_first.val() + 2;
                 } else {
-                    self.p_opcode.d.next = 0x07.into();
+                    self.p_opcode.d.next = self.op_first.val() + 1;
                 }
                 self.state.d.next = TxState::Load;
             }
@@ -1449,16 +1455,45 @@ mod tests {
         b.rx_ack(0x1F, 0xFF_FFFE);
         b.run_until(100, |b| b.sq_ci == 1);
         assert!(b.cqes.is_empty());
-        // SEND longer than the MTU: LOC_LEN_ERR without sending anything.
-        b.post(2, 0, 300, 2, 0x4000, 0, 0);
-        b.run_until(300, |b| b.sq_ci == 2);
-        assert_eq!(b.cqes, vec![(2, 1, 0, 300, 0)]);
-        assert_eq!((b.frames.len(), b.qp_state), (1, 6));
-        // Back in RTS: an unsupported opcode (RDMA READ) completes with LOC_QP_OP_ERR.
-        b.qp_state = 3;
+        // An opcode this generation does not execute (RDMA READ) completes with LOC_QP_OP_ERR, unsent.
         b.post(4, 0, 8, 4, 0x4000, 0, 0);
-        b.run_until(300, |b| b.sq_ci == 3);
-        assert_eq!(b.cqes[1], (4, 2, 2, 8, 0));
+        b.run_until(300, |b| b.sq_ci == 2);
+        assert_eq!(b.cqes, vec![(4, 2, 2, 8, 0)]);
+        assert_eq!(b.frames.len(), 1);
+    }
+
+    #[test]
+    fn send_three_packets_then_cqe() {
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        fill(&mut b.mem, 0x4000, 600, 5);
+        b.post(
+            2,
+            wqe::FLAG_SIGNALED | wqe::FLAG_SOLICITED,
+            600,
+            7,
+            0x4000,
+            0,
+            0,
+        );
+        b.run_until(2000, |b| b.frames.len() == 3);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+        // SEND FIRST, MIDDLE, LAST: no RETH, AckReq and Solicited Event on the last packet only.
+        assert_eq!(
+            p.iter().map(|p| p.opcode).collect::<Vec<_>>(),
+            vec![0x00, 0x01, 0x02]
+        );
+        assert_eq!(
+            p.iter().map(|p| p.ack_req).collect::<Vec<_>>(),
+            vec![false, false, true]
+        );
+        let se: Vec<bool> = b.frames.iter().map(|f| f[43] & 0x80 != 0).collect();
+        assert_eq!(se, vec![false, false, true]);
+        assert_eq!((p[0].rest.len(), p[1].rest.len()), (256, 256));
+        let data: Vec<u8> = p.iter().flat_map(|p| p.rest.clone()).collect();
+        assert_eq!(data, b.mem[0x4000..0x4000 + 600].to_vec());
+        b.rx_ack(0x1F, 0);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(7, 0, 0, 600, 0)]);
     }
 
     #[test]

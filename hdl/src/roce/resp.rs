@@ -138,6 +138,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     msn: DFF<Bits<24>>,
     nak_sent: DFF<bool>,
     in_write: DFF<bool>,
+    /// Inside a multi-packet SEND (after FIRST, until LAST).
+    in_send: DFF<bool>,
+    /// Next host address of the message in progress (write or send).
     write_va: DFF<Bits<64>>,
     write_left: DFF<Bits<32>>,
     // the data transfer
@@ -146,7 +149,10 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     nwords: DFF<Bits<16>>,
     prev: DFF<Bits<W>>,
     recv_wr_id: DFF<Bits<64>>,
+    /// Receive buffer bytes still free for the SEND in progress.
     recv_len: DFF<Bits<32>>,
+    /// Bytes of the SEND in progress received so far (the completion's byte_len).
+    send_total: DFF<Bits<32>>,
     // pending ACK/NAK
     ack_pend: DFF<bool>,
     ack_syn: DFF<Bits<8>>,
@@ -167,6 +173,10 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     is_write: Signal<Local, bool>,
     is_send: Signal<Local, bool>,
     is_last: Signal<Local, bool>,
+    /// SEND MIDDLE/LAST and WRITE MIDDLE/LAST: continue a message.
+    send_cont: Signal<Local, bool>,
+    write_cont: Signal<Local, bool>,
+    pay_len32: Signal<Local, Bits<32>>,
     psn_diff: Signal<Local, Bits<24>>,
     mtu: Signal<Local, Bits<16>>,
     ext_len: Signal<Local, Bits<16>>,
@@ -311,6 +321,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             msn: Default::default(),
             nak_sent: Default::default(),
             in_write: Default::default(),
+            in_send: Default::default(),
             write_va: Default::default(),
             write_left: Default::default(),
             dst: Default::default(),
@@ -319,6 +330,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             prev: Default::default(),
             recv_wr_id: Default::default(),
             recv_len: Default::default(),
+            send_total: Default::default(),
             ack_pend: Default::default(),
             ack_syn: Default::default(),
             ack_psn_q: Default::default(),
@@ -337,6 +349,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             is_write: Default::default(),
             is_send: Default::default(),
             is_last: Default::default(),
+            send_cont: Default::default(),
+            write_cont: Default::default(),
+            pay_len32: Default::default(),
             psn_diff: Default::default(),
             mtu: Default::default(),
             ext_len: Default::default(),
@@ -407,6 +422,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             msn,
             nak_sent,
             in_write,
+            in_send,
             write_va,
             write_left,
             dst,
@@ -415,6 +431,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             prev,
             recv_wr_id,
             recv_len,
+            send_total,
             ack_pend,
             ack_syn,
             ack_psn_q,
@@ -447,7 +464,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.wr_valid.next = false;
         self.cqe_valid.next = false;
         self.cqe_wr_id.next = self.recv_wr_id.q.val();
-        self.cqe_byte_len.next = bit_cast::<32, 16>(self.pay_len.q.val());
+        self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.q.val());
+        self.cqe_byte_len.next = self.send_total.q.val() + self.pay_len32.val();
         self.cqe_status.next = 0.into();
         self.cqe_opcode.next = 128.into(); // IBV_WC_RECV
         self.cqe_src_qp.next = self.dest_qpn.val();
@@ -478,26 +496,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_syn.val());
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
-        // RC opcodes handled here (IBA Table 35): SEND ONLY 0x04, WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
+        // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
+        // FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
         self.has_reth.next = (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x0A);
-        self.is_write.next =
-            self.has_reth.val() || (self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08);
-        self.is_send.next = self.f_opcode.val() == 0x04;
-        self.is_last.next =
-            self.is_send.val() || (self.f_opcode.val() == 0x08) || (self.f_opcode.val() == 0x0A);
+        self.write_cont.next = (self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08);
+        self.send_cont.next = (self.f_opcode.val() == 0x01) || (self.f_opcode.val() == 0x02);
+        self.is_write.next = self.has_reth.val() || self.write_cont.val();
+        self.is_send.next =
+            self.send_cont.val() || (self.f_opcode.val() == 0x00) || (self.f_opcode.val() == 0x04);
+        self.is_last.next = (self.f_opcode.val() == 0x02)
+            || (self.f_opcode.val() == 0x04)
+            || (self.f_opcode.val() == 0x08)
+            || (self.f_opcode.val() == 0x0A);
         self.ext_len.next = 0.into();
         if self.has_reth.val() {
             self.ext_len.next = 16.into();
         }
         self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.mtu.next = bits::<16>(1) << self.pmtu.val();
-        // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a write, FIRST/ONLY/SEND only outside one.
-        self.seq_ok.next = self.in_write.q.val()
-            == ((self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08));
+        // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a message of their kind, FIRST/ONLY only
+        // outside any message.
+        self.seq_ok.next = (self.in_write.q.val() == self.write_cont.val())
+            && (self.in_send.q.val() == self.send_cont.val());
         // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one MTU,
         // and a write's packets add up to the RETH DMA length.
         self.len_ok.next = self.pay_len.q.val() <= self.mtu.val();
-        if (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x07) {
+        if (self.f_opcode.val() == 0x00)
+            || (self.f_opcode.val() == 0x01)
+            || (self.f_opcode.val() == 0x06)
+            || (self.f_opcode.val() == 0x07)
+        {
             self.len_ok.next = self.pay_len.q.val() == self.mtu.val();
         }
         if self.f_opcode.val() == 0x0A {
@@ -655,7 +683,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_syn_l.next = 0x62.into();
                     self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
+                } else if self.send_cont.val() {
+                    // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
+                    self.dst.d.next = self.write_va.q.val();
+                    self.state.d.next = RespState::Prime0;
                 } else if self.is_send.val() {
+                    self.send_total.d.next = 0.into();
                     if self.rq_pi.val() == self.rq_ci.val() {
                         // No receive WQE: RNR NAK (§9.7.5.1.6), timer code 1 (0.01 ms); PSN not consumed.
                         self.send_ack.next = true;
@@ -746,13 +779,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             }
             RespState::Complete => {
                 // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
-                self.cqe_valid.next = self.is_send.val();
-                if !self.is_send.val() || self.cqe_ready.val() {
+                // A SEND completes its receive WQE with its last packet.
+                self.cqe_valid.next = self.is_send.val() && self.is_last.val();
+                if !(self.is_send.val() && self.is_last.val()) || self.cqe_ready.val() {
                     self.rq_psn_set.next = true;
                     self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                     self.nak_sent.d.next = false;
                     self.in_write.d.next =
                         (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
+                    self.in_send.d.next =
+                        (self.opcode.q.val() == 0x00) || (self.opcode.q.val() == 0x01);
+                    self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
+                    self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
                     self.write_va.d.next =
                         self.dst.q.val() + bit_cast::<64, 16>(self.pay_len.q.val());
                     self.write_left.d.next =
@@ -760,7 +798,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     if self.is_last.val() {
                         self.msn.d.next = self.msn.q.val() + 1;
                     }
-                    if self.is_send.val() {
+                    if self.is_send.val() && self.is_last.val() {
                         self.rq_ci_inc.next = true;
                     }
                     if self.ack_req.q.val() {
@@ -804,6 +842,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.msn.d.next = 0.into();
             self.nak_sent.d.next = false;
             self.in_write.d.next = false;
+            self.in_send.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;

@@ -16,7 +16,7 @@ memory is checked byte for byte, completions are polled, and every frame goes in
 options:
   --width 64|512        datapath width (default 64)
   --write-bytes N       RDMA WRITE size in bytes (default 1048576)
-  --send-bytes N        SEND size in bytes, at most the MTU (default 1024)
+  --send-bytes N        SEND size in bytes (default 1024)
   --mtu N               path MTU: 256, 512, 1024, 2048 or 4096 (default 4096)
   --pcap FILE           capture file (default out/demo-<width>.pcap)
   --seed N              seed of the link's fault injection (default 1)
@@ -101,12 +101,6 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             o.mtu
         ));
     }
-    if o.send_bytes > o.mtu as usize {
-        return Err(format!(
-            "--send-bytes {} is larger than the MTU {} (multi-packet SEND is not built yet)",
-            o.send_bytes, o.mtu
-        ));
-    }
     if o.pcap.as_os_str().is_empty() {
         o.pcap = PathBuf::from(format!("out/demo-{}.pcap", o.width.bits()));
     }
@@ -137,7 +131,10 @@ pub fn run(o: Opts) -> Result<(), String> {
     let send_off = o.write_bytes.next_multiple_of(4096);
     let src = a.ctx.alloc_dma(send_off + o.send_bytes.max(1)).map_err(e)?;
     let dst = b.ctx.alloc_dma(o.write_bytes.max(1)).map_err(e)?;
-    let rbuf = b.ctx.alloc_dma(o.mtu as usize).map_err(e)?;
+    let rbuf = b
+        .ctx
+        .alloc_dma(o.send_bytes.max(o.mtu as usize))
+        .map_err(e)?;
     let pattern: Vec<u8> = (0..send_off + o.send_bytes)
         .map(|i| (i * 7 + (i >> 8) * 13 + 1) as u8)
         .collect();
@@ -166,7 +163,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             wr_id: 100,
             sge: Sge {
                 addr: rbuf_mr.addr(),
-                length: o.mtu,
+                length: rbuf.len() as u32,
                 lkey: rbuf_mr.lkey(),
             },
         })
