@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test job: unit tests, rust-hdl block simulations, Verilated behaviour tests, the Verilator lint gate,
-# and an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
-# corrupted frame the NICs must recover from. Ends with cargo's own summary lines.
+# an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
+# corrupted frame the NICs must recover from, and interop with Linux Soft-RoCE (rdma_rxe) in QEMU:
+# `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` in both roles. Set ROCENIC_SKIP_INTEROP=1
+# to leave the QEMU part out locally (CI never does). Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -24,5 +26,19 @@ set -e
 # binary with nothing in it.
 passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+interop_status=0
+if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
+    echo "== interop: skipped (ROCENIC_SKIP_INTEROP=1)"
+else
+    echo "== interop with rdma_rxe in QEMU"
+    set +e
+    bash testbench/interop/rc-pingpong.sh 2>&1 | tee out/interop.log
+    interop_status=${PIPESTATUS[0]}
+    set -e
+    passed=$((passed + $(grep -c '^  PASS' out/interop.log || true)))
+    failed=$((failed + $(grep -c '^  FAIL' out/interop.log || true)))
+    # A harness that failed before running any case must still fail the run.
+    if [[ $interop_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop.log; then failed=$((failed + 1)); fi
+fi
 echo "tests: $passed passed, $failed failed"
-exit "$status"
+[[ $status -eq 0 && $interop_status -eq 0 ]]

@@ -83,6 +83,13 @@ def icrc(f, ip, hl, v6, end):
     return bytes(f[end - 4:end]), computed.to_bytes(4, "little")
 
 
+# Heuristic sub-dissectors Wireshark 4.0 tries on InfiniBand payloads.
+PAYLOAD_HEURISTICS = [
+    "eth_over_ib", "fc_infiniband", "iser_infiniband", "lnet_ib", "mellanox_eoib",
+    "rpcrdma_infiniband", "sdp_infiniband", "smb_direct_infiniband", "smcr_infiniband", "nvme_rdma",
+]
+
+
 def tshark_problems(path, roce_frames, source_ports):
     """Frame numbers tshark does not decode as InfiniBand BTH (RoCE frames) or marks malformed (any)."""
     if not shutil.which("tshark"):
@@ -92,6 +99,10 @@ def tshark_problems(path, roce_frames, source_ports):
     decode_as = []
     for port in sorted(p for p in source_ports if p < ROCE_PORT):
         decode_as += ["-d", f"udp.port=={port},infiniband"]
+    # Wireshark guesses what an InfiniBand payload carries (RPC-over-RDMA, SMB Direct, ...); RoCE
+    # payloads here are opaque application bytes, so a guess that fails is not a RoCE defect.
+    for h in PAYLOAD_HEURISTICS:
+        decode_as += ["--disable-heuristic", h]
     fields = ["frame.number", "infiniband.bth.opcode", "_ws.malformed", "_ws.expert.message"]
     cmd = ["tshark", "-r", path, *decode_as, "-T", "fields", "-E", "occurrence=a"]
     for f in fields:

@@ -211,6 +211,9 @@ fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
     g
 }
 
+/// How [`Pump::read_exact`] marks a connection that ended before any byte arrived.
+const NOT_READY: &str = "(not ready) ";
+
 /// A deadline and the device to keep running while the tool waits for anything.
 struct Pump<'a> {
     ctx: &'a Context,
@@ -231,15 +234,33 @@ impl Pump<'_> {
         Ok(())
     }
 
+    fn steps(&self, n: usize, what: &str) -> Result<(), String> {
+        for _ in 0..n {
+            self.step(what)?;
+        }
+        Ok(())
+    }
+
+    /// Reads all of `buf`; an error that starts with [`NOT_READY`] means the connection ended before
+    /// any byte arrived.
     fn read_exact(&self, s: &mut TcpStream, buf: &mut [u8], what: &str) -> Result<(), String> {
         let mut done = 0;
         while done < buf.len() {
-            match s.read(&mut buf[done..]) {
-                Ok(0) => return Err(format!("the peer closed the connection while {what}")),
-                Ok(n) => done += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => self.step(what)?,
+            let closed = match s.read(&mut buf[done..]) {
+                Ok(0) => "closed".to_string(),
+                Ok(n) => {
+                    done += n;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.step(what)?;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => e.to_string(),
                 Err(e) => return Err(format!("{what}: {e}")),
-            }
+            };
+            let prefix = if done == 0 { NOT_READY } else { "" };
+            return Err(format!("{prefix}the peer {closed} the connection while {what}"));
         }
         Ok(())
     }
@@ -391,20 +412,27 @@ pub fn run(o: Opts) -> Result<(), String> {
                 .map_err(|err| format!("cannot resolve {host}: {err}"))?
                 .next()
                 .ok_or(format!("no address for {host}"))?;
+            // A server that is not listening yet may still accept the TCP connection (QEMU's user-net
+            // port forward does) and then reset it: until the server's address arrives, try again.
+            let mut m = [0u8; MSG_LEN];
             let mut s = loop {
-                match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
-                    Ok(s) => break s,
+                let mut s = match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                    Ok(s) => s,
                     Err(_) => {
-                        for _ in 0..200 {
-                            pump.step(&format!("connecting to {addr}"))?;
-                        }
+                        pump.steps(200, &format!("connecting to {addr}"))?;
+                        continue;
                     }
+                };
+                s.set_nonblocking(true).map_err(|err| err.to_string())?;
+                pump.write_all(&mut s, &me.to_wire(), "sending our address")?;
+                match pump.read_exact(&mut s, &mut m, "reading the server's address") {
+                    Ok(()) => break s,
+                    Err(err) if err.starts_with(NOT_READY) => {
+                        pump.steps(2000, &format!("connecting to {addr}"))?
+                    }
+                    Err(err) => return Err(err),
                 }
             };
-            s.set_nonblocking(true).map_err(|err| err.to_string())?;
-            pump.write_all(&mut s, &me.to_wire(), "sending our address")?;
-            let mut m = [0u8; MSG_LEN];
-            pump.read_exact(&mut s, &mut m, "reading the server's address")?;
             let peer = Dest::from_wire(&m)?;
             connect(&peer)?;
             pump.write_all(&mut s, b"done\0", "confirming")?;

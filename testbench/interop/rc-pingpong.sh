@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Interop: `rocenic rc-pingpong` (the co-simulated rocenic NIC) against an unmodified `ibv_rc_pingpong`
+# on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU dgram link.
+#
+# usage: testbench/interop/rc-pingpong.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."]
+#   --iters N     iterations per case (default 100)
+#   --out DIR     logs and one pcap per case and role (default out/interop)
+#   --cases LIST  "MTU:SIZE" pairs (default "1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536")
+#
+# Role 1: the guest runs ibv_rc_pingpong as the server; rocenic connects to it through a QEMU user-net
+#         port forward (host 127.0.0.1:PORT -> guest 10.0.2.15:18515).
+# Role 2: rocenic is the server; the guest's ibv_rc_pingpong connects to 10.0.2.100:18515, which QEMU
+#         forwards to the host's 127.0.0.1:PORT.
+# One guest boot per role runs every case in turn (guest eth0 MTU 4200, so RoCE MTU 4096 is possible).
+# Each case: both programs must report every iteration, rocenic checks every message byte for byte
+# against the echo, and the pcap must pass testbench/check_pcap.py (ICRC recomputed, tshark decode).
+# Prints "interop: N passed, M failed" and exits non-zero if any case failed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+iters=100
+out=$root/out/interop
+cases="1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --iters) iters=${2:?}; shift 2 ;;
+        --out) out=${2:?}; shift 2 ;;
+        --cases) cases=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "rc-pingpong.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+bash "$here/setup.sh" --with-tshark
+bash "$here/build-image.sh"
+(cd "$root" && cargo build --release -q -p rocenic-driver --bin rocenic)
+rocenic=$root/target/release/rocenic
+
+# Free ports chosen by the kernel, so parallel runs and leftovers do not collide.
+free_port() { python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, int(sys.argv[1])); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' "$1"; }
+
+passed=0 failed=0
+report() { # name status detail
+    if [[ $2 == ok ]]; then passed=$((passed + 1)); echo "  PASS $1"; else failed=$((failed + 1)); echo "  FAIL $1: $3"; fi
+}
+
+# Checks one case's rocenic log and pcap.
+check_case() { # name log pcap
+    local name=$1 log=$2 pcap=$3
+    if ! grep -q "^$iters iters in" "$log"; then report "$name" fail "rocenic did not finish (see $log)"; return; fi
+    if ! grep -Eq "(checked against what we sent;|echo mode)" "$log" ||
+       ! grep -Eq "^rocenic: ($iters|$((iters - 1))) of $iters received messages checked" "$log"; then
+        report "$name" fail "data not checked (see $log)"; return
+    fi
+    if ! python3 "$root/testbench/check_pcap.py" --tshark "$pcap" > "$pcap.check" 2>&1; then
+        report "$name" fail "pcap check failed (see $pcap.check)"; return
+    fi
+    report "$name" ok
+}
+
+guest_cases=""
+for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
+
+echo "interop role 1: rxe ibv_rc_pingpong server <- rocenic rc-pingpong client"
+u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
+script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; ibv_rc_pingpong -g 1 -m \$m -s \$s -n $iters || exit 1; done"
+timeout 1200 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --mtu 4200 --oob-port "$oob" --timeout 1100 "$script" > "$out/role1-guest.log" 2>&1 &
+guest=$!
+for c in $cases; do
+    m=${c%%:*} s=${c##*:} name="rxe-server/rocenic-client mtu $m size $s"
+    log=$out/role1-$m-$s.log pcap=$out/role1-$m-$s.pcap
+    timeout 600 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+    check_case "$name" "$log" "$pcap"
+done
+if wait "$guest"; then report "rxe side of role 1 (every ibv_rc_pingpong run exited 0)" ok
+else report "rxe side of role 1" fail "guest exit $? (see $out/role1-guest.log)"; fi
+
+echo "interop role 2: rocenic rc-pingpong server <- rxe ibv_rc_pingpong client"
+u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
+# The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
+script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; n=0; \
+while :; do ibv_rc_pingpong -g 1 -m \$m -s \$s -n $iters 10.0.2.100 > /tmp/pp.log 2>&1; rc=\$?; cat /tmp/pp.log; \
+[ \$rc -eq 0 ] && break; grep -q 'remote address' /tmp/pp.log && exit 1; n=\$((n+1)); [ \$n -ge 60 ] && exit 1; sleep 1; done; done"
+timeout 1200 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --mtu 4200 --host-fwd "18515:$srv" --timeout 1100 "$script" > "$out/role2-guest.log" 2>&1 &
+guest=$!
+for c in $cases; do
+    m=${c%%:*} s=${c##*:} name="rocenic-server/rxe-client mtu $m size $s"
+    log=$out/role2-$m-$s.log pcap=$out/role2-$m-$s.pcap
+    timeout 600 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        -n "$iters" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
+    check_case "$name" "$log" "$pcap"
+done
+if wait "$guest"; then report "rxe side of role 2 (every ibv_rc_pingpong run exited 0)" ok
+else report "rxe side of role 2" fail "guest exit $? (see $out/role2-guest.log)"; fi
+
+echo "interop: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
