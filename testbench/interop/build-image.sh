@@ -52,7 +52,7 @@ for p in "$kpkg" "${closure[@]}"; do
 done
 if [[ ${#need[@]} -gt 0 ]]; then
     echo "build-image.sh: downloading ${#need[@]} packages"
-    (cd "$out/debs" && apt-get download -q "${need[@]}" >/dev/null)
+    (cd "$out/debs" && apt-get download -q -o APT::Sandbox::User=root "${need[@]}" >/dev/null)
 fi
 
 # ---- 3. unpack into a staging tree ---------------------------------------------------------------
