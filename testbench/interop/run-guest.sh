@@ -141,6 +141,7 @@ show_console() {
     echo "---- guest console (last 40 lines) ----" >&2; tail -n 40 "$work/console.log" >&2 2>/dev/null || true
     [[ -f "$share/init.log" ]] && { echo "---- init.log ----" >&2; cat "$share/init.log" >&2; }
     [[ -f "$share/output" ]] && { echo "---- command output so far ----" >&2; cat "$share/output" >&2; }
+    return 0
 }
 
 if [[ ! -f "$share/status" ]]; then
@@ -152,7 +153,7 @@ if [[ ! -f "$share/status" ]]; then
     show_console; exit 125
 fi
 status=$(cat "$share/status")
-cat "$share/output"
+[[ -f "$share/output" ]] && cat "$share/output"
 if [[ "$status" == 125 ]]; then
     echo "run-guest.sh: guest setup failed" >&2; show_console
 fi
