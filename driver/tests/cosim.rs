@@ -411,3 +411,107 @@ fn a_send_longer_than_the_receive_buffer_is_refused() {
         .expect("receive completion");
     assert_eq!((r.wr_id, r.status), (5, WcStatus::WrFlushErr));
 }
+
+/// RDMA READ: A reads B's registered buffer into its own. Sizes from 0 to 64 KiB around MTU multiples, on
+/// both widths; with a READ response dropped (A re-issues the READ for the rest after its ACK timeout,
+/// from the missing PSN) and with the READ request itself dropped.
+#[test]
+fn rdma_reads_fetch_the_remote_buffer() {
+    let cases = [
+        (Width::W64, 256, 0, FaultPlan::none()),
+        (Width::W64, 256, 8, FaultPlan::none()),
+        (Width::W64, 256, 4097, FaultPlan::none()),
+        (Width::W64, 4096, 64 << 10, FaultPlan::none()),
+        (Width::W512, 1024, 3000, FaultPlan::none()),
+        (Width::W64, 512, 5000, FaultPlan::none().drop_frame(1, 4)),
+        (Width::W64, 1024, 2048, FaultPlan::none().drop_frame(0, 0)),
+    ];
+    for (width, mtu, len, faults) in cases {
+        let what = format!("{width:?} mtu {mtu} len {len}");
+        let p = Pair::connect(cfg(width, faults.clone()), mtu, 20_000).unwrap();
+        let data = pattern(len.max(1), 77);
+        // B's buffer holds the data and allows remote reads; A's is the destination.
+        let remote = p.b.ctx.alloc_dma(len.max(1)).unwrap();
+        remote.write(0, &data).unwrap();
+        let rmr =
+            p.b.pd
+                .reg_mr(&remote, 0, len.max(1), AccessFlags::REMOTE_READ)
+                .unwrap();
+        let local = p.a.ctx.alloc_dma(len + 64).unwrap();
+        local.write(0, &vec![0xEE; len + 64]).unwrap();
+        let lmr =
+            p.a.pd
+                .reg_mr(&local, 0, len + 64, AccessFlags::LOCAL_WRITE)
+                .unwrap();
+        let wr = WorkRequest {
+            wr_id: 31,
+            op: SendOp::RdmaRead {
+                remote_addr: rmr.addr(),
+                rkey: rmr.rkey(),
+            },
+            sge: Sge {
+                addr: lmr.addr(),
+                length: len as u32,
+                lkey: lmr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        };
+        // SAFETY: both buffers outlive the completion polled below.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+        let c = p.wait_for(&p.a.send_cq, 20 * BUDGET).expect(&what);
+        assert_eq!(
+            (c.status, c.opcode, c.wr_id, c.byte_len),
+            (WcStatus::Success, WcOpcode::RdmaRead, 31, len as u32),
+            "{what}"
+        );
+        let mut got = vec![0; len + 64];
+        local.read(0, &mut got).unwrap();
+        assert!(got[..len] == data[..len], "{what}: data differs");
+        assert!(
+            got[len..].iter().all(|&x| x == 0xEE),
+            "{what}: wrote past the buffer"
+        );
+        if faults != FaultPlan::none() {
+            assert!(
+                counter(&p, 0, "ack_timeouts") > 0,
+                "{what}: recovered by a timeout"
+            );
+        }
+        // The PSNs the READ used are consumed on both sides: a WRITE after it still lands.
+        let b2 = bufs(&p, 256, &pattern(256, 3));
+        // SAFETY: as above.
+        unsafe {
+            p.a.qp
+                .post_send(&write_wr(&b2, 256, b2.dst_mr.rkey()))
+                .unwrap()
+        };
+        let w = p.wait_for(&p.a.send_cq, BUDGET).expect(&what);
+        assert_eq!(w.status, WcStatus::Success, "{what}: WRITE after the READ");
+    }
+}
+
+/// A READ of a buffer registered without REMOTE_READ is answered with a remote access error NAK; A
+/// completes it with REM_ACCESS_ERR and B's QP enters ERR.
+#[test]
+fn a_read_without_remote_read_access_is_refused() {
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let b = bufs(&p, 512, &pattern(512, 1)); // B's MR: LOCAL_WRITE | REMOTE_WRITE, no REMOTE_READ
+    let wr = WorkRequest {
+        wr_id: 9,
+        op: SendOp::RdmaRead {
+            remote_addr: b.dst_mr.addr(),
+            rkey: b.dst_mr.rkey(),
+        },
+        sge: Sge {
+            addr: b.src_mr.addr(),
+            length: 512,
+            lkey: b.src_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: buffers outlive the completion.
+    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    let c = p.wait_for(&p.a.send_cq, BUDGET).expect("READ completion");
+    assert_eq!((c.status, c.vendor_err), (WcStatus::RemAccessErr, 0x62));
+    assert_eq!(p.b.qp.query(), QpState::Err);
+}

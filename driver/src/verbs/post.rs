@@ -27,9 +27,14 @@ impl QueuePair {
         if soft.state != QpState::Rts {
             return Err(Error::WrongState(soft.state, "RTS"));
         }
-        self.check_sge(&wr.sge, AccessFlags::default())?;
+        // A READ writes its local buffer: that needs LOCAL_WRITE on the MR (IBA §10.6.3.1).
+        let local = match wr.op {
+            SendOp::RdmaRead { .. } => AccessFlags::LOCAL_WRITE,
+            _ => AccessFlags::default(),
+        };
+        self.check_sge(&wr.sge, local)?;
         match wr.op {
-            SendOp::RdmaWrite { remote_addr, .. } => {
+            SendOp::RdmaWrite { remote_addr, .. } | SendOp::RdmaRead { remote_addr, .. } => {
                 // The responder writes whole beats from a beat-aligned address; both ends of a link have
                 // the same width in this generation, so the local beat is the remote one.
                 self.check_aligned(remote_addr)?;

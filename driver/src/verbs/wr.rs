@@ -15,6 +15,8 @@ pub struct Sge {
 pub enum SendOp {
     /// Write the local buffer to `remote_addr` in the peer's MR `rkey`.
     RdmaWrite { remote_addr: u64, rkey: u32 },
+    /// Read `remote_addr` in the peer's MR `rkey` into the local buffer (which needs LOCAL_WRITE).
+    RdmaRead { remote_addr: u64, rkey: u32 },
     /// Send the local buffer into the peer's next posted receive.
     Send,
 }
@@ -66,6 +68,7 @@ impl WorkRequest {
     pub(crate) fn wc_opcode(&self) -> WcOpcode {
         match self.op {
             SendOp::RdmaWrite { .. } => WcOpcode::RdmaWrite,
+            SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
             SendOp::Send => WcOpcode::Send,
         }
     }
@@ -74,6 +77,7 @@ impl WorkRequest {
     pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
         let (opcode, remote_addr, rkey) = match self.op {
             SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey),
+            SendOp::RdmaRead { remote_addr, rkey } => (WrOpcode::RdmaRead, remote_addr, rkey),
             SendOp::Send => (WrOpcode::Send, 0, 0),
         };
         let mut w = [0u8; WQE_BYTES];

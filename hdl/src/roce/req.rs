@@ -24,6 +24,8 @@ enum TxState {
     WqeCheck,
     /// Compute the next packet's opcode, PSN, length and source address.
     PktSetup,
+    /// The same for the next RDMA READ response packet of the responder's read job.
+    RrSetup,
     /// Build the header register (base headers, then the extension header).
     Load,
     Ext,
@@ -76,6 +78,21 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub ack_psn: Signal<In, Bits<24>>,
     pub ack_msn: Signal<In, Bits<24>>,
     pub ack_taken: Signal<Out, bool>,
+    // RDMA READ the responder executes (held until taken): responses from `rr_va`, PSNs from `rr_psn`.
+    pub rr_valid: Signal<In, bool>,
+    pub rr_va: Signal<In, Bits<64>>,
+    pub rr_len: Signal<In, Bits<32>>,
+    pub rr_psn: Signal<In, Bits<24>>,
+    pub rr_msn: Signal<In, Bits<24>>,
+    pub rr_taken: Signal<Out, bool>,
+    // The requester's RDMA READ in progress, for the receive engine that lands its responses; a pulse on
+    // `rd_restart` each time a READ request goes out, from packet index `rd_restart_idx`.
+    pub rd_active: Signal<Out, bool>,
+    pub rd_psn0: Signal<Out, Bits<24>>,
+    pub rd_laddr: Signal<Out, Bits<64>>,
+    pub rd_len: Signal<Out, Bits<32>>,
+    pub rd_restart: Signal<Out, bool>,
+    pub rd_restart_idx: Signal<Out, Bits<24>>,
     // ACK/NAK received for our requests (one-cycle pulse)
     pub rx_ack_valid: Signal<In, bool>,
     pub rx_ack_syndrome: Signal<In, Bits<8>>,
@@ -132,8 +149,23 @@ pub struct TxEngine<const W: usize, const B: usize> {
     lat_valid: DFF<bool>,
     lat_syn: DFF<Bits<8>>,
     lat_psn: DFF<Bits<24>>,
+    // the responder's read job (IBA §9.7.5.1.5 / C9-? responses FIRST/MIDDLE/LAST/ONLY)
+    rr_active: DFF<bool>,
+    rr_addr: DFF<Bits<64>>,
+    rr_len_q: DFF<Bits<32>>,
+    rr_psn0: DFF<Bits<24>>,
+    rr_msn_q: DFF<Bits<24>>,
+    rr_idx: DFF<Bits<24>>,
+    rr_last: DFF<Bits<24>>,
     // the packet being built
     p_ack: DFF<bool>,
+    /// The packet carries an AETH (ACK frames, READ RESPONSE FIRST/LAST/ONLY).
+    p_aeth: DFF<bool>,
+    /// The packet is a READ response of the responder's read job.
+    p_resp: DFF<bool>,
+    /// RETH fields of the packet (a re-issued READ asks for the rest of the message only).
+    p_rva: DFF<Bits<64>>,
+    p_rlen: DFF<Bits<32>>,
     p_reth: DFF<bool>,
     p_opcode: DFF<Bits<8>>,
     p_psn: DFF<Bits<24>>,
@@ -171,6 +203,12 @@ pub struct TxEngine<const W: usize, const B: usize> {
     off: Signal<Local, Bits<32>>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
+    rr_up: Signal<Local, Bits<32>>,
+    rr_npk: Signal<Local, Bits<32>>,
+    off_r: Signal<Local, Bits<32>>,
+    rem_r: Signal<Local, Bits<32>>,
+    plen_r: Signal<Local, Bits<16>>,
+    is_read: Signal<Local, bool>,
     ack_d: Signal<Local, Bits<24>>,
     psn_next: Signal<Local, Bits<24>>,
     ext_len: Signal<Local, Bits<16>>,
@@ -216,6 +254,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sh_raddr: Constant<Bits<16>>,
     start54: Constant<Bits<16>>,
     start70: Constant<Bits<16>>,
+    start58: Constant<Bits<16>>,
+    prev58: Constant<Bits<16>>,
+    cur58: Constant<Bits<16>>,
     prev54: Constant<Bits<16>>,
     cur54: Constant<Bits<16>>,
     prev70: Constant<Bits<16>>,
@@ -288,6 +329,18 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ack_psn: Default::default(),
             ack_msn: Default::default(),
             ack_taken: Default::default(),
+            rr_valid: Default::default(),
+            rr_va: Default::default(),
+            rr_len: Default::default(),
+            rr_psn: Default::default(),
+            rr_msn: Default::default(),
+            rr_taken: Default::default(),
+            rd_active: Default::default(),
+            rd_psn0: Default::default(),
+            rd_laddr: Default::default(),
+            rd_len: Default::default(),
+            rd_restart: Default::default(),
+            rd_restart_idx: Default::default(),
             rx_ack_valid: Default::default(),
             rx_ack_syndrome: Default::default(),
             rx_ack_psn: Default::default(),
@@ -337,7 +390,18 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             lat_valid: Default::default(),
             lat_syn: Default::default(),
             lat_psn: Default::default(),
+            rr_active: Default::default(),
+            rr_addr: Default::default(),
+            rr_len_q: Default::default(),
+            rr_psn0: Default::default(),
+            rr_msn_q: Default::default(),
+            rr_idx: Default::default(),
+            rr_last: Default::default(),
             p_ack: Default::default(),
+            p_aeth: Default::default(),
+            p_resp: Default::default(),
+            p_rva: Default::default(),
+            p_rlen: Default::default(),
             p_reth: Default::default(),
             p_opcode: Default::default(),
             p_psn: Default::default(),
@@ -372,6 +436,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             off: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
+            rr_up: Default::default(),
+            rr_npk: Default::default(),
+            off_r: Default::default(),
+            rem_r: Default::default(),
+            plen_r: Default::default(),
+            is_read: Default::default(),
             ack_d: Default::default(),
             psn_next: Default::default(),
             ext_len: Default::default(),
@@ -418,6 +488,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             // payload starts at (H / B) * B, and payload byte q sits in lane (H + q) mod B.
             start54: c16(54 / B * B),
             start70: c16(70 / B * B),
+            start58: c16(58 / B * B),
+            prev58: c16((B - 58 % B) * 8),
+            cur58: c16(58 % B * 8),
             prev54: c16((B - 54 % B) * 8),
             cur54: c16(54 % B * 8),
             prev70: c16((B - 70 % B) * 8),
@@ -437,9 +510,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         dff_setup!(
             self, clock, state, wqe_buf, w_opcode, w_flags, w_len, w_wrid, w_laddr, w_rkey,
             w_raddr, wqe_active, w_done, w_status, w_vendor, first_psn, npk, last_idx, snd_idx,
-            snd_max, una, retry, timer, rnr_wait, since_req, lat_valid, lat_syn, lat_psn, p_ack,
-            p_reth, p_opcode, p_psn, p_ackreq, p_se, p_syn, p_msn, p_plen, p_addr, hdr, e_pos,
-            f_pos, nd, last_j, last_wmask, data_start, pos, j, prev, crc, rem_pend, icrc_rem
+            snd_max, una, retry, timer, rnr_wait, since_req, lat_valid, lat_syn, lat_psn,
+            rr_active, rr_addr, rr_len_q, rr_psn0, rr_msn_q, rr_idx, rr_last, p_ack, p_aeth,
+            p_resp, p_rva, p_rlen, p_reth, p_opcode, p_psn, p_ackreq, p_se, p_syn, p_msn, p_plen,
+            p_addr, hdr, e_pos, f_pos, nd, last_j, last_wmask, data_start, pos, j, prev, crc,
+            rem_pend, icrc_rem
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -451,6 +526,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.retransmits_inc.next = false;
         self.ack_timeouts_inc.next = false;
         self.ack_taken.next = false;
+        self.rr_taken.next = false;
+        self.is_read.next = self.w_opcode.q.val() == 4;
+        self.rd_active.next = self.wqe_active.q.val() && self.is_read.val() && !self.w_done.q.val();
+        self.rd_psn0.next = self.first_psn.q.val();
+        self.rd_laddr.next = self.w_laddr.q.val();
+        self.rd_len.next = self.w_len.q.val();
+        self.rd_restart.next = false;
+        self.rd_restart_idx.next = self.snd_idx.q.val();
         self.cqe_valid.next = false;
         self.cqe_wr_id.next = self.w_wrid.q.val();
         self.cqe_status.next = self.w_status.q.val();
@@ -497,6 +580,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.rem.val() > self.mtu.val() {
             self.plen.next = bit_cast::<16, 32>(self.mtu.val());
         }
+        // The same segmentation for the responder's read job: response i carries bytes [i * MTU, ...).
+        self.rr_up.next = self.rr_len.val() + self.mtu.val() - 1;
+        self.rr_npk.next = self.rr_up.val() >> self.pmtu.val();
+        if self.rr_len.val() == 0 {
+            self.rr_npk.next = 1.into();
+        }
+        self.off_r.next = bit_cast::<32, 24>(self.rr_idx.q.val()) << self.pmtu.val();
+        self.rem_r.next = self.rr_len_q.q.val() - self.off_r.val();
+        self.plen_r.next = bit_cast::<16, 32>(self.rem_r.val());
+        if self.rem_r.val() > self.mtu.val() {
+            self.plen_r.next = bit_cast::<16, 32>(self.mtu.val());
+        }
         // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
@@ -504,7 +599,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
         // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
         self.ext_len.next = 0.into();
-        if self.p_ack.q.val() {
+        if self.p_aeth.q.val() {
             self.ext_len.next = 4.into();
         }
         if self.p_reth.q.val() {
@@ -556,6 +651,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.p_reth.q.val() {
             self.pay.next =
                 (self.prev.q.val() >> self.prev70.val()) | (self.cur_m.val() << self.cur70.val());
+        } else if self.p_aeth.q.val() {
+            self.pay.next =
+                (self.prev.q.val() >> self.prev58.val()) | (self.cur_m.val() << self.cur58.val());
         } else {
             self.pay.next =
                 (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
@@ -617,6 +715,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
                     self.p_ack.d.next = true;
+                    self.p_aeth.d.next = true;
+                    self.p_resp.d.next = false;
                     self.p_reth.d.next = false;
                     self.p_opcode.d.next = 0x11.into();
                     self.p_psn.d.next = self.ack_psn.val();
@@ -626,6 +726,22 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_ackreq.d.next = false;
                     self.p_se.d.next = false;
                     self.state.d.next = TxState::Load;
+                } else if self.rr_active.q.val()
+                    && self.enable.val()
+                    && ((self.qp_state.val() == 2) || self.rts.val())
+                {
+                    // The responder's READ responses go before our own requests (§9.7.5.1.5).
+                    self.state.d.next = TxState::RrSetup;
+                } else if self.rr_valid.val() && !self.rr_active.q.val() {
+                    // Take a READ the receive engine accepted: npk = ceil(len / MTU) responses, at least one.
+                    self.rr_taken.next = true;
+                    self.rr_active.d.next = true;
+                    self.rr_addr.d.next = self.rr_va.val();
+                    self.rr_len_q.d.next = self.rr_len.val();
+                    self.rr_psn0.d.next = self.rr_psn.val();
+                    self.rr_msn_q.d.next = self.rr_msn.val();
+                    self.rr_idx.d.next = 0.into();
+                    self.rr_last.d.next = bit_cast::<24, 32>(self.rr_npk.val() - 1);
                 } else if self.wqe_active.q.val() && self.w_done.q.val() {
                     self.state.d.next = TxState::Cqe;
                 } else if self.wqe_active.q.val() && !self.rts.val() {
@@ -781,7 +897,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 self.lat_valid.d.next = false;
-                if (self.w_opcode.q.val() != 0) && (self.w_opcode.q.val() != 2) {
+                if (self.w_opcode.q.val() != 0)
+                    && (self.w_opcode.q.val() != 2)
+                    && (self.w_opcode.q.val() != 4)
+                {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 }
@@ -793,7 +912,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 // the last packet and every ACK_REQ_EVERY packets (§9.2, §9.7); Solicited Event only on the
                 // last packet of a SEND (§9.2.3).
                 self.p_ack.d.next = false;
+                self.p_aeth.d.next = false;
+                self.p_resp.d.next = false;
                 self.p_reth.d.next = (self.w_opcode.q.val() == 0) && (self.snd_idx.q.val() == 0);
+                self.p_rva.d.next = self.w_raddr.q.val();
+                self.p_rlen.d.next = self.w_len.q.val();
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
                 self.p_plen.d.next = self.plen.val();
                 self.p_addr.d.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off.val());
@@ -811,6 +934,44 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_opcode.d.next = self.op_first.val() + 2;
                 } else {
                     self.p_opcode.d.next = self.op_first.val() + 1;
+                }
+                if self.is_read.val() {
+                    // RDMA READ REQUEST 0x0C (§9.7.5.1.5): no payload, a RETH for the bytes not yet
+                    // received; from packet index i it asks for [i * MTU, len) and its responses take PSNs
+                    // first + i ... first + npk - 1.
+                    self.p_opcode.d.next = 0x0C.into();
+                    self.p_reth.d.next = true;
+                    self.p_plen.d.next = 0.into();
+                    self.p_rva.d.next = self.w_raddr.q.val() + bit_cast::<64, 32>(self.off.val());
+                    self.p_rlen.d.next = self.rem.val();
+                    self.p_ackreq.d.next = true;
+                    self.p_se.d.next = false;
+                }
+                self.state.d.next = TxState::Load;
+            }
+            TxState::RrSetup => {
+                // READ RESPONSE FIRST 0x0D / MIDDLE 0x0E / LAST 0x0F / ONLY 0x10; AETH (an ACK, with the MSN
+                // of the READ) on FIRST, LAST and ONLY (§9.3, §9.7.5.1.5).
+                self.p_ack.d.next = false;
+                self.p_resp.d.next = true;
+                self.p_reth.d.next = false;
+                self.p_aeth.d.next =
+                    (self.rr_idx.q.val() == 0) || (self.rr_idx.q.val() == self.rr_last.q.val());
+                self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
+                self.p_plen.d.next = self.plen_r.val();
+                self.p_addr.d.next = self.rr_addr.q.val() + bit_cast::<64, 32>(self.off_r.val());
+                self.p_syn.d.next = 0x1F.into();
+                self.p_msn.d.next = self.rr_msn_q.q.val();
+                self.p_ackreq.d.next = false;
+                self.p_se.d.next = false;
+                if self.rr_last.q.val() == 0 {
+                    self.p_opcode.d.next = 0x10.into();
+                } else if self.rr_idx.q.val() == 0 {
+                    self.p_opcode.d.next = 0x0D.into();
+                } else if self.rr_idx.q.val() == self.rr_last.q.val() {
+                    self.p_opcode.d.next = 0x0F.into();
+                } else {
+                    self.p_opcode.d.next = 0x0E.into();
                 }
                 self.state.d.next = TxState::Load;
             }
@@ -846,6 +1007,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.p_reth.q.val() {
                     self.data_start.d.next = self.start70.val();
                 }
+                if self.p_aeth.q.val() {
+                    self.data_start.d.next = self.start58.val();
+                }
                 self.pos.d.next = 0.into();
                 self.j.d.next = 0.into();
                 self.prev.d.next = 0.into();
@@ -855,16 +1019,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::Ext => {
                 // AETH (§9.3): syndrome, MSN. RETH (§9.3): VA, R_Key, DMA length = the whole message.
-                if self.p_ack.q.val() {
+                if self.p_aeth.q.val() {
                     self.hdr.d.next = self.hdr.q.val()
                         | (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
                         | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560);
                 }
                 if self.p_reth.q.val() {
                     self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
+                        | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
-                        | (bit_cast::<1024, 32>(self.w_len.q.val()) << 464);
+                        | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464);
                 }
                 if self.nd.q.val() != 0 {
                     self.state.d.next = TxState::DmaReq;
@@ -908,6 +1072,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.state.d.next = TxState::Idle;
                         if self.p_ack.q.val() {
                             self.tx_acks_inc.next = true;
+                        } else if self.p_resp.q.val() {
+                            self.rr_idx.d.next = self.rr_idx.q.val() + 1;
+                            if self.rr_idx.q.val() == self.rr_last.q.val() {
+                                self.rr_active.d.next = false;
+                            }
+                        } else if self.is_read.val() {
+                            // A READ request stands for all its responses' PSNs.
+                            self.rd_restart.next = true;
+                            self.snd_idx.d.next = self.npk.q.val();
+                            self.timer.d.next = 0.into();
+                            self.since_req.d.next = 0.into();
+                            if self.npk.q.val() > self.snd_max.q.val() {
+                                self.snd_max.d.next = self.npk.q.val();
+                                self.sq_psn_set.next = true;
+                                self.sq_psn_val.next =
+                                    bit_cast::<32, 24>(self.first_psn.q.val() + self.npk.q.val());
+                            }
                         } else {
                             self.snd_idx.d.next = self.snd_idx.q.val() + 1;
                             self.timer.d.next = 0.into();
@@ -947,8 +1128,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.lat_syn.d.next = self.rx_ack_syndrome.val();
             self.lat_psn.d.next = self.rx_ack_psn.val();
         }
+        if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
+            // RESET and ERR end the responder's read job (§10.3.1).
+            self.rr_active.d.next = false;
+        }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
+            self.rr_active.d.next = false;
             self.wqe_active.d.next = false;
             self.w_done.d.next = false;
             self.lat_valid.d.next = false;
@@ -1455,11 +1641,45 @@ mod tests {
         b.rx_ack(0x1F, 0xFF_FFFE);
         b.run_until(100, |b| b.sq_ci == 1);
         assert!(b.cqes.is_empty());
-        // An opcode this generation does not execute (RDMA READ) completes with LOC_QP_OP_ERR, unsent.
-        b.post(4, 0, 8, 4, 0x4000, 0, 0);
+        // An opcode this generation does not execute (RDMA WRITE with immediate) completes with
+        // LOC_QP_OP_ERR, unsent.
+        b.post(1, 0, 8, 4, 0x4000, 0, 0);
         b.run_until(300, |b| b.sq_ci == 2);
-        assert_eq!(b.cqes, vec![(4, 2, 2, 8, 0)]);
+        assert_eq!(b.cqes, vec![(4, 2, 1, 8, 0)]);
         assert_eq!(b.frames.len(), 1);
+    }
+
+    #[test]
+    fn read_request_then_responses_complete_it() {
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        // READ of 600 bytes at MTU 256: one READ REQUEST standing for 3 response PSNs.
+        b.post(
+            4,
+            wqe::FLAG_SIGNALED,
+            600,
+            21,
+            0x4000,
+            0xAABB_CCDD,
+            0x7F00_0000_2000,
+        );
+        b.run_until(2000, |b| b.frames.len() == 1);
+        let p = check(&b.frames[0]);
+        assert_eq!((p.opcode, p.ack_req, p.psn), (0x0C, true, 0xFF_FFFE));
+        assert_eq!(p.rest.len(), 16, "a RETH and no payload");
+        assert_eq!(be(&p.rest[0..8]), 0x7F00_0000_2000);
+        assert_eq!(be(&p.rest[8..12]), 0xAABB_CCDD);
+        assert_eq!(be(&p.rest[12..16]), 600);
+        assert_eq!(b.sq_psn, 1, "SQ_PSN moves past the three response PSNs");
+        // Responses land in the receive engine, which acknowledges each PSN to the requester.
+        b.rx_ack(0x00, 0xFF_FFFE);
+        for _ in 0..50 {
+            b.step();
+        }
+        assert!(b.cqes.is_empty());
+        b.rx_ack(0x00, 0);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(21, 0, 2, 600, 0)]);
+        assert_eq!(b.frames.len(), 1, "no retransmission");
     }
 
     #[test]

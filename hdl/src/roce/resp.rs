@@ -97,6 +97,20 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_msn: Signal<Out, Bits<24>>,
     pub ack_taken: Signal<In, bool>,
+    // An RDMA READ to execute: the transmit engine sends its responses (held until taken).
+    pub rr_valid: Signal<Out, bool>,
+    pub rr_va: Signal<Out, Bits<64>>,
+    pub rr_len: Signal<Out, Bits<32>>,
+    pub rr_psn: Signal<Out, Bits<24>>,
+    pub rr_msn: Signal<Out, Bits<24>>,
+    pub rr_taken: Signal<In, bool>,
+    // The requester's RDMA READ in progress (from the transmit engine), whose responses land here.
+    pub rd_active: Signal<In, bool>,
+    pub rd_psn0: Signal<In, Bits<24>>,
+    pub rd_laddr: Signal<In, Bits<64>>,
+    pub rd_len: Signal<In, Bits<32>>,
+    pub rd_restart: Signal<In, bool>,
+    pub rd_restart_idx: Signal<In, Bits<24>>,
     pub rx_ack_valid: Signal<Out, bool>,
     pub rx_ack_syndrome: Signal<Out, Bits<8>>,
     pub rx_ack_psn: Signal<Out, Bits<24>>,
@@ -153,6 +167,14 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     recv_len: DFF<Bits<32>>,
     /// Bytes of the SEND in progress received so far (the completion's byte_len).
     send_total: DFF<Bits<32>>,
+    // READ to hand to the transmit engine
+    rr_pend: DFF<bool>,
+    rr_va_q: DFF<Bits<64>>,
+    rr_len_q: DFF<Bits<32>>,
+    rr_psn_q: DFF<Bits<24>>,
+    rr_msn_q: DFF<Bits<24>>,
+    /// Index of the next READ response the requester expects.
+    rd_exp: DFF<Bits<24>>,
     // pending ACK/NAK
     ack_pend: DFF<bool>,
     ack_syn: DFF<Bits<8>>,
@@ -177,6 +199,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     send_cont: Signal<Local, bool>,
     write_cont: Signal<Local, bool>,
     pay_len32: Signal<Local, Bits<32>>,
+    is_rreq: Signal<Local, bool>,
+    is_rresp: Signal<Local, bool>,
+    /// MR access bit the request needs: REMOTE_WRITE 2 or REMOTE_READ 4 (ibv_access_flags).
+    need_acc: Signal<Local, Bits<32>>,
+    rq_up: Signal<Local, Bits<32>>,
+    rq_npk: Signal<Local, Bits<32>>,
+    rd_idx: Signal<Local, Bits<24>>,
+    rd_off: Signal<Local, Bits<32>>,
+    rd_rem: Signal<Local, Bits<32>>,
+    rresp_ok: Signal<Local, bool>,
     psn_diff: Signal<Local, Bits<24>>,
     mtu: Signal<Local, Bits<16>>,
     ext_len: Signal<Local, Bits<16>>,
@@ -284,6 +316,18 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_psn: Default::default(),
             ack_msn: Default::default(),
             ack_taken: Default::default(),
+            rr_valid: Default::default(),
+            rr_va: Default::default(),
+            rr_len: Default::default(),
+            rr_psn: Default::default(),
+            rr_msn: Default::default(),
+            rr_taken: Default::default(),
+            rd_active: Default::default(),
+            rd_psn0: Default::default(),
+            rd_laddr: Default::default(),
+            rd_len: Default::default(),
+            rd_restart: Default::default(),
+            rd_restart_idx: Default::default(),
             rx_ack_valid: Default::default(),
             rx_ack_syndrome: Default::default(),
             rx_ack_psn: Default::default(),
@@ -331,6 +375,12 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             recv_wr_id: Default::default(),
             recv_len: Default::default(),
             send_total: Default::default(),
+            rr_pend: Default::default(),
+            rr_va_q: Default::default(),
+            rr_len_q: Default::default(),
+            rr_psn_q: Default::default(),
+            rr_msn_q: Default::default(),
+            rd_exp: Default::default(),
             ack_pend: Default::default(),
             ack_syn: Default::default(),
             ack_psn_q: Default::default(),
@@ -352,6 +402,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             send_cont: Default::default(),
             write_cont: Default::default(),
             pay_len32: Default::default(),
+            is_rreq: Default::default(),
+            is_rresp: Default::default(),
+            need_acc: Default::default(),
+            rq_up: Default::default(),
+            rq_npk: Default::default(),
+            rd_idx: Default::default(),
+            rd_off: Default::default(),
+            rd_rem: Default::default(),
+            rresp_ok: Default::default(),
             psn_diff: Default::default(),
             mtu: Default::default(),
             ext_len: Default::default(),
@@ -432,6 +491,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             recv_wr_id,
             recv_len,
             send_total,
+            rr_pend,
+            rr_va_q,
+            rr_len_q,
+            rr_psn_q,
+            rr_msn_q,
+            rd_exp,
             ack_pend,
             ack_syn,
             ack_psn_q,
@@ -453,6 +518,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.buf_pop_words.next = self.frame_words.q.val();
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
+        self.rr_valid.next = self.rr_pend.q.val();
+        self.rr_va.next = self.rr_va_q.q.val();
+        self.rr_len.next = self.rr_len_q.q.val();
+        self.rr_psn.next = self.rr_psn_q.q.val();
+        self.rr_msn.next = self.rr_msn_q.q.val();
         self.rd_req_valid.next = false;
         self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.rq_base_lo.val())
@@ -498,7 +568,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rx_ack_psn.next = self.f_psn.val();
         // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
         // FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
-        self.has_reth.next = (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x0A);
+        // RDMA READ REQUEST 0x0C; READ RESPONSE FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10.
+        self.is_rreq.next = self.f_opcode.val() == 0x0C;
+        self.is_rresp.next = (self.f_opcode.val() >= 0x0D) && (self.f_opcode.val() <= 0x10);
+        self.has_reth.next =
+            (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x0A) || self.is_rreq.val();
         self.write_cont.next = (self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08);
         self.send_cont.next = (self.f_opcode.val() == 0x01) || (self.f_opcode.val() == 0x02);
         self.is_write.next = self.has_reth.val() || self.write_cont.val();
@@ -511,6 +585,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ext_len.next = 0.into();
         if self.has_reth.val() {
             self.ext_len.next = 16.into();
+        }
+        if self.is_rresp.val() && (self.f_opcode.val() != 0x0E) {
+            self.ext_len.next = 4.into(); // AETH
         }
         self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.mtu.next = bits::<16>(1) << self.pmtu.val();
@@ -543,12 +620,39 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.f_opcode.val() == 0x08 {
             self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
         }
+        if self.is_rreq.val() {
+            // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
+            self.len_ok.next =
+                (self.pay_len.q.val() == 0) && (self.f_dmalen.val() <= 0x8000_0000_u64);
+        }
+        // A READ consumes one PSN per response: ceil(DMA length / MTU), at least one (§9.7.5.1.5).
+        self.rq_up.next = self.f_dmalen.val() + bit_cast::<32, 16>(self.mtu.val()) - 1;
+        self.rq_npk.next = self.rq_up.val() >> self.pmtu.val();
+        if self.f_dmalen.val() == 0 {
+            self.rq_npk.next = 1.into();
+        }
+        // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
+        // exactly the rest of the message (requester side, §9.7.6).
+        self.rd_idx.next = self.f_psn.val() - self.rd_psn0.val();
+        self.rd_off.next = bit_cast::<32, 24>(self.rd_exp.q.val()) << self.pmtu.val();
+        self.rd_rem.next = self.rd_len.val() - self.rd_off.val();
+        if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
+            self.rresp_ok.next = ((self.f_opcode.val() == 0x0D) || (self.f_opcode.val() == 0x0E))
+                && (self.pay_len.q.val() == self.mtu.val());
+        } else {
+            self.rresp_ok.next = ((self.f_opcode.val() == 0x0F) || (self.f_opcode.val() == 0x10))
+                && (self.pay_len32.val() == self.rd_rem.val());
+        }
         // R_Key check (§9.7.5.1.7 / C9-88): a valid slot with this key, REMOTE_WRITE, the QP's PD, in bounds.
         self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.f_dmalen.val());
         self.mr_hit.next = false;
+        self.need_acc.next = 2.into();
+        if self.is_rreq.val() {
+            self.need_acc.next = 4.into();
+        }
         if (self.mr0_len.val() != 0)
             && (self.mr0_key.val() == self.f_rkey.val())
-            && ((self.mr0_access.val() & 2) != 0)
+            && ((self.mr0_access.val() & self.need_acc.val()) != 0)
             && (self.mr0_pd.val() == self.qp_pd.val())
             && (self.f_va.val() >= self.mr0_base.val())
             && (self.end_va.val() <= (self.mr0_base.val() + bit_cast::<64, 32>(self.mr0_len.val())))
@@ -558,7 +662,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if (self.mr1_len.val() != 0)
             && (self.mr1_key.val() == self.f_rkey.val())
-            && ((self.mr1_access.val() & 2) != 0)
+            && ((self.mr1_access.val() & self.need_acc.val()) != 0)
             && (self.mr1_pd.val() == self.qp_pd.val())
             && (self.f_va.val() >= self.mr1_base.val())
             && (self.end_va.val() <= (self.mr1_base.val() + bit_cast::<64, 32>(self.mr1_len.val())))
@@ -568,7 +672,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if (self.mr2_len.val() != 0)
             && (self.mr2_key.val() == self.f_rkey.val())
-            && ((self.mr2_access.val() & 2) != 0)
+            && ((self.mr2_access.val() & self.need_acc.val()) != 0)
             && (self.mr2_pd.val() == self.qp_pd.val())
             && (self.f_va.val() >= self.mr2_base.val())
             && (self.end_va.val() <= (self.mr2_base.val() + bit_cast::<64, 32>(self.mr2_len.val())))
@@ -578,7 +682,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if (self.mr3_len.val() != 0)
             && (self.mr3_key.val() == self.f_rkey.val())
-            && ((self.mr3_access.val() & 2) != 0)
+            && ((self.mr3_access.val() & self.need_acc.val()) != 0)
             && (self.mr3_pd.val() == self.qp_pd.val())
             && (self.f_va.val() >= self.mr3_base.val())
             && (self.end_va.val() <= (self.mr3_base.val() + bit_cast::<64, 32>(self.mr3_len.val())))
@@ -647,8 +751,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.rx_naks_inc.next = true;
                         self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
                     }
-                } else if !(self.is_write.val() || self.is_send.val()) {
+                } else if self.is_rresp.val() {
+                    // A READ response for our READ (requester side): land it, or drop it if it is not the
+                    // one expected (the local ACK timeout then re-issues the READ for the rest).
+                    if self.rd_active.val()
+                        && (self.rd_idx.val() == self.rd_exp.q.val())
+                        && self.rresp_ok.val()
+                    {
+                        self.dst.d.next =
+                            self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
+                        self.state.d.next = RespState::Prime0;
+                    } else {
+                        self.drop_qp_inc.next = true;
+                    }
+                } else if !(self.is_write.val() || self.is_send.val() || self.is_rreq.val()) {
                     self.drop_qp_inc.next = true;
+                } else if self.is_rreq.val() && self.rr_pend.q.val() {
+                    // The previous READ has not been taken by the transmit engine yet: wait.
+                    self.state.d.next = RespState::Decode;
+                } else if self.is_rreq.val()
+                    && (self.psn_diff.val() >= 0x80_0000)
+                    && ((self.f_dmalen.val() == 0)
+                        || (self.mr_hit.val() && ((self.f_va.val() & self.low_mask.val()) == 0)))
+                {
+                    // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
+                    self.dup_inc.next = true;
+                    self.rr_pend.d.next = true;
+                    self.rr_va_q.d.next = self.f_va.val();
+                    self.rr_len_q.d.next = self.f_dmalen.val();
+                    self.rr_psn_q.d.next = self.f_psn.val();
+                    self.rr_msn_q.d.next = self.msn.q.val();
                 } else if self.psn_diff.val() != 0 {
                     if self.psn_diff.val() >= 0x80_0000 {
                         // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
@@ -683,6 +815,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_syn_l.next = 0x62.into();
                     self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
+                } else if self.is_rreq.val() {
+                    // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
+                    // ceil(len / MTU) PSNs and complete one message.
+                    self.rr_pend.d.next = true;
+                    self.rr_va_q.d.next = self.f_va.val();
+                    self.rr_len_q.d.next = self.f_dmalen.val();
+                    self.rr_psn_q.d.next = self.f_psn.val();
+                    self.rr_msn_q.d.next = self.msn.q.val() + 1;
+                    self.msn.d.next = self.msn.q.val() + 1;
+                    self.nak_sent.d.next = false;
+                    self.rq_psn_set.next = true;
+                    self.rq_psn_val.next = bit_cast::<32, 24>(
+                        self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val()),
+                    );
                 } else if self.send_cont.val() {
                     // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
                     self.dst.d.next = self.write_va.q.val();
@@ -778,38 +924,46 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Complete => {
-                // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
-                // A SEND completes its receive WQE with its last packet.
-                self.cqe_valid.next = self.is_send.val() && self.is_last.val();
-                if !(self.is_send.val() && self.is_last.val()) || self.cqe_ready.val() {
-                    self.rq_psn_set.next = true;
-                    self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
-                    self.nak_sent.d.next = false;
-                    self.in_write.d.next =
-                        (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
-                    self.in_send.d.next =
-                        (self.opcode.q.val() == 0x00) || (self.opcode.q.val() == 0x01);
-                    self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
-                    self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
-                    self.write_va.d.next =
-                        self.dst.q.val() + bit_cast::<64, 16>(self.pay_len.q.val());
-                    self.write_left.d.next =
-                        self.write_left.q.val() - bit_cast::<32, 16>(self.pay_len.q.val());
-                    if self.is_last.val() {
-                        self.msn.d.next = self.msn.q.val() + 1;
-                    }
-                    if self.is_send.val() && self.is_last.val() {
-                        self.rq_ci_inc.next = true;
-                    }
-                    if self.ack_req.q.val() {
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x1F.into();
-                        self.ack_psn_l.next = self.psn.q.val();
-                        if self.is_last.val() {
-                            self.ack_msn_l.next = self.msn.q.val() + 1;
-                        }
-                    }
+                if self.is_rresp.val() {
+                    // A landed READ response acknowledges its PSN and those before it (§9.7.6).
+                    self.rd_exp.d.next = self.rd_exp.q.val() + 1;
+                    self.rx_ack_valid.next = true;
+                    self.rx_ack_syndrome.next = 0.into();
                     self.state.d.next = RespState::Pop;
+                } else {
+                    // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
+                    // A SEND completes its receive WQE with its last packet.
+                    self.cqe_valid.next = self.is_send.val() && self.is_last.val();
+                    if !(self.is_send.val() && self.is_last.val()) || self.cqe_ready.val() {
+                        self.rq_psn_set.next = true;
+                        self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
+                        self.nak_sent.d.next = false;
+                        self.in_write.d.next =
+                            (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
+                        self.in_send.d.next =
+                            (self.opcode.q.val() == 0x00) || (self.opcode.q.val() == 0x01);
+                        self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
+                        self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
+                        self.write_va.d.next =
+                            self.dst.q.val() + bit_cast::<64, 16>(self.pay_len.q.val());
+                        self.write_left.d.next =
+                            self.write_left.q.val() - bit_cast::<32, 16>(self.pay_len.q.val());
+                        if self.is_last.val() {
+                            self.msn.d.next = self.msn.q.val() + 1;
+                        }
+                        if self.is_send.val() && self.is_last.val() {
+                            self.rq_ci_inc.next = true;
+                        }
+                        if self.ack_req.q.val() {
+                            self.send_ack.next = true;
+                            self.ack_syn_l.next = 0x1F.into();
+                            self.ack_psn_l.next = self.psn.q.val();
+                            if self.is_last.val() {
+                                self.ack_msn_l.next = self.msn.q.val() + 1;
+                            }
+                        }
+                        self.state.d.next = RespState::Pop;
+                    }
                 }
             }
             RespState::Pop => {
@@ -836,6 +990,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.ack_syn.d.next = self.ack_syn_l.val();
             self.ack_psn_q.d.next = self.ack_psn_l.val();
             self.ack_msn_q.d.next = self.ack_msn_l.val();
+        }
+        if self.rr_taken.val() {
+            self.rr_pend.d.next = false;
+        }
+        if self.rd_restart.val() {
+            self.rd_exp.d.next = self.rd_restart_idx.val();
+        }
+        if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
+            self.rr_pend.d.next = false;
         }
         if self.qp_state.val() == 0 {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.

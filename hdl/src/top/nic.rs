@@ -243,6 +243,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.rx_ack_valid.next = self.rx_eng.rx_ack_valid.val();
         self.tx_eng.rx_ack_syndrome.next = self.rx_eng.rx_ack_syndrome.val();
         self.tx_eng.rx_ack_psn.next = self.rx_eng.rx_ack_psn.val();
+        // RDMA READ: the responder's job goes to the transmit engine; the requester's READ in progress
+        // goes to the receive engine, which lands its responses.
+        self.tx_eng.rr_valid.next = self.rx_eng.rr_valid.val();
+        self.tx_eng.rr_va.next = self.rx_eng.rr_va.val();
+        self.tx_eng.rr_len.next = self.rx_eng.rr_len.val();
+        self.tx_eng.rr_psn.next = self.rx_eng.rr_psn.val();
+        self.tx_eng.rr_msn.next = self.rx_eng.rr_msn.val();
+        self.rx_eng.rr_taken.next = self.tx_eng.rr_taken.val();
+        self.rx_eng.rd_active.next = self.tx_eng.rd_active.val();
+        self.rx_eng.rd_psn0.next = self.tx_eng.rd_psn0.val();
+        self.rx_eng.rd_laddr.next = self.tx_eng.rd_laddr.val();
+        self.rx_eng.rd_len.next = self.tx_eng.rd_len.val();
+        self.rx_eng.rd_restart.next = self.tx_eng.rd_restart.val();
+        self.rx_eng.rd_restart_idx.next = self.tx_eng.rd_restart_idx.val();
         self.regs.sq_psn_set.next = self.tx_eng.sq_psn_set.val();
         self.regs.sq_psn_val.next = self.tx_eng.sq_psn_val.val();
         self.regs.tx_frames_inc.next = self.tx_eng.tx_frames_inc.val();

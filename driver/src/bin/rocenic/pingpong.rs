@@ -260,7 +260,9 @@ impl Pump<'_> {
                 Err(e) => return Err(format!("{what}: {e}")),
             };
             let prefix = if done == 0 { NOT_READY } else { "" };
-            return Err(format!("{prefix}the peer {closed} the connection while {what}"));
+            return Err(format!(
+                "{prefix}the peer {closed} the connection while {what}"
+            ));
         }
         Ok(())
     }
