@@ -515,3 +515,87 @@ fn a_read_without_remote_read_access_is_refused() {
     assert_eq!((c.status, c.vendor_err), (WcStatus::RemAccessErr, 0x62));
     assert_eq!(p.b.qp.query(), QpState::Err);
 }
+
+/// Immediate data: SEND with immediate (one packet and several) and RDMA WRITE with immediate (ONLY, and
+/// FIRST..LAST) complete a receive WQE at B carrying the immediate; the WRITE's data lands at its RETH
+/// address and its completion is RECV_RDMA_WITH_IMM with the write's length.
+#[test]
+fn immediate_data_reaches_the_receive_completion() {
+    for width in [Width::W64, Width::W512] {
+        let p = Pair::connect(cfg(width, FaultPlan::none()), 256, 20_000).unwrap();
+        let data = pattern(1000, 5);
+        let b = bufs(&p, 1000, &data);
+        let rbuf = p.b.ctx.alloc_dma(1024).unwrap();
+        let rmr =
+            p.b.pd
+                .reg_mr(&rbuf, 0, 1024, AccessFlags::LOCAL_WRITE)
+                .unwrap();
+        let cases: [(SendOp, usize); 4] = [
+            (SendOp::SendWithImm { imm: 0x1122_3344 }, 100),
+            (SendOp::SendWithImm { imm: 0xA5A5_0001 }, 1000),
+            (
+                SendOp::RdmaWriteWithImm {
+                    remote_addr: b.dst_mr.addr(),
+                    rkey: b.dst_mr.rkey(),
+                    imm: 0xDEAD_BEEF,
+                },
+                200,
+            ),
+            (
+                SendOp::RdmaWriteWithImm {
+                    remote_addr: b.dst_mr.addr(),
+                    rkey: b.dst_mr.rkey(),
+                    imm: 7,
+                },
+                1000,
+            ),
+        ];
+        for (i, (op, len)) in cases.into_iter().enumerate() {
+            let what = format!("{width:?} case {i} {op:?} len {len}");
+            b.dst.write(0, &vec![0; 1000]).unwrap();
+            let mut wr = write_wr(&b, len, 0);
+            wr.op = op;
+            wr.wr_id = 50 + i as u64;
+            // SAFETY: buffers outlive the completions polled below.
+            unsafe {
+                post_receive(&p, &rmr, 90 + i as u64);
+                p.a.qp.post_send(&wr).unwrap();
+            }
+            let s = p.wait_for(&p.a.send_cq, BUDGET).expect(&what);
+            assert_eq!(
+                (s.status, s.wr_id),
+                (WcStatus::Success, 50 + i as u64),
+                "{what}"
+            );
+            let r = p.wait_for(&p.b.recv_cq, BUDGET).expect(&what);
+            let (imm, is_write) = match op {
+                SendOp::SendWithImm { imm } => (imm, false),
+                SendOp::RdmaWriteWithImm { imm, .. } => (imm, true),
+                _ => unreachable!(),
+            };
+            let opcode = if is_write {
+                WcOpcode::RecvRdmaWithImm
+            } else {
+                WcOpcode::Recv
+            };
+            assert_eq!(
+                (r.status, r.wr_id, r.opcode, r.byte_len, r.imm_data),
+                (
+                    WcStatus::Success,
+                    90 + i as u64,
+                    opcode,
+                    len as u32,
+                    Some(imm)
+                ),
+                "{what}"
+            );
+            let mut got = vec![0; len];
+            if is_write {
+                b.dst.read(0, &mut got).unwrap();
+            } else {
+                rbuf.read(0, &mut got).unwrap();
+            }
+            assert!(got == data[..len], "{what}: data differs");
+        }
+    }
+}

@@ -34,13 +34,15 @@ impl QueuePair {
         };
         self.check_sge(&wr.sge, local)?;
         match wr.op {
-            SendOp::RdmaWrite { remote_addr, .. } | SendOp::RdmaRead { remote_addr, .. } => {
+            SendOp::RdmaWrite { remote_addr, .. }
+            | SendOp::RdmaWriteWithImm { remote_addr, .. }
+            | SendOp::RdmaRead { remote_addr, .. } => {
                 // The responder writes whole beats from a beat-aligned address; both ends of a link have
                 // the same width in this generation, so the local beat is the remote one.
                 self.check_aligned(remote_addr)?;
             }
             // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
-            SendOp::Send => {}
+            SendOp::Send | SendOp::SendWithImm { .. } => {}
         }
         self.make_room(&mut sq, regs::SQ_CI, "send")?;
         let out = Outstanding {

@@ -15,10 +15,19 @@ pub struct Sge {
 pub enum SendOp {
     /// Write the local buffer to `remote_addr` in the peer's MR `rkey`.
     RdmaWrite { remote_addr: u64, rkey: u32 },
+    /// An RDMA WRITE that also consumes a receive WQE at the peer, whose completion carries `imm`
+    /// (`IBV_WC_RECV_RDMA_WITH_IMM`). `imm` goes on the wire big-endian, as ImmDt.
+    RdmaWriteWithImm {
+        remote_addr: u64,
+        rkey: u32,
+        imm: u32,
+    },
     /// Read `remote_addr` in the peer's MR `rkey` into the local buffer (which needs LOCAL_WRITE).
     RdmaRead { remote_addr: u64, rkey: u32 },
     /// Send the local buffer into the peer's next posted receive.
     Send,
+    /// A SEND whose receive completion carries `imm` (big-endian on the wire).
+    SendWithImm { imm: u32 },
 }
 
 /// `ibv_send_flags` bits, as the WQE's flag byte holds them.
@@ -67,18 +76,24 @@ impl WorkRequest {
     /// The completion opcode this request's CQE carries.
     pub(crate) fn wc_opcode(&self) -> WcOpcode {
         match self.op {
-            SendOp::RdmaWrite { .. } => WcOpcode::RdmaWrite,
+            SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => WcOpcode::RdmaWrite,
             SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
-            SendOp::Send => WcOpcode::Send,
+            SendOp::Send | SendOp::SendWithImm { .. } => WcOpcode::Send,
         }
     }
 
     /// The send WQE the core fetches.
     pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
-        let (opcode, remote_addr, rkey) = match self.op {
-            SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey),
-            SendOp::RdmaRead { remote_addr, rkey } => (WrOpcode::RdmaRead, remote_addr, rkey),
-            SendOp::Send => (WrOpcode::Send, 0, 0),
+        let (opcode, remote_addr, rkey, imm) = match self.op {
+            SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey, 0),
+            SendOp::RdmaWriteWithImm {
+                remote_addr,
+                rkey,
+                imm,
+            } => (WrOpcode::RdmaWriteWithImm, remote_addr, rkey, imm),
+            SendOp::RdmaRead { remote_addr, rkey } => (WrOpcode::RdmaRead, remote_addr, rkey, 0),
+            SendOp::Send => (WrOpcode::Send, 0, 0, 0),
+            SendOp::SendWithImm { imm } => (WrOpcode::SendWithImm, 0, 0, imm),
         };
         let mut w = [0u8; WQE_BYTES];
         w[wqe::OPCODE] = opcode as u8;
@@ -89,6 +104,7 @@ impl WorkRequest {
         put(&mut w, wqe::LKEY, &self.sge.lkey.to_le_bytes());
         put(&mut w, wqe::RKEY, &rkey.to_le_bytes());
         put(&mut w, wqe::REMOTE_ADDR, &remote_addr.to_le_bytes());
+        put(&mut w, wqe::IMM, &imm.to_le_bytes());
         w
     }
 }

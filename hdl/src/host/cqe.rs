@@ -28,6 +28,9 @@ pub struct CqeWriter<const W: usize, const B: usize> {
     pub opcode: Signal<In, Bits<8>>,
     pub src_qp: Signal<In, Bits<32>>,
     pub vendor_err: Signal<In, Bits<8>>,
+    /// Immediate data and CQE flags (bit 0 WITH_IMM).
+    pub imm: Signal<In, Bits<32>>,
+    pub flags: Signal<In, Bits<8>>,
     // DMA write
     pub wr_valid: Signal<Out, bool>,
     pub wr_ready: Signal<In, bool>,
@@ -75,6 +78,8 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
             opcode: Default::default(),
             src_qp: Default::default(),
             vendor_err: Default::default(),
+            imm: Default::default(),
+            flags: Default::default(),
             wr_valid: Default::default(),
             wr_ready: Default::default(),
             wr_addr: Default::default(),
@@ -142,6 +147,8 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
                         // Owner bit: 1 on the ring's first pass, 0 on the second, ...
                         self.cqe.d.next = bit_cast::<1024, 64>(self.wr_id.val())
                             | (bit_cast::<1024, 32>(self.byte_len.val()) << 64)
+                            | (bit_cast::<1024, 32>(self.imm.val()) << 96)
+                            | (bit_cast::<1024, 8>(self.flags.val()) << 208)
                             | (bit_cast::<1024, 32>(self.qpn.val() & 0xFF_FFFF) << 128)
                             | (bit_cast::<1024, 32>(self.src_qp.val() & 0xFF_FFFF) << 160)
                             | (bit_cast::<1024, 8>(self.status.val()) << 192)

@@ -130,6 +130,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_laddr: DFF<Bits<64>>,
     w_rkey: DFF<Bits<32>>,
     w_raddr: DFF<Bits<64>>,
+    w_imm: DFF<Bits<32>>,
     wqe_active: DFF<bool>,
     w_done: DFF<bool>,
     w_status: DFF<Bits<8>>,
@@ -163,6 +164,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_aeth: DFF<bool>,
     /// The packet is a READ response of the responder's read job.
     p_resp: DFF<bool>,
+    /// The packet carries an ImmDt (the last packet of a message with immediate data).
+    p_imm: DFF<bool>,
     /// RETH fields of the packet (a re-issued READ asks for the rest of the message only).
     p_rva: DFF<Bits<64>>,
     p_rlen: DFF<Bits<32>>,
@@ -199,7 +202,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     npk_l: Signal<Local, Bits<32>>,
     /// BTH opcodes of the WQE's message: FIRST (MIDDLE = FIRST + 1, LAST = FIRST + 2) and ONLY.
     op_first: Signal<Local, Bits<8>>,
+    op_mid: Signal<Local, Bits<8>>,
+    op_last: Signal<Local, Bits<8>>,
     op_only: Signal<Local, Bits<8>>,
+    /// WQE kinds: RDMA WRITE (with or without immediate), with immediate (WRITE or SEND), SEND (either).
+    wr_write: Signal<Local, bool>,
+    wr_imm: Signal<Local, bool>,
+    wr_send: Signal<Local, bool>,
     off: Signal<Local, Bits<32>>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
@@ -209,6 +218,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rem_r: Signal<Local, Bits<32>>,
     plen_r: Signal<Local, Bits<16>>,
     is_read: Signal<Local, bool>,
+    /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
+    psn_end: Signal<Local, Bits<24>>,
     ack_d: Signal<Local, Bits<24>>,
     psn_next: Signal<Local, Bits<24>>,
     ext_len: Signal<Local, Bits<16>>,
@@ -252,9 +263,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sh_laddr: Constant<Bits<16>>,
     sh_rkey: Constant<Bits<16>>,
     sh_raddr: Constant<Bits<16>>,
+    sh_imm: Constant<Bits<16>>,
     start54: Constant<Bits<16>>,
     start70: Constant<Bits<16>>,
     start58: Constant<Bits<16>>,
+    start74: Constant<Bits<16>>,
+    prev74: Constant<Bits<16>>,
+    cur74: Constant<Bits<16>>,
     prev58: Constant<Bits<16>>,
     cur58: Constant<Bits<16>>,
     prev54: Constant<Bits<16>>,
@@ -373,6 +388,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_laddr: Default::default(),
             w_rkey: Default::default(),
             w_raddr: Default::default(),
+            w_imm: Default::default(),
             wqe_active: Default::default(),
             w_done: Default::default(),
             w_status: Default::default(),
@@ -400,6 +416,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_ack: Default::default(),
             p_aeth: Default::default(),
             p_resp: Default::default(),
+            p_imm: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -432,7 +449,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             len_up: Default::default(),
             npk_l: Default::default(),
             op_first: Default::default(),
+            op_mid: Default::default(),
+            op_last: Default::default(),
             op_only: Default::default(),
+            wr_write: Default::default(),
+            wr_imm: Default::default(),
+            wr_send: Default::default(),
             off: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
@@ -442,6 +464,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rem_r: Default::default(),
             plen_r: Default::default(),
             is_read: Default::default(),
+            psn_end: Default::default(),
             ack_d: Default::default(),
             psn_next: Default::default(),
             ext_len: Default::default(),
@@ -484,11 +507,15 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sh_laddr: c16(wqe::LOCAL_ADDR * 8),
             sh_rkey: c16(wqe::RKEY * 8),
             sh_raddr: c16(wqe::REMOTE_ADDR * 8),
+            sh_imm: c16(wqe::IMM * 8),
             // Payload starts at frame byte H = 54 (no extension header) or 70 (RETH): the first word holding
             // payload starts at (H / B) * B, and payload byte q sits in lane (H + q) mod B.
             start54: c16(54 / B * B),
             start70: c16(70 / B * B),
             start58: c16(58 / B * B),
+            start74: c16(74 / B * B),
+            prev74: c16((B - 74 % B) * 8),
+            cur74: c16(74 % B * 8),
             prev58: c16((B - 58 % B) * 8),
             cur58: c16(58 % B * 8),
             prev54: c16((B - 54 % B) * 8),
@@ -509,12 +536,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, wqe_buf, w_opcode, w_flags, w_len, w_wrid, w_laddr, w_rkey,
-            w_raddr, wqe_active, w_done, w_status, w_vendor, first_psn, npk, last_idx, snd_idx,
-            snd_max, una, retry, timer, rnr_wait, since_req, lat_valid, lat_syn, lat_psn,
+            w_raddr, w_imm, wqe_active, w_done, w_status, w_vendor, first_psn, npk, last_idx,
+            snd_idx, snd_max, una, retry, timer, rnr_wait, since_req, lat_valid, lat_syn, lat_psn,
             rr_active, rr_addr, rr_len_q, rr_psn0, rr_msn_q, rr_idx, rr_last, p_ack, p_aeth,
-            p_resp, p_rva, p_rlen, p_reth, p_opcode, p_psn, p_ackreq, p_se, p_syn, p_msn, p_plen,
-            p_addr, hdr, e_pos, f_pos, nd, last_j, last_wmask, data_start, pos, j, prev, crc,
-            rem_pend, icrc_rem
+            p_resp, p_imm, p_rva, p_rlen, p_reth, p_opcode, p_psn, p_ackreq, p_se, p_syn, p_msn,
+            p_plen, p_addr, hdr, e_pos, f_pos, nd, last_j, last_wmask, data_start, pos, j, prev,
+            crc, rem_pend, icrc_rem
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -564,11 +591,22 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
         self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
+        // ibv_wr_opcode: RDMA_WRITE 0, RDMA_WRITE_WITH_IMM 1, SEND 2, SEND_WITH_IMM 3, RDMA_READ 4.
+        self.wr_write.next = self.w_opcode.q.val() <= 1;
+        self.wr_send.next = (self.w_opcode.q.val() == 2) || (self.w_opcode.q.val() == 3);
+        self.wr_imm.next = (self.w_opcode.q.val() == 1) || (self.w_opcode.q.val() == 3);
+        // BTH opcodes (IBA Table 35): WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08 / LAST_IMM 0x09, ONLY 0x0A /
+        // ONLY_IMM 0x0B; SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02 / LAST_IMM 0x03, ONLY 0x04 / ONLY_IMM 0x05.
         self.op_first.next = 0x06.into();
-        self.op_only.next = 0x0A.into();
-        if self.w_opcode.q.val() == 2 {
+        if self.wr_send.val() {
             self.op_first.next = 0x00.into();
-            self.op_only.next = 0x04.into();
+        }
+        self.op_mid.next = self.op_first.val() + 1;
+        self.op_last.next = self.op_first.val() + 2;
+        self.op_only.next = self.op_first.val() + 4;
+        if self.wr_imm.val() {
+            self.op_last.next = self.op_first.val() + 3;
+            self.op_only.next = self.op_first.val() + 5;
         }
         self.npk_l.next = self.len_up.val() >> self.pmtu.val();
         if self.w_len.q.val() == 0 {
@@ -595,6 +633,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
+        self.psn_end.next = self.first_psn.q.val() + self.npk.q.val();
 
         // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
         // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
@@ -604,6 +643,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.p_reth.q.val() {
             self.ext_len.next = 16.into();
+        }
+        if self.p_imm.q.val() {
+            self.ext_len.next = 4.into();
+        }
+        if self.p_reth.q.val() && self.p_imm.q.val() {
+            self.ext_len.next = 20.into();
         }
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
@@ -648,10 +693,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.cur_m.next = self.rd_resp_data.val();
             }
         }
-        if self.p_reth.q.val() {
+        if self.p_reth.q.val() && self.p_imm.q.val() {
+            self.pay.next =
+                (self.prev.q.val() >> self.prev74.val()) | (self.cur_m.val() << self.cur74.val());
+        } else if self.p_reth.q.val() {
             self.pay.next =
                 (self.prev.q.val() >> self.prev70.val()) | (self.cur_m.val() << self.cur70.val());
-        } else if self.p_aeth.q.val() {
+        } else if self.p_aeth.q.val() || self.p_imm.q.val() {
             self.pay.next =
                 (self.prev.q.val() >> self.prev58.val()) | (self.cur_m.val() << self.cur58.val());
         } else {
@@ -718,6 +766,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_aeth.d.next = true;
                     self.p_resp.d.next = false;
                     self.p_reth.d.next = false;
+                    self.p_imm.d.next = false;
                     self.p_opcode.d.next = 0x11.into();
                     self.p_psn.d.next = self.ack_psn.val();
                     self.p_syn.d.next = self.ack_syndrome.val();
@@ -878,6 +927,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_rkey.val());
                 self.w_raddr.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_raddr.val());
+                self.w_imm.d.next = bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_imm.val());
                 self.state.d.next = TxState::WqeCheck;
             }
             TxState::WqeCheck => {
@@ -897,10 +947,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 self.lat_valid.d.next = false;
-                if (self.w_opcode.q.val() != 0)
-                    && (self.w_opcode.q.val() != 2)
-                    && (self.w_opcode.q.val() != 4)
-                {
+                if self.w_opcode.q.val() > 4 {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 }
@@ -914,13 +961,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_ack.d.next = false;
                 self.p_aeth.d.next = false;
                 self.p_resp.d.next = false;
-                self.p_reth.d.next = (self.w_opcode.q.val() == 0) && (self.snd_idx.q.val() == 0);
+                self.p_reth.d.next = self.wr_write.val() && (self.snd_idx.q.val() == 0);
+                self.p_imm.d.next =
+                    self.wr_imm.val() && (self.snd_idx.q.val() == self.last_idx.q.val());
                 self.p_rva.d.next = self.w_raddr.q.val();
                 self.p_rlen.d.next = self.w_len.q.val();
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
                 self.p_plen.d.next = self.plen.val();
                 self.p_addr.d.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off.val());
-                self.p_se.d.next = (self.w_opcode.q.val() == 2)
+                self.p_se.d.next = (self.wr_send.val() || self.wr_imm.val())
                     && ((self.w_flags.q.val() & 2) != 0)
                     && (self.snd_idx.q.val() == self.last_idx.q.val());
                 self.p_ackreq.d.next = (self.snd_idx.q.val() == self.last_idx.q.val())
@@ -931,9 +980,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.snd_idx.q.val() == 0 {
                     self.p_opcode.d.next = self.op_first.val();
                 } else if self.snd_idx.q.val() == self.last_idx.q.val() {
-                    self.p_opcode.d.next = self.op_first.val() + 2;
+                    self.p_opcode.d.next = self.op_last.val();
                 } else {
-                    self.p_opcode.d.next = self.op_first.val() + 1;
+                    self.p_opcode.d.next = self.op_mid.val();
                 }
                 if self.is_read.val() {
                     // RDMA READ REQUEST 0x0C (§9.7.5.1.5): no payload, a RETH for the bytes not yet
@@ -941,6 +990,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // first + i ... first + npk - 1.
                     self.p_opcode.d.next = 0x0C.into();
                     self.p_reth.d.next = true;
+                    self.p_imm.d.next = false;
                     self.p_plen.d.next = 0.into();
                     self.p_rva.d.next = self.w_raddr.q.val() + bit_cast::<64, 32>(self.off.val());
                     self.p_rlen.d.next = self.rem.val();
@@ -955,6 +1005,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_ack.d.next = false;
                 self.p_resp.d.next = true;
                 self.p_reth.d.next = false;
+                self.p_imm.d.next = false;
                 self.p_aeth.d.next =
                     (self.rr_idx.q.val() == 0) || (self.rr_idx.q.val() == self.rr_last.q.val());
                 self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
@@ -1007,8 +1058,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.p_reth.q.val() {
                     self.data_start.d.next = self.start70.val();
                 }
-                if self.p_aeth.q.val() {
+                if self.p_aeth.q.val() || self.p_imm.q.val() {
                     self.data_start.d.next = self.start58.val();
+                }
+                if self.p_reth.q.val() && self.p_imm.q.val() {
+                    self.data_start.d.next = self.start74.val();
                 }
                 self.pos.d.next = 0.into();
                 self.j.d.next = 0.into();
@@ -1029,6 +1083,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464);
+                }
+                // ImmDt (§9.3): after the RETH on WRITE ONLY with immediate, else right after the BTH.
+                if self.p_imm.q.val() && self.p_reth.q.val() {
+                    self.hdr.d.next = self.hdr.q.val()
+                        | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
+                        | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
+                        | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464)
+                        | (bit_cast::<1024, 32>(self.w_imm.q.val()) << 432);
+                } else if self.p_imm.q.val() {
+                    self.hdr.d.next =
+                        self.hdr.q.val() | (bit_cast::<1024, 32>(self.w_imm.q.val()) << 560);
                 }
                 if self.nd.q.val() != 0 {
                     self.state.d.next = TxState::DmaReq;
@@ -1086,8 +1151,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             if self.npk.q.val() > self.snd_max.q.val() {
                                 self.snd_max.d.next = self.npk.q.val();
                                 self.sq_psn_set.next = true;
-                                self.sq_psn_val.next =
-                                    bit_cast::<32, 24>(self.first_psn.q.val() + self.npk.q.val());
+                                self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
                             }
                         } else {
                             self.snd_idx.d.next = self.snd_idx.q.val() + 1;
@@ -1641,11 +1705,11 @@ mod tests {
         b.rx_ack(0x1F, 0xFF_FFFE);
         b.run_until(100, |b| b.sq_ci == 1);
         assert!(b.cqes.is_empty());
-        // An opcode this generation does not execute (RDMA WRITE with immediate) completes with
+        // An opcode this generation does not execute (atomic compare-and-swap, 5) completes with
         // LOC_QP_OP_ERR, unsent.
-        b.post(1, 0, 8, 4, 0x4000, 0, 0);
+        b.post(5, 0, 8, 4, 0x4000, 0, 0);
         b.run_until(300, |b| b.sq_ci == 2);
-        assert_eq!(b.cqes, vec![(4, 2, 1, 8, 0)]);
+        assert_eq!(b.cqes, vec![(4, 2, 0, 8, 0)]);
         assert_eq!(b.frames.len(), 1);
     }
 

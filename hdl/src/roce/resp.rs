@@ -136,6 +136,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub cqe_status: Signal<Out, Bits<8>>,
     pub cqe_opcode: Signal<Out, Bits<8>>,
     pub cqe_src_qp: Signal<Out, Bits<32>>,
+    pub cqe_imm: Signal<Out, Bits<32>>,
+    pub cqe_flags: Signal<Out, Bits<8>>,
     state: DFF<RespState>,
     hdr: DFF<Bits<1024>>,
     hdr_swap: ByteSwap<1024>,
@@ -157,6 +159,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// Next host address of the message in progress (write or send).
     write_va: DFF<Bits<64>>,
     write_left: DFF<Bits<32>>,
+    /// DMA length of the write in progress (a WRITE with immediate reports it as byte_len).
+    write_total: DFF<Bits<32>>,
     // the data transfer
     dst: DFF<Bits<64>>,
     j: DFF<Bits<16>>,
@@ -199,12 +203,17 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     send_cont: Signal<Local, bool>,
     write_cont: Signal<Local, bool>,
     pay_len32: Signal<Local, Bits<32>>,
+    /// Carries an ImmDt; a WRITE with immediate (LAST or ONLY), which consumes a receive WQE.
+    has_imm: Signal<Local, bool>,
+    is_wimm: Signal<Local, bool>,
+    f_imm: Signal<Local, Bits<32>>,
     is_rreq: Signal<Local, bool>,
     is_rresp: Signal<Local, bool>,
     /// MR access bit the request needs: REMOTE_WRITE 2 or REMOTE_READ 4 (ibv_access_flags).
     need_acc: Signal<Local, Bits<32>>,
     rq_up: Signal<Local, Bits<32>>,
     rq_npk: Signal<Local, Bits<32>>,
+    rq_psn_end: Signal<Local, Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
     rd_off: Signal<Local, Bits<32>>,
     rd_rem: Signal<Local, Bits<32>>,
@@ -242,6 +251,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     sh_rkey: Constant<Bits<16>>,
     sh_dmalen: Constant<Bits<16>>,
     sh_syn: Constant<Bits<16>>,
+    sh_imm: Constant<Bits<16>>,
+    sh_imm_reth: Constant<Bits<16>>,
     sh_ackreq: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
@@ -351,6 +362,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             cqe_status: Default::default(),
             cqe_opcode: Default::default(),
             cqe_src_qp: Default::default(),
+            cqe_imm: Default::default(),
+            cqe_flags: Default::default(),
             state: Default::default(),
             hdr: Default::default(),
             hdr_swap: Default::default(),
@@ -368,6 +381,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             in_send: Default::default(),
             write_va: Default::default(),
             write_left: Default::default(),
+            write_total: Default::default(),
             dst: Default::default(),
             j: Default::default(),
             nwords: Default::default(),
@@ -402,11 +416,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             send_cont: Default::default(),
             write_cont: Default::default(),
             pay_len32: Default::default(),
+            has_imm: Default::default(),
+            is_wimm: Default::default(),
+            f_imm: Default::default(),
             is_rreq: Default::default(),
             is_rresp: Default::default(),
             need_acc: Default::default(),
             rq_up: Default::default(),
             rq_npk: Default::default(),
+            rq_psn_end: Default::default(),
             rd_idx: Default::default(),
             rd_off: Default::default(),
             rd_rem: Default::default(),
@@ -446,11 +464,13 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             sh_rkey: Constant::new(be_shift(HDR_BYTES, F::RETH_RKEY, 4).into()),
             sh_dmalen: Constant::new(be_shift(HDR_BYTES, F::RETH_DMA_LEN, 4).into()),
             sh_syn: Constant::new(be_shift(HDR_BYTES, F::AETH_SYNDROME, 1).into()),
+            sh_imm: Constant::new(be_shift(HDR_BYTES, F::IMM_DT, 4).into()),
+            sh_imm_reth: Constant::new(be_shift(HDR_BYTES, F::IMM_DT_AFTER_RETH, 4).into()),
             sh_ackreq: Constant::new(be_shift(HDR_BYTES, F::BTH_ACK_REQ, 1).into()),
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
-            // Header words after the metadata word: enough for Ethernet..RETH (70 bytes).
-            hdr_words: Constant::new(((F::RETH_DMA_LEN + 4).div_ceil(B) as u64).into()),
+            // Header words after the metadata word: enough for Ethernet..RETH..ImmDt (74 bytes).
+            hdr_words: Constant::new(((F::IMM_DT_AFTER_RETH + 4).div_ceil(B) as u64).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
@@ -484,6 +504,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             in_send,
             write_va,
             write_left,
+            write_total,
             dst,
             j,
             nwords,
@@ -571,23 +592,45 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // RDMA READ REQUEST 0x0C; READ RESPONSE FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10.
         self.is_rreq.next = self.f_opcode.val() == 0x0C;
         self.is_rresp.next = (self.f_opcode.val() >= 0x0D) && (self.f_opcode.val() <= 0x10);
-        self.has_reth.next =
-            (self.f_opcode.val() == 0x06) || (self.f_opcode.val() == 0x0A) || self.is_rreq.val();
-        self.write_cont.next = (self.f_opcode.val() == 0x07) || (self.f_opcode.val() == 0x08);
-        self.send_cont.next = (self.f_opcode.val() == 0x01) || (self.f_opcode.val() == 0x02);
-        self.is_write.next = self.has_reth.val() || self.write_cont.val();
-        self.is_send.next =
-            self.send_cont.val() || (self.f_opcode.val() == 0x00) || (self.f_opcode.val() == 0x04);
-        self.is_last.next = (self.f_opcode.val() == 0x02)
-            || (self.f_opcode.val() == 0x04)
+        // With immediate: SEND LAST 0x03, SEND ONLY 0x05, WRITE LAST 0x09, WRITE ONLY 0x0B.
+        self.has_reth.next = (self.f_opcode.val() == 0x06)
+            || (self.f_opcode.val() == 0x0A)
+            || (self.f_opcode.val() == 0x0B)
+            || self.is_rreq.val();
+        self.has_imm.next = (self.f_opcode.val() == 0x03)
+            || (self.f_opcode.val() == 0x05)
+            || (self.f_opcode.val() == 0x09)
+            || (self.f_opcode.val() == 0x0B);
+        self.is_wimm.next = (self.f_opcode.val() == 0x09) || (self.f_opcode.val() == 0x0B);
+        self.write_cont.next = (self.f_opcode.val() == 0x07)
             || (self.f_opcode.val() == 0x08)
-            || (self.f_opcode.val() == 0x0A);
+            || (self.f_opcode.val() == 0x09);
+        self.send_cont.next = (self.f_opcode.val() >= 0x01) && (self.f_opcode.val() <= 0x03);
+        self.is_write.next = (self.has_reth.val() && !self.is_rreq.val()) || self.write_cont.val();
+        self.is_send.next = self.f_opcode.val() <= 0x05;
+        self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
+            || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B));
+        self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm.val());
+        if self.has_reth.val() {
+            self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm_reth.val());
+        }
+        self.cqe_imm.next = self.f_imm.val();
+        self.cqe_flags.next = 0.into();
+        if self.has_imm.val() {
+            self.cqe_flags.next = 1.into(); // WITH_IMM
+        }
         self.ext_len.next = 0.into();
         if self.has_reth.val() {
             self.ext_len.next = 16.into();
         }
         if self.is_rresp.val() && (self.f_opcode.val() != 0x0E) {
             self.ext_len.next = 4.into(); // AETH
+        }
+        if self.has_imm.val() {
+            self.ext_len.next = 4.into(); // ImmDt
+        }
+        if self.has_imm.val() && self.has_reth.val() {
+            self.ext_len.next = 20.into(); // RETH + ImmDt
         }
         self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.mtu.next = bits::<16>(1) << self.pmtu.val();
@@ -605,7 +648,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         {
             self.len_ok.next = self.pay_len.q.val() == self.mtu.val();
         }
-        if self.f_opcode.val() == 0x0A {
+        if (self.f_opcode.val() == 0x0A) || (self.f_opcode.val() == 0x0B) {
             self.len_ok.next = (self.pay_len.q.val() <= self.mtu.val())
                 && (bit_cast::<32, 16>(self.pay_len.q.val()) == self.f_dmalen.val());
         }
@@ -617,7 +660,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
                 && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.write_left.q.val());
         }
-        if self.f_opcode.val() == 0x08 {
+        if (self.f_opcode.val() == 0x08) || (self.f_opcode.val() == 0x09) {
             self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
         }
         if self.is_rreq.val() {
@@ -631,6 +674,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.f_dmalen.val() == 0 {
             self.rq_npk.next = 1.into();
         }
+        self.rq_psn_end.next = self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val());
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
         self.rd_idx.next = self.f_psn.val() - self.rd_psn0.val();
@@ -826,9 +870,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.msn.d.next = self.msn.q.val() + 1;
                     self.nak_sent.d.next = false;
                     self.rq_psn_set.next = true;
-                    self.rq_psn_val.next = bit_cast::<32, 24>(
-                        self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val()),
-                    );
+                    self.rq_psn_val.next = bit_cast::<32, 24>(self.rq_psn_end.val());
                 } else if self.send_cont.val() {
                     // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
                     self.dst.d.next = self.write_va.q.val();
@@ -843,14 +885,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else {
                         self.state.d.next = RespState::RqFetch;
                     }
+                } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
+                    // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x21.into();
+                    self.ack_psn_l.next = self.f_psn.val();
                 } else {
                     // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
                     self.dst.d.next = self.write_va.q.val();
                     if self.has_reth.val() {
                         self.dst.d.next = self.f_va.val();
                         self.write_left.d.next = self.f_dmalen.val();
+                        self.write_total.d.next = self.f_dmalen.val();
                     }
                     self.state.d.next = RespState::Prime0;
+                    if self.is_wimm.val() {
+                        // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
+                        self.state.d.next = RespState::RqFetch;
+                    }
                 }
             }
             RespState::RqFetch => {
@@ -872,7 +924,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.recv_wr_id.d.next =
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_wrid_shift.val());
                     }
-                    if self.k.q.val() == self.wqe_addr_beat.val() {
+                    if (self.k.q.val() == self.wqe_addr_beat.val()) && self.is_send.val() {
                         self.dst.d.next =
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_addr_shift.val());
                     }
@@ -933,8 +985,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else {
                     // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
                     // A SEND completes its receive WQE with its last packet.
-                    self.cqe_valid.next = self.is_send.val() && self.is_last.val();
-                    if !(self.is_send.val() && self.is_last.val()) || self.cqe_ready.val() {
+                    self.cqe_valid.next =
+                        (self.is_send.val() && self.is_last.val()) || self.is_wimm.val();
+                    if self.is_wimm.val() {
+                        self.cqe_opcode.next = 129.into(); // IBV_WC_RECV_RDMA_WITH_IMM
+                        self.cqe_byte_len.next = self.write_total.q.val();
+                    }
+                    if !((self.is_send.val() && self.is_last.val()) || self.is_wimm.val())
+                        || self.cqe_ready.val()
+                    {
                         self.rq_psn_set.next = true;
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                         self.nak_sent.d.next = false;
@@ -951,7 +1010,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         if self.is_last.val() {
                             self.msn.d.next = self.msn.q.val() + 1;
                         }
-                        if self.is_send.val() && self.is_last.val() {
+                        if (self.is_send.val() && self.is_last.val()) || self.is_wimm.val() {
                             self.rq_ci_inc.next = true;
                         }
                         if self.ack_req.q.val() {

@@ -288,12 +288,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.cqe.opcode.next = self.rx_eng.cqe_opcode.val();
         self.cqe.src_qp.next = self.rx_eng.cqe_src_qp.val();
         self.cqe.vendor_err.next = 0.into();
+        self.cqe.imm.next = self.rx_eng.cqe_imm.val();
+        self.cqe.flags.next = self.rx_eng.cqe_flags.val();
         if self.tx_eng.cqe_valid.val() {
             self.cqe.wr_id.next = self.tx_eng.cqe_wr_id.val();
             self.cqe.byte_len.next = self.tx_eng.cqe_byte_len.val();
             self.cqe.status.next = self.tx_eng.cqe_status.val();
             self.cqe.opcode.next = self.tx_eng.cqe_opcode.val();
             self.cqe.vendor_err.next = self.tx_eng.cqe_vendor_err.val();
+            self.cqe.imm.next = 0.into();
+            self.cqe.flags.next = 0.into();
             self.cqe.src_qp.next = self.regs.dest_qpn.val();
         }
         // QP to ERR on a fatal error of either engine or a CQ overrun

@@ -196,6 +196,10 @@ pub mod ipv4_frame {
     pub const RETH_DMA_LEN: usize = EXT + reth::field::DMA_LEN;
     pub const AETH_SYNDROME: usize = EXT + aeth::field::SYNDROME;
     pub const AETH_MSN: usize = EXT + aeth::field::MSN;
+    /// ImmDt right after the BTH (SEND/WRITE LAST and SEND ONLY with immediate).
+    pub const IMM_DT: usize = EXT;
+    /// ImmDt after a RETH (RDMA WRITE ONLY with immediate).
+    pub const IMM_DT_AFTER_RETH: usize = EXT + len::RETH;
 }
 
 /// Why a buffer is not a RoCEv2 frame we can parse.
