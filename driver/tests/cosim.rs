@@ -599,3 +599,223 @@ fn immediate_data_reaches_the_receive_completion() {
         }
     }
 }
+
+/// Atomics on both widths: FETCH_ADD and COMPARE_SWAP (hit and miss) on 8-byte words at several offsets
+/// within a beat; the original value lands in A's buffer, B's word changes only as the operation says,
+/// and the neighbouring bytes are untouched. A misaligned address and a missing REMOTE_ATOMIC are refused.
+#[test]
+fn atomics_execute_once_and_return_the_original_value() {
+    for width in [Width::W64, Width::W512] {
+        let what = format!("{width:?}");
+        let p = Pair::connect(cfg(width, FaultPlan::none()), 1024, 20_000).unwrap();
+        let target = p.b.ctx.alloc_dma(256).unwrap();
+        target.write(0, &[0x5A; 256]).unwrap();
+        let tmr =
+            p.b.pd
+                .reg_mr(
+                    &target,
+                    0,
+                    256,
+                    AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_ATOMIC,
+                )
+                .unwrap();
+        let result = p.a.ctx.alloc_dma(64).unwrap();
+        let rmr =
+            p.a.pd
+                .reg_mr(&result, 0, 64, AccessFlags::LOCAL_WRITE)
+                .unwrap();
+        let word = |off: u64| -> u64 {
+            let mut b = [0u8; 8];
+            target.read(off as usize, &mut b).unwrap();
+            u64::from_le_bytes(b)
+        };
+        let mut model = std::collections::HashMap::new();
+        for off in [0u64, 8, 56, 128] {
+            let v = 0x0102_0304_0506_0700 + off;
+            target.write(off as usize, &v.to_le_bytes()).unwrap();
+            model.insert(off, v);
+        }
+        let ops = [
+            (
+                0u64,
+                SendOp::AtomicFetchAdd {
+                    remote_addr: 0,
+                    rkey: 0,
+                    add: 5,
+                },
+            ),
+            (
+                8,
+                SendOp::AtomicCmpSwap {
+                    remote_addr: 0,
+                    rkey: 0,
+                    compare: 0x0102_0304_0506_0708,
+                    swap: 0xFFFF_0000_FFFF_0000,
+                },
+            ),
+            (
+                56,
+                SendOp::AtomicCmpSwap {
+                    remote_addr: 0,
+                    rkey: 0,
+                    compare: 1,
+                    swap: 2,
+                },
+            ),
+            (
+                128,
+                SendOp::AtomicFetchAdd {
+                    remote_addr: 0,
+                    rkey: 0,
+                    add: u64::MAX,
+                },
+            ),
+            (
+                0,
+                SendOp::AtomicFetchAdd {
+                    remote_addr: 0,
+                    rkey: 0,
+                    add: 1 << 40,
+                },
+            ),
+        ];
+        for (i, (off, op)) in ops.into_iter().enumerate() {
+            let op = match op {
+                SendOp::AtomicFetchAdd { add, .. } => SendOp::AtomicFetchAdd {
+                    remote_addr: tmr.addr() + off,
+                    rkey: tmr.rkey(),
+                    add,
+                },
+                SendOp::AtomicCmpSwap { compare, swap, .. } => SendOp::AtomicCmpSwap {
+                    remote_addr: tmr.addr() + off,
+                    rkey: tmr.rkey(),
+                    compare,
+                    swap,
+                },
+                _ => unreachable!(),
+            };
+            result.write(0, &[0; 8]).unwrap();
+            let wr = WorkRequest {
+                wr_id: 70 + i as u64,
+                op,
+                sge: Sge {
+                    addr: rmr.addr(),
+                    length: 8,
+                    lkey: rmr.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            };
+            // SAFETY: both buffers outlive the completion polled below.
+            unsafe { p.a.qp.post_send(&wr).unwrap() };
+            let c = p.wait_for(&p.a.send_cq, BUDGET).expect(&what);
+            let (opcode, new) = match op {
+                SendOp::AtomicFetchAdd { add, .. } => {
+                    (WcOpcode::FetchAdd, model[&off].wrapping_add(add))
+                }
+                SendOp::AtomicCmpSwap { compare, swap, .. } => (
+                    WcOpcode::CompSwap,
+                    if model[&off] == compare {
+                        swap
+                    } else {
+                        model[&off]
+                    },
+                ),
+                _ => unreachable!(),
+            };
+            assert_eq!(
+                (c.status, c.opcode, c.wr_id, c.byte_len),
+                (WcStatus::Success, opcode, 70 + i as u64, 8),
+                "{what} op {i}"
+            );
+            let mut orig = [0u8; 8];
+            result.read(0, &mut orig).unwrap();
+            assert_eq!(
+                u64::from_le_bytes(orig),
+                model[&off],
+                "{what} op {i}: original value"
+            );
+            assert_eq!(word(off), new, "{what} op {i}: the target word");
+            model.insert(off, new);
+        }
+        // Bytes around the words were never written.
+        let mut all = vec![0u8; 256];
+        target.read(0, &mut all).unwrap();
+        for (i, b) in all.iter().enumerate() {
+            let in_word = [0usize, 8, 56, 128]
+                .iter()
+                .any(|&o| (o..o + 8).contains(&i));
+            assert!(in_word || *b == 0x5A, "{what}: byte {i} changed");
+        }
+        assert_eq!(counter(&p, 1, "rx_dup_requests"), 0, "{what}");
+    }
+    // An R_Key without REMOTE_ATOMIC: remote access error NAK, REM_ACCESS_ERR.
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let b = bufs(&p, 64, &pattern(64, 1));
+    let wr = WorkRequest {
+        wr_id: 1,
+        op: SendOp::AtomicFetchAdd {
+            remote_addr: b.dst_mr.addr(),
+            rkey: b.dst_mr.rkey(),
+            add: 1,
+        },
+        sge: Sge {
+            addr: b.src_mr.addr(),
+            length: 8,
+            lkey: b.src_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: buffers outlive the completion.
+    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    let c = p.wait_for(&p.a.send_cq, BUDGET).expect("atomic completion");
+    assert_eq!((c.status, c.vendor_err), (WcStatus::RemAccessErr, 0x62));
+}
+
+/// A lost ATOMIC ACKNOWLEDGE: A times out and resends the atomic; B recognises the duplicate and replays
+/// the saved result instead of adding twice.
+#[test]
+fn a_duplicate_atomic_is_replayed_not_reexecuted() {
+    let faults = FaultPlan::none().drop_frame(1, 0); // B's first frame: the ATOMIC ACKNOWLEDGE
+    let p = Pair::connect(cfg(Width::W64, faults), 1024, 20_000).unwrap();
+    let target = p.b.ctx.alloc_dma(64).unwrap();
+    target.write(0, &100u64.to_le_bytes()).unwrap();
+    let tmr =
+        p.b.pd
+            .reg_mr(
+                &target,
+                0,
+                64,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_ATOMIC,
+            )
+            .unwrap();
+    let result = p.a.ctx.alloc_dma(64).unwrap();
+    let rmr =
+        p.a.pd
+            .reg_mr(&result, 0, 64, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let wr = WorkRequest {
+        wr_id: 3,
+        op: SendOp::AtomicFetchAdd {
+            remote_addr: tmr.addr(),
+            rkey: tmr.rkey(),
+            add: 7,
+        },
+        sge: Sge {
+            addr: rmr.addr(),
+            length: 8,
+            lkey: rmr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: buffers outlive the completion.
+    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    let c = p.wait_for(&p.a.send_cq, BUDGET).expect("atomic completion");
+    assert_eq!(c.status, WcStatus::Success);
+    let mut v = [0u8; 8];
+    result.read(0, &mut v).unwrap();
+    assert_eq!(u64::from_le_bytes(v), 100, "the original value, replayed");
+    target.read(0, &mut v).unwrap();
+    assert_eq!(u64::from_le_bytes(v), 107, "added once, not twice");
+    assert_eq!(counter(&p, 1, "rx_dup_requests"), 1);
+    assert!(counter(&p, 0, "ack_timeouts") >= 1);
+}

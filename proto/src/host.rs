@@ -26,6 +26,10 @@ pub mod wqe {
     pub const REMOTE_ADDR: usize = 0x20;
     /// u32: immediate data (big-endian on the wire; stored here as the host u32).
     pub const IMM: usize = 0x28;
+    /// u64: compare value (ATOMIC_CMP_AND_SWP) or addend (ATOMIC_FETCH_AND_ADD).
+    pub const COMPARE_ADD: usize = 0x30;
+    /// u64: swap value (ATOMIC_CMP_AND_SWP).
+    pub const SWAP: usize = 0x38;
     pub const FLAG_SIGNALED: u8 = 1;
     pub const FLAG_SOLICITED: u8 = 2;
 }
@@ -71,6 +75,8 @@ pub enum WrOpcode {
     Send = 2,
     SendWithImm = 3,
     RdmaRead = 4,
+    AtomicCmpAndSwp = 5,
+    AtomicFetchAndAdd = 6,
 }
 
 /// Completion status, `ibv_wc_status` numbering.
@@ -139,6 +145,8 @@ pub enum WcOpcode {
     Send = 0,
     RdmaWrite = 1,
     RdmaRead = 2,
+    CompSwap = 3,
+    FetchAdd = 4,
     Recv = 128,
     RecvRdmaWithImm = 129,
 }
@@ -149,6 +157,8 @@ impl WcOpcode {
             0 => Self::Send,
             1 => Self::RdmaWrite,
             2 => Self::RdmaRead,
+            3 => Self::CompSwap,
+            4 => Self::FetchAdd,
             128 => Self::Recv,
             129 => Self::RecvRdmaWithImm,
             _ => return None,

@@ -29,7 +29,9 @@ impl QueuePair {
         }
         // A READ writes its local buffer: that needs LOCAL_WRITE on the MR (IBA §10.6.3.1).
         let local = match wr.op {
-            SendOp::RdmaRead { .. } => AccessFlags::LOCAL_WRITE,
+            SendOp::RdmaRead { .. }
+            | SendOp::AtomicCmpSwap { .. }
+            | SendOp::AtomicFetchAdd { .. } => AccessFlags::LOCAL_WRITE,
             _ => AccessFlags::default(),
         };
         self.check_sge(&wr.sge, local)?;
@@ -43,6 +45,20 @@ impl QueuePair {
             }
             // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
             SendOp::Send | SendOp::SendWithImm { .. } => {}
+            SendOp::AtomicCmpSwap { remote_addr, .. }
+            | SendOp::AtomicFetchAdd { remote_addr, .. } => {
+                // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset
+                // within its beat.
+                if wr.sge.length != 8 {
+                    return Err(Error::BadAttr("an atomic's SGE must be 8 bytes long"));
+                }
+                if remote_addr % 8 != 0 {
+                    return Err(Error::Unaligned {
+                        addr: remote_addr,
+                        align: 8,
+                    });
+                }
+            }
         }
         self.make_room(&mut sq, regs::SQ_CI, "send")?;
         let out = Outstanding {

@@ -28,6 +28,20 @@ pub enum SendOp {
     Send,
     /// A SEND whose receive completion carries `imm` (big-endian on the wire).
     SendWithImm { imm: u32 },
+    /// If the 8-byte word at `remote_addr` equals `compare`, replace it with `swap`; the original value
+    /// lands in the local 8-byte buffer. `remote_addr` must be 8-byte aligned, the MR REMOTE_ATOMIC.
+    AtomicCmpSwap {
+        remote_addr: u64,
+        rkey: u32,
+        compare: u64,
+        swap: u64,
+    },
+    /// Add `add` to the 8-byte word at `remote_addr` (modulo 2^64); the original value lands locally.
+    AtomicFetchAdd {
+        remote_addr: u64,
+        rkey: u32,
+        add: u64,
+    },
 }
 
 /// `ibv_send_flags` bits, as the WQE's flag byte holds them.
@@ -79,11 +93,14 @@ impl WorkRequest {
             SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => WcOpcode::RdmaWrite,
             SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
             SendOp::Send | SendOp::SendWithImm { .. } => WcOpcode::Send,
+            SendOp::AtomicCmpSwap { .. } => WcOpcode::CompSwap,
+            SendOp::AtomicFetchAdd { .. } => WcOpcode::FetchAdd,
         }
     }
 
     /// The send WQE the core fetches.
     pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
+        let (mut compare_add, mut swap) = (0u64, 0u64);
         let (opcode, remote_addr, rkey, imm) = match self.op {
             SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey, 0),
             SendOp::RdmaWriteWithImm {
@@ -94,6 +111,23 @@ impl WorkRequest {
             SendOp::RdmaRead { remote_addr, rkey } => (WrOpcode::RdmaRead, remote_addr, rkey, 0),
             SendOp::Send => (WrOpcode::Send, 0, 0, 0),
             SendOp::SendWithImm { imm } => (WrOpcode::SendWithImm, 0, 0, imm),
+            SendOp::AtomicCmpSwap {
+                remote_addr,
+                rkey,
+                compare,
+                swap: s,
+            } => {
+                (compare_add, swap) = (compare, s);
+                (WrOpcode::AtomicCmpAndSwp, remote_addr, rkey, 0)
+            }
+            SendOp::AtomicFetchAdd {
+                remote_addr,
+                rkey,
+                add,
+            } => {
+                compare_add = add;
+                (WrOpcode::AtomicFetchAndAdd, remote_addr, rkey, 0)
+            }
         };
         let mut w = [0u8; WQE_BYTES];
         w[wqe::OPCODE] = opcode as u8;
@@ -105,6 +139,8 @@ impl WorkRequest {
         put(&mut w, wqe::RKEY, &rkey.to_le_bytes());
         put(&mut w, wqe::REMOTE_ADDR, &remote_addr.to_le_bytes());
         put(&mut w, wqe::IMM, &imm.to_le_bytes());
+        put(&mut w, wqe::COMPARE_ADD, &compare_add.to_le_bytes());
+        put(&mut w, wqe::SWAP, &swap.to_le_bytes());
         w
     }
 }

@@ -84,10 +84,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rr_len: Signal<In, Bits<32>>,
     pub rr_psn: Signal<In, Bits<24>>,
     pub rr_msn: Signal<In, Bits<24>>,
+    /// The job is an ATOMIC ACKNOWLEDGE carrying `rr_orig` rather than READ responses.
+    pub rr_atomic: Signal<In, bool>,
+    pub rr_orig: Signal<In, Bits<64>>,
     pub rr_taken: Signal<Out, bool>,
     // The requester's RDMA READ in progress, for the receive engine that lands its responses; a pulse on
     // `rd_restart` each time a READ request goes out, from packet index `rd_restart_idx`.
     pub rd_active: Signal<Out, bool>,
+    /// The READ in progress is an atomic (its one response is an ATOMIC ACKNOWLEDGE).
+    pub rd_atomic: Signal<Out, bool>,
     pub rd_psn0: Signal<Out, Bits<24>>,
     pub rd_laddr: Signal<Out, Bits<64>>,
     pub rd_len: Signal<Out, Bits<32>>,
@@ -131,6 +136,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_rkey: DFF<Bits<32>>,
     w_raddr: DFF<Bits<64>>,
     w_imm: DFF<Bits<32>>,
+    w_cmp: DFF<Bits<64>>,
+    w_swap: DFF<Bits<64>>,
     wqe_active: DFF<bool>,
     w_done: DFF<bool>,
     w_status: DFF<Bits<8>>,
@@ -158,12 +165,17 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rr_msn_q: DFF<Bits<24>>,
     rr_idx: DFF<Bits<24>>,
     rr_last: DFF<Bits<24>>,
+    rr_atomic_q: DFF<bool>,
+    rr_orig_q: DFF<Bits<64>>,
     // the packet being built
     p_ack: DFF<bool>,
     /// The packet carries an AETH (ACK frames, READ RESPONSE FIRST/LAST/ONLY).
     p_aeth: DFF<bool>,
     /// The packet is a READ response of the responder's read job.
     p_resp: DFF<bool>,
+    /// The packet carries an AtomicETH (request) or an AtomicAckETH (ATOMIC ACKNOWLEDGE).
+    p_atomic: DFF<bool>,
+    p_aack: DFF<bool>,
     /// The packet carries an ImmDt (the last packet of a message with immediate data).
     p_imm: DFF<bool>,
     /// RETH fields of the packet (a re-issued READ asks for the rest of the message only).
@@ -218,6 +230,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rem_r: Signal<Local, Bits<32>>,
     plen_r: Signal<Local, Bits<16>>,
     is_read: Signal<Local, bool>,
+    is_atomic: Signal<Local, bool>,
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
     psn_end: Signal<Local, Bits<24>>,
     ack_d: Signal<Local, Bits<24>>,
@@ -264,6 +277,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sh_rkey: Constant<Bits<16>>,
     sh_raddr: Constant<Bits<16>>,
     sh_imm: Constant<Bits<16>>,
+    sh_cmp: Constant<Bits<16>>,
+    sh_swap: Constant<Bits<16>>,
     start54: Constant<Bits<16>>,
     start70: Constant<Bits<16>>,
     start58: Constant<Bits<16>>,
@@ -349,8 +364,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rr_len: Default::default(),
             rr_psn: Default::default(),
             rr_msn: Default::default(),
+            rr_atomic: Default::default(),
+            rr_orig: Default::default(),
             rr_taken: Default::default(),
             rd_active: Default::default(),
+            rd_atomic: Default::default(),
             rd_psn0: Default::default(),
             rd_laddr: Default::default(),
             rd_len: Default::default(),
@@ -389,6 +407,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_rkey: Default::default(),
             w_raddr: Default::default(),
             w_imm: Default::default(),
+            w_cmp: Default::default(),
+            w_swap: Default::default(),
             wqe_active: Default::default(),
             w_done: Default::default(),
             w_status: Default::default(),
@@ -413,10 +433,14 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rr_msn_q: Default::default(),
             rr_idx: Default::default(),
             rr_last: Default::default(),
+            rr_atomic_q: Default::default(),
+            rr_orig_q: Default::default(),
             p_ack: Default::default(),
             p_aeth: Default::default(),
             p_resp: Default::default(),
             p_imm: Default::default(),
+            p_atomic: Default::default(),
+            p_aack: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -464,6 +488,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rem_r: Default::default(),
             plen_r: Default::default(),
             is_read: Default::default(),
+            is_atomic: Default::default(),
             psn_end: Default::default(),
             ack_d: Default::default(),
             psn_next: Default::default(),
@@ -508,6 +533,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sh_rkey: c16(wqe::RKEY * 8),
             sh_raddr: c16(wqe::REMOTE_ADDR * 8),
             sh_imm: c16(wqe::IMM * 8),
+            sh_cmp: c16(wqe::COMPARE_ADD * 8),
+            sh_swap: c16(wqe::SWAP * 8),
             // Payload starts at frame byte H = 54 (no extension header) or 70 (RETH): the first word holding
             // payload starts at (H / B) * B, and payload byte q sits in lane (H + q) mod B.
             start54: c16(54 / B * B),
@@ -535,13 +562,76 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, wqe_buf, w_opcode, w_flags, w_len, w_wrid, w_laddr, w_rkey,
-            w_raddr, w_imm, wqe_active, w_done, w_status, w_vendor, first_psn, npk, last_idx,
-            snd_idx, snd_max, una, retry, timer, rnr_wait, since_req, lat_valid, lat_syn, lat_psn,
-            rr_active, rr_addr, rr_len_q, rr_psn0, rr_msn_q, rr_idx, rr_last, p_ack, p_aeth,
-            p_resp, p_imm, p_rva, p_rlen, p_reth, p_opcode, p_psn, p_ackreq, p_se, p_syn, p_msn,
-            p_plen, p_addr, hdr, e_pos, f_pos, nd, last_j, last_wmask, data_start, pos, j, prev,
-            crc, rem_pend, icrc_rem
+            self,
+            clock,
+            state,
+            wqe_buf,
+            w_opcode,
+            w_flags,
+            w_len,
+            w_wrid,
+            w_laddr,
+            w_rkey,
+            w_raddr,
+            w_imm,
+            w_cmp,
+            w_swap,
+            wqe_active,
+            w_done,
+            w_status,
+            w_vendor,
+            first_psn,
+            npk,
+            last_idx,
+            snd_idx,
+            snd_max,
+            una,
+            retry,
+            timer,
+            rnr_wait,
+            since_req,
+            lat_valid,
+            lat_syn,
+            lat_psn,
+            rr_active,
+            rr_addr,
+            rr_len_q,
+            rr_psn0,
+            rr_msn_q,
+            rr_idx,
+            rr_last,
+            p_ack,
+            p_aeth,
+            p_resp,
+            p_imm,
+            p_atomic,
+            p_aack,
+            rr_atomic_q,
+            rr_orig_q,
+            p_rva,
+            p_rlen,
+            p_reth,
+            p_opcode,
+            p_psn,
+            p_ackreq,
+            p_se,
+            p_syn,
+            p_msn,
+            p_plen,
+            p_addr,
+            hdr,
+            e_pos,
+            f_pos,
+            nd,
+            last_j,
+            last_wmask,
+            data_start,
+            pos,
+            j,
+            prev,
+            crc,
+            rem_pend,
+            icrc_rem
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -555,7 +645,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_taken.next = false;
         self.rr_taken.next = false;
         self.is_read.next = self.w_opcode.q.val() == 4;
-        self.rd_active.next = self.wqe_active.q.val() && self.is_read.val() && !self.w_done.q.val();
+        // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6 (ibv_wr_opcode).
+        self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
+        self.rd_active.next = self.wqe_active.q.val()
+            && (self.is_read.val() || self.is_atomic.val())
+            && !self.w_done.q.val();
+        self.rd_atomic.next = self.is_atomic.val();
         self.rd_psn0.next = self.first_psn.q.val();
         self.rd_laddr.next = self.w_laddr.q.val();
         self.rd_len.next = self.w_len.q.val();
@@ -573,6 +668,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.w_opcode.q.val() == 4 {
             self.cqe_opcode.next = 2.into();
+        }
+        if self.w_opcode.q.val() == 5 {
+            self.cqe_opcode.next = 3.into(); // IBV_WC_COMP_SWAP
+        }
+        if self.w_opcode.q.val() == 6 {
+            self.cqe_opcode.next = 4.into(); // IBV_WC_FETCH_ADD
         }
         self.rd_req_valid.next = false;
         self.rd_resp_ready.next = false;
@@ -649,6 +750,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.p_reth.q.val() && self.p_imm.q.val() {
             self.ext_len.next = 20.into();
+        }
+        if self.p_atomic.q.val() {
+            self.ext_len.next = 28.into();
+        }
+        if self.p_aack.q.val() {
+            self.ext_len.next = 12.into();
         }
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
@@ -767,6 +874,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_resp.d.next = false;
                     self.p_reth.d.next = false;
                     self.p_imm.d.next = false;
+                    self.p_atomic.d.next = false;
+                    self.p_aack.d.next = false;
                     self.p_opcode.d.next = 0x11.into();
                     self.p_psn.d.next = self.ack_psn.val();
                     self.p_syn.d.next = self.ack_syndrome.val();
@@ -791,6 +900,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rr_msn_q.d.next = self.rr_msn.val();
                     self.rr_idx.d.next = 0.into();
                     self.rr_last.d.next = bit_cast::<24, 32>(self.rr_npk.val() - 1);
+                    self.rr_atomic_q.d.next = self.rr_atomic.val();
+                    self.rr_orig_q.d.next = self.rr_orig.val();
+                    if self.rr_atomic.val() {
+                        self.rr_last.d.next = 0.into();
+                        self.rr_len_q.d.next = 0.into();
+                    }
                 } else if self.wqe_active.q.val() && self.w_done.q.val() {
                     self.state.d.next = TxState::Cqe;
                 } else if self.wqe_active.q.val() && !self.rts.val() {
@@ -928,6 +1043,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_raddr.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_raddr.val());
                 self.w_imm.d.next = bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_imm.val());
+                self.w_cmp.d.next = bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_cmp.val());
+                self.w_swap.d.next =
+                    bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_swap.val());
                 self.state.d.next = TxState::WqeCheck;
             }
             TxState::WqeCheck => {
@@ -947,9 +1065,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 self.lat_valid.d.next = false;
-                if self.w_opcode.q.val() > 4 {
+                if self.w_opcode.q.val() > 6 {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
+                } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
+                    // An atomic works on one 8-byte word (IBA §9.4.5).
+                    self.w_done.d.next = true;
+                    self.w_status.d.next = 1.into(); // LOC_LEN_ERR
                 }
                 self.state.d.next = TxState::Idle;
             }
@@ -961,6 +1083,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_ack.d.next = false;
                 self.p_aeth.d.next = false;
                 self.p_resp.d.next = false;
+                self.p_atomic.d.next = false;
+                self.p_aack.d.next = false;
                 self.p_reth.d.next = self.wr_write.val() && (self.snd_idx.q.val() == 0);
                 self.p_imm.d.next =
                     self.wr_imm.val() && (self.snd_idx.q.val() == self.last_idx.q.val());
@@ -997,6 +1121,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_ackreq.d.next = true;
                     self.p_se.d.next = false;
                 }
+                if self.is_atomic.val() {
+                    // CMP_SWAP 0x13 / FETCH_ADD 0x14 with an AtomicETH and no payload (§9.4.5).
+                    self.p_opcode.d.next = 0x13.into();
+                    if self.w_opcode.q.val() == 6 {
+                        self.p_opcode.d.next = 0x14.into();
+                    }
+                    self.p_reth.d.next = false;
+                    self.p_imm.d.next = false;
+                    self.p_atomic.d.next = true;
+                    self.p_plen.d.next = 0.into();
+                    self.p_ackreq.d.next = true;
+                    self.p_se.d.next = false;
+                }
                 self.state.d.next = TxState::Load;
             }
             TxState::RrSetup => {
@@ -1006,6 +1143,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_resp.d.next = true;
                 self.p_reth.d.next = false;
                 self.p_imm.d.next = false;
+                self.p_atomic.d.next = false;
+                self.p_aack.d.next = self.rr_atomic_q.q.val();
                 self.p_aeth.d.next =
                     (self.rr_idx.q.val() == 0) || (self.rr_idx.q.val() == self.rr_last.q.val());
                 self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
@@ -1015,7 +1154,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_msn.d.next = self.rr_msn_q.q.val();
                 self.p_ackreq.d.next = false;
                 self.p_se.d.next = false;
-                if self.rr_last.q.val() == 0 {
+                if self.rr_atomic_q.q.val() {
+                    // ATOMIC ACKNOWLEDGE 0x12: AETH and the original value (§9.4.6).
+                    self.p_opcode.d.next = 0x12.into();
+                    self.p_plen.d.next = 0.into();
+                } else if self.rr_last.q.val() == 0 {
                     self.p_opcode.d.next = 0x10.into();
                 } else if self.rr_idx.q.val() == 0 {
                     self.p_opcode.d.next = 0x0D.into();
@@ -1083,6 +1226,27 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464);
+                }
+                if self.p_atomic.q.val() {
+                    // AtomicETH (§9.3): VA, R_Key, swap or add value, compare value.
+                    self.hdr.d.next = self.hdr.q.val()
+                        | (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
+                        | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
+                        | (bit_cast::<1024, 64>(self.w_swap.q.val()) << 432)
+                        | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 368);
+                    if self.w_opcode.q.val() == 6 {
+                        self.hdr.d.next = self.hdr.q.val()
+                            | (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
+                            | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
+                            | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 432);
+                    }
+                }
+                if self.p_aack.q.val() {
+                    // AETH then AtomicAckETH: the original value (§9.3).
+                    self.hdr.d.next = self.hdr.q.val()
+                        | (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
+                        | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560)
+                        | (bit_cast::<1024, 64>(self.rr_orig_q.q.val()) << 496);
                 }
                 // ImmDt (§9.3): after the RETH on WRITE ONLY with immediate, else right after the BTH.
                 if self.p_imm.q.val() && self.p_reth.q.val() {
@@ -1705,9 +1869,9 @@ mod tests {
         b.rx_ack(0x1F, 0xFF_FFFE);
         b.run_until(100, |b| b.sq_ci == 1);
         assert!(b.cqes.is_empty());
-        // An opcode this generation does not execute (atomic compare-and-swap, 5) completes with
+        // An opcode this generation does not execute (7, a local invalidate) completes with
         // LOC_QP_OP_ERR, unsent.
-        b.post(5, 0, 8, 4, 0x4000, 0, 0);
+        b.post(7, 0, 8, 4, 0x4000, 0, 0);
         b.run_until(300, |b| b.sq_ci == 2);
         assert_eq!(b.cqes, vec![(4, 2, 0, 8, 0)]);
         assert_eq!(b.frames.len(), 1);

@@ -30,6 +30,12 @@ enum RespState {
     Data,
     /// Post a receive completion.
     Complete,
+    /// Atomic (§9.4.5): read the 8-byte word, compute, write it back; then hand the ATOMIC ACKNOWLEDGE to
+    /// the transmit engine. The requester side lands an ATOMIC ACKNOWLEDGE's value with AtWrite too.
+    AtRead,
+    AtData,
+    AtWrite,
+    AtDone,
     /// Free the frame in the receive buffer.
     Pop,
 }
@@ -103,9 +109,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rr_len: Signal<Out, Bits<32>>,
     pub rr_psn: Signal<Out, Bits<24>>,
     pub rr_msn: Signal<Out, Bits<24>>,
+    pub rr_atomic: Signal<Out, bool>,
+    pub rr_orig: Signal<Out, Bits<64>>,
     pub rr_taken: Signal<In, bool>,
     // The requester's RDMA READ in progress (from the transmit engine), whose responses land here.
     pub rd_active: Signal<In, bool>,
+    pub rd_atomic: Signal<In, bool>,
     pub rd_psn0: Signal<In, Bits<24>>,
     pub rd_laddr: Signal<In, Bits<64>>,
     pub rd_len: Signal<In, Bits<32>>,
@@ -177,6 +186,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     rr_len_q: DFF<Bits<32>>,
     rr_psn_q: DFF<Bits<24>>,
     rr_msn_q: DFF<Bits<24>>,
+    rr_atomic_q: DFF<bool>,
+    rr_orig_q: DFF<Bits<64>>,
+    // the atomic being executed, and the last one executed (replayed to a duplicate, §9.4.5)
+    at_va: DFF<Bits<64>>,
+    at_val: DFF<Bits<64>>,
+    at_orig: DFF<Bits<64>>,
+    at_req_side: DFF<bool>,
+    ac_valid: DFF<bool>,
+    ac_psn: DFF<Bits<24>>,
+    ac_orig: DFF<Bits<64>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
     // pending ACK/NAK
@@ -208,6 +227,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     is_wimm: Signal<Local, bool>,
     f_imm: Signal<Local, Bits<32>>,
     is_rreq: Signal<Local, bool>,
+    /// CMP_SWAP 0x13 / FETCH_ADD 0x14 request; ATOMIC ACKNOWLEDGE 0x12.
+    is_atreq: Signal<Local, bool>,
+    is_aack: Signal<Local, bool>,
+    f_swap: Signal<Local, Bits<64>>,
+    f_cmp: Signal<Local, Bits<64>>,
+    f_orig: Signal<Local, Bits<64>>,
+    /// Bytes the request accesses at f_va: the RETH's DMA length, or 8 for an atomic.
+    acc_len: Signal<Local, Bits<32>>,
+    at_off: Signal<Local, Bits<16>>,
+    at_word: Signal<Local, Bits<64>>,
     is_rresp: Signal<Local, bool>,
     /// MR access bit the request needs: REMOTE_WRITE 2 or REMOTE_READ 4 (ibv_access_flags).
     need_acc: Signal<Local, Bits<32>>,
@@ -253,6 +282,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     sh_syn: Constant<Bits<16>>,
     sh_imm: Constant<Bits<16>>,
     sh_imm_reth: Constant<Bits<16>>,
+    sh_swap: Constant<Bits<16>>,
+    sh_cmp: Constant<Bits<16>>,
+    sh_orig: Constant<Bits<16>>,
     sh_ackreq: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
@@ -332,8 +364,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rr_len: Default::default(),
             rr_psn: Default::default(),
             rr_msn: Default::default(),
+            rr_atomic: Default::default(),
+            rr_orig: Default::default(),
             rr_taken: Default::default(),
             rd_active: Default::default(),
+            rd_atomic: Default::default(),
             rd_psn0: Default::default(),
             rd_laddr: Default::default(),
             rd_len: Default::default(),
@@ -394,6 +429,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rr_len_q: Default::default(),
             rr_psn_q: Default::default(),
             rr_msn_q: Default::default(),
+            rr_atomic_q: Default::default(),
+            rr_orig_q: Default::default(),
+            at_va: Default::default(),
+            at_val: Default::default(),
+            at_orig: Default::default(),
+            at_req_side: Default::default(),
+            ac_valid: Default::default(),
+            ac_psn: Default::default(),
+            ac_orig: Default::default(),
             rd_exp: Default::default(),
             ack_pend: Default::default(),
             ack_syn: Default::default(),
@@ -420,6 +464,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             is_wimm: Default::default(),
             f_imm: Default::default(),
             is_rreq: Default::default(),
+            is_atreq: Default::default(),
+            is_aack: Default::default(),
+            f_swap: Default::default(),
+            f_cmp: Default::default(),
+            f_orig: Default::default(),
+            acc_len: Default::default(),
+            at_off: Default::default(),
+            at_word: Default::default(),
             is_rresp: Default::default(),
             need_acc: Default::default(),
             rq_up: Default::default(),
@@ -466,11 +518,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             sh_syn: Constant::new(be_shift(HDR_BYTES, F::AETH_SYNDROME, 1).into()),
             sh_imm: Constant::new(be_shift(HDR_BYTES, F::IMM_DT, 4).into()),
             sh_imm_reth: Constant::new(be_shift(HDR_BYTES, F::IMM_DT_AFTER_RETH, 4).into()),
+            sh_swap: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_SWAP_ADD, 8).into()),
+            sh_cmp: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_COMPARE, 8).into()),
+            sh_orig: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_ORIG, 8).into()),
             sh_ackreq: Constant::new(be_shift(HDR_BYTES, F::BTH_ACK_REQ, 1).into()),
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
-            // Header words after the metadata word: enough for Ethernet..RETH..ImmDt (74 bytes).
-            hdr_words: Constant::new(((F::IMM_DT_AFTER_RETH + 4).div_ceil(B) as u64).into()),
+            // Header words after the metadata word: enough for Ethernet..AtomicETH (82 bytes), which also
+            // covers RETH + ImmDt (74) and AETH + AtomicAckETH (66).
+            hdr_words: Constant::new(((F::ATOMIC_COMPARE + 8).div_ceil(B) as u64).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
@@ -517,6 +573,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             rr_len_q,
             rr_psn_q,
             rr_msn_q,
+            rr_atomic_q,
+            rr_orig_q,
+            at_va,
+            at_val,
+            at_orig,
+            at_req_side,
+            ac_valid,
+            ac_psn,
+            ac_orig,
             rd_exp,
             ack_pend,
             ack_syn,
@@ -544,6 +609,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rr_len.next = self.rr_len_q.q.val();
         self.rr_psn.next = self.rr_psn_q.q.val();
         self.rr_msn.next = self.rr_msn_q.q.val();
+        self.rr_atomic.next = self.rr_atomic_q.q.val();
+        self.rr_orig.next = self.rr_orig_q.q.val();
         self.rd_req_valid.next = false;
         self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.rq_base_lo.val())
@@ -591,6 +658,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
         // RDMA READ REQUEST 0x0C; READ RESPONSE FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10.
         self.is_rreq.next = self.f_opcode.val() == 0x0C;
+        self.is_atreq.next = (self.f_opcode.val() == 0x13) || (self.f_opcode.val() == 0x14);
+        self.is_aack.next = self.f_opcode.val() == 0x12;
+        self.f_swap.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_swap.val());
+        self.f_cmp.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_cmp.val());
+        self.f_orig.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_orig.val());
         self.is_rresp.next = (self.f_opcode.val() >= 0x0D) && (self.f_opcode.val() <= 0x10);
         // With immediate: SEND LAST 0x03, SEND ONLY 0x05, WRITE LAST 0x09, WRITE ONLY 0x0B.
         self.has_reth.next = (self.f_opcode.val() == 0x06)
@@ -632,6 +704,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.has_imm.val() && self.has_reth.val() {
             self.ext_len.next = 20.into(); // RETH + ImmDt
         }
+        if self.is_atreq.val() {
+            self.ext_len.next = 28.into(); // AtomicETH
+        }
+        if self.is_aack.val() {
+            self.ext_len.next = 12.into(); // AETH + AtomicAckETH
+        }
         self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.mtu.next = bits::<16>(1) << self.pmtu.val();
         // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a message of their kind, FIRST/ONLY only
@@ -663,6 +741,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if (self.f_opcode.val() == 0x08) || (self.f_opcode.val() == 0x09) {
             self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
         }
+        if self.is_atreq.val() {
+            self.len_ok.next = self.pay_len.q.val() == 0;
+        }
         if self.is_rreq.val() {
             // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
             self.len_ok.next =
@@ -688,12 +769,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
         // R_Key check (§9.7.5.1.7 / C9-88): a valid slot with this key, REMOTE_WRITE, the QP's PD, in bounds.
-        self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.f_dmalen.val());
+        // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
+        self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
+        self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
         self.mr_hit.next = false;
         self.need_acc.next = 2.into();
         if self.is_rreq.val() {
             self.need_acc.next = 4.into();
         }
+        self.acc_len.next = self.f_dmalen.val();
+        if self.is_atreq.val() {
+            self.need_acc.next = 8.into(); // REMOTE_ATOMIC
+            self.acc_len.next = 8.into();
+        }
+        self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.acc_len.val());
         if (self.mr0_len.val() != 0)
             && (self.mr0_key.val() == self.f_rkey.val())
             && ((self.mr0_access.val() & self.need_acc.val()) != 0)
@@ -808,9 +897,23 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else {
                         self.drop_qp_inc.next = true;
                     }
-                } else if !(self.is_write.val() || self.is_send.val() || self.is_rreq.val()) {
+                } else if self.is_aack.val() {
+                    // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
+                    if self.rd_active.val() && self.rd_atomic.val() && (self.rd_idx.val() == 0) {
+                        self.at_va.d.next = self.rd_laddr.val();
+                        self.at_val.d.next = self.f_orig.val();
+                        self.at_req_side.d.next = true;
+                        self.state.d.next = RespState::AtWrite;
+                    } else {
+                        self.drop_qp_inc.next = true;
+                    }
+                } else if !(self.is_write.val()
+                    || self.is_send.val()
+                    || self.is_rreq.val()
+                    || self.is_atreq.val())
+                {
                     self.drop_qp_inc.next = true;
-                } else if self.is_rreq.val() && self.rr_pend.q.val() {
+                } else if (self.is_rreq.val() || self.is_atreq.val()) && self.rr_pend.q.val() {
                     // The previous READ has not been taken by the transmit engine yet: wait.
                     self.state.d.next = RespState::Decode;
                 } else if self.is_rreq.val()
@@ -825,6 +928,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.rr_len_q.d.next = self.f_dmalen.val();
                     self.rr_psn_q.d.next = self.f_psn.val();
                     self.rr_msn_q.d.next = self.msn.q.val();
+                } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
+                    // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
+                    self.dup_inc.next = true;
+                    if self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()) {
+                        self.rr_pend.d.next = true;
+                        self.rr_atomic_q.d.next = true;
+                        self.rr_orig_q.d.next = self.ac_orig.q.val();
+                        self.rr_psn_q.d.next = self.f_psn.val();
+                        self.rr_msn_q.d.next = self.msn.q.val();
+                    }
                 } else if self.psn_diff.val() != 0 {
                     if self.psn_diff.val() >= 0x80_0000 {
                         // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
@@ -848,9 +961,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_syn_l.next = 0x61.into();
                     self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
-                } else if self.has_reth.val()
-                    && (self.f_dmalen.val() != 0)
-                    && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0))
+                } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
+                    // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x61.into();
+                    self.ack_psn_l.next = self.f_psn.val();
+                    self.qp_err.next = true;
+                } else if (self.is_atreq.val() && !self.mr_hit.val())
+                    || (self.has_reth.val()
+                        && (self.f_dmalen.val() != 0)
+                        && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0)))
                 {
                     // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
                     // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
@@ -859,6 +979,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_syn_l.next = 0x62.into();
                     self.ack_psn_l.next = self.f_psn.val();
                     self.qp_err.next = true;
+                } else if self.is_atreq.val() {
+                    self.at_va.d.next = self.f_va.val();
+                    self.at_req_side.d.next = false;
+                    self.state.d.next = RespState::AtRead;
                 } else if self.is_rreq.val() {
                     // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
                     // ceil(len / MTU) PSNs and complete one message.
@@ -976,7 +1100,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Complete => {
-                if self.is_rresp.val() {
+                if self.is_rresp.val() || self.is_aack.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
                     self.rx_ack_valid.next = true;
@@ -1025,6 +1149,57 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     }
                 }
             }
+            RespState::AtRead => {
+                self.rd_req_valid.next = true;
+                self.rd_req_addr.next = self.at_va.q.val() & !self.low_mask.val();
+                self.rd_req_beats.next = 1.into();
+                if self.rd_req_ready.val() {
+                    self.state.d.next = RespState::AtData;
+                }
+            }
+            RespState::AtData => {
+                // COMPARE_SWAP writes the swap value only if the word equals the compare value;
+                // FETCH_ADD adds (modulo 2^64). Either way the original value is returned.
+                self.rd_resp_ready.next = true;
+                if self.rd_resp_valid.val() {
+                    self.at_orig.d.next = self.at_word.val();
+                    self.state.d.next = RespState::AtDone;
+                    if self.opcode.q.val() == 0x14 {
+                        self.at_val.d.next = self.at_word.val() + self.f_swap.val();
+                        self.state.d.next = RespState::AtWrite;
+                    } else if self.at_word.val() == self.f_cmp.val() {
+                        self.at_val.d.next = self.f_swap.val();
+                        self.state.d.next = RespState::AtWrite;
+                    }
+                }
+            }
+            RespState::AtWrite => {
+                // One 8-byte write with its byte strobes (the data and strobe are set below).
+                self.wr_valid.next = true;
+                if self.wr_ready.val() {
+                    if self.at_req_side.q.val() {
+                        self.state.d.next = RespState::Complete;
+                    } else {
+                        self.state.d.next = RespState::AtDone;
+                    }
+                }
+            }
+            RespState::AtDone => {
+                // Executed: one PSN and one message; the result is saved for a duplicate.
+                self.rr_pend.d.next = true;
+                self.rr_atomic_q.d.next = true;
+                self.rr_orig_q.d.next = self.at_orig.q.val();
+                self.rr_psn_q.d.next = self.psn.q.val();
+                self.rr_msn_q.d.next = self.msn.q.val() + 1;
+                self.msn.d.next = self.msn.q.val() + 1;
+                self.ac_valid.d.next = true;
+                self.ac_psn.d.next = self.psn.q.val();
+                self.ac_orig.d.next = self.at_orig.q.val();
+                self.nak_sent.d.next = false;
+                self.rq_psn_set.next = true;
+                self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
+                self.state.d.next = RespState::Pop;
+            }
             RespState::Pop => {
                 self.buf_pop.next = true;
                 self.state.d.next = RespState::Idle;
@@ -1044,6 +1219,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.lanes_left.val() < self.beat_bytes.val() {
             self.wr_strb.next = !(self.ones.val() << self.lanes_left.val());
         }
+        if self.state.q.val() == RespState::AtWrite {
+            self.wr_addr.next = self.at_va.q.val() & !self.low_mask.val();
+            self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
+            self.wr_strb.next = bit_cast::<B, 8>(bits::<8>(0xFF)) << self.at_off.val();
+        }
         if self.send_ack.val() {
             self.ack_pend.d.next = true;
             self.ack_syn.d.next = self.ack_syn_l.val();
@@ -1058,6 +1238,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
             self.rr_pend.d.next = false;
+        }
+        if self.qp_state.val() == 0 {
+            self.ac_valid.d.next = false;
         }
         if self.qp_state.val() == 0 {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.

@@ -250,8 +250,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.rr_len.next = self.rx_eng.rr_len.val();
         self.tx_eng.rr_psn.next = self.rx_eng.rr_psn.val();
         self.tx_eng.rr_msn.next = self.rx_eng.rr_msn.val();
+        self.tx_eng.rr_atomic.next = self.rx_eng.rr_atomic.val();
+        self.tx_eng.rr_orig.next = self.rx_eng.rr_orig.val();
         self.rx_eng.rr_taken.next = self.tx_eng.rr_taken.val();
         self.rx_eng.rd_active.next = self.tx_eng.rd_active.val();
+        self.rx_eng.rd_atomic.next = self.tx_eng.rd_atomic.val();
         self.rx_eng.rd_psn0.next = self.tx_eng.rd_psn0.val();
         self.rx_eng.rd_laddr.next = self.tx_eng.rd_laddr.val();
         self.rx_eng.rd_len.next = self.tx_eng.rd_len.val();

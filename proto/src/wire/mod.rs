@@ -163,7 +163,7 @@ pub mod len {
 
 /// Byte offsets in an untagged Ethernet II + IPv4 (no options) + UDP RoCEv2 frame: what the RTL reads.
 pub mod ipv4_frame {
-    use super::{aeth, bth, ethernet, ipv4, len, reth, udp};
+    use super::{aeth, atomic_ack_eth, atomic_eth, bth, ethernet, ipv4, len, reth, udp};
     pub const ETHERTYPE: usize = ethernet::field::ETHERTYPE;
     /// Start of the IP header, and of what the ICRC covers.
     pub const IP: usize = len::ETH;
@@ -200,6 +200,12 @@ pub mod ipv4_frame {
     pub const IMM_DT: usize = EXT;
     /// ImmDt after a RETH (RDMA WRITE ONLY with immediate).
     pub const IMM_DT_AFTER_RETH: usize = EXT + len::RETH;
+    pub const ATOMIC_VA: usize = EXT + atomic_eth::field::VA;
+    pub const ATOMIC_RKEY: usize = EXT + atomic_eth::field::RKEY;
+    pub const ATOMIC_SWAP_ADD: usize = EXT + atomic_eth::field::SWAP_ADD;
+    pub const ATOMIC_COMPARE: usize = EXT + atomic_eth::field::COMPARE;
+    /// AtomicAckETH follows the AETH in ATOMIC ACKNOWLEDGE.
+    pub const ATOMIC_ORIG: usize = EXT + len::AETH + atomic_ack_eth::field::ORIG_DATA;
 }
 
 /// Why a buffer is not a RoCEv2 frame we can parse.
