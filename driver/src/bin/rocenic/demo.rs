@@ -10,8 +10,9 @@ use std::time::Instant;
 
 pub const USAGE: &str = "usage: rocenic demo [options]
 
-Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, then a SEND; B's
-memory is checked byte for byte, completions are polled, and every frame goes into a pcap.
+Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, a SEND, an RDMA
+READ of what it wrote and two atomics on it; memory is checked byte for byte against a model,
+completions are polled, and every frame goes into a pcap.
 
 options:
   --width 64|512        datapath width (default 64)
@@ -148,7 +149,10 @@ pub fn run(o: Opts) -> Result<(), String> {
             &dst,
             0,
             dst.len(),
-            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            AccessFlags::LOCAL_WRITE
+                | AccessFlags::REMOTE_WRITE
+                | AccessFlags::REMOTE_READ
+                | AccessFlags::REMOTE_ATOMIC,
         )
         .map_err(e)?;
     let rbuf_mr =
@@ -234,6 +238,83 @@ pub fn run(o: Opts) -> Result<(), String> {
     if got[..] != pattern[send_off..send_off + o.send_bytes] {
         return Err("SEND data differs from what A sent".into());
     }
+    // A reads back the start of what it wrote, then runs a FETCH_ADD and a COMPARE_SWAP on B's first
+    // word; B's memory and A's results are checked against a model.
+    let read_bytes = o.write_bytes.min(64 << 10);
+    let back = a.ctx.alloc_dma(read_bytes.max(64)).map_err(e)?;
+    let back_mr =
+        a.pd.reg_mr(&back, 0, back.len(), AccessFlags::LOCAL_WRITE)
+            .map_err(e)?;
+    let word0 = u64::from_le_bytes(pattern[..8].try_into().unwrap());
+    let atomics = [
+        SendOp::AtomicFetchAdd {
+            remote_addr: dst_mr.addr(),
+            rkey: dst_mr.rkey(),
+            add: 0x100,
+        },
+        SendOp::AtomicCmpSwap {
+            remote_addr: dst_mr.addr(),
+            rkey: dst_mr.rkey(),
+            compare: word0.wrapping_add(0x100),
+            swap: 0x0123_4567_89AB_CDEF,
+        },
+    ];
+    // SAFETY: as above; `back` lives to the end of the function.
+    unsafe {
+        a.qp.post_send(&WorkRequest {
+            wr_id: 3,
+            op: SendOp::RdmaRead {
+                remote_addr: dst_mr.addr(),
+                rkey: dst_mr.rkey(),
+            },
+            sge: Sge {
+                addr: back_mr.addr(),
+                length: read_bytes as u32,
+                lkey: back_mr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        })
+        .map_err(e)?;
+    }
+    ok("RDMA READ", wait(&a.send_cq, "the RDMA READ")?, 3)?;
+    let mut got = vec![0; read_bytes];
+    back.read(0, &mut got).map_err(e)?;
+    if got[..] != pattern[..read_bytes] {
+        return Err("RDMA READ data differs from B's memory".into());
+    }
+    let mut originals = Vec::new();
+    for (i, op) in atomics.into_iter().enumerate() {
+        // SAFETY: as above.
+        unsafe {
+            a.qp.post_send(&WorkRequest {
+                wr_id: 4 + i as u64,
+                op,
+                sge: Sge {
+                    addr: back_mr.addr(),
+                    length: 8,
+                    lkey: back_mr.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            })
+            .map_err(e)?;
+        }
+        ok("atomic", wait(&a.send_cq, "an atomic")?, 4 + i as u64)?;
+        let mut v = [0u8; 8];
+        back.read(0, &mut v).map_err(e)?;
+        originals.push(u64::from_le_bytes(v));
+    }
+    let mut v = [0u8; 8];
+    dst.read(0, &mut v).map_err(e)?;
+    let expect = (
+        vec![word0, word0.wrapping_add(0x100)],
+        0x0123_4567_89AB_CDEFu64,
+    );
+    if (originals.clone(), u64::from_le_bytes(v)) != expect {
+        return Err(format!(
+            "atomics: originals {originals:#x?}, word {:#x}; expected {expect:#x?}",
+            u64::from_le_bytes(v)
+        ));
+    }
     if a.qp.query() != QpState::Rts || b.qp.query() != QpState::Rts {
         return Err("a QP left RTS".into());
     }
@@ -255,7 +336,8 @@ pub fn run(o: Opts) -> Result<(), String> {
         mhz,
         o.mtu
     );
-    println!("  RDMA WRITE {} bytes + SEND {} bytes from A to B: data checked byte for byte, 3 completions", o.write_bytes, o.send_bytes);
+    println!("  RDMA WRITE {} bytes + SEND {} bytes from A to B, RDMA READ {} bytes back, FETCH_ADD + COMPARE_SWAP:", o.write_bytes, o.send_bytes, read_bytes);
+    println!("              data and atomic results checked byte for byte, 6 completions");
     println!("  frames      A->B {} ({} bytes), B->A {} ({} bytes); corrupted on the link {}, dropped {}",
         stats.frames[0], stats.bytes[0], stats.frames[1], stats.bytes[1], stats.corrupted, stats.dropped);
     println!("  recovery    B: ICRC errors {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
