@@ -12,6 +12,8 @@ pub mod backend;
 pub mod error;
 #[cfg(feature = "sim")]
 pub mod pair;
+#[cfg(feature = "sim")]
+pub mod stress;
 pub mod verbs;
 
 pub use backend::{Backend, DmaRegion};

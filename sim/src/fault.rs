@@ -1,5 +1,5 @@
 //! Deterministic fault injection on the link: explicit faults on chosen frames, plus optional seeded random
-//! corruption and loss.
+//! corruption, loss, duplication, reordering and delay jitter.
 //!
 //! Frames are numbered per sending port from 0 (frame 0 is the first frame that port sends). Bit `k` of a
 //! frame is bit `k % 8` (bit 0 = least significant) of byte `k / 8`, counted on the padded frame as it is on
@@ -22,6 +22,13 @@ pub struct FaultPlan {
     pub corrupt_probability: f64,
     /// Probability that a frame is dropped.
     pub drop_probability: f64,
+    /// Probability that a frame is delivered twice.
+    pub duplicate_probability: f64,
+    /// Probability that a frame is held back by `reorder_cycles`, so that frames sent after it overtake it.
+    pub reorder_probability: f64,
+    pub reorder_cycles: u64,
+    /// Every frame is delayed by a uniform extra 0..=`jitter_cycles` (frames may then overtake each other).
+    pub jitter_cycles: u64,
 }
 
 /// What happened to one frame.
@@ -29,6 +36,10 @@ pub struct FaultPlan {
 pub struct Fate {
     pub corrupted: bool,
     pub dropped: bool,
+    pub duplicated: bool,
+    pub reordered: bool,
+    /// Cycles added to the link latency for this frame.
+    pub extra_delay: u64,
 }
 
 impl FaultPlan {
@@ -56,8 +67,24 @@ impl FaultPlan {
         self
     }
 
+    /// Add: duplicate each frame with probability `duplicate`, hold one back by `cycles` with probability
+    /// `reorder`.
+    pub fn shuffle(mut self, duplicate: f64, reorder: f64, cycles: u64) -> FaultPlan {
+        self.duplicate_probability = duplicate;
+        self.reorder_probability = reorder;
+        self.reorder_cycles = cycles;
+        self
+    }
+
+    /// Add: delay every frame by a uniform extra 0..=`cycles`.
+    pub fn jitter(mut self, cycles: u64) -> FaultPlan {
+        self.jitter_cycles = cycles;
+        self
+    }
+
     /// Apply the plan to frame number `index` of `port`. Random draws happen only for non-zero
-    /// probabilities, corruption first, so a plan without random faults never touches `rng`.
+    /// probabilities, in a fixed order (corrupt, drop, duplicate, reorder, jitter), so a plan without
+    /// random faults never touches `rng` and adding a later kind of fault keeps the earlier draws.
     pub fn apply(&self, port: usize, index: u64, frame: &mut [u8], rng: &mut SplitMix64) -> Fate {
         let mut fate = Fate::default();
         for e in &self.entries {
@@ -86,6 +113,16 @@ impl FaultPlan {
         }
         if self.drop_probability > 0.0 && rng.next_f64() < self.drop_probability {
             fate.dropped = true;
+        }
+        if self.duplicate_probability > 0.0 && rng.next_f64() < self.duplicate_probability {
+            fate.duplicated = true;
+        }
+        if self.reorder_probability > 0.0 && rng.next_f64() < self.reorder_probability {
+            fate.reordered = true;
+            fate.extra_delay += self.reorder_cycles;
+        }
+        if self.jitter_cycles > 0 {
+            fate.extra_delay += rng.next_u64() % (self.jitter_cycles + 1);
         }
         fate
     }
@@ -125,6 +162,29 @@ mod tests {
         let mut r = SplitMix64::new(1234567);
         assert_eq!(r.next_u64(), 6457827717110365317);
         assert_eq!(r.next_u64(), 3203168211198807973);
+    }
+
+    #[test]
+    fn random_faults_follow_their_probabilities() {
+        let plan = FaultPlan::none()
+            .random(0.0, 0.1)
+            .shuffle(0.2, 0.3, 500)
+            .jitter(10);
+        let mut rng = SplitMix64::new(9);
+        let (mut drop, mut dup, mut reo) = (0, 0, 0);
+        let mut f = vec![0u8; 60];
+        for i in 0..10_000 {
+            let fate = plan.apply(0, i, &mut f, &mut rng);
+            drop += fate.dropped as u32;
+            dup += fate.duplicated as u32;
+            reo += fate.reordered as u32;
+            assert!(fate.extra_delay <= 510);
+            assert_eq!(fate.reordered, fate.extra_delay >= 500);
+        }
+        assert!((900..1100).contains(&drop), "{drop}");
+        assert!((1800..2200).contains(&dup), "{dup}");
+        assert!((2700..3300).contains(&reo), "{reo}");
+        assert!(f.iter().all(|&b| b == 0), "no corruption asked for");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The link has no Verilator in it, so it can be tested on its own.
 use crate::fault::{FaultPlan, SplitMix64};
 use rocenic_proto::pcap;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io;
 use std::path::Path;
 use std::time::Duration;
@@ -24,6 +25,10 @@ pub struct LinkStats {
     pub corrupted: u64,
     /// Frames not delivered.
     pub dropped: u64,
+    /// Frames delivered twice.
+    pub duplicated: u64,
+    /// Frames held back so that later ones overtook them.
+    pub reordered: u64,
 }
 
 /// A pcap capture in simulated time (nanosecond timestamps, Ethernet link type).
@@ -61,8 +66,9 @@ impl PcapTap {
     }
 }
 
-/// A frame in flight: delivery cycle and bytes.
-type InFlight = VecDeque<(u64, Vec<u8>)>;
+/// Frames in flight, earliest delivery first: (delivery cycle, sequence number, bytes). The sequence number
+/// keeps frames due on the same cycle in the order they were sent.
+type InFlight = BinaryHeap<Reverse<(u64, u64, Vec<u8>)>>;
 
 /// The point-to-point link between port 0 and port 1.
 pub struct Link {
@@ -74,6 +80,7 @@ pub struct Link {
     in_flight: [InFlight; 2],
     pcap: Option<PcapTap>,
     stats: LinkStats,
+    seq: u64,
 }
 
 impl Link {
@@ -90,9 +97,10 @@ impl Link {
             ns_per_cycle: 1000.0 / clock_mhz,
             faults,
             rng: SplitMix64::new(seed),
-            in_flight: [VecDeque::new(), VecDeque::new()],
+            in_flight: [BinaryHeap::new(), BinaryHeap::new()],
             pcap,
             stats: LinkStats::default(),
+            seq: 0,
         }
     }
 
@@ -108,11 +116,19 @@ impl Link {
         self.stats.bytes[port] += frame.len() as u64;
         self.stats.corrupted += fate.corrupted as u64;
         self.stats.dropped += fate.dropped as u64;
+        self.stats.duplicated += (fate.duplicated && !fate.dropped) as u64;
+        self.stats.reordered += (fate.reordered && !fate.dropped) as u64;
         if let Some(tap) = &mut self.pcap {
             tap.record((cycle as f64 * self.ns_per_cycle).round() as u64, &frame);
         }
         if !fate.dropped {
-            self.in_flight[port].push_back((cycle + self.latency, frame));
+            let due = cycle + self.latency + fate.extra_delay;
+            if fate.duplicated {
+                self.seq += 1;
+                self.in_flight[port].push(Reverse((due, self.seq, frame.clone())));
+            }
+            self.seq += 1;
+            self.in_flight[port].push(Reverse((due, self.seq, frame)));
         }
     }
 
@@ -121,10 +137,10 @@ impl Link {
     pub fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
         for from in 0..2 {
             if self.in_flight[from]
-                .front()
-                .is_some_and(|(due, _)| *due <= cycle)
+                .peek()
+                .is_some_and(|Reverse((due, _, _))| *due <= cycle)
             {
-                let (_, f) = self.in_flight[from].pop_front().unwrap();
+                let Reverse((_, _, f)) = self.in_flight[from].pop().unwrap();
                 return Some((1 - from, f));
             }
         }

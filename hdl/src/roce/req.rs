@@ -100,6 +100,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rd_restart_idx: Signal<Out, Bits<24>>,
     // ACK/NAK received for our requests (one-cycle pulse)
     pub rx_ack_valid: Signal<In, bool>,
+    /// The acknowledgement is a landed READ response or ATOMIC ACKNOWLEDGE.
+    pub rx_ack_resp: Signal<In, bool>,
     pub rx_ack_syndrome: Signal<In, Bits<8>>,
     pub rx_ack_psn: Signal<In, Bits<24>>,
     // send completions
@@ -157,6 +159,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     lat_valid: DFF<bool>,
     lat_syn: DFF<Bits<8>>,
     lat_psn: DFF<Bits<24>>,
+    lat_resp: DFF<bool>,
     // the responder's read job (IBA §9.7.5.1.5 / C9-? responses FIRST/MIDDLE/LAST/ONLY)
     rr_active: DFF<bool>,
     rr_addr: DFF<Bits<64>>,
@@ -375,6 +378,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
             rx_ack_valid: Default::default(),
+            rx_ack_resp: Default::default(),
             rx_ack_syndrome: Default::default(),
             rx_ack_psn: Default::default(),
             cqe_valid: Default::default(),
@@ -426,6 +430,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             lat_valid: Default::default(),
             lat_syn: Default::default(),
             lat_psn: Default::default(),
+            lat_resp: Default::default(),
             rr_active: Default::default(),
             rr_addr: Default::default(),
             rr_len_q: Default::default(),
@@ -593,6 +598,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             lat_valid,
             lat_syn,
             lat_psn,
+            lat_resp,
             rr_active,
             rr_addr,
             rr_len_q,
@@ -914,8 +920,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.wqe_active.q.val() && self.lat_valid.q.val() {
                     self.lat_valid.d.next = false;
                     if (self.lat_syn.q.val() & 0xE0) == 0 {
-                        // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6).
+                        // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
+                        // atomic completes only with its responses: an ACK packet covering its PSNs means
+                        // they were lost, and the timeout asks again (§9.7.6 implied NAK).
                         if (self.ack_d.val() >= self.una.q.val())
+                            && (self.lat_resp.q.val()
+                                || !(self.is_read.val() || self.is_atomic.val()))
                             && (self.ack_d.val() < self.snd_max.q.val())
                         {
                             self.una.d.next = self.ack_d.val() + 1;
@@ -1355,6 +1365,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.lat_valid.d.next = true;
             self.lat_syn.d.next = self.rx_ack_syndrome.val();
             self.lat_psn.d.next = self.rx_ack_psn.val();
+            self.lat_resp.d.next = self.rx_ack_resp.val();
         }
         if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
             // RESET and ERR end the responder's read job (§10.3.1).
@@ -1585,6 +1596,7 @@ mod tests {
                 self.uut.ack_valid.next = false;
             }
             self.uut.rx_ack_valid.next = false;
+            self.uut.rx_ack_resp.next = false;
             self.cycles += 1;
         }
 
@@ -1621,6 +1633,12 @@ mod tests {
         }
 
         fn rx_ack(&mut self, syndrome: u8, psn: u32) {
+            self.rx_ack_from(syndrome, psn, false);
+        }
+
+        /// A READ response or ATOMIC ACKNOWLEDGE landed by the receive engine (`resp`), or an ACK packet.
+        fn rx_ack_from(&mut self, syndrome: u8, psn: u32, resp: bool) {
+            self.uut.rx_ack_resp.next = resp;
             self.uut.rx_ack_valid.next = true;
             self.uut.rx_ack_syndrome.next = (syndrome as u64).into();
             self.uut.rx_ack_psn.next = ((psn & 0xFF_FFFF) as u64).into();
@@ -1898,13 +1916,19 @@ mod tests {
         assert_eq!(be(&p.rest[8..12]), 0xAABB_CCDD);
         assert_eq!(be(&p.rest[12..16]), 600);
         assert_eq!(b.sq_psn, 1, "SQ_PSN moves past the three response PSNs");
-        // Responses land in the receive engine, which acknowledges each PSN to the requester.
-        b.rx_ack(0x00, 0xFF_FFFE);
+        // An ACK packet covering the READ's PSNs does not complete it: only its responses do.
+        b.rx_ack(0x1F, 0);
         for _ in 0..50 {
             b.step();
         }
         assert!(b.cqes.is_empty());
-        b.rx_ack(0x00, 0);
+        // Responses land in the receive engine, which acknowledges each PSN to the requester.
+        b.rx_ack_from(0x00, 0xFF_FFFE, true);
+        for _ in 0..50 {
+            b.step();
+        }
+        assert!(b.cqes.is_empty());
+        b.rx_ack_from(0x00, 0, true);
         b.run_until(100, |b| b.sq_ci == 1);
         assert_eq!(b.cqes, vec![(21, 0, 2, 600, 0)]);
         assert_eq!(b.frames.len(), 1, "no retransmission");

@@ -121,6 +121,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rd_restart: Signal<In, bool>,
     pub rd_restart_idx: Signal<In, Bits<24>>,
     pub rx_ack_valid: Signal<Out, bool>,
+    /// The pulse is a READ response or ATOMIC ACKNOWLEDGE that landed, not an ACK packet.
+    pub rx_ack_resp: Signal<Out, bool>,
     pub rx_ack_syndrome: Signal<Out, Bits<8>>,
     pub rx_ack_psn: Signal<Out, Bits<24>>,
     // DMA read (receive WQEs) and write (payload)
@@ -375,6 +377,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
             rx_ack_valid: Default::default(),
+            rx_ack_resp: Default::default(),
             rx_ack_syndrome: Default::default(),
             rx_ack_psn: Default::default(),
             rd_req_valid: Default::default(),
@@ -604,6 +607,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.buf_pop_words.next = self.frame_words.q.val();
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
+        self.rx_ack_resp.next = false;
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -927,6 +931,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.rr_va_q.d.next = self.f_va.val();
                     self.rr_len_q.d.next = self.f_dmalen.val();
                     self.rr_psn_q.d.next = self.f_psn.val();
+                    self.rr_atomic_q.d.next = false;
                     self.rr_msn_q.d.next = self.msn.q.val();
                 } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
                     // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
@@ -990,6 +995,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.rr_va_q.d.next = self.f_va.val();
                     self.rr_len_q.d.next = self.f_dmalen.val();
                     self.rr_psn_q.d.next = self.f_psn.val();
+                    self.rr_atomic_q.d.next = false;
                     self.rr_msn_q.d.next = self.msn.q.val() + 1;
                     self.msn.d.next = self.msn.q.val() + 1;
                     self.nak_sent.d.next = false;
@@ -1104,6 +1110,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
                     self.rx_ack_valid.next = true;
+                    self.rx_ack_resp.next = true;
                     self.rx_ack_syndrome.next = 0.into();
                     self.state.d.next = RespState::Pop;
                 } else {

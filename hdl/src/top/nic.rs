@@ -243,6 +243,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.rx_ack_valid.next = self.rx_eng.rx_ack_valid.val();
         self.tx_eng.rx_ack_syndrome.next = self.rx_eng.rx_ack_syndrome.val();
         self.tx_eng.rx_ack_psn.next = self.rx_eng.rx_ack_psn.val();
+        self.tx_eng.rx_ack_resp.next = self.rx_eng.rx_ack_resp.val();
         // RDMA READ: the responder's job goes to the transmit engine; the requester's READ in progress
         // goes to the receive engine, which lands its responses.
         self.tx_eng.rr_valid.next = self.rx_eng.rr_valid.val();

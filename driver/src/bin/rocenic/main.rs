@@ -5,6 +5,7 @@
 mod attach;
 mod demo;
 mod pingpong;
+mod stress;
 
 use std::process::ExitCode;
 
@@ -13,6 +14,7 @@ const USAGE: &str = "usage: rocenic <command> [options]
 commands:
   demo          two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written
   rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
+  stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
 
 `rocenic <command> --help` shows a command's options.";
 
@@ -43,6 +45,11 @@ fn main() -> ExitCode {
             "rc-pingpong",
             pingpong::parse(&args[1..]).and_then(pingpong::run),
             &pingpong::help(),
+        ),
+        Some("stress") => finish(
+            "stress",
+            stress::parse(&args[1..]).and_then(stress::run),
+            stress::USAGE,
         ),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");

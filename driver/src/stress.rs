@@ -1,0 +1,459 @@
+//! Mixed-traffic stress on two co-simulated NICs: both QPs act as requester at once, each sending a seeded
+//! random stream of every RC operation (WRITE, WRITE with immediate, SEND, SEND with immediate, READ,
+//! FETCH_ADD, COMPARE_SWAP) of random sizes, over a link that drops, corrupts, duplicates and reorders
+//! frames. Every completion must be a success and every byte is checked against a model of the peer's
+//! memory as each operation completes; no progress for too long is a stall and fails the run.
+use crate::pair::Pair;
+use crate::verbs::{
+    AccessFlags, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WorkCompletion, WorkRequest,
+};
+use crate::{DmaRegion, WcOpcode, WcStatus};
+use rocenic_sim::{FabricConfig, FaultPlan, Width};
+use std::collections::VecDeque;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct StressConfig {
+    pub width: Width,
+    pub mtu: u32,
+    /// Messages per direction.
+    pub messages: usize,
+    pub seed: u64,
+    pub faults: FaultPlan,
+    /// Local ACK timeout in core cycles.
+    pub ack_timeout: u32,
+    /// Largest message in bytes (at most [`REGION`]).
+    pub max_bytes: usize,
+    /// Operation kinds to draw from, as indices into [`KINDS`] (empty: all, with the default mix).
+    pub kinds: Vec<usize>,
+}
+
+/// Size of each side's source, target and receive regions.
+pub const REGION: usize = 256 << 10;
+/// Receive slots per side, each `REGION / RECV_SLOTS` bytes.
+const RECV_SLOTS: usize = 4;
+
+/// What happened, per operation kind and on the link.
+#[derive(Clone, Debug, Default)]
+pub struct StressReport {
+    /// Completed messages per kind, in [`KINDS`] order.
+    pub count: [u64; 7],
+    pub bytes: u64,
+    pub cycles: u64,
+    pub link: rocenic_sim::LinkStats,
+    /// Counters of both sides added: naks, ack timeouts, retransmits, duplicates, sequence errors.
+    pub naks: u64,
+    pub timeouts: u64,
+    pub retransmits: u64,
+    pub duplicates: u64,
+    pub seq_errors: u64,
+    pub icrc_errors: u64,
+}
+
+pub const KINDS: [&str; 7] = [
+    "WRITE",
+    "WRITE_IMM",
+    "SEND",
+    "SEND_IMM",
+    "READ",
+    "FETCH_ADD",
+    "CMP_SWAP",
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// One side's buffers and the model of its target region (what the peer may write and read).
+struct Mem {
+    src: DmaRegion,
+    src_mr: MemoryRegion,
+    tgt: DmaRegion,
+    tgt_mr: MemoryRegion,
+    tgt_model: Vec<u8>,
+    rbuf: DmaRegion,
+    rbuf_mr: MemoryRegion,
+}
+
+/// The message a side has in flight, and what its completion must show.
+struct InFlight {
+    kind: usize,
+    len: usize,
+    /// Target offset (in the peer's target region) or receive slot.
+    off: usize,
+    data: Vec<u8>,
+    /// Atomics: the operand(s).
+    a: u64,
+    b: u64,
+}
+
+/// A completion the peer's receive CQ must produce, in order.
+struct ExpectRecv {
+    opcode: WcOpcode,
+    len: usize,
+    imm: Option<u32>,
+    slot: usize,
+    /// SEND data to find in the slot (None for WRITE with immediate: the data is in the target region).
+    data: Option<Vec<u8>>,
+}
+
+fn wc_err(what: &str, wc: &WorkCompletion) -> String {
+    format!(
+        "{what}: completion {:?} opcode {:?} wr_id {} byte_len {} vendor_err {:#x}",
+        wc.status, wc.opcode, wc.wr_id, wc.byte_len, wc.vendor_err
+    )
+}
+
+/// Runs the stress; Err says what went wrong first.
+pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
+    let e = |e: crate::Error| e.to_string();
+    let fc = FabricConfig {
+        width: cfg.width,
+        host_mem_bytes: 16 << 20,
+        faults: cfg.faults.clone(),
+        seed: cfg.seed,
+        ..FabricConfig::default()
+    };
+    let pair = Pair::connect(fc, cfg.mtu, cfg.ack_timeout).map_err(e)?;
+    let beat = pair.a.ctx.beat_bytes();
+    let max_bytes = cfg.max_bytes.min(REGION / RECV_SLOTS);
+    let sides = [&pair.a, &pair.b];
+    let mut mems = Vec::new();
+    for s in sides {
+        let src = s.ctx.alloc_dma(REGION).map_err(e)?;
+        let tgt = s.ctx.alloc_dma(REGION).map_err(e)?;
+        let rbuf = s.ctx.alloc_dma(REGION).map_err(e)?;
+        let init: Vec<u8> = (0..REGION).map(|i| (i * 13 + 7) as u8).collect();
+        tgt.write(0, &init).map_err(e)?;
+        let src_mr =
+            s.pd.reg_mr(&src, 0, REGION, AccessFlags::LOCAL_WRITE)
+                .map_err(e)?;
+        let tgt_mr =
+            s.pd.reg_mr(
+                &tgt,
+                0,
+                REGION,
+                AccessFlags::LOCAL_WRITE
+                    | AccessFlags::REMOTE_WRITE
+                    | AccessFlags::REMOTE_READ
+                    | AccessFlags::REMOTE_ATOMIC,
+            )
+            .map_err(e)?;
+        let rbuf_mr =
+            s.pd.reg_mr(&rbuf, 0, REGION, AccessFlags::LOCAL_WRITE)
+                .map_err(e)?;
+        mems.push(Mem {
+            src,
+            src_mr,
+            tgt,
+            tgt_mr,
+            tgt_model: init,
+            rbuf,
+            rbuf_mr,
+        });
+    }
+    let slot_bytes = REGION / RECV_SLOTS;
+    let rbufs: Vec<(u64, u32)> = mems
+        .iter()
+        .map(|m| (m.rbuf_mr.addr(), m.rbuf_mr.lkey()))
+        .collect();
+    let post_recv = |side: usize, slot: usize| -> Result<(), String> {
+        let (addr, lkey) = rbufs[side];
+        // SAFETY: the receive region lives until the end of `run`, after every completion was polled or
+        // the QPs were destroyed.
+        unsafe {
+            sides[side].qp.post_recv(&RecvRequest {
+                wr_id: slot as u64,
+                sge: Sge {
+                    addr: addr + (slot * slot_bytes) as u64,
+                    length: slot_bytes as u32,
+                    lkey,
+                },
+            })
+        }
+        .map_err(e)
+    };
+    for side in 0..2 {
+        for slot in 0..RECV_SLOTS {
+            post_recv(side, slot)?;
+        }
+    }
+    let mut next_slot = [0usize; 2];
+    let mut expect: [VecDeque<ExpectRecv>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut rng = [
+        Rng(cfg.seed ^ 0xA5A5_0000),
+        Rng(cfg.seed ^ 0x5A5A_0000_0000),
+    ];
+    let mut inflight: [Option<InFlight>; 2] = [None, None];
+    let mut sent = [0usize; 2];
+    let mut report = StressReport::default();
+    let start = pair.cycles();
+    let mut last_progress = start;
+    let stall = 200 * cfg.ack_timeout as u64 + 2_000_000;
+    let mut wc = [WorkCompletion::default()];
+
+    // Until every message is sent and completed, and every receive completion it implies has arrived.
+    while sent.iter().any(|&n| n < cfg.messages)
+        || inflight.iter().any(Option::is_some)
+        || expect.iter().any(|q| !q.is_empty())
+    {
+        for side in 0..2 {
+            if inflight[side].is_some() || sent[side] >= cfg.messages {
+                continue;
+            }
+            let peer = 1 - side;
+            let r = &mut rng[side];
+            let kind = if cfg.kinds.is_empty() {
+                match r.below(100) {
+                    0..=24 => 0,
+                    25..=34 => 1,
+                    35..=54 => 2,
+                    55..=64 => 3,
+                    65..=84 => 4,
+                    85..=92 => 5,
+                    _ => 6,
+                }
+            } else {
+                cfg.kinds[r.below(cfg.kinds.len() as u64) as usize]
+            };
+            let len = match kind {
+                5 | 6 => 8,
+                _ => match r.below(10) {
+                    0..=4 => r.below(257) as usize,
+                    5..=8 => r.below(4 * cfg.mtu as u64 + 1) as usize,
+                    _ => r.below(max_bytes as u64 + 1) as usize,
+                },
+            }
+            .min(max_bytes);
+            let off = match kind {
+                5 | 6 => (r.below((REGION / 8) as u64) * 8) as usize,
+                _ => (r.below(((REGION - len) / beat) as u64 + 1) as usize) * beat,
+            };
+            let data: Vec<u8> = (0..len).map(|_| r.next() as u8).collect();
+            let imm = r.next() as u32;
+            let (a, b) = (r.next(), r.next());
+            let pm = &mems[peer];
+            let m = &mems[side];
+            m.src.write(0, &data).map_err(e)?;
+            let remote_addr = pm.tgt_mr.addr() + off as u64;
+            let rkey = pm.tgt_mr.rkey();
+            // For COMPARE_SWAP, compare with the current value half of the time so both outcomes happen.
+            let cur =
+                u64::from_le_bytes(pm.tgt_model[off.min(REGION - 8)..][..8].try_into().unwrap());
+            let compare = if a & 1 == 0 { cur } else { b };
+            let op = match kind {
+                0 => SendOp::RdmaWrite { remote_addr, rkey },
+                1 => SendOp::RdmaWriteWithImm {
+                    remote_addr,
+                    rkey,
+                    imm,
+                },
+                2 => SendOp::Send,
+                3 => SendOp::SendWithImm { imm },
+                4 => SendOp::RdmaRead { remote_addr, rkey },
+                5 => SendOp::AtomicFetchAdd {
+                    remote_addr,
+                    rkey,
+                    add: a,
+                },
+                _ => SendOp::AtomicCmpSwap {
+                    remote_addr,
+                    rkey,
+                    compare,
+                    swap: a,
+                },
+            };
+            if matches!(kind, 1..=3) {
+                let slot = next_slot[peer];
+                next_slot[peer] = (slot + 1) % RECV_SLOTS;
+                expect[peer].push_back(ExpectRecv {
+                    opcode: if kind == 1 {
+                        WcOpcode::RecvRdmaWithImm
+                    } else {
+                        WcOpcode::Recv
+                    },
+                    len,
+                    imm: (kind != 2).then_some(imm),
+                    slot,
+                    data: (kind != 1).then(|| data.clone()),
+                });
+            }
+            let wr = WorkRequest {
+                wr_id: sent[side] as u64,
+                op,
+                sge: Sge {
+                    addr: m.src_mr.addr(),
+                    length: len as u32,
+                    lkey: m.src_mr.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            };
+            // SAFETY: the source region lives until the end of `run`; it is not rewritten before this
+            // message's completion (one message in flight per side).
+            unsafe { sides[side].qp.post_send(&wr) }.map_err(e)?;
+            inflight[side] = Some(InFlight {
+                kind,
+                len,
+                off,
+                data,
+                a,
+                b: compare,
+            });
+            sent[side] += 1;
+        }
+        pair.a.ctx.wait();
+
+        for side in 0..2 {
+            // Receive completions: in order, each as expected, its slot reposted.
+            while sides[side].recv_cq.poll(&mut wc) == 1 {
+                let w = wc[0];
+                if w.status == WcStatus::WrFlushErr {
+                    // The QP is in ERR: say why, from the send side if it knows.
+                    let mut s = [WorkCompletion::default()];
+                    let first = (sides[side].send_cq.poll(&mut s) == 1).then_some(s[0]);
+                    let c = sides[side].ctx.counters();
+                    return Err(format!(
+                        "side {side}: QP in ERR (receive flushed); first send completion {:?}; \
+                         last syndrome {:?}; in flight {:?}",
+                        first,
+                        c.iter().find(|(k, _)| k == "last_syndrome"),
+                        inflight[side]
+                            .as_ref()
+                            .map(|f| (KINDS[f.kind], f.len, f.off))
+                    ));
+                }
+                let x = expect[side].pop_front().ok_or_else(|| {
+                    wc_err(&format!("side {side}: unexpected receive completion"), &w)
+                })?;
+                let ok = w.status == WcStatus::Success
+                    && w.opcode == x.opcode
+                    && w.byte_len as usize == x.len
+                    && w.imm_data == x.imm
+                    && w.wr_id == x.slot as u64;
+                if !ok {
+                    return Err(wc_err(
+                        &format!(
+                            "side {side}: receive, expected {:?} len {} imm {:?} slot {}",
+                            x.opcode, x.len, x.imm, x.slot
+                        ),
+                        &w,
+                    ));
+                }
+                if let Some(d) = &x.data {
+                    let mut got = vec![0; d.len()];
+                    mems[side]
+                        .rbuf
+                        .read(x.slot * slot_bytes, &mut got)
+                        .map_err(e)?;
+                    if &got != d {
+                        return Err(format!("side {side}: SEND data differs in slot {}", x.slot));
+                    }
+                }
+                post_recv(side, x.slot)?;
+                last_progress = pair.cycles();
+            }
+            // Send completions: check the peer's memory or ours against the model.
+            while sides[side].send_cq.poll(&mut wc) == 1 {
+                let w = wc[0];
+                let f = inflight[side].take().ok_or_else(|| {
+                    wc_err(&format!("side {side}: unexpected send completion"), &w)
+                })?;
+                let what = format!(
+                    "side {side} message {} {} len {} off {:#x}",
+                    w.wr_id, KINDS[f.kind], f.len, f.off
+                );
+                if w.status != WcStatus::Success {
+                    return Err(wc_err(&what, &w));
+                }
+                let (m, pm) = if side == 0 {
+                    let (x, y) = mems.split_at_mut(1);
+                    (&mut x[0], &mut y[0])
+                } else {
+                    let (x, y) = mems.split_at_mut(1);
+                    (&mut y[0], &mut x[0])
+                };
+                match f.kind {
+                    0 | 1 => {
+                        pm.tgt_model[f.off..f.off + f.len].copy_from_slice(&f.data);
+                        let mut got = vec![0; f.len];
+                        pm.tgt.read(f.off, &mut got).map_err(e)?;
+                        if got != f.data {
+                            return Err(format!("{what}: written data differs"));
+                        }
+                    }
+                    4 => {
+                        let mut got = vec![0; f.len];
+                        m.src.read(0, &mut got).map_err(e)?;
+                        if got[..] != pm.tgt_model[f.off..f.off + f.len] {
+                            return Err(format!("{what}: data read differs from the model"));
+                        }
+                    }
+                    5 | 6 => {
+                        let old =
+                            u64::from_le_bytes(pm.tgt_model[f.off..f.off + 8].try_into().unwrap());
+                        let mut got = [0u8; 8];
+                        m.src.read(0, &mut got).map_err(e)?;
+                        if u64::from_le_bytes(got) != old {
+                            return Err(format!(
+                                "{what}: original value {:#x}, model {old:#x}",
+                                u64::from_le_bytes(got)
+                            ));
+                        }
+                        let new = if f.kind == 5 {
+                            old.wrapping_add(f.a)
+                        } else if old == f.b {
+                            f.a
+                        } else {
+                            old
+                        };
+                        pm.tgt_model[f.off..f.off + 8].copy_from_slice(&new.to_le_bytes());
+                        pm.tgt.read(f.off, &mut got).map_err(e)?;
+                        if u64::from_le_bytes(got) != new {
+                            return Err(format!(
+                                "{what}: word is {:#x}, model {new:#x}",
+                                u64::from_le_bytes(got)
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+                report.count[f.kind] += 1;
+                report.bytes += f.len as u64;
+                last_progress = pair.cycles();
+            }
+        }
+        if pair.cycles() - last_progress > stall {
+            return Err(format!(
+                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?})",
+                inflight
+                    .iter()
+                    .map(|f| f.as_ref().map(|f| (KINDS[f.kind], f.len)))
+                    .collect::<Vec<_>>()
+            ));
+        }
+    }
+    report.cycles = pair.cycles() - start;
+    report.link = pair.fabric.lock().unwrap().link_stats();
+    for s in sides {
+        let c = s.ctx.counters();
+        let get = |n: &str| c.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);
+        report.naks += get("rx_naks");
+        report.timeouts += get("ack_timeouts");
+        report.retransmits += get("retransmits");
+        report.duplicates += get("rx_dup_requests");
+        report.seq_errors += get("rx_seq_errors");
+        report.icrc_errors += get("rx_icrc_errors");
+    }
+    Ok(report)
+}
