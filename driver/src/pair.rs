@@ -79,11 +79,14 @@ impl Pair {
                 dest_mac: mac(peer),
                 dest_ip: ip(peer),
                 udp_sport: 0xC000 | i as u16,
+                // 10 µs: RNR waits stay short in simulated time.
+                min_rnr_timer: 1,
             }))?;
             s.qp.modify(QpAttr::Rts(RtsAttrs {
                 sq_psn: PSN[i],
                 timeout: 14,
                 retry_cnt: 7,
+                rnr_retry: 7,
                 ack_timeout_cycles: Some(ack_timeout_cycles),
             }))?;
         }

@@ -264,6 +264,10 @@ fn send_without_a_receive_waits_for_one() {
         "no receive posted: the SEND cannot complete"
     );
     assert!(counter(&p, 0, "rx_naks") >= 2, "RNR NAKs");
+    // The responder sends them with its MIN_RNR_TIMER (1: 10 us = 1563 cycles); A waits that long each
+    // time, so 20,000 cycles hold at most about a dozen.
+    let (sent, seen) = (counter(&p, 1, "tx_rnr_naks"), counter(&p, 0, "rx_rnr_naks"));
+    assert!(seen >= 2 && seen <= sent && sent <= 14, "RNR NAKs sent {sent}, seen {seen}");
     unsafe {
         post_receive(&p, &rmr, 51);
     }

@@ -62,6 +62,8 @@ registers! {
     ACK_REQ_EVERY = 0x0130, Rw, 16, "The requester sets AckReq every N packets of a message (and always on the last).";
     QP_PD = 0x0134, Rw, 0, "Protection domain of the QP; an MR is usable only with the same PD.";
     LAST_SYNDROME = 0x0138, Ro, 0, "AETH syndrome of the last NAK received, or 0xFF after a local timeout.";
+    RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
+    MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
     MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
     MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
     MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
@@ -100,6 +102,12 @@ registers! {
     RX_REMOTE_ACCESS_ERRORS = 0x0438, Counter, 0, "Counter: requests NAKed with a remote access error (bad rkey, PD, access or bounds).";
     CQES_WRITTEN = 0x043C, Counter, 0, "Counter: CQEs written.";
     RX_IP_CHECKSUM_ERRORS = 0x0440, Counter, 0, "Counter: RoCE frames dropped for a bad IPv4 header checksum (the ICRC does not cover it).";
+    RX_RNR_NAKS = 0x0444, Counter, 0, "Counter: RNR NAKs received (rdma-core rnr_nak_retry_err counts the retries exhausted).";
+    RNR_RETRY_EXC = 0x0448, Counter, 0, "Counter: WQEs completed with RNR_RETRY_EXC_ERR.";
+    RX_SEQ_NAKS = 0x044C, Counter, 0, "Counter: PSN sequence error NAKs received (rdma-core packet_seq_err).";
+    RX_REMOTE_ACCESS_NAKS = 0x0450, Counter, 0, "Counter: remote access error NAKs received (req_remote_access_errors).";
+    RX_INVALID_REQUEST_NAKS = 0x0454, Counter, 0, "Counter: invalid request NAKs received (req_remote_invalid_request).";
+    TX_RNR_NAKS = 0x0458, Counter, 0, "Counter: RNR NAKs sent (no receive WQE posted).";
 }
 
 /// Number of memory-region slots in the core's MR table.

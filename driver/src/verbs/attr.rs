@@ -58,6 +58,9 @@ pub struct RtrAttrs {
     pub dest_ip: Ipv4Addr,
     /// UDP source port: the flow's ECMP entropy.
     pub udp_sport: u16,
+    /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs
+    /// ... 31 = 491.52 ms, 0 = 655.36 ms).
+    pub min_rnr_timer: u8,
 }
 
 /// RTR → RTS attributes: the requester's starting PSN and retry policy.
@@ -70,6 +73,8 @@ pub struct RtsAttrs {
     pub timeout: u8,
     /// Retransmissions after a timeout or NAK before the WR fails with RETRY_EXC_ERR (0..=7).
     pub retry_cnt: u8,
+    /// RNR NAKs waited out per WR before it fails with RNR_RETRY_EXC_ERR (0..=6), 7 = forever.
+    pub rnr_retry: u8,
     /// Replaces `timeout` with a number of core cycles: simulations need timeouts of microseconds, far
     /// below the smallest useful IB encoding on real links.
     pub ack_timeout_cycles: Option<u32>,

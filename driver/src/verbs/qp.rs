@@ -295,17 +295,24 @@ impl QueuePair {
                 if !matches!(a.path_mtu, 256 | 512 | 1024 | 2048 | 4096) {
                     return Err(Error::BadMtu(a.path_mtu));
                 }
+                if a.min_rnr_timer > 31 {
+                    return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
+                }
                 d.write(regs::PMTU, a.path_mtu.trailing_zeros());
                 d.write(regs::DEST_QPN, a.dest_qpn & 0xFF_FFFF);
                 d.write(regs::RQ_PSN, a.rq_psn & 0xFF_FFFF);
                 d.write64(regs::DEST_MAC_LO, regs::DEST_MAC_HI, mac_to_u64(a.dest_mac));
                 d.write(regs::DEST_IPV4, u32::from(a.dest_ip));
                 d.write(regs::UDP_SPORT, a.udp_sport as u32);
+                d.write(regs::MIN_RNR_TIMER, a.min_rnr_timer as u32);
                 soft.path_mtu = a.path_mtu;
             }
             QpAttr::Rts(a) => {
                 if a.retry_cnt > 7 {
                     return Err(Error::BadAttr("retry_cnt above 7 (IBA: a 3-bit count)"));
+                }
+                if a.rnr_retry > 7 {
+                    return Err(Error::BadAttr("rnr_retry above 7 (IBA: a 3-bit count)"));
                 }
                 let cycles = a
                     .ack_timeout_cycles
@@ -313,6 +320,7 @@ impl QueuePair {
                 d.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
                 d.write(regs::ACK_TIMEOUT, cycles);
                 d.write(regs::RETRY_CNT, a.retry_cnt as u32);
+                d.write(regs::RNR_RETRY, a.rnr_retry as u32);
             }
             QpAttr::Err => unreachable!("handled above"),
         }

@@ -9,7 +9,9 @@
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else.
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
+use rocenic_proto::aeth::RNR_TIMER_US;
 use rocenic_proto::host::wqe;
+use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -56,6 +58,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub pmtu: Signal<In, Bits<32>>,
     pub ack_timeout: Signal<In, Bits<32>>,
     pub retry_cnt: Signal<In, Bits<32>>,
+    /// RNR NAKs to wait out per WQE; 7 = forever.
+    pub rnr_retry: Signal<In, Bits<32>>,
+    pub rnr_retry_exc_inc: Signal<Out, bool>,
     pub ack_req_every: Signal<In, Bits<32>>,
     pub sq_base_lo: Signal<In, Bits<32>>,
     pub sq_base_hi: Signal<In, Bits<32>>,
@@ -154,6 +159,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     retry: DFF<Bits<32>>,
     timer: DFF<Bits<32>>,
     rnr_wait: DFF<bool>,
+    rnr_left: DFF<Bits<32>>,
+    /// Cycles to wait for the RNR NAK being served (its timer code, IBA Table 45, at this width's clock).
+    rnr_cycles: DFF<Bits<32>>,
+    rnr_rom: ROM<Bits<32>, 5>,
     since_req: DFF<Bits<32>>,
     // ACK/NAK received, latched until the next packet boundary
     lat_valid: DFF<bool>,
@@ -342,6 +351,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pmtu: Default::default(),
             ack_timeout: Default::default(),
             retry_cnt: Default::default(),
+            rnr_retry: Default::default(),
+            rnr_retry_exc_inc: Default::default(),
             ack_req_every: Default::default(),
             sq_base_lo: Default::default(),
             sq_base_hi: Default::default(),
@@ -426,6 +437,19 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             retry: Default::default(),
             timer: Default::default(),
             rnr_wait: Default::default(),
+            rnr_left: Default::default(),
+            rnr_cycles: Default::default(),
+            rnr_rom: {
+                let mhz = if W == 512 {
+                    Width::W512.clock_mhz()
+                } else {
+                    Width::W64.clock_mhz()
+                };
+                RNR_TIMER_US
+                    .iter()
+                    .map(|&us| bits::<32>((us as f64 * mhz).ceil() as u64))
+                    .into()
+            },
             since_req: Default::default(),
             lat_valid: Default::default(),
             lat_syn: Default::default(),
@@ -594,6 +618,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             retry,
             timer,
             rnr_wait,
+            rnr_left,
+            rnr_cycles,
             since_req,
             lat_valid,
             lat_syn,
@@ -650,6 +676,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_timeouts_inc.next = false;
         self.ack_taken.next = false;
         self.rr_taken.next = false;
+        self.rnr_retry_exc_inc.next = false;
+        self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
         self.is_read.next = self.w_opcode.q.val() == 4;
         // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6 (ibv_wr_opcode).
         self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
@@ -958,12 +986,24 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.retry.d.next = self.retry.q.val() - 1;
                             }
                         } else if (self.lat_syn.q.val() & 0xE0) == 0x20 {
-                            // RNR NAK (§9.7.6): wait, then resend from its PSN; no retry is consumed.
+                            // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
+                            // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
                             self.una.d.next = self.ack_d.val();
                             self.snd_idx.d.next = self.ack_d.val();
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
-                            self.rnr_wait.d.next = true;
+                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                            if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
+                                self.w_done.d.next = true;
+                                self.w_status.d.next = 13.into(); // RNR_RETRY_EXC_ERR
+                                self.w_vendor.d.next = self.lat_syn.q.val();
+                                self.rnr_retry_exc_inc.next = true;
+                            } else {
+                                self.rnr_wait.d.next = true;
+                                if self.rnr_retry.val() != 7 {
+                                    self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                                }
+                            }
                         } else {
                             // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote
                             // operational error; the WQE completes in error and the QP goes to ERR.
@@ -980,14 +1020,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     }
                 } else if self.wqe_active.q.val()
                     && self.rnr_wait.q.val()
-                    && ((self.ack_timeout.val() == 0)
-                        || (self.timer.q.val() >= self.ack_timeout.val()))
+                    && (self.timer.q.val() >= self.rnr_cycles.q.val())
                 {
-                    // RNR wait over (the wait uses ACK_TIMEOUT rather than the NAK's timer code).
+                    // RNR wait over.
                     self.rnr_wait.d.next = false;
                     self.timer.d.next = 0.into();
                     self.retransmits_inc.next = true;
                 } else if self.wqe_active.q.val()
+                    && !self.rnr_wait.q.val()
                     && (self.ack_timeout.val() != 0)
                     && (self.timer.q.val() >= self.ack_timeout.val())
                     && (self.una.q.val() != self.snd_max.q.val())
@@ -1071,6 +1111,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.snd_max.d.next = 0.into();
                 self.una.d.next = 0.into();
                 self.retry.d.next = self.retry_cnt.val();
+                self.rnr_left.d.next = self.rnr_retry.val();
                 self.timer.d.next = 0.into();
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
@@ -1483,6 +1524,7 @@ mod tests {
             uut.pmtu.next = (pmtu as u64).into();
             uut.ack_timeout.next = (ack_timeout as u64).into();
             uut.retry_cnt.next = (retry_cnt as u64).into();
+            uut.rnr_retry.next = 7.into();
             uut.ack_req_every.next = 16_u64.into();
             uut.sq_base_lo.next = SQ_BASE.into();
             uut.sq_log_size.next = 2_u64.into();
@@ -1859,13 +1901,34 @@ mod tests {
     }
 
     #[test]
+    fn rnr_retry_runs_out() {
+        let mut b = Bench::<64, 8>::new(8, 0, 3);
+        b.uut.rnr_retry.next = 1.into();
+        fill(&mut b.mem, 0x4000, 64, 5);
+        b.post(2, wqe::FLAG_SIGNALED, 64, 9, 0x4000, 0, 0);
+        b.run_until(500, |b| b.frames.len() == 1);
+        // One RNR NAK is waited out (code 1), the second exhausts RNR_RETRY = 1.
+        b.rx_ack(0x21, 0xFF_FFFE);
+        b.run_until(3000, |b| b.frames.len() == 2);
+        b.rx_ack(0x21, 0xFF_FFFE);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(9, 13, 0, 64, 0x21)]);
+        assert_eq!(b.qp_state, 6);
+    }
+
+    #[test]
     fn rnr_wait_then_fatal_nak() {
         let mut b = Bench::<64, 8>::new(8, 200, 0);
         fill(&mut b.mem, 0x4000, 64, 5);
         b.post(0, 0, 64, 3, 0x4000, 1, 0x2000);
         b.run_until(500, |b| b.frames.len() == 1);
-        // RNR NAK: resend from its PSN after ACK_TIMEOUT, without using up the (zero) retry count.
+        // RNR NAK with timer code 1 (10 us = 1563 cycles at 156.25 MHz): resend from its PSN after that
+        // wait, not before, without using up the (zero) retry count.
         b.rx_ack(0x21, 0xFF_FFFE);
+        for _ in 0..1400 {
+            b.step();
+        }
+        assert_eq!(b.frames.len(), 1, "the RNR timer is honoured");
         b.run_until(1000, |b| b.frames.len() == 2);
         assert_eq!(check(&b.frames[1]).psn, 0xFF_FFFE);
         assert_eq!((b.retransmits, b.timeouts), (1, 0));

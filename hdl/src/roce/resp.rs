@@ -90,6 +90,13 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub dup_inc: Signal<Out, bool>,
     pub seq_err_inc: Signal<Out, bool>,
     pub rem_access_inc: Signal<Out, bool>,
+    /// RNR NAK timer code this responder sends (MIN_RNR_TIMER).
+    pub min_rnr_timer: Signal<In, Bits<32>>,
+    pub tx_rnr_naks_inc: Signal<Out, bool>,
+    pub rx_rnr_naks_inc: Signal<Out, bool>,
+    pub rx_seq_naks_inc: Signal<Out, bool>,
+    pub rx_remote_access_naks_inc: Signal<Out, bool>,
+    pub rx_invalid_request_naks_inc: Signal<Out, bool>,
     // receive buffer
     pub buf_pending: Signal<In, bool>,
     pub buf_head: Signal<In, Bits<A>>,
@@ -350,6 +357,12 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             dup_inc: Default::default(),
             seq_err_inc: Default::default(),
             rem_access_inc: Default::default(),
+            min_rnr_timer: Default::default(),
+            tx_rnr_naks_inc: Default::default(),
+            rx_rnr_naks_inc: Default::default(),
+            rx_seq_naks_inc: Default::default(),
+            rx_remote_access_naks_inc: Default::default(),
+            rx_invalid_request_naks_inc: Default::default(),
             buf_pending: Default::default(),
             buf_head: Default::default(),
             buf_rd_addr: Default::default(),
@@ -603,6 +616,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.dup_inc.next = false;
         self.seq_err_inc.next = false;
         self.rem_access_inc.next = false;
+        self.tx_rnr_naks_inc.next = false;
+        self.rx_rnr_naks_inc.next = false;
+        self.rx_seq_naks_inc.next = false;
+        self.rx_remote_access_naks_inc.next = false;
+        self.rx_invalid_request_naks_inc.next = false;
         self.buf_pop.next = false;
         self.buf_pop_words.next = self.frame_words.q.val();
         self.buf_rd_addr.next = self.buf_head.val();
@@ -887,6 +905,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else {
                         self.rx_naks_inc.next = true;
                         self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
+                        self.rx_rnr_naks_inc.next = (self.f_syn.val() & 0xE0) == 0x20;
+                        self.rx_seq_naks_inc.next = self.f_syn.val() == 0x60;
+                        self.rx_invalid_request_naks_inc.next = self.f_syn.val() == 0x61;
+                        self.rx_remote_access_naks_inc.next = self.f_syn.val() == 0x62;
                     }
                 } else if self.is_rresp.val() {
                     // A READ response for our READ (requester side): land it, or drop it if it is not the
@@ -1008,9 +1030,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else if self.is_send.val() {
                     self.send_total.d.next = 0.into();
                     if self.rq_pi.val() == self.rq_ci.val() {
-                        // No receive WQE: RNR NAK (§9.7.5.1.6), timer code 1 (0.01 ms); PSN not consumed.
+                        // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x21.into();
+                        self.ack_syn_l.next =
+                            0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
+                        self.tx_rnr_naks_inc.next = true;
                         self.ack_psn_l.next = self.f_psn.val();
                     } else {
                         self.state.d.next = RespState::RqFetch;
@@ -1018,7 +1042,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
                     // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
                     self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x21.into();
+                    self.ack_syn_l.next = 0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
+                    self.tx_rnr_naks_inc.next = true;
                     self.ack_psn_l.next = self.f_psn.val();
                 } else {
                     // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.

@@ -214,6 +214,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.rx_dup_requests_inc.next = self.rx_eng.dup_inc.val();
         self.regs.rx_seq_errors_inc.next = self.rx_eng.seq_err_inc.val();
         self.regs.rx_remote_access_errors_inc.next = self.rx_eng.rem_access_inc.val();
+        self.rx_eng.min_rnr_timer.next = self.regs.min_rnr_timer.val();
+        self.regs.tx_rnr_naks_inc.next = self.rx_eng.tx_rnr_naks_inc.val();
+        self.regs.rx_rnr_naks_inc.next = self.rx_eng.rx_rnr_naks_inc.val();
+        self.regs.rx_seq_naks_inc.next = self.rx_eng.rx_seq_naks_inc.val();
+        self.regs.rx_remote_access_naks_inc.next = self.rx_eng.rx_remote_access_naks_inc.val();
+        self.regs.rx_invalid_request_naks_inc.next = self.rx_eng.rx_invalid_request_naks_inc.val();
         self.regs.rq_ci_inc.next = self.rx_eng.rq_ci_inc.val();
         // Transmit engine (requester and ACK emission)
         self.tx_eng.enable.next = self.enable.val();
@@ -229,6 +235,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.pmtu.next = self.regs.pmtu.val();
         self.tx_eng.ack_timeout.next = self.regs.ack_timeout.val();
         self.tx_eng.retry_cnt.next = self.regs.retry_cnt.val();
+        self.tx_eng.rnr_retry.next = self.regs.rnr_retry.val();
+        self.regs.rnr_retry_exc_inc.next = self.tx_eng.rnr_retry_exc_inc.val();
         self.tx_eng.ack_req_every.next = self.regs.ack_req_every.val();
         self.tx_eng.sq_base_lo.next = self.regs.sq_base_lo.val();
         self.tx_eng.sq_base_hi.next = self.regs.sq_base_hi.val();

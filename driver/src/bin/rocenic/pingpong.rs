@@ -395,12 +395,15 @@ pub fn run(o: Opts) -> Result<(), String> {
             dest_mac: mac,
             dest_ip: ip,
             udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
+            // As ibv_rc_pingpong: 12 = 0.64 ms.
+            min_rnr_timer: 12,
         }))
         .map_err(e)?;
         qp.modify(QpAttr::Rts(RtsAttrs {
             sq_psn: me.psn,
             timeout: 14,
             retry_cnt: 7,
+            rnr_retry: 7,
             ack_timeout_cycles: None,
         }))
         .map_err(e)

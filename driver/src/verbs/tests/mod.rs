@@ -76,6 +76,7 @@ pub(super) fn rtr_attrs() -> RtrAttrs {
         dest_mac: [0x02, 0, 0, 0, 0, 0x09],
         dest_ip: Ipv4Addr::new(10, 0, 0, 9),
         udp_sport: 0xC001,
+        min_rnr_timer: 12,
     }
 }
 
@@ -84,6 +85,7 @@ pub(super) fn rts_attrs() -> RtsAttrs {
         sq_psn: 0x55,
         timeout: 14,
         retry_cnt: 3,
+        rnr_retry: 7,
         ack_timeout_cycles: None,
     }
 }

@@ -138,6 +138,7 @@ fn modify_programs_each_transition_and_writes_the_state_last() {
         (regs::DEST_MAC_HI, 0x0200),
         (regs::DEST_IPV4, 0x0A00_0009),
         (regs::UDP_SPORT, 0xC001),
+        (regs::MIN_RNR_TIMER, 12),
     ];
     want.sort();
     assert_eq!(w, want);
@@ -151,7 +152,8 @@ fn modify_programs_each_transition_and_writes_the_state_last() {
         vec![
             (regs::SQ_PSN, 0x55),
             (regs::ACK_TIMEOUT, 10_485_760),
-            (regs::RETRY_CNT, 3)
+            (regs::RETRY_CNT, 3),
+            (regs::RNR_RETRY, 7)
         ]
     );
     assert_eq!(s.qp.query(), QpState::Rts);
@@ -235,6 +237,11 @@ fn illegal_transitions_and_attributes_are_refused_without_touching_the_device() 
     refused(&s, init, bad_transition(Rtr, Init));
     let attr = QpAttr::Rts(RtsAttrs {
         retry_cnt: 8,
+        ..rts_attrs()
+    });
+    refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
+    let attr = QpAttr::Rts(RtsAttrs {
+        rnr_retry: 8,
         ..rts_attrs()
     });
     refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
