@@ -245,6 +245,21 @@ fn a_remote_access_error_completes_and_flushes() {
     assert_eq!(counter(&p, 1, "rx_remote_access_errors"), 1);
     assert_eq!(counter(&p, 1, "flushed_wqes"), 1);
     assert_eq!(counter(&p, 0, "flushed_wqes"), 1);
+    // The same events under rdma-core's names.
+    let rdma = |ctx: &rocenic_driver::Context, n: &str| {
+        ctx.rdma_counters()
+            .into_iter()
+            .find(|(k, _)| *k == n)
+            .unwrap()
+            .1
+    };
+    assert_eq!(rdma(&p.a.ctx, "req_remote_access_errors"), 1);
+    assert_eq!(rdma(&p.a.ctx, "req_cqe_error"), 1);
+    assert_eq!(rdma(&p.a.ctx, "req_cqe_flush_error"), 1);
+    assert_eq!(rdma(&p.a.ctx, "resp_cqe_flush_error"), 0);
+    assert_eq!(rdma(&p.b.ctx, "resp_remote_access_errors"), 1);
+    assert_eq!(rdma(&p.b.ctx, "resp_cqe_flush_error"), 1);
+    assert_eq!(rdma(&p.b.ctx, "req_cqe_error"), 0);
 }
 
 /// A SEND before B has posted a receive is answered with RNR NAKs; A keeps retrying, and once B posts a
@@ -267,7 +282,10 @@ fn send_without_a_receive_waits_for_one() {
     // The responder sends them with its MIN_RNR_TIMER (1: 10 us = 1563 cycles); A waits that long each
     // time, so 20,000 cycles hold at most about a dozen.
     let (sent, seen) = (counter(&p, 1, "tx_rnr_naks"), counter(&p, 0, "rx_rnr_naks"));
-    assert!(seen >= 2 && seen <= sent && sent <= 14, "RNR NAKs sent {sent}, seen {seen}");
+    assert!(
+        seen >= 2 && seen <= sent && sent <= 14,
+        "RNR NAKs sent {sent}, seen {seen}"
+    );
     unsafe {
         post_receive(&p, &rmr, 51);
     }

@@ -56,6 +56,8 @@ impl Context {
                 hw_cq: Mutex::new(None),
                 qp: Mutex::new(None),
                 flushed_wqes: AtomicU64::new(0),
+                cqe_errors: Default::default(),
+                cqe_flushes: Default::default(),
                 next_pdn: AtomicU32::new(1),
                 next_key_tag: AtomicU32::new(1),
             }),
@@ -119,6 +121,38 @@ impl Context {
             .collect();
         v.push(("flushed_wqes".into(), self.flushed_wqes()));
         v
+    }
+
+    /// The counters an RDMA engineer knows, under rdma-core's names (`rdma statistic` / the hw_counters of
+    /// mlx5 and rxe), from the device's counter registers and the driver's completion accounting. Counters
+    /// this generation cannot count are left out rather than reported as zero.
+    pub fn rdma_counters(&self) -> Vec<(&'static str, u64)> {
+        let r = |off| self.dev.read(off) as u64;
+        let a = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        vec![
+            ("out_of_sequence", r(regs::RX_SEQ_ERRORS)),
+            ("packet_seq_err", r(regs::RX_SEQ_NAKS)),
+            ("duplicate_request", r(regs::RX_DUP_REQUESTS)),
+            ("local_ack_timeout_err", r(regs::ACK_TIMEOUTS)),
+            ("rnr_nak_retry_err", r(regs::RNR_RETRY_EXC)),
+            ("req_remote_access_errors", r(regs::RX_REMOTE_ACCESS_NAKS)),
+            (
+                "req_remote_invalid_request",
+                r(regs::RX_INVALID_REQUEST_NAKS),
+            ),
+            (
+                "resp_remote_access_errors",
+                r(regs::RX_REMOTE_ACCESS_ERRORS),
+            ),
+            ("req_cqe_error", a(&self.dev.cqe_errors[0])),
+            ("resp_cqe_error", a(&self.dev.cqe_errors[1])),
+            ("req_cqe_flush_error", a(&self.dev.cqe_flushes[0])),
+            ("resp_cqe_flush_error", a(&self.dev.cqe_flushes[1])),
+            ("rx_icrc_errors", r(regs::RX_ICRC_ERRORS)),
+            ("rx_ip_checksum_errors", r(regs::RX_IP_CHECKSUM_ERRORS)),
+            ("port_rcv_packets", r(regs::RX_ROCE_PACKETS)),
+            ("port_xmit_packets", r(regs::TX_FRAMES)),
+        ]
     }
 
     /// Work requests the driver has completed with `WR_FLUSH_ERR`.

@@ -38,6 +38,10 @@ pub(crate) struct Device {
     /// WQEs the driver completed with WR_FLUSH_ERR (what Mellanox's responder CQE-error counter counts
     /// after a normal teardown).
     pub flushed_wqes: AtomicU64,
+    /// Completions in error by side (flushes not included), and flushes by side: rdma-core's
+    /// req_cqe_error, resp_cqe_error, req_cqe_flush_error, resp_cqe_flush_error.
+    pub cqe_errors: [AtomicU64; 2],
+    pub cqe_flushes: [AtomicU64; 2],
     pub next_pdn: AtomicU32,
     /// Changes with every MR registration so that a stale key does not match a reused slot.
     pub next_key_tag: AtomicU32,

@@ -90,6 +90,8 @@ impl QpInner {
         }
         cq.push(wc);
         if wc.status != WcStatus::Success {
+            let side = (raw_opcode >= 128) as usize;
+            dev.cqe_errors[side].fetch_add(1, Ordering::Relaxed);
             self.enter_error(dev);
         }
     }
@@ -118,6 +120,7 @@ impl QpInner {
             }
             self.send_cq.push(flush(o));
             flushed += 1;
+            dev.cqe_flushes[0].fetch_add(1, Ordering::Relaxed);
             false
         });
         let rq_ci = dev.read(regs::RQ_CI);
@@ -127,6 +130,7 @@ impl QpInner {
             }
             self.recv_cq.push(flush(o));
             flushed += 1;
+            dev.cqe_flushes[1].fetch_add(1, Ordering::Relaxed);
             false
         });
         dev.flushed_wqes.fetch_add(flushed, Ordering::Relaxed);
