@@ -1,5 +1,5 @@
 //! `rocenic rc-pingpong` between two processes, each one co-simulated NIC whose Ethernet port is a UDP
-//! socket (QEMU's dgram framing): the ARP proxy, the ibv_rc_pingpong TCP exchange, SEND/ACK over a real
+//! socket (QEMU's dgram framing): ARP answered by the core, the ibv_rc_pingpong TCP exchange, SEND/ACK over a real
 //! socket and the byte-for-byte echo check, without QEMU. The interop tests pair the same tool with rxe.
 use std::net::{TcpListener, UdpSocket};
 use std::process::{Command, Stdio};

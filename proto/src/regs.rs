@@ -108,6 +108,8 @@ registers! {
     RX_REMOTE_ACCESS_NAKS = 0x0450, Counter, 0, "Counter: remote access error NAKs received (req_remote_access_errors).";
     RX_INVALID_REQUEST_NAKS = 0x0454, Counter, 0, "Counter: invalid request NAKs received (req_remote_invalid_request).";
     TX_RNR_NAKS = 0x0458, Counter, 0, "Counter: RNR NAKs sent (no receive WQE posted).";
+    RX_ARP_REQUESTS = 0x045C, Counter, 0, "Counter: ARP requests for the port's IPv4 address received (rx_arp_requests).";
+    TX_ARP_REPLIES = 0x0460, Counter, 0, "Counter: ARP replies sent.";
 }
 
 /// Number of memory-region slots in the core's MR table.

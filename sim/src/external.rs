@@ -3,10 +3,10 @@
 //! framing (a TCP stream, each frame after a 4-byte big-endian length). This is how the co-simulated core
 //! meets Linux Soft-RoCE in a QEMU guest.
 //!
-//! The core does not answer ARP yet (that is the Ethernet-layer issue), so the port has an ARP proxy: it
-//! answers requests for the NIC's IPv4 address with the NIC's MAC, learns the peer's addresses from every
-//! ARP frame it sees, and can ask for a peer's MAC. Every proxy frame goes through the link, so the pcap
-//! shows it as the NIC's.
+//! The core answers ARP requests for its own address in hardware (`hdl/src/net/arp.rs`). What a host's
+//! IP stack would do for the NIC's driver, the port does here: it learns the peers' addresses from every
+//! ARP frame it sees, and can ask for a peer's MAC (an ARP request sent as the NIC's, so the pcap shows
+//! it on the NIC's side of the wire).
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
@@ -83,11 +83,11 @@ enum Socket {
 pub struct ExternalStats {
     pub frames_in: u64,
     pub frames_out: u64,
-    pub arp_requests_answered: u64,
+    /// ARP requests sent on the NIC's behalf to resolve a peer.
     pub arp_requests_sent: u64,
 }
 
-/// The socket end of the wire plus the ARP proxy.
+/// The socket end of the wire plus address resolution on the NIC's behalf.
 pub struct ExternalPort {
     socket: Socket,
     spec: ExternalSpec,
@@ -99,7 +99,6 @@ pub struct ExternalPort {
 
 const ETHERTYPE_ARP: u16 = 0x0806;
 const ARP_REQUEST: u16 = 1;
-const ARP_REPLY: u16 = 2;
 /// Ethernet header + ARP for IPv4 over Ethernet.
 const ARP_FRAME_LEN: usize = 14 + 28;
 
@@ -142,7 +141,7 @@ impl ExternalPort {
         self.stats
     }
 
-    /// The NIC's MAC and IPv4 address, for the ARP proxy.
+    /// The NIC's MAC and IPv4 address, the sender of resolution requests.
     pub fn set_address(&mut self, mac: [u8; 6], ip: Ipv4Addr) {
         self.me = Some((mac, ip));
     }
@@ -185,8 +184,8 @@ impl ExternalPort {
         Ok(())
     }
 
-    /// Frames that arrived since the last call, in order, with ARP handled: `to_nic` gets the frames for
-    /// the core, `to_wire` the proxy's answers (to be sent as if from the NIC).
+    /// Frames that arrived since the last call, in order, into `to_nic` (ARP frames too: the core answers
+    /// requests for its address). `to_wire` is for frames to send back on the NIC's behalf (none today).
     pub fn receive(
         &mut self,
         to_nic: &mut Vec<Vec<u8>>,
@@ -232,39 +231,29 @@ impl ExternalPort {
                 }
             }
         }
+        let _ = to_wire;
         for f in frames {
             self.stats.frames_in += 1;
-            match self.arp(&f) {
-                Some(reply) => to_wire.extend(reply),
-                None => to_nic.push(f),
-            }
+            self.learn(&f);
+            to_nic.push(f);
         }
         Ok(())
     }
 
-    /// If `f` is an ARP frame: learn from it and return the answer (if one is due). None if not ARP.
-    fn arp(&mut self, f: &[u8]) -> Option<Option<Vec<u8>>> {
+    /// If `f` is an ARP frame (RFC 826, Ethernet/IPv4), remember its sender's addresses.
+    fn learn(&mut self, f: &[u8]) {
         if f.len() < ARP_FRAME_LEN || u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_ARP {
-            return None;
+            return;
         }
         let a = &f[14..];
-        // Ethernet (1), IPv4 (0x0800), 6-byte and 4-byte addresses: anything else is not for us.
         if a[..6] != [0, 1, 0x08, 0x00, 6, 4] {
-            return Some(None);
+            return;
         }
-        let op = u16::from_be_bytes([a[6], a[7]]);
         let sha: [u8; 6] = a[8..14].try_into().unwrap();
         let spa = Ipv4Addr::new(a[14], a[15], a[16], a[17]);
-        let tpa = Ipv4Addr::new(a[24], a[25], a[26], a[27]);
         if spa != Ipv4Addr::UNSPECIFIED {
             self.neighbours.insert(spa, sha);
         }
-        let (mac, ip) = self.me?;
-        if op == ARP_REQUEST && tpa == ip {
-            self.stats.arp_requests_answered += 1;
-            return Some(Some(arp_frame(ARP_REPLY, mac, ip, sha, sha, spa)));
-        }
-        Some(None)
     }
 }
 
@@ -343,7 +332,7 @@ mod tests {
     }
 
     #[test]
-    fn answers_arp_for_its_address_and_learns_the_asker() {
+    fn passes_arp_to_the_core_and_learns_the_asker() {
         let (mut p, peer) = pair();
         p.set_address(NIC_MAC, Ipv4Addr::new(10, 0, 0, 2));
         let who_has = arp_frame(
@@ -356,33 +345,21 @@ mod tests {
         );
         peer.send_to(&who_has, p.spec_remote_local()).unwrap();
         let (to_nic, to_wire) = recv_all(&mut p);
-        assert!(to_nic.is_empty(), "ARP must not reach the core");
-        assert_eq!(to_wire.len(), 1);
-        let r = &to_wire[0];
-        assert_eq!(&r[0..6], &PEER_MAC, "reply goes to the asker");
-        assert_eq!(u16::from_be_bytes([r[20], r[21]]), ARP_REPLY);
-        assert_eq!(&r[22..28], &NIC_MAC, "sender hardware address is the NIC's");
-        assert_eq!(&r[28..32], &[10, 0, 0, 2]);
-        assert_eq!(&r[38..42], &[10, 0, 0, 1]);
+        assert_eq!(to_nic, vec![who_has], "the core answers ARP itself");
+        assert!(to_wire.is_empty());
         assert_eq!(p.neighbour(Ipv4Addr::new(10, 0, 0, 1)), Some(PEER_MAC));
-        assert_eq!(p.stats().arp_requests_answered, 1);
+        // A resolution request goes out from the NIC's addresses.
+        let req = p.arp_request(Ipv4Addr::new(10, 0, 0, 7)).unwrap();
+        assert_eq!(&req[0..6], &[0xFF; 6]);
+        assert_eq!(u16::from_be_bytes([req[20], req[21]]), ARP_REQUEST);
+        assert_eq!(&req[22..28], &NIC_MAC);
+        assert_eq!(&req[38..42], &[10, 0, 0, 7]);
     }
 
     #[test]
-    fn ignores_arp_for_other_addresses_and_passes_other_frames() {
+    fn passes_other_frames() {
         let (mut p, peer) = pair();
         p.set_address(NIC_MAC, Ipv4Addr::new(10, 0, 0, 2));
-        let other = arp_frame(
-            ARP_REQUEST,
-            PEER_MAC,
-            Ipv4Addr::new(10, 0, 0, 1),
-            [0xFF; 6],
-            [0; 6],
-            Ipv4Addr::new(10, 0, 0, 9),
-        );
-        peer.send_to(&other, p.spec_remote_local()).unwrap();
-        let (to_nic, to_wire) = recv_all(&mut p);
-        assert!(to_nic.is_empty() && to_wire.is_empty());
         let mut ipv4 = vec![0u8; 60];
         ipv4[12] = 0x08;
         peer.send_to(&ipv4, p.spec_remote_local()).unwrap();

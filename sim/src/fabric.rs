@@ -222,7 +222,7 @@ impl Fabric {
         self.external.is_some()
     }
 
-    /// Give the external port's ARP proxy the NIC's address (the core does not answer ARP itself yet).
+    /// Tell the external port the NIC's address, the sender of its resolution requests (`resolve`).
     pub fn set_external_address(&mut self, mac: [u8; 6], ip: Ipv4Addr) {
         if let Some(x) = &mut self.external {
             x.set_address(mac, ip);

@@ -1,2 +1,3 @@
 //! Network layer: MAC frames in, verified RoCEv2 packets out.
+pub mod arp;
 pub mod rx_buffer;

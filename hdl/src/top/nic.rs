@@ -3,6 +3,7 @@
 //! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory, and `roce::req` → MAC.
 use crate::host::cqe::CqeWriter;
 use crate::host::regs::Regs;
+use crate::net::arp::ArpResponder;
 use crate::net::rx_buffer::RxBuffer;
 use crate::roce::req::TxEngine;
 use crate::roce::resp::RxEngine;
@@ -58,6 +59,12 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
+    arp: ArpResponder<W, B>,
+    /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
+    /// engine, 2 the ARP responder).
+    tx_own: DFF<Bits<2>>,
+    grant_arp: Signal<Local, bool>,
+    tx_fire: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
@@ -110,6 +117,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
+            arp: Default::default(),
+            tx_own: Default::default(),
+            grant_arp: Default::default(),
+            tx_fire: Default::default(),
             enable: Default::default(),
             id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
             version_value: Constant::new((rocenic_proto::regs::VERSION_VALUE as u64).into()),
@@ -126,6 +137,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.rx_eng.clock.next = self.clock.val();
         self.tx_eng.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
+        self.arp.clock.next = self.clock.val();
+        self.tx_own.clock.next = self.clock.val();
+        self.tx_own.d.next = self.tx_own.q.val();
+        self.arp.reset.next = self.reset.val();
         self.regs.reset.next = self.reset.val();
         self.rx_buf.reset.next = self.reset.val();
         self.rx_eng.reset.next = self.reset.val();
@@ -276,11 +291,46 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();
         self.regs.ack_timeouts_inc.next = self.tx_eng.ack_timeouts_inc.val();
         self.regs.sq_ci_inc.next = self.tx_eng.sq_ci_inc.val();
+        // ARP responder: observes the receive stream, answers through the transmit arbiter.
+        self.arp.enable.next = self.enable.val();
+        self.arp.mac_lo.next = self.regs.mac_lo.val();
+        self.arp.mac_hi.next = self.regs.mac_hi.val();
+        self.arp.ipv4.next = self.regs.ipv4.val();
+        self.arp.rx_tdata.next = self.rx_tdata.val();
+        self.arp.rx_tlast.next = self.rx_tlast.val();
+        self.arp.rx_fire.next = self.rx_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
+        self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
+        // Transmit arbiter: whole frames; an ARP reply goes first when the MAC is free.
+        self.grant_arp.next =
+            (self.tx_own.q.val() == 2) || ((self.tx_own.q.val() == 0) && self.arp.tx_tvalid.val());
         self.tx_tdata.next = self.tx_eng.tx_tdata.val();
         self.tx_tkeep.next = self.tx_eng.tx_tkeep.val();
         self.tx_tlast.next = self.tx_eng.tx_tlast.val();
         self.tx_tvalid.next = self.tx_eng.tx_tvalid.val();
         self.tx_eng.tx_tready.next = self.tx_tready.val();
+        self.arp.tx_tready.next = false;
+        if self.grant_arp.val() {
+            self.tx_tdata.next = self.arp.tx_tdata.val();
+            self.tx_tkeep.next = self.arp.tx_tkeep.val();
+            self.tx_tlast.next = self.arp.tx_tlast.val();
+            self.tx_tvalid.next = self.arp.tx_tvalid.val();
+            self.tx_eng.tx_tready.next = false;
+            self.arp.tx_tready.next = self.tx_tready.val();
+        }
+        self.tx_fire.next = self.tx_tvalid.val() && self.tx_tready.val();
+        if self.tx_fire.val() {
+            self.tx_own.d.next = 1.into();
+            if self.grant_arp.val() {
+                self.tx_own.d.next = 2.into();
+            }
+            if self.tx_tlast.val() {
+                self.tx_own.d.next = 0.into();
+            }
+        }
+        if self.reset.val() {
+            self.tx_own.d.next = 0.into();
+        }
         // Completions: the requester's first, then the responder's (one CQ ring)
         self.cqe.cq_base_lo.next = self.regs.cq_base_lo.val();
         self.cqe.cq_base_hi.next = self.regs.cq_base_hi.val();

@@ -208,6 +208,26 @@ pub mod ipv4_frame {
     pub const ATOMIC_ORIG: usize = EXT + len::AETH + atomic_ack_eth::field::ORIG_DATA;
 }
 
+/// ARP for IPv4 over Ethernet (RFC 826) in an Ethernet II frame: byte offsets from the frame start. The NIC
+/// answers requests for its own IPv4 address (`hdl/src/net/arp.rs`).
+pub mod arp_frame {
+    pub const ETHERTYPE_ARP: u16 = 0x0806;
+    pub const HTYPE: usize = 14;
+    pub const PTYPE: usize = 16;
+    pub const HLEN: usize = 18;
+    pub const PLEN: usize = 19;
+    pub const OPER: usize = 20;
+    pub const SHA: usize = 22;
+    pub const SPA: usize = 28;
+    pub const THA: usize = 32;
+    pub const TPA: usize = 38;
+    /// Ethernet header + ARP payload.
+    pub const LEN: usize = 42;
+    pub const HTYPE_ETHERNET: u16 = 1;
+    pub const OPER_REQUEST: u16 = 1;
+    pub const OPER_REPLY: u16 = 2;
+}
+
 /// Why a buffer is not a RoCEv2 frame we can parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {

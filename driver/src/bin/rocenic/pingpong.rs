@@ -589,8 +589,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     let mut f = fabric.lock().unwrap();
     if let Some(x) = f.external_stats() {
         println!(
-            "rocenic: link frames in {}, out {}; ARP requests answered {}, sent {}",
-            x.frames_in, x.frames_out, x.arp_requests_answered, x.arp_requests_sent
+            "rocenic: link frames in {}, out {}; ARP requests sent to resolve the peer {}",
+            x.frames_in, x.frames_out, x.arp_requests_sent
         );
     }
     f.flush_pcap().map_err(|err| format!("pcap: {err}"))?;
