@@ -66,7 +66,9 @@ fn pads_delays_and_captures() {
             frames: [1, 1],
             bytes: [60, 100],
             corrupted: 0,
-            dropped: 0
+            dropped: 0,
+            duplicated: 0,
+            reordered: 0
         }
     );
     link.flush_pcap().unwrap();
@@ -154,4 +156,48 @@ fn random_faults_are_deterministic_per_seed() {
 fn flipping_past_the_frame_is_loud() {
     let mut link = Link::new(1, 156.25, FaultPlan::none().flip_bit(0, 0, 480), 1, None);
     link.send(0, vec![0; 10], 0);
+}
+
+/// Duplication and reordering: a duplicated frame arrives twice, a held-back frame is overtaken by the
+/// frames sent after it, and frames due on the same cycle keep their sending order.
+#[test]
+fn duplicates_and_reorders_by_due_time() {
+    use rocenic_sim::link::Link;
+    use rocenic_sim::FaultPlan;
+    // Every frame duplicated; every frame held back 50 cycles with probability 1/2.
+    let plan = FaultPlan::none().shuffle(1.0, 0.5, 50);
+    let mut link = Link::new(10, 156.25, plan, 3, None);
+    for i in 0..20u8 {
+        link.send(0, vec![i; 60], i as u64);
+    }
+    let mut got = Vec::new();
+    for c in 0..200 {
+        while let Some((to, f)) = link.poll(c) {
+            assert_eq!(to, 1);
+            got.push(f[0]);
+        }
+    }
+    assert_eq!(got.len(), 40, "each frame twice");
+    for i in 0..20u8 {
+        let pos: Vec<usize> = got
+            .iter()
+            .enumerate()
+            .filter(|(_, &x)| x == i)
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(pos.len(), 2);
+        assert_eq!(
+            pos[1],
+            pos[0] + 1,
+            "a frame and its duplicate are due together"
+        );
+    }
+    let s = link.stats();
+    assert_eq!(s.duplicated, 20);
+    assert!(s.reordered > 3 && s.reordered < 17, "{}", s.reordered);
+    assert_ne!(
+        got.iter().step_by(2).copied().collect::<Vec<_>>(),
+        (0..20).collect::<Vec<u8>>(),
+        "some overtaking"
+    );
 }
