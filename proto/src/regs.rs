@@ -64,6 +64,14 @@ registers! {
     LAST_SYNDROME = 0x0138, Ro, 0, "AETH syndrome of the last NAK received, or 0xFF after a local timeout.";
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
+    PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
+    PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
+    PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
+    PFC_WATCHDOG_RECOVERY = 0x018C, Rw, 1_000_000, "Cycles the watchdog ignores pause after it fired.";
+    PFC_XOFF_WORDS = 0x0190, Rw, 0, "Receive-buffer words at which XOFF is sent for PFC_PRIORITY (0 = PFC generation off).";
+    PFC_XON_WORDS = 0x0194, Rw, 0, "Receive-buffer words at or below which XON (time 0) is sent after an XOFF.";
+    PFC_PAUSE_QUANTA = 0x0198, Rw, 0xFFFF, "Pause time in quanta that an XOFF asks for.";
+    PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while the buffer stays above PFC_XON_WORDS.";
     MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
     MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
     MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
@@ -110,6 +118,11 @@ registers! {
     TX_RNR_NAKS = 0x0458, Counter, 0, "Counter: RNR NAKs sent (no receive WQE posted).";
     RX_ARP_REQUESTS = 0x045C, Counter, 0, "Counter: ARP requests for the port's IPv4 address received (rx_arp_requests).";
     TX_ARP_REPLIES = 0x0460, Counter, 0, "Counter: ARP replies sent.";
+    RX_PAUSE_FRAMES = 0x0464, Counter, 0, "Counter: PFC frames for PFC_PRIORITY and PAUSE frames received (rx_prioN_pause).";
+    RX_PAUSE_DURATION = 0x0468, Counter, 0, "Counter: core cycles spent paused (rx_pause_duration).";
+    PFC_WATCHDOG_EVENTS = 0x046C, Counter, 0, "Counter: pause storm watchdog events (pfc_watchdog_events).";
+    TX_PFC_XOFF = 0x0470, Counter, 0, "Counter: PFC XOFF frames sent, refreshes included (tx_prioN_pause).";
+    TX_PFC_XON = 0x0474, Counter, 0, "Counter: PFC XON frames sent.";
 }
 
 /// Number of memory-region slots in the core's MR table.

@@ -1,3 +1,4 @@
 //! Network layer: MAC frames in, verified RoCEv2 packets out.
 pub mod arp;
+pub mod pfc;
 pub mod rx_buffer;

@@ -54,6 +54,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub rd_data: Signal<Out, Bits<W>>,
     pub pop: Signal<In, bool>,
     pub pop_words: Signal<In, Bits<A>>,
+    /// Words in use, the frame being written included (for PFC's XOFF/XON thresholds).
+    pub used: Signal<Out, Bits<A>>,
     // Counters
     pub frames_inc: Signal<Out, bool>,
     pub roce_inc: Signal<Out, bool>,
@@ -131,6 +133,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             rx_tready: Default::default(),
             pending: Default::default(),
             head: Default::default(),
+            used: Default::default(),
             rd_addr: Default::default(),
             rd_data: Default::default(),
             pop: Default::default(),
@@ -197,6 +200,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.ram.read_address.next = self.rd_addr.val();
         self.rd_data.next = self.ram.read_data.val();
         self.head.next = self.head_q.q.val();
+        self.used.next = self.wr_ptr.q.val() - self.head_q.q.val();
         self.pending.next = self.head_q.q.val() != self.tail.q.val();
         self.frames_inc.next = false;
         self.roce_inc.next = false;

@@ -4,6 +4,7 @@
 use crate::host::cqe::CqeWriter;
 use crate::host::regs::Regs;
 use crate::net::arp::ArpResponder;
+use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
 use crate::roce::req::TxEngine;
 use crate::roce::resp::RxEngine;
@@ -60,10 +61,13 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
     arp: ArpResponder<W, B>,
+    pfc: PfcUnit<W, B>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
     /// engine, 2 the ARP responder).
     tx_own: DFF<Bits<2>>,
     grant_arp: Signal<Local, bool>,
+    grant_pfc: Signal<Local, bool>,
+    grant_tx: Signal<Local, bool>,
     tx_fire: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     id_value: Constant<Bits<32>>,
@@ -118,8 +122,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             tx_eng: Default::default(),
             cqe: Default::default(),
             arp: Default::default(),
+            pfc: Default::default(),
             tx_own: Default::default(),
             grant_arp: Default::default(),
+            grant_pfc: Default::default(),
+            grant_tx: Default::default(),
             tx_fire: Default::default(),
             enable: Default::default(),
             id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
@@ -141,6 +148,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_own.clock.next = self.clock.val();
         self.tx_own.d.next = self.tx_own.q.val();
         self.arp.reset.next = self.reset.val();
+        self.pfc.clock.next = self.clock.val();
+        self.pfc.reset.next = self.reset.val();
         self.regs.reset.next = self.reset.val();
         self.rx_buf.reset.next = self.reset.val();
         self.rx_eng.reset.next = self.reset.val();
@@ -301,16 +310,54 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.arp.rx_fire.next = self.rx_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
-        // Transmit arbiter: whole frames; an ARP reply goes first when the MAC is free.
-        self.grant_arp.next =
-            (self.tx_own.q.val() == 2) || ((self.tx_own.q.val() == 0) && self.arp.tx_tvalid.val());
+        // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from the receive buffer's fill.
+        self.pfc.enable.next = self.enable.val();
+        self.pfc.mac_lo.next = self.regs.mac_lo.val();
+        self.pfc.mac_hi.next = self.regs.mac_hi.val();
+        self.pfc.prio.next = self.regs.pfc_priority.val();
+        self.pfc.quantum_q4.next = self.regs.pfc_quantum_q4.val();
+        self.pfc.watchdog_cycles.next = self.regs.pfc_watchdog_cycles.val();
+        self.pfc.recovery_cycles.next = self.regs.pfc_watchdog_recovery.val();
+        self.pfc.fill.next = bit_cast::<32, A>(self.rx_buf.used.val());
+        self.pfc.xoff_words.next = self.regs.pfc_xoff_words.val();
+        self.pfc.xon_words.next = self.regs.pfc_xon_words.val();
+        self.pfc.pause_quanta.next = self.regs.pfc_pause_quanta.val();
+        self.pfc.refresh_cycles.next = self.regs.pfc_refresh_cycles.val();
+        self.pfc.rx_tdata.next = self.rx_tdata.val();
+        self.pfc.rx_tlast.next = self.rx_tlast.val();
+        self.pfc.rx_fire.next = self.rx_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.regs.rx_pause_frames_inc.next = self.pfc.rx_pause_inc.val();
+        self.regs.rx_pause_duration_inc.next = self.pfc.pause_cycle_inc.val();
+        self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
+        self.regs.tx_pfc_xoff_inc.next = self.pfc.tx_xoff_inc.val();
+        self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
+        // Transmit arbiter, whole frames: PFC first, then an ARP reply, then RoCE unless paused.
+        self.grant_pfc.next =
+            (self.tx_own.q.val() == 3) || ((self.tx_own.q.val() == 0) && self.pfc.tx_tvalid.val());
+        self.grant_arp.next = (self.tx_own.q.val() == 2)
+            || ((self.tx_own.q.val() == 0)
+                && !self.pfc.tx_tvalid.val()
+                && self.arp.tx_tvalid.val());
+        self.grant_tx.next = (self.tx_own.q.val() == 1)
+            || ((self.tx_own.q.val() == 0)
+                && !self.pfc.tx_tvalid.val()
+                && !self.arp.tx_tvalid.val()
+                && !self.pfc.paused.val());
         self.tx_tdata.next = self.tx_eng.tx_tdata.val();
         self.tx_tkeep.next = self.tx_eng.tx_tkeep.val();
         self.tx_tlast.next = self.tx_eng.tx_tlast.val();
-        self.tx_tvalid.next = self.tx_eng.tx_tvalid.val();
-        self.tx_eng.tx_tready.next = self.tx_tready.val();
+        self.tx_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
+        self.tx_eng.tx_tready.next = self.tx_tready.val() && self.grant_tx.val();
         self.arp.tx_tready.next = false;
-        if self.grant_arp.val() {
+        self.pfc.tx_tready.next = false;
+        if self.grant_pfc.val() {
+            self.tx_tdata.next = self.pfc.tx_tdata.val();
+            self.tx_tkeep.next = self.pfc.tx_tkeep.val();
+            self.tx_tlast.next = self.pfc.tx_tlast.val();
+            self.tx_tvalid.next = self.pfc.tx_tvalid.val();
+            self.tx_eng.tx_tready.next = false;
+            self.pfc.tx_tready.next = self.tx_tready.val();
+        } else if self.grant_arp.val() {
             self.tx_tdata.next = self.arp.tx_tdata.val();
             self.tx_tkeep.next = self.arp.tx_tkeep.val();
             self.tx_tlast.next = self.arp.tx_tlast.val();
@@ -323,6 +370,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
             self.tx_own.d.next = 1.into();
             if self.grant_arp.val() {
                 self.tx_own.d.next = 2.into();
+            }
+            if self.grant_pfc.val() {
+                self.tx_own.d.next = 3.into();
             }
             if self.tx_tlast.val() {
                 self.tx_own.d.next = 0.into();
