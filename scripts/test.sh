@@ -26,6 +26,29 @@ set -e
 # binary with nothing in it.
 passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+echo "== conformance cases (scripted peer, checked on the wire)"
+set +e
+cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance 2>&1 | tee out/conformance.log
+conf_status=${PIPESTATUS[0]}
+set -e
+passed=$((passed + $(grep -c '^  PASS' out/conformance.log || true)))
+failed=$((failed + $(grep -c '^  FAIL' out/conformance.log || true)))
+if [[ $conf_status -ne 0 ]] && ! grep -q '^  FAIL' out/conformance.log; then failed=$((failed + 1)); fi
+# Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose; the ARP
+# case has no RoCE frame).
+for f in out/conformance/*.pcap; do
+    case "$(basename "$f" .pcap)" in
+        arp_request_answered) continue ;;
+        icrc_error_dropped) allow=(--allow-bad 1) ;;
+        *) allow=() ;;
+    esac
+    if python3 testbench/check_pcap.py --tshark "${allow[@]}" "$f" > out/conformance-pcap.log 2>&1; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "  FAIL pcap check of $f:"; tail -3 out/conformance-pcap.log
+    fi
+done
+
 interop_status=0
 if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
     echo "== interop: skipped (ROCENIC_SKIP_INTEROP=1)"
@@ -41,4 +64,4 @@ else
     if [[ $interop_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop.log; then failed=$((failed + 1)); fi
 fi
 echo "tests: $passed passed, $failed failed"
-[[ $status -eq 0 && $interop_status -eq 0 ]]
+[[ $status -eq 0 && $interop_status -eq 0 && $failed -eq 0 ]]

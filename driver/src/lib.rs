@@ -9,6 +9,8 @@
 //!   -> QueuePair::create -> modify(Init) -> modify(Rtr) -> modify(Rts) -> post_send / post_recv -> poll
 //! ```
 pub mod backend;
+#[cfg(feature = "sim")]
+pub mod conformance;
 pub mod error;
 #[cfg(feature = "sim")]
 pub mod pair;

@@ -254,6 +254,16 @@ impl Fabric {
         self.external.as_ref().map(ExternalPort::stats)
     }
 
+    /// Start keeping every frame put on the wire, for [`Fabric::take_sent`].
+    pub fn record_frames(&mut self) {
+        self.link.record();
+    }
+
+    /// Frames NIC `port` (or, for port 1, an injection or the external port) sent since the last call.
+    pub fn take_sent(&mut self, port: usize) -> Vec<Vec<u8>> {
+        self.link.take_sent(port)
+    }
+
     /// The first socket error of the external port, if one happened.
     pub fn external_error(&self) -> Option<&str> {
         self.external_error.as_deref()

@@ -81,6 +81,8 @@ pub struct Link {
     pcap: Option<PcapTap>,
     stats: LinkStats,
     seq: u64,
+    /// Frames as they went on the wire, per sending port, when recording (see [`Link::record`]).
+    sent: Option<[Vec<Vec<u8>>; 2]>,
 }
 
 impl Link {
@@ -101,6 +103,7 @@ impl Link {
             pcap,
             stats: LinkStats::default(),
             seq: 0,
+            sent: None,
         }
     }
 
@@ -118,6 +121,9 @@ impl Link {
         self.stats.dropped += fate.dropped as u64;
         self.stats.duplicated += (fate.duplicated && !fate.dropped) as u64;
         self.stats.reordered += (fate.reordered && !fate.dropped) as u64;
+        if let Some(log) = &mut self.sent {
+            log[port].push(frame.clone());
+        }
         if let Some(tap) = &mut self.pcap {
             tap.record((cycle as f64 * self.ns_per_cycle).round() as u64, &frame);
         }
@@ -145,6 +151,18 @@ impl Link {
             }
         }
         None
+    }
+
+    /// Keep every frame sent from now on, for [`Link::take_sent`].
+    pub fn record(&mut self) {
+        self.sent.get_or_insert_with(Default::default);
+    }
+
+    /// The frames port `port` sent since the last call (as on the wire: padded, faults applied).
+    pub fn take_sent(&mut self, port: usize) -> Vec<Vec<u8>> {
+        self.sent
+            .as_mut()
+            .map_or_else(Vec::new, |log| std::mem::take(&mut log[port]))
     }
 
     /// Whether any frame is still on the wire.

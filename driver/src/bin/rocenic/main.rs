@@ -3,6 +3,7 @@
 //! - `rocenic demo`: the main job, two co-simulated NICs doing RDMA traffic into a pcap.
 //! - `rocenic rc-pingpong`: `ibv_rc_pingpong` on a co-simulated NIC attached to a real wire.
 mod attach;
+mod conformance;
 mod demo;
 mod pingpong;
 mod stress;
@@ -15,6 +16,7 @@ commands:
   demo          two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written
   rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
+  conformance   spec-named cases against a scripted peer, checked field by field on the wire
 
 `rocenic <command> --help` shows a command's options.";
 
@@ -45,6 +47,11 @@ fn main() -> ExitCode {
             "rc-pingpong",
             pingpong::parse(&args[1..]).and_then(pingpong::run),
             &pingpong::help(),
+        ),
+        Some("conformance") => finish(
+            "conformance",
+            conformance::run(&args[1..]),
+            conformance::USAGE,
         ),
         Some("stress") => finish(
             "stress",
