@@ -4,14 +4,10 @@
 //! zero padding to the Ethernet minimum, no FCS: the MAC adds it) that the top's transmit arbiter sends
 //! between two RoCE frames. A request that arrives while a reply is still being sent is counted and not
 //! answered: the asker repeats its request.
-use crate::prim::byteswap::{be_shift, ByteSwap};
+use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
+use crate::prim::byteswap::be_shift;
 use rocenic_proto::wire::arp_frame as A;
 use rust_hdl::prelude::*;
-
-/// Bytes of the captured and the built frame registers.
-const REG_BYTES: usize = 64;
-/// Length of the reply on the wire.
-const REPLY_BYTES: usize = 60;
 
 #[derive(LogicBlock)]
 pub struct ArpResponder<const W: usize, const B: usize> {
@@ -33,11 +29,8 @@ pub struct ArpResponder<const W: usize, const B: usize> {
     pub tx_tready: Signal<In, bool>,
     pub requests_inc: Signal<Out, bool>,
     pub replies_inc: Signal<Out, bool>,
-    // receive side: the first 64 bytes of the frame, lane order
-    cap: DFF<Bits<512>>,
-    k: DFF<Bits<8>>,
-    cap_now: Signal<Local, Bits<512>>,
-    rx_swap: ByteSwap<512>,
+    rx: FrameHead<W>,
+    tx: ShortFrameTx<W, B>,
     f_dst: Signal<Local, Bits<48>>,
     f_type: Signal<Local, Bits<16>>,
     f_htype: Signal<Local, Bits<16>>,
@@ -50,21 +43,7 @@ pub struct ArpResponder<const W: usize, const B: usize> {
     f_tpa: Signal<Local, Bits<32>>,
     my_mac: Signal<Local, Bits<48>>,
     is_request: Signal<Local, bool>,
-    // transmit side: the reply, big-endian, shifted out W bits per beat
-    pend: DFF<bool>,
-    rep: DFF<Bits<512>>,
-    pos: DFF<Bits<16>>,
-    tx_swap: ByteSwap<W>,
-    to_f: Signal<Local, Bits<16>>,
-    last: Signal<Local, bool>,
-    // constants
-    w_bits: Constant<Bits<16>>,
-    beat_bytes: Constant<Bits<16>>,
-    reply_bytes: Constant<Bits<16>>,
-    ones_b: Constant<Bits<B>>,
-    top: Constant<Bits<16>>,
-    log_w: Constant<Bits<16>>,
-    cap_beats: Constant<Bits<8>>,
+    broadcast: Constant<Bits<48>>,
     sh_dst: Constant<Bits<16>>,
     sh_type: Constant<Bits<16>>,
     sh_htype: Constant<Bits<16>>,
@@ -83,10 +62,8 @@ pub struct ArpResponder<const W: usize, const B: usize> {
 
 impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
     fn default() -> Self {
-        assert_eq!(W, 8 * B);
-        assert!(W <= 512 && 512 % W == 0);
-        let c16 = |v: usize| Constant::new((v as u64).into());
-        let sh = |off: usize, len: usize| c16(be_shift(REG_BYTES, off, len) as usize);
+        let c16 = |v: u64| Constant::new(v.into());
+        let sh = |off: usize, len: usize| c16(be_shift(REG_BYTES, off, len));
         let field = |v: u64, off: usize, len: usize| -> Bits<512> {
             bit_cast::<512, 64>(v.into()) << be_shift(REG_BYTES, off, len)
         };
@@ -113,10 +90,8 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
             tx_tready: Default::default(),
             requests_inc: Default::default(),
             replies_inc: Default::default(),
-            cap: Default::default(),
-            k: Default::default(),
-            cap_now: Default::default(),
-            rx_swap: Default::default(),
+            rx: Default::default(),
+            tx: Default::default(),
             f_dst: Default::default(),
             f_type: Default::default(),
             f_htype: Default::default(),
@@ -129,19 +104,7 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
             f_tpa: Default::default(),
             my_mac: Default::default(),
             is_request: Default::default(),
-            pend: Default::default(),
-            rep: Default::default(),
-            pos: Default::default(),
-            tx_swap: Default::default(),
-            to_f: Default::default(),
-            last: Default::default(),
-            w_bits: c16(W),
-            beat_bytes: c16(B),
-            reply_bytes: c16(REPLY_BYTES),
-            ones_b: Constant::new(Bits::<B>::mask()),
-            top: c16(512 - W),
-            log_w: c16(W.trailing_zeros() as usize),
-            cap_beats: Constant::new(((512 / W) as u64).into()),
+            broadcast: Constant::new(0xFFFF_FFFF_FFFF_u64.into()),
             sh_dst: sh(0, 6),
             sh_type: sh(12, 2),
             sh_htype: sh(A::HTYPE, 2),
@@ -162,30 +125,23 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
 impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cap, k, pend, rep, pos);
-        self.requests_inc.next = false;
-        self.replies_inc.next = false;
-        // Receive: beat k of the frame lands at bits [k * W, (k + 1) * W) of the lane-order capture.
-        self.cap_now.next = self.cap.q.val();
-        if self.k.q.val() == 0 {
-            self.cap_now.next = 0.into();
-        }
-        if self.k.q.val() < self.cap_beats.val() {
-            self.cap_now.next = self.cap_now.val()
-                | (bit_cast::<512, W>(self.rx_tdata.val())
-                    << (bit_cast::<16, 8>(self.k.q.val()) << self.log_w.val()));
-        }
-        self.rx_swap.a.next = self.cap_now.val();
-        self.f_dst.next = bit_cast::<48, 512>(self.rx_swap.y.val() >> self.sh_dst.val());
-        self.f_type.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_type.val());
-        self.f_htype.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_htype.val());
-        self.f_ptype.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_ptype.val());
-        self.f_hlen.next = bit_cast::<8, 512>(self.rx_swap.y.val() >> self.sh_hlen.val());
-        self.f_plen.next = bit_cast::<8, 512>(self.rx_swap.y.val() >> self.sh_plen.val());
-        self.f_oper.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_oper.val());
-        self.f_sha.next = bit_cast::<48, 512>(self.rx_swap.y.val() >> self.sh_sha.val());
-        self.f_spa.next = bit_cast::<32, 512>(self.rx_swap.y.val() >> self.sh_spa.val());
-        self.f_tpa.next = bit_cast::<32, 512>(self.rx_swap.y.val() >> self.sh_tpa.val());
+        self.rx.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
+        self.tx.clock.next = self.clock.val();
+        self.tx.reset.next = self.reset.val();
+        self.rx.rx_tdata.next = self.rx_tdata.val();
+        self.rx.rx_tlast.next = self.rx_tlast.val();
+        self.rx.rx_fire.next = self.rx_fire.val();
+        self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
+        self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
+        self.f_htype.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_htype.val());
+        self.f_ptype.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_ptype.val());
+        self.f_hlen.next = bit_cast::<8, 512>(self.rx.head.val() >> self.sh_hlen.val());
+        self.f_plen.next = bit_cast::<8, 512>(self.rx.head.val() >> self.sh_plen.val());
+        self.f_oper.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_oper.val());
+        self.f_sha.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_sha.val());
+        self.f_spa.next = bit_cast::<32, 512>(self.rx.head.val() >> self.sh_spa.val());
+        self.f_tpa.next = bit_cast::<32, 512>(self.rx.head.val() >> self.sh_tpa.val());
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
         // A request for our address (RFC 826: Ethernet/IPv4, opcode 1), broadcast or to our MAC.
@@ -197,53 +153,24 @@ impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
             && (self.f_oper.val() == 1)
             && (self.f_tpa.val() == self.ipv4.val())
             && (self.ipv4.val() != 0)
-            && ((self.f_dst.val() == bits::<48>(0xFFFF_FFFF_FFFF_u64))
+            && ((self.f_dst.val() == self.broadcast.val())
                 || (self.f_dst.val() == self.my_mac.val()));
-        if self.rx_fire.val() {
-            self.cap.d.next = self.cap_now.val();
-            self.k.d.next = self.k.q.val() + 1;
-            if self.rx_tlast.val() {
-                self.k.d.next = 0.into();
-                if self.is_request.val() && self.enable.val() {
-                    self.requests_inc.next = true;
-                }
-                if self.is_request.val() && self.enable.val() && !self.pend.q.val() {
-                    // The reply: to the asker, from us; we are the sender, the asker the target.
-                    self.pend.d.next = true;
-                    self.pos.d.next = 0.into();
-                    self.rep.d.next = self.fixed.val()
-                        | (bit_cast::<512, 48>(self.f_sha.val()) << self.sh_dst.val())
-                        | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
-                        | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_sha.val())
-                        | (bit_cast::<512, 32>(self.ipv4.val()) << self.sh_spa.val())
-                        | (bit_cast::<512, 48>(self.f_sha.val()) << self.sh_tha.val())
-                        | (bit_cast::<512, 32>(self.f_spa.val()) << self.sh_tpa.val());
-                }
-            }
-        }
-        // Transmit: the top W bits of the big-endian reply, byte-swapped to lane order.
-        self.tx_swap.a.next = bit_cast::<W, 512>(self.rep.q.val() >> self.top.val());
-        self.tx_tdata.next = self.tx_swap.y.val();
-        self.to_f.next = self.reply_bytes.val() - self.pos.q.val();
-        self.last.next = self.to_f.val() <= self.beat_bytes.val();
-        self.tx_tlast.next = self.last.val();
-        self.tx_tkeep.next = self.ones_b.val();
-        if self.last.val() {
-            self.tx_tkeep.next = !(self.ones_b.val() << self.to_f.val());
-        }
-        self.tx_tvalid.next = self.pend.q.val();
-        if self.pend.q.val() && self.tx_tready.val() {
-            self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
-            self.rep.d.next = self.rep.q.val() << self.w_bits.val();
-            if self.last.val() {
-                self.pend.d.next = false;
-                self.replies_inc.next = true;
-            }
-        }
-        if self.reset.val() {
-            self.pend.d.next = false;
-            self.k.d.next = 0.into();
-        }
+        self.requests_inc.next = self.rx.done.val() && self.is_request.val() && self.enable.val();
+        // The reply: to the asker, from us; we are the sender, the asker the target.
+        self.tx.load.next = self.requests_inc.val();
+        self.tx.frame.next = self.fixed.val()
+            | (bit_cast::<512, 48>(self.f_sha.val()) << self.sh_dst.val())
+            | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
+            | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_sha.val())
+            | (bit_cast::<512, 32>(self.ipv4.val()) << self.sh_spa.val())
+            | (bit_cast::<512, 48>(self.f_sha.val()) << self.sh_tha.val())
+            | (bit_cast::<512, 32>(self.f_spa.val()) << self.sh_tpa.val());
+        self.tx_tdata.next = self.tx.tx_tdata.val();
+        self.tx_tkeep.next = self.tx.tx_tkeep.val();
+        self.tx_tlast.next = self.tx.tx_tlast.val();
+        self.tx_tvalid.next = self.tx.tx_tvalid.val();
+        self.tx.tx_tready.next = self.tx_tready.val();
+        self.replies_inc.next = self.tx.sent.val();
     }
 }
 

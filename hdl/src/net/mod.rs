@@ -2,3 +2,4 @@
 pub mod arp;
 pub mod pfc;
 pub mod rx_buffer;
+pub mod short_frame;

@@ -11,13 +11,9 @@
 //! - **Generation**: when the receive buffer holds `PFC_XOFF_WORDS` words or more, send XOFF (our priority
 //!   paused for `PFC_PAUSE_QUANTA`), refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then
 //!   send XON (time 0). `PFC_XOFF_WORDS` = 0 turns generation off.
-use crate::prim::byteswap::{be_shift, ByteSwap};
+use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
+use crate::prim::byteswap::be_shift;
 use rust_hdl::prelude::*;
-
-/// Bytes of the captured and built frame registers.
-const REG_BYTES: usize = 64;
-/// MAC control frames are minimum-size frames.
-const FRAME_BYTES: usize = 60;
 /// 01-80-C2-00-00-01, the MAC control (PAUSE/PFC) destination.
 pub const MAC_CONTROL_DST: u64 = 0x0180_C200_0001;
 pub const ETHERTYPE_MAC_CONTROL: u64 = 0x8808;
@@ -58,10 +54,7 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub tx_xoff_inc: Signal<Out, bool>,
     pub tx_xon_inc: Signal<Out, bool>,
     // reception
-    cap: DFF<Bits<512>>,
-    k: DFF<Bits<8>>,
-    cap_now: Signal<Local, Bits<512>>,
-    rx_swap: ByteSwap<512>,
+    rx: FrameHead<W>,
     f_dst: Signal<Local, Bits<48>>,
     f_type: Signal<Local, Bits<16>>,
     f_op: Signal<Local, Bits<16>>,
@@ -81,23 +74,11 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     // generation
     xoff: DFF<bool>,
     refresh: DFF<Bits<32>>,
-    pend: DFF<bool>,
-    rep: DFF<Bits<512>>,
-    pos: DFF<Bits<16>>,
+    tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
     want_quanta: Signal<Local, Bits<16>>,
     my_mac: Signal<Local, Bits<48>>,
-    tx_swap: ByteSwap<W>,
-    to_f: Signal<Local, Bits<16>>,
-    last: Signal<Local, bool>,
     // constants
-    w_bits: Constant<Bits<16>>,
-    beat_bytes: Constant<Bits<16>>,
-    frame_bytes: Constant<Bits<16>>,
-    ones_b: Constant<Bits<B>>,
-    top: Constant<Bits<16>>,
-    log_w: Constant<Bits<16>>,
-    cap_beats: Constant<Bits<8>>,
     sh_dst: Constant<Bits<16>>,
     sh_src: Constant<Bits<16>>,
     sh_type: Constant<Bits<16>>,
@@ -111,8 +92,6 @@ pub struct PfcUnit<const W: usize, const B: usize> {
 
 impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
     fn default() -> Self {
-        assert_eq!(W, 8 * B);
-        assert!(W <= 512 && 512 % W == 0);
         let c16 = |v: usize| Constant::new((v as u64).into());
         let sh = |off: usize, len: usize| c16(be_shift(REG_BYTES, off, len) as usize);
         let field = |v: u64, off: usize, len: usize| -> Bits<512> {
@@ -150,10 +129,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             watchdog_inc: Default::default(),
             tx_xoff_inc: Default::default(),
             tx_xon_inc: Default::default(),
-            cap: Default::default(),
-            k: Default::default(),
-            cap_now: Default::default(),
-            rx_swap: Default::default(),
+            rx: Default::default(),
             f_dst: Default::default(),
             f_type: Default::default(),
             f_op: Default::default(),
@@ -171,22 +147,10 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             ignore_left: Default::default(),
             xoff: Default::default(),
             refresh: Default::default(),
-            pend: Default::default(),
-            rep: Default::default(),
-            pos: Default::default(),
+            tx: Default::default(),
             want: Default::default(),
             want_quanta: Default::default(),
             my_mac: Default::default(),
-            tx_swap: Default::default(),
-            to_f: Default::default(),
-            last: Default::default(),
-            w_bits: c16(W),
-            beat_bytes: c16(B),
-            frame_bytes: c16(FRAME_BYTES),
-            ones_b: Constant::new(Bits::<B>::mask()),
-            top: c16(512 - W),
-            log_w: c16(W.trailing_zeros() as usize),
-            cap_beats: Constant::new(((512 / W) as u64).into()),
             sh_dst: sh(0, 6),
             sh_src: sh(6, 6),
             sh_type: sh(12, 2),
@@ -206,18 +170,20 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         dff_setup!(
             self,
             clock,
-            cap,
-            k,
             quanta_left,
             qcount,
             run,
             ignore_left,
             xoff,
-            refresh,
-            pend,
-            rep,
-            pos
+            refresh
         );
+        self.rx.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
+        self.tx.clock.next = self.clock.val();
+        self.tx.reset.next = self.reset.val();
+        self.rx.rx_tdata.next = self.rx_tdata.val();
+        self.rx.rx_tlast.next = self.rx_tlast.val();
+        self.rx.rx_fire.next = self.rx_fire.val();
         self.rx_pause_inc.next = false;
         self.pause_cycle_inc.next = false;
         self.watchdog_inc.next = false;
@@ -226,24 +192,14 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 
-        // Reception: capture the frame's first 64 bytes (lane order), decode at its last beat.
-        self.cap_now.next = self.cap.q.val();
-        if self.k.q.val() == 0 {
-            self.cap_now.next = 0.into();
-        }
-        if self.k.q.val() < self.cap_beats.val() {
-            self.cap_now.next = self.cap_now.val()
-                | (bit_cast::<512, W>(self.rx_tdata.val())
-                    << (bit_cast::<16, 8>(self.k.q.val()) << self.log_w.val()));
-        }
-        self.rx_swap.a.next = self.cap_now.val();
-        self.f_dst.next = bit_cast::<48, 512>(self.rx_swap.y.val() >> self.sh_dst.val());
-        self.f_type.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_type.val());
-        self.f_op.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_op.val());
-        self.f_cev.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_cev.val());
+        // Reception: decode the frame's head at its last beat.
+        self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
+        self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
+        self.f_op.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_op.val());
+        self.f_cev.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_cev.val());
         self.prio3.next = bit_cast::<16, 32>(self.prio.val() & 7);
         self.sh_time.next = self.sh_t0.val() - (self.prio3.val() << 4);
-        self.f_time.next = bit_cast::<16, 512>(self.rx_swap.y.val() >> self.sh_time.val());
+        self.f_time.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_time.val());
         self.f_pause_time.next = self.f_cev.val(); // PAUSE: its one time field is where PFC's vector is
                                                    // 802.1Qbb: opcode 0x0101 with our priority's class-enable bit; 802.3x: opcode 0x0001 (all traffic).
         self.for_us.next = false;
@@ -257,18 +213,11 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
                 self.quanta.next = self.f_pause_time.val();
             }
         }
-        if self.rx_fire.val() {
-            self.cap.d.next = self.cap_now.val();
-            self.k.d.next = self.k.q.val() + 1;
-            if self.rx_tlast.val() {
-                self.k.d.next = 0.into();
-                if self.for_us.val() && self.enable.val() {
-                    self.rx_pause_inc.next = true;
-                    if self.ignore_left.q.val() == 0 {
-                        self.quanta_left.d.next = self.quanta.val();
-                        self.qcount.d.next = 0.into();
-                    }
-                }
+        if self.rx.done.val() && self.for_us.val() && self.enable.val() {
+            self.rx_pause_inc.next = true;
+            if self.ignore_left.q.val() == 0 {
+                self.quanta_left.d.next = self.quanta.val();
+                self.qcount.d.next = 0.into();
             }
         }
 
@@ -300,10 +249,10 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         // Generation: XOFF above the high-water mark, refreshed; XON at the low-water mark.
         self.want.next = false;
         self.want_quanta.next = bit_cast::<16, 32>(self.pause_quanta.val());
-        if !self.pend.q.val() {
+        if !self.tx.busy.val() {
             self.refresh.d.next = self.refresh.q.val() + 1;
         }
-        if (self.xoff_words.val() != 0) && self.enable.val() && !self.pend.q.val() {
+        if (self.xoff_words.val() != 0) && self.enable.val() && !self.tx.busy.val() {
             if !self.xoff.q.val() && (self.fill.val() >= self.xoff_words.val()) {
                 self.want.next = true;
                 self.xoff.d.next = true;
@@ -319,41 +268,23 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             }
         }
         if self.want.val() {
-            self.pend.d.next = true;
-            self.pos.d.next = 0.into();
             self.refresh.d.next = 0.into();
-            self.rep.d.next = self.fixed.val()
-                | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
-                | (bit_cast::<512, 16>(bits::<16>(1) << self.prio3.val()) << self.sh_cev.val())
-                | (bit_cast::<512, 16>(self.want_quanta.val()) << self.sh_time.val());
         }
-        // Transmission of the built frame, W bits per beat.
-        self.tx_swap.a.next = bit_cast::<W, 512>(self.rep.q.val() >> self.top.val());
-        self.tx_tdata.next = self.tx_swap.y.val();
-        self.to_f.next = self.frame_bytes.val() - self.pos.q.val();
-        self.last.next = self.to_f.val() <= self.beat_bytes.val();
-        self.tx_tlast.next = self.last.val();
-        self.tx_tkeep.next = self.ones_b.val();
-        if self.last.val() {
-            self.tx_tkeep.next = !(self.ones_b.val() << self.to_f.val());
-        }
-        self.tx_tvalid.next = self.pend.q.val();
-        if self.pend.q.val() && self.tx_tready.val() {
-            self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
-            self.rep.d.next = self.rep.q.val() << self.w_bits.val();
-            if self.last.val() {
-                self.pend.d.next = false;
-            }
-        }
+        self.tx.load.next = self.want.val();
+        self.tx.frame.next = self.fixed.val()
+            | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
+            | (bit_cast::<512, 16>(bits::<16>(1) << self.prio3.val()) << self.sh_cev.val())
+            | (bit_cast::<512, 16>(self.want_quanta.val()) << self.sh_time.val());
+        self.tx_tdata.next = self.tx.tx_tdata.val();
+        self.tx_tkeep.next = self.tx.tx_tkeep.val();
+        self.tx_tlast.next = self.tx.tx_tlast.val();
+        self.tx_tvalid.next = self.tx.tx_tvalid.val();
+        self.tx.tx_tready.next = self.tx_tready.val();
         if self.reset.val() || !self.enable.val() {
             self.quanta_left.d.next = 0.into();
             self.ignore_left.d.next = 0.into();
             self.run.d.next = 0.into();
             self.xoff.d.next = false;
-        }
-        if self.reset.val() {
-            self.pend.d.next = false;
-            self.k.d.next = 0.into();
         }
     }
 }
