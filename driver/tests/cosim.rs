@@ -243,6 +243,13 @@ fn a_remote_access_error_completes_and_flushes() {
         "nothing may be written with a bad rkey"
     );
     assert_eq!(counter(&p, 1, "rx_remote_access_errors"), 1);
+    // The simulator's DMA firewall knows B's MR (writable) and rings: every DMA in these tests is
+    // checked against what the driver registered.
+    let grants = p.fabric.lock().unwrap().memory(1).grants();
+    assert!(grants
+        .iter()
+        .any(|g| g.iova == b.dst_mr.addr() && g.len == 256 && g.write));
+    assert!(grants.len() >= 4, "three rings and the MRs: {grants:x?}");
     assert_eq!(counter(&p, 1, "flushed_wqes"), 1);
     assert_eq!(counter(&p, 0, "flushed_wqes"), 1);
     // The same events under rdma-core's names.

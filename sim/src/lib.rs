@@ -16,7 +16,7 @@ pub use external::{ExternalPort, ExternalSpec, ExternalStats};
 pub use fabric::{Fabric, FabricConfig};
 pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;
-pub use memory::{HostMemory, OutOfRange};
+pub use memory::{Grant, HostMemory, OutOfRange};
 pub use nic::{Nic, NicConfig};
 pub use rocenic_proto::Width;
 

@@ -27,6 +27,16 @@ pub struct HostMemory {
     map: MmapRaw,
     base: u64,
     size: usize,
+    /// What the NIC may touch by DMA, as the driver granted it (see [`HostMemory::grant`]).
+    grants: std::sync::Mutex<Vec<Grant>>,
+}
+
+/// A window the NIC may read by DMA, and write if `write`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grant {
+    pub iova: u64,
+    pub len: u64,
+    pub write: bool,
 }
 
 impl std::fmt::Debug for HostMemory {
@@ -61,7 +71,57 @@ impl HostMemory {
             map: MmapRaw::from(map),
             base,
             size,
+            grants: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// Let the NIC read [iova, iova + len) by DMA, and write it if `write`: what the driver registered (an
+    /// MR, a ring). Once anything is granted, every DMA access of the NIC must fall in a grant; the
+    /// simulation stops on the first that does not (the invariant "the NIC never touches host memory
+    /// outside a registered MR with the needed access").
+    pub fn grant(&self, iova: u64, len: u64, write: bool) {
+        self.grants.lock().unwrap().push(Grant { iova, len, write });
+    }
+
+    /// The windows granted now.
+    pub fn grants(&self) -> Vec<Grant> {
+        self.grants.lock().unwrap().clone()
+    }
+
+    /// Withdraw the grant that starts at `iova` (an MR deregistered, a ring freed).
+    pub fn revoke(&self, iova: u64) {
+        let mut g = self.grants.lock().unwrap();
+        if let Some(i) = g.iter().position(|x| x.iova == iova) {
+            g.remove(i);
+        }
+    }
+
+    /// Whether a DMA access of [iova, iova + len) is allowed. Reads move whole beats of `beat` bytes, so a
+    /// read may round a grant out to beat boundaries; writes carry byte strobes and must stay inside.
+    pub fn check_dma(&self, iova: u64, len: u64, write: bool, beat: u64) -> Result<(), String> {
+        let g = self.grants.lock().unwrap();
+        if g.is_empty() {
+            return Ok(());
+        }
+        let end = iova + len;
+        let ok = g.iter().any(|x| {
+            if write {
+                x.write && iova >= x.iova && end <= x.iova + x.len
+            } else {
+                let lo = x.iova / beat * beat;
+                let hi = (x.iova + x.len).div_ceil(beat) * beat;
+                iova >= lo && end <= hi
+            }
+        });
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "DMA {} of [{iova:#x}, {end:#x}) is outside every registered window with that access: {:x?}",
+                if write { "write" } else { "read" },
+                *g
+            ))
+        }
     }
 
     /// First valid IOVA.

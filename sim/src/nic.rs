@@ -422,6 +422,12 @@ impl Nic {
             self.cycle,
             self.mem
         );
+        if let Err(e) = self
+            .mem
+            .check_dma(addr, len as u64, false, self.beat as u64)
+        {
+            panic!("cycle {}: {e}", self.cycle);
+        }
         self.rd_reqs.push_back(ReadReq {
             addr,
             beats,
@@ -445,6 +451,17 @@ impl Nic {
             "cycle {}: DMA write at {addr:#x} (strobe {strb:#x}) is outside host memory {:?} or misaligned",
             self.cycle, self.mem
         );
+        if strb != 0 {
+            // The bytes the strobes select, first to last.
+            let first = strb.trailing_zeros() as u64;
+            let last = 63 - strb.leading_zeros() as u64;
+            if let Err(e) =
+                self.mem
+                    .check_dma(addr + first, last - first + 1, true, self.beat as u64)
+            {
+                panic!("cycle {}: {e}", self.cycle);
+            }
+        }
     }
 
     /// The core's outputs as sampled in the last cycle (bus fields hold their last valid beat).

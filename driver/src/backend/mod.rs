@@ -31,4 +31,10 @@ pub trait Backend: Send + Sync {
     fn wait(&self);
     /// One line saying what the device is, for logs.
     fn describe(&self) -> String;
+    /// The device may now read [iova, iova + len) by DMA, and write it if `write` (an MR was registered,
+    /// a ring created). Backends that can check or enforce it do (the simulator stops on any DMA outside
+    /// every grant); others ignore it.
+    fn grant_dma(&self, _iova: u64, _len: u64, _write: bool) {}
+    /// The grant starting at `iova` ends (the MR was deregistered, the ring freed).
+    fn revoke_dma(&self, _iova: u64) {}
 }

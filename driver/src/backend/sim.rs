@@ -80,6 +80,16 @@ impl Backend for SimBackend {
     fn wait(&self) {
         self.fabric.lock().unwrap().run(WAIT_CYCLES)
     }
+    fn grant_dma(&self, iova: u64, len: u64, write: bool) {
+        self.fabric
+            .lock()
+            .unwrap()
+            .memory(self.port)
+            .grant(iova, len, write);
+    }
+    fn revoke_dma(&self, iova: u64) {
+        self.fabric.lock().unwrap().memory(self.port).revoke(iova);
+    }
     fn describe(&self) -> String {
         let f = self.fabric.lock().unwrap();
         format!(

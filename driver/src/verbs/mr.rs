@@ -98,6 +98,10 @@ impl ProtectionDomain {
         dev.write(r(regs::MR0_PD), self.pdn);
         dev.write(r(regs::MR0_LEN), len32);
         slots[slot] = Some(mr);
+        // The NIC writes into an MR only with LOCAL_WRITE (receives, READ results, remote writes and
+        // atomics all need it); it may read any MR.
+        dev.backend
+            .grant_dma(mr.iova, mr.len, access.contains(AccessFlags::LOCAL_WRITE));
         Ok(MemoryRegion {
             pd: self.clone(),
             _memory: region.clone(),
@@ -146,5 +150,6 @@ impl Drop for MemoryRegion {
         let mut slots = dev.mr_slots.lock().unwrap();
         dev.write(regs::mr_reg(regs::MR0_LEN, self.slot), 0);
         slots[self.slot] = None;
+        dev.backend.revoke_dma(self.mr.iova);
     }
 }

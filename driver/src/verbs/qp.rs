@@ -200,6 +200,10 @@ impl QueuePair {
             dev.write(pi, 0);
             dev.write(ci, 0);
         }
+        // The core reads the work queues and writes the completion ring.
+        dev.backend.grant_dma(sq.iova(), sq.len() as u64, false);
+        dev.backend.grant_dma(rq.iova(), rq.len() as u64, false);
+        dev.backend.grant_dma(cq.iova(), cq.len() as u64, true);
         *hw_cq = Some(HwCq {
             ring: cq,
             log_size: cq_log,
@@ -362,6 +366,15 @@ impl Drop for QueuePair {
         // QP so that a new one may be created.
         self.dev.write(regs::QP_STATE, QpState::Reset as u32);
         let mut hw_cq = self.dev.hw_cq.lock().unwrap();
+        if let Some(cq) = hw_cq.as_ref() {
+            self.dev.backend.revoke_dma(cq.ring.iova());
+        }
+        self.dev
+            .backend
+            .revoke_dma(self.inner.sq.lock().unwrap().mem.iova());
+        self.dev
+            .backend
+            .revoke_dma(self.inner.rq.lock().unwrap().mem.iova());
         *hw_cq = None;
         *self.dev.qp.lock().unwrap() = None;
     }
