@@ -971,6 +971,88 @@ fn arp_request_answered(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+/// `frame` with its IPv4 TOS byte set (ECN in the low two bits), resealed.
+fn with_tos(frame: &[u8], tos: u8) -> Vec<u8> {
+    let mut f = Frame::parse(frame).unwrap();
+    if let IpRepr::V4(ip) = &mut f.ip {
+        ip.tos = tos;
+    }
+    f.seal().unwrap();
+    f.emit()
+}
+
+fn cnp_on_ce_mark(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(64, 30);
+    let p = b.take_psn(1);
+    // DSCP 0, ECN CE (0b11): the switch saw congestion.
+    let f = with_tos(
+        &b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            p,
+            b.reth(0, 64, b.mr.rkey()),
+            &d,
+            true,
+        ),
+        0x03,
+    );
+    b.inject(f, 3000);
+    let s = b.sent();
+    let cnps: Vec<&Frame> = s.iter().filter(|f| f.bth.opcode == op::CNP).collect();
+    let acks = s
+        .iter()
+        .filter(|f| f.bth.opcode == op::RC_ACKNOWLEDGE)
+        .count();
+    check!(
+        cnps.len() == 1 && acks == 1,
+        "expected one CNP and one ACK, A sent {}",
+        names(&s)
+    );
+    let c = cnps[0];
+    check!(c.bth.becn && !c.bth.fecn, "CNP BTH: BECN set, FECN clear");
+    check!(
+        c.bth.dest_qp == QPN && c.ext.cnp_pad.is_some(),
+        "CNP to the sender's QP with 16 reserved bytes"
+    );
+    // A second CE packet within CNP_INTERVAL (50 us) is counted but gets no second CNP.
+    let p = b.take_psn(1);
+    let f = with_tos(
+        &b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            p,
+            b.reth(0, 64, b.mr.rkey()),
+            &d,
+            true,
+        ),
+        0x03,
+    );
+    b.inject(f, 3000);
+    let s = b.sent();
+    check!(
+        s.iter().all(|f| f.bth.opcode != op::CNP),
+        "no second CNP within the interval: {}",
+        names(&s)
+    );
+    check!(
+        b.counter(regs::ECN_MARKED_ROCE_PACKETS) == 2,
+        "ECN_MARKED_ROCE_PACKETS"
+    );
+    check!(b.counter(regs::NP_CNP_SENT) == 1, "NP_CNP_SENT");
+    Ok(())
+}
+
+fn cnp_received_counted(b: &mut Bench) -> Result<(), String> {
+    let mut e = ExtHeaders::default();
+    e.cnp_pad = Some(rocenic_proto::wire::CnpPadRepr { reserved: [0; 16] });
+    let mut f = Frame::parse(&b.frame(op::CNP, 0, e, &[], false)).unwrap();
+    f.bth.becn = true;
+    f.seal().unwrap();
+    b.inject(f.emit(), 2000);
+    b.expect_silence()?;
+    check!(b.counter(regs::RP_CNP_HANDLED) == 1, "RP_CNP_HANDLED");
+    check!(b.counter(regs::RX_DROP_QP) == 0, "a CNP is not a drop");
+    Ok(())
+}
+
 // ---- requester cases: A requests, B answers ---------------------------------------------------------
 
 fn post_write(b: &Bench, len: usize) -> Result<(), String> {
@@ -1209,6 +1291,8 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_uc_opcode_dropped", rule: "9.6: an opcode of another transport on an RC QP is dropped and counted", run: ud_opcode_on_rc_dropped },
     Case { name: "icrc_error_dropped", rule: "annex A17: a bad ICRC drops the packet silently (no NAK), counted", run: bad_icrc_dropped },
     Case { name: "ipv4_checksum_error_dropped", rule: "RFC 791: a bad IPv4 header checksum drops the packet, counted", run: bad_ip_checksum_dropped },
+    Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
+    Case { name: "cnp_received_counted", rule: "annex A17.9: a CNP for our QP reaches the reaction point (counted), answers nothing", run: cnp_received_counted },
     Case { name: "arp_request_answered", rule: "RFC 826: an ARP request for the port's address is answered by the NIC", run: arp_request_answered },
     Case { name: "rc_requester_coalesced_ack", rule: "9.7.6: one ACK acknowledges every earlier PSN; AckReq on the last packet", run: requester_coalesced_ack },
     Case { name: "rc_requester_go_back_n", rule: "9.7.5.1.1: after a sequence NAK the requester resends from the NAK's PSN", run: requester_go_back_n_from_nak_psn },

@@ -72,6 +72,7 @@ registers! {
     PFC_XON_WORDS = 0x0194, Rw, 0, "Receive-buffer words at or below which XON (time 0) is sent after an XOFF.";
     PFC_PAUSE_QUANTA = 0x0198, Rw, 0xFFFF, "Pause time in quanta that an XOFF asks for.";
     PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while the buffer stays above PFC_XON_WORDS.";
+    CNP_INTERVAL = 0x01A0, Rw, 7813, "Notification point: core cycles between two CNPs of this QP (7813 = 50 us at 156.25 MHz).";
     MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
     MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
     MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
@@ -123,6 +124,9 @@ registers! {
     PFC_WATCHDOG_EVENTS = 0x046C, Counter, 0, "Counter: pause storm watchdog events (pfc_watchdog_events).";
     TX_PFC_XOFF = 0x0470, Counter, 0, "Counter: PFC XOFF frames sent, refreshes included (tx_prioN_pause).";
     TX_PFC_XON = 0x0474, Counter, 0, "Counter: PFC XON frames sent.";
+    ECN_MARKED_ROCE_PACKETS = 0x0478, Counter, 0, "Counter: RoCE packets for our QP received with ECN CE (ecn_marked_roce_packets).";
+    NP_CNP_SENT = 0x047C, Counter, 0, "Counter: CNPs sent by the notification point (np_cnp_sent).";
+    RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled; the DCQCN rate limiter is not built yet).";
 }
 
 /// Number of memory-region slots in the core's MR table.

@@ -84,6 +84,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub ack_msn: Signal<In, Bits<24>>,
     pub ack_taken: Signal<Out, bool>,
     // RDMA READ the responder executes (held until taken): responses from `rr_va`, PSNs from `rr_psn`.
+    /// A CNP to send to DEST_QPN (held until taken), and its counter.
+    pub cnp_valid: Signal<In, bool>,
+    pub cnp_taken: Signal<Out, bool>,
+    pub tx_cnp_inc: Signal<Out, bool>,
     pub rr_valid: Signal<In, bool>,
     pub rr_va: Signal<In, Bits<64>>,
     pub rr_len: Signal<In, Bits<32>>,
@@ -188,6 +192,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The packet carries an AtomicETH (request) or an AtomicAckETH (ATOMIC ACKNOWLEDGE).
     p_atomic: DFF<bool>,
     p_aack: DFF<bool>,
+    /// The packet is a CNP (opcode 0x81, BECN, 16 reserved bytes).
+    p_cnp: DFF<bool>,
     /// The packet carries an ImmDt (the last packet of a message with immediate data).
     p_imm: DFF<bool>,
     /// RETH fields of the packet (a re-issued READ asks for the rest of the message only).
@@ -373,6 +379,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ack_psn: Default::default(),
             ack_msn: Default::default(),
             ack_taken: Default::default(),
+            cnp_valid: Default::default(),
+            cnp_taken: Default::default(),
+            tx_cnp_inc: Default::default(),
             rr_valid: Default::default(),
             rr_va: Default::default(),
             rr_len: Default::default(),
@@ -470,6 +479,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_imm: Default::default(),
             p_atomic: Default::default(),
             p_aack: Default::default(),
+            p_cnp: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -638,6 +648,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_imm,
             p_atomic,
             p_aack,
+            p_cnp,
             rr_atomic_q,
             rr_orig_q,
             p_rva,
@@ -676,6 +687,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_timeouts_inc.next = false;
         self.ack_taken.next = false;
         self.rr_taken.next = false;
+        self.cnp_taken.next = false;
+        self.tx_cnp_inc.next = false;
         self.rnr_retry_exc_inc.next = false;
         self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
         self.is_read.next = self.w_opcode.q.val() == 4;
@@ -790,6 +803,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.p_aack.q.val() {
             self.ext_len.next = 12.into();
+        }
+        if self.p_cnp.q.val() {
+            self.ext_len.next = 16.into(); // reserved, zero
         }
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
@@ -910,10 +926,32 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_imm.d.next = false;
                     self.p_atomic.d.next = false;
                     self.p_aack.d.next = false;
+                    self.p_cnp.d.next = false;
+                    self.p_cnp.d.next = false;
                     self.p_opcode.d.next = 0x11.into();
                     self.p_psn.d.next = self.ack_psn.val();
                     self.p_syn.d.next = self.ack_syndrome.val();
                     self.p_msn.d.next = self.ack_msn.val();
+                    self.p_plen.d.next = 0.into();
+                    self.p_ackreq.d.next = false;
+                    self.p_se.d.next = false;
+                    self.state.d.next = TxState::Load;
+                } else if self.cnp_valid.val()
+                    && self.enable.val()
+                    && ((self.qp_state.val() == 2) || self.rts.val())
+                {
+                    // CNP (RoCEv2 annex A17.9.3) to the sender's QP: no payload, PSN 0, BECN set.
+                    self.cnp_taken.next = true;
+                    self.p_ack.d.next = false;
+                    self.p_aeth.d.next = false;
+                    self.p_resp.d.next = false;
+                    self.p_reth.d.next = false;
+                    self.p_imm.d.next = false;
+                    self.p_atomic.d.next = false;
+                    self.p_aack.d.next = false;
+                    self.p_cnp.d.next = true;
+                    self.p_opcode.d.next = 0x81.into();
+                    self.p_psn.d.next = 0.into();
                     self.p_plen.d.next = 0.into();
                     self.p_ackreq.d.next = false;
                     self.p_se.d.next = false;
@@ -1136,6 +1174,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_resp.d.next = false;
                 self.p_atomic.d.next = false;
                 self.p_aack.d.next = false;
+                self.p_cnp.d.next = false;
                 self.p_reth.d.next = self.wr_write.val() && (self.snd_idx.q.val() == 0);
                 self.p_imm.d.next =
                     self.wr_imm.val() && (self.snd_idx.q.val() == self.last_idx.q.val());
@@ -1196,6 +1235,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_imm.d.next = false;
                 self.p_atomic.d.next = false;
                 self.p_aack.d.next = self.rr_atomic_q.q.val();
+                self.p_cnp.d.next = false;
                 self.p_aeth.d.next =
                     (self.rr_idx.q.val() == 0) || (self.rr_idx.q.val() == self.rr_last.q.val());
                 self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
@@ -1292,6 +1332,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 432);
                     }
                 }
+                if self.p_cnp.q.val() {
+                    // BTH byte 4: FECN (0x80) and BECN (0x40); a CNP carries BECN.
+                    self.hdr.d.next =
+                        self.hdr.q.val() | (bit_cast::<1024, 8>(bits::<8>(0x40)) << 648);
+                }
                 if self.p_aack.q.val() {
                     // AETH then AtomicAckETH: the original value (§9.3).
                     self.hdr.d.next = self.hdr.q.val()
@@ -1352,6 +1397,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.state.d.next = TxState::Idle;
                         if self.p_ack.q.val() {
                             self.tx_acks_inc.next = true;
+                        } else if self.p_cnp.q.val() {
+                            self.tx_cnp_inc.next = true;
                         } else if self.p_resp.q.val() {
                             self.rr_idx.d.next = self.rr_idx.q.val() + 1;
                             if self.rr_idx.q.val() == self.rr_last.q.val() {

@@ -97,6 +97,14 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rx_seq_naks_inc: Signal<Out, bool>,
     pub rx_remote_access_naks_inc: Signal<Out, bool>,
     pub rx_invalid_request_naks_inc: Signal<Out, bool>,
+    /// Congestion notification (RoCEv2 annex A17.9): the notification point asks for a CNP (held until
+    /// taken) when a CE-marked packet arrives, at most once per CNP_INTERVAL cycles; a CNP received is
+    /// counted for the reaction point.
+    pub cnp_interval: Signal<In, Bits<32>>,
+    pub cnp_valid: Signal<Out, bool>,
+    pub cnp_taken: Signal<In, bool>,
+    pub ecn_marked_inc: Signal<Out, bool>,
+    pub rp_cnp_inc: Signal<Out, bool>,
     // receive buffer
     pub buf_pending: Signal<In, bool>,
     pub buf_head: Signal<In, Bits<A>>,
@@ -207,6 +215,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ac_orig: DFF<Bits<64>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
+    cnp_pend: DFF<bool>,
+    /// Cycles since the last CNP was asked for (saturating).
+    cnp_age: DFF<Bits<32>>,
     // pending ACK/NAK
     ack_pend: DFF<bool>,
     ack_syn: DFF<Bits<8>>,
@@ -236,6 +247,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     is_wimm: Signal<Local, bool>,
     f_imm: Signal<Local, Bits<32>>,
     is_rreq: Signal<Local, bool>,
+    /// IP ECN field is CE (binary 11).
+    f_ce: Signal<Local, bool>,
     /// CMP_SWAP 0x13 / FETCH_ADD 0x14 request; ATOMIC ACKNOWLEDGE 0x12.
     is_atreq: Signal<Local, bool>,
     is_aack: Signal<Local, bool>,
@@ -281,6 +294,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     log_w: Constant<Bits<16>>,
     bth_end: Constant<Bits<16>>,
     sh_ip_len: Constant<Bits<16>>,
+    sh_tos: Constant<Bits<16>>,
     sh_opcode: Constant<Bits<16>>,
     sh_pad: Constant<Bits<16>>,
     sh_dqpn: Constant<Bits<16>>,
@@ -363,6 +377,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rx_seq_naks_inc: Default::default(),
             rx_remote_access_naks_inc: Default::default(),
             rx_invalid_request_naks_inc: Default::default(),
+            cnp_interval: Default::default(),
+            cnp_valid: Default::default(),
+            cnp_taken: Default::default(),
+            ecn_marked_inc: Default::default(),
+            rp_cnp_inc: Default::default(),
             buf_pending: Default::default(),
             buf_head: Default::default(),
             buf_rd_addr: Default::default(),
@@ -455,6 +474,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ac_psn: Default::default(),
             ac_orig: Default::default(),
             rd_exp: Default::default(),
+            cnp_pend: Default::default(),
+            cnp_age: Default::default(),
             ack_pend: Default::default(),
             ack_syn: Default::default(),
             ack_psn_q: Default::default(),
@@ -480,6 +501,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             is_wimm: Default::default(),
             f_imm: Default::default(),
             is_rreq: Default::default(),
+            f_ce: Default::default(),
             is_atreq: Default::default(),
             is_aack: Default::default(),
             f_swap: Default::default(),
@@ -523,6 +545,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
             bth_end: Constant::new((F::EXT as u64).into()),
             sh_ip_len: Constant::new(be_shift(HDR_BYTES, F::IP_TOTAL_LEN, 2).into()),
+            sh_tos: Constant::new(be_shift(HDR_BYTES, F::IP_TOS, 1).into()),
             sh_opcode: Constant::new(be_shift(HDR_BYTES, F::BTH_OPCODE, 1).into()),
             // PadCnt: bits 5..4 of BTH byte 1.
             sh_pad: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 4).into()),
@@ -599,6 +622,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ac_psn,
             ac_orig,
             rd_exp,
+            cnp_pend,
+            cnp_age,
             ack_pend,
             ack_syn,
             ack_psn_q,
@@ -626,6 +651,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
         self.rx_ack_resp.next = false;
+        self.ecn_marked_inc.next = false;
+        self.rp_cnp_inc.next = false;
+        self.cnp_valid.next = self.cnp_pend.q.val();
+        if self.cnp_age.q.val() != 0xFFFF_FFFF_u64 {
+            self.cnp_age.d.next = self.cnp_age.q.val() + 1;
+        }
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -674,6 +705,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_rkey.val());
         self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_dmalen.val());
         self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_syn.val());
+        self.f_ce.next = (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_tos.val()) & 3) == 3;
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
         // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
@@ -893,10 +925,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.pay_word.d.next = self.hdr_words_a.val() + 1;
                 self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                 self.state.d.next = RespState::Pop;
+                if (self.qp_state.val() == 2 || self.qp_state.val() == 3)
+                    && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
+                    && self.f_ce.val()
+                {
+                    // Notification point: a CE-marked packet for our QP; one CNP per interval.
+                    self.ecn_marked_inc.next = true;
+                    if self.cnp_age.q.val() >= self.cnp_interval.val() {
+                        self.cnp_pend.d.next = true;
+                        self.cnp_age.d.next = 0.into();
+                    }
+                }
                 if (self.qp_state.val() != 2 && self.qp_state.val() != 3)
                     || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
                 {
                     self.drop_qp_inc.next = true;
+                } else if self.f_opcode.val() == 0x81 {
+                    // A CNP for our QP: the reaction point's input (rate limiting not built yet).
+                    self.rp_cnp_inc.next = true;
                 } else if self.f_opcode.val() == 0x11 {
                     // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
                     self.rx_ack_valid.next = true;
@@ -1265,11 +1311,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.rr_taken.val() {
             self.rr_pend.d.next = false;
         }
+        if self.cnp_taken.val() {
+            self.cnp_pend.d.next = false;
+        }
         if self.rd_restart.val() {
             self.rd_exp.d.next = self.rd_restart_idx.val();
         }
         if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
             self.rr_pend.d.next = false;
+            self.cnp_pend.d.next = false;
         }
         if self.qp_state.val() == 0 {
             self.ac_valid.d.next = false;
@@ -1280,6 +1330,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.nak_sent.d.next = false;
             self.in_write.d.next = false;
             self.in_send.d.next = false;
+        }
+        if self.reset.val() || (self.qp_state.val() == 0) {
+            // No CNP sent yet: the first CE-marked packet gets one at once.
+            self.cnp_age.d.next = 0xFFFF_FFFF_u64.into();
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;

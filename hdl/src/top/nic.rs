@@ -279,6 +279,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         // RDMA READ: the responder's job goes to the transmit engine; the requester's READ in progress
         // goes to the receive engine, which lands its responses.
         self.tx_eng.rr_valid.next = self.rx_eng.rr_valid.val();
+        self.rx_eng.cnp_interval.next = self.regs.cnp_interval.val();
+        self.tx_eng.cnp_valid.next = self.rx_eng.cnp_valid.val();
+        self.rx_eng.cnp_taken.next = self.tx_eng.cnp_taken.val();
+        self.regs.ecn_marked_roce_packets_inc.next = self.rx_eng.ecn_marked_inc.val();
+        self.regs.rp_cnp_handled_inc.next = self.rx_eng.rp_cnp_inc.val();
+        self.regs.np_cnp_sent_inc.next = self.tx_eng.tx_cnp_inc.val();
         self.tx_eng.rr_va.next = self.rx_eng.rr_va.val();
         self.tx_eng.rr_len.next = self.rx_eng.rr_len.val();
         self.tx_eng.rr_psn.next = self.rx_eng.rr_psn.val();
