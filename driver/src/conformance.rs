@@ -115,58 +115,7 @@ impl Bench {
         payload: &[u8],
         ack_req: bool,
     ) -> Vec<u8> {
-        let pad = (4 - payload.len() % 4) % 4;
-        let mut f = Frame {
-            eth: EthernetRepr {
-                dst: mac(0),
-                src: mac(1),
-                ethertype: ETHERTYPE_IPV4,
-            },
-            vlan: None,
-            ip: IpRepr::V4(Ipv4Repr {
-                tos: 0x02,
-                total_len: 0,
-                ident: 0,
-                dont_frag: true,
-                ttl: 64,
-                protocol: 17,
-                checksum: 0,
-                src: ip(1).octets(),
-                dst: ip(0).octets(),
-            }),
-            udp: UdpRepr {
-                src_port: 0xC001,
-                dst_port: ROCEV2_UDP_PORT,
-                length: 0,
-                checksum: 0,
-            },
-            bth: BthRepr {
-                opcode,
-                solicited: false,
-                mig_req: false,
-                pad_count: 0,
-                tver: 0,
-                pkey: 0xFFFF,
-                fecn: false,
-                becn: false,
-                resv6a: 0,
-                dest_qp: QPN,
-                ack_req,
-                resv7: 0,
-                psn: psn & 0xFF_FFFF,
-            },
-            ext,
-            payload: payload.to_vec(),
-            pad: vec![0; pad],
-            icrc: 0,
-            trailer: Vec::new(),
-        };
-        f.seal().expect("a well-formed frame");
-        let mut b = f.emit();
-        if b.len() < 60 {
-            b.resize(60, 0);
-        }
-        b
+        peer_frame(opcode, psn, ext, payload, ack_req)
     }
 
     pub fn reth(&self, off: usize, len: usize, rkey: u32) -> ExtHeaders {
@@ -301,6 +250,63 @@ impl Bench {
     pub fn qp_state(&self) -> QpState {
         self.pair.a.qp.query()
     }
+}
+
+/// A frame from B (port 1 of a [`Pair`]) to A's QP with `opcode`, `psn`, the given extension headers and
+/// payload: every field set as a RoCEv2 NIC would, lengths, checksum and ICRC sealed, padded to 60 bytes.
+pub fn peer_frame(opcode: u8, psn: u32, ext: ExtHeaders, payload: &[u8], ack_req: bool) -> Vec<u8> {
+    let pad = (4 - payload.len() % 4) % 4;
+    let mut f = Frame {
+        eth: EthernetRepr {
+            dst: mac(0),
+            src: mac(1),
+            ethertype: ETHERTYPE_IPV4,
+        },
+        vlan: None,
+        ip: IpRepr::V4(Ipv4Repr {
+            tos: 0x02,
+            total_len: 0,
+            ident: 0,
+            dont_frag: true,
+            ttl: 64,
+            protocol: 17,
+            checksum: 0,
+            src: ip(1).octets(),
+            dst: ip(0).octets(),
+        }),
+        udp: UdpRepr {
+            src_port: 0xC001,
+            dst_port: ROCEV2_UDP_PORT,
+            length: 0,
+            checksum: 0,
+        },
+        bth: BthRepr {
+            opcode,
+            solicited: false,
+            mig_req: false,
+            pad_count: 0,
+            tver: 0,
+            pkey: 0xFFFF,
+            fecn: false,
+            becn: false,
+            resv6a: 0,
+            dest_qp: QPN,
+            ack_req,
+            resv7: 0,
+            psn: psn & 0xFF_FFFF,
+        },
+        ext,
+        payload: payload.to_vec(),
+        pad: vec![0; pad],
+        icrc: 0,
+        trailer: Vec::new(),
+    };
+    f.seal().expect("a well-formed frame");
+    let mut b = f.emit();
+    if b.len() < 60 {
+        b.resize(60, 0);
+    }
+    b
 }
 
 fn names(s: &[Frame]) -> String {

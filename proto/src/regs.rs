@@ -73,6 +73,16 @@ registers! {
     PFC_PAUSE_QUANTA = 0x0198, Rw, 0xFFFF, "Pause time in quanta that an XOFF asks for.";
     PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while the buffer stays above PFC_XON_WORDS.";
     CNP_INTERVAL = 0x01A0, Rw, 7813, "Notification point: core cycles between two CNPs of this QP (7813 = 50 us at 156.25 MHz).";
+    DCQCN_ENABLE = 0x01A4, Rw, 0, "bit 0: the reaction point paces RoCE transmission at its rate (DCQCN); 0 = line rate.";
+    DCQCN_LINE_RATE = 0x01A8, Rw, 2048, "Line rate, bytes per cycle x 256 (2048 = 8 B/cycle, the 64-bit datapath; 16384 for 512 bits).";
+    DCQCN_MIN_RATE = 0x01AC, Rw, 16, "Lowest rate a CNP can cut to, bytes per cycle x 256.";
+    DCQCN_RATE_AI = 0x01B0, Rw, 20, "Additive increase R_AI, bytes per cycle x 256.";
+    DCQCN_RATE_HAI = 0x01B4, Rw, 200, "Hyper increase R_HAI, bytes per cycle x 256.";
+    DCQCN_RATE_TIMER = 0x01B8, Rw, 8594, "Rate increase timer in cycles (8594 = 55 us at 156.25 MHz).";
+    DCQCN_ALPHA_TIMER = 0x01BC, Rw, 8594, "Alpha decay timer in cycles.";
+    DCQCN_BYTE_COUNTER = 0x01C0, Rw, 10_000_000, "Bytes sent that end a rate increase stage.";
+    DCQCN_F = 0x01C4, Rw, 5, "Fast recovery stages before additive increase.";
+    DCQCN_RATE = 0x01C8, Ro, 0, "The reaction point's current rate RC, bytes per cycle x 256.";
     MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
     MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
     MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
@@ -126,7 +136,8 @@ registers! {
     TX_PFC_XON = 0x0474, Counter, 0, "Counter: PFC XON frames sent.";
     ECN_MARKED_ROCE_PACKETS = 0x0478, Counter, 0, "Counter: RoCE packets for our QP received with ECN CE (ecn_marked_roce_packets).";
     NP_CNP_SENT = 0x047C, Counter, 0, "Counter: CNPs sent by the notification point (np_cnp_sent).";
-    RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled; the DCQCN rate limiter is not built yet).";
+    RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled).";
+    DCQCN_RATE_DECREASES = 0x0484, Counter, 0, "Counter: rate cuts by the reaction point.";
 }
 
 /// Number of memory-region slots in the core's MR table.

@@ -1,5 +1,6 @@
 //! Network layer: MAC frames in, verified RoCEv2 packets out.
 pub mod arp;
+pub mod dcqcn;
 pub mod pfc;
 pub mod rx_buffer;
 pub mod short_frame;

@@ -4,6 +4,7 @@
 use crate::host::cqe::CqeWriter;
 use crate::host::regs::Regs;
 use crate::net::arp::ArpResponder;
+use crate::net::dcqcn::Dcqcn;
 use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
 use crate::roce::req::TxEngine;
@@ -62,6 +63,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     cqe: CqeWriter<W, B>,
     arp: ArpResponder<W, B>,
     pfc: PfcUnit<W, B>,
+    dcqcn: Dcqcn<B>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
     /// engine, 2 the ARP responder).
     tx_own: DFF<Bits<2>>,
@@ -123,6 +125,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             cqe: Default::default(),
             arp: Default::default(),
             pfc: Default::default(),
+            dcqcn: Default::default(),
             tx_own: Default::default(),
             grant_arp: Default::default(),
             grant_pfc: Default::default(),
@@ -149,6 +152,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_own.d.next = self.tx_own.q.val();
         self.arp.reset.next = self.reset.val();
         self.pfc.clock.next = self.clock.val();
+        self.dcqcn.clock.next = self.clock.val();
+        self.dcqcn.reset.next = self.reset.val();
         self.pfc.reset.next = self.reset.val();
         self.regs.reset.next = self.reset.val();
         self.rx_buf.reset.next = self.reset.val();
@@ -348,7 +353,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
             || ((self.tx_own.q.val() == 0)
                 && !self.pfc.tx_tvalid.val()
                 && !self.arp.tx_tvalid.val()
-                && !self.pfc.paused.val());
+                && !self.pfc.paused.val()
+                && !self.dcqcn.hold.val());
         self.tx_tdata.next = self.tx_eng.tx_tdata.val();
         self.tx_tkeep.next = self.tx_eng.tx_tkeep.val();
         self.tx_tlast.next = self.tx_eng.tx_tlast.val();
@@ -372,6 +378,23 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
             self.arp.tx_tready.next = self.tx_tready.val();
         }
         self.tx_fire.next = self.tx_tvalid.val() && self.tx_tready.val();
+        // DCQCN reaction point: CNPs from the receive engine, RoCE beats from the arbiter.
+        self.dcqcn.enable.next = (self.regs.dcqcn_enable.val() & 1) != 0;
+        self.dcqcn.line_rate.next = self.regs.dcqcn_line_rate.val();
+        self.dcqcn.min_rate.next = self.regs.dcqcn_min_rate.val();
+        self.dcqcn.rate_ai.next = self.regs.dcqcn_rate_ai.val();
+        self.dcqcn.rate_hai.next = self.regs.dcqcn_rate_hai.val();
+        self.dcqcn.rate_timer.next = self.regs.dcqcn_rate_timer.val();
+        self.dcqcn.alpha_timer.next = self.regs.dcqcn_alpha_timer.val();
+        self.dcqcn.byte_counter.next = self.regs.dcqcn_byte_counter.val();
+        self.dcqcn.f_stages.next = self.regs.dcqcn_f.val();
+        self.dcqcn.cnp.next = self.rx_eng.rp_cnp_inc.val();
+        self.dcqcn.beat_sent.next = self.tx_fire.val()
+            && self.grant_tx.val()
+            && !self.grant_pfc.val()
+            && !self.grant_arp.val();
+        self.regs.dcqcn_rate.next = self.dcqcn.rate.val();
+        self.regs.dcqcn_rate_decreases_inc.next = self.dcqcn.decrease_inc.val();
         if self.tx_fire.val() {
             self.tx_own.d.next = 1.into();
             if self.grant_arp.val() {

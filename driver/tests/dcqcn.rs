@@ -1,0 +1,125 @@
+//! DCQCN reaction point on the co-simulated NIC: with pacing on, A sends at line rate until CNPs arrive;
+//! each CNP cuts its rate (RC × (1 − α/2)), the frames it puts on the wire slow down accordingly, and
+//! without CNPs the rate climbs back through fast recovery. The WRITE still completes intact.
+use rocenic_driver::conformance::peer_frame;
+use rocenic_driver::pair::Pair;
+use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
+use rocenic_proto::opcode as op;
+use rocenic_proto::regs;
+use rocenic_proto::wire::{CnpPadRepr, ExtHeaders, Frame};
+use rocenic_sim::{FabricConfig, Width};
+
+fn cnp() -> Vec<u8> {
+    let e = ExtHeaders {
+        cnp_pad: Some(CnpPadRepr { reserved: [0; 16] }),
+        ..ExtHeaders::default()
+    };
+    let mut f = Frame::parse(&peer_frame(op::CNP, 0, e, &[], false)).unwrap();
+    f.bth.becn = true;
+    f.seal().unwrap();
+    f.emit()
+}
+
+#[test]
+fn cnps_cut_the_rate_and_it_recovers() {
+    let p = Pair::connect(
+        FabricConfig {
+            width: Width::W64,
+            host_mem_bytes: 16 << 20,
+            ..FabricConfig::default()
+        },
+        1024,
+        1_000_000,
+    )
+    .unwrap();
+    let len = 4 << 20;
+    let data: Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
+    let src = p.a.ctx.alloc_dma(len).unwrap();
+    let dst = p.b.ctx.alloc_dma(len).unwrap();
+    src.write(0, &data).unwrap();
+    let smr =
+        p.a.pd
+            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dmr =
+        p.b.pd
+            .reg_mr(
+                &dst,
+                0,
+                len,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
+            .unwrap();
+    let f = |p: &Pair| p.fabric.clone();
+    let fab = f(&p);
+    fab.lock().unwrap().reg_write(0, regs::DCQCN_ENABLE, 1);
+    let wr = WorkRequest {
+        wr_id: 1,
+        op: SendOp::RdmaWrite {
+            remote_addr: dmr.addr(),
+            rkey: dmr.rkey(),
+        },
+        sge: Sge {
+            addr: smr.addr(),
+            length: len as u32,
+            lkey: smr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: the buffers live until the completion below.
+    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    let frames_in = |cycles: u64| {
+        let mut g = fab.lock().unwrap();
+        let before = g.link_stats().frames[0];
+        g.run(cycles);
+        g.link_stats().frames[0] - before
+    };
+    frames_in(2000);
+    let full = frames_in(20_000);
+    assert!(full > 50, "sending: {full} frames in 20,000 cycles");
+    assert_eq!(fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE), 2048);
+
+    // One CNP: α started at 1 and has decayed by (1 - 1/256) per 8,594 cycles since, so the rate about
+    // halves.
+    fab.lock().unwrap().inject_frame(1, cnp());
+    frames_in(500);
+    let rate = fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE);
+    assert!((1024..=1040).contains(&rate), "RC x (1 - α/2): {rate}");
+    // Two more CNPs: the rate keeps falling (α near 1 still). The last cut's target RT is the rate
+    // before it.
+    let mut target = 0;
+    for _ in 0..2 {
+        target = fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE);
+        fab.lock().unwrap().inject_frame(1, cnp());
+        frames_in(300);
+    }
+    let low = fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE);
+    assert!(low < 400, "after three CNPs: {low}");
+    // Paced: frames of 1,078 bytes (MTU 1024 + headers) at `low` / 256 bytes per cycle, within 25 %.
+    let paced = frames_in(8000);
+    let want = low as u64 * 8000 / 256 / 1078;
+    assert!(
+        paced * 4 >= want * 3 && paced * 4 <= want * 5 && paced < full * 8000 / 20_000,
+        "paced: {paced} frames in 8,000 cycles, {want} expected at rate {low} ({full} per 20,000 unpaced)"
+    );
+    assert_eq!(
+        fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE_DECREASES),
+        3
+    );
+    // No more CNPs: fast recovery halves the gap to RT at every rate-timer stage (8,594 cycles); after
+    // the 8,000-cycle window above and six more stages RC is within a few percent of RT.
+    frames_in(6 * 8594);
+    let back = fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE);
+    assert!(
+        back * 100 >= target * 95 && back <= 2048,
+        "recovering towards RT {target}: {low} -> {back}"
+    );
+
+    let wc = p
+        .wait_for(&p.a.send_cq, 50_000_000)
+        .expect("WRITE completion");
+    assert_eq!(wc.status, WcStatus::Success);
+    let mut got = vec![0; len];
+    dst.read(0, &mut got).unwrap();
+    assert!(got == data, "data intact");
+}

@@ -1,0 +1,204 @@
+//! DCQCN reaction point (Zhu et al., SIGCOMM 2015; RoCEv2 congestion control) for the QP, and the pacer that
+//! holds RoCE transmission to its rate.
+//!
+//! Rates are bytes per core cycle × 256 (16 bits: 2048 = 8 B/cycle, the 64-bit datapath's line rate). On a
+//! CNP: target RT = RC, RC = RC × (1 − α/2), α = (1 − g)·α + g with g = 1/256 (α in 1/1024 units). Without
+//! CNPs α decays by (1 − g) every `alpha_timer` cycles. The rate rises in stages, each stage ended by the
+//! rate timer or by `byte_counter` bytes sent: the first F stages are fast recovery (RC = (RT + RC) / 2),
+//! then additive increase (RT += R_AI), then, when both counters passed F, hyper increase (RT += R_HAI); RC
+//! never exceeds the line rate or falls below the minimum. The pacer is a leaky bucket: every RoCE beat
+//! sent adds its bytes × 256 to a debt that drains by RC each cycle, and no new RoCE frame starts while
+//! the debt is above zero.
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Dcqcn<const B: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    /// Off: RC stays at the line rate and nothing is held.
+    pub enable: Signal<In, bool>,
+    pub line_rate: Signal<In, Bits<32>>,
+    pub min_rate: Signal<In, Bits<32>>,
+    pub rate_ai: Signal<In, Bits<32>>,
+    pub rate_hai: Signal<In, Bits<32>>,
+    pub rate_timer: Signal<In, Bits<32>>,
+    pub alpha_timer: Signal<In, Bits<32>>,
+    pub byte_counter: Signal<In, Bits<32>>,
+    pub f_stages: Signal<In, Bits<32>>,
+    /// A CNP for our QP arrived.
+    pub cnp: Signal<In, bool>,
+    /// A beat of a RoCE frame left this cycle.
+    pub beat_sent: Signal<In, bool>,
+    /// Do not start a RoCE frame now.
+    pub hold: Signal<Out, bool>,
+    pub rate: Signal<Out, Bits<32>>,
+    pub decrease_inc: Signal<Out, bool>,
+    rc: DFF<Bits<16>>,
+    rt: DFF<Bits<16>>,
+    alpha: DFF<Bits<16>>,
+    t_rate: DFF<Bits<32>>,
+    t_alpha: DFF<Bits<32>>,
+    bytes: DFF<Bits<32>>,
+    t_stage: DFF<Bits<32>>,
+    b_stage: DFF<Bits<32>>,
+    debt: DFF<Bits<32>>,
+    cut: Signal<Local, Bits<32>>,
+    rc_cut: Signal<Local, Bits<16>>,
+    stage_up: Signal<Local, bool>,
+    rt_new: Signal<Local, Bits<16>>,
+    rc_new: Signal<Local, Bits<16>>,
+    line16: Signal<Local, Bits<16>>,
+    min16: Signal<Local, Bits<16>>,
+    sum17: Signal<Local, Bits<17>>,
+    alpha_dec: Signal<Local, Bits<16>>,
+    /// g = 1/256 in α's 1/1024 units.
+    g_q10: Constant<Bits<16>>,
+    beat_debt: Constant<Bits<32>>,
+    beat_bytes: Constant<Bits<32>>,
+}
+
+impl<const B: usize> Default for Dcqcn<B> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            enable: Default::default(),
+            line_rate: Default::default(),
+            min_rate: Default::default(),
+            rate_ai: Default::default(),
+            rate_hai: Default::default(),
+            rate_timer: Default::default(),
+            alpha_timer: Default::default(),
+            byte_counter: Default::default(),
+            f_stages: Default::default(),
+            cnp: Default::default(),
+            beat_sent: Default::default(),
+            hold: Default::default(),
+            rate: Default::default(),
+            decrease_inc: Default::default(),
+            rc: Default::default(),
+            rt: Default::default(),
+            alpha: Default::default(),
+            t_rate: Default::default(),
+            t_alpha: Default::default(),
+            bytes: Default::default(),
+            t_stage: Default::default(),
+            b_stage: Default::default(),
+            debt: Default::default(),
+            cut: Default::default(),
+            rc_cut: Default::default(),
+            stage_up: Default::default(),
+            rt_new: Default::default(),
+            rc_new: Default::default(),
+            line16: Default::default(),
+            min16: Default::default(),
+            sum17: Default::default(),
+            alpha_dec: Default::default(),
+            g_q10: Constant::new(4.into()),
+            beat_debt: Constant::new(((B * 256) as u64).into()),
+            beat_bytes: Constant::new((B as u64).into()),
+        }
+    }
+}
+
+impl<const B: usize> Logic for Dcqcn<B> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_stage, b_stage, debt);
+        self.line16.next = bit_cast::<16, 32>(self.line_rate.val());
+        self.min16.next = bit_cast::<16, 32>(self.min_rate.val());
+        self.rate.next = bit_cast::<32, 16>(self.rc.q.val());
+        self.decrease_inc.next = false;
+        // RC × α / 2 with α in 1/1024: the 16 × 16 multiplier, then >> 11.
+        self.cut.next = (self.rc.q.val() * self.alpha.q.val()) >> 11;
+        self.rc_cut.next = self.rc.q.val() - bit_cast::<16, 32>(self.cut.val());
+        if self.rc_cut.val() < self.min16.val() {
+            self.rc_cut.next = self.min16.val();
+        }
+        self.t_rate.d.next = self.t_rate.q.val() + 1;
+        self.t_alpha.d.next = self.t_alpha.q.val() + 1;
+        if self.beat_sent.val() {
+            self.bytes.d.next = self.bytes.q.val() + self.beat_bytes.val();
+        }
+        // A rate increase stage ends on the timer or the byte counter.
+        self.stage_up.next = false;
+        self.rt_new.next = self.rt.q.val();
+        if self.t_rate.q.val() >= self.rate_timer.val() {
+            self.stage_up.next = true;
+            self.t_rate.d.next = 0.into();
+            self.t_stage.d.next = self.t_stage.q.val() + 1;
+        }
+        if self.bytes.q.val() >= self.byte_counter.val() {
+            self.stage_up.next = true;
+            self.bytes.d.next = 0.into();
+            self.b_stage.d.next = self.b_stage.q.val() + 1;
+        }
+        if (self.t_stage.q.val() > self.f_stages.val())
+            && (self.b_stage.q.val() > self.f_stages.val())
+        {
+            self.rt_new.next = self.rt.q.val() + bit_cast::<16, 32>(self.rate_hai.val());
+        } else if (self.t_stage.q.val() > self.f_stages.val())
+            || (self.b_stage.q.val() > self.f_stages.val())
+        {
+            self.rt_new.next = self.rt.q.val() + bit_cast::<16, 32>(self.rate_ai.val());
+        }
+        if self.rt_new.val() > self.line16.val() {
+            self.rt_new.next = self.line16.val();
+        }
+        self.sum17.next =
+            bit_cast::<17, 16>(self.rt_new.val()) + bit_cast::<17, 16>(self.rc.q.val());
+        self.rc_new.next = bit_cast::<16, 17>(self.sum17.val() >> 1);
+        if self.stage_up.val() {
+            self.rt.d.next = self.rt_new.val();
+            self.rc.d.next = self.rc_new.val();
+        }
+        self.alpha_dec.next = self.alpha.q.val() - (self.alpha.q.val() >> 8);
+        // α decays without CNPs.
+        if self.t_alpha.q.val() >= self.alpha_timer.val() {
+            self.t_alpha.d.next = 0.into();
+            self.alpha.d.next = self.alpha_dec.val();
+        }
+        // A CNP: cut the rate, remember the target, raise α, restart the stages.
+        if self.cnp.val() {
+            self.decrease_inc.next = true;
+            self.rt.d.next = self.rc.q.val();
+            self.rc.d.next = self.rc_cut.val();
+            self.alpha.d.next = self.alpha_dec.val() + self.g_q10.val();
+            self.t_rate.d.next = 0.into();
+            self.t_alpha.d.next = 0.into();
+            self.bytes.d.next = 0.into();
+            self.t_stage.d.next = 0.into();
+            self.b_stage.d.next = 0.into();
+        }
+        // The pacer: a debt of bytes × 256 drained by RC per cycle.
+        if self.debt.q.val() > bit_cast::<32, 16>(self.rc.q.val()) {
+            self.debt.d.next = self.debt.q.val() - bit_cast::<32, 16>(self.rc.q.val());
+        } else {
+            self.debt.d.next = 0.into();
+        }
+        if self.beat_sent.val() {
+            self.debt.d.next = self.debt.q.val() + self.beat_debt.val();
+        }
+        self.hold.next = self.enable.val() && (self.debt.q.val() != 0);
+        if self.reset.val() || !self.enable.val() {
+            self.rc.d.next = self.line16.val();
+            self.rt.d.next = self.line16.val();
+            self.alpha.d.next = 1024.into();
+            self.t_stage.d.next = 0.into();
+            self.b_stage.d.next = 0.into();
+            self.debt.d.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthesizes() {
+        let mut uut = Dcqcn::<8>::default();
+        uut.connect_all();
+        assert!(generate_verilog(&uut).contains("module top"));
+    }
+}
