@@ -508,6 +508,47 @@ fn write_without_remote_write_access(b: &mut Bench) -> Result<(), String> {
     remote_access_nak(b, e, 64)
 }
 
+fn write_mr_invalidated_mid_message(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(3 * MTU, 31);
+    let p = b.take_psn(3);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_FIRST,
+            p,
+            b.reth(0, d.len(), b.mr.rkey()),
+            &d[..MTU],
+            false,
+        ),
+        2000,
+    );
+    b.expect_silence()?;
+    // The MR's slot is cleared (deregistered) while the message is in flight: its MIDDLE must not land.
+    let slot = (b.mr.lkey() & 0xFF) as usize;
+    b.pair
+        .fabric
+        .lock()
+        .unwrap()
+        .reg_write(0, regs::mr_reg(regs::MR0_LEN, slot), 0);
+    let before = b.mem_at(MTU, MTU);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_MIDDLE,
+            p + 1,
+            ExtHeaders::default(),
+            &d[MTU..2 * MTU],
+            false,
+        ),
+        2000,
+    );
+    b.expect_ack(0x62, p + 1, None)?;
+    check!(
+        b.mem_at(MTU, MTU) == before,
+        "nothing may land after the MR is gone"
+    );
+    check!(b.qp_state() == QpState::Err, "QP to ERR");
+    Ok(())
+}
+
 fn write_zero_length_unchecked(b: &mut Bench) -> Result<(), String> {
     let p = b.take_psn(1);
     let e = ExtHeaders {
@@ -1275,6 +1316,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_write_rkey_violation", rule: "9.7.5.1.7, C9-88: a bad R_Key gets a remote access error NAK, QP to ERR", run: write_rkey_violation },
     Case { name: "rc_write_out_of_bounds", rule: "C9-88: beyond the MR's bounds is a remote access error", run: write_out_of_bounds },
     Case { name: "rc_write_without_remote_write", rule: "C9-88: an MR without REMOTE_WRITE refuses a WRITE", run: write_without_remote_write_access },
+    Case { name: "rc_write_mr_invalidated_mid_message", rule: "C9-88: every packet of a WRITE is checked against its MR; one deregistered mid-message gets a remote access error", run: write_mr_invalidated_mid_message },
     Case { name: "rc_write_zero_length_unchecked", rule: "C9-88: a zero-length WRITE accesses no memory; its R_Key is not checked", run: write_zero_length_unchecked },
     Case { name: "rc_write_middle_without_first", rule: "9.7.5.1.3: an out-of-order opcode sequence is an invalid request NAK", run: write_middle_without_first },
     Case { name: "rc_write_length_mismatch", rule: "9.7.5.1.4: payload and RETH length disagree: invalid request NAK", run: write_length_mismatch },

@@ -187,6 +187,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     write_left: DFF<Bits<32>>,
     /// DMA length of the write in progress (a WRITE with immediate reports it as byte_len).
     write_total: DFF<Bits<32>>,
+    /// MR slot and R_Key of the WRITE in progress: MIDDLE/LAST packets are checked against them too.
+    write_slot: DFF<Bits<2>>,
+    write_rkey: DFF<Bits<32>>,
     // the data transfer
     dst: DFF<Bits<64>>,
     j: DFF<Bits<16>>,
@@ -275,6 +278,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     len_ok: Signal<Local, bool>,
     seq_ok: Signal<Local, bool>,
     mr_hit: Signal<Local, bool>,
+    /// The MR slot that matched, and whether the slot a WRITE in progress started in still holds its MR.
+    hit_slot: Signal<Local, Bits<2>>,
+    cont_mr_ok: Signal<Local, bool>,
     end_va: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
@@ -452,6 +458,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             write_va: Default::default(),
             write_left: Default::default(),
             write_total: Default::default(),
+            write_slot: Default::default(),
+            write_rkey: Default::default(),
             dst: Default::default(),
             j: Default::default(),
             nwords: Default::default(),
@@ -525,6 +533,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             len_ok: Default::default(),
             seq_ok: Default::default(),
             mr_hit: Default::default(),
+            hit_slot: Default::default(),
+            cont_mr_ok: Default::default(),
             end_va: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
@@ -600,6 +610,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             write_va,
             write_left,
             write_total,
+            write_slot,
+            write_rkey,
             dst,
             j,
             nwords,
@@ -827,6 +839,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
         self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
         self.mr_hit.next = false;
+        self.hit_slot.next = 0.into();
         self.need_acc.next = 2.into();
         if self.is_rreq.val() {
             self.need_acc.next = 4.into();
@@ -846,6 +859,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.end_va.val() >= self.f_va.val())
         {
             self.mr_hit.next = true;
+            self.hit_slot.next = 0.into();
         }
         if (self.mr1_len.val() != 0)
             && (self.mr1_key.val() == self.f_rkey.val())
@@ -856,6 +870,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.end_va.val() >= self.f_va.val())
         {
             self.mr_hit.next = true;
+            self.hit_slot.next = 1.into();
         }
         if (self.mr2_len.val() != 0)
             && (self.mr2_key.val() == self.f_rkey.val())
@@ -866,6 +881,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.end_va.val() >= self.f_va.val())
         {
             self.mr_hit.next = true;
+            self.hit_slot.next = 2.into();
         }
         if (self.mr3_len.val() != 0)
             && (self.mr3_key.val() == self.f_rkey.val())
@@ -876,8 +892,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.end_va.val() >= self.f_va.val())
         {
             self.mr_hit.next = true;
+            self.hit_slot.next = 3.into();
         }
 
+        // A WRITE continues only while its MR is still registered under the same key (deregistration in
+        // the middle of a message must not let the rest land).
+        self.cont_mr_ok.next = false;
+        if (self.write_slot.q.val() == 0)
+            && (self.mr0_len.val() != 0)
+            && (self.mr0_key.val() == self.write_rkey.q.val())
+        {
+            self.cont_mr_ok.next = true;
+        }
+        if (self.write_slot.q.val() == 1)
+            && (self.mr1_len.val() != 0)
+            && (self.mr1_key.val() == self.write_rkey.q.val())
+        {
+            self.cont_mr_ok.next = true;
+        }
+        if (self.write_slot.q.val() == 2)
+            && (self.mr2_len.val() != 0)
+            && (self.mr2_key.val() == self.write_rkey.q.val())
+        {
+            self.cont_mr_ok.next = true;
+        }
+        if (self.write_slot.q.val() == 3)
+            && (self.mr3_len.val() != 0)
+            && (self.mr3_key.val() == self.write_rkey.q.val())
+        {
+            self.cont_mr_ok.next = true;
+        }
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
@@ -1044,6 +1088,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     || (self.has_reth.val()
                         && (self.f_dmalen.val() != 0)
                         && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0)))
+                    || (self.write_cont.val()
+                        && (self.write_total.q.val() != 0)
+                        && !self.cont_mr_ok.val())
                 {
                     // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
                     // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
@@ -1098,6 +1145,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.dst.d.next = self.f_va.val();
                         self.write_left.d.next = self.f_dmalen.val();
                         self.write_total.d.next = self.f_dmalen.val();
+                        self.write_slot.d.next = self.hit_slot.val();
+                        self.write_rkey.d.next = self.f_rkey.val();
                     }
                     self.state.d.next = RespState::Prime0;
                     if self.is_wimm.val() {
