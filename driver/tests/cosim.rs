@@ -848,3 +848,44 @@ fn a_duplicate_atomic_is_replayed_not_reexecuted() {
     assert_eq!(counter(&p, 1, "rx_dup_requests"), 1);
     assert!(counter(&p, 0, "ack_timeouts") >= 1);
 }
+
+/// WQE push: WQEs written through the register window are taken from there (counted), the others are
+/// fetched by DMA as usual, and a push that is overtaken (the window rewritten before the core reached
+/// its WQE) falls back to the DMA fetch; every WRITE lands.
+#[test]
+fn pushed_wqes_skip_the_fetch_and_mix_with_fetched_ones() {
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let data = pattern(4096, 17);
+    let b = bufs(&p, 4096, &data);
+    let mut wrs = Vec::new();
+    for i in 0..4u64 {
+        let mut wr = write_wr(&b, 1024, b.dst_mr.rkey());
+        wr.wr_id = 60 + i;
+        wr.sge.addr += i * 1024;
+        wr.op = SendOp::RdmaWrite {
+            remote_addr: b.dst_mr.addr() + i * 1024,
+            rkey: b.dst_mr.rkey(),
+        };
+        wrs.push(wr);
+    }
+    // SAFETY: buffers outlive the completions.
+    unsafe {
+        p.a.qp.post_send_push(&wrs[0]).unwrap();
+        p.a.qp.post_send(&wrs[1]).unwrap();
+        // Two pushes back to back: the second overwrites the window before the core reaches the first.
+        p.a.qp.post_send_push(&wrs[2]).unwrap();
+        p.a.qp.post_send_push(&wrs[3]).unwrap();
+    }
+    for i in 0..4 {
+        let wc = p.wait_for(&p.a.send_cq, BUDGET).expect("completion");
+        assert_eq!((wc.status, wc.wr_id), (WcStatus::Success, 60 + i));
+    }
+    let mut got = vec![0; 4096];
+    b.dst.read(0, &mut got).unwrap();
+    assert!(got == data, "data differs");
+    let pushes = counter(&p, 0, "wqe_pushes");
+    assert_eq!(
+        pushes, 2,
+        "the first and the last push are taken, the overwritten one fetched"
+    );
+}

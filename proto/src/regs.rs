@@ -138,6 +138,24 @@ registers! {
     NP_CNP_SENT = 0x047C, Counter, 0, "Counter: CNPs sent by the notification point (np_cnp_sent).";
     RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled).";
     DCQCN_RATE_DECREASES = 0x0484, Counter, 0, "Counter: rate cuts by the reaction point.";
+    WQE_PUSHES = 0x0488, Counter, 0, "Counter: send WQEs taken from the push window instead of fetched by DMA.";
+    WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_3 = 0x060C, Rw, 0, "WQE push window: bytes 12..15 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_4 = 0x0610, Rw, 0, "WQE push window: bytes 16..19 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_5 = 0x0614, Rw, 0, "WQE push window: bytes 20..23 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_6 = 0x0618, Rw, 0, "WQE push window: bytes 24..27 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_7 = 0x061C, Rw, 0, "WQE push window: bytes 28..31 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_8 = 0x0620, Rw, 0, "WQE push window: bytes 32..35 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_9 = 0x0624, Rw, 0, "WQE push window: bytes 36..39 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_10 = 0x0628, Rw, 0, "WQE push window: bytes 40..43 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_11 = 0x062C, Rw, 0, "WQE push window: bytes 44..47 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_12 = 0x0630, Rw, 0, "WQE push window: bytes 48..51 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_13 = 0x0634, Rw, 0, "WQE push window: bytes 52..55 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_14 = 0x0638, Rw, 0, "WQE push window: bytes 56..59 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_15 = 0x063C, Rw, 0, "WQE push window: bytes 60..63 of a send WQE (little-endian), written before WQE_PUSH_DB.";
+    WQE_PUSH_DB = 0x0640, RwCore, 0, "WQE push doorbell: bit 31 valid, bits 15:0 the send-queue index the pushed WQE is for; the core clears it when it takes the WQE.";
 }
 
 /// Number of memory-region slots in the core's MR table.

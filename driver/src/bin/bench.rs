@@ -122,7 +122,7 @@ fn post_send_ns() -> f64 {
 
 /// Cycles from the SQ_PI doorbell to the first byte of the WRITE's first frame on the MAC, and from the
 /// last byte of a SEND entering B to B's CQE being written.
-fn latencies(width: Width, dma_latency: u64) -> (u64, u64) {
+fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
     let cfg = FabricConfig {
         width,
         host_mem_bytes: 4 << 20,
@@ -160,20 +160,23 @@ fn latencies(width: Width, dma_latency: u64) -> (u64, u64) {
     let frames0 = f.link_stats().frames[0];
     let cqes0 = f.reg_read(1, regs::CQES_WRITTEN);
     drop(f);
+    let wr = WorkRequest {
+        wr_id: 2,
+        op: SendOp::Send,
+        sge: Sge {
+            addr: smr.addr(),
+            length: 256,
+            lkey: smr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
     // SAFETY: as above.
     unsafe {
-        p.a.qp
-            .post_send(&WorkRequest {
-                wr_id: 2,
-                op: SendOp::Send,
-                sge: Sge {
-                    addr: smr.addr(),
-                    length: 256,
-                    lkey: smr.lkey(),
-                },
-                flags: SendFlags::SIGNALED,
-            })
-            .unwrap();
+        if push {
+            p.a.qp.post_send_push(&wr).unwrap();
+        } else {
+            p.a.qp.post_send(&wr).unwrap();
+        }
     }
     // post_send returns once the SQ_PI write has reached the core.
     let mut f = p.fabric.lock().unwrap();
@@ -210,7 +213,12 @@ fn main() {
         "| post_send + doorbell (driver only) | {ns:.0} ns per WQE | RDMA WRITE WQE, bare register-file device, release build |"
     );
     for (width, lat) in [(Width::W64, 50), (Width::W64, 500), (Width::W512, 50)] {
-        let (db, cqe) = latencies(width, lat);
+        let (db_push, _) = latencies(width, lat, true);
+        println!(
+            "| doorbell -> first byte on the MAC, {}-bit, WQE push | {db_push} cycles | WQE through the register window, DMA read latency {lat} cycles |",
+            width.bits()
+        );
+        let (db, cqe) = latencies(width, lat, false);
         println!(
             "| doorbell -> first byte on the MAC, {}-bit | {db} cycles | WQE fetched by DMA, DMA read latency {lat} cycles |",
             width.bits()

@@ -116,7 +116,7 @@ impl Context {
     pub fn counters(&self) -> Vec<(String, u64)> {
         let mut v: Vec<(String, u64)> = regs::REGISTERS
             .iter()
-            .filter(|r| r.offset >= regs::RX_FRAMES)
+            .filter(|r| r.offset >= regs::RX_FRAMES && r.access == regs::Access::Counter)
             .map(|r| (r.name.to_lowercase(), self.dev.read(r.offset) as u64))
             .collect();
         v.push(("flushed_wqes".into(), self.flushed_wqes()));

@@ -19,6 +19,24 @@ impl QueuePair {
     /// The local buffer `wr.sge` names must stay allocated, registered and unchanged until the request
     /// completes (or is flushed): the device reads it by DMA after this call returns.
     pub unsafe fn post_send(&self, wr: &WorkRequest) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.post_send_with(wr, false) }
+    }
+
+    /// As [`QueuePair::post_send`], and the WQE is also written through the device's WQE push window
+    /// (as ConnectX's BlueFlame does), so the core starts without fetching it by DMA: one host-memory
+    /// read latency less from doorbell to wire, for 17 register writes more. The WQE is still written to
+    /// the ring, which stays the record the driver flushes from; if the core reaches it after a later
+    /// push replaced the window, it fetches it by DMA as usual.
+    ///
+    /// # Safety
+    /// As for [`QueuePair::post_send`].
+    pub unsafe fn post_send_push(&self, wr: &WorkRequest) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.post_send_with(wr, true) }
+    }
+
+    unsafe fn post_send_with(&self, wr: &WorkRequest, push: bool) -> Result<()> {
         // Notices (and flushes) an ERR the core entered by itself before deciding anything.
         self.query();
         let inner = &self.inner;
@@ -67,7 +85,16 @@ impl QueuePair {
             opcode: wr.wc_opcode(),
             signaled: wr.flags.contains(SendFlags::SIGNALED),
         };
-        self.push(&mut sq, &wr.encode(), regs::SQ_PI, &inner.send_out, out)
+        let wqe = wr.encode();
+        if push {
+            for (k, word) in wqe.chunks(4).enumerate() {
+                let v = u32::from_le_bytes(word.try_into().unwrap());
+                self.dev.write(regs::WQE_PUSH_0 + 4 * k as u16, v);
+            }
+            self.dev
+                .write(regs::WQE_PUSH_DB, 0x8000_0000 | (sq.pi & 0xFFFF));
+        }
+        self.push(&mut sq, &wqe, regs::SQ_PI, &inner.send_out, out)
     }
 
     /// Posts a receive work request: the WQE goes into the receive ring, then RQ_PI. Allowed from INIT

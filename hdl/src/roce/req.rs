@@ -68,6 +68,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub sq_pi: Signal<In, Bits<32>>,
     pub sq_ci: Signal<In, Bits<32>>,
     pub sq_psn: Signal<In, Bits<32>>,
+    /// The WQE push window (BlueFlame-style): a WQE written through registers for send-queue index
+    /// `push_db & 0xFFFF` (valid with bit 31) is taken from there instead of fetched by DMA.
+    pub push_db: Signal<In, Bits<32>>,
+    pub push_wqe: Signal<In, Bits<512>>,
+    pub push_used: Signal<Out, bool>,
     // register updates and counter pulses
     pub sq_psn_set: Signal<Out, bool>,
     pub sq_psn_val: Signal<Out, Bits<32>>,
@@ -248,6 +253,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rem_r: Signal<Local, Bits<32>>,
     plen_r: Signal<Local, Bits<16>>,
     is_read: Signal<Local, bool>,
+    push_hit: Signal<Local, bool>,
     is_atomic: Signal<Local, bool>,
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
     psn_end: Signal<Local, Bits<24>>,
@@ -366,6 +372,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sq_pi: Default::default(),
             sq_ci: Default::default(),
             sq_psn: Default::default(),
+            push_db: Default::default(),
+            push_wqe: Default::default(),
+            push_used: Default::default(),
             sq_psn_set: Default::default(),
             sq_psn_val: Default::default(),
             qp_err: Default::default(),
@@ -527,6 +536,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rem_r: Default::default(),
             plen_r: Default::default(),
             is_read: Default::default(),
+            push_hit: Default::default(),
             is_atomic: Default::default(),
             psn_end: Default::default(),
             ack_d: Default::default(),
@@ -687,11 +697,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_timeouts_inc.next = false;
         self.ack_taken.next = false;
         self.rr_taken.next = false;
+        self.push_used.next = false;
         self.cnp_taken.next = false;
         self.tx_cnp_inc.next = false;
         self.rnr_retry_exc_inc.next = false;
         self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
         self.is_read.next = self.w_opcode.q.val() == 4;
+        self.push_hit.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
+            && ((self.push_db.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF));
         // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6 (ibv_wr_opcode).
         self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
         self.rd_active.next = self.wqe_active.q.val()
@@ -1099,9 +1112,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::WqeReq => {
-                self.rd_req_valid.next = self.rts.val();
+                self.rd_req_valid.next = self.rts.val() && !self.push_hit.val();
                 if !self.rts.val() {
                     self.state.d.next = TxState::Idle;
+                } else if self.push_hit.val() {
+                    // Pushed through the register window: no DMA read, one latency saved.
+                    self.wqe_buf.d.next = self.push_wqe.val();
+                    self.push_used.next = true;
+                    self.state.d.next = TxState::WqeParse;
                 } else if self.rd_req_ready.val() {
                     self.state.d.next = TxState::WqeData;
                 }

@@ -264,6 +264,26 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.pmtu.next = self.regs.pmtu.val();
         self.tx_eng.ack_timeout.next = self.regs.ack_timeout.val();
         self.tx_eng.retry_cnt.next = self.regs.retry_cnt.val();
+        self.tx_eng.push_db.next = self.regs.wqe_push_db.val();
+        self.tx_eng.push_wqe.next = (bit_cast::<512, 32>(self.regs.wqe_push_0.val()) << 0)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_1.val()) << 32)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_2.val()) << 64)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_3.val()) << 96)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_4.val()) << 128)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_5.val()) << 160)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_6.val()) << 192)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_7.val()) << 224)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_8.val()) << 256)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_9.val()) << 288)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_10.val()) << 320)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_11.val()) << 352)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_12.val()) << 384)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_13.val()) << 416)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_14.val()) << 448)
+            | (bit_cast::<512, 32>(self.regs.wqe_push_15.val()) << 480);
+        self.regs.wqe_push_db_set.next = self.tx_eng.push_used.val();
+        self.regs.wqe_push_db_val.next = 0.into();
+        self.regs.wqe_pushes_inc.next = self.tx_eng.push_used.val();
         self.tx_eng.rnr_retry.next = self.regs.rnr_retry.val();
         self.regs.rnr_retry_exc_inc.next = self.tx_eng.rnr_retry_exc_inc.val();
         self.tx_eng.ack_req_every.next = self.regs.ack_req_every.val();
