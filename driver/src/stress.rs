@@ -26,6 +26,8 @@ pub struct StressConfig {
     pub max_bytes: usize,
     /// Operation kinds to draw from, as indices into [`KINDS`] (empty: all, with the default mix).
     pub kinds: Vec<usize>,
+    /// Host-link model: read credits, read and write bytes per cycle (0: unlimited).
+    pub host_link: (usize, f64, f64),
 }
 
 /// Size of each side's source, target and receive regions.
@@ -123,6 +125,9 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         host_mem_bytes: 16 << 20,
         faults: cfg.faults.clone(),
         seed: cfg.seed,
+        dma_read_credits: cfg.host_link.0,
+        dma_read_bytes_per_cycle: cfg.host_link.1,
+        dma_write_bytes_per_cycle: cfg.host_link.2,
         ..FabricConfig::default()
     };
     let pair = Pair::connect(fc, cfg.mtu, cfg.ack_timeout).map_err(e)?;

@@ -21,6 +21,10 @@ pub struct FabricConfig {
     pub link_latency_cycles: u64,
     /// Cycles from a DMA read request to its first data beat.
     pub dma_read_latency_cycles: u64,
+    /// Host-link model of each NIC: read credits and bandwidths (see [`NicConfig`]; 0 = unlimited).
+    pub dma_read_credits: usize,
+    pub dma_read_bytes_per_cycle: f64,
+    pub dma_write_bytes_per_cycle: f64,
     /// Capture every frame on the wire (both directions) here.
     pub pcap: Option<PathBuf>,
     pub faults: FaultPlan,
@@ -39,6 +43,9 @@ impl Default for FabricConfig {
             host_mem_bytes: 64 << 20,
             link_latency_cycles: 100,
             dma_read_latency_cycles: 50,
+            dma_read_credits: 0,
+            dma_read_bytes_per_cycle: 0.0,
+            dma_write_bytes_per_cycle: 0.0,
             pcap: None,
             faults: FaultPlan::none(),
             seed: 1,
@@ -79,6 +86,9 @@ impl Fabric {
             let mem = Arc::new(HostMemory::new(cfg.host_mem_bytes)?);
             let ncfg = NicConfig {
                 dma_read_latency_cycles: cfg.dma_read_latency_cycles,
+                dma_read_credits: cfg.dma_read_credits,
+                dma_read_bytes_per_cycle: cfg.dma_read_bytes_per_cycle,
+                dma_write_bytes_per_cycle: cfg.dma_write_bytes_per_cycle,
                 vcd: cfg.vcd.as_deref().map(|p| vcd_path(p, port)),
             };
             Nic::new(cfg.width, mem, &ncfg)

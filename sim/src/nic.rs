@@ -22,6 +22,12 @@ pub const REG_TIMEOUT_CYCLES: u64 = 10_000;
 pub struct NicConfig {
     /// Cycles from accepting a DMA read request to its first data beat (at least 1).
     pub dma_read_latency_cycles: u64,
+    /// Read requests the host side accepts before the first of them completes, like PCIe read-request
+    /// tags/credits (0: unlimited).
+    pub dma_read_credits: usize,
+    /// Host-link bandwidth for read completions and for writes, bytes per core cycle (0: unlimited).
+    pub dma_read_bytes_per_cycle: f64,
+    pub dma_write_bytes_per_cycle: f64,
     /// Dump every half cycle of the core to this VCD file.
     pub vcd: Option<PathBuf>,
 }
@@ -30,6 +36,9 @@ impl Default for NicConfig {
     fn default() -> Self {
         NicConfig {
             dma_read_latency_cycles: 50,
+            dma_read_credits: 0,
+            dma_read_bytes_per_cycle: 0.0,
+            dma_write_bytes_per_cycle: 0.0,
             vcd: None,
         }
     }
@@ -94,6 +103,12 @@ pub struct Nic {
     tx_done: VecDeque<(u64, Vec<u8>)>,
 
     rd_latency: u64,
+    rd_credits: usize,
+    rd_bw: f64,
+    wr_bw: f64,
+    /// Bytes the host link may carry now in each direction (leaky buckets, capped at two beats).
+    rd_tokens: f64,
+    wr_tokens: f64,
     rd_reqs: VecDeque<ReadReq>,
     /// Beat of the front request that `inp` holds, if loaded.
     rd_beat: u16,
@@ -139,6 +154,11 @@ impl Nic {
             tx_cur: Vec::with_capacity(2048),
             tx_done: VecDeque::new(),
             rd_latency: cfg.dma_read_latency_cycles.max(1),
+            rd_credits: cfg.dma_read_credits,
+            rd_bw: cfg.dma_read_bytes_per_cycle,
+            wr_bw: cfg.dma_write_bytes_per_cycle,
+            rd_tokens: 0.0,
+            wr_tokens: 0.0,
             rd_reqs: VecDeque::new(),
             rd_beat: 0,
             rd_loaded: false,
@@ -294,6 +314,7 @@ impl Nic {
     #[inline]
     pub fn tick(&mut self) {
         self.drive_rx();
+        self.drive_link_model();
         self.drive_dma_read();
         self.model.tick(&self.inp, &mut self.out);
         self.take_handshakes();
@@ -319,6 +340,21 @@ impl Nic {
         self.rx_loaded = true;
     }
 
+    /// The host link's limits: read-request credits and per-direction bandwidth.
+    #[inline]
+    fn drive_link_model(&mut self) {
+        let cap = 2.0 * self.beat as f64;
+        if self.rd_bw > 0.0 {
+            self.rd_tokens = (self.rd_tokens + self.rd_bw).min(cap);
+        }
+        if self.wr_bw > 0.0 {
+            self.wr_tokens = (self.wr_tokens + self.wr_bw).min(cap);
+        }
+        self.inp.dma_rd_req_ready =
+            (self.rd_credits == 0 || self.rd_reqs.len() < self.rd_credits) as u8;
+        self.inp.dma_wr_ready = (self.wr_bw == 0.0 || self.wr_tokens >= self.beat as f64) as u8;
+    }
+
     /// Put the next DMA read beat on `dma_rd_resp_*` once its request is due.
     #[inline]
     fn drive_dma_read(&mut self) {
@@ -330,6 +366,12 @@ impl Nic {
         };
         if req.due > self.cycle {
             return;
+        }
+        if self.rd_bw > 0.0 {
+            if self.rd_tokens < self.beat as f64 {
+                return;
+            }
+            self.rd_tokens -= self.beat as f64;
         }
         let addr = req.addr + self.rd_beat as u64 * self.beat as u64;
         let mut buf = [0u8; 64];
@@ -388,8 +430,8 @@ impl Nic {
                 self.reg_rd_waiting = false;
             }
         }
-        // DMA read requests (always accepted) and responses.
-        if out.dma_rd_req_valid != 0 {
+        // DMA read requests (accepted while a credit is free) and responses.
+        if out.dma_rd_req_valid != 0 && self.inp.dma_rd_req_ready != 0 {
             self.accept_dma_read(
                 out.dma_rd_req_addr,
                 out.dma_rd_req_beats,
@@ -405,9 +447,12 @@ impl Nic {
                 self.rd_beat = 0;
             }
         }
-        // DMA writes (always accepted).
-        if self.out.dma_wr_valid != 0 {
+        // DMA writes (accepted while the link has room).
+        if self.out.dma_wr_valid != 0 && self.inp.dma_wr_ready != 0 {
             self.dma_write();
+            if self.wr_bw > 0.0 {
+                self.wr_tokens -= self.beat as f64;
+            }
         }
         if self.out.irq != 0 {
             self.irq_count += 1;

@@ -101,7 +101,7 @@ fn rdma_write_reaches_host_memory_and_is_acked() {
             mem.clone(),
             &NicConfig {
                 dma_read_latency_cycles: 20,
-                vcd: None,
+                ..NicConfig::default()
             },
         )
         .unwrap();
@@ -143,7 +143,7 @@ fn send_consumes_a_receive_wqe_and_completes() {
             mem.clone(),
             &NicConfig {
                 dma_read_latency_cycles: 30,
-                vcd: None,
+                ..NicConfig::default()
             },
         )
         .unwrap();
@@ -211,7 +211,7 @@ fn new_nic(width: Width) -> (Nic, Arc<HostMemory>, u64) {
     let mr = mem.base_iova() + 0x1000;
     let cfg = NicConfig {
         dma_read_latency_cycles: 20,
-        vcd: None,
+        ..NicConfig::default()
     };
     let mut nic = Nic::new(width, mem.clone(), &cfg).unwrap();
     setup(&mut nic, mr);

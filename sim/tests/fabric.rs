@@ -169,7 +169,7 @@ fn idle_shortcut_matches_full_evaluation() {
                     mem,
                     &NicConfig {
                         dma_read_latency_cycles: 5,
-                        vcd: None,
+                        ..NicConfig::default()
                     },
                 )
                 .unwrap()

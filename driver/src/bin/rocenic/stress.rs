@@ -34,6 +34,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         ack_timeout: 20_000,
         max_bytes: 16384,
         kinds: Vec::new(),
+        host_link: (0, 0.0, 0.0),
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut it = args.iter();
