@@ -889,3 +889,90 @@ fn pushed_wqes_skip_the_fetch_and_mix_with_fetched_ones() {
         "the first and the last push are taken, the overwritten one fetched"
     );
 }
+
+/// SQD (IBA 10.3.1): the send queue drains (the WRITE in progress completes, those behind it do not
+/// start) while the QP still responds to its peer; back in RTS the rest go out, PSNs continuing.
+#[test]
+fn sqd_drains_the_send_queue_and_rts_resumes_it() {
+    use rocenic_driver::{QpAttr, RtsAttrs};
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let data = pattern(3 * 16384, 23);
+    let b = bufs(&p, 3 * 16384, &data);
+    // SAFETY: buffers outlive the completions.
+    unsafe {
+        for i in 0..3u64 {
+            let mut wr = write_wr(&b, 16384, b.dst_mr.rkey());
+            wr.wr_id = 80 + i;
+            wr.sge.addr += i * 16384;
+            wr.op = SendOp::RdmaWrite {
+                remote_addr: b.dst_mr.addr() + i * 16384,
+                rkey: b.dst_mr.rkey(),
+            };
+            p.a.qp.post_send(&wr).unwrap();
+        }
+    }
+    p.fabric.lock().unwrap().run(500);
+    p.a.qp.modify(QpAttr::Sqd).unwrap();
+    assert_eq!(p.a.qp.query(), QpState::Sqd);
+    let first = p
+        .wait_for(&p.a.send_cq, BUDGET)
+        .expect("the WRITE in progress completes");
+    assert_eq!((first.status, first.wr_id), (WcStatus::Success, 80));
+    assert!(
+        p.wait_for(&p.a.send_cq, 100_000).is_none(),
+        "nothing new starts in SQD"
+    );
+    // A still responds in SQD: B writes into A.
+    let back = p.a.ctx.alloc_dma(4096).unwrap();
+    let back_mr =
+        p.a.pd
+            .reg_mr(
+                &back,
+                0,
+                4096,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
+            .unwrap();
+    let src_b = p.b.ctx.alloc_dma(4096).unwrap();
+    src_b.write(0, &data[..4096]).unwrap();
+    let src_b_mr =
+        p.b.pd
+            .reg_mr(&src_b, 0, 4096, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let wr = WorkRequest {
+        wr_id: 90,
+        op: SendOp::RdmaWrite {
+            remote_addr: back_mr.addr(),
+            rkey: back_mr.rkey(),
+        },
+        sge: Sge {
+            addr: src_b_mr.addr(),
+            length: 4096,
+            lkey: src_b_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: buffers outlive the completion.
+    unsafe { p.b.qp.post_send(&wr).unwrap() };
+    let w = p
+        .wait_for(&p.b.send_cq, BUDGET)
+        .expect("B's WRITE completes against A in SQD");
+    assert_eq!(w.status, WcStatus::Success);
+    // Back to RTS: the two waiting WRITEs go out.
+    p.a.qp
+        .modify(QpAttr::Rts(RtsAttrs {
+            sq_psn: 0,
+            timeout: 14,
+            retry_cnt: 7,
+            rnr_retry: 7,
+            ack_timeout_cycles: Some(20_000),
+        }))
+        .unwrap();
+    for i in 1..3 {
+        let wc = p.wait_for(&p.a.send_cq, BUDGET).expect("resumed");
+        assert_eq!((wc.status, wc.wr_id), (WcStatus::Success, 80 + i));
+    }
+    let mut got = vec![0; data.len()];
+    b.dst.read(0, &mut got).unwrap();
+    assert!(got == data, "data differs");
+}

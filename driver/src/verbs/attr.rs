@@ -17,8 +17,12 @@ pub enum QpAttr {
     Init(InitAttrs),
     /// INIT → RTR.
     Rtr(RtrAttrs),
-    /// RTR → RTS.
+    /// RTR → RTS; also SQD → RTS (resume), where `sq_psn` is ignored: the send queue goes on where it
+    /// stopped.
     Rts(RtsAttrs),
+    /// RTS → SQD: the send queue drains (the work request in progress finishes, no new one starts) while
+    /// the QP still receives and responds.
+    Sqd,
     /// Any state → ERR: outstanding work requests complete with WR_FLUSH_ERR.
     Err,
 }

@@ -42,8 +42,9 @@ impl QueuePair {
         let inner = &self.inner;
         let mut sq = inner.sq.lock().unwrap();
         let soft = *inner.soft.lock().unwrap();
-        if soft.state != QpState::Rts {
-            return Err(Error::WrongState(soft.state, "RTS"));
+        // In SQD the work request waits in the ring until the QP is back in RTS.
+        if soft.state != QpState::Rts && soft.state != QpState::Sqd {
+            return Err(Error::WrongState(soft.state, "RTS or SQD"));
         }
         // A READ writes its local buffer: that needs LOCAL_WRITE on the MR (IBA §10.6.3.1).
         let local = match wr.op {

@@ -263,13 +263,14 @@ impl QueuePair {
 
     /// Moves the QP to the state `attr` names, programming that transition's attributes first and
     /// QP_STATE last, so the core never runs in the new state with the old attributes. Legal: RESET →
-    /// INIT → RTR → RTS, and any state → ERR; anything else is [`Error::BadTransition`]. A refused
+    /// INIT → RTR → RTS, RTS ⇄ SQD, and any state → ERR; anything else is [`Error::BadTransition`]. A refused
     /// transition writes nothing.
     pub fn modify(&self, attr: QpAttr) -> Result<()> {
         let to = match attr {
             QpAttr::Init(_) => QpState::Init,
             QpAttr::Rtr(_) => QpState::Rtr,
             QpAttr::Rts(_) => QpState::Rts,
+            QpAttr::Sqd => QpState::Sqd,
             QpAttr::Err => {
                 self.to_error();
                 return Ok(());
@@ -281,6 +282,8 @@ impl QueuePair {
             (QpState::Reset, QpState::Init)
                 | (QpState::Init, QpState::Rtr)
                 | (QpState::Rtr, QpState::Rts)
+                | (QpState::Rts, QpState::Sqd)
+                | (QpState::Sqd, QpState::Rts)
         );
         if !legal {
             return Err(Error::BadTransition { from, to });
@@ -325,11 +328,14 @@ impl QueuePair {
                 let cycles = a
                     .ack_timeout_cycles
                     .unwrap_or_else(|| ack_timeout_cycles(a.timeout, d.width.clock_mhz()));
-                d.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
+                if from == QpState::Rtr {
+                    d.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
+                }
                 d.write(regs::ACK_TIMEOUT, cycles);
                 d.write(regs::RETRY_CNT, a.retry_cnt as u32);
                 d.write(regs::RNR_RETRY, a.rnr_retry as u32);
             }
+            QpAttr::Sqd => {}
             QpAttr::Err => unreachable!("handled above"),
         }
         d.write(regs::QP_STATE, to as u32);

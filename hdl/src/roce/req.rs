@@ -231,6 +231,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     crc_u: Crc32Lanes<W, B>,
     // combinational
     rts: Signal<Local, bool>,
+    sq_on: Signal<Local, bool>,
     sq_addr: Signal<Local, Bits<64>>,
     mtu: Signal<Local, Bits<32>>,
     len_up: Signal<Local, Bits<32>>,
@@ -516,6 +517,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             swap: Default::default(),
             crc_u: Default::default(),
             rts: Default::default(),
+            sq_on: Default::default(),
             sq_addr: Default::default(),
             mtu: Default::default(),
             len_up: Default::default(),
@@ -740,6 +742,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.tx_tvalid.next = false;
 
         self.rts.next = self.qp_state.val() == 3;
+        // SQD (4) drains the send queue: the WQE in progress finishes, no new one starts; responses and
+        // ACKs go on as in RTS (IBA 10.3.1).
+        self.sq_on.next = self.rts.val() || (self.qp_state.val() == 4);
         // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64.
         self.sq_addr.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.sq_base_lo.val())
@@ -928,7 +933,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
                 if self.ack_valid.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.rts.val() || (self.qp_state.val() == 6))
+                    && ((self.qp_state.val() == 2) || self.sq_on.val() || (self.qp_state.val() == 6))
                 {
                     // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
@@ -951,7 +956,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Load;
                 } else if self.cnp_valid.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.rts.val())
+                    && ((self.qp_state.val() == 2) || self.sq_on.val())
                 {
                     // CNP (RoCEv2 annex A17.9.3) to the sender's QP: no payload, PSN 0, BECN set.
                     self.cnp_taken.next = true;
@@ -971,7 +976,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Load;
                 } else if self.rr_active.q.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.rts.val())
+                    && ((self.qp_state.val() == 2) || self.sq_on.val())
                 {
                     // The responder's READ responses go before our own requests (§9.7.5.1.5).
                     self.state.d.next = TxState::RrSetup;
@@ -993,7 +998,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     }
                 } else if self.wqe_active.q.val() && self.w_done.q.val() {
                     self.state.d.next = TxState::Cqe;
-                } else if self.wqe_active.q.val() && !self.rts.val() {
+                } else if self.wqe_active.q.val() && !self.sq_on.val() {
                     // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
                     self.wqe_active.d.next = false;
                 } else if self.wqe_active.q.val() && self.lat_valid.q.val() {

@@ -969,7 +969,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.pay_word.d.next = self.hdr_words_a.val() + 1;
                 self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                 self.state.d.next = RespState::Pop;
-                if (self.qp_state.val() == 2 || self.qp_state.val() == 3)
+                if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
                     && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
                     && self.f_ce.val()
                 {
@@ -980,7 +980,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.cnp_age.d.next = 0.into();
                     }
                 }
-                if (self.qp_state.val() != 2 && self.qp_state.val() != 3)
+                // RTR, RTS and SQD receive (IBA 10.3.1).
+                if (self.qp_state.val() < 2 || self.qp_state.val() > 4)
                     || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
                 {
                     self.drop_qp_inc.next = true;

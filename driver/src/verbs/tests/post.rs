@@ -153,7 +153,7 @@ fn posts_are_checked_before_anything_reaches_the_device() {
         assert!(want(&e), "{wr:?}: got {e}");
         assert_eq!(s.dev.writes(), vec![], "{wr:?}");
     };
-    let wrong_state = |e: &Error| matches!(e, Error::WrongState(_, "RTS"));
+    let wrong_state = |e: &Error| matches!(e, Error::WrongState(_, "RTS or SQD"));
     let prot = |e: &Error| matches!(e, Error::LocalProtection { .. });
 
     refuse(ok, &wrong_state);
