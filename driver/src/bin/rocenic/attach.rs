@@ -13,7 +13,9 @@ pub const HELP: &str = "NIC attachment:
   --ip ADDR[/PREFIX]                  the NIC's IPv4 address (default 10.0.0.2/24); its GID is ::ffff:ADDR
   --mac MAC                           the NIC's MAC (default 02:52:4f:43:45:02)
   --pcap FILE                         capture every frame on the wire
-  --width 64|512                      datapath width of the simulated core (default 64)";
+  --width 64|512                      datapath width of the simulated core (default 64)
+  --drop P                            drop each RoCE-side frame with probability P in both directions, seeded by
+                                      --link-seed N (default 1): loss on the wire for both NICs to recover from";
 
 pub struct Attach {
     pub link: Option<ExternalSpec>,
@@ -21,6 +23,8 @@ pub struct Attach {
     pub mac: [u8; 6],
     pub pcap: Option<PathBuf>,
     pub width: Width,
+    pub drop: f64,
+    pub link_seed: u64,
 }
 
 impl Default for Attach {
@@ -31,6 +35,8 @@ impl Default for Attach {
             mac: [0x02, 0x52, 0x4F, 0x43, 0x45, 0x02],
             pcap: None,
             width: Width::W64,
+            drop: 0.0,
+            link_seed: 1,
         }
     }
 }
@@ -65,6 +71,20 @@ impl Attach {
             }
             "--mac" => self.mac = parse_mac(&need("a MAC")?)?,
             "--pcap" => self.pcap = Some(PathBuf::from(need("a file")?)),
+            "--drop" => {
+                let v = need("a probability")?;
+                self.drop = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..1.0).contains(p))
+                    .ok_or(format!("--drop: not a probability below 1: {v}"))?;
+            }
+            "--link-seed" => {
+                let v = need("a number")?;
+                self.link_seed = v
+                    .parse()
+                    .map_err(|_| format!("--link-seed: not a number: {v}"))?;
+            }
             "--width" => {
                 let v = need("64 or 512")?;
                 self.width =
@@ -95,6 +115,8 @@ impl Attach {
             host_mem_bytes: 64 << 20,
             pcap: self.pcap.clone(),
             external: Some(link),
+            faults: rocenic_sim::FaultPlan::none().random(0.0, self.drop),
+            seed: self.link_seed,
             ..FabricConfig::default()
         };
         let fabric = Arc::new(Mutex::new(Fabric::new(cfg).map_err(|e| e.to_string())?));

@@ -40,6 +40,8 @@ Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory),
 rocenic options:
   --timeout SECONDS      give up after this much wall time (default 300)
   --seed N               seeds the starting PSN and the data patterns (default 1)
+  --ack-timeout-cycles N local ACK timeout in core cycles instead of IB timeout 14 (67 ms of simulated
+                         time, several seconds of wall time here): recovers our lost frames sooner
   --echo                 send back each message received, as ibv_rc_pingpong does, instead of fresh
                          patterns (to pair two rocenic tools: the side without --echo checks the data)
 ";
@@ -53,6 +55,7 @@ pub struct Opts {
     iters: usize,
     timeout: Duration,
     seed: u64,
+    ack_timeout_cycles: Option<u32>,
     echo: bool,
     attach: Attach,
 }
@@ -67,6 +70,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         iters: 1000,
         timeout: Duration::from_secs(300),
         seed: 1,
+        ack_timeout_cycles: None,
         echo: false,
         attach: Attach::default(),
     };
@@ -125,6 +129,9 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--timeout" => o.timeout = Duration::from_secs(num("--timeout")?),
             "--seed" => o.seed = num("--seed")?,
             "--echo" => o.echo = true,
+            "--ack-timeout-cycles" => {
+                o.ack_timeout_cycles = Some(num("--ack-timeout-cycles")? as u32)
+            }
             "-h" | "--help" => return Err(String::new()),
             _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
             _ => {
@@ -404,7 +411,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
-            ack_timeout_cycles: None,
+            ack_timeout_cycles: o.ack_timeout_cycles,
         }))
         .map_err(e)
     };
