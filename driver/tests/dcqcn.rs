@@ -1,13 +1,13 @@
 //! DCQCN reaction point on the co-simulated NIC: with pacing on, A sends at line rate until CNPs arrive;
 //! each CNP cuts its rate (RC × (1 − α/2)), the frames it puts on the wire slow down accordingly, and
 //! without CNPs the rate climbs back through fast recovery. The WRITE still completes intact.
+mod common;
+use common::big_write;
 use rocenic_driver::conformance::peer_frame;
 use rocenic_driver::pair::Pair;
-use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
 use rocenic_proto::opcode as op;
 use rocenic_proto::regs;
 use rocenic_proto::wire::{CnpPadRepr, ExtHeaders, Frame};
-use rocenic_sim::{FabricConfig, Width};
 
 fn cnp() -> Vec<u8> {
     let e = ExtHeaders {
@@ -22,52 +22,11 @@ fn cnp() -> Vec<u8> {
 
 #[test]
 fn cnps_cut_the_rate_and_it_recovers() {
-    let p = Pair::connect(
-        FabricConfig {
-            width: Width::W64,
-            host_mem_bytes: 16 << 20,
-            ..FabricConfig::default()
-        },
-        1024,
-        1_000_000,
-    )
-    .unwrap();
-    let len = 4 << 20;
-    let data: Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
-    let src = p.a.ctx.alloc_dma(len).unwrap();
-    let dst = p.b.ctx.alloc_dma(len).unwrap();
-    src.write(0, &data).unwrap();
-    let smr =
-        p.a.pd
-            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
-            .unwrap();
-    let dmr =
-        p.b.pd
-            .reg_mr(
-                &dst,
-                0,
-                len,
-                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
-            )
-            .unwrap();
+    let (p, w) = big_write(16 << 20, 1_000_000, 4 << 20);
     let f = |p: &Pair| p.fabric.clone();
     let fab = f(&p);
     fab.lock().unwrap().reg_write(0, regs::DCQCN_ENABLE, 1);
-    let wr = WorkRequest {
-        wr_id: 1,
-        op: SendOp::RdmaWrite {
-            remote_addr: dmr.addr(),
-            rkey: dmr.rkey(),
-        },
-        sge: Sge {
-            addr: smr.addr(),
-            length: len as u32,
-            lkey: smr.lkey(),
-        },
-        flags: SendFlags::SIGNALED,
-    };
-    // SAFETY: the buffers live until the completion below.
-    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    w.post(&p);
     let frames_in = |cycles: u64| {
         let mut g = fab.lock().unwrap();
         let before = g.link_stats().frames[0];
@@ -115,11 +74,5 @@ fn cnps_cut_the_rate_and_it_recovers() {
         "recovering towards RT {target}: {low} -> {back}"
     );
 
-    let wc = p
-        .wait_for(&p.a.send_cq, 50_000_000)
-        .expect("WRITE completion");
-    assert_eq!(wc.status, WcStatus::Success);
-    let mut got = vec![0; len];
-    dst.read(0, &mut got).unwrap();
-    assert!(got == data, "data intact");
+    w.finish(&p, 50_000_000);
 }

@@ -2,10 +2,10 @@
 //! the sender's RoCE frames for its quanta (and XON resumes them), other priorities do not, the storm
 //! watchdog gives up on an endless pause, and a receive buffer over its XOFF mark makes the receiver pause
 //! the sender and release it with XON, without losing a byte.
+mod common;
+use common::{big_write, BigWrite};
 use rocenic_driver::pair::Pair;
-use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
 use rocenic_proto::regs;
-use rocenic_sim::{FabricConfig, Width};
 
 /// A PFC frame from `src` pausing priorities `mask` for `time` quanta each.
 fn pfc(mask: u8, time: u16) -> Vec<u8> {
@@ -33,67 +33,14 @@ fn pause(time: u16) -> Vec<u8> {
 
 struct Setup {
     p: Pair,
-    /// The MRs stay registered (and their memory alive) for the whole test.
-    _keep: (
-        rocenic_driver::DmaRegion,
-        rocenic_driver::MemoryRegion,
-        rocenic_driver::MemoryRegion,
-    ),
-    data: Vec<u8>,
-    dst: rocenic_driver::DmaRegion,
+    w: BigWrite,
 }
 
 /// Two NICs with A posting a 256 KiB WRITE to B at MTU 1024 (256 packets).
 fn writing() -> Setup {
-    let p = Pair::connect(
-        FabricConfig {
-            width: Width::W64,
-            host_mem_bytes: 4 << 20,
-            ..FabricConfig::default()
-        },
-        1024,
-        200_000,
-    )
-    .unwrap();
-    let len = 256 << 10;
-    let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
-    let src = p.a.ctx.alloc_dma(len).unwrap();
-    let dst = p.b.ctx.alloc_dma(len).unwrap();
-    src.write(0, &data).unwrap();
-    let smr =
-        p.a.pd
-            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
-            .unwrap();
-    let dmr =
-        p.b.pd
-            .reg_mr(
-                &dst,
-                0,
-                len,
-                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
-            )
-            .unwrap();
-    let wr = WorkRequest {
-        wr_id: 1,
-        op: SendOp::RdmaWrite {
-            remote_addr: dmr.addr(),
-            rkey: dmr.rkey(),
-        },
-        sge: Sge {
-            addr: smr.addr(),
-            length: len as u32,
-            lkey: smr.lkey(),
-        },
-        flags: SendFlags::SIGNALED,
-    };
-    // SAFETY: both buffers are kept in the returned Setup until the test ends.
-    unsafe { p.a.qp.post_send(&wr).unwrap() };
-    Setup {
-        _keep: (src, smr, dmr),
-        data,
-        dst,
-        p,
-    }
+    let (p, w) = big_write(4 << 20, 200_000, 256 << 10);
+    w.post(&p);
+    Setup { p, w }
 }
 
 impl Setup {
@@ -114,14 +61,7 @@ impl Setup {
         self.p.fabric.lock().unwrap().reg_write(port, off, v);
     }
     fn finish(&self) {
-        let wc = self
-            .p
-            .wait_for(&self.p.a.send_cq, 5_000_000)
-            .expect("WRITE completion");
-        assert_eq!(wc.status, WcStatus::Success);
-        let mut got = vec![0; self.data.len()];
-        self.dst.read(0, &mut got).unwrap();
-        assert!(got == self.data, "data differs");
+        self.w.finish(&self.p, 5_000_000);
     }
 }
 

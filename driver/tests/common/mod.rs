@@ -1,0 +1,90 @@
+//! Set-ups the co-simulation tests share.
+use rocenic_driver::pair::Pair;
+use rocenic_driver::{
+    AccessFlags, DmaRegion, MemoryRegion, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
+};
+use rocenic_sim::{FabricConfig, Width};
+
+/// A's buffer of `data`, B's target of the same size (REMOTE_WRITE), both registered, and the signaled
+/// RDMA WRITE (wr_id 1) that copies one to the other, not yet posted. The regions and MRs live as long
+/// as this value (some fields are only held, never read).
+#[allow(dead_code)]
+pub struct BigWrite {
+    pub data: Vec<u8>,
+    pub src: DmaRegion,
+    pub dst: DmaRegion,
+    pub src_mr: MemoryRegion,
+    pub dst_mr: MemoryRegion,
+    pub wr: WorkRequest,
+}
+
+/// A 64-bit pair at path MTU 1024 with `mem` bytes of host memory and a local ACK timeout of
+/// `ack_timeout` cycles, and a `len`-byte WRITE from A to B ready to post.
+pub fn big_write(mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
+    let p = Pair::connect(
+        FabricConfig {
+            width: Width::W64,
+            host_mem_bytes: mem,
+            ..FabricConfig::default()
+        },
+        1024,
+        ack_timeout,
+    )
+    .unwrap();
+    let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
+    let src = p.a.ctx.alloc_dma(len).unwrap();
+    let dst = p.b.ctx.alloc_dma(len).unwrap();
+    src.write(0, &data).unwrap();
+    let src_mr =
+        p.a.pd
+            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dst_mr =
+        p.b.pd
+            .reg_mr(
+                &dst,
+                0,
+                len,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
+            .unwrap();
+    let wr = WorkRequest {
+        wr_id: 1,
+        op: SendOp::RdmaWrite {
+            remote_addr: dst_mr.addr(),
+            rkey: dst_mr.rkey(),
+        },
+        sge: Sge {
+            addr: src_mr.addr(),
+            length: len as u32,
+            lkey: src_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    let w = BigWrite {
+        data,
+        src,
+        dst,
+        src_mr,
+        dst_mr,
+        wr,
+    };
+    (p, w)
+}
+
+impl BigWrite {
+    /// Posts the WRITE at A.
+    pub fn post(&self, p: &Pair) {
+        // SAFETY: the buffers and MRs are fields of `self`, which the tests keep until completion.
+        unsafe { p.a.qp.post_send(&self.wr).unwrap() };
+    }
+
+    /// Waits for the WRITE's successful completion and checks B's buffer byte for byte.
+    pub fn finish(&self, p: &Pair, cycles: u64) {
+        let wc = p.wait_for(&p.a.send_cq, cycles).expect("WRITE completion");
+        assert_eq!(wc.status, WcStatus::Success);
+        let mut got = vec![0; self.data.len()];
+        self.dst.read(0, &mut got).unwrap();
+        assert!(got == self.data, "data differs");
+    }
+}
