@@ -933,7 +933,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
                 if self.ack_valid.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.sq_on.val() || (self.qp_state.val() == 6))
+                    && ((self.qp_state.val() == 2)
+                        || self.sq_on.val()
+                        || (self.qp_state.val() == 6))
                 {
                     // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
