@@ -8,6 +8,8 @@ command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
+# bitstream/reports.sh makes a venv for YoWASP Yosys; Debian ships ensurepip separately.
+python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing with apt-get: ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -3,7 +3,8 @@
 # an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
 # corrupted frame the NICs must recover from, and interop with Linux Soft-RoCE (rdma_rxe) in QEMU:
 # `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` in both roles. Set ROCENIC_SKIP_INTEROP=1
-# to leave the QEMU part out locally (CI never does). Ends with one summary line.
+# to leave the QEMU part out locally (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out the Yosys
+# synthesis report (bitstream/reports.sh). Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -62,6 +63,19 @@ else
     failed=$((failed + $(grep -c '^  FAIL' out/interop.log || true)))
     # A harness that failed before running any case must still fail the run.
     if [[ $interop_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop.log; then failed=$((failed + 1)); fi
+fi
+synth_status=0
+if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
+    echo "== synthesis report: skipped (ROCENIC_SKIP_SYNTH=1)"
+else
+    # The core must keep synthesizing for UltraScale+, with its receive buffer in block RAM and within the
+    # LUT budget (bitstream/reports.sh; about ten minutes on two cores).
+    echo "== synthesis report (YoWASP Yosys, synth_xilinx -family xcup, 64-bit core)"
+    set +e
+    bash bitstream/reports.sh 64 2>&1 | tee out/synth.log
+    synth_status=${PIPESTATUS[0]}
+    set -e
+    if [[ $synth_status -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "  FAIL synthesis report"; fi
 fi
 echo "tests: $passed passed, $failed failed"
 [[ $status -eq 0 && $interop_status -eq 0 && $failed -eq 0 ]]
