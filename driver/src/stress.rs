@@ -8,6 +8,7 @@ use crate::verbs::{
     AccessFlags, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WorkCompletion, WorkRequest,
 };
 use crate::{DmaRegion, WcOpcode, WcStatus};
+use rocenic_sim::fault::SplitMix64;
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::collections::VecDeque;
 
@@ -61,21 +62,6 @@ pub const KINDS: [&str; 7] = [
     "FETCH_ADD",
     "CMP_SWAP",
 ];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// One side's buffers and the model of its target region (what the peer may write and read).
 struct Mem {
@@ -197,8 +183,8 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let mut next_slot = [0usize; 2];
     let mut expect: [VecDeque<ExpectRecv>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut rng = [
-        Rng(cfg.seed ^ 0xA5A5_0000),
-        Rng(cfg.seed ^ 0x5A5A_0000_0000),
+        SplitMix64::new(cfg.seed ^ 0xA5A5_0000),
+        SplitMix64::new(cfg.seed ^ 0x5A5A_0000_0000),
     ];
     let mut inflight: [Option<InFlight>; 2] = [None, None];
     let mut sent = [0usize; 2];
@@ -245,9 +231,9 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                 5 | 6 => (r.below((REGION / 8) as u64) * 8) as usize,
                 _ => (r.below(((REGION - len) / beat) as u64 + 1) as usize) * beat,
             };
-            let data: Vec<u8> = (0..len).map(|_| r.next() as u8).collect();
-            let imm = r.next() as u32;
-            let (a, b) = (r.next(), r.next());
+            let data: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
+            let imm = r.next_u64() as u32;
+            let (a, b) = (r.next_u64(), r.next_u64());
             let pm = &mems[peer];
             let m = &mems[side];
             m.src.write(0, &data).map_err(e)?;

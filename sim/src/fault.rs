@@ -146,6 +146,11 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
+    /// In [0, n) (by modulo; n = 0 counts as 1).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
     /// Uniform in [0, 1).
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64

@@ -15,6 +15,7 @@ use rocenic_driver::{
     AccessFlags, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs,
     SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
 };
+use rocenic_sim::fault::SplitMix64;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
@@ -308,14 +309,6 @@ fn pattern(seed: u64, k: usize, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// SplitMix64 step: the starting PSN, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
-fn splitmix(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Cycles the NIC keeps running after the last completion (≈ 1 ms of simulated time at 156.25 MHz).
 const LINGER_CYCLES: u64 = 150_000;
 
@@ -375,7 +368,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     let me = Dest {
         lid: 0,
         qpn: qp.qp_num(),
-        psn: (splitmix(o.seed) & 0xFF_FFFF) as u32,
+        // Seeded, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
+        psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
         gid: mapped_gid(o.attach.ip),
     };
     println!(
