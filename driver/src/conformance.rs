@@ -11,6 +11,7 @@ use crate::verbs::{
 use crate::{DmaRegion, QpState, WcOpcode, WcStatus};
 use rocenic_proto::opcode as op;
 use rocenic_proto::regs;
+use rocenic_proto::wire::arp_frame;
 use rocenic_proto::wire::{
     AethRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, ImmDtRepr, IpRepr, Ipv4Repr,
     RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
@@ -993,13 +994,14 @@ fn bad_ip_checksum_dropped(b: &mut Bench) -> Result<(), String> {
 }
 
 fn arp_request_answered(b: &mut Bench) -> Result<(), String> {
-    let mut f = vec![0xFF; 6];
-    f.extend_from_slice(&mac(1));
-    f.extend_from_slice(&[0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1]);
-    f.extend_from_slice(&mac(1));
-    f.extend_from_slice(&ip(1).octets());
-    f.extend_from_slice(&[0; 6]);
-    f.extend_from_slice(&ip(0).octets());
+    let mut f = arp_frame::emit(
+        arp_frame::OPER_REQUEST,
+        mac(1),
+        ip(1).octets(),
+        [0xFF; 6],
+        [0; 6],
+        ip(0).octets(),
+    );
     f.resize(60, 0);
     let before = b.counter(regs::TX_ARP_REPLIES);
     b.inject(f, 500);

@@ -7,6 +7,7 @@
 //! IP stack would do for the NIC's driver, the port does here: it learns the peers' addresses from every
 //! ARP frame it sees, and can ask for a peer's MAC (an ARP request sent as the NIC's, so the pcap shows
 //! it on the NIC's side of the wire).
+use rocenic_proto::wire::arp_frame as arp;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
@@ -97,10 +98,7 @@ pub struct ExternalPort {
     stats: ExternalStats,
 }
 
-const ETHERTYPE_ARP: u16 = 0x0806;
-const ARP_REQUEST: u16 = 1;
-/// Ethernet header + ARP for IPv4 over Ethernet.
-const ARP_FRAME_LEN: usize = 14 + 28;
+const ARP_REQUEST: u16 = arp::OPER_REQUEST;
 
 impl ExternalPort {
     pub fn open(spec: &ExternalSpec) -> io::Result<ExternalPort> {
@@ -242,17 +240,11 @@ impl ExternalPort {
 
     /// If `f` is an ARP frame (RFC 826, Ethernet/IPv4), remember its sender's addresses.
     fn learn(&mut self, f: &[u8]) {
-        if f.len() < ARP_FRAME_LEN || u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_ARP {
-            return;
-        }
-        let a = &f[14..];
-        if a[..6] != [0, 1, 0x08, 0x00, 6, 4] {
-            return;
-        }
-        let sha: [u8; 6] = a[8..14].try_into().unwrap();
-        let spa = Ipv4Addr::new(a[14], a[15], a[16], a[17]);
-        if spa != Ipv4Addr::UNSPECIFIED {
-            self.neighbours.insert(spa, sha);
+        if let Some((_, sha, spa)) = arp::sender(f) {
+            let spa = Ipv4Addr::from(spa);
+            if spa != Ipv4Addr::UNSPECIFIED {
+                self.neighbours.insert(spa, sha);
+            }
         }
     }
 }
@@ -266,17 +258,7 @@ fn arp_frame(
     tha: [u8; 6],
     tpa: Ipv4Addr,
 ) -> Vec<u8> {
-    let mut f = Vec::with_capacity(ARP_FRAME_LEN);
-    f.extend_from_slice(&eth_dst);
-    f.extend_from_slice(&sha);
-    f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
-    f.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
-    f.extend_from_slice(&op.to_be_bytes());
-    f.extend_from_slice(&sha);
-    f.extend_from_slice(&spa.octets());
-    f.extend_from_slice(&tha);
-    f.extend_from_slice(&tpa.octets());
-    f
+    arp::emit(op, sha, spa.octets(), eth_dst, tha, tpa.octets())
 }
 
 #[cfg(test)]

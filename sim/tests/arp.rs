@@ -2,6 +2,7 @@
 //! one correct reply (addresses swapped, 60 bytes); requests for another address, replies, and requests
 //! while the engines are disabled get none; every request for us is counted.
 use rocenic_proto::regs::{CONTROL, IPV4, MAC_HI, MAC_LO, RX_ARP_REQUESTS, TX_ARP_REPLIES};
+use rocenic_proto::wire::arp_frame;
 use rocenic_sim::{HostMemory, Nic, NicConfig, Width};
 use std::sync::Arc;
 
@@ -9,15 +10,7 @@ const NIC_MAC: [u8; 6] = [0x02, 0x52, 0x4F, 0x43, 0x45, 0x07];
 const PEER_MAC: [u8; 6] = [0x52, 0x54, 0x00, 0x12, 0x34, 0x56];
 
 fn arp(op: u16, dst: [u8; 6], sha: [u8; 6], spa: [u8; 4], tpa: [u8; 4]) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&sha);
-    f.extend_from_slice(&[0x08, 0x06, 0, 1, 0x08, 0x00, 6, 4]);
-    f.extend_from_slice(&op.to_be_bytes());
-    f.extend_from_slice(&sha);
-    f.extend_from_slice(&spa);
-    f.extend_from_slice(&[0; 6]);
-    f.extend_from_slice(&tpa);
+    let mut f = arp_frame::emit(op, sha, spa, dst, [0; 6], tpa);
     f.resize(60, 0); // as it comes off the wire: padded to the Ethernet minimum
     f
 }

@@ -226,6 +226,71 @@ pub mod arp_frame {
     pub const HTYPE_ETHERNET: u16 = 1;
     pub const OPER_REQUEST: u16 = 1;
     pub const OPER_REPLY: u16 = 2;
+    /// HTYPE Ethernet, PTYPE IPv4, HLEN 6, PLEN 4: the fixed bytes 14..20.
+    const IPV4_OVER_ETHERNET: [u8; 6] = [0, 1, 0x08, 0x00, 6, 4];
+
+    /// An ARP frame for IPv4 over Ethernet, unpadded ([`LEN`] bytes).
+    pub fn emit(
+        oper: u16,
+        sha: [u8; 6],
+        spa: [u8; 4],
+        eth_dst: [u8; 6],
+        tha: [u8; 6],
+        tpa: [u8; 4],
+    ) -> Vec<u8> {
+        let mut f = Vec::with_capacity(LEN);
+        f.extend_from_slice(&eth_dst);
+        f.extend_from_slice(&sha);
+        f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+        f.extend_from_slice(&IPV4_OVER_ETHERNET);
+        f.extend_from_slice(&oper.to_be_bytes());
+        f.extend_from_slice(&sha);
+        f.extend_from_slice(&spa);
+        f.extend_from_slice(&tha);
+        f.extend_from_slice(&tpa);
+        f
+    }
+
+    /// Opcode, sender MAC and sender IPv4 of an ARP frame for IPv4 over Ethernet; None for anything else.
+    pub fn sender(f: &[u8]) -> Option<(u16, [u8; 6], [u8; 4])> {
+        if f.len() < LEN
+            || f[12..14] != ETHERTYPE_ARP.to_be_bytes()
+            || f[HTYPE..OPER] != IPV4_OVER_ETHERNET
+        {
+            return None;
+        }
+        Some((
+            u16::from_be_bytes([f[OPER], f[OPER + 1]]),
+            f[SHA..SHA + 6].try_into().unwrap(),
+            f[SPA..SPA + 4].try_into().unwrap(),
+        ))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn emit_and_sender_round_trip() {
+            let f = super::emit(
+                1,
+                [2, 0, 0, 0, 0, 1],
+                [10, 0, 0, 1],
+                [0xFF; 6],
+                [0; 6],
+                [10, 0, 0, 2],
+            );
+            assert_eq!(f.len(), super::LEN);
+            assert_eq!(&f[12..22], &[0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1]);
+            assert_eq!(&f[super::TPA..super::TPA + 4], &[10, 0, 0, 2]);
+            assert_eq!(
+                super::sender(&f),
+                Some((1, [2, 0, 0, 0, 0, 1], [10, 0, 0, 1]))
+            );
+            let mut not_ipv4 = f.clone();
+            not_ipv4[super::PTYPE] = 0x86;
+            assert_eq!(super::sender(&not_ipv4), None);
+            assert_eq!(super::sender(&f[..41]), None);
+        }
+    }
 }
 
 /// Why a buffer is not a RoCEv2 frame we can parse.
