@@ -2,8 +2,8 @@
 # The test job: unit tests, rust-hdl block simulations, Verilated behaviour tests, the Verilator lint gate,
 # an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
 # corrupted frame the NICs must recover from, and interop with Linux Soft-RoCE (rdma_rxe) in QEMU:
-# `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` in both roles. Set ROCENIC_SKIP_INTEROP=1
-# to leave the QEMU part out locally (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out the Yosys
+# `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` in both roles, and the VFIO layer against
+# QEMU's edu device behind an emulated IOMMU. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out the Yosys
 # synthesis report (bitstream/reports.sh). Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +63,15 @@ else
     failed=$((failed + $(grep -c '^  FAIL' out/interop.log || true)))
     # A harness that failed before running any case must still fail the run.
     if [[ $interop_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop.log; then failed=$((failed + 1)); fi
+    # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
+    echo "== VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
+    set +e
+    bash testbench/vfio/edu-test.sh 2>&1 | tee out/vfio.log
+    vfio_status=${PIPESTATUS[0]}
+    set -e
+    passed=$((passed + $(grep -c '^  PASS' out/vfio.log || true)))
+    failed=$((failed + $(grep -c '^  FAIL' out/vfio.log || true)))
+    if [[ $vfio_status -ne 0 ]] && ! grep -q '^  FAIL' out/vfio.log; then failed=$((failed + 1)); fi
 fi
 synth_status=0
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then

@@ -43,6 +43,46 @@ pub enum Error {
     Unsupported(&'static str),
     #[error("simulation: {0}")]
     Sim(String),
+    #[error(
+        "'{0}' is not a PCI address: want DDDD:BB:DD.F or BB:DD.F in hex (as lspci -D prints)"
+    )]
+    BadPciAddress(String),
+    #[error("no PCI device {0}: /sys/bus/pci/devices/{0} does not exist (check lspci -D)")]
+    NoPciDevice(String),
+    #[error(
+        "PCI device {addr} ({vendor:04x}:{device:04x}) is bound to {driver}, not vfio-pci: \
+         unbind it and run `modprobe vfio-pci; echo {vendor:04x} {device:04x} > /sys/bus/pci/drivers/vfio-pci/new_id`"
+    )]
+    NotBoundToVfio {
+        addr: String,
+        driver: String,
+        vendor: u16,
+        device: u16,
+    },
+    #[error(
+        "PCI device {0} has no IOMMU group: the IOMMU is off or missing \
+         (boot with intel_iommu=on or amd_iommu=on and enable VT-d/AMD-Vi in the firmware)"
+    )]
+    NoIommuGroup(String),
+    #[error(
+        "IOMMU group {group} is not usable: its member {other} is still bound to {driver}; \
+         bind every device of the group to vfio-pci (or unbind it)"
+    )]
+    GroupNotViable {
+        group: u32,
+        other: String,
+        driver: String,
+    },
+    #[error("{0} does not exist: is the vfio-pci module loaded (modprobe vfio-pci)?")]
+    VfioFileMissing(String),
+    #[error("no permission to open {0}: run as root, or give your user the group file (chown) and a memlock limit (ulimit -l)")]
+    VfioPermission(String),
+    #[error("cannot open {path}: {reason} (is the group in use by another process?)")]
+    VfioOpen { path: String, reason: String },
+    #[error("VFIO {what}: {reason}")]
+    Vfio { what: &'static str, reason: String },
+    #[error("cannot map {len:#x} bytes at IOVA {iova:#x} for DMA: {reason}")]
+    DmaMap { iova: u64, len: u64, reason: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

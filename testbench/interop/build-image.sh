@@ -138,7 +138,9 @@ printf 'root:x:0:\n' > "$rf/etc/group"
 printf '127.0.0.1 localhost\n' > "$rf/etc/hosts"
 
 # ---- 6. kernel modules with their dependencies ---------------------------------------------------
-mods=(rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_net virtio_pci 9pnet_virtio 9p crc32_generic)
+# vfio-pci and the type-1 IOMMU backend: the VFIO test binds QEMU's edu device to them.
+mods=(rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_net virtio_pci 9pnet_virtio 9p crc32_generic
+      vfio vfio_iommu_type1 vfio_pci)
 depmod -b "$st/usr" "$kver" 2>/dev/null || depmod -b "$st" "$kver"
 mdir=$st/usr/lib/modules/$kver
 declare -A kos=()

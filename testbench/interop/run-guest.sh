@@ -24,6 +24,9 @@
 #   --share DIR             use DIR as the 9p share (kept afterwards; default: a temporary dir, removed)
 #   --cpus N                guest CPUs (default 1)
 #   --quiet                 do not print the guest boot line on stderr
+#   --edu iommu|no-iommu    add QEMU's `edu` PCI device at 0000:00:06.0 on a q35 machine; with `iommu`
+#                 also an emulated Intel IOMMU (-device intel-iommu, guest intel_iommu=on), so the device
+#                 can be bound to vfio-pci (testbench/vfio/edu-test.sh)
 # environment: ROCENIC_INTEROP_OUT (image dir, default build/interop), ROCENIC_NICE (default 10).
 # exit status: the command's, or 124 when the guest did not finish in time, 125 when the guest setup
 # failed, 2 on a usage or host-side error.
@@ -36,7 +39,7 @@ nice_level=${ROCENIC_NICE:-10}
 
 die() { echo "run-guest.sh: $*" >&2; exit 2; }
 
-link=none ip=10.0.0.1/24 mac=52:54:00:00:00:01 mtu= oob_port= host_fwd=() timeout_s=180 share= cpus=1 quiet=0
+link=none ip=10.0.0.1/24 mac=52:54:00:00:00:01 mtu= oob_port= host_fwd=() timeout_s=180 share= cpus=1 quiet=0 edu=
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --rdma-link) link=${2:?}; shift 2 ;;
@@ -49,6 +52,7 @@ while [[ $# -gt 0 ]]; do
         --share) share=${2:?}; shift 2 ;;
         --cpus) cpus=${2:?}; shift 2 ;;
         --quiet) quiet=1; shift ;;
+        --edu) edu=${2:?}; shift 2 ;;
         --) shift; break ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option $1 (see --help)" ;;
@@ -120,7 +124,16 @@ for f in "${host_fwd[@]}"; do
     netdev1+=",guestfwd=tcp:10.0.2.100:$gport-cmd:$here/tcp-pipe.py 127.0.0.1 $hport"
 done
 
-args=(-accel tcg -machine pc -cpu max -smp "$cpus" -m 512M
+machine=(-machine pc)
+case "$edu" in
+    "") ;;
+    # The IOMMU comes before the other PCI devices, so it translates for all of them.
+    iommu) machine=(-machine q35 -device intel-iommu -device edu,addr=0x6); append+=" intel_iommu=on" ;;
+    no-iommu) machine=(-machine q35 -device edu,addr=0x6) ;;
+    *) die "--edu wants iommu or no-iommu, got '$edu'" ;;
+esac
+
+args=(-accel tcg "${machine[@]}" -cpu max -smp "$cpus" -m 512M
       -nodefaults -no-user-config -display none -no-reboot
       -kernel "$img/vmlinux" -initrd "$img/initramfs.cpio" -append "$append"
       -serial "file:$work/console.log"

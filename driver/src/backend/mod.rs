@@ -4,16 +4,18 @@
 //! Two kinds of device fit it:
 //! - the co-simulated NIC ([`sim::SimBackend`], feature `sim`): registers go through the Verilated model,
 //!   memory is the simulator's host-memory window, and `wait` advances the simulated clock;
-//! - an FPGA behind VFIO (a later backend): `read32`/`write32` are volatile accesses to BAR0 mmapped from
-//!   the device fd (`VFIO_DEVICE_GET_REGION_INFO` + `mmap`); `alloc_dma` carves a [`DmaArena`] over
-//!   pinned host pages mapped for the device with `VFIO_IOMMU_MAP_DMA` (the IOVA is what that ioctl was
-//!   given); `wait` spins (`std::hint::spin_loop`), because the hardware runs by itself.
+//! - an FPGA behind VFIO ([`vfio::VfioBackend`], feature `vfio`): `read32`/`write32` are volatile accesses
+//!   to BAR0 mmapped from the device fd; `alloc_dma` carves a [`DmaArena`] over host pages mapped for
+//!   the device with `VFIO_IOMMU_MAP_DMA` (pinned by it); `wait` spins, because the hardware runs by
+//!   itself.
 //!
 //! [`fake::FakeDevice`] is a test double with no NIC behind it.
 mod dma;
 pub mod fake;
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "vfio")]
+pub mod vfio;
 
 pub use dma::{DmaArena, DmaRegion, DmaWindow};
 
