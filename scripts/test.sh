@@ -2,9 +2,11 @@
 # The test job: unit tests, rust-hdl block simulations, Verilated behaviour tests, the Verilator lint gate,
 # an independent check of demo captures (ICRC by zlib, decoding by tshark), including one with a
 # corrupted frame the NICs must recover from, and interop with Linux Soft-RoCE (rdma_rxe) in QEMU:
-# `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` in both roles, and the VFIO layer against
-# QEMU's edu device behind an emulated IOMMU. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out the Yosys
-# synthesis report (bitstream/reports.sh). Ends with one summary line.
+# `rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong` and `rocenic write-bw`/`read-bw` against
+# perftest's `ib_write_bw`/`ib_read_bw`, in both roles, and the VFIO layer against QEMU's edu device behind
+# an emulated IOMMU. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and
+# ROCENIC_SKIP_SYNTH=1 to leave out the Yosys synthesis report (bitstream/reports.sh). Ends with one
+# summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -63,6 +65,14 @@ else
     failed=$((failed + $(grep -c '^  FAIL' out/interop.log || true)))
     # A harness that failed before running any case must still fail the run.
     if [[ $interop_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop.log; then failed=$((failed + 1)); fi
+    echo "== interop with perftest on rdma_rxe: rocenic write-bw / read-bw against ib_write_bw / ib_read_bw"
+    set +e
+    bash testbench/interop/perftest.sh 2>&1 | tee out/interop-perftest.log
+    perftest_status=${PIPESTATUS[0]}
+    set -e
+    passed=$((passed + $(grep -c '^  PASS' out/interop-perftest.log || true)))
+    failed=$((failed + $(grep -c '^  FAIL' out/interop-perftest.log || true)))
+    if [[ $perftest_status -ne 0 ]] && ! grep -q '^  FAIL' out/interop-perftest.log; then failed=$((failed + 1)); fi
     # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
     echo "== VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
     set +e

@@ -2,9 +2,12 @@
 //!
 //! - `rocenic demo`: the main job, two co-simulated NICs doing RDMA traffic into a pcap.
 //! - `rocenic rc-pingpong`: `ibv_rc_pingpong` on a co-simulated NIC attached to a real wire.
+//! - `rocenic write-bw`, `read-bw`: perftest's `ib_write_bw`, `ib_read_bw` likewise.
 mod attach;
 mod conformance;
 mod demo;
+mod oob;
+mod perftest;
 mod pingpong;
 mod stress;
 
@@ -15,6 +18,8 @@ const USAGE: &str = "usage: rocenic <command> [options]
 commands:
   demo          two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written
   rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
+  write-bw      perftest's ib_write_bw likewise (pairs with perftest in either role)
+  read-bw       perftest's ib_read_bw likewise
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
 
@@ -47,6 +52,16 @@ fn main() -> ExitCode {
             "rc-pingpong",
             pingpong::parse(&args[1..]).and_then(pingpong::run),
             &pingpong::help(),
+        ),
+        Some("write-bw") => finish(
+            "write-bw",
+            perftest::parse(perftest::Verb::Write, &args[1..]).and_then(perftest::run),
+            &perftest::usage(perftest::Verb::Write),
+        ),
+        Some("read-bw") => finish(
+            "read-bw",
+            perftest::parse(perftest::Verb::Read, &args[1..]).and_then(perftest::run),
+            &perftest::usage(perftest::Verb::Read),
         ),
         Some("conformance") => finish(
             "conformance",

@@ -11,14 +11,13 @@
 //! message it last received. Each message we send carries a fresh pattern, and every message we receive
 //! (after the server's first, which is the client's initial buffer) must be the pattern we sent last.
 use super::attach::{self, Attach};
+use super::oob::{gid_ipv4, gid_text, mapped_gid, Args, Pump};
 use rocenic_driver::{
-    AccessFlags, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs,
-    SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
+    AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
+    SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
 };
 use rocenic_sim::fault::SplitMix64;
-use std::io::{ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::{Arc, Mutex};
+use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 pub const USAGE: &str = "usage: rocenic rc-pingpong [options]          start a server and wait for connection
@@ -75,33 +74,9 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         echo: false,
         attach: Attach::default(),
     };
-    // Each option as `-x V`, `-xV`, `--long V` or `--long=V`, as getopt_long takes them.
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].clone();
-        i += 1;
-        let (name, inline) = if let Some(long) = a.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v.to_string())),
-                None => (a.clone(), None),
-            }
-        } else if a.len() > 2 && a.starts_with('-') {
-            (a[..2].to_string(), Some(a[2..].to_string()))
-        } else {
-            (a.clone(), None)
-        };
-        let mut inline = inline;
-        let mut value = || {
-            inline.take().or_else(|| {
-                let v = args.get(i).cloned();
-                i += 1;
-                v
-            })
-        };
-        let mut num = |what: &str| -> Result<u64, String> {
-            let v = value().ok_or(format!("{what} needs a value"))?;
-            v.parse().map_err(|_| format!("{what}: not a number: {v}"))
-        };
+    let mut a = Args::new(args);
+    while let Some(name) = a.next_opt() {
+        let mut num = |what: &str| a.num(what);
         match name.as_str() {
             "-p" | "--port" => o.port = num("--port")? as u16,
             "-s" | "--size" => o.size = num("--size")? as usize,
@@ -114,7 +89,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
                 }
             }
             "-d" | "--ib-dev" => {
-                let v = value().ok_or("--ib-dev needs a device name")?;
+                let v = a.value().ok_or("--ib-dev needs a device name")?;
                 if v != "rocenic0" {
                     return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
                 }
@@ -136,7 +111,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "-h" | "--help" => return Err(String::new()),
             _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
             _ => {
-                if !o.attach.take(&name, &mut value)? {
+                if !o.attach.take(&name, &mut || a.value())? {
                     return Err(format!("unknown option {name}"));
                 }
             }
@@ -196,109 +171,12 @@ impl Dest {
         })
     }
 
-    /// The IPv4 address of an IPv4-mapped GID (RoCEv2 over IPv4).
     fn ipv4(&self) -> Option<Ipv4Addr> {
-        let g = &self.gid;
-        (g[..10] == [0; 10] && g[10..12] == [0xFF, 0xFF])
-            .then(|| Ipv4Addr::new(g[12], g[13], g[14], g[15]))
+        gid_ipv4(&self.gid)
     }
 
     fn gid_text(&self) -> String {
-        match self.ipv4() {
-            Some(ip) => format!("::ffff:{ip}"),
-            None => std::net::Ipv6Addr::from(self.gid).to_string(),
-        }
-    }
-}
-
-fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
-    let mut g = [0u8; 16];
-    g[10] = 0xFF;
-    g[11] = 0xFF;
-    g[12..].copy_from_slice(&ip.octets());
-    g
-}
-
-/// How [`Pump::read_exact`] marks a connection that ended before any byte arrived.
-const NOT_READY: &str = "(not ready) ";
-
-/// A deadline and the device to keep running while the tool waits for anything.
-struct Pump<'a> {
-    ctx: &'a Context,
-    fabric: &'a Arc<Mutex<rocenic_sim::Fabric>>,
-    deadline: Instant,
-}
-
-impl Pump<'_> {
-    /// Let the simulated NIC run a little; fails on timeout or a broken wire.
-    fn step(&self, what: &str) -> Result<(), String> {
-        if Instant::now() > self.deadline {
-            return Err(format!("timed out while {what}"));
-        }
-        if let Some(e) = self.fabric.lock().unwrap().external_error() {
-            return Err(format!("the NIC's link failed: {e}"));
-        }
-        self.ctx.wait();
-        Ok(())
-    }
-
-    fn steps(&self, n: usize, what: &str) -> Result<(), String> {
-        for _ in 0..n {
-            self.step(what)?;
-        }
-        Ok(())
-    }
-
-    /// Reads all of `buf`; an error that starts with [`NOT_READY`] means the connection ended before
-    /// any byte arrived.
-    fn read_exact(&self, s: &mut TcpStream, buf: &mut [u8], what: &str) -> Result<(), String> {
-        let mut done = 0;
-        while done < buf.len() {
-            let closed = match s.read(&mut buf[done..]) {
-                Ok(0) => "closed".to_string(),
-                Ok(n) => {
-                    done += n;
-                    continue;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    self.step(what)?;
-                    continue;
-                }
-                Err(e) if e.kind() == ErrorKind::ConnectionReset => e.to_string(),
-                Err(e) => return Err(format!("{what}: {e}")),
-            };
-            let prefix = if done == 0 { NOT_READY } else { "" };
-            return Err(format!(
-                "{prefix}the peer {closed} the connection while {what}"
-            ));
-        }
-        Ok(())
-    }
-
-    fn write_all(&self, s: &mut TcpStream, buf: &[u8], what: &str) -> Result<(), String> {
-        let mut done = 0;
-        while done < buf.len() {
-            match s.write(&buf[done..]) {
-                Ok(n) => done += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => self.step(what)?,
-                Err(e) => return Err(format!("{what}: {e}")),
-            }
-        }
-        Ok(())
-    }
-
-    fn poll(
-        &self,
-        cq: &rocenic_driver::CompletionQueue,
-        what: &str,
-    ) -> Result<WorkCompletion, String> {
-        let mut wc = [WorkCompletion::default()];
-        loop {
-            if cq.poll(&mut wc) == 1 {
-                return Ok(wc[0]);
-            }
-            self.step(what)?;
-        }
+        gid_text(&self.gid)
     }
 }
 
@@ -413,51 +291,19 @@ pub fn run(o: Opts) -> Result<(), String> {
     // The exchange, with the NIC running throughout (the peer ARPs for us while it connects its QP).
     let peer = match &o.server {
         Some(host) => {
-            let addr = (host.as_str(), o.port)
-                .to_socket_addrs()
-                .map_err(|err| format!("cannot resolve {host}: {err}"))?
-                .next()
-                .ok_or(format!("no address for {host}"))?;
-            // A server that is not listening yet may still accept the TCP connection (QEMU's user-net
-            // port forward does) and then reset it: until the server's address arrives, try again.
-            let mut m = [0u8; MSG_LEN];
-            let mut s = loop {
-                let mut s = match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
-                    Ok(s) => s,
-                    Err(_) => {
-                        pump.steps(200, &format!("connecting to {addr}"))?;
-                        continue;
-                    }
-                };
-                s.set_nonblocking(true).map_err(|err| err.to_string())?;
-                pump.write_all(&mut s, &me.to_wire(), "sending our address")?;
-                match pump.read_exact(&mut s, &mut m, "reading the server's address") {
-                    Ok(()) => break s,
-                    Err(err) if err.starts_with(NOT_READY) => {
-                        pump.steps(2000, &format!("connecting to {addr}"))?
-                    }
-                    Err(err) => return Err(err),
-                }
-            };
+            let (mut s, m) = pump.connect(host, o.port, |s| {
+                pump.write_all(s, &me.to_wire(), "sending our address")?;
+                let mut m = [0u8; MSG_LEN];
+                pump.read_exact(s, &mut m, "reading the server's address")?;
+                Ok(m)
+            })?;
             let peer = Dest::from_wire(&m)?;
             connect(&peer)?;
             pump.write_all(&mut s, b"done\0", "confirming")?;
             peer
         }
         None => {
-            let l = TcpListener::bind(("0.0.0.0", o.port))
-                .map_err(|err| format!("cannot listen on port {}: {err}", o.port))?;
-            l.set_nonblocking(true).map_err(|err| err.to_string())?;
-            let mut s = loop {
-                match l.accept() {
-                    Ok((s, _)) => break s,
-                    Err(err) if err.kind() == ErrorKind::WouldBlock => {
-                        pump.step("waiting for a client")?
-                    }
-                    Err(err) => return Err(format!("accept: {err}")),
-                }
-            };
-            s.set_nonblocking(true).map_err(|err| err.to_string())?;
+            let mut s = pump.accept(o.port)?;
             let mut m = [0u8; MSG_LEN];
             pump.read_exact(&mut s, &mut m, "reading the client's address")?;
             let peer = Dest::from_wire(&m)?;

@@ -1,0 +1,263 @@
+//! What the rdma-core-compatible tools share: getopt-style option parsing, GIDs of RoCEv2 over IPv4, and
+//! the out-of-band TCP exchange with the simulated NIC kept running while the tool waits for its peer.
+use rocenic_driver::{Context, WorkCompletion};
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Command-line words read as getopt_long does: `-x V`, `-xV`, `--long V`, `--long=V`, positionals.
+pub struct Args {
+    args: Vec<String>,
+    i: usize,
+    inline: Option<String>,
+}
+
+impl Args {
+    pub fn new(args: &[String]) -> Args {
+        Args {
+            args: args.to_vec(),
+            i: 0,
+            inline: None,
+        }
+    }
+
+    /// The next option name (`-s`, `--size`) or positional word.
+    pub fn next_opt(&mut self) -> Option<String> {
+        let a = self.args.get(self.i)?.clone();
+        self.i += 1;
+        self.inline = None;
+        if let Some(long) = a.strip_prefix("--") {
+            if let Some((n, v)) = long.split_once('=') {
+                self.inline = Some(v.to_string());
+                return Some(format!("--{n}"));
+            }
+        } else if a.len() > 2 && a.starts_with('-') && !a[1..2].chars().all(|c| c.is_ascii_digit())
+        {
+            self.inline = Some(a[2..].to_string());
+            return Some(a[..2].to_string());
+        }
+        Some(a)
+    }
+
+    /// The current option's value.
+    pub fn value(&mut self) -> Option<String> {
+        self.inline.take().or_else(|| {
+            let v = self.args.get(self.i).cloned();
+            self.i += 1;
+            v
+        })
+    }
+
+    pub fn num(&mut self, what: &str) -> Result<u64, String> {
+        let v = self.value().ok_or(format!("{what} needs a value"))?;
+        v.parse().map_err(|_| format!("{what}: not a number: {v}"))
+    }
+}
+
+/// The RoCEv2 GID of an IPv4 address (`::ffff:a.b.c.d`).
+pub fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
+    let mut g = [0u8; 16];
+    g[10] = 0xFF;
+    g[11] = 0xFF;
+    g[12..].copy_from_slice(&ip.octets());
+    g
+}
+
+/// The IPv4 address of an IPv4-mapped GID.
+pub fn gid_ipv4(g: &[u8; 16]) -> Option<Ipv4Addr> {
+    (g[..10] == [0; 10] && g[10..12] == [0xFF, 0xFF])
+        .then(|| Ipv4Addr::new(g[12], g[13], g[14], g[15]))
+}
+
+pub fn gid_text(g: &[u8; 16]) -> String {
+    match gid_ipv4(g) {
+        Some(ip) => format!("::ffff:{ip}"),
+        None => std::net::Ipv6Addr::from(*g).to_string(),
+    }
+}
+
+/// How [`Pump::read_exact`] marks a connection that ended before any byte arrived.
+pub const NOT_READY: &str = "(not ready) ";
+
+/// A deadline and the device to keep running while the tool waits for anything.
+pub struct Pump<'a> {
+    pub ctx: &'a Context,
+    pub fabric: &'a Arc<Mutex<rocenic_sim::Fabric>>,
+    pub deadline: Instant,
+}
+
+impl Pump<'_> {
+    /// Let the simulated NIC run a little; fails on timeout or a broken wire.
+    pub fn step(&self, what: &str) -> Result<(), String> {
+        if Instant::now() > self.deadline {
+            return Err(format!("timed out while {what}"));
+        }
+        if let Some(e) = self.fabric.lock().unwrap().external_error() {
+            return Err(format!("the NIC's link failed: {e}"));
+        }
+        self.ctx.wait();
+        Ok(())
+    }
+
+    pub fn steps(&self, n: usize, what: &str) -> Result<(), String> {
+        for _ in 0..n {
+            self.step(what)?;
+        }
+        Ok(())
+    }
+
+    /// Reads all of `buf`; an error that starts with [`NOT_READY`] means the connection ended before
+    /// any byte arrived.
+    pub fn read_exact(&self, s: &mut TcpStream, buf: &mut [u8], what: &str) -> Result<(), String> {
+        let mut done = 0;
+        while done < buf.len() {
+            let closed = match s.read(&mut buf[done..]) {
+                Ok(0) => "closed".to_string(),
+                Ok(n) => {
+                    done += n;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.step(what)?;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => e.to_string(),
+                Err(e) => return Err(format!("{what}: {e}")),
+            };
+            let prefix = if done == 0 { NOT_READY } else { "" };
+            return Err(format!(
+                "{prefix}the peer {closed} the connection while {what}"
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn write_all(&self, s: &mut TcpStream, buf: &[u8], what: &str) -> Result<(), String> {
+        let mut done = 0;
+        while done < buf.len() {
+            match s.write(&buf[done..]) {
+                Ok(n) => done += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.step(what)?,
+                Err(e) => return Err(format!("{what}: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    pub fn poll(
+        &self,
+        cq: &rocenic_driver::CompletionQueue,
+        what: &str,
+    ) -> Result<WorkCompletion, String> {
+        let mut wc = [WorkCompletion::default()];
+        loop {
+            if cq.poll(&mut wc) == 1 {
+                return Ok(wc[0]);
+            }
+            self.step(what)?;
+        }
+    }
+
+    /// Connects to `host:port` and runs `first` (the client's opening exchange) on the connection. A
+    /// server that is not listening yet may still accept the TCP connection (QEMU's user-net port
+    /// forward does) and then close it: while `first` fails with [`NOT_READY`], try again.
+    pub fn connect<T>(
+        &self,
+        host: &str,
+        port: u16,
+        mut first: impl FnMut(&mut TcpStream) -> Result<T, String>,
+    ) -> Result<(TcpStream, T), String> {
+        let addr = (host, port)
+            .to_socket_addrs()
+            .map_err(|err| format!("cannot resolve {host}: {err}"))?
+            .next()
+            .ok_or(format!("no address for {host}"))?;
+        loop {
+            let mut s = match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                Ok(s) => s,
+                Err(_) => {
+                    self.steps(200, &format!("connecting to {addr}"))?;
+                    continue;
+                }
+            };
+            s.set_nonblocking(true).map_err(|err| err.to_string())?;
+            match first(&mut s) {
+                Ok(t) => return Ok((s, t)),
+                Err(err) if err.starts_with(NOT_READY) => {
+                    self.steps(2000, &format!("connecting to {addr}"))?
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Listens on `port` and returns the first connection, non-blocking.
+    pub fn accept(&self, port: u16) -> Result<TcpStream, String> {
+        let l = TcpListener::bind(("0.0.0.0", port))
+            .map_err(|err| format!("cannot listen on port {port}: {err}"))?;
+        l.set_nonblocking(true).map_err(|err| err.to_string())?;
+        let s = loop {
+            match l.accept() {
+                Ok((s, _)) => break s,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => {
+                    self.step("waiting for a client")?
+                }
+                Err(err) => return Err(format!("accept: {err}")),
+            }
+        };
+        s.set_nonblocking(true).map_err(|err| err.to_string())?;
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_as_getopt_long_does() {
+        let words: Vec<String> = [
+            "-s",
+            "64",
+            "-n10",
+            "--mtu=1024",
+            "--port",
+            "1",
+            "host",
+            "-x",
+            "-1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut a = Args::new(&words);
+        let mut seen = vec![];
+        while let Some(o) = a.next_opt() {
+            let v = if o.starts_with('-') { a.value() } else { None };
+            seen.push((o, v));
+        }
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            seen,
+            vec![
+                ("-s".into(), s("64")),
+                ("-n".into(), s("10")),
+                ("--mtu".into(), s("1024")),
+                ("--port".into(), s("1")),
+                ("host".into(), None),
+                ("-x".into(), s("-1")),
+            ]
+        );
+    }
+
+    #[test]
+    fn gids_of_ipv4() {
+        let g = mapped_gid(Ipv4Addr::new(10, 0, 0, 2));
+        assert_eq!(gid_ipv4(&g), Some(Ipv4Addr::new(10, 0, 0, 2)));
+        assert_eq!(gid_text(&g), "::ffff:10.0.0.2");
+        let mut v6 = g;
+        v6[0] = 0xfe;
+        assert_eq!(gid_ipv4(&v6), None);
+    }
+}

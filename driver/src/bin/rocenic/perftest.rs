@@ -1,0 +1,688 @@
+//! `rocenic write-bw` and `rocenic read-bw`: perftest's `ib_write_bw` and `ib_read_bw` on the rocenic driver,
+//! with their options and their out-of-band exchange, so they pair with unmodified perftest in either role.
+//!
+//! The exchange (perftest 6.x `perftest_communication.c`, non-RDMA-CM, over TCP port 18515). In every step
+//! the client writes first and then reads; the server reads first and then writes:
+//! 1. versions: 16 bytes, NUL-padded text ("6.06"); a peer older than 5.70 is refused;
+//! 2. if the peer is 5.32 or newer: the cycle buffer (page size) and the cache-line size, 4 bytes each,
+//!    big-endian; each side takes the larger;
+//! 3. if the peer is 5.1 or newer: the path MTU as the decimal `ibv_mtu` enum in 2 bytes ("3" + NUL for
+//!    1024); each side takes the smaller;
+//! 4. the QP's address, 108 bytes: `%04x:%04x:%06x:%06x:%08x:%016llx:` (LID, outstanding reads, QPN, PSN,
+//!    rkey, buffer address), the GID as 16 `%02x:`, then `%08x:` (SRQ number) and a NUL; sent three times
+//!    (before and after the QPs are connected, once more after RTR);
+//! 5. the client runs the test while the server waits in a fourth address exchange; then the client's
+//!    report goes to the server, field by field, big-endian: size (8 bytes), iterations (8), peak and
+//!    average bandwidth and message rate (doubles); then a last address exchange and `"done"` + NUL.
+//!
+//! The client writes (or reads) `--iters` messages of `--size` bytes at the peer's buffer, stepping the
+//! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
+//! does, so a perftest server's buffer covers every access; ours is registered the same size perftest's is.
+use super::attach::{self, Attach};
+use super::oob::{gid_ipv4, gid_text, mapped_gid, Args, Pump};
+use rocenic_driver::{
+    AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
+    WcStatus, WorkRequest,
+};
+use rocenic_sim::fault::SplitMix64;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// The perftest version we speak: its exchange has been stable since 5.70, the oldest it accepts.
+const VERSION: &str = "6.06";
+const VERSION_LEN: usize = 16;
+const KEY_MSG_LEN: usize = 108;
+/// The device's page size and cache line, as perftest reads them from the host (sysconf, sysfs).
+const CYCLE_BUFFER: u32 = 4096;
+const CACHE_LINE: u32 = 64;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verb {
+    Write,
+    Read,
+}
+
+impl Verb {
+    fn tool(self) -> &'static str {
+        match self {
+            Verb::Write => "write-bw",
+            Verb::Read => "read-bw",
+        }
+    }
+    fn title(self) -> &'static str {
+        match self {
+            Verb::Write => "RDMA_Write BW Test",
+            Verb::Read => "RDMA_Read BW Test",
+        }
+    }
+}
+
+pub fn usage(verb: Verb) -> String {
+    let tool = verb.tool();
+    let peer = match verb {
+        Verb::Write => "ib_write_bw",
+        Verb::Read => "ib_read_bw",
+    };
+    format!(
+        "usage: rocenic {tool} [options]          start a server and wait for connection
+       rocenic {tool} [options] <host>   connect to server at <host>
+
+Options of perftest's {peer} (rocenic pairs with it in either role):
+  -p, --port=<port>        listen on/connect to port <port> (default 18515)
+  -d, --ib-dev=<dev>       use IB device <dev> (only rocenic0 exists)
+  -i, --ib-port=<port>     use port <port> (only 1 exists)
+  -s, --size=<size>        size of message to exchange (default 65536)
+  -n, --iters=<iters>      number of exchanges (default 5000)
+  -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
+  -x, --gid-index=<index>  GID index (accepted; the port has one GID, ::ffff:<ip>)
+  -q, --qp=<num>           number of QPs (1: this hardware generation has one QP per device)
+  -t, --tx-depth=<dep>     send queue depth (default 128)
+  -o, --outs=<num>         outstanding reads (read-bw; 1: one READ in flight is what the hardware does)
+  -c, --connection=<RC>    transport (RC only)
+  -F, --CPU-freq           accepted (perftest's CPU frequency warning does not apply)
+      --report_gbits       report Gb/s instead of MB/s
+Not supported: -a (all sizes), -D (duration), -R/--rdma_cm, -b (bidirectional), --run_infinitely.
+
+rocenic options:
+  --timeout SECONDS        give up after this much wall time (default 600)
+  --seed N                 seeds the starting PSN (default 1)
+  --ack-timeout-cycles N   local ACK timeout in core cycles instead of IB timeout 14
+
+{}",
+        attach::HELP
+    )
+}
+
+pub struct Opts {
+    verb: Verb,
+    server: Option<String>,
+    port: u16,
+    size: usize,
+    iters: u64,
+    mtu: u32,
+    tx_depth: usize,
+    gbits: bool,
+    timeout: Duration,
+    seed: u64,
+    ack_timeout_cycles: Option<u32>,
+    attach: Attach,
+}
+
+pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        verb,
+        server: None,
+        port: 18515,
+        size: 65536,
+        iters: 5000,
+        mtu: 4096,
+        tx_depth: 128,
+        gbits: false,
+        timeout: Duration::from_secs(600),
+        seed: 1,
+        ack_timeout_cycles: None,
+        attach: Attach::default(),
+    };
+    let mut a = Args::new(args);
+    while let Some(name) = a.next_opt() {
+        match name.as_str() {
+            "-p" | "--port" => o.port = a.num("--port")? as u16,
+            "-s" | "--size" => o.size = a.num("--size")? as usize,
+            "-n" | "--iters" => o.iters = a.num("--iters")?,
+            "-m" | "--mtu" => o.mtu = a.num("--mtu")? as u32,
+            "-t" | "--tx-depth" => o.tx_depth = a.num("--tx-depth")? as usize,
+            "-x" | "--gid-index" => {
+                a.value().ok_or("--gid-index needs a value")?;
+            }
+            "-i" | "--ib-port" => {
+                if a.num("--ib-port")? != 1 {
+                    return Err("--ib-port: the device has port 1 only".into());
+                }
+            }
+            "-d" | "--ib-dev" => {
+                let v = a.value().ok_or("--ib-dev needs a device name")?;
+                if v != "rocenic0" {
+                    return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
+                }
+            }
+            "-q" | "--qp" => {
+                if a.num("--qp")? != 1 {
+                    return Err("--qp: this hardware generation has one QP per device".into());
+                }
+            }
+            "-o" | "--outs" => {
+                if a.num("--outs")? != 1 {
+                    return Err("--outs: the requester keeps one READ in flight".into());
+                }
+            }
+            "-c" | "--connection" => {
+                let v = a.value().ok_or("--connection needs a value")?;
+                if v != "RC" {
+                    return Err(format!("--connection {v}: only RC is supported"));
+                }
+            }
+            "-F" | "--CPU-freq" => {}
+            "--report_gbits" => o.gbits = true,
+            "-a" | "--all" | "-D" | "--duration" | "-R" | "--rdma_cm" | "-b"
+            | "--bidirectional" | "--run_infinitely" => {
+                return Err(format!("{name} is not supported by rocenic"))
+            }
+            "--timeout" => o.timeout = Duration::from_secs(a.num("--timeout")?),
+            "--seed" => o.seed = a.num("--seed")?,
+            "--ack-timeout-cycles" => {
+                o.ack_timeout_cycles = Some(a.num("--ack-timeout-cycles")? as u32)
+            }
+            "-h" | "--help" => return Err(String::new()),
+            _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
+            _ => {
+                if !o.attach.take(&name, &mut || a.value())? {
+                    return Err(format!("unknown option {name}"));
+                }
+            }
+        }
+    }
+    if mtu_enum(o.mtu).is_none() {
+        return Err(format!(
+            "--mtu {} is not 256, 512, 1024, 2048 or 4096",
+            o.mtu
+        ));
+    }
+    if o.iters == 0 || o.size == 0 || o.tx_depth == 0 {
+        return Err("--iters, --size and --tx-depth must be at least 1".into());
+    }
+    if o.size > 1 << 30 {
+        return Err("--size: at most 1 GiB here".into());
+    }
+    Ok(o)
+}
+
+/// `enum ibv_mtu`: 1 = 256 ... 5 = 4096.
+fn mtu_enum(bytes: u32) -> Option<u32> {
+    [256, 512, 1024, 2048, 4096]
+        .iter()
+        .position(|&m| m == bytes)
+        .map(|i| i as u32 + 1)
+}
+
+/// One side's QP as the address message carries it (perftest's `struct pingpong_dest`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dest {
+    lid: u16,
+    out_reads: u16,
+    qpn: u32,
+    psn: u32,
+    rkey: u32,
+    vaddr: u64,
+    gid: [u8; 16],
+    srqn: u32,
+}
+
+impl Dest {
+    fn to_wire(self) -> [u8; KEY_MSG_LEN] {
+        let mut s = format!(
+            "{:04x}:{:04x}:{:06x}:{:06x}:{:08x}:{:016x}:",
+            self.lid, self.out_reads, self.qpn, self.psn, self.rkey, self.vaddr
+        );
+        for b in self.gid {
+            s += &format!("{b:02x}:");
+        }
+        s += &format!("{:08x}:", self.srqn);
+        let mut m = [0u8; KEY_MSG_LEN];
+        m[..s.len()].copy_from_slice(s.as_bytes());
+        m
+    }
+
+    fn from_wire(m: &[u8]) -> Result<Dest, String> {
+        let text = std::str::from_utf8(m.split(|&b| b == 0).next().unwrap_or_default())
+            .map_err(|_| "peer's address message is not text".to_string())?;
+        let bad = || format!("cannot parse the peer's address message {text:?}");
+        let f: Vec<&str> = text.split(':').collect();
+        if f.len() < 23 {
+            return Err(bad());
+        }
+        let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
+        let mut gid = [0u8; 16];
+        for (k, b) in gid.iter_mut().enumerate() {
+            *b = hex(f[6 + k])? as u8;
+        }
+        Ok(Dest {
+            lid: hex(f[0])? as u16,
+            out_reads: hex(f[1])? as u16,
+            qpn: hex(f[2])? as u32,
+            psn: hex(f[3])? as u32,
+            rkey: hex(f[4])? as u32,
+            vaddr: hex(f[5])?,
+            gid,
+            srqn: hex(f[22])? as u32,
+        })
+    }
+
+    fn print(&self, side: &str) {
+        println!(
+            " {side} address: LID {:#06x} QPN {:#06x} PSN {:#08x} RKey {:#010x} VAddr {:#018x}",
+            self.lid, self.qpn, self.psn, self.rkey, self.vaddr
+        );
+        let gid: Vec<String> = self.gid.iter().map(|b| format!("{b:02}")).collect();
+        println!(" GID: {} ({})", gid.join(":"), gid_text(&self.gid));
+    }
+}
+
+/// The client's results as the exchange carries them (perftest's `struct bw_report_data`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Report {
+    size: u64,
+    iters: u64,
+    bw_peak: f64,
+    bw_avg: f64,
+    msg_rate: f64,
+}
+
+impl Report {
+    fn row(&self) -> String {
+        format!(
+            " {:<7}    {:<10}       {:<7.2}            {:<7.2}\t\t   {:<7.6}",
+            self.size, self.iters, self.bw_peak, self.bw_avg, self.msg_rate
+        )
+    }
+}
+
+fn header(gbits: bool) -> &'static str {
+    if gbits {
+        " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
+    } else {
+        " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
+    }
+}
+
+const RESULT_LINE: &str =
+    "---------------------------------------------------------------------------------------";
+
+/// The TCP exchange of one side: who writes first, and the peer's version once known.
+struct Exchange<'p, 'a> {
+    pump: &'p Pump<'a>,
+    s: TcpStream,
+    client: bool,
+    peer_version: f64,
+}
+
+impl Exchange<'_, '_> {
+    /// perftest's `ctx_xchg_data`: the client writes then reads, the server reads then writes.
+    fn xchg(&mut self, mine: &[u8], theirs: &mut [u8], what: &str) -> Result<(), String> {
+        if self.client {
+            self.pump.write_all(&mut self.s, mine, what)?;
+            self.pump.read_exact(&mut self.s, theirs, what)
+        } else {
+            self.pump.read_exact(&mut self.s, theirs, what)?;
+            self.pump.write_all(&mut self.s, mine, what)
+        }
+    }
+
+    fn hand_shake(&mut self, me: &Dest, what: &str) -> Result<Dest, String> {
+        let mut m = [0u8; KEY_MSG_LEN];
+        self.xchg(&me.to_wire(), &mut m, what)?;
+        Dest::from_wire(&m)
+    }
+
+    fn report(&mut self, mine: &Report) -> Result<Report, String> {
+        let mut r = Report::default();
+        let mut b8 = [0u8; 8];
+        self.xchg(&mine.size.to_be_bytes(), &mut b8, "exchanging reports")?;
+        r.size = u64::from_be_bytes(b8);
+        if self.peer_version >= 5.33 {
+            self.xchg(&mine.iters.to_be_bytes(), &mut b8, "exchanging reports")?;
+            r.iters = u64::from_be_bytes(b8);
+        } else {
+            let mut b4 = [0u8; 4];
+            self.xchg(
+                &(mine.iters as u32).to_be_bytes(),
+                &mut b4,
+                "exchanging reports",
+            )?;
+            r.iters = u32::from_be_bytes(b4) as u64;
+        }
+        for (m, t) in [
+            (mine.bw_peak, &mut r.bw_peak),
+            (mine.bw_avg, &mut r.bw_avg),
+            (mine.msg_rate, &mut r.msg_rate),
+        ] {
+            self.xchg(&m.to_bits().to_be_bytes(), &mut b8, "exchanging reports")?;
+            *t = f64::from_bits(u64::from_be_bytes(b8));
+        }
+        Ok(r)
+    }
+}
+
+pub fn run(o: Opts) -> Result<(), String> {
+    let e = |e: rocenic_driver::Error| e.to_string();
+    let (fabric, ctx) = o.attach.open()?;
+    let pump = Pump {
+        ctx: &ctx,
+        fabric: &fabric,
+        deadline: Instant::now() + o.timeout,
+    };
+    let client = o.server.is_some();
+    let s = match &o.server {
+        // The first exchange (versions) tells a live server from QEMU's port forward accepting for a
+        // guest that is not listening yet.
+        Some(host) => {
+            let (s, v) = pump.connect(host, o.port, |s| {
+                let mut mine = [0u8; VERSION_LEN];
+                mine[..VERSION.len()].copy_from_slice(VERSION.as_bytes());
+                pump.write_all(s, &mine, "sending our version")?;
+                let mut v = [0u8; VERSION_LEN];
+                pump.read_exact(s, &mut v, "reading the server's version")?;
+                Ok(v)
+            })?;
+            let mut x = Exchange {
+                pump: &pump,
+                s,
+                client,
+                peer_version: 0.0,
+            };
+            x.peer_version = parse_version(&v)?;
+            x
+        }
+        None => {
+            let mut x = Exchange {
+                pump: &pump,
+                s: pump.accept(o.port)?,
+                client,
+                peer_version: 0.0,
+            };
+            let mut v = [0u8; VERSION_LEN];
+            let mut mine = [0u8; VERSION_LEN];
+            mine[..VERSION.len()].copy_from_slice(VERSION.as_bytes());
+            x.xchg(&mine, &mut v, "exchanging versions")?;
+            x.peer_version = parse_version(&v)?;
+            x
+        }
+    };
+    let mut x = s;
+    if x.peer_version < 5.70 {
+        return Err(format!(
+            "the peer's perftest {} is older than 5.70, the oldest this exchange pairs with",
+            x.peer_version
+        ));
+    }
+    let (mut cycle_buffer, mut cache_line) = (CYCLE_BUFFER, CACHE_LINE);
+    if x.peer_version >= 5.32 {
+        let mut b = [0u8; 4];
+        x.xchg(
+            &cycle_buffer.to_be_bytes(),
+            &mut b,
+            "exchanging the page size",
+        )?;
+        cycle_buffer = cycle_buffer.max(u32::from_be_bytes(b));
+        x.xchg(
+            &cache_line.to_be_bytes(),
+            &mut b,
+            "exchanging the cache line size",
+        )?;
+        cache_line = cache_line.max(u32::from_be_bytes(b)).max(1);
+    }
+    let mut mtu = o.mtu;
+    if x.peer_version >= 5.1 {
+        let mine = mtu_enum(mtu).unwrap();
+        let mut m = [0u8; 2];
+        let n = if x.peer_version >= 5.31 { 2 } else { 4 };
+        let mut mine_b = [0u8; 4];
+        mine_b[0] = b'0' + mine as u8;
+        let mut theirs = [0u8; 4];
+        x.xchg(&mine_b[..n], &mut theirs[..n], "exchanging the MTU")?;
+        m.copy_from_slice(&theirs[..2]);
+        let rem = (m[0] as char).to_digit(10).unwrap_or(0);
+        if (1..=5).contains(&rem) && rem < mine {
+            mtu = 256 << (rem - 1);
+        }
+    }
+
+    // Resources, sized as perftest sizes them: the buffer is twice the larger of the message and the
+    // cycle buffer, so the peer's address stepping stays inside our MR.
+    let inc = (o.size as u64).div_ceil(cache_line as u64) * cache_line as u64;
+    let buf_len = (o.size.max(cycle_buffer as usize) * 2).next_multiple_of(cache_line as usize);
+    let pd = ctx.alloc_pd();
+    let depth = o.tx_depth.next_power_of_two().clamp(2, 32768);
+    let cq = ctx.create_cq(depth).map_err(e)?;
+    let qp = QueuePair::create(
+        &pd,
+        &cq,
+        &cq,
+        QpCaps {
+            max_send_wr: depth,
+            max_recv_wr: 2,
+        },
+    )
+    .map_err(e)?;
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    qp.modify(QpAttr::Init(InitAttrs {
+        access,
+        ..InitAttrs::default()
+    }))
+    .map_err(e)?;
+    let buf = ctx.alloc_dma(buf_len).map_err(e)?;
+    // Something recognisable for a peer that reads it (read-bw's server side).
+    let fill: Vec<u8> = (0..buf_len).map(|i| (i as u8).wrapping_mul(13)).collect();
+    buf.write(0, &fill).map_err(e)?;
+    let mr = pd.reg_mr(&buf, 0, buf_len, access).map_err(e)?;
+    let me = Dest {
+        lid: 0,
+        out_reads: 1,
+        qpn: qp.qp_num(),
+        psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
+        rkey: mr.rkey(),
+        vaddr: mr.addr(),
+        gid: mapped_gid(o.attach.ip),
+        srqn: 0,
+    };
+    println!("{RESULT_LINE}");
+    println!("                    {}", o.verb.title());
+    println!(
+        " Number of qps   : 1\t\tTransport type : IB (rocenic, co-simulated {}-bit core)",
+        o.attach.width.bits()
+    );
+    println!(" Connection type : RC\t\tUsing SRQ      : OFF");
+    println!(" TX depth        : {}", o.tx_depth);
+    println!(" Mtu             : {mtu}[B]");
+    println!(" Link type       : Ethernet");
+    println!(" Outstand reads  : 1");
+    println!("{RESULT_LINE}");
+    let peer = x.hand_shake(&me, "exchanging QP addresses")?;
+    let peer_ip = gid_ipv4(&peer.gid).ok_or(format!(
+        "peer GID {} is not IPv4-mapped: use the peer's RoCEv2 IPv4 GID (rxe: -x 1)",
+        gid_text(&peer.gid)
+    ))?;
+    let mac = fabric
+        .lock()
+        .unwrap()
+        .resolve(peer_ip, 2_000_000, 40_000_000)
+        .ok_or(format!("no ARP reply from {peer_ip}"))?;
+    qp.modify(QpAttr::Rtr(RtrAttrs {
+        path_mtu: mtu,
+        dest_qpn: peer.qpn,
+        rq_psn: peer.psn,
+        dest_mac: mac,
+        dest_ip: peer_ip,
+        udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
+        min_rnr_timer: 12,
+    }))
+    .map_err(e)?;
+    qp.modify(QpAttr::Rts(RtsAttrs {
+        sq_psn: me.psn,
+        timeout: 14,
+        retry_cnt: 7,
+        rnr_retry: 7,
+        ack_timeout_cycles: o.ack_timeout_cycles,
+    }))
+    .map_err(e)?;
+    me.print("local");
+    // Two more address exchanges: perftest's "remote side" print, and the one after RTR.
+    x.hand_shake(&me, "exchanging QP addresses")?;
+    peer.print("remote");
+    x.hand_shake(&me, "synchronising after RTR")?;
+    println!("{RESULT_LINE}");
+    println!("{}", header(o.gbits));
+
+    if !client {
+        // The server's buffer is the target; it waits for the client to finish, then prints its report.
+        x.hand_shake(&me, "waiting for the client to finish")?;
+        let theirs = x.report(&Report::default())?;
+        println!("{}", theirs.row());
+        println!("{RESULT_LINE}");
+        x.hand_shake(&me, "closing")?;
+        pump.write_all(&mut x.s, b"done\0", "closing")?;
+        linger(&fabric);
+        return finish(&fabric);
+    }
+
+    // The client: up to tx_depth requests in flight, every one signalled.
+    let start = Instant::now();
+    let start_cycles = fabric.lock().unwrap().cycles();
+    let steps_per_wrap = (cycle_buffer as u64 / inc).max(1);
+    let (mut posted, mut done) = (0u64, 0u64);
+    let mut remote_off = 0u64;
+    let mut peak = 0f64;
+    let mut last = Instant::now();
+    while done < o.iters {
+        while posted < o.iters && (posted - done) < depth as u64 - 1 {
+            let op = match o.verb {
+                Verb::Write => SendOp::RdmaWrite {
+                    remote_addr: peer.vaddr + remote_off,
+                    rkey: peer.rkey,
+                },
+                Verb::Read => SendOp::RdmaRead {
+                    remote_addr: peer.vaddr + remote_off,
+                    rkey: peer.rkey,
+                },
+            };
+            // SAFETY: `buf` and its MR outlive the QP's use of them (both live until after the last
+            // completion was polled); concurrent requests into the same bytes are what perftest does
+            // too and only the timing is measured.
+            unsafe {
+                qp.post_send(&WorkRequest {
+                    wr_id: posted,
+                    op,
+                    sge: Sge {
+                        addr: mr.addr() + remote_off,
+                        length: o.size as u32,
+                        lkey: mr.lkey(),
+                    },
+                    flags: SendFlags::SIGNALED,
+                })
+            }
+            .map_err(e)?;
+            posted += 1;
+            // perftest steps the remote address only when two messages fit in the cycle buffer.
+            if o.size as u64 <= cycle_buffer as u64 / 2 {
+                remote_off = if posted % steps_per_wrap == 0 {
+                    0
+                } else {
+                    remote_off + inc
+                };
+            }
+        }
+        let wc = pump.poll(&cq, &format!("running ({done} of {} completed)", o.iters))?;
+        if wc.status != WcStatus::Success {
+            return Err(format!(
+                "Completion with error at client: status {:?} ({}), wr_id {}, vendor_err {:#x}",
+                wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
+            ));
+        }
+        done += 1;
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f64();
+        if dt > 0.0 {
+            peak = peak.max(o.size as f64 / dt);
+        }
+        last = now;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let cycles = fabric.lock().unwrap().cycles() - start_cycles;
+    let bytes = o.size as f64 * o.iters as f64;
+    let unit = if o.gbits { 125e6 } else { (1u64 << 20) as f64 };
+    let mine = Report {
+        size: o.size as u64,
+        iters: o.iters,
+        bw_peak: peak / unit,
+        bw_avg: bytes / secs / unit,
+        msg_rate: o.iters as f64 / secs / 1e6,
+    };
+    println!("{}", mine.row());
+    println!("{RESULT_LINE}");
+    let mhz = fabric.lock().unwrap().width().clock_mhz();
+    let sim_us = cycles as f64 / mhz;
+    println!(
+        " rocenic: the table is wall-clock time of the simulation; on the simulated wire the {} messages \
+         took {cycles} cycles = {sim_us:.1} us at {mhz} MHz = {:.2} Gb/s",
+        o.iters,
+        bytes * 8.0 / (sim_us * 1e3)
+    );
+    x.hand_shake(&me, "telling the server we are done")?;
+    x.report(&mine)?;
+    x.hand_shake(&me, "closing")?;
+    pump.write_all(&mut x.s, b"done\0", "closing")?;
+    linger(&fabric);
+    finish(&fabric)
+}
+
+fn parse_version(v: &[u8]) -> Result<f64, String> {
+    let text = String::from_utf8_lossy(v.split(|&b| b == 0).next().unwrap_or_default()).to_string();
+    text.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("the peer's perftest version {text:?} is not a number"))
+}
+
+/// A real NIC keeps running after the program exits; this one is the program. Keep it running long
+/// enough to ACK the peer's last packets.
+fn linger(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) {
+    fabric.lock().unwrap().run(150_000);
+}
+
+fn finish(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> Result<(), String> {
+    let mut f = fabric.lock().unwrap();
+    if let Some(x) = f.external_stats() {
+        println!(
+            " rocenic: link frames in {}, out {}",
+            x.frames_in, x.frames_out
+        );
+    }
+    f.flush_pcap().map_err(|err| format!("pcap: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_address_message_is_perftests() {
+        let d = Dest {
+            lid: 0,
+            out_reads: 1,
+            qpn: 0x11,
+            psn: 0xabcdef,
+            rkey: 0x1234,
+            vaddr: 0x5555_0000_1000,
+            gid: mapped_gid(std::net::Ipv4Addr::new(10, 0, 0, 2)),
+            srqn: 0,
+        };
+        let w = d.to_wire();
+        let text = std::str::from_utf8(&w[..107]).unwrap();
+        assert_eq!(
+            text,
+            "0000:0001:000011:abcdef:00001234:0000555500001000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:02:00000000:"
+        );
+        assert_eq!(w[107], 0, "NUL-terminated, 108 bytes as KEY_MSG_SIZE_GID");
+        assert_eq!(Dest::from_wire(&w).unwrap(), d);
+        assert!(Dest::from_wire(b"0000:0001:11\0").is_err());
+    }
+
+    #[test]
+    fn versions_and_mtus() {
+        let mut v = [0u8; 16];
+        v[..4].copy_from_slice(b"6.06");
+        assert_eq!(parse_version(&v).unwrap(), 6.06);
+        assert!(parse_version(b"x\0").is_err());
+        assert_eq!(mtu_enum(1024), Some(3));
+        assert_eq!(mtu_enum(4096), Some(5));
+        assert_eq!(mtu_enum(1500), None);
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Interop: `rocenic write-bw` / `read-bw` (the co-simulated rocenic NIC) against unmodified perftest
+# `ib_write_bw` / `ib_read_bw` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
+# dgram link. Same harness as rc-pingpong.sh (run-guest.sh, port forwards both ways).
+#
+# usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."]
+#   --iters N     iterations per case (default 100)
+#   --out DIR     logs and one pcap per case and role (default out/interop-perftest)
+#   --cases LIST  "MTU:SIZE" pairs (default "1024:65536 4096:65536 1024:64")
+#
+# For each tool (write, read): role A, the guest's perftest is the server and rocenic the client; role B,
+# rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
+# case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
+# pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
+# in the guest exits 0; in role A the guest's server must also print the row rocenic's report carried.
+# Prints "interop-perftest: N passed, M failed" and exits non-zero if any case failed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+iters=100
+out=$root/out/interop-perftest
+cases="1024:65536 4096:65536 1024:64"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --iters) iters=${2:?}; shift 2 ;;
+        --out) out=${2:?}; shift 2 ;;
+        --cases) cases=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "perftest.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+bash "$here/setup.sh" --with-tshark
+bash "$here/build-image.sh"
+(cd "$root" && cargo build --release -q -p rocenic-driver --bin rocenic)
+rocenic=$root/target/release/rocenic
+
+free_port() { python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, int(sys.argv[1])); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' "$1"; }
+
+passed=0 failed=0
+report() { # name status detail
+    if [[ $2 == ok ]]; then passed=$((passed + 1)); echo "  PASS $1"; else failed=$((failed + 1)); echo "  FAIL $1: $3"; fi
+}
+
+# A result row: " SIZE    ITERS   peak   avg   rate".
+row() { echo "^ +$1 +$2 +[0-9.]+ +[0-9.]+"; }
+
+check_case() { # name log pcap size
+    local name=$1 log=$2 pcap=$3 size=$4
+    if ! grep -Eq "$(row "$size" "$iters")" "$log"; then report "$name" fail "no result row (see $log)"; return; fi
+    if ! python3 "$root/testbench/check_pcap.py" --tshark "$pcap" > "$pcap.check" 2>&1; then
+        report "$name" fail "pcap check failed (see $pcap.check)"; return
+    fi
+    report "$name" ok
+}
+
+for verb in write read; do
+    tool=ib_${verb}_bw
+    guest_cases=""
+    for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
+
+    echo "interop $verb A: rxe $tool server <- rocenic $verb-bw client"
+    u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
+    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; $tool -F -x 1 -m \$m -s \$s -n $iters || exit 1; done"
+    timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+        --mtu 4200 --oob-port "$oob" --timeout 1400 "$script" > "$out/$verb-A-guest.log" 2>&1 &
+    guest=$!
+    for c in $cases; do
+        m=${c%%:*} s=${c##*:} name="$verb: rxe-server/rocenic-client mtu $m size $s"
+        log=$out/$verb-A-$m-$s.log pcap=$out/$verb-A-$m-$s.pcap
+        timeout 600 "$rocenic" "$verb-bw" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+            -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+        check_case "$name" "$log" "$pcap" "$s"
+    done
+    if wait "$guest"; then report "$verb: rxe side of role A (every $tool server exited 0)" ok
+    else report "$verb: rxe side of role A" fail "guest exit $? (see $out/$verb-A-guest.log)"; fi
+    # The server prints the report the client sent over the exchange: ours, one row per case.
+    rows=0
+    for c in $cases; do grep -Eq "$(row "${c##*:}" "$iters")" "$out/$verb-A-guest.log" && rows=$((rows + 1)); done
+    n=$(wc -w <<<"$cases")
+    if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed rocenic's report for every case" ok
+    else report "$verb: rxe server printed rocenic's report" fail "$rows of $n rows (see $out/$verb-A-guest.log)"; fi
+
+    echo "interop $verb B: rocenic $verb-bw server <- rxe $tool client"
+    u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
+    # The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
+    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; n=0; \
+while :; do $tool -F -x 1 -m \$m -s \$s -n $iters 10.0.2.100 > /tmp/pt.log 2>&1; rc=\$?; cat /tmp/pt.log; \
+[ \$rc -eq 0 ] && break; grep -q 'remote address' /tmp/pt.log && exit 1; n=\$((n+1)); [ \$n -ge 60 ] && exit 1; sleep 1; done; done"
+    timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+        --mtu 4200 --host-fwd "18515:$srv" --timeout 1400 "$script" > "$out/$verb-B-guest.log" 2>&1 &
+    guest=$!
+    for c in $cases; do
+        m=${c%%:*} s=${c##*:} name="$verb: rocenic-server/rxe-client mtu $m size $s"
+        log=$out/$verb-B-$m-$s.log pcap=$out/$verb-B-$m-$s.pcap
+        timeout 600 "$rocenic" "$verb-bw" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+            -n "$iters" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
+        check_case "$name" "$log" "$pcap" "$s"
+    done
+    if wait "$guest"; then report "$verb: rxe side of role B (every $tool client exited 0)" ok
+    else report "$verb: rxe side of role B" fail "guest exit $? (see $out/$verb-B-guest.log)"; fi
+done
+
+echo "interop-perftest: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
