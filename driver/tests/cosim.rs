@@ -976,3 +976,81 @@ fn sqd_drains_the_send_queue_and_rts_resumes_it() {
     b.dst.read(0, &mut got).unwrap();
     assert!(got == data, "data differs");
 }
+
+/// Completion events (IBA §11.4.2.2): an armed CQ raises the interrupt once; "solicited only" lets an
+/// unsolicited completion pass silently and fires for a SEND with SE or an unsuccessful completion; a
+/// waiter sleeps in device time and times out when nothing comes.
+#[test]
+fn completion_events_follow_the_arming() {
+    use rocenic_proto::regs;
+    use std::time::Duration;
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let irqs = |port: usize| p.fabric.lock().unwrap().irq_count(port);
+    let arm_reg = |port: usize| p.fabric.lock().unwrap().reg_read(port, regs::CQ_ARM);
+    let data = pattern(512, 9);
+    let b = bufs(&p, 512, &data);
+    let rbuf = p.b.ctx.alloc_dma(512).unwrap();
+    let rmr =
+        p.b.pd
+            .reg_mr(&rbuf, 0, 512, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let send = |wr_id: u64, flags: SendFlags| {
+        let mut wr = write_wr(&b, 256, 0);
+        wr.op = SendOp::Send;
+        wr.wr_id = wr_id;
+        wr.flags = flags;
+        // SAFETY: the buffers outlive the completions the test waits for.
+        unsafe {
+            post_receive(&p, &rmr, 100 + wr_id);
+            p.a.qp.post_send(&wr).unwrap();
+        }
+    };
+    let solicited = SendFlags(SendFlags::SIGNALED.0 | SendFlags::SOLICITED.0);
+
+    // Nothing armed: completions, no interrupt.
+    send(1, SendFlags::SIGNALED);
+    p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    p.wait_for(&p.b.recv_cq, BUDGET).unwrap();
+    assert_eq!((irqs(0), irqs(1)), (0, 0));
+
+    // Solicited only: an unsolicited SEND passes silently and leaves the CQ armed.
+    p.b.recv_cq.req_notify(true);
+    send(2, SendFlags::SIGNALED);
+    p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    p.wait_for(&p.b.recv_cq, BUDGET).unwrap();
+    assert_eq!((irqs(1), arm_reg(1)), (0, 2));
+    // ... a solicited one wakes the waiter, which sleeps until then.
+    send(3, solicited);
+    assert!(p.b.recv_cq.wait_event(Duration::from_millis(5)).unwrap());
+    let r = p.wait_for(&p.b.recv_cq, BUDGET).unwrap();
+    assert_eq!((r.wr_id, r.status), (103, WcStatus::Success));
+    assert_eq!(
+        (irqs(1), arm_reg(1)),
+        (1, 0),
+        "one interrupt, then disarmed"
+    );
+    p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    // One-shot: without re-arming, the next solicited SEND raises nothing, and a waiter times out.
+    send(4, solicited);
+    p.wait_for(&p.b.recv_cq, BUDGET).unwrap();
+    p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    assert_eq!(irqs(1), 1);
+    assert!(!p.b.recv_cq.wait_event(Duration::from_micros(20)).unwrap());
+    // Next completion: any CQE fires.
+    p.b.recv_cq.req_notify(false);
+    send(5, SendFlags::SIGNALED);
+    assert!(p.b.recv_cq.wait_event(Duration::from_millis(5)).unwrap());
+    p.wait_for(&p.b.recv_cq, BUDGET).unwrap();
+    p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    assert_eq!(irqs(1), 2);
+    assert_eq!(p.fabric.lock().unwrap().reg_read(1, regs::CQ_INTERRUPTS), 2);
+
+    // Solicited only also fires for an unsuccessful completion: a WRITE with a bad rkey.
+    p.a.send_cq.req_notify(true);
+    // SAFETY: as above.
+    unsafe { p.a.qp.post_send(&write_wr(&b, 64, 0xBAD)).unwrap() };
+    assert!(p.a.send_cq.wait_event(Duration::from_millis(5)).unwrap());
+    let s = p.wait_for(&p.a.send_cq, BUDGET).unwrap();
+    assert_eq!(s.status, WcStatus::RemAccessErr);
+    assert_eq!(irqs(0), 1);
+}

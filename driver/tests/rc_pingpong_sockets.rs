@@ -22,6 +22,10 @@ fn free_tcp_port() -> u16 {
 }
 
 fn pingpong(size: usize, mtu: u32, iters: usize) {
+    pingpong_with(size, mtu, iters, &[]);
+}
+
+fn pingpong_with(size: usize, mtu: u32, iters: usize, extra: &[&str]) {
     let bin = env!("CARGO_BIN_EXE_rocenic");
     let (ua, ub, tcp) = (free_udp_port(), free_udp_port(), free_tcp_port());
     let common = |args: &mut Command| {
@@ -39,7 +43,8 @@ fn pingpong(size: usize, mtu: u32, iters: usize) {
             &tcp.to_string(),
             "--timeout",
             "120",
-        ]);
+        ])
+        .args(extra);
     };
     let mut server = Command::new(bin);
     common(&mut server);
@@ -80,6 +85,16 @@ fn pingpong(size: usize, mtu: u32, iters: usize) {
     );
     assert!(c.contains(&format!("{iters} iters in")), "{c}");
     assert!(s.contains(&format!("{iters} iters in")), "{s}");
+    if extra.contains(&"-e") {
+        for out in [&c, &s] {
+            assert!(out.contains("woken by the interrupt"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn sleeping_on_completion_events() {
+    pingpong_with(512, 1024, 20, &["-e"]);
 }
 
 #[test]

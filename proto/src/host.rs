@@ -58,8 +58,10 @@ pub mod cqe {
     pub const STATUS: usize = 0x18;
     /// u8: [`super::WcOpcode`].
     pub const OPCODE: usize = 0x19;
-    /// u8: bit 0 WITH_IMM.
+    /// u8: bit 0 WITH_IMM, bit 1 SOLICITED (the message's last packet had BTH SE set).
     pub const FLAGS: usize = 0x1A;
+    pub const FLAG_WITH_IMM: u8 = 1;
+    pub const FLAG_SOLICITED: u8 = 2;
     /// u8: vendor error (the AETH syndrome for remote errors).
     pub const VENDOR_ERR: usize = 0x1B;
     /// u8: bit 0 owner: 1 on the ring's first pass, 0 on the second, …

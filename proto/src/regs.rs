@@ -104,6 +104,8 @@ registers! {
     CQ_LOG_SIZE = 0x0348, Rw, 0, "log2 of the number of 32-byte CQEs.";
     CQ_PI = 0x034C, Counter, 0, "CQEs written by the core (free-running).";
     CQ_CI = 0x0350, Rw, 0, "CQEs consumed by the driver (free-running).";
+    CQ_ARM = 0x0354, RwCore, 0, "Request completion notification (IBA 11.4.2.2, ibv_req_notify_cq): 1 = interrupt on the next CQE, 2 = on the next solicited or unsuccessful CQE, 0 = disarmed. One-shot: the core clears it when it raises the interrupt.";
+    CQ_INTERRUPTS = 0x0358, Counter, 0, "Completion interrupts raised (pulses of the irq output, MSI vector 0).";
     RX_FRAMES = 0x0400, Counter, 0, "Counter: frames received from the MAC.";
     RX_ROCE_PACKETS = 0x0404, Counter, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
     RX_ICRC_ERRORS = 0x0408, Counter, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
@@ -199,6 +201,36 @@ pub fn markdown() -> String {
             r.offset, r.name, acc, r.reset, r.doc
         );
     }
+    s
+}
+
+/// The register map as a Python module (`testbench/rocenic_regs.py`) for cocotb benches and scripts:
+/// one constant per offset, `RESET` and `ACCESS` by name, `ID_VALUE` and the MR slot geometry.
+pub fn python() -> String {
+    let mut s = String::from(
+        "\"\"\"rocenic register map, generated from proto/src/regs.rs by\n\
+         `cargo run -p rocenic-proto --bin regs-doc -- --python`; do not edit.\"\"\"\n\n",
+    );
+    s += &format!("ID_VALUE = 0x{ID_VALUE:08X}\nVERSION_VALUE = 0x{VERSION_VALUE:08X}\n");
+    s += &format!("MR_SLOTS = {MR_SLOTS}\nMR_STRIDE = 0x{MR_STRIDE:X}\n\n");
+    for r in REGISTERS {
+        s += &format!("{} = 0x{:04X}\n", r.name, r.offset);
+    }
+    s += "\n# Reset value and access of each register, by name.\nRESET = {\n";
+    for r in REGISTERS {
+        s += &format!("    \"{}\": 0x{:X},\n", r.name, r.reset);
+    }
+    s += "}\nACCESS = {\n";
+    for r in REGISTERS {
+        let acc = match r.access {
+            Access::Ro => "ro",
+            Access::Rw => "rw",
+            Access::RwCore => "rw_core",
+            Access::Counter => "counter",
+        };
+        s += &format!("    \"{}\": \"{acc}\",\n", r.name);
+    }
+    s += "}\n";
     s
 }
 

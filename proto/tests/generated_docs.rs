@@ -1,5 +1,7 @@
-//! Views generated from the protocol tables must match what is committed: `docs/registers.md` is
-//! `regs-doc`'s output (regenerate with `cargo run -p rocenic-proto --bin regs-doc > docs/registers.md`).
+//! Views generated from the protocol tables must match what is committed: `docs/registers.md` and
+//! `testbench/rocenic_regs.py` are `regs-doc`'s output (regenerate with
+//! `cargo run -p rocenic-proto --bin regs-doc > docs/registers.md` and
+//! `cargo run -p rocenic-proto --bin regs-doc -- --python > testbench/rocenic_regs.py`).
 #[test]
 fn registers_md_is_generated_from_the_table() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/registers.md");
@@ -7,5 +9,15 @@ fn registers_md_is_generated_from_the_table() {
     assert!(
         committed == rocenic_proto::regs::markdown(),
         "docs/registers.md is stale: regenerate it with `cargo run -p rocenic-proto --bin regs-doc > docs/registers.md`"
+    );
+}
+
+#[test]
+fn python_register_constants_are_generated_from_the_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testbench/rocenic_regs.py");
+    let committed = std::fs::read_to_string(path).expect("testbench/rocenic_regs.py");
+    assert!(
+        committed == rocenic_proto::regs::python(),
+        "testbench/rocenic_regs.py is stale: regenerate it with `cargo run -p rocenic-proto --bin regs-doc -- --python > testbench/rocenic_regs.py`"
     );
 }

@@ -154,6 +154,8 @@ fn send_consumes_a_receive_wqe_and_completes() {
         nic.reg_write(regs::CQ_BASE_LO, cq as u32);
         nic.reg_write(regs::CQ_BASE_HI, (cq >> 32) as u32);
         nic.reg_write(regs::CQ_LOG_SIZE, 2);
+        // Armed for the next completion: one interrupt, then disarmed.
+        nic.reg_write(regs::CQ_ARM, 1);
         let buf = mr + 0x200;
         mem.write(rq + recv_wqe::LENGTH as u64, &512u32.to_le_bytes())
             .unwrap();
@@ -192,6 +194,8 @@ fn send_consumes_a_receive_wqe_and_completes() {
         );
         assert_eq!(nic.reg_read(regs::RQ_CI), 1, "{width:?}");
         assert_eq!(nic.irq_count(), 1, "{width:?}");
+        assert_eq!(nic.reg_read(regs::CQ_INTERRUPTS), 1, "{width:?}");
+        assert_eq!(nic.reg_read(regs::CQ_ARM), 0, "{width:?}: one-shot arming");
     }
 }
 

@@ -20,6 +20,7 @@ pub mod vfio;
 pub use dma::{DmaArena, DmaRegion, DmaWindow};
 
 use crate::error::Error;
+use std::time::Duration;
 
 /// A rocenic device: what the verbs layer needs from the hardware or its stand-in.
 pub trait Backend: Send + Sync {
@@ -39,4 +40,10 @@ pub trait Backend: Send + Sync {
     fn grant_dma(&self, _iova: u64, _len: u64, _write: bool) {}
     /// The grant starting at `iova` ends (the MR was deregistered, the ring freed).
     fn revoke_dma(&self, _iova: u64) {}
+    /// Sleeps until the device's completion interrupt (MSI vector 0) is pending or `timeout` of device
+    /// time has passed, and consumes what is pending (as reading an eventfd does); true if one was.
+    /// Interrupts raised before the call count: arm, poll, then wait loses no wake-up.
+    fn wait_interrupt(&self, _timeout: Duration) -> Result<bool, Error> {
+        Err(Error::Unsupported("completion interrupts on this backend"))
+    }
 }

@@ -4,7 +4,9 @@
 use super::{Backend, DmaArena, DmaRegion, DmaWindow};
 use crate::error::Result;
 use rocenic_sim::{Fabric, HostMemory};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Cycles the fabric advances per `wait`: short enough that a poll loop notices a completion soon after
 /// it lands, long enough that the mutex and the call are not the simulation's cost.
@@ -16,6 +18,9 @@ pub struct SimBackend {
     fabric: Arc<Mutex<Fabric>>,
     port: usize,
     arena: Arc<DmaArena>,
+    /// Interrupt pulses already returned by `wait_interrupt` (the rest are pending, like an eventfd's
+    /// counter).
+    irqs_taken: AtomicU64,
 }
 
 /// The simulator's host memory of one port, as a DMA window.
@@ -56,6 +61,7 @@ impl SimBackend {
             fabric,
             port,
             arena: DmaArena::new(Arc::new(SimWindow(mem))),
+            irqs_taken: AtomicU64::new(0),
         }
     }
 
@@ -89,6 +95,27 @@ impl Backend for SimBackend {
     }
     fn revoke_dma(&self, iova: u64) {
         self.fabric.lock().unwrap().memory(self.port).revoke(iova);
+    }
+    fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
+        // Device time: the timeout in cycles of the core's designed clock.
+        let budget = {
+            let f = self.fabric.lock().unwrap();
+            (timeout.as_secs_f64() * f.width().clock_mhz() * 1e6) as u64
+        };
+        let mut waited = 0;
+        loop {
+            let raised = self.fabric.lock().unwrap().irq_count(self.port);
+            let taken = self.irqs_taken.load(Ordering::Relaxed);
+            if raised > taken {
+                self.irqs_taken.store(raised, Ordering::Relaxed);
+                return Ok(true);
+            }
+            if waited >= budget {
+                return Ok(false);
+            }
+            self.fabric.lock().unwrap().run(WAIT_CYCLES);
+            waited += WAIT_CYCLES;
+        }
     }
     fn describe(&self) -> String {
         let f = self.fabric.lock().unwrap();

@@ -11,9 +11,12 @@
 //! as long as the application keeps each CQ within its depth, as ibverbs requires, the core never finds
 //! the ring full.
 use super::device::Device;
+use crate::error::Result;
 use rocenic_proto::host::{WcOpcode, WcStatus};
+use rocenic_proto::regs;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// One completion, as `ibv_wc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +80,31 @@ impl CompletionQueue {
             *slot = entry;
         }
         n
+    }
+
+    /// Requests a completion event (`ibv_req_notify_cq`, IBA §11.4.2.2): the next completion, or with
+    /// `solicited_only` the next solicited or unsuccessful one, raises the device's interrupt once. Then
+    /// poll again before [`wait_event`](Self::wait_event): a completion that landed before the arm
+    /// raises nothing.
+    ///
+    /// The device has one hardware CQ under every software CQ, so the arm is device-wide: an event may
+    /// come from the other CQ of a QP whose send and receive CQs differ. Poll after waking.
+    pub fn req_notify(&self, solicited_only: bool) {
+        self.dev
+            .backend
+            .write32(regs::CQ_ARM, if solicited_only { 2 } else { 1 });
+    }
+
+    /// Sleeps until the completion event requested by [`req_notify`](Self::req_notify) arrives, or
+    /// `timeout` of device time passes (`ibv_get_cq_event` with a time limit). Returns at once, true,
+    /// when completions are already waiting in this CQ (flush completions the driver made itself raise
+    /// no interrupt).
+    pub fn wait_event(&self, timeout: Duration) -> Result<bool> {
+        self.dev.drain_hw_cq();
+        if !self.entries.lock().unwrap().is_empty() {
+            return Ok(true);
+        }
+        self.dev.backend.wait_interrupt(timeout)
     }
 
     pub(crate) fn belongs_to(&self, dev: &Arc<Device>) -> bool {

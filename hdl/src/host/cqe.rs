@@ -1,6 +1,9 @@
 //! Completion writer: formats a CQE (layout in `rocenic_proto::host::cqe`) and writes it into the CQ ring
 //! by DMA, owner bit last. It refuses to overwrite a CQE the driver has not consumed: the CQ is then in
 //! overrun and the QP goes to the error state (IBA §11.4.2.1: CQ overrun is an affiliated error).
+//! When the CQ is armed (`CQ_ARM`, IBA §11.4.2.2), finishing a CQE that matches the arming raises `irq`
+//! for one cycle and disarms the CQ. The match is decided when the CQE's last beat is written, not when
+//! it is accepted, so an arm that lands while a CQE is in flight is not lost.
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -19,6 +22,10 @@ pub struct CqeWriter<const W: usize, const B: usize> {
     pub cq_pi: Signal<In, Bits<32>>,
     pub cq_ci: Signal<In, Bits<32>>,
     pub qpn: Signal<In, Bits<32>>,
+    /// CQ_ARM: 1 = next CQE, 2 = next solicited or unsuccessful CQE, 0 = disarmed.
+    pub cq_arm: Signal<In, Bits<32>>,
+    /// One-cycle pulse: the interrupt was raised, clear CQ_ARM.
+    pub arm_clear: Signal<Out, bool>,
     // request
     pub valid: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
@@ -46,6 +53,8 @@ pub struct CqeWriter<const W: usize, const B: usize> {
     addr: DFF<Bits<64>>,
     beat: DFF<Bits<8>>,
     irq_q: DFF<bool>,
+    /// The CQE being written is solicited (CQE flag) or unsuccessful.
+    notable: DFF<bool>,
     slot_addr: Signal<Local, Bits<64>>,
     offset: Signal<Local, Bits<64>>,
     used: Signal<Local, Bits<32>>,
@@ -93,6 +102,9 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
             addr: Default::default(),
             beat: Default::default(),
             irq_q: Default::default(),
+            notable: Default::default(),
+            cq_arm: Default::default(),
+            arm_clear: Default::default(),
             slot_addr: Default::default(),
             offset: Default::default(),
             used: Default::default(),
@@ -109,11 +121,12 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
 impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cqe, addr, beat, irq_q);
+        dff_setup!(self, clock, state, cqe, addr, beat, irq_q, notable);
         self.ready.next = false;
         self.wr_valid.next = false;
         self.cq_pi_inc.next = false;
         self.overrun.next = false;
+        self.arm_clear.next = false;
         self.irq.next = self.irq_q.q.val();
         self.irq_q.d.next = false;
         self.used.next = self.cq_pi.val() - self.cq_ci.val();
@@ -144,6 +157,8 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
                         self.ready.next = true;
                         self.addr.d.next = self.slot_addr.val();
                         self.beat.d.next = 0.into();
+                        self.notable.d.next =
+                            ((self.flags.val() & 2) != 0) || (self.status.val() != 0);
                         // Owner bit: 1 on the ring's first pass, 0 on the second, ...
                         self.cqe.d.next = bit_cast::<1024, 64>(self.wr_id.val())
                             | (bit_cast::<1024, 32>(self.byte_len.val()) << 64)
@@ -167,7 +182,12 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
                     self.beat.d.next = self.beat_next.val();
                     if self.beat_next.val() == self.beats.val() {
                         self.cq_pi_inc.next = true;
-                        self.irq_q.d.next = true;
+                        if (self.cq_arm.val() == 1)
+                            || ((self.cq_arm.val() == 2) && self.notable.q.val())
+                        {
+                            self.irq_q.d.next = true;
+                            self.arm_clear.next = true;
+                        }
                         self.state.d.next = CqeState::Idle;
                     }
                 }

@@ -231,6 +231,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ip_len: Signal<Local, Bits<16>>,
     f_opcode: Signal<Local, Bits<8>>,
     f_pad: Signal<Local, Bits<16>>,
+    /// BTH SolicitedEvent bit of the packet (§9.2: the requester asks for a completion event).
+    f_se: Signal<Local, Bits<16>>,
     f_dqpn: Signal<Local, Bits<24>>,
     f_psn: Signal<Local, Bits<24>>,
     f_va: Signal<Local, Bits<64>>,
@@ -303,6 +305,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     sh_tos: Constant<Bits<16>>,
     sh_opcode: Constant<Bits<16>>,
     sh_pad: Constant<Bits<16>>,
+    sh_se: Constant<Bits<16>>,
     sh_dqpn: Constant<Bits<16>>,
     sh_psn: Constant<Bits<16>>,
     sh_va: Constant<Bits<16>>,
@@ -492,6 +495,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ip_len: Default::default(),
             f_opcode: Default::default(),
             f_pad: Default::default(),
+            f_se: Default::default(),
             f_dqpn: Default::default(),
             f_psn: Default::default(),
             f_va: Default::default(),
@@ -559,6 +563,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             sh_opcode: Constant::new(be_shift(HDR_BYTES, F::BTH_OPCODE, 1).into()),
             // PadCnt: bits 5..4 of BTH byte 1.
             sh_pad: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 4).into()),
+            sh_se: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 7).into()),
             sh_dqpn: Constant::new(be_shift(HDR_BYTES, F::BTH_DEST_QP, 3).into()),
             sh_psn: Constant::new(be_shift(HDR_BYTES, F::BTH_PSN, 3).into()),
             sh_va: Constant::new(be_shift(HDR_BYTES, F::RETH_VA, 8).into()),
@@ -711,6 +716,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip_len.val());
         self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_opcode.val());
         self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_pad.val()) & 3;
+        self.f_se.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_se.val()) & 1;
         self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_dqpn.val());
         self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_psn.val());
         self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_va.val());
@@ -756,6 +762,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.cqe_flags.next = 0.into();
         if self.has_imm.val() {
             self.cqe_flags.next = 1.into(); // WITH_IMM
+        }
+        // SOLICITED: the message's last packet carried SE (§10.2.6 solicited events).
+        if self.f_se.val() != 0 {
+            self.cqe_flags.next = self.cqe_flags.val() | 2;
         }
         self.ext_len.next = 0.into();
         if self.has_reth.val() {

@@ -440,6 +440,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.cq_pi_inc.next = self.cqe.cq_pi_inc.val();
         self.regs.cqes_written_inc.next = self.cqe.cq_pi_inc.val();
         self.irq.next = self.cqe.irq.val();
+        self.cqe.cq_arm.next = self.regs.cq_arm.val();
+        self.regs.cq_arm_set.next = self.cqe.arm_clear.val();
+        self.regs.cq_arm_val.next = 0.into();
+        self.regs.cq_interrupts_inc.next = self.cqe.irq.val();
         self.tx_eng.cqe_ready.next = self.cqe.ready.val();
         self.rx_eng.cqe_ready.next = self.cqe.ready.val() && !self.tx_eng.cqe_valid.val();
         self.cqe.valid.next = self.tx_eng.cqe_valid.val() || self.rx_eng.cqe_valid.val();

@@ -1,4 +1,12 @@
-//! Prints the register map as Markdown: `cargo run -p rocenic-proto --bin regs-doc > docs/registers.md`.
+//! Prints the register map: as Markdown (`cargo run -p rocenic-proto --bin regs-doc > docs/registers.md`)
+//! or, with `--python`, as the Python module the test benches import (`> testbench/rocenic_regs.py`).
 fn main() {
-    print!("{}", rocenic_proto::regs::markdown());
+    match std::env::args().nth(1).as_deref() {
+        None => print!("{}", rocenic_proto::regs::markdown()),
+        Some("--python") => print!("{}", rocenic_proto::regs::python()),
+        Some(other) => {
+            eprintln!("usage: regs-doc [--python]   (unknown argument {other})");
+            std::process::exit(2);
+        }
+    }
 }

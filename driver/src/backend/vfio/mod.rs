@@ -49,14 +49,6 @@ impl VfioBackend {
             irq,
         })
     }
-
-    /// Waits up to `timeout` for the NIC's interrupt (a CQ event); false on time-out or without MSI.
-    pub fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
-        match &self.irq {
-            Some(fd) => Ok(wait_event(fd, timeout)? > 0),
-            None => Ok(false),
-        }
-    }
 }
 
 impl Backend for VfioBackend {
@@ -72,6 +64,16 @@ impl Backend for VfioBackend {
     fn wait(&self) {
         // The hardware runs by itself; a poll loop only has to be polite to its sibling hyperthread.
         std::hint::spin_loop();
+    }
+    /// The eventfd MSI vector 0 signals. Without MSI (the device offered none) there is nothing to
+    /// sleep on: that is an error, not a silent time-out.
+    fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
+        match &self.irq {
+            Some(fd) => Ok(wait_event(fd, timeout)? > 0),
+            None => Err(crate::Error::Unsupported(
+                "interrupts: the device has no MSI",
+            )),
+        }
     }
     fn describe(&self) -> String {
         let (v, d) = self.pci.ids();

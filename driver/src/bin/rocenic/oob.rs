@@ -159,6 +159,47 @@ impl Pump<'_> {
         }
     }
 
+    /// Like [`poll`](Self::poll), but sleeping on completion events when `events` (ibv_*_pingpong's and
+    /// perftest's `-e`): arm, poll once more for what landed before the arm, then wait for the
+    /// interrupt, in short slices of device time so the deadline and the link are still watched.
+    /// Counts the wake-ups in `wakeups`.
+    pub fn next_completion(
+        &self,
+        cq: &rocenic_driver::CompletionQueue,
+        events: bool,
+        wakeups: &mut u64,
+        what: &str,
+    ) -> Result<WorkCompletion, String> {
+        if !events {
+            return self.poll(cq, what);
+        }
+        let mut wc = [WorkCompletion::default()];
+        loop {
+            if cq.poll(&mut wc) == 1 {
+                return Ok(wc[0]);
+            }
+            cq.req_notify(false);
+            if cq.poll(&mut wc) == 1 {
+                return Ok(wc[0]);
+            }
+            loop {
+                if cq
+                    .wait_event(Duration::from_micros(100))
+                    .map_err(|e| e.to_string())?
+                {
+                    *wakeups += 1;
+                    break;
+                }
+                if Instant::now() > self.deadline {
+                    return Err(format!("timed out while {what}"));
+                }
+                if let Some(e) = self.fabric.lock().unwrap().external_error() {
+                    return Err(format!("the NIC's link failed: {e}"));
+                }
+            }
+        }
+    }
+
     /// Connects to `host:port` and runs `first` (the client's opening exchange) on the connection. A
     /// server that is not listening yet may still accept the TCP connection (QEMU's user-net port
     /// forward does) and then close it: while `first` fails with [`NOT_READY`], try again.

@@ -79,6 +79,7 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -t, --tx-depth=<dep>     send queue depth (default 128)
   -o, --outs=<num>         outstanding reads (read-bw; 1: one READ in flight is what the hardware does)
   -c, --connection=<RC>    transport (RC only)
+  -e, --events             sleep on CQ events instead of polling
   -F, --CPU-freq           accepted (perftest's CPU frequency warning does not apply)
       --report_gbits       report Gb/s instead of MB/s
 Not supported: -a (all sizes), -D (duration), -R/--rdma_cm, -b (bidirectional), --run_infinitely.
@@ -102,6 +103,7 @@ pub struct Opts {
     mtu: u32,
     tx_depth: usize,
     gbits: bool,
+    events: bool,
     timeout: Duration,
     seed: u64,
     ack_timeout_cycles: Option<u32>,
@@ -118,6 +120,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
         mtu: 4096,
         tx_depth: 128,
         gbits: false,
+        events: false,
         timeout: Duration::from_secs(600),
         seed: 1,
         ack_timeout_cycles: None,
@@ -162,6 +165,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
                 }
             }
             "-F" | "--CPU-freq" => {}
+            "-e" | "--events" => o.events = true,
             "--report_gbits" => o.gbits = true,
             "-a" | "--all" | "-D" | "--duration" | "-R" | "--rdma_cm" | "-b"
             | "--bidirectional" | "--run_infinitely" => {
@@ -542,6 +546,7 @@ pub fn run(o: Opts) -> Result<(), String> {
     let mut remote_off = 0u64;
     let mut peak = 0f64;
     let mut last = Instant::now();
+    let mut wakeups = 0u64;
     while done < o.iters {
         while posted < o.iters && (posted - done) < depth as u64 - 1 {
             let op = match o.verb {
@@ -580,7 +585,12 @@ pub fn run(o: Opts) -> Result<(), String> {
                 };
             }
         }
-        let wc = pump.poll(&cq, &format!("running ({done} of {} completed)", o.iters))?;
+        let wc = pump.next_completion(
+            &cq,
+            o.events,
+            &mut wakeups,
+            &format!("running ({done} of {} completed)", o.iters),
+        )?;
         if wc.status != WcStatus::Success {
             return Err(format!(
                 "Completion with error at client: status {:?} ({}), wr_id {}, vendor_err {:#x}",
@@ -616,6 +626,9 @@ pub fn run(o: Opts) -> Result<(), String> {
         o.iters,
         bytes * 8.0 / (sim_us * 1e3)
     );
+    if o.events {
+        println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
+    }
     x.hand_shake(&me, "telling the server we are done")?;
     x.report(&mine)?;
     x.hand_shake(&me, "closing")?;

@@ -32,7 +32,7 @@ Options of ibv_rc_pingpong:
   -r, --rx-depth=<dep>   number of receives to post at a time (default 500)
   -n, --iters=<iters>    number of exchanges (default 1000)
   -l, --sl=<sl>          service level value (accepted; RoCEv2 priority is not mapped from it yet)
-  -e, --events           sleep on CQ events (accepted; completions are polled)
+  -e, --events           sleep on CQ events (the CQ is armed and the tool waits for the interrupt)
   -g, --gid-idx=<index>  local port gid index (accepted; the port has one GID, ::ffff:<ip>)
   -c, --chk              validate received buffer (always done here)
 Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory), -N.
@@ -57,6 +57,7 @@ pub struct Opts {
     seed: u64,
     ack_timeout_cycles: Option<u32>,
     echo: bool,
+    events: bool,
     attach: Attach,
 }
 
@@ -72,6 +73,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         seed: 1,
         ack_timeout_cycles: None,
         echo: false,
+        events: false,
         attach: Attach::default(),
     };
     let mut a = Args::new(args);
@@ -97,7 +99,8 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "-l" | "--sl" | "-g" | "--gid-idx" => {
                 num(&name)?;
             }
-            "-e" | "--events" | "-c" | "--chk" => {}
+            "-e" | "--events" => o.events = true,
+            "-c" | "--chk" => {}
             "-o" | "--odp" | "-O" | "--iodp" | "-P" | "--prefetch" | "-t" | "--ts" | "-j"
             | "--dm" | "-N" | "--new_send" => {
                 return Err(format!("{name} is not supported by rocenic"))
@@ -326,6 +329,7 @@ pub fn run(o: Opts) -> Result<(), String> {
     let start_cycles = fabric.lock().unwrap().cycles();
     let mut sent_last: Option<Vec<u8>> = None;
     let (mut scnt, mut rcnt, mut checked) = (0usize, 0usize, 0usize);
+    let mut wakeups = 0u64;
     // Our next message: a fresh pattern, or in echo mode the message last received.
     let mut last_received: Option<Vec<u8>> = None;
     let post_send = |k: usize, echo: Option<&Vec<u8>>| -> Result<Vec<u8>, String> {
@@ -357,7 +361,12 @@ pub fn run(o: Opts) -> Result<(), String> {
         pending |= 1;
     }
     while rcnt < o.iters || scnt < o.iters {
-        let wc = pump.poll(&cq, &format!("exchanging (sent {scnt}, received {rcnt})"))?;
+        let wc = pump.next_completion(
+            &cq,
+            o.events,
+            &mut wakeups,
+            &format!("exchanging (sent {scnt}, received {rcnt})"),
+        )?;
         if wc.status != WcStatus::Success {
             return Err(format!(
                 "Failed status {:?} ({}) for wr_id {} (vendor_err {:#x})",
@@ -428,6 +437,12 @@ pub fn run(o: Opts) -> Result<(), String> {
         if o.echo { " (echo mode: the peer checks)" } else { "" },
         cycles as f64 / mhz
     );
+    if o.events {
+        println!("rocenic: slept on completion events, woken by the interrupt {wakeups} times");
+        if wakeups == 0 {
+            return Err("-e given but no completion event ever woke the tool".into());
+        }
+    }
     if !o.echo && checked + 1 < rcnt {
         return Err(format!(
             "only {checked} of {rcnt} messages could be checked"
