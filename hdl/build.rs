@@ -1,6 +1,8 @@
 //! Generates the register block (`Regs`) from the one register table in `rocenic_proto::regs`, so the RTL
 //! decoder can never disagree with the driver or the docs. The output is an ordinary rust-hdl block.
-use rocenic_proto::regs::{mr_reg, Access, Register, MR0_BASE_LO, MR_SLOTS, MR_STRIDE, REGISTERS};
+use rocenic_proto::regs::{
+    block_header_words, mr_reg, Access, Register, MR0_BASE_LO, MR_SLOTS, MR_STRIDE, REGISTERS,
+};
 use std::fmt::Write;
 
 /// The table with memory-region slots 1.. expanded from slot 0.
@@ -43,6 +45,9 @@ fn main() {
     for (n, r) in &regs {
         let off = r.offset;
         match r.access {
+            Access::Const => {
+                writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = bits::<32>({:#x}); }}", r.reset).unwrap();
+            }
             Access::Ro => {
                 writeln!(
                     fields,
@@ -80,6 +85,10 @@ fn main() {
                 }
             }
         }
+    }
+    // The register-block directory: constants.
+    for (off, v) in block_header_words() {
+        writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = bits::<32>({v:#x}); }}").unwrap();
     }
     dffs.push("rdata".into());
     dffs.push("rvalid".into());

@@ -13,6 +13,7 @@ CONTROL = 0x000C
 MAC_LO = 0x0010
 MAC_HI = 0x0014
 IPV4 = 0x0018
+BLOCK_DIR = 0x001C
 QP_STATE = 0x0100
 QPN = 0x0104
 DEST_QPN = 0x0108
@@ -134,6 +135,7 @@ RESET = {
     "MAC_LO": 0x0,
     "MAC_HI": 0x0,
     "IPV4": 0x0,
+    "BLOCK_DIR": 0x40,
     "QP_STATE": 0x0,
     "QPN": 0x0,
     "DEST_QPN": 0x0,
@@ -254,6 +256,7 @@ ACCESS = {
     "MAC_LO": "rw",
     "MAC_HI": "rw",
     "IPV4": "rw",
+    "BLOCK_DIR": "const",
     "QP_STATE": "rw_core",
     "QPN": "rw",
     "DEST_QPN": "rw",
@@ -366,3 +369,35 @@ ACCESS = {
     "WQE_PUSH_15": "rw",
     "WQE_PUSH_DB": "rw_core",
 }
+
+# The register-block directory: (header offset, value) of every header word.
+BLOCK_HEADER_WORDS = [
+    (0x0040, 0x00010001),
+    (0x0044, 0x00000050),
+    (0x0048, 0x00000100),
+    (0x004C, 0x00000000),
+    (0x0050, 0x00020001),
+    (0x0054, 0x00000060),
+    (0x0058, 0x01000080),
+    (0x005C, 0x00000001),
+    (0x0060, 0x00030001),
+    (0x0064, 0x00000070),
+    (0x0068, 0x01800080),
+    (0x006C, 0x00000007),
+    (0x0070, 0x00040001),
+    (0x0074, 0x00000080),
+    (0x0078, 0x02000080),
+    (0x007C, 0x00000004),
+    (0x0080, 0x00050001),
+    (0x0084, 0x00000090),
+    (0x0088, 0x03000060),
+    (0x008C, 0x0000000F),
+    (0x0090, 0x00060001),
+    (0x0094, 0x000000A0),
+    (0x0098, 0x04000100),
+    (0x009C, 0x00000023),
+    (0x00A0, 0x00070001),
+    (0x00A4, 0x00000000),
+    (0x00A8, 0x06000044),
+    (0x00AC, 0x00000040),
+]

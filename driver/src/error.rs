@@ -41,6 +41,8 @@ pub enum Error {
     QueueFull(&'static str),
     #[error("{0} is not supported by this hardware generation")]
     Unsupported(&'static str),
+    #[error("register-block directory: {0}")]
+    BlockDirectory(String),
     #[error("simulation: {0}")]
     Sim(String),
     #[error(

@@ -1054,3 +1054,24 @@ fn completion_events_follow_the_arming() {
     assert_eq!(s.status, WcStatus::RemAccessErr);
     assert_eq!(irqs(0), 1);
 }
+
+/// The core's register-block directory (constants in the generated RTL) is what the table says, at
+/// both widths: the driver sized itself from the hardware, not from its own copy of the table.
+#[test]
+fn the_core_describes_its_register_blocks() {
+    use rocenic_proto::regs;
+    for width in [Width::W64, Width::W512] {
+        let p = Pair::connect(cfg(width, FaultPlan::none()), 1024, 20_000).unwrap();
+        let got: Vec<_> =
+            p.a.ctx
+                .blocks()
+                .iter()
+                .map(|b| (b.kind, b.version, b.base, b.size, b.param))
+                .collect();
+        let want: Vec<_> = regs::BLOCKS
+            .iter()
+            .map(|b| (b.kind, b.version, b.base, b.size, b.param))
+            .collect();
+        assert_eq!(got, want, "{width:?}");
+    }
+}

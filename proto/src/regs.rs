@@ -12,6 +12,8 @@ pub enum Access {
     RwCore,
     /// A counter the core increments by one; a host write sets it (write 0 to clear).
     Counter,
+    /// A constant of the design: reads return the reset value, writes are ignored.
+    Const,
 }
 
 /// One 32-bit register.
@@ -47,6 +49,7 @@ registers! {
     MAC_LO = 0x0010, Rw, 0, "Port MAC address, low 32 bits of the 48-bit big-endian value.";
     MAC_HI = 0x0014, Rw, 0, "Port MAC address, high 16 bits.";
     IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
+    BLOCK_DIR = 0x001C, Const, BLOCK_DIR_FIRST as u32, "Offset of the first register-block header (see Register blocks below; 0 = none).";
     QP_STATE = 0x0100, RwCore, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
     QPN = 0x0104, Rw, 0, "Local QP number (24 bits).";
     DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";
@@ -160,6 +163,139 @@ registers! {
     WQE_PUSH_DB = 0x0640, RwCore, 0, "WQE push doorbell: bit 31 valid, bits 15:0 the send-queue index the pushed WQE is for; the core clears it when it takes the WQE.";
 }
 
+/// What a register block is, as its header names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u16)]
+pub enum BlockKind {
+    /// Identification, control, port address and this directory.
+    Core = 1,
+    /// QP context; param: number of QPs.
+    Qp = 2,
+    /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN).
+    Ethernet = 3,
+    /// Memory-region table; param: number of slots.
+    MrTable = 4,
+    /// Send, receive and completion rings; param: largest ring as log2 of entries.
+    Queues = 5,
+    /// Counters; param: number of counters.
+    Counters = 6,
+    /// WQE push window (BlueFlame-style); param: window bytes.
+    WqePush = 7,
+}
+
+impl BlockKind {
+    pub fn from_u16(v: u16) -> Option<BlockKind> {
+        use BlockKind::*;
+        [Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush]
+            .into_iter()
+            .find(|k| *k as u16 == v)
+    }
+}
+
+/// One register block: where it is, its layout version and one kind-specific parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub version: u16,
+    pub base: u16,
+    pub size: u16,
+    pub param: u32,
+}
+
+/// Offset of the first block header; headers follow each other every [`BLOCK_HEADER_BYTES`].
+pub const BLOCK_DIR_FIRST: u16 = 0x0040;
+/// A header is four words: `kind << 16 | version`, offset of the next header (0 ends the chain),
+/// `base << 16 | size`, and the parameter.
+pub const BLOCK_HEADER_BYTES: u16 = 0x10;
+
+/// The device's blocks, in directory order. Drivers walk the chain from `BLOCK_DIR` and size themselves
+/// from it (number of QPs, MR slots, ring sizes) instead of assuming this generation's values.
+pub const BLOCKS: &[Block] = &[
+    Block {
+        kind: BlockKind::Core,
+        version: 1,
+        base: 0x0000,
+        size: 0x0100,
+        param: 0,
+    },
+    Block {
+        kind: BlockKind::Qp,
+        version: 1,
+        base: 0x0100,
+        size: 0x0080,
+        param: 1,
+    },
+    Block {
+        kind: BlockKind::Ethernet,
+        version: 1,
+        base: 0x0180,
+        size: 0x0080,
+        param: 0b111,
+    },
+    Block {
+        kind: BlockKind::MrTable,
+        version: 1,
+        base: MR0_BASE_LO,
+        size: MR_STRIDE * MR_SLOTS as u16,
+        param: MR_SLOTS as u32,
+    },
+    Block {
+        kind: BlockKind::Queues,
+        version: 1,
+        base: 0x0300,
+        size: 0x0060,
+        param: 15,
+    },
+    Block {
+        kind: BlockKind::Counters,
+        version: 1,
+        base: 0x0400,
+        size: 0x0100,
+        param: COUNTERS as u32,
+    },
+    Block {
+        kind: BlockKind::WqePush,
+        version: 1,
+        base: WQE_PUSH_0,
+        size: 0x0044,
+        param: 64,
+    },
+];
+
+/// Number of counter registers.
+pub const COUNTERS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < REGISTERS.len() {
+        if matches!(REGISTERS[i].access, Access::Counter)
+            && REGISTERS[i].offset >= 0x0400
+            && REGISTERS[i].offset < 0x0500
+        {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// The directory as (offset, value) words, for the RTL's constant reads and for test doubles.
+pub fn block_header_words() -> Vec<(u16, u32)> {
+    let mut v = Vec::new();
+    for (i, b) in BLOCKS.iter().enumerate() {
+        let at = BLOCK_DIR_FIRST + i as u16 * BLOCK_HEADER_BYTES;
+        let next = if i + 1 < BLOCKS.len() {
+            at + BLOCK_HEADER_BYTES
+        } else {
+            0
+        };
+        v.push((at, (b.kind as u32) << 16 | b.version as u32));
+        v.push((at + 4, next as u32));
+        v.push((at + 8, (b.base as u32) << 16 | b.size as u32));
+        v.push((at + 12, b.param));
+    }
+    v
+}
+
 /// Number of memory-region slots in the core's MR table.
 pub const MR_SLOTS: usize = 4;
 /// Distance between two MR slots' register blocks.
@@ -195,10 +331,28 @@ pub fn markdown() -> String {
             Access::Rw => "RW",
             Access::RwCore => "RW (core updates)",
             Access::Counter => "counter",
+            Access::Const => "RO (constant)",
         };
         s += &format!(
             "| 0x{:04X} | `{}` | {} | 0x{:X} | {} |\n",
             r.offset, r.name, acc, r.reset, r.doc
+        );
+    }
+    s += "\n## Register blocks\n\n\
+          A chain of block headers starts at `BLOCK_DIR`; each header is four read-only words: \
+          `kind << 16 | version`, the offset of the next header (0 ends the chain), `base << 16 | size`, and a \
+          parameter. A driver discovers the device's features and sizes from it.\n\n\
+          | header | kind | version | base | size | parameter |\n|---|---|---|---|---|---|\n";
+    for (i, b) in BLOCKS.iter().enumerate() {
+        s += &format!(
+            "| 0x{:04X} | {:?} ({}) | {} | 0x{:04X} | 0x{:X} | {} |\n",
+            BLOCK_DIR_FIRST + i as u16 * BLOCK_HEADER_BYTES,
+            b.kind,
+            b.kind as u16,
+            b.version,
+            b.base,
+            b.size,
+            b.param
         );
     }
     s
@@ -227,16 +381,53 @@ pub fn python() -> String {
             Access::Rw => "rw",
             Access::RwCore => "rw_core",
             Access::Counter => "counter",
+            Access::Const => "const",
         };
         s += &format!("    \"{}\": \"{acc}\",\n", r.name);
     }
-    s += "}\n";
+    s += "}\n\n# The register-block directory: (header offset, value) of every header word.\nBLOCK_HEADER_WORDS = [\n";
+    for (off, v) in block_header_words() {
+        s += &format!("    (0x{off:04X}, 0x{v:08X}),\n");
+    }
+    s += "]\n";
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_block_directory_describes_the_map() {
+        let words = block_header_words();
+        // Headers sit inside the core block and collide with no register.
+        for (off, _) in &words {
+            assert!(
+                REGISTERS.iter().all(|r| r.offset != *off),
+                "header word {off:#x} is a register"
+            );
+            assert!(*off < BLOCKS[0].size);
+        }
+        // Every register belongs to exactly one block, and blocks do not overlap.
+        for r in REGISTERS {
+            let owners: Vec<_> = BLOCKS
+                .iter()
+                .filter(|b| (b.base..b.base + b.size).contains(&r.offset))
+                .collect();
+            assert_eq!(owners.len(), 1, "{} at {:#x}", r.name, r.offset);
+        }
+        // The chain ends, and BLOCK_DIR points at its start.
+        assert_eq!(by_offset(BLOCK_DIR).unwrap().reset, words[0].0 as u32);
+        assert_eq!(words[words.len() - 3].1, 0, "last header's next is 0");
+        assert_eq!(
+            COUNTERS,
+            REGISTERS
+                .iter()
+                .filter(|r| r.access == Access::Counter && r.offset >= 0x400 && r.offset < 0x500)
+                .count()
+        );
+        assert!(COUNTERS > 30);
+    }
 
     #[test]
     fn offsets_are_unique_aligned_and_sorted() {

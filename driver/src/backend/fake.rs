@@ -95,6 +95,7 @@ impl FakeDevice {
             }
         }
         r.insert(regs::DATAPATH_BYTES, beat_bytes);
+        r.extend(regs::block_header_words());
         let mem = FakeMemory::new(FAKE_BASE_IOVA, 1 << 20);
         Arc::new(FakeDevice {
             regs: Mutex::new(r),
@@ -179,7 +180,7 @@ impl FakeDevice {
 }
 
 fn writable(offset: u16) -> bool {
-    regs::by_offset(offset).is_some_and(|r| r.access != Access::Ro)
+    regs::by_offset(offset).is_some_and(|r| !matches!(r.access, Access::Ro | Access::Const))
 }
 
 impl Backend for FakeDevice {

@@ -36,6 +36,24 @@ impl Context {
                 expected: regs::VERSION_VALUE >> 16,
             });
         }
+        let blocks = discover_blocks(&*backend)?;
+        let param = |kind: regs::BlockKind| {
+            blocks
+                .iter()
+                .find(|b| b.kind == kind)
+                .map(|b| b.param)
+                .ok_or_else(|| Error::BlockDirectory(format!("the device has no {kind:?} block")))
+        };
+        let mr_slots = param(regs::BlockKind::MrTable)? as usize;
+        if mr_slots == 0 || mr_slots > regs::MR_SLOTS {
+            return Err(Error::BlockDirectory(format!(
+                "{mr_slots} MR slots: this driver drives 1 to {}",
+                regs::MR_SLOTS
+            )));
+        }
+        if param(regs::BlockKind::Qp)? == 0 {
+            return Err(Error::BlockDirectory("the device has no QP".into()));
+        }
         let beat = backend.read32(regs::DATAPATH_BYTES);
         let width = [Width::W64, Width::W512]
             .into_iter()
@@ -44,7 +62,7 @@ impl Context {
         // A device reopened after a crash (VFIO) may still hold a QP and registrations pointing at memory
         // that is no longer ours.
         backend.write32(regs::QP_STATE, QpState::Reset as u32);
-        for slot in 0..regs::MR_SLOTS {
+        for slot in 0..mr_slots {
             backend.write32(regs::mr_reg(regs::MR0_LEN, slot), 0);
         }
         backend.write32(regs::CONTROL, regs::CONTROL_ENABLE);
@@ -52,7 +70,8 @@ impl Context {
             dev: Arc::new(Device {
                 backend,
                 width,
-                mr_slots: Mutex::new([None; regs::MR_SLOTS]),
+                mr_slots: Mutex::new(vec![None; mr_slots]),
+                blocks,
                 hw_cq: Mutex::new(None),
                 qp: Mutex::new(None),
                 flushed_wqes: AtomicU64::new(0),
@@ -66,6 +85,11 @@ impl Context {
 
     pub fn describe(&self) -> String {
         self.dev.backend.describe()
+    }
+
+    /// The register blocks the device described in its directory (kinds, versions, places, sizes).
+    pub fn blocks(&self) -> &[regs::Block] {
+        &self.dev.blocks
     }
 
     /// The datapath width the device reports.
@@ -164,4 +188,56 @@ impl Context {
 /// A MAC as the 48-bit big-endian number the MAC_LO/MAC_HI register pairs hold.
 pub(crate) fn mac_to_u64(mac: [u8; 6]) -> u64 {
     u64::from_be_bytes([0, 0, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]])
+}
+
+/// Walks the register-block directory from `BLOCK_DIR`. A chain that leaves the register space, loops, or
+/// names a block twice is an error, as is a block of a newer major layout than this driver knows.
+fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
+    let mut at = backend.read32(regs::BLOCK_DIR);
+    let mut blocks: Vec<regs::Block> = Vec::new();
+    while at != 0 {
+        if blocks.len() >= 64 || at % 4 != 0 || at > 0xFFF0 {
+            return Err(Error::BlockDirectory(format!(
+                "bad header offset {at:#x} after {} blocks",
+                blocks.len()
+            )));
+        }
+        let at16 = at as u16;
+        let kv = backend.read32(at16);
+        let next = backend.read32(at16 + 4);
+        let place = backend.read32(at16 + 8);
+        let param = backend.read32(at16 + 12);
+        let (kind, version) = ((kv >> 16) as u16, kv as u16);
+        // Unknown kinds are skipped: a newer device may have blocks this driver does not use.
+        if let Some(kind) = regs::BlockKind::from_u16(kind) {
+            let known = regs::BLOCKS
+                .iter()
+                .find(|b| b.kind == kind)
+                .map_or(1, |b| b.version);
+            if version > known {
+                return Err(Error::BlockDirectory(format!(
+                    "{kind:?} block version {version}, this driver knows up to {known}"
+                )));
+            }
+            if blocks.iter().any(|b| b.kind == kind) {
+                return Err(Error::BlockDirectory(format!(
+                    "{kind:?} block listed twice"
+                )));
+            }
+            blocks.push(regs::Block {
+                kind,
+                version,
+                base: (place >> 16) as u16,
+                size: place as u16,
+                param,
+            });
+        }
+        if next != 0 && next <= at {
+            return Err(Error::BlockDirectory(format!(
+                "header at {at:#x} points back to {next:#x}"
+            )));
+        }
+        at = next;
+    }
+    Ok(blocks)
 }

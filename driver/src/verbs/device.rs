@@ -32,7 +32,10 @@ pub(crate) struct HwCq {
 pub(crate) struct Device {
     pub backend: Arc<dyn Backend>,
     pub width: Width,
-    pub mr_slots: Mutex<[Option<MrSlot>; regs::MR_SLOTS]>,
+    /// One entry per MR slot the device reported in its directory.
+    pub mr_slots: Mutex<Vec<Option<MrSlot>>>,
+    /// The device's register blocks, from its directory.
+    pub blocks: Vec<regs::Block>,
     pub hw_cq: Mutex<Option<HwCq>>,
     pub qp: Mutex<Option<Weak<QpInner>>>,
     /// WQEs the driver completed with WR_FLUSH_ERR (what Mellanox's responder CQE-error counter counts

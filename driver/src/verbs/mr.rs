@@ -78,7 +78,7 @@ impl ProtectionDomain {
         let slot = slots
             .iter()
             .position(Option::is_none)
-            .ok_or(Error::NoMrSlot(regs::MR_SLOTS))?;
+            .ok_or(Error::NoMrSlot(slots.len()))?;
         // The low byte names the slot; the rest changes per registration so a stale key does not match.
         let tag = dev.next_key_tag.fetch_add(1, Ordering::Relaxed) & 0xFF_FFFF;
         let key = (tag << 8) | slot as u32;

@@ -100,3 +100,77 @@ fn buffers_are_page_aligned_device_memory() {
     assert_ne!(a.iova(), b.iova());
     assert!(a.iova() >= crate::backend::fake::FAKE_BASE_IOVA);
 }
+
+#[test]
+fn the_block_directory_is_discovered_and_checked() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let kinds: Vec<_> = ctx.blocks().iter().map(|b| b.kind).collect();
+    let want: Vec<_> = regs::BLOCKS.iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, want);
+    let mr = ctx
+        .blocks()
+        .iter()
+        .find(|b| b.kind == regs::BlockKind::MrTable)
+        .unwrap();
+    assert_eq!(
+        (mr.base, mr.param),
+        (regs::MR0_BASE_LO, regs::MR_SLOTS as u32)
+    );
+    drop(ctx);
+
+    // Header words by (block index, word index).
+    let hdr = |i: u16, w: u16| regs::BLOCK_DIR_FIRST + i * regs::BLOCK_HEADER_BYTES + 4 * w;
+    let mr_index = regs::BLOCKS
+        .iter()
+        .position(|b| b.kind == regs::BlockKind::MrTable)
+        .unwrap() as u16;
+
+    // A device with fewer MR slots: the driver uses only those.
+    dev.set(hdr(mr_index, 3), 2);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let pd = ctx.alloc_pd();
+    let buf = ctx.alloc_dma(4096).unwrap();
+    let _a = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let _b = pd.reg_mr(&buf, 64, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    assert!(matches!(
+        pd.reg_mr(&buf, 128, 64, AccessFlags::LOCAL_WRITE),
+        Err(Error::NoMrSlot(2))
+    ));
+    drop((_a, _b, pd, ctx));
+    dev.set(hdr(mr_index, 3), regs::MR_SLOTS as u32);
+
+    // A chain that points back loops: refused.
+    let bad = |f: &dyn Fn(), what: &str| {
+        f();
+        let e = Context::open(dev.clone()).err();
+        assert!(matches!(e, Some(Error::BlockDirectory(_))), "{what}: {e:?}");
+    };
+    bad(&|| dev.set(hdr(2, 1), hdr(1, 0) as u32), "loop");
+    dev.set(hdr(2, 1), hdr(3, 0) as u32);
+    // A newer major layout of a block this driver drives.
+    bad(
+        &|| {
+            dev.set(
+                hdr(mr_index, 0),
+                (regs::BlockKind::MrTable as u32) << 16 | 9,
+            )
+        },
+        "newer MR table",
+    );
+    dev.set(
+        hdr(mr_index, 0),
+        (regs::BlockKind::MrTable as u32) << 16 | 1,
+    );
+    // No directory at all.
+    bad(&|| dev.set(regs::BLOCK_DIR, 0), "no directory");
+    dev.set(regs::BLOCK_DIR, regs::BLOCK_DIR_FIRST as u32);
+    // An unknown block kind is skipped, not an error.
+    dev.set(hdr(1, 0), 0x00EE_0001);
+    assert!(matches!(
+        Context::open(dev.clone()).err(),
+        Some(Error::BlockDirectory(m)) if m.contains("no Qp block")
+    ));
+    dev.set(hdr(1, 0), (regs::BlockKind::Qp as u32) << 16 | 1);
+    Context::open(dev.clone()).unwrap();
+}
