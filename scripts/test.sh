@@ -83,6 +83,14 @@ else
     failed=$((failed + $(grep -c '^  FAIL' out/vfio.log || true)))
     if [[ $vfio_status -ne 0 ]] && ! grep -q '^  FAIL' out/vfio.log; then failed=$((failed + 1)); fi
 fi
+# The Alveo Vivado flow, checked without Vivado: flow.tcl under tclsh with stubbed commands for every
+# board, iverilog elaboration and a short simulation of the wrapper, the generated board.xdc files.
+echo "== Alveo flow checks (bitstream/alveo/check/check.sh)"
+set +e
+bash bitstream/alveo/check/check.sh 2>&1 | tee out/alveo.log
+alveo_status=${PIPESTATUS[0]}
+set -e
+if [[ $alveo_status -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "  FAIL Alveo flow checks"; fi
 synth_status=0
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
     echo "== synthesis report: skipped (ROCENIC_SKIP_SYNTH=1)"

@@ -1,0 +1,27 @@
+# Alveo U250: board settings read by ../../flow.tcl (pins and input clocks: board.xdc, generated).
+set board        au250
+set board_title  "Alveo U250"
+set part         xcu250-figd2104-2L-e
+
+# Core clock: "pcie" = the QDMA user clock (250 MHz, CMAC side crosses in FIFOs), or
+#             "mac"  = the CMAC user clock (322.265625 MHz, PCIe side crosses in AXI clock converters).
+set core_clock   pcie
+# CMAC init/DRP clock = system clock / sysclk_div (board.xdc: 300 MHz system clock 0).
+set sysclk_div   3
+set init_clk_mhz 100.00
+
+# 100G Ethernet on QSFP0 (cmac_usplus): hard CMAC site, its four GTY channels, reference clock.
+set cmac_core       CMACE4_X0Y8
+set cmac_gt_group   X1Y44~X1Y47
+set cmac_gt_lanes   {X1Y44 X1Y45 X1Y46 X1Y47}
+set cmac_refclk_mhz 156.25
+set cmac_rsfec      1
+
+# PCIe (qdma): Gen3 x16 on the hard block next to quads 224-227.
+set pcie_block   X1Y2
+set pcie_gt_quad GTY_Quad_227
+set pcie_lanes   X16
+set pcie_speed   8.0_GT/s
+
+# HBM parts (U280/U55C) have a CATTRIP pin the design must hold low.
+set hbm_cattrip  0
