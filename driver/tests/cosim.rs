@@ -1075,3 +1075,60 @@ fn the_core_describes_its_register_blocks() {
         assert_eq!(got, want, "{width:?}");
     }
 }
+
+/// The simulated transmit MAC keeps to the width's line rate (10 Gb/s at 64 bits, 100 Gb/s at 512): in the
+/// pcap, A's frames of a multi-packet WRITE never start closer than their bytes plus the wire overhead
+/// (FCS, preamble, inter-frame gap) allow, so a requester faster than the line cannot overrun its peer.
+#[test]
+fn the_mac_keeps_to_the_line_rate() {
+    for width in [Width::W64, Width::W512] {
+        let path = std::env::temp_dir().join(format!(
+            "rocenic-line-rate-{}-{}.pcap",
+            width.bits(),
+            std::process::id()
+        ));
+        let p = Pair::connect(
+            FabricConfig {
+                pcap: Some(path.clone()),
+                ..cfg(width, FaultPlan::none())
+            },
+            4096,
+            20_000,
+        )
+        .unwrap();
+        let len = 16 * 4096;
+        let data = pattern(len, 5);
+        let b = bufs(&p, len, &data);
+        // SAFETY: the buffers outlive the completion polled below.
+        unsafe {
+            p.a.qp
+                .post_send(&write_wr(&b, len, b.dst_mr.rkey()))
+                .unwrap();
+        }
+        let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
+        assert_eq!(w.status, WcStatus::Success, "{width:?}");
+        p.fabric.lock().unwrap().flush_pcap().unwrap();
+        let frames = rocenic_proto::pcap::read(&path).unwrap();
+        std::fs::remove_file(&path).ok();
+        let a_ip = rocenic_driver::pair::ip(0).octets();
+        let a: Vec<_> = frames
+            .iter()
+            .filter(|(_, f)| f.len() > 1000 && f[26..30] == a_ip[..])
+            .collect();
+        assert_eq!(a.len(), 16, "{width:?}: WRITE packets in the pcap");
+        let ns_per_byte = 8.0 / width.line_gbps();
+        let beat_ns = width.bits() as f64 / width.line_gbps();
+        for pair in a.windows(2) {
+            let (t0, t1) = (pair[0].0.as_nanos() as f64, pair[1].0.as_nanos() as f64);
+            // Frames are stamped at their last beat; the MAC may run one beat ahead of its credit.
+            let min =
+                (pair[1].1.len() as f64 + rocenic_sim::WIRE_OVERHEAD_BYTES) * ns_per_byte - beat_ns;
+            assert!(
+                t1 - t0 >= min,
+                "{width:?}: frames {:.1} ns apart, the line needs {:.1} ns",
+                t1 - t0,
+                min
+            );
+        }
+    }
+}

@@ -28,6 +28,13 @@ impl Width {
             Width::W512 => 322.265625,
         }
     }
+    /// The Ethernet line rate this width is built for, in Gb/s (10GBASE-R at 64 bits, 100G CMAC at 512).
+    pub fn line_gbps(self) -> f64 {
+        match self {
+            Width::W64 => 10.0,
+            Width::W512 => 100.0,
+        }
+    }
     /// Parse "64" or "512".
     pub fn parse(s: &str) -> Option<Self> {
         match s {

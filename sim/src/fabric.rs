@@ -4,7 +4,7 @@ use crate::external::{ExternalPort, ExternalSpec, ExternalStats};
 use crate::fault::FaultPlan;
 use crate::link::{Link, LinkStats, PcapTap};
 use crate::memory::HostMemory;
-use crate::nic::{Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
+use crate::nic::{line_bytes_per_cycle, Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
 use crate::SimError;
 use rocenic_proto::Width;
 use std::net::Ipv4Addr;
@@ -25,6 +25,9 @@ pub struct FabricConfig {
     pub dma_read_credits: usize,
     pub dma_read_bytes_per_cycle: f64,
     pub dma_write_bytes_per_cycle: f64,
+    /// Each transmit MAC's line rate in Gb/s; `None` is the width's own (10 at 64 bits, 100 at 512 bits),
+    /// `Some(0.0)` no limit (the core's datapath rate).
+    pub line_gbps: Option<f64>,
     /// Capture every frame on the wire (both directions) here.
     pub pcap: Option<PathBuf>,
     pub faults: FaultPlan,
@@ -46,6 +49,7 @@ impl Default for FabricConfig {
             dma_read_credits: 0,
             dma_read_bytes_per_cycle: 0.0,
             dma_write_bytes_per_cycle: 0.0,
+            line_gbps: None,
             pcap: None,
             faults: FaultPlan::none(),
             seed: 1,
@@ -89,6 +93,10 @@ impl Fabric {
                 dma_read_credits: cfg.dma_read_credits,
                 dma_read_bytes_per_cycle: cfg.dma_read_bytes_per_cycle,
                 dma_write_bytes_per_cycle: cfg.dma_write_bytes_per_cycle,
+                mac_bytes_per_cycle: line_bytes_per_cycle(
+                    cfg.line_gbps.unwrap_or(cfg.width.line_gbps()),
+                    cfg.width.clock_mhz(),
+                ),
                 vcd: cfg.vcd.as_deref().map(|p| vcd_path(p, port)),
             };
             Nic::new(cfg.width, mem, &ncfg)

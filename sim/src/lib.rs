@@ -17,7 +17,7 @@ pub use fabric::{Fabric, FabricConfig};
 pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;
 pub use memory::{Grant, HostMemory, OutOfRange};
-pub use nic::{Nic, NicConfig};
+pub use nic::{line_bytes_per_cycle, Nic, NicConfig, WIRE_OVERHEAD_BYTES};
 pub use rocenic_proto::Width;
 
 use std::path::PathBuf;

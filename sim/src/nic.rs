@@ -17,6 +17,15 @@ pub const RESET_CYCLES: u64 = 8;
 /// A register access that has not completed after this many cycles is a hang: panic.
 pub const REG_TIMEOUT_CYCLES: u64 = 10_000;
 
+/// Bytes a frame costs on the wire beyond what the core sends: FCS (4), preamble and SFD (8), the minimum
+/// inter-frame gap (12).
+pub const WIRE_OVERHEAD_BYTES: f64 = 24.0;
+
+/// Bytes per core cycle of an Ethernet line at `gbps` for a core clocked at `clock_mhz`.
+pub fn line_bytes_per_cycle(gbps: f64, clock_mhz: f64) -> f64 {
+    gbps * 1e3 / 8.0 / clock_mhz
+}
+
 /// Options of one simulated NIC.
 #[derive(Clone, Debug)]
 pub struct NicConfig {
@@ -28,6 +37,9 @@ pub struct NicConfig {
     /// Host-link bandwidth for read completions and for writes, bytes per core cycle (0: unlimited).
     pub dma_read_bytes_per_cycle: f64,
     pub dma_write_bytes_per_cycle: f64,
+    /// The transmit MAC's line rate in bytes per core cycle (0: unlimited, `tx_tready` always high). A
+    /// real MAC holds `tx_tready` low to keep to its line rate, paying [`WIRE_OVERHEAD_BYTES`] per frame.
+    pub mac_bytes_per_cycle: f64,
     /// Dump every half cycle of the core to this VCD file.
     pub vcd: Option<PathBuf>,
 }
@@ -39,6 +51,7 @@ impl Default for NicConfig {
             dma_read_credits: 0,
             dma_read_bytes_per_cycle: 0.0,
             dma_write_bytes_per_cycle: 0.0,
+            mac_bytes_per_cycle: 0.0,
             vcd: None,
         }
     }
@@ -109,6 +122,9 @@ pub struct Nic {
     /// Bytes the host link may carry now in each direction (leaky buckets, capped at two beats).
     rd_tokens: f64,
     wr_tokens: f64,
+    /// Transmit MAC line rate (bytes per cycle, 0: unlimited) and its token bucket.
+    mac_bw: f64,
+    mac_tokens: f64,
     rd_reqs: VecDeque<ReadReq>,
     /// Beat of the front request that `inp` holds, if loaded.
     rd_beat: u16,
@@ -159,6 +175,8 @@ impl Nic {
             wr_bw: cfg.dma_write_bytes_per_cycle,
             rd_tokens: 0.0,
             wr_tokens: 0.0,
+            mac_bw: cfg.mac_bytes_per_cycle,
+            mac_tokens: 0.0,
             rd_reqs: VecDeque::new(),
             rd_beat: 0,
             rd_loaded: false,
@@ -353,6 +371,14 @@ impl Nic {
         self.inp.dma_rd_req_ready =
             (self.rd_credits == 0 || self.rd_reqs.len() < self.rd_credits) as u8;
         self.inp.dma_wr_ready = (self.wr_bw == 0.0 || self.wr_tokens >= self.beat as f64) as u8;
+        // The MAC takes a beat while it has credit; a beat or a frame's overhead may overdraw it, the
+        // debt then holds `tx_tready` low until the line has caught up.
+        let mut tx_ready = self.tx_ready;
+        if self.mac_bw > 0.0 {
+            self.mac_tokens = (self.mac_tokens + self.mac_bw).min(self.beat as f64);
+            tx_ready &= self.mac_tokens > 0.0;
+        }
+        self.inp.tx_tready = tx_ready as u8;
     }
 
     /// Put the next DMA read beat on `dma_rd_resp_*` once its request is due.
@@ -400,7 +426,7 @@ impl Nic {
             }
         }
         // Transmit stream.
-        if out.tx_tvalid != 0 && self.tx_ready {
+        if out.tx_tvalid != 0 && self.inp.tx_tready != 0 {
             let keep = out.tx_tkeep & keep_mask(self.beat);
             assert!(
                 keep & keep.wrapping_add(1) == 0,
@@ -409,8 +435,16 @@ impl Nic {
             );
             let mut buf = [0u8; 64];
             lanes_to_bytes(&out.tx_tdata, &mut buf, self.beat);
-            self.tx_cur
-                .extend_from_slice(&buf[..keep.trailing_ones() as usize]);
+            let n = keep.trailing_ones() as usize;
+            self.tx_cur.extend_from_slice(&buf[..n]);
+            if self.mac_bw > 0.0 {
+                self.mac_tokens -= n as f64;
+                if out.tx_tlast != 0 {
+                    // The MAC pads short frames to 60 bytes before its FCS.
+                    let pad = 60usize.saturating_sub(self.tx_cur.len());
+                    self.mac_tokens -= WIRE_OVERHEAD_BYTES + pad as f64;
+                }
+            }
             if out.tx_tlast != 0 {
                 let frame = std::mem::replace(&mut self.tx_cur, Vec::with_capacity(2048));
                 self.tx_done.push_back((self.cycle, frame));

@@ -35,6 +35,8 @@ enum TxState {
     DmaReq,
     /// Stream the frame to the MAC.
     Emit,
+    /// Discard a prefetched payload the next packet will not use (go-back-N, an error, leaving RTS).
+    PfDrain,
     /// Post the completion and advance SQ_CI.
     Cqe,
 }
@@ -218,6 +220,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     e_pos: DFF<Bits<16>>,
     f_pos: DFF<Bits<16>>,
     nd: DFF<Bits<16>>,
+    /// Payload prefetch: while a requester packet is on the wire, the next packet's payload read is
+    /// already issued, so the host's read latency overlaps the frame instead of following it. `pf_on`:
+    /// a read for packet `pf_idx` is claimed; `pf_sent`: the port accepted it (its data is coming). The
+    /// request is held valid until accepted, whatever state the engine is in.
+    pf_on: DFF<bool>,
+    pf_sent: DFF<bool>,
+    pf_idx: DFF<Bits<24>>,
+    pf_addr: DFF<Bits<64>>,
+    pf_beats: DFF<Bits<16>>,
     last_j: DFF<Bits<16>>,
     last_wmask: DFF<Bits<W>>,
     data_start: DFF<Bits<16>>,
@@ -246,6 +257,16 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wr_imm: Signal<Local, bool>,
     wr_send: Signal<Local, bool>,
     off: Signal<Local, Bits<32>>,
+    /// The next packet of the message: index, offset, length, beats and source address.
+    snd_next: Signal<Local, Bits<24>>,
+    off_n: Signal<Local, Bits<32>>,
+    rem_n: Signal<Local, Bits<32>>,
+    plen_n: Signal<Local, Bits<16>>,
+    round_n: Signal<Local, Bits<16>>,
+    nd_n: Signal<Local, Bits<16>>,
+    addr_n: Signal<Local, Bits<64>>,
+    pf_go: Signal<Local, bool>,
+    pf_stale: Signal<Local, bool>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
     rr_up: Signal<Local, Bits<32>>,
@@ -530,6 +551,20 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wr_imm: Default::default(),
             wr_send: Default::default(),
             off: Default::default(),
+            snd_next: Default::default(),
+            off_n: Default::default(),
+            rem_n: Default::default(),
+            plen_n: Default::default(),
+            round_n: Default::default(),
+            nd_n: Default::default(),
+            addr_n: Default::default(),
+            pf_go: Default::default(),
+            pf_stale: Default::default(),
+            pf_on: Default::default(),
+            pf_sent: Default::default(),
+            pf_idx: Default::default(),
+            pf_addr: Default::default(),
+            pf_beats: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
             rr_up: Default::default(),
@@ -635,6 +670,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             npk,
             last_idx,
             snd_idx,
+            pf_on,
+            pf_sent,
+            pf_idx,
+            pf_addr,
+            pf_beats,
             snd_max,
             una,
             retry,
@@ -784,6 +824,40 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.rem.val() > self.mtu.val() {
             self.plen.next = bit_cast::<16, 32>(self.mtu.val());
         }
+        // The next packet, for the payload prefetch.
+        self.snd_next.next = self.snd_idx.q.val() + 1;
+        self.off_n.next = self.off.val() + self.mtu.val();
+        self.rem_n.next = self.w_len.q.val() - self.off_n.val();
+        self.plen_n.next = bit_cast::<16, 32>(self.rem_n.val());
+        if self.rem_n.val() > self.mtu.val() {
+            self.plen_n.next = bit_cast::<16, 32>(self.mtu.val());
+        }
+        self.round_n.next = self.plen_n.val() + self.beat_bytes_m1.val();
+        self.nd_n.next = self.round_n.val() >> self.log_b.val();
+        self.addr_n.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off_n.val());
+        // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
+        // READ job waiting: its payload read would queue behind ours (the read port is in order).
+        self.pf_go.next = !self.pf_on.q.val()
+            && self.wqe_active.q.val()
+            && !self.w_done.q.val()
+            && !self.p_ack.q.val()
+            && !self.p_cnp.q.val()
+            && !self.p_resp.q.val()
+            && !self.is_read.val()
+            && !self.is_atomic.val()
+            && (self.snd_next.val() < self.npk.q.val())
+            && (self.nd_n.val() != 0)
+            && !self.rr_active.q.val()
+            && !self.rr_valid.val()
+            && self.enable.val()
+            && self.sq_on.val();
+        // A prefetch is used only by the very next packet of the same WQE; anything else drains it.
+        self.pf_stale.next = !(self.wqe_active.q.val()
+            && !self.w_done.q.val()
+            && self.sq_on.val()
+            && self.enable.val()
+            && !self.rnr_wait.q.val()
+            && (self.snd_idx.q.val() == self.pf_idx.q.val()));
         // The same segmentation for the responder's read job: response i carries bytes [i * MTU, ...).
         self.rr_up.next = self.rr_len.val() + self.mtu.val() - 1;
         self.rr_npk.next = self.rr_up.val() >> self.pmtu.val();
@@ -924,6 +998,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.timer.d.next = self.timer.q.val() + 1;
         }
 
+        // A claimed prefetch is requested until the port takes it (no other state uses the read port
+        // meanwhile: WQE fetches need no WQE active, READ responses wait for the prefetch).
+        if self.pf_on.q.val() && !self.pf_sent.q.val() {
+            self.rd_req_valid.next = true;
+            self.rd_req_addr.next = self.pf_addr.q.val();
+            self.rd_req_beats.next = self.pf_beats.q.val();
+            if self.rd_req_ready.val() {
+                self.pf_sent.d.next = true;
+            }
+        }
         match self.state.q.val() {
             TxState::Idle => {
                 if !self.wqe_active.q.val() {
@@ -931,7 +1015,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
                 // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
-                if self.ack_valid.val()
+                if self.pf_on.q.val() && self.pf_stale.val() {
+                    // A request once valid stays valid until taken (no withdrawing): wait for the port,
+                    // then drain the data.
+                    if self.pf_sent.q.val() || self.rd_req_ready.val() {
+                        self.state.d.next = TxState::PfDrain;
+                    }
+                } else if self.ack_valid.val()
                     && self.enable.val()
                     && ((self.qp_state.val() == 2)
                         || self.sq_on.val()
@@ -977,6 +1067,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_se.d.next = false;
                     self.state.d.next = TxState::Load;
                 } else if self.rr_active.q.val()
+                    && !self.pf_on.q.val()
                     && self.enable.val()
                     && ((self.qp_state.val() == 2) || self.sq_on.val())
                 {
@@ -1387,15 +1478,42 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::DmaReq => {
-                // One read per packet, ceil(len / B) beats from a B-aligned address (local addr + i * MTU).
-                self.rd_req_valid.next = true;
-                self.rd_req_addr.next = self.p_addr.q.val();
-                self.rd_req_beats.next = self.nd.q.val();
-                if self.rd_req_ready.val() {
-                    self.state.d.next = TxState::Emit;
+                // One read per packet, ceil(len / B) beats from a B-aligned address (local addr + i * MTU),
+                // unless the previous packet already prefetched it (then `pf_idx` is this packet: Idle
+                // drains any other).
+                if self.pf_on.q.val() {
+                    // Sent, or accepted this cycle (the request is driven above the state machine).
+                    if self.pf_sent.q.val() || self.rd_req_ready.val() {
+                        self.pf_on.d.next = false;
+                        self.pf_sent.d.next = false;
+                        self.state.d.next = TxState::Emit;
+                    }
+                } else {
+                    self.rd_req_valid.next = true;
+                    self.rd_req_addr.next = self.p_addr.q.val();
+                    self.rd_req_beats.next = self.nd.q.val();
+                    if self.rd_req_ready.val() {
+                        self.state.d.next = TxState::Emit;
+                    }
+                }
+            }
+            TxState::PfDrain => {
+                self.rd_resp_ready.next = true;
+                if self.rd_resp_valid.val() && self.rd_resp_last.val() {
+                    self.pf_on.d.next = false;
+                    self.pf_sent.d.next = false;
+                    self.state.d.next = TxState::Idle;
                 }
             }
             TxState::Emit => {
+                // The read port is free while the frame streams: claim the next packet's payload read.
+                if self.pf_go.val() {
+                    self.pf_on.d.next = true;
+                    self.pf_sent.d.next = false;
+                    self.pf_idx.d.next = self.snd_next.val();
+                    self.pf_addr.d.next = self.addr_n.val();
+                    self.pf_beats.d.next = self.nd_n.val();
+                }
                 self.tx_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
                 self.rd_resp_ready.next = self.need_dma.val() && self.tx_tready.val();
                 self.fire.next =
@@ -1486,6 +1604,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
+            self.pf_on.d.next = false;
+            self.pf_sent.d.next = false;
             self.rr_active.d.next = false;
             self.wqe_active.d.next = false;
             self.w_done.d.next = false;

@@ -1228,6 +1228,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.fire.next = self.wr_ready.val();
                     if self.wr_ready.val() {
                         self.j.d.next = self.j.q.val() + 1;
+                        if self.j.q.val() + self.one16.val() == self.nwords.q.val() {
+                            // The last word is written: no idle cycle before Complete.
+                            self.state.d.next = RespState::Complete;
+                        }
                         self.prev.d.next = self.buf_rd_data.val();
                         self.buf_rd_addr.next = self.buf_head.val()
                             + self.pay_word.q.val()
@@ -1243,7 +1247,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.rx_ack_valid.next = true;
                     self.rx_ack_resp.next = true;
                     self.rx_ack_syndrome.next = 0.into();
-                    self.state.d.next = RespState::Pop;
+                    // Free the frame here rather than in Pop: a cycle per packet counts at line rate.
+                    self.buf_pop.next = true;
+                    self.state.d.next = RespState::Idle;
                 } else {
                     // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
                     // A SEND completes its receive WQE with its last packet.
@@ -1283,7 +1289,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                                 self.ack_msn_l.next = self.msn.q.val() + 1;
                             }
                         }
-                        self.state.d.next = RespState::Pop;
+                        // Free the frame here rather than in Pop: a cycle per packet counts at line rate.
+                        self.buf_pop.next = true;
+                        self.state.d.next = RespState::Idle;
                     }
                 }
             }

@@ -24,6 +24,8 @@ options:
   --flip-bit FRAME:BIT  flip bit BIT of the FRAME-th frame A sends (repeatable)
   --corrupt P           corrupt each frame with probability P (seeded)
   --ack-timeout N       local ACK timeout in core cycles (default 20000)
+  --line-gbps G         each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit,
+                        the core's datapath rate)
   --max-cycles N        give up after N simulated cycles (default 5000000)
   --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
 
@@ -36,6 +38,7 @@ pub struct Opts {
     seed: u64,
     faults: FaultPlan,
     ack_timeout: u32,
+    line_gbps: Option<f64>,
     max_cycles: u64,
     vcd: Option<PathBuf>,
 }
@@ -50,6 +53,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         seed: 1,
         faults: FaultPlan::none(),
         ack_timeout: 20_000,
+        line_gbps: None,
         max_cycles: 5_000_000,
         vcd: None,
     };
@@ -71,6 +75,15 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--seed" => o.seed = num(it.next(), a)?,
             "--ack-timeout" => o.ack_timeout = num(it.next(), a)? as u32,
             "--max-cycles" => o.max_cycles = num(it.next(), a)?,
+            "--line-gbps" => {
+                let v = it.next().ok_or("--line-gbps needs a rate")?;
+                let g: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|g: &f64| g.is_finite() && *g >= 0.0)
+                    .ok_or(format!("--line-gbps: not a rate in Gb/s: {v}"))?;
+                o.line_gbps = Some(g);
+            }
             "--vcd" => o.vcd = Some(PathBuf::from(it.next().ok_or("--vcd needs a file")?)),
             "--corrupt" => {
                 let v = it.next().ok_or("--corrupt needs a probability")?;
@@ -121,6 +134,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         faults: o.faults.clone(),
         seed: o.seed,
         vcd: o.vcd.clone(),
+        line_gbps: o.line_gbps,
         ..FabricConfig::default()
     };
     let wall = Instant::now();
@@ -340,8 +354,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     println!("              data and atomic results checked byte for byte, 6 completions");
     println!("  frames      A->B {} ({} bytes), B->A {} ({} bytes); corrupted on the link {}, dropped {}",
         stats.frames[0], stats.bytes[0], stats.frames[1], stats.bytes[1], stats.corrupted, stats.dropped);
-    println!("  recovery    B: ICRC errors {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
-        get(&counters_b, "rx_icrc_errors"), get(&counters_b, "rx_seq_errors"), get(&counters_b, "rx_dup_requests"),
+    println!("  recovery    B: ICRC errors {}, receive-buffer overflows {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
+        get(&counters_b, "rx_icrc_errors"), get(&counters_b, "rx_drop_overflow"), get(&counters_b, "rx_seq_errors"), get(&counters_b, "rx_dup_requests"),
         get(&counters_a, "rx_naks"), get(&counters_a, "ack_timeouts"), get(&counters_a, "retransmits"));
     println!(
         "  simulated   {} cycles = {:.1} us ({} cycles for the WRITE)",
