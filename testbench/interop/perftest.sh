@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interop: `rocenic write-bw` / `read-bw` (the co-simulated rocenic NIC) against unmodified perftest
-# `ib_write_bw` / `ib_read_bw` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
+# Interop: `rocenic write-bw` / `read-bw` / `send-bw` (the co-simulated rocenic NIC) against unmodified
+# perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
 # dgram link. Same harness as rc-pingpong.sh (run-guest.sh, port forwards both ways).
 #
 # usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."]
@@ -8,11 +8,13 @@
 #   --out DIR     logs and one pcap per case and role (default out/interop-perftest)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:65536 4096:65536 1024:64")
 #
-# For each tool (write, read): role A, the guest's perftest is the server and rocenic the client; role B,
+# For each tool (write, read, send): role A, the guest's perftest is the server and rocenic the client; role B,
 # rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
 # case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
 # pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
-# in the guest exits 0; in role A the guest's server must also print the row rocenic's report carried.
+# in the guest exits 0; in role A the guest's server must also print a row for every case (write and read:
+# the report rocenic's client sent it; send: its own count of received messages, as ib_send_bw's server
+# measures for itself).
 # Prints "interop-perftest: N passed, M failed" and exits non-zero if any case failed.
 set -euo pipefail
 
@@ -57,7 +59,7 @@ check_case() { # name log pcap size
     report "$name" ok
 }
 
-for verb in write read; do
+for verb in write read send; do
     tool=ib_${verb}_bw
     guest_cases=""
     for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
@@ -81,8 +83,8 @@ for verb in write read; do
     rows=0
     for c in $cases; do grep -Eq "$(row "${c##*:}" "$iters")" "$out/$verb-A-guest.log" && rows=$((rows + 1)); done
     n=$(wc -w <<<"$cases")
-    if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed rocenic's report for every case" ok
-    else report "$verb: rxe server printed rocenic's report" fail "$rows of $n rows (see $out/$verb-A-guest.log)"; fi
+    if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed a result row for every case" ok
+    else report "$verb: rxe server printed a result row for every case" fail "$rows of $n rows (see $out/$verb-A-guest.log)"; fi
 
     echo "interop $verb B: rocenic $verb-bw server <- rxe $tool client"
     u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)

@@ -20,6 +20,7 @@ commands:
   rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
   write-bw      perftest's ib_write_bw likewise (pairs with perftest in either role)
   read-bw       perftest's ib_read_bw likewise
+  send-bw       perftest's ib_send_bw likewise
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
 
@@ -62,6 +63,11 @@ fn main() -> ExitCode {
             "read-bw",
             perftest::parse(perftest::Verb::Read, &args[1..]).and_then(perftest::run),
             &perftest::usage(perftest::Verb::Read),
+        ),
+        Some("send-bw") => finish(
+            "send-bw",
+            perftest::parse(perftest::Verb::Send, &args[1..]).and_then(perftest::run),
+            &perftest::usage(perftest::Verb::Send),
         ),
         Some("conformance") => finish(
             "conformance",

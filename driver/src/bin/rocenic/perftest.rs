@@ -1,5 +1,6 @@
-//! `rocenic write-bw` and `rocenic read-bw`: perftest's `ib_write_bw` and `ib_read_bw` on the rocenic driver,
-//! with their options and their out-of-band exchange, so they pair with unmodified perftest in either role.
+//! `rocenic write-bw`, `read-bw` and `send-bw`: perftest's `ib_write_bw`, `ib_read_bw` and `ib_send_bw` on the
+//! rocenic driver, with their options and their out-of-band exchange, so they pair with unmodified perftest
+//! in either role.
 //!
 //! The exchange (perftest 6.x `perftest_communication.c`, non-RDMA-CM, over TCP port 18515). In every step
 //! the client writes first and then reads; the server reads first and then writes:
@@ -15,14 +16,18 @@
 //!    report goes to the server, field by field, big-endian: size (8 bytes), iterations (8), peak and
 //!    average bandwidth and message rate (doubles); then a last address exchange and `"done"` + NUL.
 //!
+//! `send-bw` differs after step 4: the server posts its receives (`--rx-depth` of them, reposted as they
+//! complete), a fourth address exchange starts the traffic, each side measures and prints its own row (no
+//! report exchange in one direction), and the closing exchange and `"done"` follow.
+//!
 //! The client writes (or reads) `--iters` messages of `--size` bytes at the peer's buffer, stepping the
 //! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
 //! does, so a perftest server's buffer covers every access; ours is registered the same size perftest's is.
 use super::attach::{self, Attach};
 use super::oob::{gid_ipv4, gid_text, mapped_gid, Args, Pump};
 use rocenic_driver::{
-    AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
-    WcStatus, WorkRequest,
+    AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
+    SendOp, Sge, WcStatus, WorkRequest,
 };
 use rocenic_sim::fault::SplitMix64;
 use std::net::TcpStream;
@@ -40,6 +45,7 @@ const CACHE_LINE: u32 = 64;
 pub enum Verb {
     Write,
     Read,
+    Send,
 }
 
 impl Verb {
@@ -47,12 +53,14 @@ impl Verb {
         match self {
             Verb::Write => "write-bw",
             Verb::Read => "read-bw",
+            Verb::Send => "send-bw",
         }
     }
     fn title(self) -> &'static str {
         match self {
             Verb::Write => "RDMA_Write BW Test",
             Verb::Read => "RDMA_Read BW Test",
+            Verb::Send => "Send BW Test",
         }
     }
 }
@@ -62,6 +70,7 @@ pub fn usage(verb: Verb) -> String {
     let peer = match verb {
         Verb::Write => "ib_write_bw",
         Verb::Read => "ib_read_bw",
+        Verb::Send => "ib_send_bw",
     };
     format!(
         "usage: rocenic {tool} [options]          start a server and wait for connection
@@ -77,6 +86,7 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -x, --gid-index=<index>  GID index (accepted; the port has one GID, ::ffff:<ip>)
   -q, --qp=<num>           number of QPs (1: this hardware generation has one QP per device)
   -t, --tx-depth=<dep>     send queue depth (default 128)
+  -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
   -o, --outs=<num>         outstanding reads (read-bw; 1: one READ in flight is what the hardware does)
   -c, --connection=<RC>    transport (RC only)
   -e, --events             sleep on CQ events instead of polling
@@ -102,6 +112,7 @@ pub struct Opts {
     iters: u64,
     mtu: u32,
     tx_depth: usize,
+    rx_depth: usize,
     gbits: bool,
     events: bool,
     timeout: Duration,
@@ -119,6 +130,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
         iters: 5000,
         mtu: 4096,
         tx_depth: 128,
+        rx_depth: 512,
         gbits: false,
         events: false,
         timeout: Duration::from_secs(600),
@@ -134,6 +146,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
             "-n" | "--iters" => o.iters = a.num("--iters")?,
             "-m" | "--mtu" => o.mtu = a.num("--mtu")? as u32,
             "-t" | "--tx-depth" => o.tx_depth = a.num("--tx-depth")? as usize,
+            "-r" | "--rx-depth" => o.rx_depth = a.num("--rx-depth")? as usize,
             "-x" | "--gid-index" => {
                 a.value().ok_or("--gid-index needs a value")?;
             }
@@ -191,8 +204,8 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
             o.mtu
         ));
     }
-    if o.iters == 0 || o.size == 0 || o.tx_depth == 0 {
-        return Err("--iters, --size and --tx-depth must be at least 1".into());
+    if o.iters == 0 || o.size == 0 || o.tx_depth == 0 || o.rx_depth == 0 {
+        return Err("--iters, --size, --tx-depth and --rx-depth must be at least 1".into());
     }
     if o.size > 1 << 30 {
         return Err("--size: at most 1 GiB here".into());
@@ -446,14 +459,27 @@ pub fn run(o: Opts) -> Result<(), String> {
     let buf_len = (o.size.max(cycle_buffer as usize) * 2).next_multiple_of(cache_line as usize);
     let pd = ctx.alloc_pd();
     let depth = o.tx_depth.next_power_of_two().clamp(2, 32768);
-    let cq = ctx.create_cq(depth).map_err(e)?;
+    // send-bw's server keeps `rx_depth` receives posted (fewer if the test is shorter), as perftest does.
+    let rx_posted = if o.verb == Verb::Send && !client {
+        o.rx_depth.min(o.iters as usize)
+    } else {
+        0
+    };
+    let rq_depth = (rx_posted + 1).next_power_of_two().clamp(2, 32768);
+    if rx_posted >= rq_depth {
+        return Err(format!(
+            "--rx-depth {} is more than the receive queue holds",
+            o.rx_depth
+        ));
+    }
+    let cq = ctx.create_cq(depth.max(rq_depth)).map_err(e)?;
     let qp = QueuePair::create(
         &pd,
         &cq,
         &cq,
         QpCaps {
             max_send_wr: depth,
-            max_recv_wr: 2,
+            max_recv_wr: rq_depth,
         },
     )
     .map_err(e)?;
@@ -526,6 +552,27 @@ pub fn run(o: Opts) -> Result<(), String> {
     println!("{RESULT_LINE}");
     println!("{}", header(o.gbits));
 
+    if o.verb == Verb::Send {
+        return run_send(
+            &o,
+            client,
+            &mut x,
+            &me,
+            &qp,
+            &cq,
+            &mr,
+            cycle_buffer,
+            inc,
+            rx_posted,
+        )
+        .and_then(|()| {
+            x.hand_shake(&me, "closing")?;
+            pump.write_all(&mut x.s, b"done\0", "closing")?;
+            linger(&fabric);
+            finish(&fabric)
+        });
+    }
+
     if !client {
         // The server's buffer is the target; it waits for the client to finish, then prints its report.
         x.hand_shake(&me, "waiting for the client to finish")?;
@@ -558,6 +605,7 @@ pub fn run(o: Opts) -> Result<(), String> {
                     remote_addr: peer.vaddr + remote_off,
                     rkey: peer.rkey,
                 },
+                Verb::Send => unreachable!("send-bw runs in run_send"),
             };
             // SAFETY: `buf` and its MR outlive the QP's use of them (both live until after the last
             // completion was polled); concurrent requests into the same bytes are what perftest does
@@ -635,6 +683,140 @@ pub fn run(o: Opts) -> Result<(), String> {
     pump.write_all(&mut x.s, b"done\0", "closing")?;
     linger(&fabric);
     finish(&fabric)
+}
+
+/// perftest's address stepping inside the cycle buffer: the offset of message `n` (messages step only
+/// when two fit in the cycle buffer).
+fn step_offset(n: u64, size: usize, inc: u64, cycle_buffer: u32) -> u64 {
+    if size as u64 > cycle_buffer as u64 / 2 {
+        return 0;
+    }
+    let steps_per_wrap = (cycle_buffer as u64 / inc).max(1);
+    (n % steps_per_wrap) * inc
+}
+
+/// The traffic of `send-bw`: the server posts its receives, a fourth exchange starts the test, the client
+/// sends `iters` SENDs (up to tx_depth in flight) and the server takes as many receive completions,
+/// reposting receives while more are due. Each side checks every completion and prints its own row.
+#[allow(clippy::too_many_arguments)]
+fn run_send(
+    o: &Opts,
+    client: bool,
+    x: &mut Exchange,
+    me: &Dest,
+    qp: &QueuePair,
+    cq: &rocenic_driver::CompletionQueue,
+    mr: &rocenic_driver::MemoryRegion,
+    cycle_buffer: u32,
+    inc: u64,
+    rx_posted: usize,
+) -> Result<(), String> {
+    let e = |e: rocenic_driver::Error| e.to_string();
+    let fabric = x.pump.fabric;
+    let post_recv = |n: u64| -> Result<(), String> {
+        let req = RecvRequest {
+            wr_id: n,
+            sge: Sge {
+                addr: mr.addr() + step_offset(n, o.size, inc, cycle_buffer),
+                length: o.size as u32,
+                lkey: mr.lkey(),
+            },
+        };
+        // SAFETY: the buffer and its MR outlive the QP's use of them (they are dropped after the last
+        // completion was polled and the QP is gone); receives into overlapping bytes are what perftest does
+        // too, only the timing and the completions are checked.
+        unsafe { qp.post_recv(&req) }.map_err(e)
+    };
+    let mut posted = 0u64;
+    while (posted as usize) < rx_posted {
+        post_recv(posted)?;
+        posted += 1;
+    }
+    x.hand_shake(me, "synchronising before the traffic")?;
+
+    let start = Instant::now();
+    let start_cycles = fabric.lock().unwrap().cycles();
+    let depth = o.tx_depth.next_power_of_two().clamp(2, 32768) as u64;
+    let (mut done, mut peak, mut wakeups) = (0u64, 0f64, 0u64);
+    let mut last = Instant::now();
+    while done < o.iters {
+        if client {
+            while posted < o.iters && posted - done < depth - 1 {
+                // SAFETY: as for the receives above.
+                unsafe {
+                    qp.post_send(&WorkRequest {
+                        wr_id: posted,
+                        op: SendOp::Send,
+                        sge: Sge {
+                            addr: mr.addr() + step_offset(posted, o.size, inc, cycle_buffer),
+                            length: o.size as u32,
+                            lkey: mr.lkey(),
+                        },
+                        flags: SendFlags::SIGNALED,
+                    })
+                }
+                .map_err(e)?;
+                posted += 1;
+            }
+        }
+        let side = if client { "client" } else { "server" };
+        let wc = x.pump.next_completion(
+            cq,
+            o.events,
+            &mut wakeups,
+            &format!("running ({done} of {} completed)", o.iters),
+        )?;
+        if wc.status != WcStatus::Success {
+            return Err(format!(
+                "Completion with error at {side}: status {:?} ({}), wr_id {}, vendor_err {:#x}",
+                wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
+            ));
+        }
+        if !client {
+            if wc.byte_len as usize != o.size {
+                return Err(format!(
+                    "receive {} completed with {} bytes, the test sends {}",
+                    wc.wr_id, wc.byte_len, o.size
+                ));
+            }
+            if posted < o.iters {
+                post_recv(posted)?;
+                posted += 1;
+            }
+        }
+        done += 1;
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f64();
+        if dt > 0.0 {
+            peak = peak.max(o.size as f64 / dt);
+        }
+        last = now;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let cycles = fabric.lock().unwrap().cycles() - start_cycles;
+    let bytes = o.size as f64 * o.iters as f64;
+    let unit = if o.gbits { 125e6 } else { (1u64 << 20) as f64 };
+    let mine = Report {
+        size: o.size as u64,
+        iters: o.iters,
+        bw_peak: peak / unit,
+        bw_avg: bytes / secs / unit,
+        msg_rate: o.iters as f64 / secs / 1e6,
+    };
+    println!("{}", mine.row());
+    println!("{RESULT_LINE}");
+    let mhz = fabric.lock().unwrap().width().clock_mhz();
+    let sim_us = cycles as f64 / mhz;
+    println!(
+        " rocenic: the table is wall-clock time of the simulation; on the simulated wire the {} messages \
+         took {cycles} cycles = {sim_us:.1} us at {mhz} MHz = {:.2} Gb/s",
+        o.iters,
+        bytes * 8.0 / (sim_us * 1e3)
+    );
+    if o.events {
+        println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
+    }
+    Ok(())
 }
 
 fn parse_version(v: &[u8]) -> Result<f64, String> {
