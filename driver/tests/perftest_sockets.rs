@@ -1,4 +1,4 @@
-//! `rocenic write-bw` / `read-bw` / `send-bw` between two processes, each one co-simulated NIC whose Ethernet port is a
+//! `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` between two processes, each one co-simulated NIC whose Ethernet port is a
 //! UDP socket: perftest's out-of-band exchange in both directions (versions, page and cache-line sizes, the
 //! MTU taken as the smaller, QP addresses three times, the client's report carried to the server), and
 //! the RDMA traffic over a real socket. The interop tests pair the same tools with perftest on rxe.
@@ -91,8 +91,8 @@ fn pair(tool: &str, size: usize, iters: u32, server_mtu: u32, client_mtu: u32, e
         row.split_whitespace().nth(1) == Some(&iters.to_string()),
         "{row}"
     );
-    if tool == "send-bw" {
-        // No report exchange one way: the server measured its own receives, all of them.
+    if tool == "send-bw" || tool == "write-lat" {
+        // No report exchange: the server measured its own receives (or round trips), all of them.
         let srow = result_row(&s, size);
         assert!(
             srow.split_whitespace().nth(1) == Some(&iters.to_string()),
@@ -119,4 +119,10 @@ fn read_bw_pair() {
 #[test]
 fn send_bw_pair() {
     pair("send-bw", 5000, 40, 1024, 4096, &["-r", "8"]);
+}
+
+/// The RDMA WRITE ping-pong: each side's last byte counts the other's writes; both print latencies.
+#[test]
+fn write_lat_pair() {
+    pair("write-lat", 200, 30, 4096, 1024, &[]);
 }

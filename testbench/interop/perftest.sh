@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interop: `rocenic write-bw` / `read-bw` / `send-bw` (the co-simulated rocenic NIC) against unmodified
-# perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
+# Interop: `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` (the co-simulated rocenic NIC) against
+# unmodified perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` / `ib_write_lat` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
 # dgram link. Same harness as rc-pingpong.sh (run-guest.sh, port forwards both ways).
 #
 # usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."]
@@ -8,13 +8,12 @@
 #   --out DIR     logs and one pcap per case and role (default out/interop-perftest)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:65536 4096:65536 1024:64")
 #
-# For each tool (write, read, send): role A, the guest's perftest is the server and rocenic the client; role B,
+# For each tool (write-bw, read-bw, send-bw, write-lat): role A, the guest's perftest is the server and rocenic the client; role B,
 # rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
 # case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
 # pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
 # in the guest exits 0; in role A the guest's server must also print a row for every case (write and read:
-# the report rocenic's client sent it; send: its own count of received messages, as ib_send_bw's server
-# measures for itself).
+# the report rocenic's client sent it; send and write-lat: its own measurement).
 # Prints "interop-perftest: N passed, M failed" and exits non-zero if any case failed.
 set -euo pipefail
 
@@ -59,12 +58,12 @@ check_case() { # name log pcap size
     report "$name" ok
 }
 
-for verb in write read send; do
-    tool=ib_${verb}_bw
+for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat:ib_write_lat; do
+    verb=${spec%%:*} tool=${spec##*:}
     guest_cases=""
     for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
 
-    echo "interop $verb A: rxe $tool server <- rocenic $verb-bw client"
+    echo "interop $verb A: rxe $tool server <- rocenic $verb client"
     u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
     script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; $tool -F -x 1 -m \$m -s \$s -n $iters || exit 1; done"
     timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
@@ -73,7 +72,7 @@ for verb in write read send; do
     for c in $cases; do
         m=${c%%:*} s=${c##*:} name="$verb: rxe-server/rocenic-client mtu $m size $s"
         log=$out/$verb-A-$m-$s.log pcap=$out/$verb-A-$m-$s.pcap
-        timeout 600 "$rocenic" "$verb-bw" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
             -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
         check_case "$name" "$log" "$pcap" "$s"
     done
@@ -86,7 +85,7 @@ for verb in write read send; do
     if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed a result row for every case" ok
     else report "$verb: rxe server printed a result row for every case" fail "$rows of $n rows (see $out/$verb-A-guest.log)"; fi
 
-    echo "interop $verb B: rocenic $verb-bw server <- rxe $tool client"
+    echo "interop $verb B: rocenic $verb server <- rxe $tool client"
     u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
     # The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
     script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; n=0; \
@@ -98,7 +97,7 @@ while :; do $tool -F -x 1 -m \$m -s \$s -n $iters 10.0.2.100 > /tmp/pt.log 2>&1;
     for c in $cases; do
         m=${c%%:*} s=${c##*:} name="$verb: rocenic-server/rxe-client mtu $m size $s"
         log=$out/$verb-B-$m-$s.log pcap=$out/$verb-B-$m-$s.pcap
-        timeout 600 "$rocenic" "$verb-bw" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
             -n "$iters" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
         check_case "$name" "$log" "$pcap" "$s"
     done

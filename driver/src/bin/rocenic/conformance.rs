@@ -86,21 +86,25 @@ pub fn markdown() -> String {
           | server (rxe client) | 1024 | 1, 1024, 4096, 65536 | pass |\n\
           | server (rxe client) | 4096 | 4096, 65536 | pass |\n\
           | client (rxe server), 3 % of frames dropped each way | 1024 | 4096 | pass: both sides retransmit (sequence NAKs, timeouts) |\n\n\
-          `testbench/interop/perftest.sh` (run by `scripts/test.sh`): `rocenic write-bw`, `read-bw` and `send-bw` \
-          against unmodified perftest 6.06 (`ib_write_bw`, `ib_read_bw`, `ib_send_bw`, Debian 12's `perftest \
-          4.5+0.17`) on rdma_rxe, both roles, 100 iterations per case, perftest's own out-of-band exchange (versions, \
+          `testbench/interop/perftest.sh` (run by `scripts/test.sh`): `rocenic write-bw`, `read-bw`, `send-bw` and \
+          `write-lat` against unmodified perftest 6.06 (`ib_write_bw`, `ib_read_bw`, `ib_send_bw`, `ib_write_lat`, \
+          Debian 12's `perftest 4.5+0.17`) on rdma_rxe, both roles, 100 iterations per case, perftest's own out-of-band exchange (versions, \
           page and cache-line sizes, MTU, QP addresses, for write and read the client's report carried to the \
           server), every capture checked. The perftest side must exit 0 and, as the server, print a result row for \
-          every case (write, read: the report rocenic sent; send: its own count of receives). rocenic's send-bw \
-          server checks every receive completion's status and length and reposts receives as they complete.\n\n\
+          every case (write, read: the report rocenic sent; send, write-lat: its own measurement). rocenic's send-bw \
+          server checks every receive completion's status and length and reposts receives as they complete; \
+          write-lat's ping-pong only advances when the peer's WRITE has landed in host memory (its last byte \
+          counts the iterations).\n\n\
           | tool | rocenic role | path MTU | sizes | result |\n|---|---|---|---|---|\n\
           | write-bw / ib_write_bw | client (rxe server) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | write-bw / ib_write_bw | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | read-bw / ib_read_bw | client (rxe server) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | read-bw / ib_read_bw | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | send-bw / ib_send_bw | client (rxe server) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
-          | send-bw / ib_send_bw | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\n\
-          Not yet: the `ib_write_lat` pairing, several QPs (`-q`, the hardware has one QP per device), \
+          | send-bw / ib_send_bw | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
+          | write-lat / ib_write_lat | client (rxe server) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
+          | write-lat / ib_write_lat | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\n\
+          Not yet: several QPs (`-q`, the hardware has one QP per device), \
           more than one outstanding READ (`-o`), and RDMA CM (`-R`, `rping`).\n";
     s
 }

@@ -21,6 +21,7 @@ commands:
   write-bw      perftest's ib_write_bw likewise (pairs with perftest in either role)
   read-bw       perftest's ib_read_bw likewise
   send-bw       perftest's ib_send_bw likewise
+  write-lat     perftest's ib_write_lat likewise
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
 
@@ -68,6 +69,11 @@ fn main() -> ExitCode {
             "send-bw",
             perftest::parse(perftest::Verb::Send, &args[1..]).and_then(perftest::run),
             &perftest::usage(perftest::Verb::Send),
+        ),
+        Some("write-lat") => finish(
+            "write-lat",
+            perftest::parse(perftest::Verb::WriteLat, &args[1..]).and_then(perftest::run),
+            &perftest::usage(perftest::Verb::WriteLat),
         ),
         Some("conformance") => finish(
             "conformance",

@@ -1,5 +1,5 @@
-//! `rocenic write-bw`, `read-bw` and `send-bw`: perftest's `ib_write_bw`, `ib_read_bw` and `ib_send_bw` on the
-//! rocenic driver, with their options and their out-of-band exchange, so they pair with unmodified perftest
+//! `rocenic write-bw`, `read-bw`, `send-bw` and `write-lat`: perftest's `ib_write_bw`, `ib_read_bw`,
+//! `ib_send_bw` and `ib_write_lat` on the rocenic driver, with their options and their out-of-band exchange, so they pair with unmodified perftest
 //! in either role.
 //!
 //! The exchange (perftest 6.x `perftest_communication.c`, non-RDMA-CM, over TCP port 18515). In every step
@@ -19,6 +19,12 @@
 //! `send-bw` differs after step 4: the server posts its receives (`--rx-depth` of them, reposted as they
 //! complete), a fourth address exchange starts the traffic, each side measures and prints its own row (no
 //! report exchange in one direction), and the closing exchange and `"done"` follow.
+//!
+//! `write-lat` is a ping-pong of RDMA WRITEs: each side advertises the second half of its buffer, writes
+//! `--size` bytes from the first half into the peer's, the last byte carrying the iteration number, and
+//! waits for the peer's write to change its own last byte (the client waits before its first write). A
+//! fourth address exchange precedes the test; each side prints its own latencies; a closing exchange
+//! follows when the peer does one (perftest 6.06's ib_write_lat does not and just exits).
 //!
 //! The client writes (or reads) `--iters` messages of `--size` bytes at the peer's buffer, stepping the
 //! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
@@ -46,6 +52,7 @@ pub enum Verb {
     Write,
     Read,
     Send,
+    WriteLat,
 }
 
 impl Verb {
@@ -54,6 +61,7 @@ impl Verb {
             Verb::Write => "write-bw",
             Verb::Read => "read-bw",
             Verb::Send => "send-bw",
+            Verb::WriteLat => "write-lat",
         }
     }
     fn title(self) -> &'static str {
@@ -61,6 +69,7 @@ impl Verb {
             Verb::Write => "RDMA_Write BW Test",
             Verb::Read => "RDMA_Read BW Test",
             Verb::Send => "Send BW Test",
+            Verb::WriteLat => "RDMA_Write Latency Test",
         }
     }
 }
@@ -71,6 +80,7 @@ pub fn usage(verb: Verb) -> String {
         Verb::Write => "ib_write_bw",
         Verb::Read => "ib_read_bw",
         Verb::Send => "ib_send_bw",
+        Verb::WriteLat => "ib_write_lat",
     };
     format!(
         "usage: rocenic {tool} [options]          start a server and wait for connection
@@ -80,8 +90,8 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -p, --port=<port>        listen on/connect to port <port> (default 18515)
   -d, --ib-dev=<dev>       use IB device <dev> (only rocenic0 exists)
   -i, --ib-port=<port>     use port <port> (only 1 exists)
-  -s, --size=<size>        size of message to exchange (default 65536)
-  -n, --iters=<iters>      number of exchanges (default 5000)
+  -s, --size=<size>        size of message to exchange (default 65536; write-lat 2)
+  -n, --iters=<iters>      number of exchanges (default 5000; write-lat 1000)
   -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
   -x, --gid-index=<index>  GID index (accepted; the port has one GID, ::ffff:<ip>)
   -q, --qp=<num>           number of QPs (1: this hardware generation has one QP per device)
@@ -122,12 +132,13 @@ pub struct Opts {
 }
 
 pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
+    let lat = verb == Verb::WriteLat;
     let mut o = Opts {
         verb,
         server: None,
         port: 18515,
-        size: 65536,
-        iters: 5000,
+        size: if lat { 2 } else { 65536 },
+        iters: if lat { 1000 } else { 5000 },
         mtu: 4096,
         tx_depth: 128,
         rx_depth: 512,
@@ -456,7 +467,13 @@ pub fn run(o: Opts) -> Result<(), String> {
     // Resources, sized as perftest sizes them: the buffer is twice the larger of the message and the
     // cycle buffer, so the peer's address stepping stays inside our MR.
     let inc = (o.size as u64).div_ceil(cache_line as u64) * cache_line as u64;
-    let buf_len = (o.size.max(cycle_buffer as usize) * 2).next_multiple_of(cache_line as usize);
+    // Each half aligned for the datapath (RDMA addresses are beat-aligned); write-lat's peer writes into
+    // the second half.
+    let half = o
+        .size
+        .max(cycle_buffer as usize)
+        .next_multiple_of((cache_line as usize).max(64));
+    let buf_len = 2 * half;
     let pd = ctx.alloc_pd();
     let depth = o.tx_depth.next_power_of_two().clamp(2, 32768);
     // send-bw's server keeps `rx_depth` receives posted (fewer if the test is shorter), as perftest does.
@@ -490,8 +507,13 @@ pub fn run(o: Opts) -> Result<(), String> {
     }))
     .map_err(e)?;
     let buf = ctx.alloc_dma(buf_len).map_err(e)?;
-    // Something recognisable for a peer that reads it (read-bw's server side).
-    let fill: Vec<u8> = (0..buf_len).map(|i| (i as u8).wrapping_mul(13)).collect();
+    // Something recognisable for a peer that reads it (read-bw's server side); zeros for write-lat, whose
+    // last byte counts the iterations from 1.
+    let fill: Vec<u8> = if o.verb == Verb::WriteLat {
+        vec![0; buf_len]
+    } else {
+        (0..buf_len).map(|i| (i as u8).wrapping_mul(13)).collect()
+    };
     buf.write(0, &fill).map_err(e)?;
     let mr = pd.reg_mr(&buf, 0, buf_len, access).map_err(e)?;
     let me = Dest {
@@ -500,7 +522,12 @@ pub fn run(o: Opts) -> Result<(), String> {
         qpn: qp.qp_num(),
         psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
         rkey: mr.rkey(),
-        vaddr: mr.addr(),
+        vaddr: mr.addr()
+            + if o.verb == Verb::WriteLat {
+                half as u64
+            } else {
+                0
+            },
         gid: mapped_gid(o.attach.ip),
         srqn: 0,
     };
@@ -550,6 +577,23 @@ pub fn run(o: Opts) -> Result<(), String> {
     peer.print("remote");
     x.hand_shake(&me, "synchronising after RTR")?;
     println!("{RESULT_LINE}");
+    if o.verb == Verb::WriteLat {
+        // ib_write_lat (perftest 6.06, Debian 12) exchanges addresses once more before the test.
+        x.hand_shake(&me, "synchronising before the test")?;
+        println!("{LAT_HEADER}");
+        let r = run_write_lat(&o, client, &x, &qp, &cq, &mr, &buf, &peer, half);
+        // rocenic closes with one more exchange and "done", as the bandwidth tests do; ib_write_lat 6.06 just
+        // exits, which ends the exchange early.
+        let closed = x
+            .hand_shake(&me, "closing")
+            .and_then(|_| pump.write_all(&mut x.s, b"done\0", "closing"));
+        r?;
+        if let Err(m) = closed {
+            println!(" rocenic: the peer ended without the closing exchange ({m})");
+        }
+        linger(&fabric);
+        return finish(&fabric);
+    }
     println!("{}", header(o.gbits));
 
     if o.verb == Verb::Send {
@@ -605,7 +649,7 @@ pub fn run(o: Opts) -> Result<(), String> {
                     remote_addr: peer.vaddr + remote_off,
                     rkey: peer.rkey,
                 },
-                Verb::Send => unreachable!("send-bw runs in run_send"),
+                Verb::Send | Verb::WriteLat => unreachable!("send-bw and write-lat return above"),
             };
             // SAFETY: `buf` and its MR outlive the QP's use of them (both live until after the last
             // completion was polled); concurrent requests into the same bytes are what perftest does
@@ -683,6 +727,142 @@ pub fn run(o: Opts) -> Result<(), String> {
     pump.write_all(&mut x.s, b"done\0", "closing")?;
     linger(&fabric);
     finish(&fabric)
+}
+
+const LAT_HEADER: &str =
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    \
+     t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]";
+
+/// Latency statistics as perftest computes them: half of each interval between consecutive posts
+/// (a write there and one back), sorted; `iters - 1` samples.
+#[derive(Debug, PartialEq)]
+struct LatStats {
+    min: f64,
+    max: f64,
+    typical: f64,
+    avg: f64,
+    stdev: f64,
+    p99: f64,
+    p999: f64,
+}
+
+fn lat_stats(posted: &[f64]) -> Option<LatStats> {
+    let mut d: Vec<f64> = posted.windows(2).map(|w| (w[1] - w[0]) / 2.0).collect();
+    if d.is_empty() {
+        return None;
+    }
+    d.sort_by(|a, b| a.total_cmp(b));
+    let n = d.len();
+    let avg = d.iter().sum::<f64>() / n as f64;
+    let var = d.iter().map(|x| (x - avg) * (x - avg)).sum::<f64>() / n as f64;
+    let pct = |p: f64| d[(((n as f64) * p).ceil() as usize).clamp(1, n) - 1];
+    Some(LatStats {
+        min: d[0],
+        max: d[n - 1],
+        typical: d[n / 2],
+        avg,
+        stdev: var.sqrt(),
+        p99: pct(0.99),
+        p999: pct(0.999),
+    })
+}
+
+/// The ping-pong of `write-lat`; prints the row (wall-clock microseconds, as perftest's table) and the
+/// same statistics in simulated cycles.
+#[allow(clippy::too_many_arguments)]
+fn run_write_lat(
+    o: &Opts,
+    client: bool,
+    x: &Exchange,
+    qp: &QueuePair,
+    cq: &rocenic_driver::CompletionQueue,
+    mr: &rocenic_driver::MemoryRegion,
+    buf: &rocenic_driver::DmaRegion,
+    peer: &Dest,
+    half: usize,
+) -> Result<(), String> {
+    let e = |e: rocenic_driver::Error| e.to_string();
+    let fabric = x.pump.fabric;
+    let poll_at = half + o.size - 1;
+    let (mut scnt, mut ccnt, mut rcnt) = (0u64, 0u64, 0u64);
+    let mut wall = Vec::with_capacity(o.iters as usize);
+    let mut cycles = Vec::with_capacity(o.iters as usize);
+    let t0 = Instant::now();
+    let mut wakeups = 0u64;
+    while scnt < o.iters || ccnt < o.iters || rcnt < o.iters {
+        if rcnt < o.iters && !(scnt < 1 && !client) {
+            rcnt += 1;
+            let mut b = [0u8];
+            loop {
+                buf.read(poll_at, &mut b).map_err(e)?;
+                if b[0] == rcnt as u8 {
+                    break;
+                }
+                x.pump
+                    .step(&format!("waiting for the peer's write {rcnt}"))?;
+            }
+        }
+        if scnt < o.iters {
+            wall.push(t0.elapsed().as_secs_f64() * 1e6);
+            cycles.push(fabric.lock().unwrap().cycles() as f64);
+            scnt += 1;
+            buf.write(o.size - 1, &[scnt as u8]).map_err(e)?;
+            // SAFETY: `buf` and its MR outlive the QP's use of them; the peer writes only into the second
+            // half, we send from the first.
+            unsafe {
+                qp.post_send(&WorkRequest {
+                    wr_id: scnt,
+                    op: SendOp::RdmaWrite {
+                        remote_addr: peer.vaddr,
+                        rkey: peer.rkey,
+                    },
+                    sge: Sge {
+                        addr: mr.addr(),
+                        length: o.size as u32,
+                        lkey: mr.lkey(),
+                    },
+                    flags: SendFlags::SIGNALED,
+                })
+            }
+            .map_err(e)?;
+        }
+        if ccnt < o.iters {
+            let wc = x.pump.next_completion(
+                cq,
+                o.events,
+                &mut wakeups,
+                &format!("write {} completing", ccnt + 1),
+            )?;
+            if wc.status != WcStatus::Success {
+                let side = if client { "client" } else { "server" };
+                return Err(format!(
+                    "Completion with error at {side}: status {:?} ({}), wr_id {}, vendor_err {:#x}",
+                    wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
+                ));
+            }
+            ccnt += 1;
+        }
+    }
+    let w = lat_stats(&wall).ok_or("write-lat needs at least 2 iterations")?;
+    println!(
+        " {:<7} {:<10}   {:<7.2}        {:<7.2}      {:<7.2}          {:<7.2}        {:<7.2}         {:<7.2}                {:<7.2}",
+        o.size, o.iters, w.min, w.max, w.typical, w.avg, w.stdev, w.p99, w.p999
+    );
+    println!("{RESULT_LINE}");
+    let c = lat_stats(&cycles).ok_or("write-lat needs at least 2 iterations")?;
+    let mhz = fabric.lock().unwrap().width().clock_mhz();
+    println!(
+        " rocenic: the table is wall-clock time of the simulation; in simulated time the half round trip took \
+         {:.0} cycles typical ({:.2} us at {mhz} MHz), {:.0} min, {:.0} max, including the peer and the link",
+        c.typical,
+        c.typical / mhz,
+        c.min,
+        c.max
+    );
+    if o.events {
+        println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
+    }
+    Ok(())
 }
 
 /// perftest's address stepping inside the cycle buffer: the offset of message `n` (messages step only
@@ -868,6 +1048,16 @@ mod tests {
         assert_eq!(w[107], 0, "NUL-terminated, 108 bytes as KEY_MSG_SIZE_GID");
         assert_eq!(Dest::from_wire(&w).unwrap(), d);
         assert!(Dest::from_wire(b"0000:0001:11\0").is_err());
+    }
+
+    #[test]
+    fn latency_is_half_the_interval_between_posts() {
+        // Posts at 0, 10, 30, 36: intervals 10, 20, 6 -> latencies 5, 10, 3.
+        let s = lat_stats(&[0.0, 10.0, 30.0, 36.0]).unwrap();
+        assert_eq!((s.min, s.max, s.typical), (3.0, 10.0, 5.0));
+        assert!((s.avg - 6.0).abs() < 1e-9);
+        assert_eq!((s.p99, s.p999), (10.0, 10.0));
+        assert!(lat_stats(&[1.0]).is_none());
     }
 
     #[test]
