@@ -294,6 +294,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     meta_round: Signal<Local, Bits<16>>,
     hdr_shift: Signal<Local, Bits<16>>,
     hdr_len: Signal<Local, Bits<16>>,
+    /// Slot words (after the metadata word) the packet's headers occupy.
+    hdr_need: Signal<Local, Bits<16>>,
     hdr_words_a: Signal<Local, Bits<A>>,
     pay_round: Signal<Local, Bits<16>>,
     psn_next: Signal<Local, Bits<24>>,
@@ -322,6 +324,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     beat_bytes: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
     hdr_words: Constant<Bits<16>>,
+    /// Slot words to read before the BTH's opcode and pad count are in `hdr` (so the header length and the
+    /// payload length can be computed from it).
+    hdr_min: Constant<Bits<16>>,
     wqe_beats: Constant<Bits<16>>,
     wqe_wrid_beat: Constant<Bits<16>>,
     wqe_wrid_shift: Constant<Bits<16>>,
@@ -550,6 +555,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             meta_round: Default::default(),
             hdr_shift: Default::default(),
             hdr_len: Default::default(),
+            hdr_need: Default::default(),
             hdr_words_a: Default::default(),
             pay_round: Default::default(),
             psn_next: Default::default(),
@@ -581,6 +587,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             // Header words after the metadata word: enough for Ethernet..AtomicETH (82 bytes), which also
             // covers RETH + ImmDt (74) and AETH + AtomicAckETH (66).
             hdr_words: Constant::new(((F::ATOMIC_COMPARE + 8).div_ceil(B) as u64).into()),
+            hdr_min: Constant::new(((F::BTH + 2).div_ceil(B) as u64 + 1).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
@@ -940,6 +947,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.meta_round.next = bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes_m1.val();
         self.hdr_shift.next = (self.k.q.val() - self.one16.val()) << self.log_w.val();
         self.hdr_len.next = self.bth_end.val() + self.ext_len.val();
+        self.hdr_need.next = (self.hdr_len.val() + self.beat_bytes_m1.val()) >> self.log_b.val();
         self.hdr_words_a.next = bit_cast::<A, 16>(self.hdr_len.val() >> self.log_b.val());
         self.pay_round.next = self.pay_len.q.val() + self.beat_bytes_m1.val();
         self.psn_next.next = self.psn.q.val() + 1;
@@ -964,7 +972,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         | (bit_cast::<1024, W>(self.buf_rd_data.val()) << self.hdr_shift.val());
                 }
                 self.k.d.next = self.k.q.val() + 1;
-                if self.k.q.val() == self.hdr_words.val() {
+                // Read only as many words as this packet's headers take (the opcode, known once
+                // `hdr_min` words are in, gives the extension headers), at most the longest header's.
+                if (self.k.q.val() == self.hdr_words.val())
+                    || ((self.k.q.val() >= self.hdr_min.val())
+                        && (self.k.q.val() >= self.hdr_need.val()))
+                {
                     self.state.d.next = RespState::Decode;
                 }
                 // Payload length = IP length - IP 20 - UDP 8 - BTH 12 - ICRC 4 - extension headers - pad,
@@ -979,6 +992,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.pay_word.d.next = self.hdr_words_a.val() + 1;
                 self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                 self.state.d.next = RespState::Pop;
+                // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
+                // go straight to Prime1: a cycle per packet counts at line rate.
+                self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
+                self.j.d.next = 0.into();
+                self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
                 if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
                     && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
                     && self.f_ce.val()
@@ -1020,7 +1038,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     {
                         self.dst.d.next =
                             self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
-                        self.state.d.next = RespState::Prime0;
+                        self.state.d.next = RespState::Prime1;
                     } else {
                         self.drop_qp_inc.next = true;
                     }
@@ -1159,7 +1177,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.write_slot.d.next = self.hit_slot.val();
                         self.write_rkey.d.next = self.f_rkey.val();
                     }
-                    self.state.d.next = RespState::Prime0;
+                    self.state.d.next = RespState::Prime1;
                     if self.is_wimm.val() {
                         // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
                         self.state.d.next = RespState::RqFetch;
