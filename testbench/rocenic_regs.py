@@ -14,6 +14,7 @@ MAC_LO = 0x0010
 MAC_HI = 0x0014
 IPV4 = 0x0018
 BLOCK_DIR = 0x001C
+DMA_MAX_READ = 0x0020
 QP_STATE = 0x0100
 QPN = 0x0104
 DEST_QPN = 0x0108
@@ -136,6 +137,7 @@ RESET = {
     "MAC_HI": 0x0,
     "IPV4": 0x0,
     "BLOCK_DIR": 0x40,
+    "DMA_MAX_READ": 0x200,
     "QP_STATE": 0x0,
     "QPN": 0x0,
     "DEST_QPN": 0x0,
@@ -257,6 +259,7 @@ ACCESS = {
     "MAC_HI": "rw",
     "IPV4": "rw",
     "BLOCK_DIR": "const",
+    "DMA_MAX_READ": "rw",
     "QP_STATE": "rw_core",
     "QPN": "rw",
     "DEST_QPN": "rw",

@@ -1132,3 +1132,45 @@ fn the_mac_keeps_to_the_line_rate() {
         }
     }
 }
+
+/// DMA reads follow PCIe's rules: with DMA_MAX_READ at 128 bytes and the host accepting no more, a WRITE
+/// whose source starts off a 4 KiB page boundary is read in requests of at most 128 bytes that never cross
+/// a 4 KiB boundary (the simulated host fails the run otherwise), and the data still lands byte for byte.
+#[test]
+fn dma_reads_are_split_at_the_read_request_size_and_4k() {
+    for width in [Width::W64, Width::W512] {
+        let p = Pair::connect(
+            FabricConfig {
+                dma_max_read_bytes: 128,
+                ..cfg(width, FaultPlan::none())
+            },
+            4096,
+            20_000,
+        )
+        .unwrap();
+        p.fabric
+            .lock()
+            .unwrap()
+            .reg_write(0, rocenic_proto::regs::DMA_MAX_READ, 128);
+        let len = 3 * 4096;
+        let off = 320;
+        let data = pattern(len, 9);
+        let b = bufs(&p, len, &data);
+        let before = p.fabric.lock().unwrap().nic_mut(0).dma_read_requests();
+        let mut wr = write_wr(&b, len - off, b.dst_mr.rkey());
+        wr.sge.addr += off as u64;
+        // SAFETY: the buffers outlive the completion polled below.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+        let w = p.wait_for(&p.a.send_cq, BUDGET).expect("WRITE completion");
+        assert_eq!(w.status, WcStatus::Success, "{width:?}");
+        let mut got = vec![0; len - off];
+        b.dst.read(0, &mut got).unwrap();
+        assert!(got == data[off..], "{width:?}: WRITE data differs");
+        let reads = p.fabric.lock().unwrap().nic_mut(0).dma_read_requests() - before;
+        // The payload alone needs (len - off) / 128 requests, one more per page it starts inside of.
+        assert!(
+            reads >= ((len - off) / 128) as u64,
+            "{width:?}: only {reads} read requests"
+        );
+    }
+}

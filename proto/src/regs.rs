@@ -50,6 +50,7 @@ registers! {
     MAC_HI = 0x0014, Rw, 0, "Port MAC address, high 16 bits.";
     IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
     BLOCK_DIR = 0x001C, Const, BLOCK_DIR_FIRST as u32, "Offset of the first register-block header (see Register blocks below; 0 = none).";
+    DMA_MAX_READ = 0x0020, Rw, 512, "Largest DMA read request in bytes, as PCIe's Max_Read_Request_Size (128..4096, a power of two, at least DATAPATH_BYTES): engine reads are split into requests of at most this size that never cross a 4 KiB boundary.";
     QP_STATE = 0x0100, RwCore, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
     QPN = 0x0104, Rw, 0, "Local QP number (24 bits).";
     DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";

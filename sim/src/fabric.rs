@@ -25,6 +25,8 @@ pub struct FabricConfig {
     pub dma_read_credits: usize,
     pub dma_read_bytes_per_cycle: f64,
     pub dma_write_bytes_per_cycle: f64,
+    /// The host's Max_Read_Request_Size in bytes (see [`NicConfig::dma_max_read_bytes`]).
+    pub dma_max_read_bytes: usize,
     /// Each transmit MAC's line rate in Gb/s; `None` is the width's own (10 at 64 bits, 100 at 512 bits),
     /// `Some(0.0)` no limit (the core's datapath rate).
     pub line_gbps: Option<f64>,
@@ -49,6 +51,7 @@ impl Default for FabricConfig {
             dma_read_credits: 0,
             dma_read_bytes_per_cycle: 0.0,
             dma_write_bytes_per_cycle: 0.0,
+            dma_max_read_bytes: 4096,
             line_gbps: None,
             pcap: None,
             faults: FaultPlan::none(),
@@ -93,6 +96,7 @@ impl Fabric {
                 dma_read_credits: cfg.dma_read_credits,
                 dma_read_bytes_per_cycle: cfg.dma_read_bytes_per_cycle,
                 dma_write_bytes_per_cycle: cfg.dma_write_bytes_per_cycle,
+                dma_max_read_bytes: cfg.dma_max_read_bytes,
                 mac_bytes_per_cycle: line_bytes_per_cycle(
                     cfg.line_gbps.unwrap_or(cfg.width.line_gbps()),
                     cfg.width.clock_mhz(),

@@ -37,6 +37,9 @@ pub struct NicConfig {
     /// Host-link bandwidth for read completions and for writes, bytes per core cycle (0: unlimited).
     pub dma_read_bytes_per_cycle: f64,
     pub dma_write_bytes_per_cycle: f64,
+    /// The host's Max_Read_Request_Size in bytes: a larger DMA read request fails the run, as does one
+    /// that crosses a 4 KiB boundary (PCIe forbids both).
+    pub dma_max_read_bytes: usize,
     /// The transmit MAC's line rate in bytes per core cycle (0: unlimited, `tx_tready` always high). A
     /// real MAC holds `tx_tready` low to keep to its line rate, paying [`WIRE_OVERHEAD_BYTES`] per frame.
     pub mac_bytes_per_cycle: f64,
@@ -51,6 +54,7 @@ impl Default for NicConfig {
             dma_read_credits: 0,
             dma_read_bytes_per_cycle: 0.0,
             dma_write_bytes_per_cycle: 0.0,
+            dma_max_read_bytes: 4096,
             mac_bytes_per_cycle: 0.0,
             vcd: None,
         }
@@ -122,6 +126,8 @@ pub struct Nic {
     /// Bytes the host link may carry now in each direction (leaky buckets, capped at two beats).
     rd_tokens: f64,
     wr_tokens: f64,
+    max_read: usize,
+    rd_requests: u64,
     /// Transmit MAC line rate (bytes per cycle, 0: unlimited) and its token bucket.
     mac_bw: f64,
     mac_tokens: f64,
@@ -175,6 +181,8 @@ impl Nic {
             wr_bw: cfg.dma_write_bytes_per_cycle,
             rd_tokens: 0.0,
             wr_tokens: 0.0,
+            max_read: cfg.dma_max_read_bytes,
+            rd_requests: 0,
             mac_bw: cfg.mac_bytes_per_cycle,
             mac_tokens: 0.0,
             rd_reqs: VecDeque::new(),
@@ -198,6 +206,11 @@ impl Nic {
     /// Cycles ticked so far (reset included).
     pub fn cycles(&self) -> u64 {
         self.cycle
+    }
+
+    /// DMA read requests the host has accepted.
+    pub fn dma_read_requests(&self) -> u64 {
+        self.rd_requests
     }
 
     /// Interrupt pulses seen (cycles with `irq` high; the core pulses it for one cycle per CQE batch).
@@ -507,6 +520,14 @@ impl Nic {
         {
             panic!("cycle {}: {e}", self.cycle);
         }
+        assert!(
+            len <= self.max_read && (addr & 0xFFF) + len as u64 <= 4096,
+            "cycle {}: DMA read of {len} bytes at {addr:#x} breaks PCIe's rules (at most {} bytes, no 4 KiB \
+             boundary crossed)",
+            self.cycle,
+            self.max_read
+        );
+        self.rd_requests += 1;
         self.rd_reqs.push_back(ReadReq {
             addr,
             beats,

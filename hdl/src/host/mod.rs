@@ -1,3 +1,4 @@
-//! Host side of the core: registers and doorbells (DMA lives with the engines that use it for now).
+//! Host side of the core: registers and doorbells, CQE writer, the DMA read splitter.
 pub mod cqe;
+pub mod dma_split;
 pub mod regs;

@@ -2,6 +2,7 @@
 //! It only wires the blocks together and arbitrates the shared DMA and completion paths:
 //! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory, and `roce::req` → MAC.
 use crate::host::cqe::CqeWriter;
+use crate::host::dma_split::DmaReadSplit;
 use crate::host::regs::Regs;
 use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
@@ -61,6 +62,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
+    dma_split: DmaReadSplit<B>,
     arp: ArpResponder<W, B>,
     pfc: PfcUnit<W, B>,
     dcqcn: Dcqcn<B>,
@@ -72,6 +74,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     grant_tx: Signal<Local, bool>,
     tx_fire: Signal<Local, bool>,
     enable: Signal<Local, bool>,
+    rd_max_beats: Signal<Local, Bits<32>>,
+    rd_resp_ready: Signal<Local, bool>,
+    log_b32: Constant<Bits<32>>,
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
     beat_bytes: Constant<Bits<32>>,
@@ -123,6 +128,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
+            dma_split: Default::default(),
             arp: Default::default(),
             pfc: Default::default(),
             dcqcn: Default::default(),
@@ -132,6 +138,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             grant_tx: Default::default(),
             tx_fire: Default::default(),
             enable: Default::default(),
+            rd_max_beats: Default::default(),
+            rd_resp_ready: Default::default(),
+            log_b32: Constant::new((B.trailing_zeros() as u64).into()),
             id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
             version_value: Constant::new((rocenic_proto::regs::VERSION_VALUE as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
@@ -147,6 +156,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.rx_eng.clock.next = self.clock.val();
         self.tx_eng.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
+        self.dma_split.clock.next = self.clock.val();
+        self.dma_split.reset.next = self.reset.val();
         self.arp.clock.next = self.clock.val();
         self.tx_own.clock.next = self.clock.val();
         self.tx_own.d.next = self.tx_own.q.val();
@@ -469,32 +480,46 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.qp_state_set.next =
             self.tx_eng.qp_err.val() || self.rx_eng.qp_err.val() || self.cqe.overrun.val();
         self.regs.qp_state_val.next = 6.into();
-        // DMA reads: requester (tag 0) before receive WQE fetches (tag 1); responses routed by tag
-        self.dma_rd_req_valid.next =
-            self.tx_eng.rd_req_valid.val() || self.rx_eng.rd_req_valid.val();
-        self.dma_rd_req_addr.next = self.rx_eng.rd_req_addr.val();
-        self.dma_rd_req_beats.next = self.rx_eng.rd_req_beats.val();
-        self.dma_rd_req_tag.next = 1.into();
-        self.tx_eng.rd_req_ready.next = self.dma_rd_req_ready.val();
-        self.rx_eng.rd_req_ready.next =
-            self.dma_rd_req_ready.val() && !self.tx_eng.rd_req_valid.val();
-        if self.tx_eng.rd_req_valid.val() {
-            self.dma_rd_req_addr.next = self.tx_eng.rd_req_addr.val();
-            self.dma_rd_req_beats.next = self.tx_eng.rd_req_beats.val();
-            self.dma_rd_req_tag.next = 0.into();
+        // DMA reads: requester (tag 0) before receive WQE fetches (tag 1), through the splitter (PCIe
+        // Max_Read_Request_Size and 4 KiB boundaries); responses routed by tag.
+        self.rd_max_beats.next = self.regs.dma_max_read.val() >> self.log_b32.val();
+        self.dma_split.max_beats.next = bit_cast::<16, 32>(self.rd_max_beats.val());
+        if self.rd_max_beats.val() == 0 {
+            self.dma_split.max_beats.next = 1.into();
         }
+        self.dma_split.in_valid.next =
+            self.tx_eng.rd_req_valid.val() || self.rx_eng.rd_req_valid.val();
+        self.dma_split.in_addr.next = self.rx_eng.rd_req_addr.val();
+        self.dma_split.in_beats.next = self.rx_eng.rd_req_beats.val();
+        self.dma_split.in_tag.next = 1.into();
+        self.tx_eng.rd_req_ready.next = self.dma_split.in_ready.val();
+        self.rx_eng.rd_req_ready.next =
+            self.dma_split.in_ready.val() && !self.tx_eng.rd_req_valid.val();
+        if self.tx_eng.rd_req_valid.val() {
+            self.dma_split.in_addr.next = self.tx_eng.rd_req_addr.val();
+            self.dma_split.in_beats.next = self.tx_eng.rd_req_beats.val();
+            self.dma_split.in_tag.next = 0.into();
+        }
+        self.dma_rd_req_valid.next = self.dma_split.out_valid.val();
+        self.dma_rd_req_addr.next = self.dma_split.out_addr.val();
+        self.dma_rd_req_beats.next = self.dma_split.out_beats.val();
+        self.dma_rd_req_tag.next = self.dma_split.out_tag.val();
+        self.dma_split.out_ready.next = self.dma_rd_req_ready.val();
         self.tx_eng.rd_resp_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 0);
         self.rx_eng.rd_resp_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
         self.tx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
         self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
-        self.tx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
-        self.rx_eng.rd_resp_last.next = self.dma_rd_resp_last.val();
-        self.dma_rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();
+        self.tx_eng.rd_resp_last.next = self.dma_split.resp_last.val();
+        self.rx_eng.rd_resp_last.next = self.dma_split.resp_last.val();
+        self.rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();
         if self.dma_rd_resp_tag.val() == 0 {
-            self.dma_rd_resp_ready.next = self.tx_eng.rd_resp_ready.val();
+            self.rd_resp_ready.next = self.tx_eng.rd_resp_ready.val();
         }
+        self.dma_rd_resp_ready.next = self.rd_resp_ready.val();
+        self.dma_split.resp_fire.next = self.dma_rd_resp_valid.val() && self.rd_resp_ready.val();
+        self.dma_split.resp_host_last.next = self.dma_rd_resp_last.val();
         // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
         self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.rx_eng.wr_valid.val();
         self.dma_wr_addr.next = self.rx_eng.wr_addr.val();
