@@ -37,12 +37,13 @@ set -e
 passed=$((passed + $(grep -c '^  PASS' out/conformance.log || true)))
 failed=$((failed + $(grep -c '^  FAIL' out/conformance.log || true)))
 if [[ $conf_status -ne 0 ]] && ! grep -q '^  FAIL' out/conformance.log; then failed=$((failed + 1)); fi
-# Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose; the ARP
-# case has no RoCE frame).
+# Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose, the
+# truncated-frame case two frames cut short on purpose; the ARP case has no RoCE frame).
 for f in out/conformance/*.pcap; do
     case "$(basename "$f" .pcap)" in
         arp_request_answered) continue ;;
         icrc_error_dropped) allow=(--allow-bad 1) ;;
+        roce_truncated_dropped) allow=(--allow-short 2) ;;
         *) allow=() ;;
     esac
     if python3 testbench/check_pcap.py --tshark "${allow[@]}" "$f" > out/conformance-pcap.log 2>&1; then

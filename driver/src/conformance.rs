@@ -13,8 +13,8 @@ use rocenic_proto::opcode as op;
 use rocenic_proto::regs;
 use rocenic_proto::wire::arp_frame;
 use rocenic_proto::wire::{
-    AethRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, ImmDtRepr, IpRepr, Ipv4Repr,
-    RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
+    AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, ImmDtRepr,
+    IpRepr, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
 };
 use rocenic_sim::{FabricConfig, Width};
 use std::path::PathBuf;
@@ -142,6 +142,52 @@ impl Bench {
         let mut f = self.pair.fabric.lock().unwrap();
         f.inject_frame(1, frame);
         f.run(cycles);
+    }
+
+    /// A WRITE's FIRST (RETH for `len` bytes at `va_off` in the MR) and MIDDLE packets, one MTU of `d`
+    /// each, at PSNs `p` and `p + 1`, without AckReq: the responder must stay silent.
+    pub fn inject_write_first_middle(&self, p: u32, va_off: usize, d: &[u8]) -> Result<(), String> {
+        self.inject(
+            self.frame(
+                op::RC_RDMA_WRITE_FIRST,
+                p,
+                self.reth(va_off, d.len(), self.mr.rkey()),
+                &d[..MTU],
+                false,
+            ),
+            2000,
+        );
+        self.inject(
+            self.frame(
+                op::RC_RDMA_WRITE_MIDDLE,
+                p + 1,
+                ExtHeaders::default(),
+                &d[MTU..2 * MTU],
+                false,
+            ),
+            2000,
+        );
+        self.expect_silence()
+    }
+
+    /// B acknowledges PSN `psn` (MSN `msn`); A's send completion must then be a success for `wr_id`.
+    pub fn ack_and_complete(
+        &mut self,
+        psn: u32,
+        msn: u32,
+        wr_id: u64,
+        opcode: WcOpcode,
+    ) -> Result<(), String> {
+        self.inject(
+            self.frame(op::RC_ACKNOWLEDGE, psn, aeth(0x1F, msn), &[], false),
+            500,
+        );
+        let wc = self.send_wc(10_000)?;
+        check!(
+            (wc.status, wc.wr_id, wc.opcode) == (WcStatus::Success, wr_id, opcode),
+            "completion {wc:?}"
+        );
+        Ok(())
     }
 
     pub fn run(&self, cycles: u64) {
@@ -358,27 +404,7 @@ fn write_only_ack(b: &mut Bench) -> Result<(), String> {
 fn write_first_middle_last(b: &mut Bench) -> Result<(), String> {
     let d = pattern(2 * MTU + 100, 2);
     let p = b.take_psn(3);
-    b.inject(
-        b.frame(
-            op::RC_RDMA_WRITE_FIRST,
-            p,
-            b.reth(0, d.len(), b.mr.rkey()),
-            &d[..MTU],
-            false,
-        ),
-        2000,
-    );
-    b.inject(
-        b.frame(
-            op::RC_RDMA_WRITE_MIDDLE,
-            p + 1,
-            ExtHeaders::default(),
-            &d[MTU..2 * MTU],
-            false,
-        ),
-        2000,
-    );
-    b.expect_silence()?;
+    b.inject_write_first_middle(p, 0, &d)?;
     b.inject(
         b.frame(
             op::RC_RDMA_WRITE_LAST,
@@ -550,16 +576,21 @@ fn write_mr_invalidated_mid_message(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
-fn write_zero_length_unchecked(b: &mut Bench) -> Result<(), String> {
-    let p = b.take_psn(1);
-    let e = ExtHeaders {
+/// A RETH of zero length whose VA and R_Key match no MR: a zero-length access checks neither (C9-88).
+fn zero_length_reth_matching_no_mr() -> ExtHeaders {
+    ExtHeaders {
         reth: Some(RethRepr {
             va: 0xDEAD_0000,
             rkey: 0xBAD,
             dma_len: 0,
         }),
         ..ExtHeaders::default()
-    };
+    }
+}
+
+fn write_zero_length_unchecked(b: &mut Bench) -> Result<(), String> {
+    let p = b.take_psn(1);
+    let e = zero_length_reth_matching_no_mr();
     b.inject(b.frame(op::RC_RDMA_WRITE_ONLY, p, e, &[], true), 3000);
     b.expect_ack(0x00, p, Some(1))?;
     check!(b.qp_state() == QpState::Rts, "still RTS");
@@ -751,65 +782,10 @@ fn write_only_with_immediate(b: &mut Bench) -> Result<(), String> {
 }
 
 fn read_responses(b: &mut Bench, len: usize) -> Result<(), String> {
-    let p = b.peer_psn;
-    let npk = len.div_ceil(MTU).max(1) as u32;
-    b.take_psn(npk);
-    b.inject(
-        b.frame(
-            op::RC_RDMA_READ_REQUEST,
-            p,
-            b.reth(256, len, b.mr.rkey()),
-            &[],
-            true,
-        ),
-        6000,
-    );
-    let s = b.sent();
-    check!(
-        s.len() == npk as usize,
-        "{} responses for {npk} PSNs: {}",
-        s.len(),
-        names(&s)
-    );
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 256, len, rkey, MTU);
     let want = b.mem_at(256, len);
-    let mut data = Vec::new();
-    for (i, f) in s.iter().enumerate() {
-        let i = i as u32;
-        let opc = if npk == 1 {
-            op::RC_RDMA_READ_RESPONSE_ONLY
-        } else if i == 0 {
-            op::RC_RDMA_READ_RESPONSE_FIRST
-        } else if i == npk - 1 {
-            op::RC_RDMA_READ_RESPONSE_LAST
-        } else {
-            op::RC_RDMA_READ_RESPONSE_MIDDLE
-        };
-        check!(
-            f.bth.opcode == opc,
-            "response {i}: {} instead of {}",
-            f.opcode_name(),
-            op::name(opc)
-        );
-        check!(
-            f.bth.psn == (p + i) & 0xFF_FFFF,
-            "response {i}: PSN {:#x}",
-            f.bth.psn
-        );
-        let has_aeth = opc != op::RC_RDMA_READ_RESPONSE_MIDDLE;
-        check!(
-            f.ext.aeth.is_some() == has_aeth,
-            "response {i}: AETH presence"
-        );
-        if let Some(a) = f.ext.aeth {
-            check!(
-                a.syndrome & 0xE0 == 0 && a.msn == 1,
-                "response {i}: AETH {a:?}"
-            );
-        }
-        data.extend_from_slice(&f.payload);
-    }
-    check!(data == want, "response payloads differ from memory");
-    Ok(())
+    expect_read_responses(b, p, &want, MTU, 1)
 }
 
 fn read_only_response(b: &mut Bench) -> Result<(), String> {
@@ -1102,6 +1078,1232 @@ fn cnp_received_counted(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+// ---- more responder cases: READ ------------------------------------------------------------------
+
+/// A's register `off` written as the host would (the core's view: path MTU, QP state, ...).
+fn set_reg(b: &Bench, off: u16, v: u32) {
+    b.pair.fabric.lock().unwrap().reg_write(0, off, v);
+}
+
+/// Path MTU `1 << lg` on A's QP (the PMTU register the RTR transition programs).
+fn set_pmtu(b: &Bench, lg: u32) -> usize {
+    set_reg(b, regs::PMTU, lg);
+    1 << lg
+}
+
+/// `frame` re-parsed, changed by `f`, resealed (lengths, checksum, ICRC) and padded to 60 bytes.
+fn edited(frame: &[u8], f: impl FnOnce(&mut Frame)) -> Vec<u8> {
+    let mut fr = Frame::parse(frame).unwrap();
+    f(&mut fr);
+    fr.seal().unwrap();
+    let mut out = fr.emit();
+    if out.len() < 60 {
+        out.resize(60, 0);
+    }
+    out
+}
+
+/// B asks A for `len` bytes at `off` of the region with `rkey` at the peer's next PSN; the READ takes one
+/// PSN per response at path MTU `mtu`. Returns the request's PSN.
+fn read_request(b: &mut Bench, off: usize, len: usize, rkey: u32, mtu: usize) -> u32 {
+    let p = b.peer_psn;
+    b.take_psn(len.div_ceil(mtu).max(1) as u32);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_READ_REQUEST,
+            p,
+            b.reth(off, len, rkey),
+            &[],
+            true,
+        ),
+        6000,
+    );
+    p
+}
+
+/// A's frames since the last call must be exactly the READ responses carrying `want` at path MTU `mtu`:
+/// ONLY, or FIRST, MIDDLE..., LAST; PSNs from `psn` one per response; an AETH (ACK, MSN `msn`) on all but
+/// MIDDLE; each payload one MTU but the last, in order.
+fn expect_read_responses(
+    b: &Bench,
+    psn: u32,
+    want: &[u8],
+    mtu: usize,
+    msn: u32,
+) -> Result<(), String> {
+    let s = b.sent();
+    let n = want.len().div_ceil(mtu).max(1);
+    check!(
+        s.len() == n,
+        "{} responses for {n} PSNs: {}",
+        s.len(),
+        names(&s)
+    );
+    for (i, f) in s.iter().enumerate() {
+        let opc = if n == 1 {
+            op::RC_RDMA_READ_RESPONSE_ONLY
+        } else if i == 0 {
+            op::RC_RDMA_READ_RESPONSE_FIRST
+        } else if i == n - 1 {
+            op::RC_RDMA_READ_RESPONSE_LAST
+        } else {
+            op::RC_RDMA_READ_RESPONSE_MIDDLE
+        };
+        check!(
+            f.bth.opcode == opc,
+            "response {i}: {} instead of {}",
+            f.opcode_name(),
+            op::name(opc)
+        );
+        check!(
+            f.bth.psn == (psn + i as u32) & 0xFF_FFFF,
+            "response {i}: PSN {:#x}, expected {:#x}",
+            f.bth.psn,
+            (psn + i as u32) & 0xFF_FFFF
+        );
+        check!(
+            f.bth.dest_qp == QPN,
+            "response {i}: to QP {:#x}",
+            f.bth.dest_qp
+        );
+        let has_aeth = opc != op::RC_RDMA_READ_RESPONSE_MIDDLE;
+        check!(
+            f.ext.aeth.is_some() == has_aeth,
+            "response {i}: AETH presence"
+        );
+        if let Some(a) = f.ext.aeth {
+            check!(
+                a.syndrome & 0xE0 == 0 && a.msn == msn,
+                "response {i}: AETH {a:?}, expected an ACK with MSN {msn}"
+            );
+        }
+        let chunk = &want[(i * mtu).min(want.len())..((i + 1) * mtu).min(want.len())];
+        check!(
+            f.payload == chunk,
+            "response {i}: {} payload bytes differ from memory ({} expected)",
+            f.payload.len(),
+            chunk.len()
+        );
+    }
+    Ok(())
+}
+
+/// A's frames since the last call must be one NAK `syndrome` at `psn` and nothing else, and the responder
+/// QP must be in ERR (IBA 9.9.3).
+fn expect_fatal_nak(b: &Bench, syndrome: u8, psn: u32) -> Result<(), String> {
+    b.expect_ack(syndrome, psn, None)?;
+    check!(
+        b.qp_state() == QpState::Err,
+        "the responder QP must enter ERR (IBA 9.9.3)"
+    );
+    Ok(())
+}
+
+fn read_rkey_violation(b: &mut Bench) -> Result<(), String> {
+    let rkey = b.mr.rkey() ^ 0x100;
+    let p = read_request(b, 0, 64, rkey, MTU);
+    expect_fatal_nak(b, 0x62, p)?;
+    check!(
+        b.counter(regs::RX_REMOTE_ACCESS_ERRORS) == 1,
+        "RX_REMOTE_ACCESS_ERRORS"
+    );
+    Ok(())
+}
+
+fn read_out_of_bounds(b: &mut Bench) -> Result<(), String> {
+    // Starts inside the MR, ends 512 bytes past it.
+    let rkey = b.mr.rkey();
+    let p = read_request(b, REGION - 512, MTU, rkey, MTU);
+    expect_fatal_nak(b, 0x62, p)
+}
+
+fn read_zero_length(b: &mut Bench) -> Result<(), String> {
+    // No memory is accessed: a VA and R_Key that match no MR are not checked.
+    let p = b.take_psn(1);
+    let e = zero_length_reth_matching_no_mr();
+    b.inject(b.frame(op::RC_RDMA_READ_REQUEST, p, e, &[], true), 3000);
+    expect_read_responses(b, p, &[], MTU, 1)?;
+    check!(b.qp_state() == QpState::Rts, "still RTS");
+    // It took exactly one PSN: the next request is in sequence.
+    let d = pattern(32, 40);
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            p,
+            b.reth(0, 32, b.mr.rkey()),
+            &d,
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p, Some(2))?;
+    check!(b.mem_at(0, 32) == d, "the following WRITE lands");
+    Ok(())
+}
+
+fn read_mtu_boundaries(b: &mut Bench) -> Result<(), String> {
+    let rkey = b.mr.rkey();
+    let mut msn = 0;
+    for lg in 8..=12 {
+        let mtu = set_pmtu(b, lg);
+        // Exactly one MTU: one READ RESPONSE ONLY; one byte more: FIRST (a full MTU) and LAST (one byte).
+        for len in [mtu, mtu + 1] {
+            let off = 64;
+            let p = read_request(b, off, len, rkey, mtu);
+            msn += 1;
+            let want = b.mem_at(off, len);
+            expect_read_responses(b, p, &want, mtu, msn)
+                .map_err(|e| format!("MTU {mtu}, READ of {len}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn read_psn_seq_err_nak(b: &mut Bench) -> Result<(), String> {
+    let expected = b.peer_psn;
+    b.inject(
+        b.frame(
+            op::RC_RDMA_READ_REQUEST,
+            expected + 1,
+            b.reth(0, 100, b.mr.rkey()),
+            &[],
+            true,
+        ),
+        3000,
+    );
+    // A NAK with the expected PSN, no READ response.
+    b.expect_ack(0x60, expected, None)?;
+    check!(b.counter(regs::RX_SEQ_ERRORS) == 1, "RX_SEQ_ERRORS");
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 0, 100, rkey, MTU);
+    let want = b.mem_at(0, 100);
+    expect_read_responses(b, p, &want, MTU, 1)
+}
+
+fn read_duplicate_partial(b: &mut Bench) -> Result<(), String> {
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 256, 3 * MTU, rkey, MTU);
+    let want = b.mem_at(256, 3 * MTU);
+    expect_read_responses(b, p, &want, MTU, 1)?;
+    // The requester lost the responses from p + 1 on and asks again for the rest only: PSN p + 1, the VA
+    // and length moved on by one MTU. The responses restart at that PSN.
+    b.inject(
+        b.frame(
+            op::RC_RDMA_READ_REQUEST,
+            p + 1,
+            b.reth(256 + MTU, 2 * MTU, rkey),
+            &[],
+            true,
+        ),
+        6000,
+    );
+    expect_read_responses(b, p + 1, &want[MTU..], MTU, 1)?;
+    check!(b.counter(regs::RX_DUP_REQUESTS) == 1, "RX_DUP_REQUESTS");
+    // The expected PSN did not move: the next new request follows the first READ.
+    let p = read_request(b, 0, 100, rkey, MTU);
+    let want = b.mem_at(0, 100);
+    expect_read_responses(b, p, &want, MTU, 2)
+}
+
+// ---- more responder cases: atomics ----------------------------------------------------------------
+
+fn atomic_eth(va: u64, rkey: u32, swap_add: u64, compare: u64) -> ExtHeaders {
+    ExtHeaders {
+        atomic_eth: Some(AtomicEthRepr {
+            va,
+            rkey,
+            swap_add,
+            compare,
+        }),
+        ..ExtHeaders::default()
+    }
+}
+
+/// An atomic with `ext` must get a remote access error NAK, leave the word at `off` alone, and put the QP
+/// in ERR.
+fn atomic_access_nak(b: &mut Bench, opcode: u8, ext: ExtHeaders, off: usize) -> Result<(), String> {
+    let before = b.mem_at(off, 8);
+    let p = b.take_psn(1);
+    b.inject(b.frame(opcode, p, ext, &[], true), 3000);
+    expect_fatal_nak(b, 0x62, p)?;
+    check!(b.mem_at(off, 8) == before, "the word must not change");
+    check!(
+        b.counter(regs::RX_REMOTE_ACCESS_ERRORS) == 1,
+        "RX_REMOTE_ACCESS_ERRORS"
+    );
+    Ok(())
+}
+
+fn atomic_without_remote_atomic(b: &mut Bench) -> Result<(), String> {
+    // A third MR over the first 4 KiB of the region: remote WRITE and READ, but not ATOMIC.
+    let rw = b
+        .pair
+        .a
+        .pd
+        .reg_mr(
+            &b.mem,
+            0,
+            4096,
+            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ,
+        )
+        .map_err(|e| e.to_string())?;
+    // The MR and its R_Key are good for a WRITE ...
+    let d = pattern(64, 41);
+    let p = b.take_psn(1);
+    let e = ExtHeaders {
+        reth: Some(RethRepr {
+            va: rw.addr() + 128,
+            rkey: rw.rkey(),
+            dma_len: 64,
+        }),
+        ..ExtHeaders::default()
+    };
+    b.inject(b.frame(op::RC_RDMA_WRITE_ONLY, p, e, &d, true), 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(128, 64) == d, "the WRITE lands");
+    // ... but not for an atomic.
+    let e = atomic_eth(rw.addr() + 256, rw.rkey(), 1, 0);
+    atomic_access_nak(b, op::RC_FETCH_ADD, e, 256)
+}
+
+fn atomic_out_of_bounds(b: &mut Bench) -> Result<(), String> {
+    // The MR's last word works; the word just past its end does not.
+    let old = word(b, REGION - 8);
+    let p = b.take_psn(1);
+    check!(
+        atomic(b, op::RC_FETCH_ADD, REGION - 8, 3, 0, p)? == old,
+        "last word: original"
+    );
+    check!(
+        word(b, REGION - 8) == old.wrapping_add(3),
+        "last word: added"
+    );
+    let e = atomic_eth(b.mr.addr() + REGION as u64, b.mr.rkey(), 3, 0);
+    let before = b.mem_at(REGION - 8, 8);
+    let p = b.take_psn(1);
+    b.inject(b.frame(op::RC_FETCH_ADD, p, e, &[], true), 3000);
+    expect_fatal_nak(b, 0x62, p)?;
+    check!(b.mem_at(REGION - 8, 8) == before, "nothing changes");
+    Ok(())
+}
+
+fn atomic_rkey_violation(b: &mut Bench) -> Result<(), String> {
+    let old = word(b, 48);
+    let e = atomic_eth(b.mr.addr() + 48, b.mr.rkey() ^ 0x100, 99, old);
+    atomic_access_nak(b, op::RC_COMPARE_SWAP, e, 48)
+}
+
+fn atomic_fetch_add_wraps(b: &mut Bench) -> Result<(), String> {
+    b.mem
+        .write(40, &0xFFFF_FFFF_FFFF_FFF0u64.to_le_bytes())
+        .unwrap();
+    let around = (b.mem_at(32, 8), b.mem_at(48, 8));
+    let p = b.take_psn(1);
+    let orig = atomic(b, op::RC_FETCH_ADD, 40, 0x25, 0, p)?;
+    check!(orig == 0xFFFF_FFFF_FFFF_FFF0, "original {orig:#x}");
+    check!(
+        word(b, 40) == 0x15,
+        "sum {:#x}, expected 0x15 (modulo 2^64)",
+        word(b, 40)
+    );
+    check!(
+        (b.mem_at(32, 8), b.mem_at(48, 8)) == around,
+        "the neighbouring words must not change"
+    );
+    Ok(())
+}
+
+// ---- more responder cases: WRITE -----------------------------------------------------------------
+
+fn write_last_with_immediate(b: &mut Bench) -> Result<(), String> {
+    b.post_recv(13, 0, 16)?;
+    let d = pattern(2 * MTU + 50, 42);
+    let p = b.take_psn(3);
+    b.inject_write_first_middle(p, 512, &d)?;
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+            p + 2,
+            imm(0xABCD_0123),
+            &d[2 * MTU..],
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p + 2, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.status, wc.wr_id, wc.opcode, wc.imm_data, wc.byte_len)
+            == (
+                WcStatus::Success,
+                13,
+                WcOpcode::RecvRdmaWithImm,
+                Some(0xABCD_0123),
+                d.len() as u32
+            ),
+        "completion {wc:?}"
+    );
+    check!(b.mem_at(512, d.len()) == d, "data at the RETH address");
+    Ok(())
+}
+
+fn write_each_path_mtu(b: &mut Bench) -> Result<(), String> {
+    let mut msn = 0;
+    for lg in 8..=12 {
+        let mtu = set_pmtu(b, lg);
+        // WRITE ONLY of exactly one MTU.
+        let d = pattern(mtu, lg as u8);
+        let p = b.take_psn(1);
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_ONLY,
+                p,
+                b.reth(0, mtu, b.mr.rkey()),
+                &d,
+                true,
+            ),
+            3000,
+        );
+        msn += 1;
+        b.expect_ack(0x00, p, Some(msn))
+            .map_err(|e| format!("MTU {mtu}, ONLY: {e}"))?;
+        check!(b.mem_at(0, mtu) == d, "MTU {mtu}: ONLY data");
+        // One byte more: FIRST with a full MTU, LAST with one byte.
+        let d = pattern(mtu + 1, 0x80 | lg as u8);
+        let p = b.take_psn(2);
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_FIRST,
+                p,
+                b.reth(8192, mtu + 1, b.mr.rkey()),
+                &d[..mtu],
+                false,
+            ),
+            3000,
+        );
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_LAST,
+                p + 1,
+                ExtHeaders::default(),
+                &d[mtu..],
+                true,
+            ),
+            3000,
+        );
+        msn += 1;
+        b.expect_ack(0x00, p + 1, Some(msn))
+            .map_err(|e| format!("MTU {mtu}, FIRST + LAST: {e}"))?;
+        check!(b.mem_at(8192, mtu + 1) == d, "MTU {mtu}: FIRST + LAST data");
+    }
+    // Back at 256: a WRITE ONLY one byte over the path MTU is an invalid request.
+    let mtu = set_pmtu(b, 8);
+    let p = b.take_psn(1);
+    let before = b.mem_at(16384, mtu + 1);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            p,
+            b.reth(16384, mtu + 1, b.mr.rkey()),
+            &pattern(mtu + 1, 43),
+            true,
+        ),
+        3000,
+    );
+    expect_fatal_nak(b, 0x61, p)?;
+    check!(b.mem_at(16384, mtu + 1) == before, "nothing written");
+    Ok(())
+}
+
+fn write_first_without_last(b: &mut Bench) -> Result<(), String> {
+    let p = b.take_psn(2);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_FIRST,
+            p,
+            b.reth(0, 2 * MTU, b.mr.rkey()),
+            &pattern(MTU, 44),
+            false,
+        ),
+        2000,
+    );
+    b.expect_silence()?;
+    // A new FIRST while the first WRITE still waits for its LAST: invalid opcode sequence.
+    let before = b.mem_at(8192, MTU);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_FIRST,
+            p + 1,
+            b.reth(8192, 2 * MTU, b.mr.rkey()),
+            &pattern(MTU, 45),
+            true,
+        ),
+        3000,
+    );
+    expect_fatal_nak(b, 0x61, p + 1)?;
+    check!(
+        b.mem_at(8192, MTU) == before,
+        "the second FIRST must not land"
+    );
+    Ok(())
+}
+
+fn write_psn_wrap(b: &mut Bench) -> Result<(), String> {
+    // Single-packet WRITEs up to PSN 0xFFFFFD, then a four-packet WRITE on 0xFFFFFE, 0xFFFFFF, 0, 1.
+    let mut msn = 0;
+    while b.peer_psn != 0xFF_FFFE {
+        let p = b.take_psn(1);
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_ONLY,
+                p,
+                b.reth(32768, 8, b.mr.rkey()),
+                &[p as u8; 8],
+                true,
+            ),
+            1500,
+        );
+        msn += 1;
+        b.expect_ack(0x00, p, Some(msn))?;
+    }
+    let d = pattern(4 * MTU, 46);
+    let p = b.take_psn(4);
+    for i in 0..4u32 {
+        let (opc, ext) = match i {
+            0 => (op::RC_RDMA_WRITE_FIRST, b.reth(0, d.len(), b.mr.rkey())),
+            3 => (op::RC_RDMA_WRITE_LAST, ExtHeaders::default()),
+            _ => (op::RC_RDMA_WRITE_MIDDLE, ExtHeaders::default()),
+        };
+        let k = i as usize;
+        b.inject(
+            b.frame(opc, p + i, ext, &d[k * MTU..(k + 1) * MTU], i == 3),
+            2000,
+        );
+    }
+    msn += 1;
+    b.expect_ack(0x00, 1, Some(msn))?;
+    check!(b.mem_at(0, d.len()) == d, "data across the wrap");
+    // 0xFFFFFF is behind 1 across the wrap: a duplicate, re-ACKed with PSN 1, not executed.
+    let before = b.mem_at(MTU, MTU);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_MIDDLE,
+            0xFF_FFFF,
+            ExtHeaders::default(),
+            &pattern(MTU, 47),
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, 1, Some(msn))?;
+    check!(b.mem_at(MTU, MTU) == before, "the duplicate must not land");
+    check!(b.counter(regs::RX_DUP_REQUESTS) == 1, "RX_DUP_REQUESTS");
+    check!(b.counter(regs::RX_SEQ_ERRORS) == 0, "no sequence error");
+    Ok(())
+}
+
+fn write_duplicate_older_psn(b: &mut Bench) -> Result<(), String> {
+    let p = b.take_psn(3);
+    let first = pattern(64, 48);
+    for i in 0..3u32 {
+        let d = if i == 0 {
+            first.clone()
+        } else {
+            pattern(64, i as u8)
+        };
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_ONLY,
+                p + i,
+                b.reth(64 * i as usize, 64, b.mr.rkey()),
+                &d,
+                true,
+            ),
+            3000,
+        );
+        b.expect_ack(0x00, p + i, Some(i + 1))?;
+    }
+    // The oldest of the three again, with other data: not executed; the re-ACK carries the newest PSN
+    // executed, which acknowledges it too.
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            p,
+            b.reth(0, 64, b.mr.rkey()),
+            &pattern(64, 49),
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p + 2, Some(3))?;
+    check!(
+        b.mem_at(0, 64) == first,
+        "a duplicate must not execute again"
+    );
+    check!(b.counter(regs::RX_DUP_REQUESTS) == 1, "RX_DUP_REQUESTS");
+    // The expected PSN is unchanged.
+    let q = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_ONLY,
+            q,
+            b.reth(256, 8, b.mr.rkey()),
+            &[7; 8],
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, q, Some(4))
+}
+
+fn write_ackreq_clear_coalesced(b: &mut Bench) -> Result<(), String> {
+    let p = b.take_psn(4);
+    let mut all = Vec::new();
+    for i in 0..4u32 {
+        let d = pattern(64, 50 + i as u8);
+        b.inject(
+            b.frame(
+                op::RC_RDMA_WRITE_ONLY,
+                p + i,
+                b.reth(64 * i as usize, 64, b.mr.rkey()),
+                &d,
+                i == 3,
+            ),
+            3000,
+        );
+        all.extend_from_slice(&d);
+        if i < 3 {
+            // Executed, but AckReq is clear: no ACK yet.
+            b.expect_silence()?;
+            check!(
+                b.mem_at(64 * i as usize, 64) == d,
+                "WRITE {i} executes without AckReq"
+            );
+        }
+    }
+    // One ACK for the packet that asked, covering the three before it.
+    b.expect_ack(0x00, p + 3, Some(4))?;
+    check!(b.mem_at(0, 256) == all, "all four landed");
+    check!(b.counter(regs::TX_ACKS) == 1, "TX_ACKS");
+    Ok(())
+}
+
+/// A WRITE ONLY of 64 bytes at offset 0 with AckReq, at `psn`.
+fn write64(b: &Bench, psn: u32, d: &[u8]) -> Vec<u8> {
+    b.frame(
+        op::RC_RDMA_WRITE_ONLY,
+        psn,
+        b.reth(0, 64, b.mr.rkey()),
+        d,
+        true,
+    )
+}
+
+fn write_in_rtr(b: &mut Bench) -> Result<(), String> {
+    // The QP back in RTR (QP_STATE = 2): the responder works, the requester side does not send.
+    set_reg(b, regs::QP_STATE, QpState::Rtr as u32);
+    let d = pattern(64, 55);
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &d), 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "data written in RTR");
+    Ok(())
+}
+
+fn write_in_init_dropped(b: &mut Bench) -> Result<(), String> {
+    set_reg(b, regs::QP_STATE, QpState::Init as u32);
+    let before = b.mem_at(0, 64);
+    let d = pattern(64, 56);
+    let p = b.take_psn(1);
+    let drops = b.counter(regs::RX_DROP_QP);
+    b.inject(write64(b, p, &d), 3000);
+    b.expect_silence()?;
+    check!(b.counter(regs::RX_DROP_QP) == drops + 1, "RX_DROP_QP");
+    check!(b.mem_at(0, 64) == before, "nothing written in INIT");
+    // Back in RTS the same packet is still the expected one: the drop consumed nothing.
+    set_reg(b, regs::QP_STATE, QpState::Rts as u32);
+    b.inject(write64(b, p, &d), 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "written in RTS");
+    Ok(())
+}
+
+fn write_in_err_dropped(b: &mut Bench) -> Result<(), String> {
+    b.pair
+        .a
+        .qp
+        .modify(crate::verbs::QpAttr::Err)
+        .map_err(|e| e.to_string())?;
+    check!(b.qp_state() == QpState::Err, "QP in ERR");
+    let before = b.mem_at(0, 64);
+    let drops = b.counter(regs::RX_DROP_QP);
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &pattern(64, 57)), 3000);
+    b.expect_silence()?;
+    check!(b.mem_at(0, 64) == before, "nothing written in ERR");
+    // A READ gets no response either.
+    b.inject(
+        b.frame(
+            op::RC_RDMA_READ_REQUEST,
+            p,
+            b.reth(0, 64, b.mr.rkey()),
+            &[],
+            true,
+        ),
+        3000,
+    );
+    b.expect_silence()?;
+    check!(b.counter(regs::RX_DROP_QP) == drops + 2, "RX_DROP_QP");
+    Ok(())
+}
+
+fn write_in_sqd(b: &mut Bench) -> Result<(), String> {
+    b.pair
+        .a
+        .qp
+        .modify(crate::verbs::QpAttr::Sqd)
+        .map_err(|e| e.to_string())?;
+    let d = pattern(64, 58);
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &d), 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "data written in SQD");
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 0, 64, rkey, MTU);
+    expect_read_responses(b, p, &d, MTU, 2)?;
+    check!(b.qp_state() == QpState::Sqd, "still SQD");
+    Ok(())
+}
+
+fn write_other_pd(b: &mut Bench) -> Result<(), String> {
+    // An MR with every access, in a PD other than the QP's.
+    let pd = b.pair.a.ctx.alloc_pd();
+    let other = pd
+        .reg_mr(
+            &b.mem,
+            0,
+            4096,
+            AccessFlags::LOCAL_WRITE
+                | AccessFlags::REMOTE_WRITE
+                | AccessFlags::REMOTE_READ
+                | AccessFlags::REMOTE_ATOMIC,
+        )
+        .map_err(|e| e.to_string())?;
+    let e = ExtHeaders {
+        reth: Some(RethRepr {
+            va: other.addr(),
+            rkey: other.rkey(),
+            dma_len: 64,
+        }),
+        ..ExtHeaders::default()
+    };
+    remote_access_nak(b, e, 64)
+}
+
+fn write_imm_rnr_nak(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(96, 59);
+    let p = b.take_psn(1);
+    let mut e = b.reth(1024, 96, b.mr.rkey());
+    e.imm_dt = Some(ImmDtRepr { imm: 0x5151 });
+    let f = b.frame(op::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, p, e, &d, true);
+    let before = b.mem_at(1024, 96);
+    // No receive WQE to complete: RNR NAK with MIN_RNR_TIMER, the PSN not consumed, nothing written.
+    b.inject(f.clone(), 3000);
+    b.expect_ack(0x21, p, None)?;
+    check!(
+        b.mem_at(1024, 96) == before,
+        "nothing written before the retry"
+    );
+    check!(b.counter(regs::TX_RNR_NAKS) == 1, "TX_RNR_NAKS");
+    b.post_recv(16, 0, 16)?;
+    b.inject(f, 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.wr_id, wc.opcode, wc.imm_data, wc.byte_len)
+            == (16, WcOpcode::RecvRdmaWithImm, Some(0x5151), 96),
+        "completion {wc:?}"
+    );
+    check!(b.mem_at(1024, 96) == d, "data written by the retry");
+    Ok(())
+}
+
+// ---- more responder cases: SEND ------------------------------------------------------------------
+
+fn local_at(b: &Bench, off: usize, len: usize) -> Vec<u8> {
+    let mut v = vec![0; len];
+    b.local.read(off, &mut v).unwrap();
+    v
+}
+
+fn send_last_with_immediate(b: &mut Bench) -> Result<(), String> {
+    b.post_recv(17, 0, 8192)?;
+    let d = pattern(MTU + 77, 60);
+    let p = b.take_psn(2);
+    b.inject(
+        b.frame(
+            op::RC_SEND_FIRST,
+            p,
+            ExtHeaders::default(),
+            &d[..MTU],
+            false,
+        ),
+        2000,
+    );
+    b.expect_silence()?;
+    b.inject(
+        b.frame(
+            op::RC_SEND_LAST_WITH_IMMEDIATE,
+            p + 1,
+            imm(0x0102_0304),
+            &d[MTU..],
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p + 1, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.status, wc.wr_id, wc.opcode, wc.imm_data, wc.byte_len)
+            == (
+                WcStatus::Success,
+                17,
+                WcOpcode::Recv,
+                Some(0x0102_0304),
+                d.len() as u32
+            ),
+        "completion {wc:?}"
+    );
+    check!(local_at(b, 0, d.len()) == d, "data differs");
+    Ok(())
+}
+
+fn send_solicited_event(b: &mut Bench) -> Result<(), String> {
+    b.post_recv(18, 0, 4096)?;
+    b.post_recv(19, 4096, 4096)?;
+    // Armed for solicited completions only (ibv_req_notify_cq(cq, 1)).
+    b.pair.a.recv_cq.req_notify(true);
+    let irqs = b.counter(regs::CQ_INTERRUPTS);
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_SEND_ONLY,
+            p,
+            ExtHeaders::default(),
+            &pattern(50, 61),
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.recv_wc()?.wr_id == 18, "first completion");
+    check!(
+        b.counter(regs::CQ_INTERRUPTS) == irqs,
+        "an unsolicited SEND must not raise the solicited event"
+    );
+    check!(b.counter(regs::CQ_ARM) == 2, "still armed");
+    // The same with the BTH SolicitedEvent bit: the event fires and the arm is spent.
+    let p = b.take_psn(1);
+    let f = edited(
+        &b.frame(
+            op::RC_SEND_ONLY,
+            p,
+            ExtHeaders::default(),
+            &pattern(50, 62),
+            true,
+        ),
+        |f| f.bth.solicited = true,
+    );
+    b.inject(f, 3000);
+    b.expect_ack(0x00, p, Some(2))?;
+    check!(b.recv_wc()?.wr_id == 19, "second completion");
+    check!(
+        b.counter(regs::CQ_INTERRUPTS) == irqs + 1,
+        "a solicited SEND raises the event"
+    );
+    check!(b.counter(regs::CQ_ARM) == 0, "the arm is one-shot");
+    Ok(())
+}
+
+fn send_middle_without_first(b: &mut Bench) -> Result<(), String> {
+    b.post_recv(20, 0, 4096)?;
+    let before = local_at(b, 0, MTU);
+    let p = b.take_psn(1);
+    let f = b.frame(
+        op::RC_SEND_MIDDLE,
+        p,
+        ExtHeaders::default(),
+        &pattern(MTU, 63),
+        false,
+    );
+    invalid_request_nak(b, f, p)?;
+    check!(local_at(b, 0, MTU) == before, "nothing lands");
+    Ok(())
+}
+
+fn send_zero_length(b: &mut Bench) -> Result<(), String> {
+    b.local.write(0, &pattern(256, 64)).unwrap();
+    b.post_recv(21, 0, 256)?;
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(op::RC_SEND_ONLY, p, ExtHeaders::default(), &[], true),
+        3000,
+    );
+    b.expect_ack(0x00, p, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.status, wc.wr_id, wc.opcode, wc.byte_len) == (WcStatus::Success, 21, WcOpcode::Recv, 0),
+        "completion {wc:?}"
+    );
+    check!(
+        local_at(b, 0, 256) == pattern(256, 64),
+        "the receive buffer must not change"
+    );
+    Ok(())
+}
+
+fn send_two_receives_in_order(b: &mut Bench) -> Result<(), String> {
+    b.post_recv(22, 0, 512)?;
+    b.post_recv(23, 4096, 512)?;
+    let d = [pattern(300, 65), pattern(200, 66)];
+    let p = b.take_psn(2);
+    for (i, m) in d.iter().enumerate() {
+        b.inject(
+            b.frame(
+                op::RC_SEND_ONLY,
+                p + i as u32,
+                ExtHeaders::default(),
+                m,
+                true,
+            ),
+            3000,
+        );
+        b.expect_ack(0x00, p + i as u32, Some(i as u32 + 1))?;
+    }
+    for (i, m) in d.iter().enumerate() {
+        let wc = b.recv_wc()?;
+        check!(
+            (wc.wr_id, wc.byte_len) == (22 + i as u64, m.len() as u32),
+            "completion {i}: {wc:?}"
+        );
+        check!(
+            local_at(b, 4096 * i, m.len()) == *m,
+            "message {i} in its own buffer"
+        );
+    }
+    check!(b.counter(regs::RQ_CI) == 2, "RQ_CI");
+    Ok(())
+}
+
+fn msn_counts_messages(b: &mut Bench) -> Result<(), String> {
+    // One message of each kind; the MSN counts them all, and only at a message's end.
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &pattern(64, 67)), 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 0, 100, rkey, MTU);
+    let want = b.mem_at(0, 100);
+    expect_read_responses(b, p, &want, MTU, 2)?;
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_FETCH_ADD,
+            p,
+            atomic_eth(b.mr.addr() + 512, rkey, 1, 0),
+            &[],
+            true,
+        ),
+        3000,
+    );
+    let s = b.sent();
+    check!(
+        s.len() == 1 && s[0].bth.opcode == op::RC_ATOMIC_ACKNOWLEDGE && s[0].bth.psn == p,
+        "expected ATOMIC ACKNOWLEDGE, got {}",
+        names(&s)
+    );
+    let a = s[0].ext.aeth.ok_or("no AETH")?;
+    check!(a.msn == 3, "atomic MSN {}", a.msn);
+    b.post_recv(24, 0, 4096)?;
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_SEND_ONLY,
+            p,
+            ExtHeaders::default(),
+            &pattern(20, 68),
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p, Some(4))?;
+    // A FIRST that asks for an ACK: acknowledged, but no message has ended.
+    let d = pattern(MTU + 10, 69);
+    let p = b.take_psn(2);
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_FIRST,
+            p,
+            b.reth(0, d.len(), rkey),
+            &d[..MTU],
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p, Some(4))?;
+    b.inject(
+        b.frame(
+            op::RC_RDMA_WRITE_LAST,
+            p + 1,
+            ExtHeaders::default(),
+            &d[MTU..],
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x00, p + 1, Some(5))?;
+    Ok(())
+}
+
+// ---- more network-layer cases ----------------------------------------------------------------------
+
+/// CRC-32 as Ethernet and the ICRC use it (reflected polynomial 0xEDB88320, initial value and final XOR
+/// all ones), over the concatenation of `parts`.
+fn crc32(parts: &[&[u8]]) -> u32 {
+    let mut c = !0u32;
+    for part in parts {
+        for &byte in *part {
+            c ^= byte as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0xEDB8_8320
+                } else {
+                    c >> 1
+                };
+            }
+        }
+    }
+    !c
+}
+
+/// After raw edits to an untagged IPv4 RoCE frame: the IPv4 header checksum (over its IHL, options
+/// included) and the ICRC (annex A17.3.3: eight bytes of ones, the IP header, UDP header and BTH with the
+/// variant fields as ones, then the rest up to the ICRC), both placed from the frame's own IP lengths.
+fn reseal_raw(f: &mut [u8]) {
+    const IP: usize = 14;
+    let ihl = (f[IP] & 0x0F) as usize * 4;
+    let total = u16::from_be_bytes([f[IP + 2], f[IP + 3]]) as usize;
+    f[IP + 10..IP + 12].fill(0);
+    let sum = rocenic_proto::wire::ipv4::checksum(&f[IP..IP + ihl]);
+    f[IP + 10..IP + 12].copy_from_slice(&sum.to_be_bytes());
+    let end = IP + total;
+    let mut m = f[IP..end - 4].to_vec();
+    for i in [1, 8, 10, 11, ihl + 6, ihl + 7, ihl + 8 + 4] {
+        m[i] = 0xFF; // TOS, TTL, header checksum, UDP checksum, BTH resv8a
+    }
+    let icrc = crc32(&[&[0xFF; 8], &m]);
+    f[end - 4..end].copy_from_slice(&icrc.to_le_bytes());
+}
+
+/// `bad` (a changed copy of a good WRITE ONLY of 64 bytes at offset 0 and PSN `psn`, data `d`) must not be
+/// taken as a RoCE packet for this port: nothing sent, RX_DROP_NOT_ROCE counted, RX_ROCE_PACKETS not,
+/// nothing written. The good frame afterwards executes at the same PSN (the bad one consumed nothing).
+fn not_roce(b: &mut Bench, bad: Vec<u8>, good: Vec<u8>, psn: u32, d: &[u8]) -> Result<(), String> {
+    let before = b.mem_at(0, 64);
+    let (drops, roce) = (
+        b.counter(regs::RX_DROP_NOT_ROCE),
+        b.counter(regs::RX_ROCE_PACKETS),
+    );
+    b.inject(bad, 3000);
+    b.expect_silence()?;
+    check!(
+        b.counter(regs::RX_DROP_NOT_ROCE) == drops + 1,
+        "RX_DROP_NOT_ROCE not counted"
+    );
+    check!(
+        b.counter(regs::RX_ROCE_PACKETS) == roce,
+        "taken as a RoCE packet"
+    );
+    check!(
+        b.counter(regs::RX_ICRC_ERRORS) + b.counter(regs::RX_IP_CHECKSUM_ERRORS) == 0,
+        "the frame's checksums are good: only the rule under test may drop it"
+    );
+    check!(b.mem_at(0, 64) == before, "nothing may be written");
+    b.inject(good, 3000);
+    b.expect_ack(0x00, psn, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "the good frame lands");
+    Ok(())
+}
+
+/// A good WRITE ONLY (64 bytes at offset 0, AckReq) at the peer's next PSN: (frame, PSN, data).
+fn good_write(b: &mut Bench, seed: u8) -> (Vec<u8>, u32, Vec<u8>) {
+    let d = pattern(64, seed);
+    let p = b.take_psn(1);
+    (write64(b, p, &d), p, d)
+}
+
+fn udp_wrong_port_not_roce(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 70);
+    let mut bad = good.clone();
+    let dport = rocenic_proto::wire::ipv4_frame::UDP_DPORT;
+    bad[dport..dport + 2].copy_from_slice(&4792u16.to_be_bytes());
+    reseal_raw(&mut bad);
+    let mut check = good.clone();
+    reseal_raw(&mut check);
+    check!(check == good, "reseal_raw must reproduce a sealed frame");
+    not_roce(b, bad, good, p, &d)
+}
+
+fn ipv4_options_not_roce(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 71);
+    // Four bytes of options (three NOPs, end of list) after the 20-byte header: IHL 6.
+    let mut bad = good[..34].to_vec();
+    bad.extend_from_slice(&[0x01, 0x01, 0x01, 0x00]);
+    bad.extend_from_slice(&good[34..]);
+    bad[14] = 0x46;
+    let total = u16::from_be_bytes([bad[16], bad[17]]) + 4;
+    bad[16..18].copy_from_slice(&total.to_be_bytes());
+    reseal_raw(&mut bad);
+    not_roce(b, bad, good, p, &d)
+}
+
+fn roce_truncated_dropped(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 72);
+    // Cut inside the payload: shorter than its IPv4 total length.
+    let cut = good[..good.len() - 20].to_vec();
+    let before = b.mem_at(0, 64);
+    let drops = b.counter(regs::RX_DROP_NOT_ROCE);
+    b.inject(cut, 3000);
+    b.expect_silence()?;
+    check!(
+        b.counter(regs::RX_DROP_NOT_ROCE) == drops + 1,
+        "truncated frame not counted"
+    );
+    check!(b.mem_at(0, 64) == before, "nothing may be written");
+    // A runt cut inside the BTH (the link pads it to 60 bytes).
+    not_roce(b, good[..50].to_vec(), good, p, &d)
+}
+
+fn eth_other_mac_not_taken(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 73);
+    let mut bad = good.clone();
+    bad[..6].copy_from_slice(&[0x02, 0x52, 0x4F, 0x43, 0x45, 0x07]);
+    not_roce(b, bad, good, p, &d)
+}
+
+fn ipv4_other_address_not_taken(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 74);
+    let bad = edited(&good, |f| {
+        if let IpRepr::V4(ip) = &mut f.ip {
+            ip.dst = [10, 0, 0, 9];
+        }
+    });
+    not_roce(b, bad, good, p, &d)
+}
+
+/// An IEEE 802.1Qbb PFC frame from B (MAC control, EtherType 0x8808, opcode 0x0101) pausing each class
+/// in `classes` for `quanta`.
+fn pfc_frame(classes: u8, quanta: u16) -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
+    f.extend_from_slice(&mac(1));
+    f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, classes]);
+    for c in 0..8 {
+        let t = if classes & (1 << c) != 0 { quanta } else { 0 };
+        f.extend_from_slice(&t.to_be_bytes());
+    }
+    f.resize(60, 0);
+    f
+}
+
+/// An IEEE 802.3 (annex 31B) PAUSE frame from B for `quanta`.
+fn pause_frame(quanta: u16) -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
+    f.extend_from_slice(&mac(1));
+    f.extend_from_slice(&[0x88, 0x08, 0x00, 0x01]);
+    f.extend_from_slice(&quanta.to_be_bytes());
+    f.resize(60, 0);
+    f
+}
+
+/// Core cycles per pause quantum at the reset PFC_QUANTUM_Q4 (128 / 16).
+const CYCLES_PER_QUANTUM: u64 = 8;
+
+/// A posts a 100-byte WRITE while `frame` (just received) holds it for `hold` cycles, if any: nothing
+/// before, the request after; then B's ACK completes it.
+fn held_write(b: &mut Bench, frame: Vec<u8>, hold: u64) -> Result<(), String> {
+    b.inject(frame, 400);
+    let t0 = b.pair.cycles();
+    post_write(b, 100)?;
+    let p = b.a_psn;
+    if hold > 0 {
+        let until = t0 + hold - 1500;
+        b.run(until.saturating_sub(b.pair.cycles()));
+        b.expect_silence()?;
+        b.run(3000);
+    } else {
+        b.run(3000);
+    }
+    let s = expect_requests(b, &[p])?;
+    check!(
+        s[0].bth.opcode == op::RC_RDMA_WRITE_ONLY,
+        "{} instead of WRITE ONLY",
+        s[0].opcode_name()
+    );
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
+        500,
+    );
+    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
+    Ok(())
+}
+
+fn pfc_pause_holds_priority(b: &mut Bench) -> Result<(), String> {
+    let prio = b.counter(regs::PFC_PRIORITY);
+    check!(prio == 3, "RoCE priority {prio}");
+    // 1000 quanta: 8,000 cycles.
+    held_write(b, pfc_frame(1 << prio, 1000), 1000 * CYCLES_PER_QUANTUM)?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
+    let d = b.counter(regs::RX_PAUSE_DURATION) as u64;
+    check!(
+        (1000 * CYCLES_PER_QUANTUM - 16..=1000 * CYCLES_PER_QUANTUM + 16).contains(&d),
+        "paused {d} cycles, expected 1000 quanta"
+    );
+    Ok(())
+}
+
+fn pfc_xon_resumes(b: &mut Bench) -> Result<(), String> {
+    b.inject(pfc_frame(1 << 3, 0xFFFF), 400);
+    post_write(b, 100)?;
+    let p = b.a_psn;
+    b.run(4000);
+    b.expect_silence()?;
+    // XON: time 0 for the priority.
+    b.inject(pfc_frame(1 << 3, 0), 1500);
+    expect_requests(b, &[p])?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 2, "RX_PAUSE_FRAMES");
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
+        500,
+    );
+    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
+    Ok(())
+}
+
+fn pfc_other_priority_ignored(b: &mut Bench) -> Result<(), String> {
+    // Every class but 3, each for the longest time.
+    held_write(b, pfc_frame(!(1 << 3), 0xFFFF), 0)?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 0, "RX_PAUSE_FRAMES");
+    check!(b.counter(regs::RX_PAUSE_DURATION) == 0, "RX_PAUSE_DURATION");
+    Ok(())
+}
+
+fn pause_802_3x_holds(b: &mut Bench) -> Result<(), String> {
+    // 500 quanta: 4,000 cycles.
+    held_write(b, pause_frame(500), 500 * CYCLES_PER_QUANTUM)?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
+    Ok(())
+}
+
 // ---- requester cases: A requests, B answers ---------------------------------------------------------
 
 fn post_write(b: &Bench, len: usize) -> Result<(), String> {
@@ -1309,6 +2511,277 @@ fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+fn requester_send_segments(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(2 * MTU + 10, 80);
+    b.local.write(0, &d).unwrap();
+    b.post_send(&WorkRequest {
+        wr_id: 42,
+        op: SendOp::Send,
+        sge: Sge {
+            addr: b.local_mr.addr(),
+            length: d.len() as u32,
+            lkey: b.local_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED | SendFlags::SOLICITED,
+    })?;
+    b.run(8000);
+    let p = b.a_psn;
+    let s = expect_requests(b, &[p, p + 1, p + 2])?;
+    let opcodes = [op::RC_SEND_FIRST, op::RC_SEND_MIDDLE, op::RC_SEND_LAST];
+    for (i, f) in s.iter().enumerate() {
+        check!(
+            f.bth.opcode == opcodes[i],
+            "packet {i}: {} instead of {}",
+            f.opcode_name(),
+            op::name(opcodes[i])
+        );
+        check!(
+            f.bth.dest_qp == QPN,
+            "packet {i}: to QP {:#x}",
+            f.bth.dest_qp
+        );
+        let last = i == 2;
+        check!(
+            f.bth.solicited == last && f.bth.ack_req == last,
+            "packet {i}: SE {} AckReq {} (both only on the last packet)",
+            f.bth.solicited,
+            f.bth.ack_req
+        );
+        check!(
+            f.ext.reth.is_none() && f.ext.imm_dt.is_none(),
+            "packet {i}: a SEND carries no RETH or ImmDt"
+        );
+        let chunk = &d[i * MTU..((i + 1) * MTU).min(d.len())];
+        check!(f.payload == chunk, "packet {i}: payload differs");
+    }
+    b.ack_and_complete(p + 2, 1, 42, WcOpcode::Send)?;
+    Ok(())
+}
+
+fn requester_write_with_imm(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(MTU + 100, 81);
+    b.local.write(0, &d).unwrap();
+    b.post_send(&WorkRequest {
+        wr_id: 43,
+        op: SendOp::RdmaWriteWithImm {
+            remote_addr: 0x2000,
+            rkey: 0x77,
+            imm: 0x0BAD_CAFE,
+        },
+        sge: Sge {
+            addr: b.local_mr.addr(),
+            length: d.len() as u32,
+            lkey: b.local_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    })?;
+    b.run(6000);
+    let p = b.a_psn;
+    let s = expect_requests(b, &[p, p + 1])?;
+    check!(
+        s[0].bth.opcode == op::RC_RDMA_WRITE_FIRST
+            && s[1].bth.opcode == op::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+        "opcodes {}",
+        names(&s)
+    );
+    let r = s[0].ext.reth.ok_or("no RETH on FIRST")?;
+    check!(
+        (r.va, r.rkey, r.dma_len) == (0x2000, 0x77, d.len() as u32),
+        "RETH {r:?}"
+    );
+    check!(s[0].ext.imm_dt.is_none(), "ImmDt only on the last packet");
+    check!(s[1].ext.reth.is_none(), "RETH only on the first packet");
+    check!(
+        s[1].ext.imm_dt.map(|i| i.imm) == Some(0x0BAD_CAFE),
+        "ImmDt {:?}",
+        s[1].ext.imm_dt
+    );
+    check!(
+        s[0].payload == d[..MTU] && s[1].payload == d[MTU..],
+        "payloads differ"
+    );
+    b.ack_and_complete(p + 1, 1, 43, WcOpcode::RdmaWrite)?;
+    Ok(())
+}
+
+fn requester_atomic_fetch_add(b: &mut Bench) -> Result<(), String> {
+    b.local.write(0, &[0xEE; 16]).unwrap();
+    b.post_send(&WorkRequest {
+        wr_id: 44,
+        op: SendOp::AtomicFetchAdd {
+            remote_addr: 0x4008,
+            rkey: 0x66,
+            add: 0x10,
+        },
+        sge: Sge {
+            addr: b.local_mr.addr(),
+            length: 8,
+            lkey: b.local_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    })?;
+    b.run(3000);
+    let p = b.a_psn;
+    let s = expect_requests(b, &[p])?;
+    check!(
+        s[0].bth.opcode == op::RC_FETCH_ADD && s[0].bth.ack_req,
+        "{} (AckReq {})",
+        s[0].opcode_name(),
+        s[0].bth.ack_req
+    );
+    let a = s[0].ext.atomic_eth.ok_or("no AtomicETH")?;
+    check!(
+        (a.va, a.rkey, a.swap_add) == (0x4008, 0x66, 0x10),
+        "AtomicETH {a:?}"
+    );
+    // An ACK covering its PSN does not complete it: only the ATOMIC ACKNOWLEDGE does.
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
+        500,
+    );
+    check!(
+        b.pair.wait_for(&b.pair.a.send_cq, 1000).is_none(),
+        "an ACK must not complete an atomic"
+    );
+    let orig = 0x1122_3344_5566_7788u64;
+    let e = ExtHeaders {
+        aeth: Some(AethRepr {
+            syndrome: 0x1F,
+            msn: 1,
+        }),
+        atomic_ack_eth: Some(AtomicAckEthRepr { orig_data: orig }),
+        ..ExtHeaders::default()
+    };
+    b.inject(b.frame(op::RC_ATOMIC_ACKNOWLEDGE, p, e, &[], false), 2000);
+    let wc = b.send_wc(10_000)?;
+    check!(
+        (wc.status, wc.wr_id, wc.opcode) == (WcStatus::Success, 44, WcOpcode::FetchAdd),
+        "completion {wc:?}"
+    );
+    let got = local_at(b, 0, 16);
+    check!(
+        got[..8] == orig.to_le_bytes() && got[8..] == [0xEE; 8],
+        "the original value lands in the local 8 bytes only: {got:02x?}"
+    );
+    Ok(())
+}
+
+/// `first` and then `second` reach A back to back (both in its receive buffer before it decodes the
+/// first); A's frames in the next 8,000 cycles must be exactly `want` (opcode, PSN), in that order.
+fn back_to_back(
+    b: &Bench,
+    first: Vec<u8>,
+    second: Vec<u8>,
+    want: &[(u8, u32)],
+) -> Result<Vec<Frame>, String> {
+    {
+        let mut f = b.pair.fabric.lock().unwrap();
+        f.inject_frame(1, first);
+        f.inject_frame(1, second);
+        f.run(8000);
+    }
+    let s = b.sent();
+    let got: Vec<(u8, u32)> = s.iter().map(|f| (f.bth.opcode, f.bth.psn)).collect();
+    let want: Vec<(u8, u32)> = want.iter().map(|&(o, p)| (o, p & 0xFF_FFFF)).collect();
+    check!(got == want, "A sent {}", names(&s));
+    Ok(s)
+}
+
+fn read_responses_before_later_ack(b: &mut Bench) -> Result<(), String> {
+    // A READ of three MTUs and right behind it a WRITE with AckReq: the READ's responses first, then the
+    // WRITE's ACK. The ACK first would tell the requester the READ's responses were lost.
+    let rkey = b.mr.rkey();
+    let p = b.take_psn(3);
+    let q = b.take_psn(1);
+    let d = pattern(64, 90);
+    let read = b.frame(
+        op::RC_RDMA_READ_REQUEST,
+        p,
+        b.reth(4096, 3 * MTU, rkey),
+        &[],
+        true,
+    );
+    let s = back_to_back(
+        b,
+        read,
+        write64(b, q, &d),
+        &[
+            (op::RC_RDMA_READ_RESPONSE_FIRST, p),
+            (op::RC_RDMA_READ_RESPONSE_MIDDLE, p + 1),
+            (op::RC_RDMA_READ_RESPONSE_LAST, p + 2),
+            (op::RC_ACKNOWLEDGE, q),
+        ],
+    )?;
+    let want = b.mem_at(4096, 3 * MTU);
+    let data: Vec<u8> = s[..3].iter().flat_map(|f| f.payload.clone()).collect();
+    check!(data == want, "READ data differs");
+    let msns: Vec<Option<u32>> = s.iter().map(|f| f.ext.aeth.map(|a| a.msn)).collect();
+    check!(
+        msns == [Some(1), None, Some(1), Some(2)],
+        "AETH MSNs {msns:?}"
+    );
+    check!(b.mem_at(0, 64) == d, "the WRITE lands");
+    Ok(())
+}
+
+fn atomic_ack_before_later_ack(b: &mut Bench) -> Result<(), String> {
+    // A FETCH_ADD and right behind it a WRITE with AckReq arrive while A's transmit engine is busy with
+    // its own 8-packet WRITE: when it next picks a frame, the atomic's result and the WRITE's ACK are both
+    // waiting. The ATOMIC ACKNOWLEDGE must go first (A's own requests may go anywhere between).
+    post_write(b, 8 * MTU)?;
+    b.run(300);
+    let old = word(b, 64);
+    let p = b.take_psn(1);
+    let q = b.take_psn(1);
+    let d = pattern(64, 91);
+    let fa = b.frame(
+        op::RC_FETCH_ADD,
+        p,
+        atomic_eth(b.mr.addr() + 64, b.mr.rkey(), 9, 0),
+        &[],
+        true,
+    );
+    {
+        let mut f = b.pair.fabric.lock().unwrap();
+        f.inject_frame(1, fa);
+        f.inject_frame(1, write64(b, q, &d));
+        f.run(8000);
+    }
+    let s = b.sent();
+    let (resp, reqs): (Vec<&Frame>, Vec<&Frame>) = s.iter().partition(|f| {
+        f.bth.opcode == op::RC_ACKNOWLEDGE || f.bth.opcode == op::RC_ATOMIC_ACKNOWLEDGE
+    });
+    let got: Vec<(u8, u32)> = resp.iter().map(|f| (f.bth.opcode, f.bth.psn)).collect();
+    check!(
+        got == [(op::RC_ATOMIC_ACKNOWLEDGE, p), (op::RC_ACKNOWLEDGE, q)],
+        "A sent {}",
+        names(&s)
+    );
+    let a = b.a_psn;
+    let psns: Vec<u32> = reqs.iter().map(|f| f.bth.psn).collect();
+    let want: Vec<u32> = (0..8).map(|i| (a + i) & 0xFF_FFFF).collect();
+    check!(psns == want, "A's own WRITE: PSNs {psns:x?}");
+    let orig = resp[0]
+        .ext
+        .atomic_ack_eth
+        .ok_or("no AtomicAckETH")?
+        .orig_data;
+    check!(orig == old, "original {orig:#x}, memory had {old:#x}");
+    let msns: Vec<Option<u32>> = resp.iter().map(|f| f.ext.aeth.map(|a| a.msn)).collect();
+    check!(msns == [Some(1), Some(2)], "AETH MSNs {msns:?}");
+    check!(word(b, 64) == old.wrapping_add(9), "the add executed");
+    check!(b.mem_at(0, 64) == d, "the WRITE lands");
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, a + 7, aeth(0x1F, 1), &[], false),
+        500,
+    );
+    check!(
+        b.send_wc(10_000)?.status == WcStatus::Success,
+        "A's WRITE completes"
+    );
+    Ok(())
+}
+
 /// Every case, in the order they run.
 pub const CASES: &[Case] = &[
     Case { name: "rc_write_only_ack", rule: "9.7.5.1: a WRITE ONLY with AckReq executes and is ACKed with its PSN and MSN", run: write_only_ack },
@@ -1323,24 +2796,63 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_write_middle_without_first", rule: "9.7.5.1.3: an out-of-order opcode sequence is an invalid request NAK", run: write_middle_without_first },
     Case { name: "rc_write_length_mismatch", rule: "9.7.5.1.4: payload and RETH length disagree: invalid request NAK", run: write_length_mismatch },
     Case { name: "rc_write_first_shorter_than_mtu", rule: "C9-92: FIRST and MIDDLE carry exactly one path MTU", run: write_first_shorter_than_mtu },
+    Case { name: "rc_write_first_without_last", rule: "9.7.5.1.3: a new WRITE FIRST while a WRITE waits for its LAST is an invalid opcode sequence: invalid request NAK, QP to ERR, nothing lands", run: write_first_without_last },
+    Case { name: "rc_write_each_path_mtu", rule: "9.7.5.1.4, C9-92: at every path MTU 256..4096 a WRITE ONLY of exactly one MTU and a FIRST + LAST of one byte more land; ONLY one byte over the MTU is an invalid request", run: write_each_path_mtu },
+    Case { name: "rc_write_last_with_immediate", rule: "9.4.4: FIRST, MIDDLE, LAST WITH IMMEDIATE: data at the RETH address, one receive WQE consumed, RECV_RDMA_WITH_IMM with the ImmDt and the message length", run: write_last_with_immediate },
+    Case { name: "rc_write_imm_rnr_nak", rule: "9.7.5.1.6: a WRITE with immediate and no receive WQE gets an RNR NAK, writes nothing, PSN not consumed; the retry lands and completes", run: write_imm_rnr_nak },
+    Case { name: "rc_write_psn_wrap", rule: "9.7.5.1.1, 9.7.5.1.2: PSNs are modulo 2^24: a WRITE across 0xFFFFFF -> 0 lands and is ACKed at PSN 1; 0xFFFFFF after the wrap is a duplicate", run: write_psn_wrap },
+    Case { name: "rc_write_duplicate_older_psn", rule: "9.7.5.1.2, 9.7.6: a duplicate of an older PSN in the window is not executed; the re-ACK carries the newest PSN executed (covering it), the expected PSN unchanged", run: write_duplicate_older_psn },
+    Case { name: "rc_write_ackreq_clear_coalesced", rule: "9.7.5.1, 9.7.6: requests without AckReq execute without an ACK; one ACK for the packet that asks covers them (MSN counts all)", run: write_ackreq_clear_coalesced },
+    Case { name: "rc_write_other_pd", rule: "C9-88: an R_Key of an MR in another protection domain than the QP's is a remote access error", run: write_other_pd },
+    Case { name: "rc_write_in_rtr", rule: "10.3.1: a QP in RTR receives: the WRITE lands and is ACKed", run: write_in_rtr },
+    Case { name: "rc_write_in_sqd", rule: "10.3.1: a QP in SQD goes on responding: WRITE ACKed, READ answered", run: write_in_sqd },
+    Case { name: "rc_write_in_init_dropped", rule: "10.3.1: a QP in INIT does not receive: the packet is dropped silently and counted, its PSN not consumed", run: write_in_init_dropped },
+    Case { name: "rc_write_in_err_dropped", rule: "10.3.1: a QP in ERR answers nothing: WRITE and READ dropped and counted, no memory touched", run: write_in_err_dropped },
+    Case { name: "rc_msn_counts_messages", rule: "9.7.5.1: the AETH MSN counts every completed message (WRITE, READ, atomic, SEND) and moves only at a message's end", run: msn_counts_messages },
     Case { name: "rc_send_only_to_receive", rule: "9.7.5: a SEND ONLY fills the next receive WQE, ACK, RECV completion", run: send_only_to_receive },
     Case { name: "rc_send_first_middle_last", rule: "9.7.5: a multi-packet SEND continues the receive buffer; byte_len is the message", run: send_first_middle_last },
     Case { name: "rc_send_rnr_nak_retry", rule: "9.7.5.1.6: no receive WQE: RNR NAK with MIN_RNR_TIMER, PSN not consumed; the retry lands", run: send_rnr_nak_then_retry },
     Case { name: "rc_send_longer_than_receive", rule: "9.7.5.1.4: a SEND longer than the receive buffer is an invalid request", run: send_longer_than_receive },
     Case { name: "rc_send_only_with_immediate", rule: "9.4.4: the ImmDt reaches the receive completion", run: send_only_with_immediate },
     Case { name: "rc_write_only_with_immediate", rule: "9.4.4: WRITE with immediate consumes a receive WQE, RECV_RDMA_WITH_IMM", run: write_only_with_immediate },
+    Case { name: "rc_send_last_with_immediate", rule: "9.4.4: SEND FIRST + LAST WITH IMMEDIATE: one receive WQE, the ImmDt and the message length in the completion", run: send_last_with_immediate },
+    Case { name: "rc_send_solicited_event", rule: "9.2.3, 11.4.2.2: the BTH SE bit of a SEND raises the event of a CQ armed for solicited completions; an unsolicited SEND does not", run: send_solicited_event },
+    Case { name: "rc_send_middle_without_first", rule: "9.7.5.1.3: a SEND MIDDLE outside a SEND is an invalid request NAK, QP to ERR, nothing lands", run: send_middle_without_first },
+    Case { name: "rc_send_zero_length", rule: "9.7.5: a zero-length SEND consumes a receive WQE and completes with byte_len 0, the buffer untouched", run: send_zero_length },
+    Case { name: "rc_send_two_receives_in_order", rule: "9.7.5, 10.8.3: each SEND takes the next receive WQE in posting order; completions in order", run: send_two_receives_in_order },
     Case { name: "rc_read_only_response", rule: "9.7.5.1.5: a READ within one MTU gets READ RESPONSE ONLY with AETH", run: read_only_response },
     Case { name: "rc_read_first_middle_last", rule: "9.7.5.1.5: READ responses FIRST/MIDDLE/LAST, AETH on FIRST and LAST, PSNs per response", run: read_first_middle_last },
     Case { name: "rc_read_duplicate_reexecute", rule: "9.7.5.1.2: a duplicate READ is executed again", run: read_duplicate_reexecute },
     Case { name: "rc_read_without_remote_read", rule: "C9-88: an MR without REMOTE_READ refuses a READ", run: read_without_remote_read },
+    Case { name: "rc_read_rkey_violation", rule: "9.7.5.1.7, C9-88: a READ with a bad R_Key gets a remote access error NAK and no response, QP to ERR", run: read_rkey_violation },
+    Case { name: "rc_read_out_of_bounds", rule: "C9-88: a READ running past the MR's end is a remote access error", run: read_out_of_bounds },
+    Case { name: "rc_read_zero_length", rule: "9.7.5.1.5, C9-88: a zero-length READ is not checked against an MR; one READ RESPONSE ONLY without payload, one PSN", run: read_zero_length },
+    Case { name: "rc_read_mtu_boundaries", rule: "9.7.5.1.5: at every path MTU 256..4096 a READ of exactly one MTU gets ONLY, one byte more FIRST (a full MTU) + LAST (one byte)", run: read_mtu_boundaries },
+    Case { name: "rc_read_psn_seq_err_nak", rule: "9.7.5.1.1: a READ with a PSN ahead gets a sequence error NAK with the expected PSN and no response", run: read_psn_seq_err_nak },
+    Case { name: "rc_read_responses_before_later_ack", rule: "9.7.5.1.5, 9.7.6: responses leave in PSN order: the ACK of a WRITE received right after a READ follows all the READ's responses (sent first it would be an implied NAK of the READ)", run: read_responses_before_later_ack },
+    Case { name: "rc_read_duplicate_partial", rule: "9.7.5.1.2: a duplicate READ for the tail of an earlier READ (later PSN, VA and length moved on) gets only those responses; the expected PSN does not move", run: read_duplicate_partial },
     Case { name: "rc_atomic_fetch_add", rule: "9.4.5: FETCH_ADD returns the original value and adds", run: atomic_fetch_add },
     Case { name: "rc_atomic_compare_swap", rule: "9.4.5: COMPARE_SWAP swaps only on a match, returns the original either way", run: atomic_compare_swap_hit_and_miss },
     Case { name: "rc_atomic_replay", rule: "9.4.5: a duplicate atomic gets the saved result and is not executed twice", run: atomic_replay },
     Case { name: "rc_atomic_misaligned", rule: "9.4.5: a misaligned atomic is an invalid request", run: atomic_misaligned },
+    Case { name: "rc_atomic_without_remote_atomic", rule: "C9-88: an MR with remote WRITE and READ but not REMOTE_ATOMIC refuses an atomic (remote access error), though it takes a WRITE", run: atomic_without_remote_atomic },
+    Case { name: "rc_atomic_out_of_bounds", rule: "C9-88: an atomic on the MR's last word executes; on the word past its end it is a remote access error", run: atomic_out_of_bounds },
+    Case { name: "rc_atomic_rkey_violation", rule: "9.7.5.1.7, C9-88: an atomic with a bad R_Key gets a remote access error NAK, the word unchanged", run: atomic_rkey_violation },
+    Case { name: "rc_atomic_fetch_add_wraps", rule: "9.4.5: FETCH_ADD adds modulo 2^64 and writes only its 8 bytes", run: atomic_fetch_add_wraps },
+    Case { name: "rc_atomic_ack_before_later_ack", rule: "9.4.5, 9.7.6: responses leave in PSN order: the ATOMIC ACKNOWLEDGE goes before the ACK of a WRITE received right after the atomic, also when both wait behind the NIC's own requests", run: atomic_ack_before_later_ack },
     Case { name: "rc_wrong_qpn_dropped", rule: "9.6: a packet for an unknown QP is dropped silently and counted", run: wrong_qpn_dropped },
     Case { name: "rc_uc_opcode_dropped", rule: "9.6: an opcode of another transport on an RC QP is dropped and counted", run: ud_opcode_on_rc_dropped },
     Case { name: "icrc_error_dropped", rule: "annex A17: a bad ICRC drops the packet silently (no NAK), counted", run: bad_icrc_dropped },
     Case { name: "ipv4_checksum_error_dropped", rule: "RFC 791: a bad IPv4 header checksum drops the packet, counted", run: bad_ip_checksum_dropped },
+    Case { name: "udp_wrong_port_not_roce", rule: "annex A17.2: RoCEv2 is UDP destination port 4791; a BTH to another port is not taken, counted", run: udp_wrong_port_not_roce },
+    Case { name: "ipv4_options_not_roce", rule: "RFC 791: an IPv4 header with options (IHL 6) is not parsed by this generation: the packet is dropped whole and counted, never decoded at a shifted offset", run: ipv4_options_not_roce },
+    Case { name: "roce_truncated_dropped", rule: "RFC 791, annex A17: a frame shorter than its IPv4 total length (cut in the payload, or a runt cut in the BTH) is dropped and counted", run: roce_truncated_dropped },
+    Case { name: "eth_other_mac_not_taken", rule: "IEEE 802.3: a frame for another unicast MAC address is not taken, counted", run: eth_other_mac_not_taken },
+    Case { name: "ipv4_other_address_not_taken", rule: "RFC 1122 3.2.1.3: a datagram for another IPv4 address is not taken, counted", run: ipv4_other_address_not_taken },
+    Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
+    Case { name: "pfc_xon_resumes", rule: "IEEE 802.1Qbb: a PFC time of 0 (XON) for the priority resumes transmission at once", run: pfc_xon_resumes },
+    Case { name: "pfc_other_priority_ignored", rule: "IEEE 802.1Qbb: a PFC frame whose class-enable vector leaves the RoCE priority out pauses nothing", run: pfc_other_priority_ignored },
+    Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
     Case { name: "cnp_received_counted", rule: "annex A17.9: a CNP for our QP reaches the reaction point (counted), answers nothing", run: cnp_received_counted },
     Case { name: "arp_request_answered", rule: "RFC 826: an ARP request for the port's address is answered by the NIC", run: arp_request_answered },
@@ -1352,6 +2864,9 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_requester_rem_inv_req", rule: "9.7.6: NAK 0x61 completes REM_INV_REQ_ERR", run: requester_rem_inv_req },
     Case { name: "rc_requester_rem_op_err", rule: "9.7.6: NAK 0x63 completes REM_OP_ERR", run: requester_rem_op_err },
     Case { name: "rc_requester_read", rule: "9.7.6: a READ completes only with its responses (an ACK does not), data lands in order", run: requester_read_lands_responses },
+    Case { name: "rc_requester_send_segments", rule: "9.2, 9.7: a SEND is cut at the path MTU into FIRST/MIDDLE/LAST; AckReq and the solicited event bit only on the last", run: requester_send_segments },
+    Case { name: "rc_requester_write_with_imm", rule: "9.4.4: WRITE with immediate: RETH (VA, R_Key, whole length) on FIRST only, ImmDt on WRITE LAST WITH IMMEDIATE", run: requester_write_with_imm },
+    Case { name: "rc_requester_atomic_fetch_add", rule: "9.4.5, 9.7.6: FETCH_ADD carries its AtomicETH; an ACK does not complete it, the ATOMIC ACKNOWLEDGE does and its original value lands in the local 8 bytes", run: requester_atomic_fetch_add },
 ];
 
 /// Runs one case on a fresh pair; its frames go to `out_dir/<name>.pcap`.

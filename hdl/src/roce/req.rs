@@ -6,7 +6,8 @@
 //! host memory behind it (each output word joins the previous and the current DMA word with a fixed byte
 //! shift), zero-pad to 4 bytes and append the ICRC (§7.8, RoCEv2 annex A17) computed on the outgoing words.
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
-//! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else.
+//! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
+//! except the responses of an earlier READ or atomic (responses leave in PSN order).
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
 use rocenic_proto::aeth::RNR_TIMER_US;
@@ -271,6 +272,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     plen: Signal<Local, Bits<16>>,
     rr_up: Signal<Local, Bits<32>>,
     rr_npk: Signal<Local, Bits<32>>,
+    /// PSN of the responder's next READ response or ATOMIC ACKNOWLEDGE (of the job in progress or waiting),
+    /// its distance past the ACK/NAK to send, and whether that ACK/NAK must wait behind the job.
+    rr_next_psn: Signal<Local, Bits<24>>,
+    ack_gap: Signal<Local, Bits<24>>,
+    ack_hold: Signal<Local, bool>,
     off_r: Signal<Local, Bits<32>>,
     rem_r: Signal<Local, Bits<32>>,
     plen_r: Signal<Local, Bits<16>>,
@@ -569,6 +575,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             plen: Default::default(),
             rr_up: Default::default(),
             rr_npk: Default::default(),
+            rr_next_psn: Default::default(),
+            ack_gap: Default::default(),
+            ack_hold: Default::default(),
             off_r: Default::default(),
             rem_r: Default::default(),
             plen_r: Default::default(),
@@ -864,6 +873,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.rr_len.val() == 0 {
             self.rr_npk.next = 1.into();
         }
+        // Responses leave in PSN order (§9.7.5.1.5): an ACK/NAK whose PSN is not before the next response of
+        // a READ or atomic job (in progress, or accepted and waiting) goes after that job's responses. Sent
+        // first it would tell the requester that the READ's remaining responses were lost (an implied NAK).
+        self.rr_next_psn.next = self.rr_psn.val();
+        if self.rr_active.q.val() {
+            self.rr_next_psn.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
+        }
+        self.ack_gap.next = self.rr_next_psn.val() - self.ack_psn.val();
+        self.ack_hold.next = (self.rr_active.q.val() || self.rr_valid.val())
+            && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
         self.off_r.next = bit_cast::<32, 24>(self.rr_idx.q.val()) << self.pmtu.val();
         self.rem_r.next = self.rr_len_q.q.val() - self.off_r.val();
         self.plen_r.next = bit_cast::<16, 32>(self.rem_r.val());
@@ -1022,6 +1041,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.state.d.next = TxState::PfDrain;
                     }
                 } else if self.ack_valid.val()
+                    && !self.ack_hold.val()
                     && self.enable.val()
                     && ((self.qp_state.val() == 2)
                         || self.sq_on.val()
