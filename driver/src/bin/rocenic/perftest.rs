@@ -630,23 +630,19 @@ pub fn run(o: Opts) -> Result<(), String> {
     }
 
     // The client: up to tx_depth requests in flight, every one signalled.
-    let start = Instant::now();
-    let start_cycles = fabric.lock().unwrap().cycles();
-    let steps_per_wrap = (cycle_buffer as u64 / inc).max(1);
+    let mut meter = BwMeter::start(&fabric);
     let (mut posted, mut done) = (0u64, 0u64);
-    let mut remote_off = 0u64;
-    let mut peak = 0f64;
-    let mut last = Instant::now();
     let mut wakeups = 0u64;
     while done < o.iters {
         while posted < o.iters && (posted - done) < depth as u64 - 1 {
+            let off = step_offset(posted, o.size, inc, cycle_buffer);
             let op = match o.verb {
                 Verb::Write => SendOp::RdmaWrite {
-                    remote_addr: peer.vaddr + remote_off,
+                    remote_addr: peer.vaddr + off,
                     rkey: peer.rkey,
                 },
                 Verb::Read => SendOp::RdmaRead {
-                    remote_addr: peer.vaddr + remote_off,
+                    remote_addr: peer.vaddr + off,
                     rkey: peer.rkey,
                 },
                 Verb::Send | Verb::WriteLat => unreachable!("send-bw and write-lat return above"),
@@ -659,7 +655,7 @@ pub fn run(o: Opts) -> Result<(), String> {
                     wr_id: posted,
                     op,
                     sge: Sge {
-                        addr: mr.addr() + remote_off,
+                        addr: mr.addr() + off,
                         length: o.size as u32,
                         lkey: mr.lkey(),
                     },
@@ -668,14 +664,6 @@ pub fn run(o: Opts) -> Result<(), String> {
             }
             .map_err(e)?;
             posted += 1;
-            // perftest steps the remote address only when two messages fit in the cycle buffer.
-            if o.size as u64 <= cycle_buffer as u64 / 2 {
-                remote_off = if posted % steps_per_wrap == 0 {
-                    0
-                } else {
-                    remote_off + inc
-                };
-            }
         }
         let wc = pump.next_completion(
             &cq,
@@ -683,44 +671,11 @@ pub fn run(o: Opts) -> Result<(), String> {
             &mut wakeups,
             &format!("running ({done} of {} completed)", o.iters),
         )?;
-        if wc.status != WcStatus::Success {
-            return Err(format!(
-                "Completion with error at client: status {:?} ({}), wr_id {}, vendor_err {:#x}",
-                wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
-            ));
-        }
+        check_completion(&wc, true)?;
         done += 1;
-        let now = Instant::now();
-        let dt = now.duration_since(last).as_secs_f64();
-        if dt > 0.0 {
-            peak = peak.max(o.size as f64 / dt);
-        }
-        last = now;
+        meter.completed(o.size);
     }
-    let secs = start.elapsed().as_secs_f64();
-    let cycles = fabric.lock().unwrap().cycles() - start_cycles;
-    let bytes = o.size as f64 * o.iters as f64;
-    let unit = if o.gbits { 125e6 } else { (1u64 << 20) as f64 };
-    let mine = Report {
-        size: o.size as u64,
-        iters: o.iters,
-        bw_peak: peak / unit,
-        bw_avg: bytes / secs / unit,
-        msg_rate: o.iters as f64 / secs / 1e6,
-    };
-    println!("{}", mine.row());
-    println!("{RESULT_LINE}");
-    let mhz = fabric.lock().unwrap().width().clock_mhz();
-    let sim_us = cycles as f64 / mhz;
-    println!(
-        " rocenic: the table is wall-clock time of the simulation; on the simulated wire the {} messages \
-         took {cycles} cycles = {sim_us:.1} us at {mhz} MHz = {:.2} Gb/s",
-        o.iters,
-        bytes * 8.0 / (sim_us * 1e3)
-    );
-    if o.events {
-        println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
-    }
+    let mine = meter.finish(&o, &fabric, wakeups);
     x.hand_shake(&me, "telling the server we are done")?;
     x.report(&mine)?;
     x.hand_shake(&me, "closing")?;
@@ -833,13 +788,7 @@ fn run_write_lat(
                 &mut wakeups,
                 &format!("write {} completing", ccnt + 1),
             )?;
-            if wc.status != WcStatus::Success {
-                let side = if client { "client" } else { "server" };
-                return Err(format!(
-                    "Completion with error at {side}: status {:?} ({}), wr_id {}, vendor_err {:#x}",
-                    wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
-                ));
-            }
+            check_completion(&wc, client)?;
             ccnt += 1;
         }
     }
@@ -863,6 +812,85 @@ fn run_write_lat(
         println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
     }
     Ok(())
+}
+
+/// perftest's error line for a completion that did not succeed.
+fn check_completion(wc: &rocenic_driver::WorkCompletion, client: bool) -> Result<(), String> {
+    if wc.status == WcStatus::Success {
+        return Ok(());
+    }
+    let side = if client { "client" } else { "server" };
+    Err(format!(
+        "Completion with error at {side}: status {:?} ({}), wr_id {}, vendor_err {:#x}",
+        wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
+    ))
+}
+
+/// A bandwidth measurement as perftest reports it: wall-clock peak (per completion) and average, plus the
+/// simulated cycles the same messages took.
+struct BwMeter {
+    start: Instant,
+    start_cycles: u64,
+    last: Instant,
+    peak: f64,
+}
+
+impl BwMeter {
+    fn start(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> BwMeter {
+        let now = Instant::now();
+        BwMeter {
+            start: now,
+            start_cycles: fabric.lock().unwrap().cycles(),
+            last: now,
+            peak: 0.0,
+        }
+    }
+
+    /// One message of `size` bytes completed.
+    fn completed(&mut self, size: usize) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f64();
+        if dt > 0.0 {
+            self.peak = self.peak.max(size as f64 / dt);
+        }
+        self.last = now;
+    }
+
+    /// Prints the result row and the simulated time; returns the row's numbers for the report exchange.
+    fn finish(
+        &self,
+        o: &Opts,
+        fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>,
+        wakeups: u64,
+    ) -> Report {
+        let secs = self.start.elapsed().as_secs_f64();
+        let cycles = fabric.lock().unwrap().cycles() - self.start_cycles;
+        let bytes = o.size as f64 * o.iters as f64;
+        let unit = if o.gbits { 125e6 } else { (1u64 << 20) as f64 };
+        let mine = Report {
+            size: o.size as u64,
+            iters: o.iters,
+            bw_peak: self.peak / unit,
+            bw_avg: bytes / secs / unit,
+            msg_rate: o.iters as f64 / secs / 1e6,
+        };
+        println!("{}", mine.row());
+        println!("{RESULT_LINE}");
+        let mhz = fabric.lock().unwrap().width().clock_mhz();
+        let sim_us = cycles as f64 / mhz;
+        println!(
+            " rocenic: the table is wall-clock time of the simulation; on the simulated wire the {} messages \
+             took {cycles} cycles = {sim_us:.1} us at {mhz} MHz = {:.2} Gb/s",
+            o.iters,
+            bytes * 8.0 / (sim_us * 1e3)
+        );
+        if o.events {
+            println!(
+                " rocenic: slept on completion events, woken by the interrupt {wakeups} times"
+            );
+        }
+        mine
+    }
 }
 
 /// perftest's address stepping inside the cycle buffer: the offset of message `n` (messages step only
@@ -914,11 +942,9 @@ fn run_send(
     }
     x.hand_shake(me, "synchronising before the traffic")?;
 
-    let start = Instant::now();
-    let start_cycles = fabric.lock().unwrap().cycles();
+    let mut meter = BwMeter::start(fabric);
     let depth = o.tx_depth.next_power_of_two().clamp(2, 32768) as u64;
-    let (mut done, mut peak, mut wakeups) = (0u64, 0f64, 0u64);
-    let mut last = Instant::now();
+    let (mut done, mut wakeups) = (0u64, 0u64);
     while done < o.iters {
         if client {
             while posted < o.iters && posted - done < depth - 1 {
@@ -939,19 +965,13 @@ fn run_send(
                 posted += 1;
             }
         }
-        let side = if client { "client" } else { "server" };
         let wc = x.pump.next_completion(
             cq,
             o.events,
             &mut wakeups,
             &format!("running ({done} of {} completed)", o.iters),
         )?;
-        if wc.status != WcStatus::Success {
-            return Err(format!(
-                "Completion with error at {side}: status {:?} ({}), wr_id {}, vendor_err {:#x}",
-                wc.status, wc.status as u32, wc.wr_id, wc.vendor_err
-            ));
-        }
+        check_completion(&wc, client)?;
         if !client {
             if wc.byte_len as usize != o.size {
                 return Err(format!(
@@ -965,37 +985,9 @@ fn run_send(
             }
         }
         done += 1;
-        let now = Instant::now();
-        let dt = now.duration_since(last).as_secs_f64();
-        if dt > 0.0 {
-            peak = peak.max(o.size as f64 / dt);
-        }
-        last = now;
+        meter.completed(o.size);
     }
-    let secs = start.elapsed().as_secs_f64();
-    let cycles = fabric.lock().unwrap().cycles() - start_cycles;
-    let bytes = o.size as f64 * o.iters as f64;
-    let unit = if o.gbits { 125e6 } else { (1u64 << 20) as f64 };
-    let mine = Report {
-        size: o.size as u64,
-        iters: o.iters,
-        bw_peak: peak / unit,
-        bw_avg: bytes / secs / unit,
-        msg_rate: o.iters as f64 / secs / 1e6,
-    };
-    println!("{}", mine.row());
-    println!("{RESULT_LINE}");
-    let mhz = fabric.lock().unwrap().width().clock_mhz();
-    let sim_us = cycles as f64 / mhz;
-    println!(
-        " rocenic: the table is wall-clock time of the simulation; on the simulated wire the {} messages \
-         took {cycles} cycles = {sim_us:.1} us at {mhz} MHz = {:.2} Gb/s",
-        o.iters,
-        bytes * 8.0 / (sim_us * 1e3)
-    );
-    if o.events {
-        println!(" rocenic: slept on completion events, woken by the interrupt {wakeups} times");
-    }
+    meter.finish(o, fabric, wakeups);
     Ok(())
 }
 
