@@ -4,7 +4,8 @@
 //! them on B's side of the link, and checks what A puts on the wire field by field (opcode, PSN, AETH
 //! syndrome and MSN, payload, ...), A's completions and A's memory. Every frame of a case goes into
 //! `out/conformance/<case>.pcap` for independent checking (`testbench/check_pcap.py`).
-use crate::pair::{ip, mac, Pair, PSN};
+use crate::pair::{ip, mac, Pair, PairParams};
+use crate::replay::{self, HostWrite, MrSetup, Poll, PostRecv, PostSend, SetReg, Step};
 use crate::verbs::{
     AccessFlags, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WorkCompletion, WorkRequest,
 };
@@ -17,7 +18,9 @@ use rocenic_proto::wire::{
     IpRepr, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
 };
 use rocenic_sim::{FabricConfig, Width};
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// QP number of both cores (one QP per device).
 const QPN: u32 = 0x11;
@@ -44,6 +47,20 @@ pub struct Bench {
     pub peer_psn: u32,
     /// A's next request PSN.
     pub a_psn: u32,
+    /// The set-up the pair was built with.
+    pub params: PairParams,
+    /// What the case did to A and put on the wire, for `--export` (cases as files).
+    pub rec: RefCell<Recording>,
+}
+
+/// A case's actions in order, in cycles after set-up, and the frames it injected: enough to replay it
+/// from files (`crate::replay`). A case that does something a scenario cannot say is marked.
+#[derive(Default)]
+pub struct Recording {
+    pub start: u64,
+    pub steps: Vec<Step>,
+    pub inputs: Vec<(Duration, Vec<u8>)>,
+    pub not_replayable: Option<String>,
 }
 
 fn err<T>(m: String) -> Result<T, String> {
@@ -60,13 +77,18 @@ macro_rules! check {
 
 impl Bench {
     fn new(pcap: PathBuf) -> Result<Bench, String> {
+        Bench::with(PairParams::new(MTU as u32, 20_000), pcap)
+    }
+
+    /// The bench with the given set-up (a scenario's), its frames to `pcap`.
+    pub fn with(params: PairParams, pcap: PathBuf) -> Result<Bench, String> {
         let cfg = FabricConfig {
             width: Width::W64,
             host_mem_bytes: 4 << 20,
             pcap: Some(pcap),
             ..FabricConfig::default()
         };
-        let pair = Pair::connect(cfg, MTU as u32, 20_000).map_err(|e| e.to_string())?;
+        let pair = Pair::connect_with(cfg, &params).map_err(|e| e.to_string())?;
         {
             let mut f = pair.fabric.lock().unwrap();
             // B's core is off: the script is B from now on.
@@ -96,15 +118,225 @@ impl Bench {
             .pd
             .reg_mr(&local, 0, REGION, AccessFlags::LOCAL_WRITE)
             .map_err(e)?;
+        let start = pair.cycles();
         Ok(Bench {
             pair,
             mem,
             mr,
             local,
             local_mr,
-            peer_psn: PSN[1],
-            a_psn: PSN[0],
+            peer_psn: params.psn[1],
+            a_psn: params.psn[0],
+            params,
+            rec: RefCell::new(Recording {
+                start,
+                ..Recording::default()
+            }),
         })
+    }
+
+    /// Records `step` at the current cycle.
+    fn log(&self, mut step: Step) {
+        let now = self.pair.cycles();
+        let mut r = self.rec.borrow_mut();
+        step.cycle = now - r.start;
+        r.steps.push(step);
+    }
+
+    /// Marks the case as one a scenario file cannot express.
+    pub fn not_replayable(&self, why: &str) {
+        self.rec
+            .borrow_mut()
+            .not_replayable
+            .get_or_insert(why.to_string());
+    }
+
+    /// The two MRs as a scenario describes them.
+    pub fn mr_setups(&self) -> Vec<MrSetup> {
+        let names = replay::access_names;
+        vec![
+            MrSetup {
+                name: "remote".into(),
+                bytes: REGION,
+                access: names(self.mr.access()),
+                fill: "byte i = i ^ 0x5a".into(),
+                addr: self.mr.addr(),
+                lkey: self.mr.lkey(),
+                rkey: self.mr.rkey(),
+            },
+            MrSetup {
+                name: "local".into(),
+                bytes: REGION,
+                access: names(self.local_mr.access()),
+                fill: "zeros".into(),
+                addr: self.local_mr.addr(),
+                lkey: self.local_mr.lkey(),
+                rkey: self.local_mr.rkey(),
+            },
+        ]
+    }
+
+    /// The region a scenario names.
+    pub fn region(&self, name: &str) -> Result<&DmaRegion, String> {
+        match name {
+            "remote" => Ok(&self.mem),
+            "local" => Ok(&self.local),
+            o => Err(format!("no MR named {o:?} (remote, local)")),
+        }
+    }
+
+    /// Host memory that differs from the initial fill, as a scenario lists it.
+    pub fn changed_memory(&self) -> Vec<replay::MemoryRange> {
+        let mut now = vec![0; REGION];
+        self.mem.read(0, &mut now).unwrap();
+        let init: Vec<u8> = (0..REGION).map(|i| (i as u8) ^ 0x5A).collect();
+        let mut v = replay::changed_ranges("remote", &init, &now);
+        self.local.read(0, &mut now).unwrap();
+        v.extend(replay::changed_ranges("local", &vec![0; REGION], &now));
+        v
+    }
+
+    /// The host writes `data` into region `name` (`local` or `remote`) at `off`.
+    pub fn host_write(&self, name: &str, off: usize, data: &[u8]) -> Result<(), String> {
+        self.log(Step {
+            host_write: Some(HostWrite {
+                mr: name.into(),
+                offset: off,
+                hex: replay::hex(data),
+            }),
+            ..Step::default()
+        });
+        self.region(name)?
+            .write(off, data)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Puts `frames` on the wire as B's, in order and back to back, then lets A work for `cycles`.
+    pub fn inject_many(&self, frames: Vec<Vec<u8>>, cycles: u64) {
+        for frame in frames {
+            let i = {
+                let mut f = self.pair.fabric.lock().unwrap();
+                let t = Duration::from_nanos(f.time_ns().round() as u64);
+                let mut r = self.rec.borrow_mut();
+                r.inputs.push((t, frame.clone()));
+                f.inject_frame(1, frame);
+                r.inputs.len() - 1
+            };
+            self.log(Step {
+                inject: Some(i),
+                ..Step::default()
+            });
+        }
+        self.pair.fabric.lock().unwrap().run(cycles);
+    }
+
+    /// Moves A's QP to `attr` (ERR or SQD) as the host would.
+    pub fn modify(&self, attr: crate::verbs::QpAttr) -> Result<(), String> {
+        let name = match attr {
+            crate::verbs::QpAttr::Err => "ERR",
+            crate::verbs::QpAttr::Sqd => "SQD",
+            _ => {
+                self.not_replayable("a modify_qp other than to ERR or SQD");
+                ""
+            }
+        };
+        if !name.is_empty() {
+            self.log(Step {
+                modify: Some(name.into()),
+                ..Step::default()
+            });
+        }
+        self.pair.a.qp.modify(attr).map_err(|e| e.to_string())
+    }
+
+    /// Arms A's receive CQ.
+    pub fn req_notify_recv(&self, solicited_only: bool) {
+        self.log(Step {
+            req_notify_recv: Some(solicited_only),
+            ..Step::default()
+        });
+        self.pair.a.recv_cq.req_notify(solicited_only);
+    }
+
+    /// Polls A's `cq` ("send" or "recv") for up to `cycles`, recording the poll that returns one (at
+    /// the cycle it started: a poll writes the CQ's consumer index, which takes a cycle).
+    pub fn wait_wc(&self, cq: &str, cycles: u64) -> Option<WorkCompletion> {
+        let c = if cq == "send" {
+            &self.pair.a.send_cq
+        } else {
+            &self.pair.a.recv_cq
+        };
+        let until = self.pair.cycles() + cycles;
+        let mut wc = [WorkCompletion::default()];
+        loop {
+            let at = self.pair.cycles();
+            if c.poll(&mut wc) == 1 {
+                let mut r = self.rec.borrow_mut();
+                let cycle = at - r.start;
+                r.steps.push(Step {
+                    cycle,
+                    poll: Some(Poll {
+                        cq: cq.into(),
+                        wc: format!("{:?}", wc[0]),
+                    }),
+                    ..Step::default()
+                });
+                return Some(wc[0]);
+            }
+            if self.pair.cycles() > until {
+                return None;
+            }
+            self.pair.a.ctx.wait();
+        }
+    }
+
+    /// Registers one more MR over `region` from `off` (in its own PD when `own_pd`).
+    pub fn reg_mr(
+        &self,
+        region: &str,
+        off: usize,
+        len: usize,
+        access: AccessFlags,
+        own_pd: bool,
+    ) -> Result<MemoryRegion, String> {
+        let pd = if own_pd {
+            self.pair.a.ctx.alloc_pd()
+        } else {
+            self.pair.a.pd.clone()
+        };
+        let at = self.pair.cycles();
+        let mr = pd
+            .reg_mr(self.region(region)?, off, len, access)
+            .map_err(|e| e.to_string())?;
+        let mut r = self.rec.borrow_mut();
+        let cycle = at - r.start;
+        r.steps.push(Step {
+            cycle,
+            reg_mr: Some(replay::RegMr {
+                region: region.into(),
+                offset: off,
+                len,
+                access: replay::access_names(access),
+                own_pd,
+                lkey: mr.lkey(),
+                rkey: mr.rkey(),
+            }),
+            ..Step::default()
+        });
+        Ok(mr)
+    }
+
+    /// Writes A's register `off`, as the host would.
+    pub fn set_reg(&self, off: u16, v: u32) {
+        self.log(Step {
+            set_reg: Some(SetReg {
+                offset: off,
+                name: regs::by_offset(off).map_or("?", |r| r.name).to_string(),
+                value: v,
+            }),
+            ..Step::default()
+        });
+        self.pair.fabric.lock().unwrap().reg_write(0, off, v);
     }
 
     /// A frame from B to A with `opcode`, `psn` and the given extension headers and payload.
@@ -139,9 +371,7 @@ impl Bench {
 
     /// Put `frame` on the wire as B's, then let A work for `cycles`.
     pub fn inject(&self, frame: Vec<u8>, cycles: u64) {
-        let mut f = self.pair.fabric.lock().unwrap();
-        f.inject_frame(1, frame);
-        f.run(cycles);
+        self.inject_many(vec![frame], cycles);
     }
 
     /// A WRITE's FIRST (RETH for `len` bytes at `va_off` in the MR) and MIDDLE packets, one MTU of `d`
@@ -263,39 +493,62 @@ impl Bench {
     }
 
     pub fn post_recv(&self, wr_id: u64, off: usize, len: usize) -> Result<(), String> {
-        // SAFETY: `local` lives as long as the bench, which outlives the case.
-        unsafe {
-            self.pair.a.qp.post_recv(&RecvRequest {
+        let sge = Sge {
+            addr: self.local_mr.addr() + off as u64,
+            length: len as u32,
+            lkey: self.local_mr.lkey(),
+        };
+        self.log(Step {
+            post_recv: Some(PostRecv {
                 wr_id,
-                sge: Sge {
-                    addr: self.local_mr.addr() + off as u64,
-                    length: len as u32,
-                    lkey: self.local_mr.lkey(),
-                },
-            })
-        }
-        .map_err(|e| e.to_string())
+                addr: sge.addr,
+                length: sge.length,
+                lkey: sge.lkey,
+            }),
+            ..Step::default()
+        });
+        // SAFETY: `local` lives as long as the bench, which outlives the case.
+        unsafe { self.pair.a.qp.post_recv(&RecvRequest { wr_id, sge }) }.map_err(|e| {
+            // A refused post changes nothing a replay could reproduce from the step alone.
+            self.not_replayable("a post_recv the driver refused");
+            e.to_string()
+        })
     }
 
     pub fn post_send(&self, wr: &WorkRequest) -> Result<(), String> {
+        self.log(Step {
+            post_send: Some(PostSend::from_wr(wr)),
+            ..Step::default()
+        });
         // SAFETY: every SGE of the cases points into `local`, which outlives the case.
-        unsafe { self.pair.a.qp.post_send(wr) }.map_err(|e| e.to_string())
+        unsafe { self.pair.a.qp.post_send(wr) }.map_err(|e| {
+            self.not_replayable("a post_send the driver refused");
+            e.to_string()
+        })
     }
 
     pub fn recv_wc(&self) -> Result<WorkCompletion, String> {
-        self.pair
-            .wait_for(&self.pair.a.recv_cq, 50_000)
+        self.wait_wc("recv", 50_000)
             .ok_or_else(|| "no receive completion".to_string())
     }
 
     pub fn send_wc(&self, cycles: u64) -> Result<WorkCompletion, String> {
-        self.pair
-            .wait_for(&self.pair.a.send_cq, cycles)
+        self.wait_wc("send", cycles)
             .ok_or_else(|| "no send completion".to_string())
     }
 
+    /// `query_qp` (recorded: the driver notices a QP the NIC moved to ERR here and flushes).
     pub fn qp_state(&self) -> QpState {
-        self.pair.a.qp.query()
+        let at = self.pair.cycles();
+        let s = self.pair.a.qp.query();
+        let mut r = self.rec.borrow_mut();
+        let cycle = at - r.start;
+        r.steps.push(Step {
+            cycle,
+            query: Some(format!("{s:?}")),
+            ..Step::default()
+        });
+        s
     }
 }
 
@@ -551,11 +804,7 @@ fn write_mr_invalidated_mid_message(b: &mut Bench) -> Result<(), String> {
     b.expect_silence()?;
     // The MR's slot is cleared (deregistered) while the message is in flight: its MIDDLE must not land.
     let slot = (b.mr.lkey() & 0xFF) as usize;
-    b.pair
-        .fabric
-        .lock()
-        .unwrap()
-        .reg_write(0, regs::mr_reg(regs::MR0_LEN, slot), 0);
+    b.set_reg(regs::mr_reg(regs::MR0_LEN, slot), 0);
     let before = b.mem_at(MTU, MTU);
     b.inject(
         b.frame(
@@ -1082,7 +1331,7 @@ fn cnp_received_counted(b: &mut Bench) -> Result<(), String> {
 
 /// A's register `off` written as the host would (the core's view: path MTU, QP state, ...).
 fn set_reg(b: &Bench, off: u16, v: u32) {
-    b.pair.fabric.lock().unwrap().reg_write(0, off, v);
+    b.set_reg(off, v);
 }
 
 /// Path MTU `1 << lg` on A's QP (the PMTU register the RTR transition programs).
@@ -1337,17 +1586,13 @@ fn atomic_access_nak(b: &mut Bench, opcode: u8, ext: ExtHeaders, off: usize) -> 
 
 fn atomic_without_remote_atomic(b: &mut Bench) -> Result<(), String> {
     // A third MR over the first 4 KiB of the region: remote WRITE and READ, but not ATOMIC.
-    let rw = b
-        .pair
-        .a
-        .pd
-        .reg_mr(
-            &b.mem,
-            0,
-            4096,
-            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ,
-        )
-        .map_err(|e| e.to_string())?;
+    let rw = b.reg_mr(
+        "remote",
+        0,
+        4096,
+        AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ,
+        false,
+    )?;
     // The MR and its R_Key are good for a WRITE ...
     let d = pattern(64, 41);
     let p = b.take_psn(1);
@@ -1395,9 +1640,7 @@ fn atomic_rkey_violation(b: &mut Bench) -> Result<(), String> {
 }
 
 fn atomic_fetch_add_wraps(b: &mut Bench) -> Result<(), String> {
-    b.mem
-        .write(40, &0xFFFF_FFFF_FFFF_FFF0u64.to_le_bytes())
-        .unwrap();
+    b.host_write("remote", 40, &0xFFFF_FFFF_FFFF_FFF0u64.to_le_bytes())?;
     let around = (b.mem_at(32, 8), b.mem_at(48, 8));
     let p = b.take_psn(1);
     let orig = atomic(b, op::RC_FETCH_ADD, 40, 0x25, 0, p)?;
@@ -1730,11 +1973,7 @@ fn write_in_init_dropped(b: &mut Bench) -> Result<(), String> {
 }
 
 fn write_in_err_dropped(b: &mut Bench) -> Result<(), String> {
-    b.pair
-        .a
-        .qp
-        .modify(crate::verbs::QpAttr::Err)
-        .map_err(|e| e.to_string())?;
+    b.modify(crate::verbs::QpAttr::Err)?;
     check!(b.qp_state() == QpState::Err, "QP in ERR");
     let before = b.mem_at(0, 64);
     let drops = b.counter(regs::RX_DROP_QP);
@@ -1759,11 +1998,7 @@ fn write_in_err_dropped(b: &mut Bench) -> Result<(), String> {
 }
 
 fn write_in_sqd(b: &mut Bench) -> Result<(), String> {
-    b.pair
-        .a
-        .qp
-        .modify(crate::verbs::QpAttr::Sqd)
-        .map_err(|e| e.to_string())?;
+    b.modify(crate::verbs::QpAttr::Sqd)?;
     let d = pattern(64, 58);
     let p = b.take_psn(1);
     b.inject(write64(b, p, &d), 3000);
@@ -1778,18 +2013,16 @@ fn write_in_sqd(b: &mut Bench) -> Result<(), String> {
 
 fn write_other_pd(b: &mut Bench) -> Result<(), String> {
     // An MR with every access, in a PD other than the QP's.
-    let pd = b.pair.a.ctx.alloc_pd();
-    let other = pd
-        .reg_mr(
-            &b.mem,
-            0,
-            4096,
-            AccessFlags::LOCAL_WRITE
-                | AccessFlags::REMOTE_WRITE
-                | AccessFlags::REMOTE_READ
-                | AccessFlags::REMOTE_ATOMIC,
-        )
-        .map_err(|e| e.to_string())?;
+    let other = b.reg_mr(
+        "remote",
+        0,
+        4096,
+        AccessFlags::LOCAL_WRITE
+            | AccessFlags::REMOTE_WRITE
+            | AccessFlags::REMOTE_READ
+            | AccessFlags::REMOTE_ATOMIC,
+        true,
+    )?;
     let e = ExtHeaders {
         reth: Some(RethRepr {
             va: other.addr(),
@@ -1883,7 +2116,7 @@ fn send_solicited_event(b: &mut Bench) -> Result<(), String> {
     b.post_recv(18, 0, 4096)?;
     b.post_recv(19, 4096, 4096)?;
     // Armed for solicited completions only (ibv_req_notify_cq(cq, 1)).
-    b.pair.a.recv_cq.req_notify(true);
+    b.req_notify_recv(true);
     let irqs = b.counter(regs::CQ_INTERRUPTS);
     let p = b.take_psn(1);
     b.inject(
@@ -1943,7 +2176,7 @@ fn send_middle_without_first(b: &mut Bench) -> Result<(), String> {
 }
 
 fn send_zero_length(b: &mut Bench) -> Result<(), String> {
-    b.local.write(0, &pattern(256, 64)).unwrap();
+    b.host_write("local", 0, &pattern(256, 64))?;
     b.post_recv(21, 0, 256)?;
     let p = b.take_psn(1);
     b.inject(
@@ -2307,7 +2540,7 @@ fn pause_802_3x_holds(b: &mut Bench) -> Result<(), String> {
 // ---- requester cases: A requests, B answers ---------------------------------------------------------
 
 fn post_write(b: &Bench, len: usize) -> Result<(), String> {
-    b.local.write(0, &pattern(len, 20)).unwrap();
+    b.host_write("local", 0, &pattern(len, 20))?;
     b.post_send(&WorkRequest {
         wr_id: 40,
         op: SendOp::RdmaWrite {
@@ -2476,7 +2709,7 @@ fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
         500,
     );
     check!(
-        b.pair.wait_for(&b.pair.a.send_cq, 1000).is_none(),
+        b.wait_wc("send", 1000).is_none(),
         "an ACK must not complete a READ"
     );
     let d = pattern(len, 21);
@@ -2513,7 +2746,7 @@ fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
 
 fn requester_send_segments(b: &mut Bench) -> Result<(), String> {
     let d = pattern(2 * MTU + 10, 80);
-    b.local.write(0, &d).unwrap();
+    b.host_write("local", 0, &d)?;
     b.post_send(&WorkRequest {
         wr_id: 42,
         op: SendOp::Send,
@@ -2560,7 +2793,7 @@ fn requester_send_segments(b: &mut Bench) -> Result<(), String> {
 
 fn requester_write_with_imm(b: &mut Bench) -> Result<(), String> {
     let d = pattern(MTU + 100, 81);
-    b.local.write(0, &d).unwrap();
+    b.host_write("local", 0, &d)?;
     b.post_send(&WorkRequest {
         wr_id: 43,
         op: SendOp::RdmaWriteWithImm {
@@ -2605,7 +2838,7 @@ fn requester_write_with_imm(b: &mut Bench) -> Result<(), String> {
 }
 
 fn requester_atomic_fetch_add(b: &mut Bench) -> Result<(), String> {
-    b.local.write(0, &[0xEE; 16]).unwrap();
+    b.host_write("local", 0, &[0xEE; 16])?;
     b.post_send(&WorkRequest {
         wr_id: 44,
         op: SendOp::AtomicFetchAdd {
@@ -2640,7 +2873,7 @@ fn requester_atomic_fetch_add(b: &mut Bench) -> Result<(), String> {
         500,
     );
     check!(
-        b.pair.wait_for(&b.pair.a.send_cq, 1000).is_none(),
+        b.wait_wc("send", 1000).is_none(),
         "an ACK must not complete an atomic"
     );
     let orig = 0x1122_3344_5566_7788u64;
@@ -2674,12 +2907,7 @@ fn back_to_back(
     second: Vec<u8>,
     want: &[(u8, u32)],
 ) -> Result<Vec<Frame>, String> {
-    {
-        let mut f = b.pair.fabric.lock().unwrap();
-        f.inject_frame(1, first);
-        f.inject_frame(1, second);
-        f.run(8000);
-    }
+    b.inject_many(vec![first, second], 8000);
     let s = b.sent();
     let got: Vec<(u8, u32)> = s.iter().map(|f| (f.bth.opcode, f.bth.psn)).collect();
     let want: Vec<(u8, u32)> = want.iter().map(|&(o, p)| (o, p & 0xFF_FFFF)).collect();
@@ -2741,12 +2969,7 @@ fn atomic_ack_before_later_ack(b: &mut Bench) -> Result<(), String> {
         &[],
         true,
     );
-    {
-        let mut f = b.pair.fabric.lock().unwrap();
-        f.inject_frame(1, fa);
-        f.inject_frame(1, write64(b, q, &d));
-        f.run(8000);
-    }
+    b.inject_many(vec![fa, write64(b, q, &d)], 8000);
     let s = b.sent();
     let (resp, reqs): (Vec<&Frame>, Vec<&Frame>) = s.iter().partition(|f| {
         f.bth.opcode == op::RC_ACKNOWLEDGE || f.bth.opcode == op::RC_ATOMIC_ACKNOWLEDGE
@@ -2871,7 +3094,18 @@ pub const CASES: &[Case] = &[
 
 /// Runs one case on a fresh pair; its frames go to `out_dir/<name>.pcap`.
 pub fn run_case(case: &Case, out_dir: &std::path::Path) -> Result<(), String> {
-    let mut b = Bench::new(out_dir.join(format!("{}.pcap", case.name)))?;
+    run_case_exporting(case, out_dir, None).map(|_| ())
+}
+
+/// [`run_case`], and when it passes and `export` names a directory, writes the case there as files
+/// (`export/<name>/`, see [`crate::replay`]). Returns why a passing case could not be exported, if so.
+pub fn run_case_exporting(
+    case: &Case,
+    out_dir: &std::path::Path,
+    export: Option<&std::path::Path>,
+) -> Result<Option<String>, String> {
+    let pcap = out_dir.join(format!("{}.pcap", case.name));
+    let mut b = Bench::new(pcap.clone())?;
     let r = (case.run)(&mut b);
     b.pair
         .fabric
@@ -2879,5 +3113,14 @@ pub fn run_case(case: &Case, out_dir: &std::path::Path) -> Result<(), String> {
         .unwrap()
         .flush_pcap()
         .map_err(|e| e.to_string())?;
-    r
+    r?;
+    let Some(root) = export else {
+        return Ok(None);
+    };
+    let rec = std::mem::take(&mut *b.rec.borrow_mut());
+    if let Some(why) = rec.not_replayable {
+        return Ok(Some(why));
+    }
+    replay::export(&root.join(case.name), case.name, case.rule, &b, &rec, &pcap)?;
+    Ok(None)
 }

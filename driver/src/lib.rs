@@ -15,6 +15,8 @@ pub mod error;
 #[cfg(feature = "sim")]
 pub mod pair;
 #[cfg(feature = "sim")]
+pub mod replay;
+#[cfg(feature = "sim")]
 pub mod stress;
 pub mod verbs;
 

@@ -36,17 +36,60 @@ pub fn ip(port: usize) -> Ipv4Addr {
 /// Starting PSNs of A and B; B's is near the 24-bit wrap so every run crosses it.
 pub const PSN: [u32; 2] = [0x00_1000, 0xFF_FFF0];
 
+/// What the two sides' set-up names, per port: addresses, starting PSNs, and what RTR/RTS set. The
+/// defaults are the demo's; the conformance replay sets them from a scenario (a capture's addresses).
+#[derive(Clone, Debug)]
+pub struct PairParams {
+    pub mtu: u32,
+    pub ack_timeout_cycles: u32,
+    pub mac: [[u8; 6]; 2],
+    pub ip: [Ipv4Addr; 2],
+    /// Each side's first send PSN (and so the other side's expected PSN).
+    pub psn: [u32; 2],
+    /// The QPN each side's RTR names as its destination; `None`: the other side's own QPN.
+    pub dest_qpn: [Option<u32>; 2],
+    pub udp_sport: [u16; 2],
+    pub min_rnr_timer: u8,
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+}
+
+impl PairParams {
+    pub fn new(mtu: u32, ack_timeout_cycles: u32) -> PairParams {
+        PairParams {
+            mtu,
+            ack_timeout_cycles,
+            mac: [mac(0), mac(1)],
+            ip: [ip(0), ip(1)],
+            psn: PSN,
+            dest_qpn: [None, None],
+            udp_sport: [0xC000, 0xC001],
+            // 10 µs: RNR waits stay short in simulated time.
+            min_rnr_timer: 1,
+            timeout: 14,
+            retry_cnt: 7,
+            rnr_retry: 7,
+        }
+    }
+}
+
 impl Pair {
     /// Builds the fabric and both sides, and takes both QPs to RTS with `mtu` and a local ACK timeout of
     /// `ack_timeout_cycles`.
     pub fn connect(cfg: FabricConfig, mtu: u32, ack_timeout_cycles: u32) -> Result<Pair> {
+        Pair::connect_with(cfg, &PairParams::new(mtu, ack_timeout_cycles))
+    }
+
+    /// [`Pair::connect`] with every set-up value given.
+    pub fn connect_with(cfg: FabricConfig, p: &PairParams) -> Result<Pair> {
         let fabric = Arc::new(Mutex::new(
             Fabric::new(cfg).map_err(|e| Error::Sim(e.to_string()))?,
         ));
         let mut sides = Vec::new();
         for port in 0..2 {
             let ctx = Context::open(Arc::new(SimBackend::new(fabric.clone(), port)))?;
-            ctx.set_port(mac(port), ip(port));
+            ctx.set_port(p.mac[port], p.ip[port]);
             let pd = ctx.alloc_pd();
             let send_cq = ctx.create_cq(64)?;
             let recv_cq = ctx.create_cq(64)?;
@@ -73,21 +116,20 @@ impl Pair {
         for (i, s) in sides.iter().enumerate() {
             let peer = 1 - i;
             s.qp.modify(QpAttr::Rtr(RtrAttrs {
-                path_mtu: mtu,
-                dest_qpn: qpns[peer],
-                rq_psn: PSN[peer],
-                dest_mac: mac(peer),
-                dest_ip: ip(peer),
-                udp_sport: 0xC000 | i as u16,
-                // 10 µs: RNR waits stay short in simulated time.
-                min_rnr_timer: 1,
+                path_mtu: p.mtu,
+                dest_qpn: p.dest_qpn[i].unwrap_or(qpns[peer]),
+                rq_psn: p.psn[peer],
+                dest_mac: p.mac[peer],
+                dest_ip: p.ip[peer],
+                udp_sport: p.udp_sport[i],
+                min_rnr_timer: p.min_rnr_timer,
             }))?;
             s.qp.modify(QpAttr::Rts(RtsAttrs {
-                sq_psn: PSN[i],
-                timeout: 14,
-                retry_cnt: 7,
-                rnr_retry: 7,
-                ack_timeout_cycles: Some(ack_timeout_cycles),
+                sq_psn: p.psn[i],
+                timeout: p.timeout,
+                retry_cnt: p.retry_cnt,
+                rnr_retry: p.rnr_retry,
+                ack_timeout_cycles: Some(p.ack_timeout_cycles),
             }))?;
         }
         let b = sides.pop().unwrap();

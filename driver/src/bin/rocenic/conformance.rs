@@ -1,22 +1,40 @@
 //! `rocenic conformance`: every conformance case (`rocenic_driver::conformance`), one line each, and a
 //! count; each case's frames are written to `out/conformance/<case>.pcap`.
-use rocenic_driver::conformance::{run_case, CASES};
+use rocenic_driver::conformance::{run_case_exporting, CASES};
+use rocenic_driver::replay;
 use std::path::PathBuf;
 
-pub const USAGE: &str = "usage: rocenic conformance [--out DIR] [CASE...]
+pub const USAGE: &str = "usage: rocenic conformance [--out DIR] [--export CASES_DIR] [CASE...]
+       rocenic conformance replay [--cases DIR] [--out DIR] [--regenerate] [CASE...]
        rocenic conformance --markdown     (prints docs/conformance.md)
 
 Runs the conformance cases (all, or the named ones) against a co-simulated NIC faced by a scripted peer,
 prints PASS/FAIL per case with the rule it checks, and `conformance: N cases, P passed, F failed`.
-Each case's frames go to DIR/<case>.pcap (default out/conformance).";
+Each case's frames go to DIR/<case>.pcap (default out/conformance). --export writes every passing case
+as files (CASES_DIR/<case>/: scenario.toml, input.pcap, expected.pcap).
+
+`replay` runs the cases kept as files (default testbench/conformance/cases): it sets the NIC up as each
+scenario.toml says, plays its steps and input.pcap, and compares what the NIC emits with expected.pcap
+field by field (IPv4 ID and checksum, ECN, UDP source port and the ICRC's value left out; every ICRC is
+checked valid), the completions and host memory. --regenerate rewrites the named cases' expected output
+from what the NIC does now: on purpose only, never as part of a test run.";
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("replay") {
+        return run_replay(&args[1..]);
+    }
     let mut out = PathBuf::from("out/conformance");
+    let mut export: Option<PathBuf> = None;
     let mut only = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--out" => out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
+            "--export" => {
+                export = Some(PathBuf::from(
+                    it.next().ok_or("--export needs a directory")?,
+                ))
+            }
             "--markdown" => {
                 print!("{}", markdown());
                 return Ok(());
@@ -36,10 +54,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .iter()
         .filter(|c| only.is_empty() || only.iter().any(|n| n == c.name))
     {
-        match run_case(c, &out) {
-            Ok(()) => {
+        match run_case_exporting(c, &out, export.as_deref()) {
+            Ok(skipped) => {
                 passed += 1;
                 println!("  PASS {:<36} {}", c.name, c.rule);
+                if let Some(why) = skipped {
+                    println!("       (not exported as files: {why})");
+                }
             }
             Err(e) => {
                 failed += 1;
@@ -49,6 +70,69 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     println!(
         "conformance: {} cases, {passed} passed, {failed} failed",
+        passed + failed
+    );
+    if failed > 0 {
+        return Err(format!("{failed} case(s) failed"));
+    }
+    Ok(())
+}
+
+/// `rocenic conformance replay`: the cases kept as files.
+fn run_replay(args: &[String]) -> Result<(), String> {
+    let mut cases = PathBuf::from("testbench/conformance/cases");
+    let mut out = PathBuf::from("out/replay");
+    let mut regenerate = false;
+    let mut only = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--cases" => cases = PathBuf::from(it.next().ok_or("--cases needs a directory")?),
+            "--out" => out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
+            "--regenerate" => regenerate = true,
+            "-h" | "--help" => return Err(String::new()),
+            name => only.push(name.to_string()),
+        }
+    }
+    if regenerate && only.is_empty() {
+        return Err(
+            "--regenerate needs the names of the cases to rewrite (never all at once)".into(),
+        );
+    }
+    let dirs = replay::case_dirs(&cases)?;
+    for n in &only {
+        if !dirs
+            .iter()
+            .any(|d| d.file_name().is_some_and(|f| f == n.as_str()))
+        {
+            return Err(format!("no case named {n} in {}", cases.display()));
+        }
+    }
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (mut passed, mut failed) = (0, 0);
+    for d in &dirs {
+        let name = d.file_name().unwrap().to_string_lossy().to_string();
+        if !only.is_empty() && !only.contains(&name) {
+            continue;
+        }
+        let rule = replay::load(d).map(|s| s.rule).unwrap_or_default();
+        match replay::run(d, &out.join(format!("{name}.pcap")), regenerate) {
+            Ok(o) => {
+                passed += 1;
+                let what = if regenerate { "REGENERATED" } else { "PASS" };
+                println!(
+                    "  {what} {name:<40} {} steps, {} frames from the NIC; {rule}",
+                    o.steps, o.frames
+                );
+            }
+            Err(e) => {
+                failed += 1;
+                println!("  FAIL {name:<40} {rule}\n       {e}");
+            }
+        }
+    }
+    println!(
+        "conformance replay: {} cases, {passed} passed, {failed} failed",
         passed + failed
     );
     if failed > 0 {

@@ -1,0 +1,922 @@
+//! Conformance from files: a case is a directory `testbench/conformance/cases/<name>/` holding
+//!
+//! - `scenario.toml`: the set-up (addresses, QPNs, PSNs, MTU, the MRs with their VAs and keys) and a
+//!   timeline of steps in cycles after set-up: frames injected from `input.pcap`, work requests posted,
+//!   completions polled (each checked), registers and host memory written, QP state changes;
+//!   then the host memory the case must leave behind (byte ranges that differ from the initial fill);
+//! - `input.pcap`: the peer's frames, in the order the steps inject them;
+//! - `expected.pcap`: every frame the NIC must emit;
+//! - optionally `reference.pcap`: what another implementation emitted in the NIC's place (a capture),
+//!   compared on the protocol fields.
+//!
+//! [`run`] sets the NIC up as the scenario says (the same `Pair` set-up as the scripted cases, the peer's
+//! core switched off), plays the steps, and compares what the NIC emits with `expected.pcap` field by
+//! field, leaving out what the spec leaves free: the IPv4 identification (and so the header checksum),
+//! the UDP source port, the ECN bits, and the ICRC (which covers the identification), whose validity is
+//! checked on its own instead. Expected output is only ever written by [`run`] with `regenerate`, on
+//! purpose (`rocenic conformance replay --regenerate NAME`).
+use crate::conformance::{Bench, Recording};
+use crate::pair::PairParams;
+use crate::verbs::{
+    AccessFlags, MemoryRegion, ProtectionDomain, QpAttr, RecvRequest, SendFlags, SendOp, Sge,
+    WorkCompletion, WorkRequest,
+};
+use rocenic_proto::icrc;
+use rocenic_proto::pcap;
+use rocenic_proto::wire::{Frame, IpRepr};
+use serde::{Deserialize, Serialize};
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `scenario.toml`.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// The rule the case checks, with its IBA section.
+    pub rule: String,
+    /// Where the case came from: a scripted case it was exported from, or a capture it was imported from.
+    pub source: String,
+    /// Cycles after set-up at which the case ends.
+    pub end_cycle: u64,
+    pub nic: NicSetup,
+    #[serde(default)]
+    pub mr: Vec<MrSetup>,
+    #[serde(default)]
+    pub step: Vec<Step>,
+    /// Completions still queued at the end (send CQ first, then receive CQ), as `WorkCompletion`'s Debug.
+    #[serde(default)]
+    pub final_completions: Vec<String>,
+    /// Host memory at the end that differs from the initial fill; every other byte must be unchanged.
+    #[serde(default)]
+    pub memory: Vec<MemoryRange>,
+    /// A capture's frames from the side the NIC plays, compared on the protocol fields.
+    #[serde(default)]
+    pub reference: Option<Reference>,
+}
+
+/// The NIC's set-up (port 0) and its peer's (port 1, whose core is off: the input frames are the peer).
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NicSetup {
+    pub width: u32,
+    pub mtu: u32,
+    pub mac: String,
+    pub ip: String,
+    pub qpn: u32,
+    pub sq_psn: u32,
+    /// The PSN the NIC expects first from the peer.
+    pub rq_psn: u32,
+    pub udp_sport: u16,
+    pub peer_mac: String,
+    pub peer_ip: String,
+    pub peer_qpn: u32,
+    pub min_rnr_timer: u8,
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub ack_timeout_cycles: u32,
+}
+
+/// One of the two MRs every case has: `remote` (every access, 64 KiB, filled with `i ^ 0x5A`) and
+/// `local` (LOCAL_WRITE only, 64 KiB of zeros). The runner checks the driver gave the VA and keys the
+/// input frames use.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MrSetup {
+    pub name: String,
+    pub bytes: usize,
+    pub access: Vec<String>,
+    pub fill: String,
+    pub addr: u64,
+    pub lkey: u32,
+    pub rkey: u32,
+}
+
+/// One step; exactly one action is set.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub cycle: u64,
+    /// Put frame N (from 0) of `input.pcap` on the wire towards the NIC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inject: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_recv: Option<PostRecv>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_send: Option<PostSend>,
+    /// Poll one completion from `send` or `recv`; it must be the one given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll: Option<Poll>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_reg: Option<SetReg>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_write: Option<HostWrite>,
+    /// `ERR` or `SQD`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modify: Option<String>,
+    /// Arm the receive CQ (`true`: solicited only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub req_notify_recv: Option<bool>,
+    /// `query_qp`: the state it must return (the driver notices a QP the NIC moved to ERR here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Register one more MR over part of a region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reg_mr: Option<RegMr>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RegMr {
+    /// The region it covers (`remote` or `local`), from `offset` for `len` bytes.
+    pub region: String,
+    pub offset: usize,
+    pub len: usize,
+    pub access: Vec<String>,
+    /// In a protection domain of its own rather than the QP's.
+    pub own_pd: bool,
+    /// The keys the driver gives it (the input frames use them).
+    pub lkey: u32,
+    pub rkey: u32,
+}
+
+pub fn access_names(a: AccessFlags) -> Vec<String> {
+    ACCESS
+        .iter()
+        .filter(|(f, _)| a.contains(*f))
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+pub fn access_flags(names: &[String]) -> Result<AccessFlags, String> {
+    let mut a = AccessFlags(0);
+    for n in names {
+        let (f, _) = ACCESS
+            .iter()
+            .find(|(_, m)| m == n)
+            .ok_or_else(|| format!("unknown access flag {n:?}"))?;
+        a = AccessFlags(a.0 | f.0);
+    }
+    Ok(a)
+}
+
+const ACCESS: [(AccessFlags, &str); 4] = [
+    (AccessFlags::LOCAL_WRITE, "LOCAL_WRITE"),
+    (AccessFlags::REMOTE_WRITE, "REMOTE_WRITE"),
+    (AccessFlags::REMOTE_READ, "REMOTE_READ"),
+    (AccessFlags::REMOTE_ATOMIC, "REMOTE_ATOMIC"),
+];
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PostRecv {
+    pub wr_id: u64,
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+
+/// A send work request; `op` is one of WRITE, WRITE_IMM, READ, SEND, SEND_IMM, CMP_SWAP, FETCH_ADD.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PostSend {
+    pub wr_id: u64,
+    pub op: String,
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+    #[serde(default)]
+    pub remote_addr: u64,
+    #[serde(default)]
+    pub rkey: u32,
+    #[serde(default)]
+    pub imm: u32,
+    #[serde(default)]
+    pub compare: u64,
+    /// The swap value (CMP_SWAP) or the addend (FETCH_ADD).
+    #[serde(default)]
+    pub swap_add: u64,
+    pub signaled: bool,
+    #[serde(default)]
+    pub solicited: bool,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Poll {
+    pub cq: String,
+    pub wc: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SetReg {
+    pub offset: u16,
+    pub name: String,
+    pub value: u32,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostWrite {
+    pub mr: String,
+    pub offset: usize,
+    pub hex: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryRange {
+    pub mr: String,
+    pub offset: usize,
+    pub len: usize,
+    /// CRC-32 (IEEE) of the range's bytes.
+    pub crc32: u32,
+    /// The bytes themselves when short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The capture the case was imported from.
+    pub capture: String,
+    /// The QPN the capture's NIC side used, mapped to this NIC's (its QPN is fixed in this generation).
+    #[serde(default)]
+    pub qpn_map: Option<[u32; 2]>,
+    /// Compared on opcode, destination QP, PSN, AckReq, AETH type and MSN, ImmDt, RETH, payload; the AETH
+    /// credit count is not compared when `ignore_credits` (this NIC does not advertise credits).
+    #[serde(default)]
+    pub ignore_credits: bool,
+}
+
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
+    if s.len() % 2 != 0 {
+        return Err(format!("odd-length hex string ({} digits)", s.len()));
+    }
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|e| format!("hex: {e}")))
+        .collect()
+}
+
+pub fn fmt_mac(m: [u8; 6]) -> String {
+    m.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+    let v: Vec<u8> = s
+        .split(':')
+        .map(|p| u8::from_str_radix(p, 16))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("MAC {s}: {e}"))?;
+    v.try_into().map_err(|_| format!("MAC {s}: six bytes"))
+}
+
+fn parse_ip(s: &str) -> Result<Ipv4Addr, String> {
+    s.parse().map_err(|e| format!("IPv4 address {s}: {e}"))
+}
+
+impl NicSetup {
+    pub fn params(&self) -> Result<PairParams, String> {
+        let mut p = PairParams::new(self.mtu, self.ack_timeout_cycles);
+        p.mac = [parse_mac(&self.mac)?, parse_mac(&self.peer_mac)?];
+        p.ip = [parse_ip(&self.ip)?, parse_ip(&self.peer_ip)?];
+        p.psn = [self.sq_psn, self.rq_psn];
+        p.dest_qpn = [Some(self.peer_qpn), None];
+        p.udp_sport[0] = self.udp_sport;
+        p.min_rnr_timer = self.min_rnr_timer;
+        p.timeout = self.timeout;
+        p.retry_cnt = self.retry_cnt;
+        p.rnr_retry = self.rnr_retry;
+        Ok(p)
+    }
+
+    pub fn from_params(p: &PairParams, width: u32, qpn: u32, peer_qpn: u32) -> NicSetup {
+        NicSetup {
+            width,
+            mtu: p.mtu,
+            mac: fmt_mac(p.mac[0]),
+            ip: p.ip[0].to_string(),
+            qpn,
+            sq_psn: p.psn[0],
+            rq_psn: p.psn[1],
+            udp_sport: p.udp_sport[0],
+            peer_mac: fmt_mac(p.mac[1]),
+            peer_ip: p.ip[1].to_string(),
+            peer_qpn: p.dest_qpn[0].unwrap_or(peer_qpn),
+            min_rnr_timer: p.min_rnr_timer,
+            timeout: p.timeout,
+            retry_cnt: p.retry_cnt,
+            rnr_retry: p.rnr_retry,
+            ack_timeout_cycles: p.ack_timeout_cycles,
+        }
+    }
+}
+
+impl PostSend {
+    pub fn from_wr(wr: &WorkRequest) -> PostSend {
+        let mut p = PostSend {
+            wr_id: wr.wr_id,
+            addr: wr.sge.addr,
+            length: wr.sge.length,
+            lkey: wr.sge.lkey,
+            signaled: wr.flags.contains(SendFlags::SIGNALED),
+            solicited: wr.flags.contains(SendFlags::SOLICITED),
+            ..PostSend::default()
+        };
+        p.op = match wr.op {
+            SendOp::RdmaWrite { remote_addr, rkey } => {
+                (p.remote_addr, p.rkey) = (remote_addr, rkey);
+                "WRITE"
+            }
+            SendOp::RdmaWriteWithImm {
+                remote_addr,
+                rkey,
+                imm,
+            } => {
+                (p.remote_addr, p.rkey, p.imm) = (remote_addr, rkey, imm);
+                "WRITE_IMM"
+            }
+            SendOp::RdmaRead { remote_addr, rkey } => {
+                (p.remote_addr, p.rkey) = (remote_addr, rkey);
+                "READ"
+            }
+            SendOp::Send => "SEND",
+            SendOp::SendWithImm { imm } => {
+                p.imm = imm;
+                "SEND_IMM"
+            }
+            SendOp::AtomicCmpSwap {
+                remote_addr,
+                rkey,
+                compare,
+                swap,
+            } => {
+                (p.remote_addr, p.rkey, p.compare, p.swap_add) = (remote_addr, rkey, compare, swap);
+                "CMP_SWAP"
+            }
+            SendOp::AtomicFetchAdd {
+                remote_addr,
+                rkey,
+                add,
+            } => {
+                (p.remote_addr, p.rkey, p.swap_add) = (remote_addr, rkey, add);
+                "FETCH_ADD"
+            }
+        }
+        .to_string();
+        p
+    }
+
+    pub fn to_wr(&self) -> Result<WorkRequest, String> {
+        let (remote_addr, rkey) = (self.remote_addr, self.rkey);
+        let op = match self.op.as_str() {
+            "WRITE" => SendOp::RdmaWrite { remote_addr, rkey },
+            "WRITE_IMM" => SendOp::RdmaWriteWithImm {
+                remote_addr,
+                rkey,
+                imm: self.imm,
+            },
+            "READ" => SendOp::RdmaRead { remote_addr, rkey },
+            "SEND" => SendOp::Send,
+            "SEND_IMM" => SendOp::SendWithImm { imm: self.imm },
+            "CMP_SWAP" => SendOp::AtomicCmpSwap {
+                remote_addr,
+                rkey,
+                compare: self.compare,
+                swap: self.swap_add,
+            },
+            "FETCH_ADD" => SendOp::AtomicFetchAdd {
+                remote_addr,
+                rkey,
+                add: self.swap_add,
+            },
+            o => return Err(format!("unknown send opcode {o:?}")),
+        };
+        let mut flags = SendFlags::default();
+        if self.signaled {
+            flags = flags | SendFlags::SIGNALED;
+        }
+        if self.solicited {
+            flags = flags | SendFlags::SOLICITED;
+        }
+        Ok(WorkRequest {
+            wr_id: self.wr_id,
+            op,
+            sge: Sge {
+                addr: self.addr,
+                length: self.length,
+                lkey: self.lkey,
+            },
+            flags,
+        })
+    }
+}
+
+/// Byte ranges of `now` that differ from `before` (neighbours closer than 16 bytes merged).
+pub fn changed_ranges(mr: &str, before: &[u8], now: &[u8]) -> Vec<MemoryRange> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for i in (0..now.len()).filter(|&i| now[i] != before[i]) {
+        match out.last_mut() {
+            Some((_, end)) if i < *end + 16 => *end = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(s, e)| {
+            let b = &now[s..e];
+            MemoryRange {
+                mr: mr.to_string(),
+                offset: s,
+                len: e - s,
+                crc32: crc32fast::hash(b),
+                hex: (b.len() <= 64).then(|| hex(b)),
+            }
+        })
+        .collect()
+}
+
+/// A RoCE frame with the fields the spec leaves free cleared: IPv4 identification and checksum, ECN,
+/// UDP source port, ICRC.
+fn normalized(mut f: Frame) -> Frame {
+    if let IpRepr::V4(ip) = &mut f.ip {
+        ip.ident = 0;
+        ip.checksum = 0;
+        ip.tos &= !0x03;
+    }
+    f.udp.src_port = 0;
+    f.icrc = 0;
+    f
+}
+
+/// How two frames differ, field by field (`None`: equal up to the free fields).
+pub fn frame_diff(got: &[u8], want: &[u8]) -> Option<String> {
+    match (Frame::parse(got), Frame::parse(want)) {
+        (Ok(g), Ok(w)) => {
+            let (g, w) = (normalized(g), normalized(w));
+            let mut d = Vec::new();
+            if g.eth != w.eth {
+                d.push(format!("Ethernet {:?} != {:?}", g.eth, w.eth));
+            }
+            if g.vlan != w.vlan {
+                d.push(format!("VLAN {:?} != {:?}", g.vlan, w.vlan));
+            }
+            if g.ip != w.ip {
+                d.push(format!("IP {:?} != {:?}", g.ip, w.ip));
+            }
+            if g.udp != w.udp {
+                d.push(format!("UDP {:?} != {:?}", g.udp, w.udp));
+            }
+            if g.bth != w.bth {
+                d.push(format!("BTH {:?} != {:?}", g.bth, w.bth));
+            }
+            if g.ext != w.ext {
+                d.push(format!("extension headers {:?} != {:?}", g.ext, w.ext));
+            }
+            if g.payload != w.payload {
+                let i = (0..g.payload.len().min(w.payload.len()))
+                    .find(|&i| g.payload[i] != w.payload[i])
+                    .unwrap_or(g.payload.len().min(w.payload.len()));
+                d.push(format!(
+                    "payload ({} vs {} bytes) differs from byte {i}",
+                    g.payload.len(),
+                    w.payload.len()
+                ));
+            }
+            if g.pad != w.pad || g.trailer != w.trailer {
+                d.push("padding differs".into());
+            }
+            (!d.is_empty()).then(|| d.join("; "))
+        }
+        // Not RoCE (ARP, PFC): byte for byte.
+        (Err(_), Err(_)) => (got != want).then(|| {
+            let i = (0..got.len().min(want.len()))
+                .find(|&i| got[i] != want[i])
+                .unwrap_or(got.len().min(want.len()));
+            format!(
+                "non-RoCE frame ({} vs {} bytes) differs from byte {i}",
+                got.len(),
+                want.len()
+            )
+        }),
+        (Ok(g), Err(_)) => Some(format!(
+            "a RoCE {} where a non-RoCE frame was expected",
+            g.opcode_name()
+        )),
+        (Err(_), Ok(w)) => Some(format!(
+            "a non-RoCE frame where {} was expected",
+            w.opcode_name()
+        )),
+    }
+}
+
+/// The protocol fields compared with a reference capture.
+fn reference_view(f: &Frame, r: &Reference, from_reference: bool) -> String {
+    let mut dest_qp = f.bth.dest_qp;
+    let _ = from_reference;
+    let mut aeth = f.ext.aeth;
+    if let Some(a) = &mut aeth {
+        // ACK syndromes carry a credit count in their low five bits (IBA 9.7.5.1.1.1).
+        if r.ignore_credits && a.syndrome & 0xE0 == 0 {
+            a.syndrome = 0;
+        }
+    }
+    if let Some([from, to]) = r.qpn_map {
+        if dest_qp == from {
+            dest_qp = to;
+        }
+    }
+    format!(
+        "{} dest_qp {:#x} psn {:#x} ack_req {} aeth {:?} reth {:?} imm {:?} atomic {:?} payload {} bytes crc {:#010x}",
+        f.opcode_name(),
+        dest_qp,
+        f.bth.psn,
+        f.bth.ack_req,
+        aeth,
+        f.ext.reth,
+        f.ext.imm_dt,
+        f.ext.atomic_ack_eth,
+        f.payload.len(),
+        crc32fast::hash(&f.payload)
+    )
+}
+
+/// Loads every case directory under `root` (sorted by name).
+pub fn case_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("scenario.toml").is_file())
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+pub fn load(dir: &Path) -> Result<Scenario, String> {
+    let p = dir.join("scenario.toml");
+    let s = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    toml::from_str(&s).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+pub fn save(dir: &Path, s: &Scenario, header: &str) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let body = toml::to_string(s).map_err(|e| format!("{}: {e}", s.name))?;
+    let p = dir.join("scenario.toml");
+    std::fs::write(&p, format!("{header}{body}")).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+pub fn read_frames(p: &Path) -> Result<Vec<Vec<u8>>, String> {
+    Ok(pcap::read(p)
+        .map_err(|e| format!("{}: {e}", p.display()))?
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect())
+}
+
+/// Writes `frames` with their timestamps (simulated time).
+pub fn write_frames(p: &Path, frames: &[(Duration, Vec<u8>)]) -> Result<(), String> {
+    let e = |e: pcap::Error| format!("{}: {e}", p.display());
+    let mut w = pcap::Writer::create(p).map_err(e)?;
+    for (t, f) in frames {
+        w.write(*t, f).map_err(e)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", p.display()))
+}
+
+pub const HEADER: &str = "# A rocenic conformance case (docs/conformance.md, \"Cases as files\"). input.pcap holds the peer's\n\
+# frames, expected.pcap what the NIC must emit. Expected output, final_completions and memory are written\n\
+# only by `rocenic conformance replay --regenerate <name>`, on purpose.\n";
+
+/// What one replay found.
+pub struct Outcome {
+    pub frames: usize,
+    pub steps: usize,
+}
+
+/// Replays the case in `dir`; NIC frames go to `out_pcap`. With `regenerate`, the NIC's output becomes
+/// the case's expected output (expected.pcap, final completions, memory) instead of being compared.
+pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, String> {
+    let mut sc = load(dir)?;
+    let inputs = read_frames(&dir.join("input.pcap"))?;
+    let params = sc.nic.params()?;
+    if sc.nic.width != 64 {
+        return Err(format!(
+            "width {}: cases run on the 64-bit core",
+            sc.nic.width
+        ));
+    }
+    let b = Bench::with(params, out_pcap.to_path_buf())?;
+    // The set-up must be the one the frames were written for.
+    let qpn = b.pair.a.qp.qp_num();
+    if qpn != sc.nic.qpn {
+        return Err(format!(
+            "the scenario's NIC QPN is {:#x}, this NIC's is {qpn:#x} (fixed in this generation)",
+            sc.nic.qpn
+        ));
+    }
+    let mrs = b.mr_setups();
+    if mrs != sc.mr {
+        return Err(format!(
+            "the scenario's MRs differ from the ones the driver set up:\n  scenario {:?}\n  driver   {:?}",
+            sc.mr, mrs
+        ));
+    }
+    let start = b.pair.cycles();
+    let mut extra = Extra::new();
+    for (i, st) in sc.step.iter().enumerate() {
+        let now = b.pair.cycles() - start;
+        if st.cycle < now {
+            return Err(format!(
+                "step {i} is due at cycle {} but the previous steps took until {now}",
+                st.cycle
+            ));
+        }
+        b.run(st.cycle - now);
+        step(&b, st, &inputs, &mut extra)
+            .map_err(|e| format!("step {i} (cycle {}): {e}", st.cycle))?;
+    }
+    let now = b.pair.cycles() - start;
+    if sc.end_cycle > now {
+        b.run(sc.end_cycle - now);
+    }
+    let mut finals = Vec::new();
+    for cq in [&b.pair.a.send_cq, &b.pair.a.recv_cq] {
+        let mut wc = [WorkCompletion::default()];
+        while cq.poll(&mut wc) == 1 {
+            finals.push(format!("{:?}", wc[0]));
+        }
+    }
+    let memory = b.changed_memory();
+    b.pair
+        .fabric
+        .lock()
+        .unwrap()
+        .flush_pcap()
+        .map_err(|e| e.to_string())?;
+    // What the NIC put on the wire: the capture's frames from its MAC.
+    let mac = b.params.mac[0];
+    let sent: Vec<(Duration, Vec<u8>)> = pcap::read(out_pcap)
+        .map_err(|e| format!("{}: {e}", out_pcap.display()))?
+        .into_iter()
+        .filter(|(_, f)| f.len() >= 12 && f[6..12] == mac)
+        .collect();
+    let mut problems = Vec::new();
+    // Every RoCE frame the NIC emits carries a valid ICRC, whatever the expected file says.
+    for (i, (_, f)) in sent.iter().enumerate() {
+        if Frame::parse(f).is_ok() && icrc::check(f) != Ok(true) {
+            problems.push(format!("frame {i} from the NIC has a bad ICRC"));
+        }
+    }
+    if let Some(r) = &sc.reference {
+        let refs = read_frames(&dir.join("reference.pcap"))?;
+        let got: Vec<String> = sent
+            .iter()
+            .filter_map(|(_, f)| Frame::parse(f).ok())
+            .map(|f| reference_view(&f, r, false))
+            .collect();
+        let want: Vec<String> = refs
+            .iter()
+            .filter_map(|f| Frame::parse(f).ok())
+            .map(|f| reference_view(&f, r, true))
+            .collect();
+        if got.len() != want.len() {
+            problems.push(format!(
+                "the NIC emitted {} RoCE frames, the reference capture {}",
+                got.len(),
+                want.len()
+            ));
+        }
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            if g != w {
+                problems.push(format!(
+                    "frame {i} differs from the reference:\n    NIC       {g}\n    reference {w}"
+                ));
+                break;
+            }
+        }
+    }
+    if regenerate {
+        write_frames(&dir.join("expected.pcap"), &sent)?;
+        sc.final_completions = finals;
+        sc.memory = memory;
+        save(dir, &sc, HEADER)?;
+    } else {
+        let want = read_frames(&dir.join("expected.pcap"))?;
+        if sent.len() != want.len() {
+            problems.push(format!(
+                "the NIC emitted {} frames, expected {}",
+                sent.len(),
+                want.len()
+            ));
+        }
+        for (i, ((_, g), w)) in sent.iter().zip(&want).enumerate() {
+            if let Some(d) = frame_diff(g, w) {
+                problems.push(format!("frame {i}: {d}"));
+            }
+        }
+        if finals != sc.final_completions {
+            problems.push(format!(
+                "completions left at the end {finals:?}, expected {:?}",
+                sc.final_completions
+            ));
+        }
+        if memory != sc.memory {
+            problems.push(memory_diff(&memory, &sc.memory));
+        }
+    }
+    if !problems.is_empty() {
+        problems.truncate(6);
+        return Err(problems.join("\n       "));
+    }
+    Ok(Outcome {
+        frames: sent.len(),
+        steps: sc.step.len(),
+    })
+}
+
+fn memory_diff(got: &[MemoryRange], want: &[MemoryRange]) -> String {
+    let show = |v: &[MemoryRange]| {
+        v.iter()
+            .map(|r| {
+                format!(
+                    "{}[{}..{}] crc {:#010x}",
+                    r.mr,
+                    r.offset,
+                    r.offset + r.len,
+                    r.crc32
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "host memory differs: changed ranges {} , expected {}",
+        show(got),
+        show(want)
+    )
+}
+
+/// MRs (and PDs) registered by steps, kept until the replay ends.
+type Extra = Vec<(Option<std::sync::Arc<ProtectionDomain>>, MemoryRegion)>;
+
+fn step(b: &Bench, st: &Step, inputs: &[Vec<u8>], extra: &mut Extra) -> Result<(), String> {
+    let set = [
+        st.inject.is_some(),
+        st.post_recv.is_some(),
+        st.post_send.is_some(),
+        st.poll.is_some(),
+        st.set_reg.is_some(),
+        st.host_write.is_some(),
+        st.modify.is_some(),
+        st.req_notify_recv.is_some(),
+        st.query.is_some(),
+        st.reg_mr.is_some(),
+    ];
+    if set.iter().filter(|&&x| x).count() != 1 {
+        return Err("a step names exactly one action".into());
+    }
+    if let Some(i) = st.inject {
+        let f = inputs
+            .get(i)
+            .ok_or_else(|| format!("input.pcap has {} frames, no frame {i}", inputs.len()))?;
+        b.pair.fabric.lock().unwrap().inject_frame(1, f.clone());
+    } else if let Some(r) = &st.post_recv {
+        // SAFETY: the SGE names the bench's own MRs, which live until the end of the replay; a wrong
+        // address or key is the device's to reject, as the case intends.
+        unsafe {
+            b.pair.a.qp.post_recv(&RecvRequest {
+                wr_id: r.wr_id,
+                sge: Sge {
+                    addr: r.addr,
+                    length: r.length,
+                    lkey: r.lkey,
+                },
+            })
+        }
+        .map_err(|e| format!("post_recv: {e}"))?;
+    } else if let Some(s) = &st.post_send {
+        let wr = s.to_wr()?;
+        // SAFETY: as for post_recv.
+        unsafe { b.pair.a.qp.post_send(&wr) }.map_err(|e| format!("post_send: {e}"))?;
+    } else if let Some(p) = &st.poll {
+        let cq = match p.cq.as_str() {
+            "send" => &b.pair.a.send_cq,
+            "recv" => &b.pair.a.recv_cq,
+            o => return Err(format!("no CQ named {o:?}")),
+        };
+        let mut wc = [WorkCompletion::default()];
+        if cq.poll(&mut wc) != 1 {
+            return Err(format!("no {} completion; expected {}", p.cq, p.wc));
+        }
+        let got = format!("{:?}", wc[0]);
+        if got != p.wc {
+            return Err(format!("{} completion {got}, expected {}", p.cq, p.wc));
+        }
+    } else if let Some(r) = &st.set_reg {
+        b.pair
+            .fabric
+            .lock()
+            .unwrap()
+            .reg_write(0, r.offset, r.value);
+    } else if let Some(w) = &st.host_write {
+        b.region(&w.mr)?
+            .write(w.offset, &unhex(&w.hex)?)
+            .map_err(|e| e.to_string())?;
+    } else if let Some(m) = &st.modify {
+        let attr = match m.as_str() {
+            "ERR" => QpAttr::Err,
+            "SQD" => QpAttr::Sqd,
+            o => return Err(format!("modify to {o:?}: only ERR and SQD are steps")),
+        };
+        b.pair.a.qp.modify(attr).map_err(|e| e.to_string())?;
+    } else if let Some(s) = st.req_notify_recv {
+        b.pair.a.recv_cq.req_notify(s);
+    } else if let Some(q) = &st.query {
+        let got = format!("{:?}", b.pair.a.qp.query());
+        if &got != q {
+            return Err(format!("query_qp: {got}, expected {q}"));
+        }
+    } else if let Some(r) = &st.reg_mr {
+        let pd = r.own_pd.then(|| b.pair.a.ctx.alloc_pd());
+        let mr = pd
+            .as_ref()
+            .unwrap_or(&b.pair.a.pd)
+            .reg_mr(
+                b.region(&r.region)?,
+                r.offset,
+                r.len,
+                access_flags(&r.access)?,
+            )
+            .map_err(|e| format!("reg_mr: {e}"))?;
+        if (mr.lkey(), mr.rkey()) != (r.lkey, r.rkey) {
+            return Err(format!(
+                "reg_mr gave lkey {:#x} rkey {:#x}, the scenario's frames use {:#x} {:#x}",
+                mr.lkey(),
+                mr.rkey(),
+                r.lkey,
+                r.rkey
+            ));
+        }
+        extra.push((pd, mr));
+    }
+    Ok(())
+}
+
+/// Writes the case directory of a scripted case that has just run and passed: the scenario from its
+/// recording, its injected frames as input.pcap, and as expected output what the NIC did in that run
+/// (frames from `case_pcap`, completions left, memory). A replay of the directory must then agree.
+pub fn export(
+    dir: &Path,
+    name: &str,
+    rule: &str,
+    b: &Bench,
+    rec: &Recording,
+    case_pcap: &Path,
+) -> Result<(), String> {
+    let end = b.pair.cycles() - rec.start;
+    let mut finals = Vec::new();
+    for cq in [&b.pair.a.send_cq, &b.pair.a.recv_cq] {
+        let mut wc = [WorkCompletion::default()];
+        while cq.poll(&mut wc) == 1 {
+            finals.push(format!("{:?}", wc[0]));
+        }
+    }
+    let sc = Scenario {
+        name: name.to_string(),
+        rule: rule.to_string(),
+        source: format!("exported from the scripted case `{name}` (driver/src/conformance.rs)"),
+        end_cycle: end,
+        nic: NicSetup::from_params(&b.params, 64, b.pair.a.qp.qp_num(), b.pair.b.qp.qp_num()),
+        mr: b.mr_setups(),
+        step: rec.steps.clone(),
+        final_completions: finals,
+        memory: b.changed_memory(),
+        reference: None,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    save(dir, &sc, HEADER)?;
+    write_frames(&dir.join("input.pcap"), &rec.inputs)?;
+    b.pair
+        .fabric
+        .lock()
+        .unwrap()
+        .flush_pcap()
+        .map_err(|e| e.to_string())?;
+    let mac = b.params.mac[0];
+    let sent: Vec<(Duration, Vec<u8>)> = pcap::read(case_pcap)
+        .map_err(|e| format!("{}: {e}", case_pcap.display()))?
+        .into_iter()
+        .filter(|(_, f)| f.len() >= 12 && f[6..12] == mac)
+        .collect();
+    write_frames(&dir.join("expected.pcap"), &sent)
+}
