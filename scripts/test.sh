@@ -52,6 +52,22 @@ for f in out/conformance/*.pcap; do
         failed=$((failed + 1)); echo "  FAIL pcap check of $f:"; tail -3 out/conformance-pcap.log
     fi
 done
+echo "== conformance cases as files (scenario + input pcap, replayed; testbench/conformance/cases)"
+set +e
+cargo run --release -q -p rocenic-driver --bin rocenic -- conformance replay --out out/replay 2>&1 | tee out/replay.log
+replay_status=${PIPESTATUS[0]}
+set -e
+passed=$((passed + $(grep -c '^  PASS' out/replay.log || true)))
+failed=$((failed + $(grep -c '^  FAIL' out/replay.log || true)))
+if [[ $replay_status -ne 0 ]] && ! grep -q '^  FAIL' out/replay.log; then failed=$((failed + 1)); fi
+# The cases imported from captures, checked independently as well.
+for f in out/replay/capture_*.pcap; do
+    if python3 testbench/check_pcap.py --tshark "$f" > out/replay-pcap.log 2>&1; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "  FAIL pcap check of $f:"; tail -3 out/replay-pcap.log
+    fi
+done
 
 interop_status=0
 if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then

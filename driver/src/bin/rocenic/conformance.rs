@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "usage: rocenic conformance [--out DIR] [--export CASES_DIR] [CASE...]
        rocenic conformance replay [--cases DIR] [--out DIR] [--regenerate] [CASE...]
+       rocenic conformance import CAPTURE --nic-ip ADDR --name NAME --rule TEXT [--mtu N] [--frames N]
+                                  [--gap CYCLES] [--cases DIR]
        rocenic conformance --markdown     (prints docs/conformance.md)
 
 Runs the conformance cases (all, or the named ones) against a co-simulated NIC faced by a scripted peer,
@@ -17,11 +19,19 @@ as files (CASES_DIR/<case>/: scenario.toml, input.pcap, expected.pcap).
 scenario.toml says, plays its steps and input.pcap, and compares what the NIC emits with expected.pcap
 field by field (IPv4 ID and checksum, ECN, UDP source port and the ICRC's value left out; every ICRC is
 checked valid), the completions and host memory. --regenerate rewrites the named cases' expected output
-from what the NIC does now: on purpose only, never as part of a test run.";
+from what the NIC does now: on purpose only, never as part of a test run.
+
+`import` makes a case from a capture of two RoCE peers: the NIC takes the place of ADDR, the other side's
+frames become the input, ADDR's frames the reference the NIC's output is compared with (opcode, QPN, PSN,
+AckReq, AETH type and MSN, RETH, ImmDt, payload). At most N RoCE frames (default 48), GAP cycles between
+steps (default 4000), path MTU (default 1024).";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("replay") {
         return run_replay(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("import") {
+        return run_import(&args[1..]);
     }
     let mut out = PathBuf::from("out/conformance");
     let mut export: Option<PathBuf> = None;
@@ -75,6 +85,59 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if failed > 0 {
         return Err(format!("{failed} case(s) failed"));
     }
+    Ok(())
+}
+
+/// `rocenic conformance import`: a case from a capture.
+fn run_import(args: &[String]) -> Result<(), String> {
+    let mut cases = PathBuf::from("testbench/conformance/cases");
+    let (mut capture, mut nic_ip, mut name, mut rule) = (None, None, None, None);
+    let (mut mtu, mut max_frames, mut gap) = (1024u32, 48usize, 4000u64);
+    let mut it = args.iter();
+    let num = |v: Option<&String>, what: &str| -> Result<u64, String> {
+        v.ok_or(format!("{what} needs a number"))?
+            .parse()
+            .map_err(|e| format!("{what}: {e}"))
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--cases" => cases = PathBuf::from(it.next().ok_or("--cases needs a directory")?),
+            "--nic-ip" => {
+                nic_ip = Some(
+                    it.next()
+                        .ok_or("--nic-ip needs an address")?
+                        .parse()
+                        .map_err(|e| format!("--nic-ip: {e}"))?,
+                )
+            }
+            "--name" => name = it.next().cloned(),
+            "--rule" => rule = it.next().cloned(),
+            "--mtu" => mtu = num(it.next(), "--mtu")? as u32,
+            "--frames" => max_frames = num(it.next(), "--frames")? as usize,
+            "--gap" => gap = num(it.next(), "--gap")?,
+            "-h" | "--help" => return Err(String::new()),
+            c if capture.is_none() => capture = Some(PathBuf::from(c)),
+            o => return Err(format!("unexpected argument {o}")),
+        }
+    }
+    let name = name.ok_or("--name is required")?;
+    let im = replay::Import {
+        capture: capture.ok_or("name the capture to import")?,
+        nic_ip: nic_ip.ok_or("--nic-ip is required")?,
+        name: name.clone(),
+        rule: rule.ok_or("--rule is required: the spec rule the case checks")?,
+        mtu,
+        max_frames,
+        gap,
+    };
+    let dir = cases.join(&name);
+    let o = replay::import(&dir, &im)?;
+    println!(
+        "imported {name}: {} steps, the NIC emitted {} frames, matching the capture's; {}",
+        o.steps,
+        o.frames,
+        dir.display()
+    );
     Ok(())
 }
 
@@ -141,6 +204,49 @@ fn run_replay(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The "Cases as files" part of docs/conformance.md, with the cases imported from captures.
+fn files_section() -> String {
+    let root = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testbench/conformance/cases"
+    ));
+    let dirs = replay::case_dirs(&root).unwrap_or_default();
+    let mut s = format!(
+        "\n## Cases as files: scenario + input pcap, replayed\n\n\
+         `testbench/conformance/cases/<case>/` holds {} cases, each a `scenario.toml` (the NIC's set-up: MAC, IP, QPN, \
+         PSNs, path MTU, timers, the MRs with their VAs, keys and access; then a timeline of steps in cycles after \
+         set-up: inject frame N of `input.pcap`, post a receive or send work request, poll a completion and check it, \
+         write a register or host memory, register an MR, move the QP to ERR or SQD, query it; at the end the \
+         completions left and every byte range of host memory that differs from the initial fill, by CRC-32), an \
+         `input.pcap` (the peer's frames) and an `expected.pcap` (every frame the NIC must emit). \
+         `rocenic conformance replay` (run by `scripts/test.sh`) sets a fresh co-simulated NIC up from the scenario, \
+         plays it, and compares the NIC's frames with `expected.pcap` field by field, leaving out what the spec \
+         leaves free (IPv4 identification and so the header checksum, the ECN bits, the UDP source port, and the \
+         ICRC's value, which covers the identification; every ICRC the NIC emits is checked valid instead), then the \
+         completions and host memory. `driver/tests/replay.rs` shows the replay failing on a changed PSN, MSN, \
+         payload, completion, MR key or a missing frame.\n\n\
+         Where they come from: `rocenic conformance --export testbench/conformance/cases` writes every scripted case \
+         above as files from the run that passed its spec checks; `rocenic conformance import CAPTURE --nic-ip ADDR` \
+         makes a case from a capture of two RoCE peers: the NIC takes ADDR's place, the other side's frames are the \
+         input (their destination QPN mapped to this NIC's, resealed), and ADDR's own frames are kept as \
+         `reference.pcap`, which the NIC's output must match on opcode, destination QP, PSN, AckReq, AETH type and \
+         MSN, RETH, ImmDt and payload (a captured ACK the NIC coalesced into a later one, an AETH credit count and \
+         AckReq before a message's last packet are the implementation's choice and not compared). \
+         `testbench/conformance/import-captures.sh` rebuilds the capture cases. Expected output changes only on \
+         purpose: `rocenic conformance replay --regenerate NAME` rewrites the named cases, never all at once.\n\n\
+         | case from a capture | rule |\n|---|---|\n",
+        dirs.len()
+    );
+    for d in &dirs {
+        if let Ok(sc) = replay::load(d) {
+            if sc.reference.is_some() {
+                s += &format!("| `{}` | {} ({}) |\n", sc.name, sc.rule, sc.source);
+            }
+        }
+    }
+    s
+}
+
 /// docs/conformance.md: the cases and the rule each checks, and the interop matrix.
 pub fn markdown() -> String {
     let mut s = String::from(
@@ -152,14 +258,15 @@ pub fn markdown() -> String {
          by field with `rocenic_proto::wire` and checks what A puts on the wire (opcode, PSN, AETH syndrome and MSN, \
          extension headers, payload), A's completions, counters and memory. Each case's frames are written to \
          `out/conformance/<case>.pcap` and checked by `testbench/check_pcap.py` (ICRC recomputed with zlib, tshark decode). \
-         The cases are code (`driver/src/conformance.rs`), not recorded pcaps: the expected values are the spec's, written \
-         in each case, so there is no expected output to regenerate.\n\n\
+         The expected values are the spec's, written in each case (`driver/src/conformance.rs`); every case is also kept as \
+         files and replayed from them (below).\n\n\
          | case | rule (IBA vol. 1 section) |\n|---|---|\n",
     );
     for c in CASES {
         s += &format!("| `{}` | {} |\n", c.name, c.rule);
     }
     s += &format!("\n{} cases.\n", CASES.len());
+    s += &files_section();
     s += "\n## Interop with Linux Soft-RoCE (rdma_rxe)\n\n\
           `testbench/interop/rc-pingpong.sh` (run by `scripts/test.sh`): `rocenic rc-pingpong` on the co-simulated NIC \
           against an unmodified `ibv_rc_pingpong` (rdma-core, Debian 12) on rdma_rxe (Linux 6.1) in a QEMU guest, 100 \
