@@ -11,6 +11,8 @@
 pub mod backend;
 #[cfg(feature = "sim")]
 pub mod conformance;
+#[cfg(feature = "sim")]
+pub mod congestion;
 pub mod error;
 #[cfg(feature = "sim")]
 pub mod pair;

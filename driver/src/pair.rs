@@ -86,10 +86,20 @@ impl Pair {
         let fabric = Arc::new(Mutex::new(
             Fabric::new(cfg).map_err(|e| Error::Sim(e.to_string()))?,
         ));
+        Pair::connect_ports(fabric, [0, 1], p)
+    }
+
+    /// Connects the NICs on `ports` of a fabric that has more than two (a switched one): `ports[0]` is
+    /// this pair's A, `ports[1]` its B; `p.mac` and `p.ip` are theirs.
+    pub fn connect_ports(
+        fabric: Arc<Mutex<Fabric>>,
+        ports: [usize; 2],
+        p: &PairParams,
+    ) -> Result<Pair> {
         let mut sides = Vec::new();
-        for port in 0..2 {
+        for (i, &port) in ports.iter().enumerate() {
             let ctx = Context::open(Arc::new(SimBackend::new(fabric.clone(), port)))?;
-            ctx.set_port(p.mac[port], p.ip[port]);
+            ctx.set_port(p.mac[i], p.ip[i]);
             let pd = ctx.alloc_pd();
             let send_cq = ctx.create_cq(64)?;
             let recv_cq = ctx.create_cq(64)?;

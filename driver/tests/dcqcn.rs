@@ -76,3 +76,41 @@ fn cnps_cut_the_rate_and_it_recovers() {
 
     w.finish(&p, 50_000_000);
 }
+
+/// End to end through a switch (`rocenic_driver::congestion`): two senders into one 10 Gb/s link that
+/// marks CE above 5 KB. With DCQCN the flows share the link fairly, the queue stays bounded, and when
+/// one flow ends the other climbs back to line rate; without DCQCN the same traffic builds a queue an
+/// order of magnitude deeper.
+#[test]
+fn two_flows_through_a_marking_switch_share_the_link_and_recover() {
+    use rocenic_driver::congestion::{run, Experiment};
+    let x = Experiment {
+        duration_us: 7000.0,
+        stop_flow1_us: 4000.0,
+        ..Experiment::default()
+    };
+    let t = run(&x).unwrap();
+    let (a, b) = (
+        t.mean(&t.rate_gbps[0], 2000.0, 4000.0),
+        t.mean(&t.rate_gbps[1], 2000.0, 4000.0),
+    );
+    assert!(t.jain(2000.0, 4000.0) > 0.9, "fair share: {a:.2} and {b:.2} Gb/s");
+    assert!(a + b > 8.5, "the link stays busy: {:.2} Gb/s", a + b);
+    let q = t.max_queue(1000.0, 4000.0);
+    assert!(q < 100.0, "queue bounded: {q:.1} KB");
+    assert!(t.ce_marked > 0 && t.cnps_sent > 0 && t.rate_cuts.iter().all(|&c| c > 0));
+    assert_eq!(t.dropped, 0);
+    let alone = t.mean(&t.rate_gbps[0], 6500.0, 7000.0);
+    assert!(alone > 9.0, "flow 0 alone recovers to line rate: {alone:.2} Gb/s");
+    assert_eq!(t.mean(&t.rate_gbps[1], 6500.0, 7000.0), 0.0, "flow 1 has ended");
+
+    let off = run(&Experiment {
+        dcqcn: false,
+        duration_us: 2000.0,
+        stop_flow1_us: 2000.0,
+        ..Experiment::default()
+    })
+    .unwrap();
+    let q_off = off.max_queue(0.0, 2000.0);
+    assert!(q_off > 300.0, "without DCQCN the queue grows: {q_off:.1} KB");
+}

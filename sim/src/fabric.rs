@@ -3,6 +3,7 @@
 use crate::external::{ExternalPort, ExternalSpec, ExternalStats};
 use crate::fault::FaultPlan;
 use crate::link::{Link, LinkStats, PcapTap};
+use crate::switch::{Sample, Switch, SwitchConfig, SwitchStats};
 use crate::memory::HostMemory;
 use crate::nic::{line_bytes_per_cycle, Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
 use crate::SimError;
@@ -39,6 +40,8 @@ pub struct FabricConfig {
     pub vcd: Option<PathBuf>,
     /// Port 1 is this socket instead of a second simulated NIC.
     pub external: Option<ExternalSpec>,
+    /// Instead of two NICs on one link: one NIC per switch port (`SwitchConfig::macs`), through the switch.
+    pub switch: Option<SwitchConfig>,
 }
 
 impl Default for FabricConfig {
@@ -58,6 +61,7 @@ impl Default for FabricConfig {
             seed: 1,
             vcd: None,
             external: None,
+            switch: None,
         }
     }
 }
@@ -82,7 +86,7 @@ pub struct Fabric {
     external: Option<ExternalPort>,
     /// First error of the external port; the fabric stops using the port and reports it.
     external_error: Option<String>,
-    link: Link,
+    link: Net,
     width: Width,
     cycle: u64,
 }
@@ -109,15 +113,38 @@ impl Fabric {
             Some(p) => Some(PcapTap::create(p).map_err(|e| SimError::Pcap(p.clone(), e))?),
             None => None,
         };
-        let link = Link::new(
-            cfg.link_latency_cycles,
-            cfg.width.clock_mhz(),
-            cfg.faults.clone(),
-            cfg.seed,
-            pcap,
-        );
+        let (link, ports) = match &cfg.switch {
+            None => (
+                Net::Link(Link::new(
+                    cfg.link_latency_cycles,
+                    cfg.width.clock_mhz(),
+                    cfg.faults.clone(),
+                    cfg.seed,
+                    pcap,
+                )),
+                2,
+            ),
+            Some(sw) => {
+                if cfg.external.is_some() || cfg.faults != FaultPlan::none() {
+                    return Err(SimError::Config(
+                        "a switched fabric has no external port and no fault plan".into(),
+                    ));
+                }
+                let n = sw.macs.len();
+                (
+                    Net::Switch(Switch::new(
+                        sw.clone(),
+                        cfg.link_latency_cycles,
+                        cfg.width.clock_mhz(),
+                        cfg.seed,
+                        pcap,
+                    )),
+                    n,
+                )
+            }
+        };
         let (nics, external) = match &cfg.external {
-            None => (vec![mk(0)?, mk(1)?], None),
+            None => ((0..ports).map(mk).collect::<Result<Vec<_>, _>>()?, None),
             Some(spec) => {
                 let port = ExternalPort::open(spec)
                     .map_err(|e| SimError::Config(format!("external link {spec}: {e}")))?;
@@ -302,7 +329,10 @@ impl Fabric {
     }
 
     pub fn link_stats(&self) -> LinkStats {
-        self.link.stats()
+        match &self.link {
+            Net::Link(l) => l.stats(),
+            Net::Switch(_) => LinkStats::default(),
+        }
     }
 
     /// Interrupt pulses of NIC `port`.
@@ -322,5 +352,69 @@ impl Fabric {
             n.flush_vcd();
         }
         self.link.flush_pcap()
+    }
+}
+
+/// What connects the NICs: one link between two, or a switch between several.
+enum Net {
+    Link(Link),
+    Switch(Switch),
+}
+
+impl Net {
+    #[inline]
+    fn send(&mut self, port: usize, frame: Vec<u8>, cycle: u64) {
+        match self {
+            Net::Link(l) => l.send(port, frame, cycle),
+            Net::Switch(s) => s.send(port, frame, cycle),
+        }
+    }
+    #[inline]
+    fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
+        match self {
+            Net::Link(l) => l.poll(cycle),
+            Net::Switch(s) => s.poll(cycle),
+        }
+    }
+    fn record(&mut self) {
+        match self {
+            Net::Link(l) => l.record(),
+            Net::Switch(s) => s.record(),
+        }
+    }
+    fn take_sent(&mut self, port: usize) -> Vec<Vec<u8>> {
+        match self {
+            Net::Link(l) => l.take_sent(port),
+            Net::Switch(s) => s.take_sent(port),
+        }
+    }
+    fn flush_pcap(&mut self) -> std::io::Result<()> {
+        match self {
+            Net::Link(l) => l.flush_pcap(),
+            Net::Switch(s) => s.flush_pcap(),
+        }
+    }
+}
+
+impl Fabric {
+    /// The switch's counters (`None` on a point-to-point link).
+    pub fn switch_stats(&self) -> Option<SwitchStats> {
+        match &self.link {
+            Net::Switch(s) => Some(s.stats()),
+            Net::Link(_) => None,
+        }
+    }
+
+    /// The bottleneck samples taken since the last call (empty on a point-to-point link).
+    pub fn take_switch_samples(&mut self) -> Vec<Sample> {
+        match &mut self.link {
+            Net::Switch(s) => s.take_samples(),
+            Net::Link(_) => Vec::new(),
+        }
+    }
+
+    /// How many NIC ports the fabric has.
+    pub fn ports(&self) -> usize {
+        self.nics.len()
     }
 }

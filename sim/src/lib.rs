@@ -4,6 +4,7 @@
 //! - [`Nic`]: one core and its bench (single-NIC tests push and pop frames directly).
 //! - [`Fabric`]: two NICs back to back; what the driver and the demo use.
 //! - [`link::Link`], [`fault::FaultPlan`]: the wire, testable without Verilator.
+//! - [`switch::Switch`]: several NICs through an output-queued, ECN-marking switch (congestion control).
 pub mod external;
 pub mod fabric;
 pub mod fault;
@@ -11,6 +12,7 @@ pub mod ffi;
 pub mod link;
 pub mod memory;
 pub mod nic;
+pub mod switch;
 
 pub use external::{ExternalPort, ExternalSpec, ExternalStats};
 pub use fabric::{Fabric, FabricConfig};
@@ -18,6 +20,7 @@ pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;
 pub use memory::{Grant, HostMemory, OutOfRange};
 pub use nic::{line_bytes_per_cycle, Nic, NicConfig, WIRE_OVERHEAD_BYTES};
+pub use switch::{Sample, SwitchConfig, SwitchStats};
 pub use rocenic_proto::Width;
 
 use std::path::PathBuf;

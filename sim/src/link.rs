@@ -48,7 +48,7 @@ impl PcapTap {
         })
     }
 
-    fn record(&mut self, ns: u64, frame: &[u8]) {
+    pub fn record(&mut self, ns: u64, frame: &[u8]) {
         if self.error.is_some() {
             return;
         }

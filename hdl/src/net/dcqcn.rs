@@ -51,6 +51,8 @@ pub struct Dcqcn<const B: usize> {
     min16: Signal<Local, Bits<16>>,
     sum17: Signal<Local, Bits<17>>,
     alpha_dec: Signal<Local, Bits<16>>,
+    /// The debt after this cycle's drain, before this cycle's beat.
+    debt_left: Signal<Local, Bits<32>>,
     /// g = 1/256 in α's 1/1024 units.
     g_q10: Constant<Bits<16>>,
     beat_debt: Constant<Bits<32>>,
@@ -94,6 +96,7 @@ impl<const B: usize> Default for Dcqcn<B> {
             min16: Default::default(),
             sum17: Default::default(),
             alpha_dec: Default::default(),
+            debt_left: Default::default(),
             g_q10: Constant::new(4.into()),
             beat_debt: Constant::new(((B * 256) as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
@@ -170,14 +173,16 @@ impl<const B: usize> Logic for Dcqcn<B> {
             self.t_stage.d.next = 0.into();
             self.b_stage.d.next = 0.into();
         }
-        // The pacer: a debt of bytes × 256 drained by RC per cycle.
+        // The pacer: a debt of bytes × 256 drained by RC every cycle, a beat sent or not (draining only
+        // on idle cycles would halve the rate: a frame's beats would add debt that only its gap repays).
         if self.debt.q.val() > bit_cast::<32, 16>(self.rc.q.val()) {
-            self.debt.d.next = self.debt.q.val() - bit_cast::<32, 16>(self.rc.q.val());
+            self.debt_left.next = self.debt.q.val() - bit_cast::<32, 16>(self.rc.q.val());
         } else {
-            self.debt.d.next = 0.into();
+            self.debt_left.next = 0.into();
         }
+        self.debt.d.next = self.debt_left.val();
         if self.beat_sent.val() {
-            self.debt.d.next = self.debt.q.val() + self.beat_debt.val();
+            self.debt.d.next = self.debt_left.val() + self.beat_debt.val();
         }
         self.hold.next = self.enable.val() && (self.debt.q.val() != 0);
         if self.reset.val() || !self.enable.val() {

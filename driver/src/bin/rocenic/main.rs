@@ -5,6 +5,7 @@
 //! - `rocenic write-bw`, `read-bw`: perftest's `ib_write_bw`, `ib_read_bw` likewise.
 mod attach;
 mod conformance;
+mod dcqcn;
 mod demo;
 mod oob;
 mod perftest;
@@ -24,6 +25,7 @@ commands:
   write-lat     perftest's ib_write_lat likewise
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
+  dcqcn         two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time
 
 `rocenic <command> --help` shows a command's options.";
 
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
             conformance::run(&args[1..]),
             conformance::USAGE,
         ),
+        Some("dcqcn") => finish("dcqcn", dcqcn::run(&args[1..]), dcqcn::USAGE),
         Some("stress") => finish(
             "stress",
             stress::parse(&args[1..]).and_then(stress::run),
