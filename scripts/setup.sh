@@ -6,6 +6,8 @@ need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
+# rust-hdl's `synthesizes` tests run yosys_validate, which calls `yosys` from PATH (Debian's 0.23).
+command -v yosys >/dev/null || need+=(yosys)
 # bitstream/alveo/check/check.sh runs the Vivado flow script under plain Tcl with stubbed commands.
 command -v tclsh >/dev/null || need+=(tcl)
 command -v g++ >/dev/null || need+=(g++)

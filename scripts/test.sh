@@ -68,6 +68,14 @@ for f in out/replay/capture_*.pcap; do
         failed=$((failed + 1)); echo "  FAIL pcap check of $f:"; tail -3 out/replay-pcap.log
     fi
 done
+echo "== cocotb benches per hardware unit on Icarus (testbench/cocotb/run.sh)"
+set +e
+bash testbench/cocotb/run.sh 2>&1 | tee out/cocotb.log
+cocotb_status=${PIPESTATUS[0]}
+set -e
+passed=$((passed + $(grep -c '^  PASS' out/cocotb.log || true)))
+failed=$((failed + $(grep -c '^  FAIL' out/cocotb.log || true)))
+if [[ $cocotb_status -ne 0 ]] && ! grep -q '^  FAIL' out/cocotb.log; then failed=$((failed + 1)); fi
 
 interop_status=0
 if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then

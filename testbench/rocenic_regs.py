@@ -173,7 +173,7 @@ RESET = {
     "DCQCN_ALPHA_TIMER": 0x2192,
     "DCQCN_BYTE_COUNTER": 0x989680,
     "DCQCN_F": 0x5,
-    "DCQCN_RATE": 0x0,
+    "DCQCN_RATE": 0x800,
     "MR0_BASE_LO": 0x0,
     "MR0_BASE_HI": 0x0,
     "MR0_LEN": 0x0,

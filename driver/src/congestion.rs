@@ -343,9 +343,19 @@ impl Trace {
         );
         let colors = ["#1f77b4", "#d62728"];
         for k in 0..2 {
-            let pts = self.t_us.iter().zip(&self.rate_gbps[k]).map(|(t, g)| (x(*t), y1(*g))).collect();
+            let pts = self
+                .t_us
+                .iter()
+                .zip(&self.rate_gbps[k])
+                .map(|(t, g)| (x(*t), y1(*g)))
+                .collect();
             s += &line(pts, colors[k], "");
-            let pts = self.t_us.iter().zip(&self.rp_gbps[k]).map(|(t, g)| (x(*t), y1(*g))).collect();
+            let pts = self
+                .t_us
+                .iter()
+                .zip(&self.rp_gbps[k])
+                .map(|(t, g)| (x(*t), y1(*g)))
+                .collect();
             s += &line(pts, colors[k], "stroke-dasharray=\"4 3\" opacity=\"0.6\"");
             s += &format!(
                 "<text x=\"{}\" y=\"{}\" fill=\"{}\">flow {k}: on the bottleneck (solid), reaction-point rate (dashed)</text>\n",
@@ -354,7 +364,12 @@ impl Trace {
                 colors[k]
             );
         }
-        let pts = self.t_us.iter().zip(&self.queue_kb).map(|(t, q)| (x(*t), y2(*q))).collect();
+        let pts = self
+            .t_us
+            .iter()
+            .zip(&self.queue_kb)
+            .map(|(t, q)| (x(*t), y2(*q)))
+            .collect();
         s += &line(pts, "#2ca02c", "");
         s += "</svg>\n";
         s

@@ -94,15 +94,25 @@ fn two_flows_through_a_marking_switch_share_the_link_and_recover() {
         t.mean(&t.rate_gbps[0], 2000.0, 4000.0),
         t.mean(&t.rate_gbps[1], 2000.0, 4000.0),
     );
-    assert!(t.jain(2000.0, 4000.0) > 0.9, "fair share: {a:.2} and {b:.2} Gb/s");
+    assert!(
+        t.jain(2000.0, 4000.0) > 0.9,
+        "fair share: {a:.2} and {b:.2} Gb/s"
+    );
     assert!(a + b > 8.5, "the link stays busy: {:.2} Gb/s", a + b);
     let q = t.max_queue(1000.0, 4000.0);
     assert!(q < 100.0, "queue bounded: {q:.1} KB");
     assert!(t.ce_marked > 0 && t.cnps_sent > 0 && t.rate_cuts.iter().all(|&c| c > 0));
     assert_eq!(t.dropped, 0);
     let alone = t.mean(&t.rate_gbps[0], 6500.0, 7000.0);
-    assert!(alone > 9.0, "flow 0 alone recovers to line rate: {alone:.2} Gb/s");
-    assert_eq!(t.mean(&t.rate_gbps[1], 6500.0, 7000.0), 0.0, "flow 1 has ended");
+    assert!(
+        alone > 9.0,
+        "flow 0 alone recovers to line rate: {alone:.2} Gb/s"
+    );
+    assert_eq!(
+        t.mean(&t.rate_gbps[1], 6500.0, 7000.0),
+        0.0,
+        "flow 1 has ended"
+    );
 
     let off = run(&Experiment {
         dcqcn: false,
@@ -112,5 +122,8 @@ fn two_flows_through_a_marking_switch_share_the_link_and_recover() {
     })
     .unwrap();
     let q_off = off.max_queue(0.0, 2000.0);
-    assert!(q_off > 300.0, "without DCQCN the queue grows: {q_off:.1} KB");
+    assert!(
+        q_off > 300.0,
+        "without DCQCN the queue grows: {q_off:.1} KB"
+    );
 }

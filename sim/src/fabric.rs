@@ -3,9 +3,9 @@
 use crate::external::{ExternalPort, ExternalSpec, ExternalStats};
 use crate::fault::FaultPlan;
 use crate::link::{Link, LinkStats, PcapTap};
-use crate::switch::{Sample, Switch, SwitchConfig, SwitchStats};
 use crate::memory::HostMemory;
 use crate::nic::{line_bytes_per_cycle, Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET_CYCLES};
+use crate::switch::{Sample, Switch, SwitchConfig, SwitchStats};
 use crate::SimError;
 use rocenic_proto::Width;
 use std::net::Ipv4Addr;

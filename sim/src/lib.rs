@@ -20,8 +20,8 @@ pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;
 pub use memory::{Grant, HostMemory, OutOfRange};
 pub use nic::{line_bytes_per_cycle, Nic, NicConfig, WIRE_OVERHEAD_BYTES};
-pub use switch::{Sample, SwitchConfig, SwitchStats};
 pub use rocenic_proto::Width;
+pub use switch::{Sample, SwitchConfig, SwitchStats};
 
 use std::path::PathBuf;
 

@@ -213,13 +213,6 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
                 self.quanta.next = self.f_pause_time.val();
             }
         }
-        if self.rx.done.val() && self.for_us.val() && self.enable.val() {
-            self.rx_pause_inc.next = true;
-            if self.ignore_left.q.val() == 0 {
-                self.quanta_left.d.next = self.quanta.val();
-                self.qcount.d.next = 0.into();
-            }
-        }
 
         // The pause: quanta count down at QUANTUM_Q4 / 16 cycles each.
         self.paused.next = (self.quanta_left.q.val() != 0) && (self.ignore_left.q.val() == 0);
@@ -234,6 +227,15 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             }
         } else {
             self.run.d.next = 0.into();
+        }
+        // A pause frame received restarts the count with its time (an XON: zero), after the countdown
+        // so that a frame landing on a quantum boundary is not overridden by it.
+        if self.rx.done.val() && self.for_us.val() && self.enable.val() {
+            self.rx_pause_inc.next = true;
+            if self.ignore_left.q.val() == 0 {
+                self.quanta_left.d.next = self.quanta.val();
+                self.qcount.d.next = 0.into();
+            }
         }
         if self.ignore_left.q.val() != 0 {
             self.ignore_left.d.next = self.ignore_left.q.val() - 1;

@@ -78,6 +78,9 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     frame_len: DFF<Bits<16>>,
     // Combinational intermediates
     waddr: Signal<Local, Bits<A>>,
+    waddr_inc: Signal<Local, Bits<A>>,
+    /// This beat's word would run into the oldest unconsumed frame.
+    full: Signal<Local, bool>,
     pos: Signal<Local, Bits<16>>,
     pos_end: Signal<Local, Bits<16>>,
     lane_en: Signal<Local, Bits<B>>,
@@ -98,7 +101,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     ones: Constant<Bits<B>>,
     beat_bytes: Constant<Bits<16>>,
     cap_beats: Constant<Bits<16>>,
-    log_w: Constant<Bits<16>>,
+    /// log2 of the beat in bytes.
+    log_b: Constant<Bits<16>>,
     min_ip_end: Constant<Bits<16>>,
     sh_ip_len: Constant<Bits<16>>,
     sh_ip_hdr: Constant<Bits<16>>,
@@ -158,6 +162,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             overflow: Default::default(),
             frame_len: Default::default(),
             waddr: Default::default(),
+            waddr_inc: Default::default(),
+            full: Default::default(),
             pos: Default::default(),
             pos_end: Default::default(),
             lane_en: Default::default(),
@@ -177,7 +183,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             ones: Constant::new(Bits::<B>::mask()),
             beat_bytes: Constant::new((B as u64).into()),
             cap_beats: Constant::new(((CAP_BYTES / B).max(1) as u64).into()),
-            log_w: Constant::new((W.trailing_zeros() as u64).into()),
+            log_b: Constant::new((B.trailing_zeros() as u64).into()),
             min_ip_end: Constant::new((MIN_IP_LEN + ICRC_FIRST_BYTE as u64).into()),
             sh_ip_len: Constant::new(be_shift(CAP_BYTES, F::IP_TOTAL_LEN, 2).into()),
             sh_ip_hdr: Constant::new(be_shift(CAP_BYTES, F::IP, 20).into()),
@@ -219,11 +225,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             // Word 0 of the frame's slot is reserved for its metadata.
             self.waddr.next = self.tail.q.val() + 1;
         }
-        // Byte position of this beat in the frame (the beat count restarts with each frame).
-        self.pos.next = self.beat.q.val() << self.log_w.val() >> 3;
+        // Byte position of this beat in the frame (the beat count restarts with each frame). Shifted
+        // by log2 of the beat's bytes, not by log2 of its bits and back: that wrapped at 8 KiB.
+        self.pos.next = self.beat.q.val() << self.log_b.val();
         if self.phase.q.val() == Phase::Idle {
             self.pos.next = 0.into();
         }
+        // One word stays free: a frame ending just before `head` would leave `tail == head`, which reads
+        // as an empty ring, and every frame in it would be lost.
+        self.waddr_inc.next = self.waddr.val() + 1;
+        self.full.next = (self.waddr.val() == self.head_q.q.val())
+            || (self.waddr_inc.val() == self.head_q.q.val());
         self.cap_next.next = self.cap.q.val();
         if self.phase.q.val() == Phase::Idle {
             self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
@@ -310,7 +322,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                     self.overflow.d.next = false;
                 }
                 // The frame may not run into the oldest unconsumed frame.
-                if self.waddr.val() == self.head_q.q.val() {
+                if self.full.val() {
                     self.overflow.d.next = true;
                 } else if !(self.overflow.q.val() && self.phase.q.val() == Phase::Frame) {
                     self.ram.write_enable.next = true;
@@ -321,7 +333,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                     self.frames_inc.next = true;
                     self.phase.d.next = Phase::Idle;
                     if (self.overflow.q.val() && self.phase.q.val() == Phase::Frame)
-                        || self.waddr.val() == self.head_q.q.val()
+                        || self.full.val()
                     {
                         self.overflow_inc.next = true;
                     } else if !self.is_roce.val() || !self.enable.val() {

@@ -69,7 +69,11 @@ impl<const W: usize> Logic for FrameHead<W> {
         self.done.next = self.rx_fire.val() && self.rx_tlast.val();
         if self.rx_fire.val() {
             self.cap.d.next = self.cap_now.val();
-            self.k.d.next = self.k.q.val() + 1;
+            // Counts only up to the captured beats: an 8-bit count of every beat wrapped after 256
+            // (2 KiB at 64 bits) and took the bytes there for the head of a new frame.
+            if self.k.q.val() < self.cap_beats.val() {
+                self.k.d.next = self.k.q.val() + 1;
+            }
             if self.rx_tlast.val() {
                 self.k.d.next = 0.into();
             }

@@ -58,12 +58,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         x.pmax,
         x.stop_flow1_us
     );
-    println!("{:>8} {:>9} {:>9} {:>9} {:>9} {:>9}", "t (us)", "flow0", "flow1", "rp0", "rp1", "queue KB");
+    println!(
+        "{:>8} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "t (us)", "flow0", "flow1", "rp0", "rp1", "queue KB"
+    );
     let every = (t.t_us.len() / 40).max(1);
     for i in (0..t.t_us.len()).step_by(every) {
         println!(
             "{:>8.0} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1}",
-            t.t_us[i], t.rate_gbps[0][i], t.rate_gbps[1][i], t.rp_gbps[0][i], t.rp_gbps[1][i], t.queue_kb[i]
+            t.t_us[i],
+            t.rate_gbps[0][i],
+            t.rate_gbps[1][i],
+            t.rp_gbps[0][i],
+            t.rp_gbps[1][i],
+            t.queue_kb[i]
         );
     }
     let both = (x.stop_flow1_us / 2.0, x.stop_flow1_us);

@@ -1,0 +1,1 @@
+"""cocotb-side helpers shared by the benches (clock, reset, counter pulses, stream drivers)."""

@@ -1,0 +1,65 @@
+"""The engine side of the receive buffer (net/rx_buffer.rs), as the receive engine drives it: while
+`pending`, read the metadata word at `head` (frame length in bytes, low 16 bits) and the frame's words
+after it through the synchronous read port (`rd_addr` -> `rd_data` one clock later), then `pop` with
+`pop_words` = the frame's data words."""
+import random
+
+import cocotb
+from cocotb.triggers import RisingEdge
+
+
+class BufferReader:
+    def __init__(self, dut, gap=None, seed=1):
+        self.dut = dut
+        self.nb = len(dut.rx_tkeep)
+        self.abits = len(dut.head)
+        self.frames = []
+        self.hold = False          # True: start no new frame (the engine is stalled)
+        self.busy = False          # a frame is being read
+        self.gap = gap             # None, or callable(rng) -> idle cycles before each frame
+        self.rng = random.Random(seed)
+        dut.pop.value = 0
+        dut.pop_words.value = 0
+        dut.rd_addr.value = 0
+        cocotb.start_soon(self._run())
+
+    async def _run(self):
+        dut, clk, ring = self.dut, self.dut.clock, 1 << self.abits
+        while True:
+            await RisingEdge(clk)
+            if self.hold or dut.pending.value != 1:
+                continue
+            if self.gap:
+                for _ in range(self.gap(self.rng)):
+                    await RisingEdge(clk)
+                if self.hold:
+                    continue
+            self.busy = True
+            head = int(dut.head.value)
+            # Pipelined reads: the address set after edge k is sampled at edge k+1, and its data is
+            # what the next edge (k+2) sees.
+            issued, words, need = [], [], None
+            a = 0
+            while need is None or len(words) < need:
+                if len(issued) >= 2:
+                    words.append(int(dut.rd_data.value))
+                    issued.pop(0)
+                    if need is None:
+                        length = words[0] & 0xFFFF
+                        need = 1 + -(-length // self.nb)
+                if need is None or a < need:
+                    dut.rd_addr.value = (head + a) % ring
+                    issued.append(a)
+                    a += 1
+                else:
+                    issued.append(None)
+                await RisingEdge(clk)
+            data = b"".join(w.to_bytes(self.nb, "little") for w in words[1:need])
+            self.frames.append(data[:length])
+            dut.pop.value = 1
+            dut.pop_words.value = need - 1
+            await RisingEdge(clk)
+            dut.pop.value = 0
+            # head and pending show the pop from the second edge on.
+            await RisingEdge(clk)
+            self.busy = False
