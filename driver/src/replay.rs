@@ -1059,8 +1059,66 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
     drop(probe);
     let _ = std::fs::remove_file(dir.join("probe.pcap"));
     let local = &sc.mr[1];
+    let remote = &sc.mr[0];
+    // The peer's RDMA requests name the captured side's memory: they are moved into this NIC's
+    // `remote` MR, keeping their offsets from the lowest address they use.
+    let reths: Vec<(u64, u32)> = frames
+        .iter()
+        .filter(|(n, _, _)| !*n)
+        .filter_map(|(_, f, _)| f.ext.reth.map(|r| (r.va, r.dma_len)))
+        .collect();
+    let base = reths.iter().map(|r| r.0).min().unwrap_or(0);
+    if let Some((va, len)) = reths
+        .iter()
+        .find(|(va, len)| va - base + *len as u64 > remote.bytes as u64)
+    {
+        return Err(format!(
+            "the peer's RDMA request at {va:#x} for {len} bytes does not fit the {}-byte MR from {base:#x}",
+            remote.bytes
+        ));
+    }
+    if frames
+        .iter()
+        .any(|(n, f, _)| !*n && f.ext.atomic_eth.is_some())
+    {
+        return Err("the peer sends atomics: the importer does not map those".into());
+    }
+    // What the captured side's READ responses carried is what its memory held: preload it.
+    let mut i = 0;
+    while i < frames.len() {
+        let (from_nic, f, _) = &frames[i];
+        if let (false, Some(r), opcode::RC_RDMA_READ_REQUEST) =
+            (*from_nic, f.ext.reth, f.bth.opcode)
+        {
+            let mut data = Vec::new();
+            for (n, g, _) in &frames[i + 1..] {
+                let resp = (opcode::RC_RDMA_READ_RESPONSE_FIRST
+                    ..=opcode::RC_RDMA_READ_RESPONSE_ONLY)
+                    .contains(&g.bth.opcode);
+                if *n && resp && g.bth.psn.wrapping_sub(f.bth.psn) & 0xFF_FFFF < 0x80_0000 {
+                    data.extend_from_slice(&g.payload);
+                    if data.len() >= r.dma_len as usize {
+                        break;
+                    }
+                }
+            }
+            data.truncate(r.dma_len as usize);
+            if !data.is_empty() {
+                sc.step.push(Step {
+                    cycle: 0,
+                    host_write: Some(HostWrite {
+                        mr: "remote".into(),
+                        offset: (r.va - base) as usize,
+                        hex: hex(&data),
+                    }),
+                    ..Step::default()
+                });
+            }
+        }
+        i += 1;
+    }
     let (mut inputs, mut reference) = (Vec::new(), Vec::new());
-    let mut cycle = 0;
+    let mut cycle = if sc.step.is_empty() { 0 } else { 100 };
     let (mut recv_slot, mut send_slot, mut wr_id) = (0usize, 8usize, 1u64);
     const SLOT: usize = 4096;
     let mut i = 0;
@@ -1170,6 +1228,10 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
             let bad = f.icrc ^ was;
             if g.bth.dest_qp == capture_qpn {
                 g.bth.dest_qp = our_qpn;
+            }
+            if let Some(r) = &mut g.ext.reth {
+                r.va = remote.addr + (r.va - base);
+                r.rkey = remote.rkey;
             }
             g.seal().map_err(|e| format!("{e:?}"))?;
             g.icrc ^= bad;

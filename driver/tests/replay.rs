@@ -16,8 +16,15 @@ fn copy(name: &str, tag: &str) -> PathBuf {
     let dst = std::env::temp_dir().join(format!("rocenic-replay-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dst);
     std::fs::create_dir_all(&dst).unwrap();
-    for f in ["scenario.toml", "input.pcap", "expected.pcap"] {
-        std::fs::copy(case(name).join(f), dst.join(f)).unwrap();
+    for f in [
+        "scenario.toml",
+        "input.pcap",
+        "expected.pcap",
+        "reference.pcap",
+    ] {
+        if case(name).join(f).exists() {
+            std::fs::copy(case(name).join(f), dst.join(f)).unwrap();
+        }
     }
     dst
 }
@@ -138,4 +145,17 @@ fn the_fields_the_spec_leaves_free_are_not_compared_and_the_rest_are() {
     assert!(frame_diff(&dscp, &f[0]).is_some(), "DSCP is compared");
     let qp = with(&|x| x.bth.dest_qp ^= 1);
     assert!(frame_diff(&qp, &f[0]).unwrap().contains("BTH"));
+}
+
+#[test]
+fn a_capture_case_replays_and_a_changed_reference_fails() {
+    let d = copy("capture_rxe_ib_write_bw_as_rxe", "ref");
+    let o = replay(&d).unwrap();
+    assert_eq!(o.frames, 100, "one ACK per WRITE, as rxe sent");
+    // rxe's 7th ACK with another MSN: the NIC no longer matches the reference.
+    edit_pcap(&d.join("reference.pcap"), 6, |f| {
+        f.ext.aeth.as_mut().unwrap().msn += 1
+    });
+    let e = replay(&d).err().expect("must fail");
+    assert!(e.contains("differs from the reference"), "{e}");
 }

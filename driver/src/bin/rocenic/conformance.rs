@@ -228,11 +228,14 @@ fn files_section() -> String {
          Where they come from: `rocenic conformance --export testbench/conformance/cases` writes every scripted case \
          above as files from the run that passed its spec checks; `rocenic conformance import CAPTURE --nic-ip ADDR` \
          makes a case from a capture of two RoCE peers: the NIC takes ADDR's place, the other side's frames are the \
-         input (their destination QPN mapped to this NIC's, resealed), and ADDR's own frames are kept as \
+         input (their destination QPN mapped to this NIC's, RETH addresses and R_Key moved into the NIC's MR, \
+         resealed; the data the captured side's READ responses carried preloaded into that MR), and ADDR's own frames are kept as \
          `reference.pcap`, which the NIC's output must match on opcode, destination QP, PSN, AckReq, AETH type and \
          MSN, RETH, ImmDt and payload (a captured ACK the NIC coalesced into a later one, an AETH credit count and \
          AckReq before a message's last packet are the implementation's choice and not compared). \
-         `testbench/conformance/import-captures.sh` rebuilds the capture cases. Expected output changes only on \
+         `testbench/conformance/import-captures.sh` rebuilds the capture cases: from `../shared/captures` (rxe running \
+         `ibv_rc_pingpong`, a public RoCE trace) and from captures the interop harness records with rdma_rxe \
+         (`testbench/interop/perftest.sh`: rxe as `ib_send_bw`, `ib_write_bw`, `ib_read_bw` server). Expected output changes only on \
          purpose: `rocenic conformance replay --regenerate NAME` rewrites the named cases, never all at once.\n\n\
          | case from a capture | rule |\n|---|---|\n",
         dirs.len()
