@@ -163,7 +163,8 @@ impl<const B: usize> Logic for Dcqcn<B> {
         }
         // A CNP: cut the rate, remember the target, raise α, restart the stages.
         if self.cnp.val() {
-            self.decrease_inc.next = true;
+            // Counted as a cut only when the reaction point is on (off, the reset below keeps RC).
+            self.decrease_inc.next = self.enable.val();
             self.rt.d.next = self.rc.q.val();
             self.rc.d.next = self.rc_cut.val();
             self.alpha.d.next = self.alpha_dec.val() + self.g_q10.val();

@@ -15,6 +15,10 @@ use rocenic_proto::host::wqe;
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
+/// Payload reads the requester keeps ahead of the packet on the wire: enough to cover the host's read
+/// latency with MTU 1024 frames at 512 bits (about 18 cycles each against a 50-cycle read).
+const PF_DEPTH: u64 = 4;
+
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TxState {
     /// Between packets: pick the next job (ACK frame, ACK/NAK received, timeout, packet, new WQE).
@@ -221,12 +225,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     e_pos: DFF<Bits<16>>,
     f_pos: DFF<Bits<16>>,
     nd: DFF<Bits<16>>,
-    /// Payload prefetch: while a requester packet is on the wire, the next packet's payload read is
-    /// already issued, so the host's read latency overlaps the frame instead of following it. `pf_on`:
-    /// a read for packet `pf_idx` is claimed; `pf_sent`: the port accepted it (its data is coming). The
-    /// request is held valid until accepted, whatever state the engine is in.
+    /// Payload prefetch: while a requester packet is on the wire, the payload reads of the next packets
+    /// (up to `PF_DEPTH`) are already issued, so the host's read latency overlaps the frames instead of
+    /// following each. The read port returns data in request order: `pf_n` reads were accepted and their
+    /// data not yet used, the oldest for packet `pf_idx`; `pf_on`: one more is claimed (packet
+    /// `pf_idx + pf_n`) and held valid until the port accepts it, whatever state the engine is in.
     pf_on: DFF<bool>,
-    pf_sent: DFF<bool>,
+    pf_n: DFF<Bits<3>>,
     pf_idx: DFF<Bits<24>>,
     pf_addr: DFF<Bits<64>>,
     pf_beats: DFF<Bits<16>>,
@@ -268,6 +273,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     addr_n: Signal<Local, Bits<64>>,
     pf_go: Signal<Local, bool>,
     pf_stale: Signal<Local, bool>,
+    /// A prefetch is claimed or its data is coming.
+    pf_any: Signal<Local, bool>,
+    /// This cycle the port accepts the claimed read (`pf_inc`) / a prefetched packet's data is taken
+    /// for use or drained (`pf_dec`).
+    pf_inc: Signal<Local, bool>,
+    pf_dec: Signal<Local, bool>,
+    pf_depth: Constant<Bits<3>>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
     rr_up: Signal<Local, Bits<32>>,
@@ -567,7 +579,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pf_go: Default::default(),
             pf_stale: Default::default(),
             pf_on: Default::default(),
-            pf_sent: Default::default(),
+            pf_n: Default::default(),
+            pf_any: Default::default(),
+            pf_inc: Default::default(),
+            pf_dec: Default::default(),
+            pf_depth: Constant::new(PF_DEPTH.into()),
             pf_idx: Default::default(),
             pf_addr: Default::default(),
             pf_beats: Default::default(),
@@ -680,7 +696,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             last_idx,
             snd_idx,
             pf_on,
-            pf_sent,
+            pf_n,
             pf_idx,
             pf_addr,
             pf_beats,
@@ -834,8 +850,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.plen.next = bit_cast::<16, 32>(self.mtu.val());
         }
         // The next packet, for the payload prefetch.
+        // The packet whose payload is prefetched next: the one after the packet being sent, or after
+        // the ones already prefetched.
+        self.pf_any.next = self.pf_on.q.val() || (self.pf_n.q.val() != 0);
         self.snd_next.next = self.snd_idx.q.val() + 1;
-        self.off_n.next = self.off.val() + self.mtu.val();
+        if self.pf_any.val() {
+            self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val());
+            if self.pf_on.q.val() {
+                self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val()) + 1;
+            }
+        }
+        self.off_n.next = bit_cast::<32, 24>(self.snd_next.val()) << self.pmtu.val();
         self.rem_n.next = self.w_len.q.val() - self.off_n.val();
         self.plen_n.next = bit_cast::<16, 32>(self.rem_n.val());
         if self.rem_n.val() > self.mtu.val() {
@@ -847,6 +872,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
         self.pf_go.next = !self.pf_on.q.val()
+            && (self.pf_n.q.val() < self.pf_depth.val())
             && self.wqe_active.q.val()
             && !self.w_done.q.val()
             && !self.p_ack.q.val()
@@ -1019,12 +1045,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
 
         // A claimed prefetch is requested until the port takes it (no other state uses the read port
         // meanwhile: WQE fetches need no WQE active, READ responses wait for the prefetch).
-        if self.pf_on.q.val() && !self.pf_sent.q.val() {
+        self.pf_inc.next = false;
+        self.pf_dec.next = false;
+        if self.pf_on.q.val() {
             self.rd_req_valid.next = true;
             self.rd_req_addr.next = self.pf_addr.q.val();
             self.rd_req_beats.next = self.pf_beats.q.val();
             if self.rd_req_ready.val() {
-                self.pf_sent.d.next = true;
+                self.pf_on.d.next = false;
+                self.pf_inc.next = true;
             }
         }
         match self.state.q.val() {
@@ -1034,10 +1063,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
                 // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
-                if self.pf_on.q.val() && self.pf_stale.val() {
+                if self.pf_any.val() && self.pf_stale.val() {
                     // A request once valid stays valid until taken (no withdrawing): wait for the port,
-                    // then drain the data.
-                    if self.pf_sent.q.val() || self.rd_req_ready.val() {
+                    // then drain the data of every prefetched packet.
+                    if !self.pf_on.q.val() {
                         self.state.d.next = TxState::PfDrain;
                     }
                 } else if self.ack_valid.val()
@@ -1087,7 +1116,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_se.d.next = false;
                     self.state.d.next = TxState::Load;
                 } else if self.rr_active.q.val()
-                    && !self.pf_on.q.val()
+                    && !self.pf_any.val()
                     && self.enable.val()
                     && ((self.qp_state.val() == 2) || self.sq_on.val())
                 {
@@ -1499,13 +1528,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::DmaReq => {
                 // One read per packet, ceil(len / B) beats from a B-aligned address (local addr + i * MTU),
-                // unless the previous packet already prefetched it (then `pf_idx` is this packet: Idle
+                // unless an earlier packet already prefetched it (then `pf_idx` is this packet: Idle
                 // drains any other).
-                if self.pf_on.q.val() {
-                    // Sent, or accepted this cycle (the request is driven above the state machine).
-                    if self.pf_sent.q.val() || self.rd_req_ready.val() {
-                        self.pf_on.d.next = false;
-                        self.pf_sent.d.next = false;
+                if self.pf_any.val() {
+                    // Accepted earlier, or this cycle (the request is driven above the state machine).
+                    if (self.pf_n.q.val() != 0) || self.rd_req_ready.val() {
+                        self.pf_dec.next = true;
+                        self.pf_idx.d.next = self.pf_idx.q.val() + 1;
                         self.state.d.next = TxState::Emit;
                     }
                 } else {
@@ -1520,17 +1549,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             TxState::PfDrain => {
                 self.rd_resp_ready.next = true;
                 if self.rd_resp_valid.val() && self.rd_resp_last.val() {
-                    self.pf_on.d.next = false;
-                    self.pf_sent.d.next = false;
-                    self.state.d.next = TxState::Idle;
+                    self.pf_dec.next = true;
+                    if self.pf_n.q.val() == 1 {
+                        self.state.d.next = TxState::Idle;
+                    }
                 }
             }
             TxState::Emit => {
                 // The read port is free while the frame streams: claim the next packet's payload read.
                 if self.pf_go.val() {
                     self.pf_on.d.next = true;
-                    self.pf_sent.d.next = false;
-                    self.pf_idx.d.next = self.snd_next.val();
+                    if !self.pf_any.val() {
+                        self.pf_idx.d.next = self.snd_next.val();
+                    }
                     self.pf_addr.d.next = self.addr_n.val();
                     self.pf_beats.d.next = self.nd_n.val();
                 }
@@ -1622,10 +1653,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             // RESET and ERR end the responder's read job (§10.3.1).
             self.rr_active.d.next = false;
         }
+        if self.pf_inc.val() && !self.pf_dec.val() {
+            self.pf_n.d.next = self.pf_n.q.val() + 1;
+        } else if !self.pf_inc.val() && self.pf_dec.val() {
+            self.pf_n.d.next = self.pf_n.q.val() - 1;
+        }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
             self.pf_on.d.next = false;
-            self.pf_sent.d.next = false;
+            self.pf_n.d.next = 0.into();
             self.rr_active.d.next = false;
             self.wqe_active.d.next = false;
             self.w_done.d.next = false;

@@ -4,7 +4,9 @@ Set up through the register port with the generated register map (testbench/roce
 receive and transmit streams are cocotbext-axi AxiStreamSource/AxiStreamSink; the DMA ports are a
 host that accepts everything and must never be asked for anything here (no QP is configured, so no
 frame of these tests may reach host memory). Counters are read back as registers and compared with what
-model/frames.py's classify() and model/pfc.py say about the frames sent.
+model/frames.py's classify() and model/pfc.py say about the frames sent. The congestion tests set up the
+QP through the registers as the driver does (zero-length WRITEs and CNPs need no host memory) and check
+the notification point's CNPs and the reaction point's rate against model/roce.py and model/dcqcn.py.
 """
 import random
 import sys
@@ -12,12 +14,17 @@ from pathlib import Path
 
 import cocotb
 from cocotb.triggers import RisingEdge, with_timeout
+from cocotb.utils import get_sim_time
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
+from scapy.contrib.roce import BTH, CNPPadding
+from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 
+from model import dcqcn as D
 from model import frames as F
 from model import pfc as P
-from tb.util import cycles, start
+from model import roce as M
+from tb.util import CLOCK_NS, cycles, start
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # testbench/: the generated register map
 import rocenic_regs as R  # noqa: E402
@@ -27,6 +34,9 @@ MY_IP = 0x0A000105
 PEER_MAC = 0x02A1B2C3D4F0
 PEER_IP = 0x0A000106
 COUNTER_NAMES = [n for n, a in R.ACCESS.items() if a == "counter"]
+
+# Documented RTL bugs (README.md, Findings): these tests run as strict xfail until the RTL is fixed.
+KNOWN_RTL_BUGS = {}
 
 
 class Nic:
@@ -244,3 +254,285 @@ async def test_xoff_xon_from_receive_buffer_fill(dut):
         assert d["times"] == [0] * 5 + [quanta] + [0, 0] and d["length"] == 60, d
     c = await nic.counters()
     assert c["TX_PFC_XOFF"] == 1 and c["TX_PFC_XON"] == 1, (c["TX_PFC_XOFF"], c["TX_PFC_XON"])
+
+
+# --- Congestion notification (RoCEv2 annex A17.9) and DCQCN --------------------------------------------
+
+QPN = 0x11             # the driver's QP number (driver/src/verbs/qp.rs QPN)
+DEST_QPN = 0xA5B6C7    # the peer's QP
+RQ_PSN = 0xFFFFFE      # the responder's first expected PSN: the PSNs of these tests wrap through 0
+SQ_PSN = 0x000100
+UDP_SPORT = 0xD00D
+CNP_INTERVAL = 200
+
+
+def now_cycles():
+    return int(get_sim_time(unit="ns")) // CLOCK_NS
+
+
+async def setup_qp(nic, state=3):
+    """A QP brought from RESET to RTR (state 2) or RTS (3) with the register writes the driver makes:
+    `QueuePair::new` (QPN, PD, rings), then `modify` INIT, RTR (path and RQ_PSN), RTS (SQ_PSN, timers),
+    each ending with the QP_STATE write."""
+    w = nic.write
+    await w(R.QP_STATE, 0)
+    await w(R.QPN, QPN)
+    await w(R.QP_PD, 1)
+    for ring, iova, log in (("SQ", 0x10000, 4), ("RQ", 0x20000, 4), ("CQ", 0x30000, 5)):
+        await w(getattr(R, f"{ring}_BASE_LO"), iova)
+        await w(getattr(R, f"{ring}_BASE_HI"), 0)
+        await w(getattr(R, f"{ring}_LOG_SIZE"), log)
+        for idx in ("PI", "CI"):
+            await w(getattr(R, f"{ring}_{idx}"), 0)
+    await w(R.QP_STATE, 1)
+    await w(R.PMTU, 10)
+    await w(R.DEST_QPN, DEST_QPN)
+    await w(R.RQ_PSN, RQ_PSN)
+    await w(R.DEST_MAC_LO, PEER_MAC & 0xFFFFFFFF)
+    await w(R.DEST_MAC_HI, PEER_MAC >> 32)
+    await w(R.DEST_IPV4, PEER_IP)
+    await w(R.UDP_SPORT, UDP_SPORT)
+    await w(R.MIN_RNR_TIMER, 12)
+    await w(R.QP_STATE, 2)
+    if state == 3:
+        await w(R.SQ_PSN, SQ_PSN)
+        await w(R.ACK_TIMEOUT, 100000)
+        await w(R.RETRY_CNT, 7)
+        await w(R.RNR_RETRY, 7)
+        await w(R.QP_STATE, 3)
+    assert await nic.read(R.QP_STATE) == state
+
+
+def write0(psn, ecn, dest_qp=QPN):
+    """A zero-length RDMA WRITE ONLY (RETH DMA length 0: no memory access) with AckReq, from the peer."""
+    return M.rc_frame(MY_MAC, PEER_MAC, PEER_IP, MY_IP, M.OP_WRITE_ONLY, dest_qp, psn,
+                      ext=M.reth(0x1234_5678_9ABC_DEF0, 0x77, 0), ackreq=True, ecn=ecn)
+
+
+def check_sent(raw: bytes, opcode: int):
+    """A frame the NIC sent for its QP: the hand decode (model/roce.py) and scapy's RoCE dissector
+    (scapy.contrib.roce, its own ICRC code) must both find every field right. Returns the decode."""
+    d = M.decode(raw)
+    where = f"sent frame {raw.hex()}"
+    assert (d["dst"], d["src"], d["ethertype"]) == (PEER_MAC, MY_MAC, 0x0800), where
+    assert (d["vihl"], d["proto"], d["src_ip"], d["dst_ip"]) == (0x45, 17, MY_IP, PEER_IP), where
+    assert d["ip_csum_ok"], f"IPv4 header checksum wrong: {where}"
+    assert d["ecn"] != M.ECN_CE, f"the NIC sent a CE-marked packet: {where}"
+    assert (d["udp_dport"], d["udp_sport"]) == (F.ROCE_PORT, UDP_SPORT), where
+    assert d["udp_len"] == d["ip_len"] - 20 and d["len"] == max(60, 14 + d["ip_len"]), where
+    assert d["icrc_ok"], f"ICRC wrong: {where}"
+    assert (d["opcode"], d["dest_qp"], d["pkey"], d["tver"]) == (opcode, DEST_QPN, 0xFFFF, 0), where
+    p = Ether(raw)
+    b = p[BTH]
+    assert p[IP].dst == "10.0.1.6" and p[UDP].dport == 4791 and b.opcode == opcode and b.dqpn == DEST_QPN, where
+    ip_end = 14 + d["ip_len"]
+    assert b.compute_icrc(None) == raw[ip_end - 4:ip_end], f"scapy's ICRC disagrees: {where}"
+    return d
+
+
+def check_ack(d, psn, msn):
+    assert (d["psn"], d["becn"], d["fecn"], d["ackreq"], d["padcnt"]) == (psn, 0, 0, 0, 0), d
+    assert len(d["rest"]) == 4, d  # AETH only
+    syndrome, got_msn = d["rest"][0], int.from_bytes(d["rest"][1:4], "big")
+    assert syndrome & 0xE0 == 0 and got_msn == msn, f"ACK AETH syndrome {syndrome:#x} MSN {got_msn}: {d}"
+
+
+def check_cnp(d, raw):
+    """Annex A17.9.3: opcode 0x81, BECN 1, PSN 0, no AckReq, 16 reserved zero bytes after the BTH."""
+    assert (d["becn"], d["fecn"], d["ackreq"], d["psn"], d["padcnt"], d["se"]) == (1, 0, 0, 0, 0, 0), d
+    assert d["rest"] == bytes(16) and d["ip_len"] == 20 + 8 + 12 + 16 + 4, d
+    b = Ether(raw)[BTH]
+    assert b.becn == 1 and CNPPadding in b and b[CNPPadding].reserved1 == 0 == b[CNPPadding].reserved2
+
+
+async def recv_sent(nic, n, timeout_ns=20000):
+    """The next n frames from the MAC transmit stream, as bytes."""
+    return [bytes((await with_timeout(nic.sink.recv(), timeout_ns, "ns")).tdata) for _ in range(n)]
+
+
+async def expect_nothing_more(nic, wait=300):
+    await cycles(nic.dut, wait)
+    assert nic.sink.empty(), f"unexpected frame sent: {bytes(nic.sink.recv_nowait().tdata).hex()}"
+
+
+@cocotb.test()
+async def test_ce_marked_write_gets_ack_and_cnp(dut):
+    """Notification point. With the QP in RTS and CNP_INTERVAL = 200 cycles: a zero-length RDMA WRITE ONLY
+    (AckReq, ECN = CE) at the expected PSN is ACKed (opcode 0x11, its PSN, AETH ACK, MSN 1) and answered
+    with a CNP (opcode 0x81 to DEST_QPN, BECN, PSN 0, 16 reserved zero bytes, right IPv4 checksum and
+    ICRC, IPv4/UDP 4791 from the port to DEST_MAC/DEST_IPV4 with UDP_SPORT); ECN_MARKED_ROCE_PACKETS = 1
+    and NP_CNP_SENT = 1. A second CE packet within the interval is ACKed with no CNP (marked 2, CNPs 1);
+    one after the interval gets a CNP again (3, 2); an ECT(0) packet and a CE packet for another QP get
+    no CNP and are not counted as marked. No DMA at all (zero-length writes)."""
+    nic = Nic(dut)
+    await nic.bring_up()
+    await setup_qp(nic, 3)
+    await nic.write(R.CNP_INTERVAL, CNP_INTERVAL)
+    before = await nic.counters()
+    psn = RQ_PSN
+
+    # 1. CE-marked: ACK + CNP.
+    await nic.send([write0(psn, M.ECN_CE)])
+    t1 = now_cycles()
+    sent = await recv_sent(nic, 2)
+    ops = sorted(M.decode(r)["opcode"] for r in sent)
+    assert ops == [M.OP_ACK, M.OP_CNP], f"expected an ACK and a CNP, got opcodes {[hex(o) for o in ops]}"
+    for raw in sent:
+        d = check_sent(raw, M.decode(raw)["opcode"])
+        if d["opcode"] == M.OP_ACK:
+            check_ack(d, psn, 1)
+        else:
+            check_cnp(d, raw)
+    await expect_nothing_more(nic, 20)
+
+    # 2. Another CE-marked packet within CNP_INTERVAL of the first: ACK only.
+    psn = (psn + 1) & 0xFFFFFF
+    await nic.send([write0(psn, M.ECN_CE)])
+    t2 = now_cycles()
+    assert t2 - t1 < CNP_INTERVAL - 20, f"bench: second packet {t2 - t1} cycles after the first"
+    (raw,) = await recv_sent(nic, 1)
+    check_ack(check_sent(raw, M.OP_ACK), psn, 2)
+    await expect_nothing_more(nic, 100)
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 2, "RX_ROCE_PACKETS": 2, "TX_FRAMES": 3, "TX_ACKS": 2,
+                 "ECN_MARKED_ROCE_PACKETS": 2, "NP_CNP_SENT": 1}, d
+
+    # 3. After the interval (the counter reads alone take longer): a CE packet gets a CNP again.
+    await cycles(dut, CNP_INTERVAL)
+    psn = (psn + 1) & 0xFFFFFF
+    assert psn == 0
+    await nic.send([write0(psn, M.ECN_CE)])
+    assert now_cycles() - t2 > CNP_INTERVAL
+    sent = await recv_sent(nic, 2)
+    by_op = {M.decode(r)["opcode"]: r for r in sent}
+    assert sorted(by_op) == [M.OP_ACK, M.OP_CNP], [hex(o) for o in by_op]
+    check_ack(check_sent(by_op[M.OP_ACK], M.OP_ACK), psn, 3)
+    check_cnp(check_sent(by_op[M.OP_CNP], M.OP_CNP), by_op[M.OP_CNP])
+    await expect_nothing_more(nic, 50)
+
+    # 4. ECT(0) only, after the interval: ACK, no CNP, not counted as marked.
+    await cycles(dut, CNP_INTERVAL + 50)
+    psn = (psn + 1) & 0xFFFFFF
+    await nic.send([write0(psn, M.ECN_ECT0)])
+    (raw,) = await recv_sent(nic, 1)
+    check_ack(check_sent(raw, M.OP_ACK), psn, 4)
+    await expect_nothing_more(nic, 100)
+
+    # 5. CE-marked but for another QP: dropped (RX_DROP_QP), no CNP, not counted as marked.
+    await nic.send([write0((psn + 1) & 0xFFFFFF, M.ECN_CE, dest_qp=QPN + 1)])
+    await expect_nothing_more(nic, 200)
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 5, "RX_ROCE_PACKETS": 5, "RX_DROP_QP": 1, "TX_FRAMES": 6, "TX_ACKS": 4,
+                 "ECN_MARKED_ROCE_PACKETS": 3, "NP_CNP_SENT": 2}, d
+    assert await nic.read(R.RQ_PSN) == (psn + 1) & 0xFFFFFF
+    assert not nic.dma_activity, f"DMA activity for zero-length writes: {nic.dma_activity[:4]}"
+
+
+@cocotb.test()
+async def test_ce_marked_write_in_rtr_gets_cnp(dut):
+    """Notification point in RTR (a QP that only receives): a CE-marked zero-length WRITE is ACKed and
+    answered with a CNP to DEST_QPN, counted (ECN_MARKED_ROCE_PACKETS = NP_CNP_SENT = 1)."""
+    nic = Nic(dut)
+    await nic.bring_up()
+    await setup_qp(nic, 2)
+    await nic.write(R.CNP_INTERVAL, CNP_INTERVAL)
+    before = await nic.counters()
+    await nic.send([write0(RQ_PSN, M.ECN_CE)])
+    sent = await recv_sent(nic, 2)
+    by_op = {M.decode(r)["opcode"]: r for r in sent}
+    assert sorted(by_op) == [M.OP_ACK, M.OP_CNP], [hex(o) for o in by_op]
+    check_ack(check_sent(by_op[M.OP_ACK], M.OP_ACK), RQ_PSN, 1)
+    check_cnp(check_sent(by_op[M.OP_CNP], M.OP_CNP), by_op[M.OP_CNP])
+    await expect_nothing_more(nic, 100)
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 1, "RX_ROCE_PACKETS": 1, "TX_FRAMES": 2, "TX_ACKS": 1,
+                 "ECN_MARKED_ROCE_PACKETS": 1, "NP_CNP_SENT": 1}, d
+    assert not nic.dma_activity
+
+
+async def read_rate_after_cnp(nic, handled):
+    """Wait until RP_CNP_HANDLED reaches `handled`, then read DCQCN_RATE."""
+    for _ in range(200):
+        if await nic.read(R.RP_CNP_HANDLED) >= handled:
+            return await nic.read(R.DCQCN_RATE)
+        await cycles(nic.dut, 5)
+    raise AssertionError(f"RP_CNP_HANDLED never reached {handled}")
+
+
+@cocotb.test()
+async def test_cnp_cuts_dcqcn_rate(dut):
+    """Reaction point, DCQCN_ENABLE = 1 (timers set out of the way so only CNPs act): DCQCN_RATE starts
+    at the line rate (2048); a CNP (opcode 0x81 to our QPN, BECN, 16 reserved bytes, right ICRC) is
+    counted (RP_CNP_HANDLED 1, DCQCN_RATE_DECREASES 1), is not ACKed, and cuts the rate to the model's
+    RC x (1 - alpha/2) with alpha = 1 (1024); a second CNP cuts again from the model's new alpha (2 and 2
+    counted). A CNP for another QP is dropped (RX_DROP_QP) and changes nothing. Then, with
+    DCQCN_RATE_TIMER = 400 cycles, the rate climbs stage by stage exactly as the model's fast recovery
+    (RC = (RT + RC) / 2, F = 5 stages) and then additive increase (RT += DCQCN_RATE_AI) predict."""
+    nic = Nic(dut)
+    await nic.bring_up()
+    await setup_qp(nic, 3)
+    await nic.write(R.DCQCN_RATE_TIMER, 0xFFFFFFFF)
+    await nic.write(R.DCQCN_ALPHA_TIMER, 0xFFFFFFFF)
+    await nic.write(R.DCQCN_ENABLE, 1)
+    model = D.Dcqcn(line=R.RESET["DCQCN_LINE_RATE"], min_rate=R.RESET["DCQCN_MIN_RATE"],
+                    ai=R.RESET["DCQCN_RATE_AI"], hai=R.RESET["DCQCN_RATE_HAI"], f=R.RESET["DCQCN_F"])
+    assert await nic.read(R.DCQCN_RATE) == model.rc == 2048
+    before = await nic.counters()
+    cnp = M.cnp_frame(MY_MAC, PEER_MAC, PEER_IP, MY_IP, QPN)
+    assert F.classify(cnp, MY_MAC, MY_IP) == F.ROCE
+
+    await nic.send([cnp])
+    model.cnp()
+    assert model.rc == 1024  # the first cut halves: alpha starts at 1
+    rate = await read_rate_after_cnp(nic, 1)
+    assert rate == model.rc, f"DCQCN_RATE {rate} after one CNP, model says {model.rc}"
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 1, "RX_ROCE_PACKETS": 1, "RP_CNP_HANDLED": 1, "DCQCN_RATE_DECREASES": 1}, d
+
+    await nic.send([cnp])
+    model.cnp()
+    rate = await read_rate_after_cnp(nic, 2)
+    assert rate == model.rc, f"DCQCN_RATE {rate} after two CNPs, model says {model.rc} (alpha {model.alpha})"
+
+    other = M.cnp_frame(MY_MAC, PEER_MAC, PEER_IP, MY_IP, QPN + 1)
+    await nic.send([other])
+    await cycles(dut, 50)
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 3, "RX_ROCE_PACKETS": 3, "RX_DROP_QP": 1, "RP_CNP_HANDLED": 2,
+                 "DCQCN_RATE_DECREASES": 2}, d
+    assert await nic.read(R.DCQCN_RATE) == model.rc
+    assert nic.sink.empty(), "a CNP was answered"
+
+    # Rate increase stages on the timer: the sequence of rates read = the model's.
+    await nic.write(R.DCQCN_RATE_TIMER, 400)
+    want = []
+    for _ in range(8):
+        model.stage(timer=True)
+        want.append(model.rc)
+    got, last = [], rate
+    deadline = now_cycles() + 8 * 400 + 2000
+    while len(got) < len(want) and now_cycles() < deadline:
+        r = await nic.read(R.DCQCN_RATE)
+        if r != last:
+            got.append(r)
+            last = r
+    assert got == want, f"rates after the CNPs (from {rate}): {got}, model {want}"
+    assert nic.sink.empty() and not nic.dma_activity
+
+
+@cocotb.test()
+async def test_cnp_with_dcqcn_off_keeps_line_rate(dut):
+    """Reaction point off (DCQCN_ENABLE = 0, the reset value): a CNP for our QP is still counted
+    (RP_CNP_HANDLED 1, docs/ethernet.md) but drives nothing: DCQCN_RATE stays at the line rate and no
+    rate cut is counted (DCQCN_RATE_DECREASES counts "rate cuts by the reaction point")."""
+    nic = Nic(dut)
+    await nic.bring_up()
+    await setup_qp(nic, 3)
+    assert await nic.read(R.DCQCN_ENABLE) == 0
+    before = await nic.counters()
+    await nic.send([M.cnp_frame(MY_MAC, PEER_MAC, PEER_IP, MY_IP, QPN)])
+    rate = await read_rate_after_cnp(nic, 1)
+    assert rate == R.RESET["DCQCN_LINE_RATE"], f"DCQCN_RATE {rate} with DCQCN off"
+    d = diff(before, await nic.counters())
+    assert d == {"RX_FRAMES": 1, "RX_ROCE_PACKETS": 1, "RP_CNP_HANDLED": 1}, d
+    assert nic.sink.empty() and not nic.dma_activity
