@@ -1314,6 +1314,70 @@ fn cnp_on_ce_mark(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+/// A's frames since the last call as (TOS byte, IPv4 header checksum valid, parsed frame).
+fn sent_tos(b: &Bench) -> Vec<(u8, bool, Frame)> {
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    raw.iter()
+        .filter_map(|r| {
+            let f = Frame::parse(r).ok()?;
+            let mut sum = 0u32;
+            for i in (14..34).step_by(2) {
+                sum += u16::from_be_bytes([r[i], r[i + 1]]) as u32;
+            }
+            while sum > 0xFFFF {
+                sum = (sum & 0xFFFF) + (sum >> 16);
+            }
+            Some((r[15], sum == 0xFFFF, f))
+        })
+        .collect()
+}
+
+fn dscp_and_ecn_marking(b: &mut Bench) -> Result<(), String> {
+    // The QP's traffic class DSCP 26 (what `ibv_ah_attr.grh.traffic_class = 104` asks for), ECT(0).
+    set_reg(b, regs::QP_DSCP, 26);
+    let d = pattern(64, 77);
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &d), 3000);
+    let s = sent_tos(b);
+    check!(s.len() == 1, "one ACK, A sent {}", s.len());
+    check!(
+        s[0].0 == (26 << 2 | 0b10) && s[0].1,
+        "ACK TOS {:#04x} (want 0x6a: DSCP 26, ECT(0)), header checksum valid: {}",
+        s[0].0,
+        s[0].1
+    );
+    // A CE-marked request: the ACK keeps the QP's DSCP, the CNP has CNP_DSCP (48 after reset).
+    let p = b.take_psn(1);
+    b.inject(with_tos(&write64(b, p, &d), 0x03), 3000);
+    let s = sent_tos(b);
+    let cnp = s
+        .iter()
+        .find(|x| x.2.bth.opcode == op::CNP)
+        .ok_or("no CNP")?;
+    let ack = s
+        .iter()
+        .find(|x| x.2.bth.opcode == op::RC_ACKNOWLEDGE)
+        .ok_or("no ACK")?;
+    check!(
+        cnp.0 == (48 << 2 | 0b10) && cnp.1,
+        "CNP TOS {:#04x} (want 0xc2: DSCP 48, ECT(0)), checksum valid {}",
+        cnp.0,
+        cnp.1
+    );
+    check!(ack.0 == 0x6A && ack.1, "ACK TOS {:#04x}", ack.0);
+    // ECN off (TX_ECN = 0): Not-ECT, the DSCP stays.
+    set_reg(b, regs::TX_ECN, 0);
+    let p = b.take_psn(1);
+    b.inject(write64(b, p, &d), 3000);
+    let s = sent_tos(b);
+    check!(
+        s.len() == 1 && s[0].0 == 26 << 2 && s[0].1,
+        "ACK with ECN off: TOS {:?}",
+        s.iter().map(|x| x.0).collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
 fn cnp_received_counted(b: &mut Bench) -> Result<(), String> {
     let mut e = ExtHeaders::default();
     e.cnp_pad = Some(rocenic_proto::wire::CnpPadRepr { reserved: [0; 16] });
@@ -3077,6 +3141,7 @@ pub const CASES: &[Case] = &[
     Case { name: "pfc_other_priority_ignored", rule: "IEEE 802.1Qbb: a PFC frame whose class-enable vector leaves the RoCE priority out pauses nothing", run: pfc_other_priority_ignored },
     Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
+    Case { name: "ip_dscp_and_ecn_marking", rule: "annex A17.9, RFC 2474: the QP's packets carry its DSCP (GRH traffic class >> 2) and ECT(0), CNPs their own DSCP; with ECN off, Not-ECT; the IPv4 checksum covers the TOS", run: dscp_and_ecn_marking },
     Case { name: "cnp_received_counted", rule: "annex A17.9: a CNP for our QP reaches the reaction point (counted), answers nothing", run: cnp_received_counted },
     Case { name: "arp_request_answered", rule: "RFC 826: an ARP request for the port's address is answered by the NIC", run: arp_request_answered },
     Case { name: "rc_requester_coalesced_ack", rule: "9.7.6: one ACK acknowledges every earlier PSN; AckReq on the last packet", run: requester_coalesced_ack },

@@ -53,6 +53,8 @@ pub struct PairParams {
     pub timeout: u8,
     pub retry_cnt: u8,
     pub rnr_retry: u8,
+    /// Both sides' GRH traffic class (DSCP << 2).
+    pub traffic_class: u8,
 }
 
 impl PairParams {
@@ -70,6 +72,7 @@ impl PairParams {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
+            traffic_class: 0,
         }
     }
 }
@@ -133,6 +136,7 @@ impl Pair {
                 dest_ip: p.ip[peer],
                 udp_sport: p.udp_sport[i],
                 min_rnr_timer: p.min_rnr_timer,
+                traffic_class: p.traffic_class,
             }))?;
             s.qp.modify(QpAttr::Rts(RtsAttrs {
                 sq_psn: p.psn[i],

@@ -77,6 +77,13 @@ pub struct NicSetup {
     pub retry_cnt: u8,
     pub rnr_retry: u8,
     pub ack_timeout_cycles: u32,
+    /// GRH traffic class of both QPs (DSCP << 2); 0 when absent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub traffic_class: u8,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 /// One of the two MRs every case has: `remote` (every access, 64 KiB, filled with `i ^ 0x5A`) and
@@ -306,6 +313,7 @@ impl NicSetup {
         p.timeout = self.timeout;
         p.retry_cnt = self.retry_cnt;
         p.rnr_retry = self.rnr_retry;
+        p.traffic_class = self.traffic_class;
         Ok(p)
     }
 
@@ -327,6 +335,7 @@ impl NicSetup {
             retry_cnt: p.retry_cnt,
             rnr_retry: p.rnr_retry,
             ack_timeout_cycles: p.ack_timeout_cycles,
+            traffic_class: p.traffic_class,
         }
     }
 }

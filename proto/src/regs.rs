@@ -68,6 +68,7 @@ registers! {
     LAST_SYNDROME = 0x0138, Ro, 0, "AETH syndrome of the last NAK received, or 0xFF after a local timeout.";
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
+    QP_DSCP = 0x0144, Rw, 0, "DSCP (0..63) of the QP's packets, requests and responses (the GRH traffic class >> 2): what a DSCP-trusting switch maps to the lossless class.";
     PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
@@ -86,6 +87,8 @@ registers! {
     DCQCN_ALPHA_TIMER = 0x01BC, Rw, 8594, "Alpha decay timer in cycles.";
     DCQCN_BYTE_COUNTER = 0x01C0, Rw, 10_000_000, "Bytes sent that end a rate increase stage.";
     DCQCN_F = 0x01C4, Rw, 5, "Fast recovery stages before additive increase.";
+    CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
+    TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
     DCQCN_RATE = 0x01C8, Ro, 2048, "The reaction point's current rate RC, bytes per cycle x 256; after reset the line rate (DCQCN_LINE_RATE, 2048 by default).";
     MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
     MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";

@@ -81,6 +81,7 @@ fn post_send_ns() -> f64 {
         dest_ip: Ipv4Addr::new(10, 0, 0, 2),
         udp_sport: 0xC000,
         min_rnr_timer: 12,
+        traffic_class: 0,
     }))
     .unwrap();
     qp.modify(QpAttr::Rts(RtsAttrs {

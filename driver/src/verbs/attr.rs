@@ -65,6 +65,10 @@ pub struct RtrAttrs {
     /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs
     /// ... 31 = 491.52 ms, 0 = 655.36 ms).
     pub min_rnr_timer: u8,
+    /// GRH traffic class (`ibv_ah_attr.grh.traffic_class`; for RoCEv2 the IPv4 TOS byte): its DSCP,
+    /// `traffic_class >> 2`, marks the QP's packets so a DSCP-trusting switch puts them in the lossless
+    /// class; the ECN bits are the NIC's (`TX_ECN`, ECT(0) by default).
+    pub traffic_class: u8,
 }
 
 /// RTR → RTS attributes: the requester's starting PSN and retry policy.

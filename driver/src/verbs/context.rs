@@ -114,6 +114,18 @@ impl Context {
         self.dev.write(regs::IPV4, u32::from(ip));
     }
 
+    /// Congestion-notification marking of the port: the DSCP of the CNPs it sends (0..63, 48 after
+    /// reset) and whether RoCE packets leave ECN-capable (ECT(0), on after reset; off, no switch can
+    /// mark them and DCQCN never hears of congestion).
+    pub fn set_ecn(&self, cnp_dscp: u8, ecn_capable: bool) -> Result<()> {
+        if cnp_dscp > 63 {
+            return Err(Error::BadAttr("CNP DSCP above 63 (a 6-bit field)"));
+        }
+        self.dev.write(regs::CNP_DSCP, cnp_dscp as u32);
+        self.dev.write(regs::TX_ECN, ecn_capable as u32);
+        Ok(())
+    }
+
     pub fn alloc_pd(&self) -> Arc<ProtectionDomain> {
         let pdn = self.dev.next_pdn.fetch_add(1, Ordering::Relaxed);
         Arc::new(ProtectionDomain::new(self.clone(), pdn))

@@ -316,6 +316,7 @@ impl QueuePair {
                 d.write(regs::DEST_IPV4, u32::from(a.dest_ip));
                 d.write(regs::UDP_SPORT, a.udp_sport as u32);
                 d.write(regs::MIN_RNR_TIMER, a.min_rnr_timer as u32);
+                d.write(regs::QP_DSCP, (a.traffic_class >> 2) as u32);
                 soft.path_mtu = a.path_mtu;
             }
             QpAttr::Rts(a) => {

@@ -62,6 +62,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub dest_ipv4: Signal<In, Bits<32>>,
     pub dest_qpn: Signal<In, Bits<32>>,
     pub udp_sport: Signal<In, Bits<32>>,
+    /// DSCP of the QP's packets and of CNPs; ECT(0) on or off (the IPv4 TOS byte is DSCP << 2 | ECN).
+    pub qp_dscp: Signal<In, Bits<32>>,
+    pub cnp_dscp: Signal<In, Bits<32>>,
+    pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
     pub ack_timeout: Signal<In, Bits<32>>,
     pub retry_cnt: Signal<In, Bits<32>>,
@@ -308,6 +312,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ck_sum: Signal<Local, Bits<32>>,
     ck_f1: Signal<Local, Bits<32>>,
     ip_ck: Signal<Local, Bits<16>>,
+    tos: Signal<Local, Bits<8>>,
+    tos_ecn: Signal<Local, Bits<8>>,
     bth_b1: Signal<Local, Bits<8>>,
     bth_b8: Signal<Local, Bits<8>>,
     nd_l: Signal<Local, Bits<16>>,
@@ -371,11 +377,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
         assert!(64 % B == 0 || B == 64);
-        // Header fields that never change: EtherType IPv4; version/IHL 0x45, TOS 0x02 (ECT(0), RoCEv2 annex
-        // annex A17 congestion marking); flags DF; TTL 64, protocol UDP; UDP destination port 4791 (annex A17); P_Key
-        // 0xFFFF (default partition).
+        // Header fields that never change: EtherType IPv4; version/IHL 0x45 (the TOS byte follows from
+        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; TTL 64, protocol UDP; UDP destination port 4791 (annex
+        // A17); P_Key 0xFFFF (default partition).
         let hdr_fixed = be_field(0x0800, 12, 2)
-            | be_field(0x4502, 14, 2)
+            | be_field(0x4500, 14, 2)
             | be_field(0x4000, 20, 2)
             | be_field(0x4011, 22, 2)
             | be_field(4791, 36, 2)
@@ -612,6 +618,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ck_sum: Default::default(),
             ck_f1: Default::default(),
             ip_ck: Default::default(),
+            tos: Default::default(),
+            tos_ecn: Default::default(),
+            qp_dscp: Default::default(),
+            cnp_dscp: Default::default(),
+            tx_ecn: Default::default(),
             bth_b1: Default::default(),
             bth_b8: Default::default(),
             nd_l: Default::default(),
@@ -947,14 +958,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
         self.udp_len.next = self.ip_len.val() - 20;
+        // TOS: DSCP << 2 | ECN, ECT(0) = 0b10 when on (annex A17.9); CNPs have a DSCP of their own.
+        self.tos_ecn.next = 0.into();
+        if self.tx_ecn.val() {
+            self.tos_ecn.next = 0x02.into();
+        }
+        self.tos.next = bit_cast::<8, 32>((self.qp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+        if self.p_cnp.q.val() {
+            self.tos.next =
+                bit_cast::<8, 32>((self.cnp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+        }
         // IPv4 header checksum (RFC 791): one's-complement sum of the 16-bit words; the constant words
-        // 0x4502 + 0x4000 (ID 0) + 0x4011 sum to 0xC513.
+        // 0x4500 + 0x4000 (ID 0) + 0x4011 sum to 0xC511, and the TOS adds to the first.
         self.ck_sum.next = bit_cast::<32, 16>(self.ip_len.val())
+            + bit_cast::<32, 8>(self.tos.val())
             + (self.ipv4.val() >> 16)
             + (self.ipv4.val() & 0xFFFF)
             + (self.dest_ipv4.val() >> 16)
             + (self.dest_ipv4.val() & 0xFFFF)
-            + 0xC513;
+            + 0xC511;
         self.ck_f1.next = (self.ck_sum.val() & 0xFFFF) + (self.ck_sum.val() >> 16);
         self.ip_ck.next =
             !bit_cast::<16, 32>((self.ck_f1.val() & 0xFFFF) + (self.ck_f1.val() >> 16));
@@ -1432,6 +1454,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 32>(self.dest_mac_lo.val()) << 976)
                     | (bit_cast::<1024, 32>(self.mac_hi.val() & 0xFFFF) << 960)
                     | (bit_cast::<1024, 32>(self.mac_lo.val()) << 928)
+                    | (bit_cast::<1024, 8>(self.tos.val()) << 896)
                     | (bit_cast::<1024, 16>(self.ip_len.val()) << 880)
                     | (bit_cast::<1024, 16>(self.ip_ck.val()) << 816)
                     | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
@@ -1769,6 +1792,10 @@ mod tests {
             uut.dest_ipv4.next = (DIP as u64).into();
             uut.dest_qpn.next = (DQPN as u64).into();
             uut.udp_sport.next = 0xC123_u64.into();
+            // DSCP 26 (a common RoCE class) with ECT(0): TOS 0x6A, and the checksum must cover it.
+            uut.qp_dscp.next = 26.into();
+            uut.cnp_dscp.next = 48.into();
+            uut.tx_ecn.next = true;
             uut.pmtu.next = (pmtu as u64).into();
             uut.ack_timeout.next = (ack_timeout as u64).into();
             uut.retry_cnt.next = (retry_cnt as u64).into();
@@ -1955,7 +1982,7 @@ mod tests {
         assert_eq!(be(&f[6..12]), SMAC);
         assert_eq!(be(&f[12..14]), 0x0800);
         assert_eq!(f[14], 0x45);
-        assert_eq!(f[15], 0x02);
+        assert_eq!(f[15], 26 << 2 | 0x02, "TOS: DSCP 26, ECT(0)");
         assert_eq!(be(&f[16..18]) as usize, f.len() - 14, "IP total length");
         assert_eq!(be(&f[20..22]), 0x4000);
         assert_eq!((f[22], f[23]), (64, 17));

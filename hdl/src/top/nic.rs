@@ -272,6 +272,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.dest_ipv4.next = self.regs.dest_ipv4.val();
         self.tx_eng.dest_qpn.next = self.regs.dest_qpn.val();
         self.tx_eng.udp_sport.next = self.regs.udp_sport.val();
+        self.tx_eng.qp_dscp.next = self.regs.qp_dscp.val();
+        self.tx_eng.cnp_dscp.next = self.regs.cnp_dscp.val();
+        self.tx_eng.tx_ecn.next = (self.regs.tx_ecn.val() & 1) != 0;
         self.tx_eng.pmtu.next = self.regs.pmtu.val();
         self.tx_eng.ack_timeout.next = self.regs.ack_timeout.val();
         self.tx_eng.retry_cnt.next = self.regs.retry_cnt.val();

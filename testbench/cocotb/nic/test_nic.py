@@ -332,6 +332,8 @@ def check_sent(raw: bytes, opcode: int):
 
 def check_ack(d, psn, msn):
     assert (d["psn"], d["becn"], d["fecn"], d["ackreq"], d["padcnt"]) == (psn, 0, 0, 0, 0), d
+    # QP_DSCP after reset (0), ECT(0) (TX_ECN after reset).
+    assert (d["dscp"], d["ecn"]) == (R.RESET["QP_DSCP"], M.ECN_ECT0), d
     assert len(d["rest"]) == 4, d  # AETH only
     syndrome, got_msn = d["rest"][0], int.from_bytes(d["rest"][1:4], "big")
     assert syndrome & 0xE0 == 0 and got_msn == msn, f"ACK AETH syndrome {syndrome:#x} MSN {got_msn}: {d}"
@@ -340,6 +342,8 @@ def check_ack(d, psn, msn):
 def check_cnp(d, raw):
     """Annex A17.9.3: opcode 0x81, BECN 1, PSN 0, no AckReq, 16 reserved zero bytes after the BTH."""
     assert (d["becn"], d["fecn"], d["ackreq"], d["psn"], d["padcnt"], d["se"]) == (1, 0, 0, 0, 0, 0), d
+    # CNPs carry CNP_DSCP (48 after reset, a high-priority class), ECT(0).
+    assert (d["dscp"], d["ecn"]) == (R.RESET["CNP_DSCP"], M.ECN_ECT0) == (48, M.ECN_ECT0), d
     assert d["rest"] == bytes(16) and d["ip_len"] == 20 + 8 + 12 + 16 + 4, d
     b = Ether(raw)[BTH]
     assert b.becn == 1 and CNPPadding in b and b[CNPPadding].reserved1 == 0 == b[CNPPadding].reserved2

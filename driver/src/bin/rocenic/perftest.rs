@@ -561,6 +561,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         dest_ip: peer_ip,
         udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
         min_rnr_timer: 12,
+        traffic_class: 0,
     }))
     .map_err(e)?;
     qp.modify(QpAttr::Rts(RtsAttrs {

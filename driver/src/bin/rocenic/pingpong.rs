@@ -279,6 +279,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
             // As ibv_rc_pingpong: 12 = 0.64 ms.
             min_rnr_timer: 12,
+            traffic_class: 0,
         }))
         .map_err(e)?;
         qp.modify(QpAttr::Rts(RtsAttrs {

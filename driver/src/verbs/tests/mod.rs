@@ -77,6 +77,7 @@ pub(super) fn rtr_attrs() -> RtrAttrs {
         dest_ip: Ipv4Addr::new(10, 0, 0, 9),
         udp_sport: 0xC001,
         min_rnr_timer: 12,
+        traffic_class: 0,
     }
 }
 

@@ -123,8 +123,9 @@ fn modify_programs_each_transition_and_writes_the_state_last() {
     assert_eq!(w, vec![(regs::QP_STATE, 1)]);
 
     let rtr = RtrAttrs {
-        dest_qpn: 0x7F00_0022, // only 24 bits are a QPN
-        rq_psn: 0x0100_1234,   // and a PSN
+        dest_qpn: 0x7F00_0022,      // only 24 bits are a QPN
+        rq_psn: 0x0100_1234,        // and a PSN
+        traffic_class: 26 << 2 | 3, // DSCP 26; the ECN bits are the NIC's
         ..rtr_attrs()
     };
     let mut w = writes_of(&s, QpAttr::Rtr(rtr));
@@ -139,6 +140,7 @@ fn modify_programs_each_transition_and_writes_the_state_last() {
         (regs::DEST_IPV4, 0x0A00_0009),
         (regs::UDP_SPORT, 0xC001),
         (regs::MIN_RNR_TIMER, 12),
+        (regs::QP_DSCP, 26),
     ];
     want.sort();
     assert_eq!(w, want);
