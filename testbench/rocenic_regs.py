@@ -51,9 +51,9 @@ DCQCN_RATE_TIMER = 0x01B8
 DCQCN_ALPHA_TIMER = 0x01BC
 DCQCN_BYTE_COUNTER = 0x01C0
 DCQCN_F = 0x01C4
+DCQCN_RATE = 0x01C8
 CNP_DSCP = 0x01CC
 TX_ECN = 0x01D0
-DCQCN_RATE = 0x01C8
 MR0_BASE_LO = 0x0200
 MR0_BASE_HI = 0x0204
 MR0_LEN = 0x0208
@@ -177,9 +177,9 @@ RESET = {
     "DCQCN_ALPHA_TIMER": 0x2192,
     "DCQCN_BYTE_COUNTER": 0x989680,
     "DCQCN_F": 0x5,
+    "DCQCN_RATE": 0x800,
     "CNP_DSCP": 0x30,
     "TX_ECN": 0x1,
-    "DCQCN_RATE": 0x800,
     "MR0_BASE_LO": 0x0,
     "MR0_BASE_HI": 0x0,
     "MR0_LEN": 0x0,
@@ -302,9 +302,9 @@ ACCESS = {
     "DCQCN_ALPHA_TIMER": "rw",
     "DCQCN_BYTE_COUNTER": "rw",
     "DCQCN_F": "rw",
+    "DCQCN_RATE": "ro",
     "CNP_DSCP": "rw",
     "TX_ECN": "rw",
-    "DCQCN_RATE": "ro",
     "MR0_BASE_LO": "rw",
     "MR0_BASE_HI": "rw",
     "MR0_LEN": "rw",

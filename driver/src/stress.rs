@@ -29,6 +29,8 @@ pub struct StressConfig {
     pub kinds: Vec<usize>,
     /// Host-link model: read credits, read and write bytes per cycle (0: unlimited).
     pub host_link: (usize, f64, f64),
+    /// The host returns read completions of different tags out of order (PCIe-like).
+    pub dma_reorder: bool,
 }
 
 /// Size of each side's source, target and receive regions.
@@ -51,6 +53,8 @@ pub struct StressReport {
     pub duplicates: u64,
     pub seq_errors: u64,
     pub icrc_errors: u64,
+    /// DMA read requests (both sides) whose completions overtook an older request's.
+    pub dma_reordered: u64,
 }
 
 pub const KINDS: [&str; 7] = [
@@ -114,6 +118,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         dma_read_credits: cfg.host_link.0,
         dma_read_bytes_per_cycle: cfg.host_link.1,
         dma_write_bytes_per_cycle: cfg.host_link.2,
+        dma_reorder: cfg.dma_reorder,
         ..FabricConfig::default()
     };
     let pair = Pair::connect(fc, cfg.mtu, cfg.ack_timeout).map_err(e)?;
@@ -436,6 +441,10 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     }
     report.cycles = pair.cycles() - start;
     report.link = pair.fabric.lock().unwrap().link_stats();
+    {
+        let mut f = pair.fabric.lock().unwrap();
+        report.dma_reordered = (0..2).map(|p| f.nic_mut(p).dma_reads_reordered()).sum();
+    }
     for s in sides {
         let c = s.ctx.counters();
         let get = |n: &str| c.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);

@@ -28,6 +28,9 @@ pub struct FabricConfig {
     pub dma_write_bytes_per_cycle: f64,
     /// The host's Max_Read_Request_Size in bytes (see [`NicConfig::dma_max_read_bytes`]).
     pub dma_max_read_bytes: usize,
+    /// Return DMA read completions of different tags out of order (see
+    /// [`NicConfig::dma_reorder_seed`]; seeded from `seed` and the port).
+    pub dma_reorder: bool,
     /// Each transmit MAC's line rate in Gb/s; `None` is the width's own (10 at 64 bits, 100 at 512 bits),
     /// `Some(0.0)` no limit (the core's datapath rate).
     pub line_gbps: Option<f64>,
@@ -55,6 +58,7 @@ impl Default for FabricConfig {
             dma_read_bytes_per_cycle: 0.0,
             dma_write_bytes_per_cycle: 0.0,
             dma_max_read_bytes: 4096,
+            dma_reorder: false,
             line_gbps: None,
             pcap: None,
             faults: FaultPlan::none(),
@@ -106,6 +110,9 @@ impl Fabric {
                     cfg.width.clock_mhz(),
                 ),
                 vcd: cfg.vcd.as_deref().map(|p| vcd_path(p, port)),
+                dma_reorder_seed: cfg
+                    .dma_reorder
+                    .then(|| cfg.seed.wrapping_mul(31).wrapping_add(port as u64)),
             };
             Nic::new(cfg.width, mem, &ncfg)
         };

@@ -45,6 +45,10 @@ pub struct NicConfig {
     pub mac_bytes_per_cycle: f64,
     /// Dump every half cycle of the core to this VCD file.
     pub vcd: Option<PathBuf>,
+    /// Return read completions of different tags out of order, as PCIe may: at each request boundary
+    /// the next completion is drawn (with this seed) from the oldest due request of each tag; within a
+    /// tag the order stays. `None`: strictly in request order.
+    pub dma_reorder_seed: Option<u64>,
 }
 
 impl Default for NicConfig {
@@ -57,6 +61,7 @@ impl Default for NicConfig {
             dma_max_read_bytes: 4096,
             mac_bytes_per_cycle: 0.0,
             vcd: None,
+            dma_reorder_seed: None,
         }
     }
 }
@@ -132,6 +137,10 @@ pub struct Nic {
     mac_bw: f64,
     mac_tokens: f64,
     rd_reqs: VecDeque<ReadReq>,
+    /// Index in `rd_reqs` of the request whose beats are being returned.
+    rd_cur: usize,
+    rd_reorder: Option<crate::fault::SplitMix64>,
+    rd_reordered: u64,
     /// Beat of the front request that `inp` holds, if loaded.
     rd_beat: u16,
     rd_loaded: bool,
@@ -186,6 +195,9 @@ impl Nic {
             mac_bw: cfg.mac_bytes_per_cycle,
             mac_tokens: 0.0,
             rd_reqs: VecDeque::new(),
+            rd_cur: 0,
+            rd_reorder: cfg.dma_reorder_seed.map(crate::fault::SplitMix64::new),
+            rd_reordered: 0,
             rd_beat: 0,
             rd_loaded: false,
             reg_rd_result: None,
@@ -227,6 +239,7 @@ impl Nic {
             self.inp.rx_tvalid = 0;
             self.tx_cur.clear();
             self.rd_reqs.clear();
+            self.rd_beat = 0;
             self.rd_loaded = false;
             self.inp.dma_rd_resp_valid = 0;
             self.inp.reg_wr_valid = 0;
@@ -400,12 +413,39 @@ impl Nic {
         if self.rd_loaded {
             return;
         }
-        let Some(req) = self.rd_reqs.front() else {
-            return;
-        };
-        if req.due > self.cycle {
-            return;
+        if self.rd_beat == 0 {
+            // A new request: the oldest due one, or with reordering the oldest due one of a random tag.
+            let mut heads: [Option<usize>; 16] = [None; 16];
+            let mut n = 0;
+            for (i, r) in self.rd_reqs.iter().enumerate() {
+                if r.due > self.cycle {
+                    break;
+                }
+                if heads[r.tag as usize & 15].is_none() {
+                    heads[r.tag as usize & 15] = Some(i);
+                    n += 1;
+                }
+                if self.rd_reorder.is_none() {
+                    break;
+                }
+            }
+            if n == 0 {
+                return;
+            }
+            let mut pick = self.rng_pick(n);
+            self.rd_cur = 0;
+            for h in heads.iter().flatten() {
+                if pick == 0 {
+                    self.rd_cur = *h;
+                    break;
+                }
+                pick -= 1;
+            }
+            if self.rd_cur != 0 {
+                self.rd_reordered += 1;
+            }
         }
+        let req = self.rd_reqs[self.rd_cur];
         if self.rd_bw > 0.0 {
             if self.rd_tokens < self.beat as f64 {
                 return;
@@ -490,7 +530,7 @@ impl Nic {
             self.inp.dma_rd_resp_valid = 0;
             self.rd_beat += 1;
             if self.inp.dma_rd_resp_last != 0 {
-                self.rd_reqs.pop_front();
+                self.rd_reqs.remove(self.rd_cur);
                 self.rd_beat = 0;
             }
         }
@@ -504,6 +544,19 @@ impl Nic {
         if self.out.irq != 0 {
             self.irq_count += 1;
         }
+    }
+
+    /// 0 without reordering, else a draw in 0..n.
+    fn rng_pick(&mut self, n: usize) -> usize {
+        match &mut self.rd_reorder {
+            Some(r) if n > 1 => (r.next_u64() % n as u64) as usize,
+            _ => 0,
+        }
+    }
+
+    /// Read requests whose completions were returned ahead of an older request's (reordering on).
+    pub fn dma_reads_reordered(&self) -> u64 {
+        self.rd_reordered
     }
 
     fn accept_dma_read(&mut self, addr: u64, beats: u16, tag: u8) {

@@ -2,13 +2,15 @@
 //! becomes sub-requests that never cross a 4 KiB boundary and never exceed the largest read request the
 //! host link takes (`max_beats`, from PCIe's Max_Read_Request_Size), as PCIe requires of a requester. The
 //! request is taken from the engine at once and the sub-requests are issued back to back, so several are
-//! outstanding at the host when its credits allow. Completions come back in request order on this port;
-//! the splitter passes their data through and shows the engine `last` only on the final sub-request's
-//! last beat, so an engine sees exactly the stream it asked for.
+//! outstanding at the host when its credits allow. Completions of one tag come back in request order,
+//! those of tag 0 (the requester) and tag 1 (the receive engine) in any order relative to each other, as
+//! PCIe completions of different requests may; the splitter keeps one ring of pending sub-requests per tag
+//! (tag bit 0), passes the data through and shows the engine `last` only on the final sub-request's last
+//! beat, so each engine sees exactly the stream it asked for.
 use rust_hdl::prelude::*;
 
-/// Sub-requests whose "ends the engine request" bit is still waiting for its completion: a bit per
-/// sub-request, in order.
+/// Sub-requests per tag whose "ends the engine request" bit is still waiting for its completion: a bit
+/// per sub-request, in order.
 const PENDING: usize = 64;
 
 #[derive(LogicBlock)]
@@ -33,6 +35,8 @@ pub struct DmaReadSplit<const B: usize> {
     /// sub-request.
     pub resp_fire: Signal<In, bool>,
     pub resp_host_last: Signal<In, bool>,
+    /// The tag of the completion beat (its ring).
+    pub resp_tag: Signal<In, Bits<4>>,
     /// `last` as the engine must see it: the last beat of its whole request.
     pub resp_last: Signal<Out, bool>,
     busy: DFF<bool>,
@@ -42,6 +46,14 @@ pub struct DmaReadSplit<const B: usize> {
     ends: DFF<Bits<PENDING>>,
     head: DFF<Bits<7>>,
     tail: DFF<Bits<7>>,
+    ends1: DFF<Bits<PENDING>>,
+    head1: DFF<Bits<7>>,
+    tail1: DFF<Bits<7>>,
+    full1: Signal<Local, bool>,
+    ends1_n: Signal<Local, Bits<PENDING>>,
+    /// The request being split is tag 1's; the completion beat is tag 1's.
+    push1: Signal<Local, bool>,
+    pop1: Signal<Local, bool>,
     to_4k: Signal<Local, Bits<16>>,
     sub: Signal<Local, Bits<16>>,
     full: Signal<Local, bool>,
@@ -75,7 +87,15 @@ impl<const B: usize> Default for DmaReadSplit<B> {
             out_ready: Default::default(),
             resp_fire: Default::default(),
             resp_host_last: Default::default(),
+            resp_tag: Default::default(),
             resp_last: Default::default(),
+            ends1: Default::default(),
+            head1: Default::default(),
+            tail1: Default::default(),
+            full1: Default::default(),
+            ends1_n: Default::default(),
+            push1: Default::default(),
+            pop1: Default::default(),
             busy: Default::default(),
             addr: Default::default(),
             left: Default::default(),
@@ -102,7 +122,9 @@ impl<const B: usize> Default for DmaReadSplit<B> {
 impl<const B: usize> Logic for DmaReadSplit<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, addr, left, tag, ends, head, tail);
+        dff_setup!(self, clock, busy, addr, left, tag, ends, head, tail, ends1, head1, tail1);
+        self.push1.next = (self.tag.q.val() & 1) != 0;
+        self.pop1.next = (self.resp_tag.val() & 1) != 0;
         // Beats to the next 4 KiB boundary (addresses are beat-aligned), then the sub-request size.
         self.to_4k.next = bit_cast::<16, 64>(
             (self.page.val() - (self.addr.q.val() & self.page_mask.val())) >> self.log_b.val(),
@@ -116,6 +138,10 @@ impl<const B: usize> Logic for DmaReadSplit<B> {
         }
         // 64 entries, pointers one bit wider: full when they differ only in that bit.
         self.full.next = (self.tail.q.val() ^ self.head.q.val()) == self.ring.val();
+        self.full1.next = (self.tail1.q.val() ^ self.head1.q.val()) == self.ring.val();
+        if self.push1.val() {
+            self.full.next = self.full1.val();
+        }
 
         // Take the engine's request whenever idle; a zero-beat request needs nothing from the host.
         self.in_ready.next = !self.busy.q.val();
@@ -135,38 +161,66 @@ impl<const B: usize> Logic for DmaReadSplit<B> {
             self.addr.d.next =
                 self.addr.q.val() + (bit_cast::<64, 16>(self.sub.val()) << self.log_b.val());
             self.left.d.next = self.left.q.val() - self.sub.val();
-            self.tail.d.next = self.tail.q.val() + 1;
+            if self.push1.val() {
+                self.tail1.d.next = self.tail1.q.val() + 1;
+            } else {
+                self.tail.d.next = self.tail.q.val() + 1;
+            }
             if self.left.q.val() == self.sub.val() {
                 self.busy.d.next = false;
             }
         }
 
-        // Completions: the bit at the head says whether this sub-request ends the engine's request.
+        // Completions: the bit at the head of the completion's tag's ring says whether this sub-request
+        // ends the engine's request.
         self.resp_last.next = self.resp_host_last.val()
             && (((self.ends.q.val()
                 >> bit_cast::<PENDING, 7>(self.head.q.val() & self.ring_mask.val()))
                 & 1)
                 != 0);
+        if self.pop1.val() {
+            self.resp_last.next = self.resp_host_last.val()
+                && (((self.ends1.q.val()
+                    >> bit_cast::<PENDING, 7>(self.head1.q.val() & self.ring_mask.val()))
+                    & 1)
+                    != 0);
+        }
         self.pop.next = self.resp_fire.val() && self.resp_host_last.val();
         // Clear the popped entry's bit and set the pushed one's (they never alias: the ring is not full).
         self.ends_n.next = self.ends.q.val();
-        if self.pop.val() {
+        self.ends1_n.next = self.ends1.q.val();
+        if self.pop.val() && !self.pop1.val() {
             self.head.d.next = self.head.q.val() + 1;
             self.ends_n.next = self.ends_n.val()
                 & !(self.one.val()
                     << bit_cast::<PENDING, 7>(self.head.q.val() & self.ring_mask.val()));
         }
-        if self.fire.val() && (self.left.q.val() == self.sub.val()) {
+        if self.pop.val() && self.pop1.val() {
+            self.head1.d.next = self.head1.q.val() + 1;
+            self.ends1_n.next = self.ends1_n.val()
+                & !(self.one.val()
+                    << bit_cast::<PENDING, 7>(self.head1.q.val() & self.ring_mask.val()));
+        }
+        if self.fire.val() && (self.left.q.val() == self.sub.val()) && !self.push1.val() {
             self.ends_n.next = self.ends_n.val()
                 | (self.one.val()
                     << bit_cast::<PENDING, 7>(self.tail.q.val() & self.ring_mask.val()));
         }
+        if self.fire.val() && (self.left.q.val() == self.sub.val()) && self.push1.val() {
+            self.ends1_n.next = self.ends1_n.val()
+                | (self.one.val()
+                    << bit_cast::<PENDING, 7>(self.tail1.q.val() & self.ring_mask.val()));
+        }
         self.ends.d.next = self.ends_n.val();
+        self.ends1.d.next = self.ends1_n.val();
         if self.reset.val() {
             self.busy.d.next = false;
             self.head.d.next = 0.into();
             self.tail.d.next = 0.into();
             self.ends.d.next = 0.into();
+            self.head1.d.next = 0.into();
+            self.tail1.d.next = 0.into();
+            self.ends1.d.next = 0.into();
         }
     }
 }

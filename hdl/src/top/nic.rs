@@ -523,6 +523,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.dma_rd_resp_ready.next = self.rd_resp_ready.val();
         self.dma_split.resp_fire.next = self.dma_rd_resp_valid.val() && self.rd_resp_ready.val();
         self.dma_split.resp_host_last.next = self.dma_rd_resp_last.val();
+        self.dma_split.resp_tag.next = self.dma_rd_resp_tag.val();
         // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
         self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.rx_eng.wr_valid.val();
         self.dma_wr_addr.next = self.rx_eng.wr_addr.val();

@@ -25,7 +25,9 @@ class Bench:
         self.taken = []            # requests the splitter accepted
         self.issued = []           # (addr, beats, tag) seen on the out port
         self.expected_subs = []    # model sub-requests, in order: (addr, beats, tag, ends)
-        self.outstanding = []      # issued, not yet completed: (beats, ends)
+        self.outstanding = []      # issued, not yet completed: [beats, ends, tag]
+        self.reorder = False       # complete the oldest of either tag ring (tag bit 0), as PCIe may
+        self.reordered = 0
         self.errors = []
         self.out_ready_p = 0.7
         self.host_stall = False
@@ -33,7 +35,7 @@ class Bench:
         self.host_gap_p = 0.3
         self.max_outstanding = 0
         self.resp_lasts = 0
-        for s in ("in_valid", "out_ready", "resp_fire", "resp_host_last"):
+        for s in ("in_valid", "out_ready", "resp_fire", "resp_host_last", "resp_tag"):
             getattr(dut, s).value = 0
         dut.in_addr.value = 0
         dut.in_beats.value = 0
@@ -49,7 +51,7 @@ class Bench:
     async def _run(self):
         dut, rng = self.dut, self.rng
         driving = None          # request on the in port
-        resp = None             # [beats left to show, ends]
+        resp = None             # [beats left to show, ends, index in outstanding, tag]
         resp_fire = resp_last_in = 0
         out_ready = 0
         while True:
@@ -83,7 +85,7 @@ class Bench:
                     if got != (ea, en, et):
                         self.errors.append(f"sub-request {k}: got {tuple(map(hex, got))}, model "
                                            f"{(hex(ea), hex(en), hex(et))}")
-                self.outstanding.append([got[1], exp_ends])
+                self.outstanding.append([got[1], exp_ends, got[2]])
                 self.max_outstanding = max(self.max_outstanding, len(self.outstanding))
             if resp_fire:
                 last = dut.resp_last.value == 1
@@ -92,7 +94,7 @@ class Bench:
                     self.errors.append(f"resp_last {int(last)} on a beat where the model says {int(want)}")
                 self.resp_lasts += int(last)
                 if resp_last_in:
-                    self.outstanding.pop(0)
+                    self.outstanding.pop(resp[2])
                     resp = None
             # Drive the next cycle.
             if driving is None and self.requests and rng.random() > self.req_gap_p:
@@ -104,15 +106,24 @@ class Bench:
             dut.out_ready.value = out_ready
             resp_fire = resp_last_in = 0
             if resp is None and self.outstanding and not self.host_stall:
-                n, ends = self.outstanding[0]
+                k = 0
+                if self.reorder:
+                    # The oldest sub-request of a random tag ring: rings keep their order, not each other's.
+                    heads = {}
+                    for i, o in enumerate(self.outstanding):
+                        heads.setdefault(o[2] & 1, i)
+                    k = heads[rng.choice(sorted(heads))]
+                    self.reordered += int(k != 0)
+                n, ends, tag = self.outstanding[k]
                 # Show a few of the sub-request's beats (the splitter only counts host_last ones).
-                resp = [min(n, rng.randrange(1, 4)), ends]
+                resp = [min(n, rng.randrange(1, 4)), ends, k, tag]
             if resp is not None and not self.host_stall and rng.random() > self.host_gap_p:
                 resp_fire = 1
                 resp[0] -= 1
                 resp_last_in = int(resp[0] == 0)
             dut.resp_fire.value = resp_fire
             dut.resp_host_last.value = resp_last_in
+            dut.resp_tag.value = resp[3] if resp is not None else 0
 
     async def settle(self, limit=200000):
         for _ in range(limit):
@@ -181,6 +192,26 @@ async def test_random_requests_against_model(dut):
     dut._log.info("%d requests, %d sub-requests, at most %d outstanding", len(tb.taken), len(tb.issued),
                   tb.max_outstanding)
     assert len(tb.issued) > 1000 and tb.max_outstanding > 8
+
+
+@cocotb.test()
+async def test_completions_of_the_two_tags_out_of_order(dut):
+    """Requests of tags 0 and 1 (the requester's and the receive engine's) with the host completing the
+    oldest sub-request of a random tag each time, so the two tags' completions overtake each other:
+    resp_last still marks exactly each request's final beat (the splitter keeps a ring per tag)."""
+    tb = await setup(dut, seed=25)
+    nb = beat_bytes(dut)
+    tb.set_beat_bytes(nb)
+    tb.reorder = True
+    rng = random.Random(25)
+    mb = 512 // nb if 512 >= nb else 1
+    reqs = []
+    for _ in range(150):
+        beats = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, 300)])
+        addr = rng.randrange(0, 1 << 30) // nb * nb
+        reqs.append((addr, beats, rng.randrange(2)))
+    await run_batch(tb, reqs, mb, "two tags out of order")
+    assert tb.reordered > 20, f"only {tb.reordered} completions overtook an older one"
 
 
 @cocotb.test()

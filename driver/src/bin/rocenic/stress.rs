@@ -21,6 +21,7 @@ options:
   --duplicate P       probability a frame is delivered twice (default 0.001)
   --corrupt P         probability a frame gets a bit flipped (default 0.001)
   --ack-timeout N     local ACK timeout in core cycles (default 20000)
+  --dma-reorder       the host returns DMA read completions of different tags out of order, as PCIe may
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -35,6 +36,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         max_bytes: 16384,
         kinds: Vec::new(),
         host_link: (0, 0.0, 0.0),
+        dma_reorder: false,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut it = args.iter();
@@ -64,6 +66,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--reorder" => reorder = prob(v()?)?,
             "--duplicate" => dup = prob(v()?)?,
             "--corrupt" => corrupt = prob(v()?)?,
+            "--dma-reorder" => c.dma_reorder = true,
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS
@@ -120,6 +123,12 @@ pub fn run(c: StressConfig) -> Result<(), String> {
         "NICs: NAKs {}, ACK timeouts {}, retransmissions {}, duplicate requests {}, PSN sequence errors {}, ICRC errors {}",
         r.naks, r.timeouts, r.retransmits, r.duplicates, r.seq_errors, r.icrc_errors
     );
+    if r.dma_reordered > 0 {
+        println!(
+            "host: {} DMA read completions overtook an older request's",
+            r.dma_reordered
+        );
+    }
     println!(
         "result: every completion successful, every byte checked; {} cycles simulated, {:.1} s wall",
         r.cycles, secs
