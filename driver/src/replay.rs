@@ -631,6 +631,23 @@ pub struct Outcome {
     pub steps: usize,
 }
 
+/// What the bench's NIC put on the wire, with simulated times: the frames from its MAC in the pcap the
+/// fabric writes (flushed first).
+fn nic_frames(b: &Bench, pcap_path: &Path) -> Result<Vec<(Duration, Vec<u8>)>, String> {
+    b.pair
+        .fabric
+        .lock()
+        .unwrap()
+        .flush_pcap()
+        .map_err(|e| e.to_string())?;
+    let mac = b.params.mac[0];
+    Ok(pcap::read(pcap_path)
+        .map_err(|e| format!("{}: {e}", pcap_path.display()))?
+        .into_iter()
+        .filter(|(_, f)| f.len() >= 12 && f[6..12] == mac)
+        .collect())
+}
+
 /// Replays the case in `dir`; NIC frames go to `out_pcap`. With `regenerate`, the NIC's output becomes
 /// the case's expected output (expected.pcap, final completions, memory) instead of being compared.
 pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, String> {
@@ -685,19 +702,7 @@ pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, Str
         }
     }
     let memory = b.changed_memory();
-    b.pair
-        .fabric
-        .lock()
-        .unwrap()
-        .flush_pcap()
-        .map_err(|e| e.to_string())?;
-    // What the NIC put on the wire: the capture's frames from its MAC.
-    let mac = b.params.mac[0];
-    let sent: Vec<(Duration, Vec<u8>)> = pcap::read(out_pcap)
-        .map_err(|e| format!("{}: {e}", out_pcap.display()))?
-        .into_iter()
-        .filter(|(_, f)| f.len() >= 12 && f[6..12] == mac)
-        .collect();
+    let sent = nic_frames(&b, out_pcap)?;
     let mut problems = Vec::new();
     // Every RoCE frame the NIC emits carries a valid ICRC, whatever the expected file says.
     for (i, (_, f)) in sent.iter().enumerate() {
@@ -957,19 +962,7 @@ pub fn export(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     save(dir, &sc, HEADER)?;
     write_frames(&dir.join("input.pcap"), &rec.inputs)?;
-    b.pair
-        .fabric
-        .lock()
-        .unwrap()
-        .flush_pcap()
-        .map_err(|e| e.to_string())?;
-    let mac = b.params.mac[0];
-    let sent: Vec<(Duration, Vec<u8>)> = pcap::read(case_pcap)
-        .map_err(|e| format!("{}: {e}", case_pcap.display()))?
-        .into_iter()
-        .filter(|(_, f)| f.len() >= 12 && f[6..12] == mac)
-        .collect();
-    write_frames(&dir.join("expected.pcap"), &sent)
+    write_frames(&dir.join("expected.pcap"), &nic_frames(b, case_pcap)?)
 }
 
 /// How to turn a capture into a case: which side the NIC plays, and how far to go.
