@@ -15,7 +15,7 @@ use rocenic_proto::regs;
 use rocenic_proto::wire::arp_frame;
 use rocenic_proto::wire::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, ImmDtRepr,
-    IpRepr, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
+    IpRepr, Ipv4Packet, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
 };
 use rocenic_sim::{FabricConfig, Width};
 use std::cell::RefCell;
@@ -135,11 +135,26 @@ impl Bench {
         })
     }
 
+    /// Pushes every frame captured so far to the bench's pcap file.
+    pub fn flush_pcap(&self) -> Result<(), String> {
+        self.pair
+            .fabric
+            .lock()
+            .unwrap()
+            .flush_pcap()
+            .map_err(|e| e.to_string())
+    }
+
     /// Records `step` at the current cycle.
-    fn log(&self, mut step: Step) {
-        let now = self.pair.cycles();
+    fn log(&self, step: Step) {
+        self.log_at(self.pair.cycles(), step);
+    }
+
+    /// Records `step` as taken at fabric cycle `at` (for actions logged after they ran, with their
+    /// result).
+    fn log_at(&self, at: u64, mut step: Step) {
         let mut r = self.rec.borrow_mut();
-        step.cycle = now - r.start;
+        step.cycle = at - r.start;
         r.steps.push(step);
     }
 
@@ -266,28 +281,18 @@ impl Bench {
         } else {
             &self.pair.a.recv_cq
         };
-        let until = self.pair.cycles() + cycles;
-        let mut wc = [WorkCompletion::default()];
-        loop {
-            let at = self.pair.cycles();
-            if c.poll(&mut wc) == 1 {
-                let mut r = self.rec.borrow_mut();
-                let cycle = at - r.start;
-                r.steps.push(Step {
-                    cycle,
-                    poll: Some(Poll {
-                        cq: cq.into(),
-                        wc: format!("{:?}", wc[0]),
-                    }),
-                    ..Step::default()
-                });
-                return Some(wc[0]);
-            }
-            if self.pair.cycles() > until {
-                return None;
-            }
-            self.pair.a.ctx.wait();
-        }
+        let (at, wc) = self.pair.wait_for_at(c, cycles)?;
+        self.log_at(
+            at,
+            Step {
+                poll: Some(Poll {
+                    cq: cq.into(),
+                    wc: format!("{wc:?}"),
+                }),
+                ..Step::default()
+            },
+        );
+        Some(wc)
     }
 
     /// Registers one more MR over `region` from `off` (in its own PD when `own_pd`).
@@ -308,21 +313,21 @@ impl Bench {
         let mr = pd
             .reg_mr(self.region(region)?, off, len, access)
             .map_err(|e| e.to_string())?;
-        let mut r = self.rec.borrow_mut();
-        let cycle = at - r.start;
-        r.steps.push(Step {
-            cycle,
-            reg_mr: Some(replay::RegMr {
-                region: region.into(),
-                offset: off,
-                len,
-                access: replay::access_names(access),
-                own_pd,
-                lkey: mr.lkey(),
-                rkey: mr.rkey(),
-            }),
-            ..Step::default()
-        });
+        self.log_at(
+            at,
+            Step {
+                reg_mr: Some(replay::RegMr {
+                    region: region.into(),
+                    offset: off,
+                    len,
+                    access: replay::access_names(access),
+                    own_pd,
+                    lkey: mr.lkey(),
+                    rkey: mr.rkey(),
+                }),
+                ..Step::default()
+            },
+        );
         Ok(mr)
     }
 
@@ -541,13 +546,13 @@ impl Bench {
     pub fn qp_state(&self) -> QpState {
         let at = self.pair.cycles();
         let s = self.pair.a.qp.query();
-        let mut r = self.rec.borrow_mut();
-        let cycle = at - r.start;
-        r.steps.push(Step {
-            cycle,
-            query: Some(format!("{s:?}")),
-            ..Step::default()
-        });
+        self.log_at(
+            at,
+            Step {
+                query: Some(format!("{s:?}")),
+                ..Step::default()
+            },
+        );
         s
     }
 }
@@ -1320,14 +1325,8 @@ fn sent_tos(b: &Bench) -> Vec<(u8, bool, Frame)> {
     raw.iter()
         .filter_map(|r| {
             let f = Frame::parse(r).ok()?;
-            let mut sum = 0u32;
-            for i in (14..34).step_by(2) {
-                sum += u16::from_be_bytes([r[i], r[i + 1]]) as u32;
-            }
-            while sum > 0xFFFF {
-                sum = (sum & 0xFFFF) + (sum >> 16);
-            }
-            Some((r[15], sum == 0xFFFF, f))
+            let ok = Ipv4Packet::new_unchecked(&r[14..]).verify_checksum();
+            Some((r[15], ok, f))
         })
         .collect()
 }
@@ -3229,12 +3228,7 @@ pub fn run_case_exporting(
     let pcap = out_dir.join(format!("{}.pcap", case.name));
     let mut b = Bench::new(pcap.clone())?;
     let r = (case.run)(&mut b);
-    b.pair
-        .fabric
-        .lock()
-        .unwrap()
-        .flush_pcap()
-        .map_err(|e| e.to_string())?;
+    b.flush_pcap()?;
     r?;
     let Some(root) = export else {
         return Ok(None);

@@ -157,11 +157,21 @@ impl Pair {
 
     /// Polls `cq` (advancing the simulation) until a completion arrives or `max_cycles` have passed.
     pub fn wait_for(&self, cq: &CompletionQueue, max_cycles: u64) -> Option<WorkCompletion> {
+        self.wait_for_at(cq, max_cycles).map(|(_, wc)| wc)
+    }
+
+    /// [`Pair::wait_for`], with the cycle at which the poll that returned the completion started.
+    pub fn wait_for_at(
+        &self,
+        cq: &CompletionQueue,
+        max_cycles: u64,
+    ) -> Option<(u64, WorkCompletion)> {
         let mut wc = [WorkCompletion::default()];
         let until = self.cycles() + max_cycles;
         loop {
+            let at = self.cycles();
             if cq.poll(&mut wc) == 1 {
-                return Some(wc[0]);
+                return Some((at, wc[0]));
             }
             if self.cycles() > until {
                 return None;

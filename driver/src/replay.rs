@@ -538,9 +538,8 @@ pub fn frame_diff(got: &[u8], want: &[u8]) -> Option<String> {
 }
 
 /// The protocol fields compared with a reference capture.
-fn reference_view(f: &Frame, r: &Reference, from_reference: bool) -> String {
+fn reference_view(f: &Frame, r: &Reference) -> String {
     let mut dest_qp = f.bth.dest_qp;
-    let _ = from_reference;
     let mut aeth = f.ext.aeth;
     if let Some(a) = &mut aeth {
         // ACK syndromes carry a credit count in their low five bits (IBA 9.7.5.1.1.1).
@@ -634,12 +633,7 @@ pub struct Outcome {
 /// What the bench's NIC put on the wire, with simulated times: the frames from its MAC in the pcap the
 /// fabric writes (flushed first).
 fn nic_frames(b: &Bench, pcap_path: &Path) -> Result<Vec<(Duration, Vec<u8>)>, String> {
-    b.pair
-        .fabric
-        .lock()
-        .unwrap()
-        .flush_pcap()
-        .map_err(|e| e.to_string())?;
+    b.flush_pcap()?;
     let mac = b.params.mac[0];
     Ok(pcap::read(pcap_path)
         .map_err(|e| format!("{}: {e}", pcap_path.display()))?
@@ -715,7 +709,7 @@ pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, Str
         let got: Vec<String> = sent
             .iter()
             .filter_map(|(_, f)| Frame::parse(f).ok())
-            .map(|f| reference_view(&f, r, false))
+            .map(|f| reference_view(&f, r))
             .collect();
         let is_ack = |f: &Frame| {
             f.bth.opcode == rocenic_proto::opcode::RC_ACKNOWLEDGE
@@ -743,7 +737,7 @@ pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, Str
                     });
                 !coalesced
             })
-            .map(|(_, f)| reference_view(f, r, true))
+            .map(|(_, f)| reference_view(f, r))
             .collect();
         if got.len() != want.len() {
             problems.push(format!(
@@ -1086,9 +1080,7 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
         return Err("the peer sends atomics: the importer does not map those".into());
     }
     // What the captured side's READ responses carried is what its memory held: preload it.
-    let mut i = 0;
-    while i < frames.len() {
-        let (from_nic, f, _) = &frames[i];
+    for (i, (from_nic, f, _)) in frames.iter().enumerate() {
         if let (false, Some(r), opcode::RC_RDMA_READ_REQUEST) =
             (*from_nic, f.ext.reth, f.bth.opcode)
         {
@@ -1117,15 +1109,12 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
                 });
             }
         }
-        i += 1;
     }
     let (mut inputs, mut reference) = (Vec::new(), Vec::new());
     let mut cycle = if sc.step.is_empty() { 0 } else { 100 };
     let (mut recv_slot, mut send_slot, mut wr_id) = (0usize, 8usize, 1u64);
     const SLOT: usize = 4096;
-    let mut i = 0;
-    while i < frames.len() {
-        let (from_nic, f, raw) = &frames[i];
+    for (i, (from_nic, f, raw)) in frames.iter().enumerate() {
         let info = opcode::info(f.bth.opcode);
         if *from_nic {
             reference.push((Duration::ZERO, raw.clone()));
@@ -1247,7 +1236,6 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
             inputs.push((Duration::ZERO, b));
             cycle += im.gap;
         }
-        i += 1;
     }
     sc.end_cycle = cycle + im.gap;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

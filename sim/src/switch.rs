@@ -10,6 +10,7 @@
 use crate::fault::SplitMix64;
 use crate::link::{PcapTap, MIN_FRAME};
 use crate::nic::WIRE_OVERHEAD_BYTES;
+use rocenic_proto::wire::Ipv4Packet;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io;
@@ -89,18 +90,7 @@ pub fn mark_ce(frame: &mut [u8]) -> bool {
         return ecn == 3;
     }
     frame[15] |= 3;
-    let ihl = (frame[14] & 0x0F) as usize * 4;
-    frame[24] = 0;
-    frame[25] = 0;
-    let mut sum: u32 = 0;
-    for i in (14..14 + ihl).step_by(2) {
-        sum += u16::from_be_bytes([frame[i], frame[i + 1]]) as u32;
-    }
-    while sum > 0xFFFF {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    let c = !(sum as u16);
-    frame[24..26].copy_from_slice(&c.to_be_bytes());
+    Ipv4Packet::new_unchecked(&mut frame[14..]).fill_checksum();
     true
 }
 
@@ -199,7 +189,7 @@ impl Switch {
     /// next frame due at its NIC by `cycle`, as (port, frame).
     pub fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
         let now = cycle as f64;
-        for (qi, q) in self.queues.iter_mut().enumerate() {
+        for q in self.queues.iter_mut() {
             while q.busy_until <= now {
                 let Some((out, from, f)) = q.frames.pop_front() else {
                     break;
@@ -207,7 +197,6 @@ impl Switch {
                 q.bytes -= f.len();
                 let wire = f.len() as f64 + WIRE_OVERHEAD_BYTES;
                 q.busy_until = q.busy_until.max(now) + wire / self.cfg.bytes_per_cycle;
-                let _ = qi;
                 self.window[from] += wire as u64;
                 self.seq += 1;
                 let due = q.busy_until.ceil() as u64 + self.latency;
@@ -243,10 +232,6 @@ impl Switch {
         self.sent
             .as_mut()
             .map_or_else(Vec::new, |log| std::mem::take(&mut log[port]))
-    }
-
-    pub fn busy(&self) -> bool {
-        !self.in_flight.is_empty() || self.queues.iter().any(|q| !q.frames.is_empty())
     }
 
     pub fn stats(&self) -> SwitchStats {
