@@ -21,8 +21,8 @@ pub enum Error {
     NoMrSlot(usize),
     #[error("access flags {0:#x}: remote write and remote atomic access need local write too")]
     InvalidAccess(u32),
-    #[error("this hardware generation supports one QP per device, and it exists")]
-    OneQpOnly,
+    #[error("all QPNs of the device's {0}-QP table are in use")]
+    NoFreeQp(u32),
     #[error("depth {0} is not a power of two between 2 and 32768")]
     BadDepth(usize),
     #[error("illegal QP transition {from:?} -> {to:?}")]

@@ -16,12 +16,12 @@ pub use rocenic_proto::Width;
 pub fn nic_verilog(width: Width) -> String {
     match width {
         Width::W64 => {
-            let mut uut = top::nic::NicTop::<64, 8, 11>::default();
+            let mut uut = top::nic::NicTop::<64, 8, 11, { Width::W64.qp_log() }>::default();
             uut.connect_all();
             generate_verilog(&uut)
         }
         Width::W512 => {
-            let mut uut = top::nic::NicTop::<512, 64, 8>::default();
+            let mut uut = top::nic::NicTop::<512, 64, 8, { Width::W512.qp_log() }>::default();
             uut.connect_all();
             generate_verilog(&uut)
         }

@@ -51,8 +51,8 @@ registers! {
     IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
     BLOCK_DIR = 0x001C, Const, BLOCK_DIR_FIRST as u32, "Offset of the first register-block header (see Register blocks below; 0 = none).";
     DMA_MAX_READ = 0x0020, Rw, 512, "Largest DMA read request in bytes, as PCIe's Max_Read_Request_Size (128..4096, a power of two, at least DATAPATH_BYTES): engine reads are split into requests of at most this size that never cross a 4 KiB boundary.";
-    QP_STATE = 0x0100, RwCore, 0, "QP state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. The core sets ERR on a fatal error.";
-    QPN = 0x0104, Rw, 0, "Local QP number (24 bits).";
+    QP_STATE = 0x0100, RwCore, 0, "QP window: state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. Written to the QP by QP_CMD MODIFY; QP_CMD QUERY loads it (the core moves a QP to ERR on a fatal error).";
+    QPN = 0x0104, Rw, 0, "QP number the QP window, QP_CMD and the SQ_PI/RQ_PI doorbells address (below 2^QP_TABLE_LOG).";
     DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";
     SQ_PSN = 0x010C, RwCore, 0, "Next PSN the requester sends (written at RTR->RTS, advanced by the core).";
     RQ_PSN = 0x0110, RwCore, 0, "Next PSN the responder expects (written at INIT->RTR, advanced by the core).";
@@ -69,6 +69,8 @@ registers! {
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
     QP_DSCP = 0x0144, Rw, 0, "DSCP (0..63) of the QP's packets, requests and responses (the GRH traffic class >> 2): what a DSCP-trusting switch maps to the lossless class.";
+    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI). Reads non-zero until the core has done it.";
+    QP_TABLE_LOG = 0x014C, Ro, 0, "log2 of the number of QPs the context table holds (QPNs 0 .. 2^n - 1).";
     PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
@@ -99,13 +101,13 @@ registers! {
     SQ_BASE_LO = 0x0300, Rw, 0, "Send queue ring IOVA, low 32 bits (B-aligned).";
     SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
     SQ_LOG_SIZE = 0x0308, Rw, 0, "log2 of the number of 64-byte send WQEs.";
-    SQ_PI = 0x030C, Rw, 0, "Send queue producer index (doorbell), free-running.";
-    SQ_CI = 0x0310, Counter, 0, "Send queue consumer index: WQEs completed or failed.";
+    SQ_PI = 0x030C, Rw, 0, "Send queue producer index, free-running; a write is the doorbell of QP QPN.";
+    SQ_CI = 0x0310, RwCore, 0, "Send queue consumer index (WQEs completed or failed): INIT_SQ sets it, QUERY reads it.";
     RQ_BASE_LO = 0x0320, Rw, 0, "Receive queue ring IOVA, low 32 bits.";
     RQ_BASE_HI = 0x0324, Rw, 0, "Receive queue ring IOVA, high 32 bits.";
     RQ_LOG_SIZE = 0x0328, Rw, 0, "log2 of the number of 64-byte receive WQEs.";
-    RQ_PI = 0x032C, Rw, 0, "Receive queue producer index (doorbell).";
-    RQ_CI = 0x0330, Counter, 0, "Receive queue consumer index.";
+    RQ_PI = 0x032C, Rw, 0, "Receive queue producer index; a write is the doorbell of QP QPN.";
+    RQ_CI = 0x0330, RwCore, 0, "Receive queue consumer index: INIT_RQ sets it, QUERY reads it.";
     CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits.";
     CQ_BASE_HI = 0x0344, Rw, 0, "Completion queue ring IOVA, high 32 bits.";
     CQ_LOG_SIZE = 0x0348, Rw, 0, "log2 of the number of 32-byte CQEs.";
@@ -148,6 +150,8 @@ registers! {
     RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled).";
     DCQCN_RATE_DECREASES = 0x0484, Counter, 0, "Counter: rate cuts by the reaction point.";
     WQE_PUSHES = 0x0488, Counter, 0, "Counter: send WQEs taken from the push window instead of fetched by DMA.";
+    QP_CONTEXT_SWITCHES = 0x048C, Counter, 0, "Counter: QP context loads by either engine (another QP's packet or the send scheduler's next QP).";
+    DOORBELL_OVERFLOWS = 0x0490, Counter, 0, "Counter: send doorbells that found the scheduler's FIFO full (the scheduler then sweeps every QP once; none is lost).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
@@ -164,7 +168,7 @@ registers! {
     WQE_PUSH_13 = 0x0634, Rw, 0, "WQE push window: bytes 52..55 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_14 = 0x0638, Rw, 0, "WQE push window: bytes 56..59 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_15 = 0x063C, Rw, 0, "WQE push window: bytes 60..63 of a send WQE (little-endian), written before WQE_PUSH_DB.";
-    WQE_PUSH_DB = 0x0640, RwCore, 0, "WQE push doorbell: bit 31 valid, bits 15:0 the send-queue index the pushed WQE is for; the core clears it when it takes the WQE.";
+    WQE_PUSH_DB = 0x0640, RwCore, 0, "WQE push doorbell: bit 31 valid, bits 29:16 the QPN, bits 15:0 the send-queue index the pushed WQE is for; the core clears it when it takes the WQE.";
 }
 
 /// What a register block is, as its header names it.

@@ -9,7 +9,12 @@
 //!   ring that `*_BASE_*`/`*_LOG_SIZE` point to, as the DMA engine would after a doorbell, so a test sees
 //!   the bytes the device would have seen at that moment ([`FakeDevice::fetched`]).
 //!
-//! Tests play the NIC by writing CQEs into memory and moving core-owned registers with [`FakeDevice::set`].
+//! - QP_CMD acts on the QP QPN selects as the core's QP table would: MODIFY / INIT_RQ / INIT_SQ keep the
+//!   window registers for that QP, QUERY loads its state and indices back into them, and the doorbells
+//!   fetch from that QP's rings; QP_CMD reads 0 at once.
+//!
+//! Tests play the NIC by writing CQEs into memory and moving core-owned values with [`FakeDevice::set`]
+//! (registers) and [`FakeDevice::set_qp`] (a QP's state and consumer indices, as QUERY returns them).
 use super::{Backend, DmaArena, DmaRegion, DmaWindow};
 use crate::error::Result;
 use rocenic_proto::host::WQE_BYTES;
@@ -75,6 +80,8 @@ pub struct FakeDevice {
     regs: Mutex<HashMap<u16, u32>>,
     writes: Mutex<Vec<(u16, u32)>>,
     fetched: Mutex<Vec<(Ring, [u8; WQE_BYTES])>>,
+    /// Per QPN, the window registers its commands stored (the QP table).
+    qps: Mutex<HashMap<u32, HashMap<u16, u32>>>,
     mem: Arc<FakeMemory>,
     arena: Arc<DmaArena>,
 }
@@ -95,12 +102,14 @@ impl FakeDevice {
             }
         }
         r.insert(regs::DATAPATH_BYTES, beat_bytes);
+        r.insert(regs::QP_TABLE_LOG, 6);
         r.extend(regs::block_header_words());
         let mem = FakeMemory::new(FAKE_BASE_IOVA, 1 << 20);
         Arc::new(FakeDevice {
             regs: Mutex::new(r),
             writes: Mutex::new(Vec::new()),
             fetched: Mutex::new(Vec::new()),
+            qps: Mutex::new(HashMap::new()),
             arena: DmaArena::new(mem.clone()),
             mem,
         })
@@ -109,6 +118,80 @@ impl FakeDevice {
     /// Sets a register as the hardware would (not logged as a write; read-only registers too).
     pub fn set(&self, offset: u16, value: u32) {
         self.regs.lock().unwrap().insert(offset, value);
+    }
+
+    /// Sets a value of QP `qpn`'s context as the core would (QP_STATE, SQ_CI, RQ_CI, SQ_PSN, RQ_PSN):
+    /// what the next QUERY returns.
+    pub fn set_qp(&self, qpn: u32, offset: u16, value: u32) {
+        self.qps
+            .lock()
+            .unwrap()
+            .entry(qpn)
+            .or_default()
+            .insert(offset, value);
+    }
+
+    /// A value of QP `qpn`'s context as its commands left it (0 if never set).
+    pub fn get_qp(&self, qpn: u32, offset: u16) -> u32 {
+        self.qps
+            .lock()
+            .unwrap()
+            .get(&qpn)
+            .and_then(|q| q.get(&offset).copied())
+            .unwrap_or(0)
+    }
+
+    /// QP_CMD on the QP QPN selects.
+    fn command(&self, cmd: u32) {
+        let qpn = self.get(regs::QPN);
+        let attrs = [
+            regs::QP_STATE,
+            regs::QP_PD,
+            regs::PMTU,
+            regs::DEST_QPN,
+            regs::DEST_MAC_LO,
+            regs::DEST_MAC_HI,
+            regs::DEST_IPV4,
+            regs::UDP_SPORT,
+            regs::MIN_RNR_TIMER,
+            regs::QP_DSCP,
+            regs::ACK_TIMEOUT,
+            regs::RETRY_CNT,
+            regs::RNR_RETRY,
+            regs::SQ_BASE_LO,
+            regs::SQ_BASE_HI,
+            regs::SQ_LOG_SIZE,
+            regs::RQ_BASE_LO,
+            regs::RQ_BASE_HI,
+            regs::RQ_LOG_SIZE,
+        ];
+        let copy = |regs_: &[u16]| {
+            for &r in regs_ {
+                self.set_qp(qpn, r, self.get(r));
+            }
+        };
+        if cmd & 8 != 0 {
+            for r in [
+                regs::QP_STATE,
+                regs::SQ_CI,
+                regs::RQ_CI,
+                regs::SQ_PSN,
+                regs::RQ_PSN,
+            ] {
+                let v = self.get_qp(qpn, r);
+                self.set(r, v);
+            }
+        }
+        if cmd & 1 != 0 {
+            copy(&attrs);
+        }
+        if cmd & 2 != 0 {
+            copy(&[regs::RQ_PSN, regs::RQ_PI, regs::RQ_CI]);
+        }
+        if cmd & 4 != 0 {
+            copy(&[regs::SQ_PSN, regs::SQ_PI, regs::SQ_CI]);
+        }
+        self.set(regs::QP_CMD, 0);
     }
 
     /// A register's current value (0 for an unknown offset).
@@ -149,16 +232,17 @@ impl FakeDevice {
         self.mem.clone()
     }
 
-    /// Reads the WQEs from `old_pi` up to `new_pi` out of the ring the registers describe.
-    fn fetch(&self, ring: Ring, old_pi: u32, new_pi: u32) {
+    /// Reads the WQEs from `old_pi` up to `new_pi` out of QP `qpn`'s ring.
+    fn fetch(&self, qpn: u32, ring: Ring, old_pi: u32, new_pi: u32) {
+        let q = |r| self.get_qp(qpn, r) as u64;
         let (base, log) = match ring {
             Ring::Send => (
-                self.get64(regs::SQ_BASE_LO, regs::SQ_BASE_HI),
-                self.get(regs::SQ_LOG_SIZE),
+                q(regs::SQ_BASE_HI) << 32 | q(regs::SQ_BASE_LO),
+                q(regs::SQ_LOG_SIZE) as u32,
             ),
             Ring::Recv => (
-                self.get64(regs::RQ_BASE_LO, regs::RQ_BASE_HI),
-                self.get(regs::RQ_LOG_SIZE),
+                q(regs::RQ_BASE_HI) << 32 | q(regs::RQ_BASE_LO),
+                q(regs::RQ_LOG_SIZE) as u32,
             ),
         };
         let mask = (1u32 << log) - 1;
@@ -192,11 +276,20 @@ impl Backend for FakeDevice {
         if !writable(offset) {
             return;
         }
-        let old = self.get(offset);
         self.set(offset, value);
+        let qpn = self.get(regs::QPN);
         match offset {
-            regs::SQ_PI => self.fetch(Ring::Send, old, value),
-            regs::RQ_PI => self.fetch(Ring::Recv, old, value),
+            regs::SQ_PI | regs::RQ_PI => {
+                let old = self.get_qp(qpn, offset);
+                self.set_qp(qpn, offset, value);
+                let ring = if offset == regs::SQ_PI {
+                    Ring::Send
+                } else {
+                    Ring::Recv
+                };
+                self.fetch(qpn, ring, old, value)
+            }
+            regs::QP_CMD => self.command(value),
             _ => {}
         }
     }

@@ -4,7 +4,6 @@ use super::device::Device;
 use super::mr::ProtectionDomain;
 use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
-use rocenic_proto::host::QpState;
 use rocenic_proto::{regs, Width};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -59,9 +58,15 @@ impl Context {
             .into_iter()
             .find(|w| w.bytes() == beat as usize)
             .ok_or(Error::BadDatapath(beat))?;
-        // A device reopened after a crash (VFIO) may still hold a QP and registrations pointing at memory
-        // that is no longer ours.
-        backend.write32(regs::QP_STATE, QpState::Reset as u32);
+        let qp_log = backend.read32(regs::QP_TABLE_LOG);
+        if !(5..=16).contains(&qp_log) {
+            return Err(Error::BlockDirectory(format!(
+                "QP_TABLE_LOG {qp_log}: a QP table of 32 to 65536 QPs expected"
+            )));
+        }
+        // A device reopened after a crash (VFIO) may still hold QPs and registrations pointing at memory
+        // that is no longer ours: every QP to RESET, indices and contexts cleared.
+        reset_qp_table(&*backend, qp_log);
         for slot in 0..mr_slots {
             backend.write32(regs::mr_reg(regs::MR0_LEN, slot), 0);
         }
@@ -73,7 +78,9 @@ impl Context {
                 mr_slots: Mutex::new(vec![None; mr_slots]),
                 blocks,
                 hw_cq: Mutex::new(None),
-                qp: Mutex::new(None),
+                qps: Mutex::new(Default::default()),
+                qp_log,
+                window: Mutex::new(()),
                 flushed_wqes: AtomicU64::new(0),
                 cqe_errors: Default::default(),
                 cqe_flushes: Default::default(),
@@ -252,4 +259,29 @@ fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
         at = next;
     }
     Ok(blocks)
+}
+
+/// RESET with cleared contexts for every QP of the table (QP_CMD MODIFY | INIT_RQ | INIT_SQ with a zero
+/// window), before any QP object exists.
+fn reset_qp_table(backend: &dyn Backend, qp_log: u32) {
+    for reg in [
+        regs::QP_STATE,
+        regs::RQ_PSN,
+        regs::SQ_PSN,
+        regs::SQ_PI,
+        regs::SQ_CI,
+        regs::RQ_PI,
+        regs::RQ_CI,
+        regs::SQ_LOG_SIZE,
+        regs::RQ_LOG_SIZE,
+    ] {
+        backend.write32(reg, 0);
+    }
+    for qpn in 0..1u32 << qp_log {
+        backend.write32(regs::QPN, qpn);
+        backend.write32(regs::QP_CMD, 7);
+        while backend.read32(regs::QP_CMD) != 0 {
+            backend.wait();
+        }
+    }
 }

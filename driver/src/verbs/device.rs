@@ -1,13 +1,16 @@
-//! State shared by every object of one device: the backend, the MR table's shadow, and the single hardware
-//! CQ ring whose CQEs the driver routes to the QP's send and receive CQs.
+//! State shared by every object of one device: the backend, the MR table's shadow, the QP window through
+//! which QP contexts are written and read, and the single hardware CQ ring whose CQEs the driver routes to
+//! each QP's send and receive CQs.
 //!
-//! Lock order (outer first), so that no two paths can deadlock: `hw_cq` → `qp` → the QP's rings → the QP's
-//! soft state → its outstanding lists → a CQ's entries. `mr_slots` is taken alone.
+//! Lock order (outer first), so that no two paths can deadlock: `hw_cq` → `qps` → the QP's rings → the QP's
+//! soft state → its outstanding lists → a CQ's entries. `mr_slots` and `window` are taken alone (nothing
+//! is locked while they are held).
 use super::cq::WorkCompletion;
 use super::qp::QpInner;
 use crate::backend::{Backend, DmaRegion};
 use rocenic_proto::host::{cqe, WcOpcode, WcStatus, CQE_BYTES};
 use rocenic_proto::{regs, Width};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -20,6 +23,46 @@ pub(crate) struct MrSlot {
     pub len: u64,
     pub access: u32,
 }
+
+/// A QP's context as the QP window registers carry it (QP_CMD writes all of it).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct QpWindow {
+    pub state: u32,
+    pub pd: u32,
+    pub pmtu_log: u32,
+    pub dest_qpn: u32,
+    pub rq_psn: u32,
+    pub sq_psn: u32,
+    pub dest_mac: u64,
+    pub dest_ip: u32,
+    pub udp_sport: u32,
+    pub min_rnr_timer: u32,
+    pub dscp: u32,
+    pub ack_timeout: u32,
+    pub retry_cnt: u32,
+    pub rnr_retry: u32,
+    pub sq_base: u64,
+    pub sq_log: u32,
+    pub rq_base: u64,
+    pub rq_log: u32,
+    /// Producer and consumer indices INIT_SQ / INIT_RQ load.
+    pub sq_pi: u32,
+    pub rq_pi: u32,
+}
+
+/// What QUERY returns of a QP.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QpHw {
+    pub state: u32,
+    pub sq_ci: u32,
+    pub rq_ci: u32,
+}
+
+/// QP_CMD bits (see `docs/registers.md`).
+pub(crate) const CMD_MODIFY: u32 = 1;
+pub(crate) const CMD_INIT_RQ: u32 = 2;
+pub(crate) const CMD_INIT_SQ: u32 = 4;
+pub(crate) const CMD_QUERY: u32 = 8;
 
 /// The hardware's one CQ ring, in host memory.
 pub(crate) struct HwCq {
@@ -37,7 +80,12 @@ pub(crate) struct Device {
     /// The device's register blocks, from its directory.
     pub blocks: Vec<regs::Block>,
     pub hw_cq: Mutex<Option<HwCq>>,
-    pub qp: Mutex<Option<Weak<QpInner>>>,
+    /// The live QPs by QPN, for CQE routing and QPN allocation.
+    pub qps: Mutex<BTreeMap<u32, Weak<QpInner>>>,
+    /// log2 of the QPs the device's context table holds (QP_TABLE_LOG).
+    pub qp_log: u32,
+    /// Held across a QPN-selected register sequence (window, command, doorbell): QPN is shared.
+    pub window: Mutex<()>,
     /// WQEs the driver completed with WR_FLUSH_ERR (what Mellanox's responder CQE-error counter counts
     /// after a normal teardown).
     pub flushed_wqes: AtomicU64,
@@ -62,6 +110,80 @@ impl Device {
         self.write(lo, v as u32);
         self.write(hi, (v >> 32) as u32);
     }
+    /// Writes QP `qpn`'s whole context through the window and runs `cmd` on it (MODIFY, INIT_RQ,
+    /// INIT_SQ; INIT loads consumer index 0).
+    pub fn qp_command(&self, qpn: u32, w: &QpWindow, cmd: u32) {
+        let _g = self.window.lock().unwrap();
+        self.write(regs::QPN, qpn);
+        self.write(regs::QP_STATE, w.state);
+        self.write(regs::QP_PD, w.pd);
+        self.write(regs::PMTU, w.pmtu_log);
+        self.write(regs::DEST_QPN, w.dest_qpn & 0xFF_FFFF);
+        self.write(regs::RQ_PSN, w.rq_psn & 0xFF_FFFF);
+        self.write(regs::SQ_PSN, w.sq_psn & 0xFF_FFFF);
+        self.write64(regs::DEST_MAC_LO, regs::DEST_MAC_HI, w.dest_mac);
+        self.write(regs::DEST_IPV4, w.dest_ip);
+        self.write(regs::UDP_SPORT, w.udp_sport);
+        self.write(regs::MIN_RNR_TIMER, w.min_rnr_timer);
+        self.write(regs::QP_DSCP, w.dscp);
+        self.write(regs::ACK_TIMEOUT, w.ack_timeout);
+        self.write(regs::RETRY_CNT, w.retry_cnt);
+        self.write(regs::RNR_RETRY, w.rnr_retry);
+        self.write64(regs::SQ_BASE_LO, regs::SQ_BASE_HI, w.sq_base);
+        self.write(regs::SQ_LOG_SIZE, w.sq_log);
+        self.write64(regs::RQ_BASE_LO, regs::RQ_BASE_HI, w.rq_base);
+        self.write(regs::RQ_LOG_SIZE, w.rq_log);
+        self.write(regs::SQ_PI, w.sq_pi);
+        self.write(regs::SQ_CI, 0);
+        self.write(regs::RQ_PI, w.rq_pi);
+        self.write(regs::RQ_CI, 0);
+        self.write(regs::QP_CMD, cmd);
+        self.wait_command();
+    }
+
+    /// QUERY: the state and consumer indices of QP `qpn` (the core moves QPs to ERR by itself).
+    pub fn qp_query(&self, qpn: u32) -> QpHw {
+        let _g = self.window.lock().unwrap();
+        self.write(regs::QPN, qpn);
+        self.write(regs::QP_CMD, CMD_QUERY);
+        self.wait_command();
+        QpHw {
+            state: self.read(regs::QP_STATE),
+            sq_ci: self.read(regs::SQ_CI),
+            rq_ci: self.read(regs::RQ_CI),
+        }
+    }
+
+    /// Rings QP `qpn`'s doorbell `reg` (SQ_PI or RQ_PI) with producer index `pi`; a send WQE given in
+    /// `push` goes through the push window first.
+    pub fn doorbell(&self, qpn: u32, reg: u16, pi: u32, push: Option<&[u8]>) {
+        let _g = self.window.lock().unwrap();
+        if let Some(wqe) = push {
+            for (k, word) in wqe.chunks(4).enumerate() {
+                let v = u32::from_le_bytes(word.try_into().unwrap());
+                self.write(regs::WQE_PUSH_0 + 4 * k as u16, v);
+            }
+            let index = pi.wrapping_sub(1) & 0xFFFF;
+            self.write(
+                regs::WQE_PUSH_DB,
+                0x8000_0000 | (qpn & 0x3FFF) << 16 | index,
+            );
+        }
+        self.write(regs::QPN, qpn);
+        self.write(reg, pi);
+    }
+
+    /// Waits for the core to take QP_CMD (a few cycles; the simulator needs its clock advanced).
+    fn wait_command(&self) {
+        for _ in 0..1000 {
+            if self.read(regs::QP_CMD) == 0 {
+                return;
+            }
+            self.backend.wait();
+        }
+        panic!("the device did not complete QP_CMD: is the core running?");
+    }
+
     /// Bytes per datapath beat: the DMA alignment unit of this hardware generation.
     pub fn beat_bytes(&self) -> usize {
         self.width.bytes()
@@ -74,7 +196,7 @@ impl Device {
         let Some(hw) = guard.as_mut() else {
             return;
         };
-        let qp = self.qp.lock().unwrap().as_ref().and_then(Weak::upgrade);
+        let qps = self.qps.lock().unwrap();
         let mask = (1u32 << hw.log_size) - 1;
         let start = hw.ci;
         loop {
@@ -88,9 +210,10 @@ impl Device {
                 break;
             }
             hw.ci = hw.ci.wrapping_add(1);
-            // With no QP (it was destroyed) the CQE has nobody to go to and is dropped.
-            if let Some(qp) = &qp {
-                qp.complete(parse_cqe(&raw), raw[cqe::OPCODE], self);
+            // A CQE of a QP destroyed since has nobody to go to and is dropped.
+            let wc = parse_cqe(&raw);
+            if let Some(qp) = qps.get(&wc.qp_num).and_then(Weak::upgrade) {
+                qp.complete(wc, raw[cqe::OPCODE], self);
             }
         }
         if hw.ci != start {

@@ -87,15 +87,7 @@ impl QueuePair {
             signaled: wr.flags.contains(SendFlags::SIGNALED),
         };
         let wqe = wr.encode();
-        if push {
-            for (k, word) in wqe.chunks(4).enumerate() {
-                let v = u32::from_le_bytes(word.try_into().unwrap());
-                self.dev.write(regs::WQE_PUSH_0 + 4 * k as u16, v);
-            }
-            self.dev
-                .write(regs::WQE_PUSH_DB, 0x8000_0000 | (sq.pi & 0xFFFF));
-        }
-        self.push(&mut sq, &wqe, regs::SQ_PI, &inner.send_out, out)
+        self.push(&mut sq, &wqe, regs::SQ_PI, &inner.send_out, out, push)
     }
 
     /// Posts a receive work request: the WQE goes into the receive ring, then RQ_PI. Allowed from INIT
@@ -120,7 +112,7 @@ impl QueuePair {
             opcode: WcOpcode::Recv,
             signaled: true,
         };
-        self.push(&mut rq, &wr.encode(), regs::RQ_PI, &inner.recv_out, out)
+        self.push(&mut rq, &wr.encode(), regs::RQ_PI, &inner.recv_out, out, false)
     }
 
     /// The SGE's range must lie in an MR of this QP's PD with `need` access, and start on a beat.
@@ -157,7 +149,12 @@ impl QueuePair {
     /// is read only when the cached one says the ring is full, to keep register reads off the fast path.
     fn make_room(&self, ring: &mut Ring, ci_reg: u16, what: &'static str) -> Result<()> {
         if ring.pi.wrapping_sub(ring.ci) >= ring.size() {
-            ring.ci = self.dev.read(ci_reg);
+            let hw = self.dev.qp_query(self.inner.qpn);
+            ring.ci = if ci_reg == regs::SQ_CI {
+                hw.sq_ci
+            } else {
+                hw.rq_ci
+            };
             if ring.pi.wrapping_sub(ring.ci) >= ring.size() {
                 return Err(Error::QueueFull(what));
             }
@@ -166,7 +163,8 @@ impl QueuePair {
     }
 
     /// Writes `wqe` at the producer slot, records the WR as outstanding at that index, and only then
-    /// rings `doorbell`: the device may fetch the WQE the moment the doorbell lands.
+    /// rings `doorbell` (through the push window too if `push`): the device may fetch the WQE the moment
+    /// the doorbell lands.
     fn push(
         &self,
         ring: &mut Ring,
@@ -174,13 +172,15 @@ impl QueuePair {
         doorbell: u16,
         outstanding: &Mutex<VecDeque<Outstanding>>,
         mut wr: Outstanding,
+        push: bool,
     ) -> Result<()> {
         let slot = (ring.pi & (ring.size() - 1)) as usize;
         ring.mem.write(slot * WQE_BYTES, wqe)?;
         wr.index = ring.pi;
         outstanding.lock().unwrap().push_back(wr);
         ring.pi = ring.pi.wrapping_add(1);
-        self.dev.write(doorbell, ring.pi);
+        self.dev
+            .doorbell(self.inner.qpn, doorbell, ring.pi, push.then_some(&wqe[..]));
         Ok(())
     }
 }

@@ -3,7 +3,9 @@
 use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps};
 use super::context::mac_to_u64;
 use super::cq::{CompletionQueue, WorkCompletion};
-use super::device::{Device, HwCq};
+use super::device::{
+    Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY,
+};
 use super::mr::{AccessFlags, ProtectionDomain};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
@@ -13,7 +15,8 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-/// The local QP number of this generation's single QP (QPs 0 and 1 are special in IBA).
+/// The first QP number the driver hands out (QPs 0 and 1 are special in IBA; rxe starts here too). QPNs
+/// are allocated lowest free first, so a device's first QP is always this one.
 pub const QPN: u32 = 0x11;
 
 /// A work-request ring in host memory and the driver's side of its indices.
@@ -48,6 +51,8 @@ pub(crate) struct Soft {
     pub state: QpState,
     pub path_mtu: u32,
     pub access: AccessFlags,
+    /// The QP's whole hardware context as last written (the window is shared by every QP).
+    pub win: QpWindow,
 }
 
 /// The part of a QP the device's CQE routing reaches (through a `Weak`), so that dropping the
@@ -112,7 +117,8 @@ impl QpInner {
             qp_num: self.qpn,
             ..Default::default()
         };
-        let sq_ci = dev.read(regs::SQ_CI);
+        let hw = dev.qp_query(self.qpn);
+        let sq_ci = hw.sq_ci;
         let mut flushed = 0;
         self.send_out.lock().unwrap().retain(|o| {
             if consumed(o.index, sq_ci) {
@@ -123,7 +129,7 @@ impl QpInner {
             dev.cqe_flushes[0].fetch_add(1, Ordering::Relaxed);
             false
         });
-        let rq_ci = dev.read(regs::RQ_CI);
+        let rq_ci = hw.rq_ci;
         self.recv_out.lock().unwrap().retain(|o| {
             if consumed(o.index, rq_ci) {
                 return true;
@@ -149,10 +155,12 @@ pub struct QueuePair {
 }
 
 impl QueuePair {
-    /// Creates an RC QP in RESET, with its send and receive rings in device-visible memory.
+    /// Creates an RC QP in RESET, with its send and receive rings in device-visible memory, on the lowest
+    /// free QPN from [`QPN`] on (up to the device's QP table size).
     ///
-    /// The device's one CQ ring is created here too, sized for both CQs (the sum of their depths, or one
-    /// depth when they are the same CQ), because this generation has exactly one QP per device.
+    /// The device has one hardware CQ ring that every QP's CQEs go through (the driver routes them to the
+    /// QP's CQs by QPN). The first QP creates it, sized for its two CQs (the sum of their depths, or one
+    /// depth when they are the same CQ); a later QP's CQs must fit in it (share a CQ among many QPs).
     pub fn create(
         pd: &Arc<ProtectionDomain>,
         send_cq: &Arc<CompletionQueue>,
@@ -173,42 +181,57 @@ impl QueuePair {
         let cq_log = cq_entries.trailing_zeros();
 
         let mut hw_cq = dev.hw_cq.lock().unwrap();
-        let mut qp_slot = dev.qp.lock().unwrap();
-        if qp_slot.as_ref().is_some_and(|w| w.strong_count() > 0) {
-            return Err(Error::OneQpOnly);
+        let mut qps = dev.qps.lock().unwrap();
+        qps.retain(|_, w| w.strong_count() > 0);
+        let qpn = (QPN..1 << dev.qp_log)
+            .find(|n| !qps.contains_key(n))
+            .ok_or(Error::NoFreeQp(1 << dev.qp_log))?;
+        if let Some(hw) = hw_cq.as_ref() {
+            if cq_log > hw.log_size {
+                return Err(Error::BadAttr(
+                    "the QP's CQs are deeper than the device's CQ ring (sized by the first QP): share a CQ",
+                ));
+            }
         }
         // Rings start on a beat (and a cache line): the core fetches them in whole beats.
         let align = dev.beat_bytes().max(64);
         let sq = dev.backend.alloc_dma(caps.max_send_wr * WQE_BYTES, align)?;
         let rq = dev.backend.alloc_dma(caps.max_recv_wr * WQE_BYTES, align)?;
-        let cq = dev.backend.alloc_dma(cq_entries * CQE_BYTES, align)?;
-        // Recycled memory may hold an old ring's CQEs whose owner bits would look new.
-        cq.write(0, &vec![0; cq.len()])?;
-
-        dev.write(regs::QP_STATE, QpState::Reset as u32);
-        dev.write(regs::QPN, QPN);
-        dev.write(regs::QP_PD, pd.pdn);
-        #[rustfmt::skip]
-        let rings = [
-            (regs::SQ_BASE_LO, regs::SQ_BASE_HI, regs::SQ_LOG_SIZE, regs::SQ_PI, regs::SQ_CI, &sq, sq_log),
-            (regs::RQ_BASE_LO, regs::RQ_BASE_HI, regs::RQ_LOG_SIZE, regs::RQ_PI, regs::RQ_CI, &rq, rq_log),
-            (regs::CQ_BASE_LO, regs::CQ_BASE_HI, regs::CQ_LOG_SIZE, regs::CQ_PI, regs::CQ_CI, &cq, cq_log),
-        ];
-        for (base_lo, base_hi, log_size, pi, ci, mem, log) in rings {
-            dev.write64(base_lo, base_hi, mem.iova());
-            dev.write(log_size, log);
-            dev.write(pi, 0);
-            dev.write(ci, 0);
+        if hw_cq.is_none() {
+            let cq = dev.backend.alloc_dma(cq_entries * CQE_BYTES, align)?;
+            // Recycled memory may hold an old ring's CQEs whose owner bits would look new.
+            cq.write(0, &vec![0; cq.len()])?;
+            dev.write64(regs::CQ_BASE_LO, regs::CQ_BASE_HI, cq.iova());
+            dev.write(regs::CQ_LOG_SIZE, cq_log);
+            dev.write(regs::CQ_PI, 0);
+            dev.write(regs::CQ_CI, 0);
+            // The core writes the completion ring.
+            dev.backend.grant_dma(cq.iova(), cq.len() as u64, true);
+            *hw_cq = Some(HwCq {
+                ring: cq,
+                log_size: cq_log,
+                ci: 0,
+            });
         }
-        // The core reads the work queues and writes the completion ring.
+        let win = QpWindow {
+            state: QpState::Reset as u32,
+            pd: pd.pdn,
+            pmtu_log: 10,
+            udp_sport: 0xC000,
+            ack_timeout: 100_000,
+            retry_cnt: 7,
+            rnr_retry: 7,
+            min_rnr_timer: 1,
+            sq_base: sq.iova(),
+            sq_log,
+            rq_base: rq.iova(),
+            rq_log,
+            ..QpWindow::default()
+        };
+        dev.qp_command(qpn, &win, CMD_MODIFY | CMD_INIT_RQ | CMD_INIT_SQ);
+        // The core reads the work queues.
         dev.backend.grant_dma(sq.iova(), sq.len() as u64, false);
         dev.backend.grant_dma(rq.iova(), rq.len() as u64, false);
-        dev.backend.grant_dma(cq.iova(), cq.len() as u64, true);
-        *hw_cq = Some(HwCq {
-            ring: cq,
-            log_size: cq_log,
-            ci: 0,
-        });
         let ring = |mem, log_size| {
             Mutex::new(Ring {
                 mem,
@@ -218,7 +241,7 @@ impl QueuePair {
             })
         };
         let inner = Arc::new(QpInner {
-            qpn: QPN,
+            qpn,
             pdn: pd.pdn,
             sq: ring(sq, sq_log),
             rq: ring(rq, rq_log),
@@ -226,13 +249,14 @@ impl QueuePair {
                 state: QpState::Reset,
                 path_mtu: 0,
                 access: AccessFlags::default(),
+                win,
             }),
             send_out: Mutex::new(VecDeque::new()),
             recv_out: Mutex::new(VecDeque::new()),
             send_cq: send_cq.clone(),
             recv_cq: recv_cq.clone(),
         });
-        *qp_slot = Some(Arc::downgrade(&inner));
+        qps.insert(qpn, Arc::downgrade(&inner));
         Ok(QueuePair {
             dev: dev.clone(),
             _pd: pd.clone(),
@@ -247,7 +271,7 @@ impl QueuePair {
     /// The QP's state. It reads QP_STATE because the core moves the QP to ERR by itself; when it has, the
     /// outstanding work requests are flushed now. Other states change only through `modify`.
     pub fn query(&self) -> QpState {
-        let hw = QpState::from_u32(self.dev.read(regs::QP_STATE)).unwrap_or(QpState::Err);
+        let hw = QpState::from_u32(self.dev.qp_query(self.inner.qpn).state).unwrap_or(QpState::Err);
         let soft = self.inner.soft.lock().unwrap().state;
         if hw == QpState::Err && soft != QpState::Err {
             self.dev.drain_hw_cq();
@@ -288,6 +312,9 @@ impl QueuePair {
         if !legal {
             return Err(Error::BadTransition { from, to });
         }
+        // The rings' producer indices go into INIT_RQ / INIT_SQ: hold them so no doorbell slips between.
+        let sq = self.inner.sq.lock().unwrap();
+        let rq = self.inner.rq.lock().unwrap();
         let mut soft = self.inner.soft.lock().unwrap();
         if soft.state != from {
             // Another thread (or the core, moving it to ERR) changed the state since `query`.
@@ -297,6 +324,8 @@ impl QueuePair {
             });
         }
         let d = &self.dev;
+        let mut win = soft.win;
+        let mut cmd = CMD_MODIFY;
         match attr {
             QpAttr::Init(a) => {
                 check_init(&a)?;
@@ -309,14 +338,17 @@ impl QueuePair {
                 if a.min_rnr_timer > 31 {
                     return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
                 }
-                d.write(regs::PMTU, a.path_mtu.trailing_zeros());
-                d.write(regs::DEST_QPN, a.dest_qpn & 0xFF_FFFF);
-                d.write(regs::RQ_PSN, a.rq_psn & 0xFF_FFFF);
-                d.write64(regs::DEST_MAC_LO, regs::DEST_MAC_HI, mac_to_u64(a.dest_mac));
-                d.write(regs::DEST_IPV4, u32::from(a.dest_ip));
-                d.write(regs::UDP_SPORT, a.udp_sport as u32);
-                d.write(regs::MIN_RNR_TIMER, a.min_rnr_timer as u32);
-                d.write(regs::QP_DSCP, (a.traffic_class >> 2) as u32);
+                win.pmtu_log = a.path_mtu.trailing_zeros();
+                win.dest_qpn = a.dest_qpn & 0xFF_FFFF;
+                win.rq_psn = a.rq_psn & 0xFF_FFFF;
+                win.dest_mac = mac_to_u64(a.dest_mac);
+                win.dest_ip = u32::from(a.dest_ip);
+                win.udp_sport = a.udp_sport as u32;
+                win.min_rnr_timer = a.min_rnr_timer as u32;
+                win.dscp = (a.traffic_class >> 2) as u32;
+                // The responder starts here: expected PSN, receives posted in INIT, nothing consumed.
+                win.rq_pi = rq.pi;
+                cmd |= CMD_INIT_RQ;
                 soft.path_mtu = a.path_mtu;
             }
             QpAttr::Rts(a) => {
@@ -330,23 +362,32 @@ impl QueuePair {
                     .ack_timeout_cycles
                     .unwrap_or_else(|| ack_timeout_cycles(a.timeout, d.width.clock_mhz()));
                 if from == QpState::Rtr {
-                    d.write(regs::SQ_PSN, a.sq_psn & 0xFF_FFFF);
+                    win.sq_psn = a.sq_psn & 0xFF_FFFF;
+                    win.sq_pi = sq.pi;
+                    cmd |= CMD_INIT_SQ;
                 }
-                d.write(regs::ACK_TIMEOUT, cycles);
-                d.write(regs::RETRY_CNT, a.retry_cnt as u32);
-                d.write(regs::RNR_RETRY, a.rnr_retry as u32);
+                win.ack_timeout = cycles;
+                win.retry_cnt = a.retry_cnt as u32;
+                win.rnr_retry = a.rnr_retry as u32;
             }
             QpAttr::Sqd => {}
             QpAttr::Err => unreachable!("handled above"),
         }
-        d.write(regs::QP_STATE, to as u32);
+        win.state = to as u32;
+        d.qp_command(self.inner.qpn, &win, cmd);
+        soft.win = win;
         soft.state = to;
         Ok(())
     }
 
     /// Any state → ERR: the core stops, and every outstanding work request completes with WR_FLUSH_ERR.
     fn to_error(&self) {
-        self.dev.write(regs::QP_STATE, QpState::Err as u32);
+        let win = {
+            let mut soft = self.inner.soft.lock().unwrap();
+            soft.win.state = QpState::Err as u32;
+            soft.win
+        };
+        self.dev.qp_command(self.inner.qpn, &win, CMD_MODIFY);
         // Completions the core wrote before it stopped come first, in their CQs, ahead of the flushes.
         self.dev.drain_hw_cq();
         self.inner.enter_error(&self.dev);
@@ -369,20 +410,32 @@ fn check_init(a: &InitAttrs) -> Result<()> {
 
 impl Drop for QueuePair {
     fn drop(&mut self) {
-        // Stop the engines touching the rings before their memory goes back to the arena, and forget the
-        // QP so that a new one may be created.
-        self.dev.write(regs::QP_STATE, QpState::Reset as u32);
+        // Stop the engines touching the rings before their memory goes back to the arena (RESET, indices
+        // and context cleared), and free the QPN. The last QP takes the device's CQ ring with it.
+        let win = QpWindow {
+            state: QpState::Reset as u32,
+            ..QpWindow::default()
+        };
+        self.dev.qp_command(
+            self.inner.qpn,
+            &win,
+            CMD_MODIFY | CMD_INIT_RQ | CMD_INIT_SQ,
+        );
         let mut hw_cq = self.dev.hw_cq.lock().unwrap();
-        if let Some(cq) = hw_cq.as_ref() {
-            self.dev.backend.revoke_dma(cq.ring.iova());
-        }
+        let mut qps = self.dev.qps.lock().unwrap();
+        qps.remove(&self.inner.qpn);
+        qps.retain(|_, w| w.strong_count() > 0);
         self.dev
             .backend
             .revoke_dma(self.inner.sq.lock().unwrap().mem.iova());
         self.dev
             .backend
             .revoke_dma(self.inner.rq.lock().unwrap().mem.iova());
-        *hw_cq = None;
-        *self.dev.qp.lock().unwrap() = None;
+        if qps.is_empty() {
+            if let Some(cq) = hw_cq.as_ref() {
+                self.dev.backend.revoke_dma(cq.ring.iova());
+            }
+            *hw_cq = None;
+        }
     }
 }

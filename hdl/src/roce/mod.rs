@@ -1,2 +1,3 @@
 pub mod req;
 pub mod resp;
+pub mod qp_table;

@@ -84,6 +84,17 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub push_db: Signal<In, Bits<32>>,
     pub push_wqe: Signal<In, Bits<512>>,
     pub push_used: Signal<Out, bool>,
+    /// Multi-QP (roce::qp_table): the per-QP inputs above are the *current* QP's (`cur_qpn`), which the
+    /// table changes only while `sw_ok` (no work request in progress) and holds with `hold`; ACK/NAKs,
+    /// CNPs and READ jobs belong to the receive engine's current QP (`job_*`). The frame's address vector
+    /// (DEST_MAC/IPV4/QPN, UDP_SPORT, QP_DSCP inputs) is read from the table at `av_qpn`, one cycle late.
+    pub hold: Signal<In, bool>,
+    pub sw_ok: Signal<Out, bool>,
+    pub cur_qpn: Signal<In, Bits<32>>,
+    pub job_qpn: Signal<In, Bits<32>>,
+    pub job_state: Signal<In, Bits<32>>,
+    pub job_pmtu: Signal<In, Bits<32>>,
+    pub av_qpn: Signal<Out, Bits<32>>,
     // register updates and counter pulses
     pub sq_psn_set: Signal<Out, bool>,
     pub sq_psn_val: Signal<Out, Bits<32>>,
@@ -199,6 +210,17 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rr_last: DFF<Bits<24>>,
     rr_atomic_q: DFF<bool>,
     rr_orig_q: DFF<Bits<64>>,
+    /// QP and path MTU of the read job.
+    rr_qp_q: DFF<Bits<32>>,
+    rr_pmtu_q: DFF<Bits<32>>,
+    /// Address-vector read: the QP asked for, and the one asked for a cycle earlier (data valid when equal).
+    av_q: DFF<Bits<32>>,
+    av_prev: DFF<Bits<32>>,
+    av_ok_job: Signal<Local, bool>,
+    av_ok_rr: Signal<Local, bool>,
+    av_ok_cur: Signal<Local, bool>,
+    job_live: Signal<Local, bool>,
+    mtu_r: Signal<Local, Bits<32>>,
     // the packet being built
     p_ack: DFF<bool>,
     /// The packet carries an AETH (ACK frames, READ RESPONSE FIRST/LAST/ONLY).
@@ -421,6 +443,13 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             push_db: Default::default(),
             push_wqe: Default::default(),
             push_used: Default::default(),
+            hold: Default::default(),
+            sw_ok: Default::default(),
+            cur_qpn: Default::default(),
+            job_qpn: Default::default(),
+            job_state: Default::default(),
+            job_pmtu: Default::default(),
+            av_qpn: Default::default(),
             sq_psn_set: Default::default(),
             sq_psn_val: Default::default(),
             qp_err: Default::default(),
@@ -528,6 +557,15 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rr_last: Default::default(),
             rr_atomic_q: Default::default(),
             rr_orig_q: Default::default(),
+            rr_qp_q: Default::default(),
+            rr_pmtu_q: Default::default(),
+            av_q: Default::default(),
+            av_prev: Default::default(),
+            av_ok_job: Default::default(),
+            av_ok_rr: Default::default(),
+            av_ok_cur: Default::default(),
+            job_live: Default::default(),
+            mtu_r: Default::default(),
             p_ack: Default::default(),
             p_aeth: Default::default(),
             p_resp: Default::default(),
@@ -739,6 +777,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_cnp,
             rr_atomic_q,
             rr_orig_q,
+            rr_qp_q,
+            rr_pmtu_q,
+            av_q,
+            av_prev,
             p_rva,
             p_rlen,
             p_reth,
@@ -782,7 +824,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
         self.is_read.next = self.w_opcode.q.val() == 4;
         self.push_hit.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
-            && ((self.push_db.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF));
+            && ((self.push_db.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF))
+            && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF));
+        self.av_qpn.next = self.av_q.q.val();
+        self.av_prev.d.next = self.av_q.q.val();
+        self.av_ok_job.next =
+            (self.av_q.q.val() == self.job_qpn.val()) && (self.av_prev.q.val() == self.job_qpn.val());
+        self.av_ok_rr.next =
+            (self.av_q.q.val() == self.rr_qp_q.q.val()) && (self.av_prev.q.val() == self.rr_qp_q.q.val());
+        self.av_ok_cur.next =
+            (self.av_q.q.val() == self.cur_qpn.val()) && (self.av_prev.q.val() == self.cur_qpn.val());
+        // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
+        self.job_live.next = (self.job_state.val() >= 2) && (self.job_state.val() <= 4);
+        self.sw_ok.next = !self.wqe_active.q.val()
+            && (self.state.q.val() != TxState::WqeReq)
+            && (self.state.q.val() != TxState::WqeData)
+            && (self.state.q.val() != TxState::WqeParse)
+            && (self.state.q.val() != TxState::WqeCheck);
         // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6 (ibv_wr_opcode).
         self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
         self.rd_active.next = self.wqe_active.q.val()
@@ -905,8 +963,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.rnr_wait.q.val()
             && (self.snd_idx.q.val() == self.pf_idx.q.val()));
         // The same segmentation for the responder's read job: response i carries bytes [i * MTU, ...).
-        self.rr_up.next = self.rr_len.val() + self.mtu.val() - 1;
-        self.rr_npk.next = self.rr_up.val() >> self.pmtu.val();
+        self.mtu_r.next = bits::<32>(1) << self.job_pmtu.val();
+        self.rr_up.next = self.rr_len.val() + self.mtu_r.val() - 1;
+        self.rr_npk.next = self.rr_up.val() >> self.job_pmtu.val();
         if self.rr_len.val() == 0 {
             self.rr_npk.next = 1.into();
         }
@@ -920,11 +979,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_gap.next = self.rr_next_psn.val() - self.ack_psn.val();
         self.ack_hold.next = (self.rr_active.q.val() || self.rr_valid.val())
             && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
-        self.off_r.next = bit_cast::<32, 24>(self.rr_idx.q.val()) << self.pmtu.val();
+        self.off_r.next = bit_cast::<32, 24>(self.rr_idx.q.val()) << self.rr_pmtu_q.q.val();
         self.rem_r.next = self.rr_len_q.q.val() - self.off_r.val();
         self.plen_r.next = bit_cast::<16, 32>(self.rem_r.val());
-        if self.rem_r.val() > self.mtu.val() {
-            self.plen_r.next = bit_cast::<16, 32>(self.mtu.val());
+        if self.rem_r.val() > (bits::<32>(1) << self.rr_pmtu_q.q.val()) {
+            self.plen_r.next = bit_cast::<16, 32>(bits::<32>(1) << self.rr_pmtu_q.q.val());
         }
         // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
@@ -1083,6 +1142,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if !self.wqe_active.q.val() {
                     self.lat_valid.d.next = false;
                 }
+                // The address vector of the frame that goes next (lowest priority first).
+                // (as the branches below choose; an ACK held behind a read job must not take the AV).
+                self.av_q.d.next = self.cur_qpn.val();
+                if self.rr_active.q.val() && !self.pf_any.val() {
+                    self.av_q.d.next = self.rr_qp_q.q.val();
+                }
+                if self.cnp_valid.val() && self.job_live.val() {
+                    self.av_q.d.next = self.job_qpn.val();
+                }
+                if self.ack_valid.val()
+                    && !self.ack_hold.val()
+                    && (self.job_live.val() || (self.job_state.val() == 6))
+                {
+                    self.av_q.d.next = self.job_qpn.val();
+                }
                 // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
                 if self.pf_any.val() && self.pf_stale.val() {
@@ -1094,9 +1168,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.ack_valid.val()
                     && !self.ack_hold.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2)
-                        || self.sq_on.val()
-                        || (self.qp_state.val() == 6))
+                    && (self.job_live.val() || (self.job_state.val() == 6))
+                    && self.av_ok_job.val()
                 {
                     // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
@@ -1119,7 +1192,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Load;
                 } else if self.cnp_valid.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.sq_on.val())
+                    && self.job_live.val()
+                    && self.av_ok_job.val()
                 {
                     // CNP (RoCEv2 annex A17.9.3) to the sender's QP: no payload, PSN 0, BECN set.
                     self.cnp_taken.next = true;
@@ -1140,7 +1214,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.rr_active.q.val()
                     && !self.pf_any.val()
                     && self.enable.val()
-                    && ((self.qp_state.val() == 2) || self.sq_on.val())
+                    && self.av_ok_rr.val()
                 {
                     // The responder's READ responses go before our own requests (§9.7.5.1.5).
                     self.state.d.next = TxState::RrSetup;
@@ -1156,6 +1230,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rr_last.d.next = bit_cast::<24, 32>(self.rr_npk.val() - 1);
                     self.rr_atomic_q.d.next = self.rr_atomic.val();
                     self.rr_orig_q.d.next = self.rr_orig.val();
+                    self.rr_qp_q.d.next = self.job_qpn.val();
+                    self.rr_pmtu_q.d.next = self.job_pmtu.val();
                     if self.rr_atomic.val() {
                         self.rr_last.d.next = 0.into();
                         self.rr_len_q.d.next = 0.into();
@@ -1270,11 +1346,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.enable.val()
                     && !self.rnr_wait.q.val()
                     && (self.snd_idx.q.val() != self.npk.q.val())
+                    && self.av_ok_cur.val()
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()
                     && self.enable.val()
                     && self.rts.val()
+                    && !self.hold.val()
                     && (self.sq_pi.val() != self.sq_ci.val())
                 {
                     self.state.d.next = TxState::WqeReq;
@@ -1672,7 +1750,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.lat_psn.d.next = self.rx_ack_psn.val();
             self.lat_resp.d.next = self.rx_ack_resp.val();
         }
-        if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
+        if (self.rr_qp_q.q.val() == self.job_qpn.val())
+            && ((self.job_state.val() == 0) || (self.job_state.val() == 6))
+        {
             // RESET and ERR end the responder's read job (§10.3.1).
             self.rr_active.d.next = false;
         }
@@ -1797,6 +1877,7 @@ mod tests {
             uut.cnp_dscp.next = 48.into();
             uut.tx_ecn.next = true;
             uut.pmtu.next = (pmtu as u64).into();
+            uut.job_pmtu.next = (pmtu as u64).into();
             uut.ack_timeout.next = (ack_timeout as u64).into();
             uut.retry_cnt.next = (retry_cnt as u64).into();
             uut.rnr_retry.next = 7.into();
@@ -1846,6 +1927,8 @@ mod tests {
             u.sq_ci.next = (self.sq_ci as u64).into();
             u.sq_psn.next = (self.sq_psn as u64).into();
             u.qp_state.next = (self.qp_state as u64).into();
+            // One QP: the receive side's (ACKs, READ jobs) is the same.
+            u.job_state.next = (self.qp_state as u64).into();
             let c = self.cycles;
             u.tx_tready.next = !self.stall || (c % 5 != 2 && c % 7 != 3);
             u.rd_resp_valid.next = !self.resp.is_empty() && (!self.stall || c % 3 != 1);

@@ -38,6 +38,9 @@ enum RespState {
     AtDone,
     /// Free the frame in the receive buffer.
     Pop,
+    /// The packet's QP is not the current one: once no ACK, CNP or READ job of the current QP is pending,
+    /// ask the QP table for it and wait (then Decode again).
+    CtxWait,
 }
 
 #[derive(LogicBlock)]
@@ -105,6 +108,15 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub cnp_taken: Signal<In, bool>,
     pub ecn_marked_inc: Signal<Out, bool>,
     pub rp_cnp_inc: Signal<Out, bool>,
+    /// Multi-QP (roce::qp_table): the per-QP inputs above are the current QP's; `want_qpn` names the
+    /// packet's, `ctx_hit` says it is current. The per-QP registers of this engine go out as `ctx_out` and
+    /// come back with `ctx_load`.
+    pub ctx_want: Signal<Out, bool>,
+    pub want_qpn: Signal<Out, Bits<32>>,
+    pub ctx_hit: Signal<In, bool>,
+    pub ctx_load: Signal<In, bool>,
+    pub ctx_in: Signal<In, Bits<448>>,
+    pub ctx_out: Signal<Out, Bits<448>>,
     // receive buffer
     pub buf_pending: Signal<In, bool>,
     pub buf_head: Signal<In, Bits<A>>,
@@ -220,7 +232,11 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     rd_exp: DFF<Bits<24>>,
     cnp_pend: DFF<bool>,
     /// Cycles since the last CNP was asked for (saturating).
-    cnp_age: DFF<Bits<32>>,
+    /// Cycle counter; the cycle of this QP's last CNP request, and whether there was one.
+    now: DFF<Bits<32>>,
+    cnp_last: DFF<Bits<32>>,
+    cnp_seen: DFF<bool>,
+    ctx_flags: Signal<Local, Bits<8>>,
     // pending ACK/NAK
     ack_pend: DFF<bool>,
     ack_syn: DFF<Bits<8>>,
@@ -491,7 +507,16 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ac_orig: Default::default(),
             rd_exp: Default::default(),
             cnp_pend: Default::default(),
-            cnp_age: Default::default(),
+            now: Default::default(),
+            cnp_last: Default::default(),
+            cnp_seen: Default::default(),
+            ctx_flags: Default::default(),
+            ctx_want: Default::default(),
+            want_qpn: Default::default(),
+            ctx_hit: Default::default(),
+            ctx_load: Default::default(),
+            ctx_in: Default::default(),
+            ctx_out: Default::default(),
             ack_pend: Default::default(),
             ack_syn: Default::default(),
             ack_psn_q: Default::default(),
@@ -647,7 +672,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ac_orig,
             rd_exp,
             cnp_pend,
-            cnp_age,
+            now,
+            cnp_last,
+            cnp_seen,
             ack_pend,
             ack_syn,
             ack_psn_q,
@@ -678,9 +705,38 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ecn_marked_inc.next = false;
         self.rp_cnp_inc.next = false;
         self.cnp_valid.next = self.cnp_pend.q.val();
-        if self.cnp_age.q.val() != 0xFFFF_FFFF_u64 {
-            self.cnp_age.d.next = self.cnp_age.q.val() + 1;
+        self.now.d.next = self.now.q.val() + 1;
+        self.ctx_want.next = false;
+        // The per-QP registers as the QP table stores them (bit offsets).
+        self.ctx_flags.next = 0.into();
+        if self.nak_sent.q.val() {
+            self.ctx_flags.next = self.ctx_flags.val() | 1;
         }
+        if self.in_write.q.val() {
+            self.ctx_flags.next = self.ctx_flags.val() | 2;
+        }
+        if self.in_send.q.val() {
+            self.ctx_flags.next = self.ctx_flags.val() | 4;
+        }
+        if self.ac_valid.q.val() {
+            self.ctx_flags.next = self.ctx_flags.val() | 8;
+        }
+        if self.cnp_seen.q.val() {
+            self.ctx_flags.next = self.ctx_flags.val() | 16;
+        }
+        self.ctx_out.next = bit_cast::<448, 24>(self.msn.q.val())
+            | (bit_cast::<448, 8>(self.ctx_flags.val()) << 24)
+            | (bit_cast::<448, 2>(self.write_slot.q.val()) << 56)
+            | (bit_cast::<448, 24>(self.ac_psn.q.val()) << 32)
+            | (bit_cast::<448, 64>(self.write_va.q.val()) << 64)
+            | (bit_cast::<448, 32>(self.write_left.q.val()) << 128)
+            | (bit_cast::<448, 32>(self.write_total.q.val()) << 160)
+            | (bit_cast::<448, 32>(self.write_rkey.q.val()) << 192)
+            | (bit_cast::<448, 32>(self.recv_len.q.val()) << 224)
+            | (bit_cast::<448, 64>(self.recv_wr_id.q.val()) << 256)
+            | (bit_cast::<448, 32>(self.send_total.q.val()) << 320)
+            | (bit_cast::<448, 32>(self.cnp_last.q.val()) << 352)
+            | (bit_cast::<448, 64>(self.ac_orig.q.val()) << 384);
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -725,6 +781,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_pad.val()) & 3;
         self.f_se.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_se.val()) & 1;
         self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_dqpn.val());
+        self.want_qpn.next = bit_cast::<32, 24>(self.f_dqpn.val());
         self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_psn.val());
         self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_va.val());
         self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_rkey.val());
@@ -984,6 +1041,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // computed once the header is in (next state).
             }
             RespState::Decode => {
+                if !self.ctx_hit.val() {
+                    // Another QP's packet: its context first (roce::qp_table).
+                    self.state.d.next = RespState::CtxWait;
+                } else {
                 self.opcode.d.next = self.f_opcode.val();
                 self.psn.d.next = self.f_psn.val();
                 self.ack_req.d.next =
@@ -1003,9 +1064,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 {
                     // Notification point: a CE-marked packet for our QP; one CNP per interval.
                     self.ecn_marked_inc.next = true;
-                    if self.cnp_age.q.val() >= self.cnp_interval.val() {
+                    if !self.cnp_seen.q.val()
+                        || ((self.now.q.val() - self.cnp_last.q.val()) >= self.cnp_interval.val())
+                    {
                         self.cnp_pend.d.next = true;
-                        self.cnp_age.d.next = 0.into();
+                        self.cnp_seen.d.next = true;
+                        self.cnp_last.d.next = self.now.q.val();
                     }
                 }
                 // RTR, RTS and SQD receive (IBA 10.3.1).
@@ -1183,7 +1247,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.state.d.next = RespState::RqFetch;
                     }
                 }
+                }
             }
+            RespState::CtxWait => {}
             RespState::RqFetch => {
                 self.rd_req_valid.next = true;
                 if self.rd_req_ready.val() {
@@ -1419,7 +1485,35 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.reset.val() || (self.qp_state.val() == 0) {
             // No CNP sent yet: the first CE-marked packet gets one at once.
-            self.cnp_age.d.next = 0xFFFF_FFFF_u64.into();
+            self.cnp_seen.d.next = false;
+        }
+        if self.state.q.val() == RespState::CtxWait {
+            // Switch only with nothing of the current QP pending: the transmit engine addresses ACKs,
+            // CNPs and READ jobs with the current QP's address vector.
+            self.ctx_want.next =
+                !(self.ack_pend.q.val() || self.rr_pend.q.val() || self.cnp_pend.q.val());
+            if self.ctx_hit.val() {
+                self.state.d.next = RespState::Decode;
+            }
+        }
+        if self.ctx_load.val() {
+            self.msn.d.next = bit_cast::<24, 448>(self.ctx_in.val());
+            self.nak_sent.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 1) != 0;
+            self.in_write.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 2) != 0;
+            self.in_send.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 4) != 0;
+            self.ac_valid.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 8) != 0;
+            self.cnp_seen.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 16) != 0;
+            self.write_slot.d.next = bit_cast::<2, 448>(self.ctx_in.val() >> 56);
+            self.ac_psn.d.next = bit_cast::<24, 448>(self.ctx_in.val() >> 32);
+            self.write_va.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 64);
+            self.write_left.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 128);
+            self.write_total.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 160);
+            self.write_rkey.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 192);
+            self.recv_len.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 224);
+            self.recv_wr_id.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 256);
+            self.send_total.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 320);
+            self.cnp_last.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 352);
+            self.ac_orig.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 384);
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;

@@ -8,13 +8,15 @@ use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
 use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
+use crate::roce::qp_table::QpTable;
 use crate::roce::req::TxEngine;
 use crate::roce::resp::RxEngine;
 use rust_hdl::prelude::*;
 
-/// The NIC core, `W` bits wide with `B = W / 8` byte lanes and a receive buffer of `2^A` words.
+/// The NIC core, `W` bits wide with `B = W / 8` byte lanes, a receive buffer of `2^A` words and a QP
+/// context table of `2^Q` QPs.
 #[derive(LogicBlock)]
-pub struct NicTop<const W: usize, const B: usize, const A: usize> {
+pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     // MAC receive stream
@@ -66,6 +68,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     arp: ArpResponder<W, B>,
     pfc: PfcUnit<W, B>,
     dcqcn: Dcqcn<B>,
+    qpt: QpTable<Q>,
+    same_qp: Signal<Local, bool>,
+    q_log: Constant<Bits<32>>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
     /// engine, 2 the ARP responder).
     tx_own: DFF<Bits<2>>,
@@ -82,7 +87,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize> {
     beat_bytes: Constant<Bits<32>>,
 }
 
-impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A> {
+impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
+    for NicTop<W, B, A, Q>
+{
     fn default() -> Self {
         assert_eq!(W, 8 * B, "B must be W / 8");
         Self {
@@ -132,6 +139,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
             arp: Default::default(),
             pfc: Default::default(),
             dcqcn: Default::default(),
+            qpt: Default::default(),
+            same_qp: Default::default(),
+            q_log: Constant::new((Q as u64).into()),
             tx_own: Default::default(),
             grant_arp: Default::default(),
             grant_pfc: Default::default(),
@@ -148,10 +158,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for NicTop<W, B, A>
     }
 }
 
-impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
+impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic
+    for NicTop<W, B, A, Q>
+{
     #[hdl_gen]
     fn update(&mut self) {
         self.regs.clock.next = self.clock.val();
+        self.qpt.clock.next = self.clock.val();
+        self.qpt.reset.next = self.reset.val();
         self.rx_buf.clock.next = self.clock.val();
         self.rx_eng.clock.next = self.clock.val();
         self.tx_eng.clock.next = self.clock.val();
@@ -207,17 +221,77 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.rx_ip_checksum_errors_inc.next = self.rx_buf.ip_csum_err_inc.val();
         // Receive engine
         self.rx_eng.enable.next = self.enable.val();
-        self.rx_eng.qp_state.next = self.regs.qp_state.val();
-        self.rx_eng.qpn.next = self.regs.qpn.val();
-        self.rx_eng.dest_qpn.next = self.regs.dest_qpn.val();
-        self.rx_eng.pmtu.next = self.regs.pmtu.val();
-        self.rx_eng.rq_psn.next = self.regs.rq_psn.val();
-        self.rx_eng.qp_pd.next = self.regs.qp_pd.val();
-        self.rx_eng.rq_base_lo.next = self.regs.rq_base_lo.val();
-        self.rx_eng.rq_base_hi.next = self.regs.rq_base_hi.val();
-        self.rx_eng.rq_log_size.next = self.regs.rq_log_size.val();
-        self.rx_eng.rq_pi.next = self.regs.rq_pi.val();
-        self.rx_eng.rq_ci.next = self.regs.rq_ci.val();
+        // The current receive QP's context (roce::qp_table).
+        self.rx_eng.qp_state.next = self.qpt.rx_state.val();
+        self.rx_eng.qpn.next = self.qpt.rx_qpn.val();
+        self.rx_eng.dest_qpn.next = self.qpt.rx_dest_qpn.val();
+        self.rx_eng.pmtu.next = self.qpt.rx_pmtu.val();
+        self.rx_eng.rq_psn.next = self.qpt.rx_rq_psn.val();
+        self.rx_eng.qp_pd.next = self.qpt.rx_pd.val();
+        self.rx_eng.rq_base_lo.next = self.qpt.rx_rq_base_lo.val();
+        self.rx_eng.rq_base_hi.next = self.qpt.rx_rq_base_hi.val();
+        self.rx_eng.rq_log_size.next = self.qpt.rx_rq_log.val();
+        self.rx_eng.rq_pi.next = self.qpt.rx_rq_pi.val();
+        self.rx_eng.rq_ci.next = self.qpt.rx_rq_ci.val();
+        self.rx_eng.ctx_hit.next = self.qpt.rx_hit.val();
+        self.rx_eng.ctx_load.next = self.qpt.rx_ctx_load.val();
+        self.rx_eng.ctx_in.next = self.qpt.rx_ctx_in.val();
+        self.qpt.rx_ctx_out.next = self.rx_eng.ctx_out.val();
+        self.qpt.rx_want.next = self.rx_eng.ctx_want.val();
+        self.qpt.rx_want_qpn.next = self.rx_eng.want_qpn.val();
+        self.qpt.rx_rq_psn_set.next = self.rx_eng.rq_psn_set.val();
+        self.qpt.rx_rq_psn_val.next = self.rx_eng.rq_psn_val.val();
+        self.qpt.rx_rq_ci_inc.next = self.rx_eng.rq_ci_inc.val();
+        self.qpt.rx_err.next = self.rx_eng.qp_err.val();
+        // The host side of the table: the QP window registers, QP_CMD and the doorbells.
+        self.qpt.sel.next = self.regs.qpn.val();
+        self.qpt.cmd.next = self.regs.qp_cmd.val();
+        self.regs.qp_cmd_set.next = self.qpt.cmd_done.val();
+        self.regs.qp_cmd_val.next = 0.into();
+        self.regs.qp_table_log.next = self.q_log.val();
+        self.qpt.w_state.next = self.regs.qp_state.val();
+        self.qpt.w_dest_qpn.next = self.regs.dest_qpn.val();
+        self.qpt.w_pmtu.next = self.regs.pmtu.val();
+        self.qpt.w_min_rnr.next = self.regs.min_rnr_timer.val();
+        self.qpt.w_pd.next = self.regs.qp_pd.val();
+        self.qpt.w_rq_base.next = (bit_cast::<64, 32>(self.regs.rq_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.rq_base_lo.val());
+        self.qpt.w_rq_log.next = self.regs.rq_log_size.val();
+        self.qpt.w_rq_psn.next = self.regs.rq_psn.val();
+        self.qpt.w_rq_pi.next = self.regs.rq_pi.val();
+        self.qpt.w_rq_ci.next = self.regs.rq_ci.val();
+        self.qpt.w_ack_timeout.next = self.regs.ack_timeout.val();
+        self.qpt.w_retry.next = self.regs.retry_cnt.val();
+        self.qpt.w_rnr_retry.next = self.regs.rnr_retry.val();
+        self.qpt.w_sq_base.next = (bit_cast::<64, 32>(self.regs.sq_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.sq_base_lo.val());
+        self.qpt.w_sq_log.next = self.regs.sq_log_size.val();
+        self.qpt.w_sq_psn.next = self.regs.sq_psn.val();
+        self.qpt.w_sq_pi.next = self.regs.sq_pi.val();
+        self.qpt.w_sq_ci.next = self.regs.sq_ci.val();
+        self.qpt.w_dest_mac.next = (bit_cast::<64, 32>(self.regs.dest_mac_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.dest_mac_lo.val());
+        self.qpt.w_dest_ip.next = self.regs.dest_ipv4.val();
+        self.qpt.w_sport.next = self.regs.udp_sport.val();
+        self.qpt.w_dscp.next = self.regs.qp_dscp.val();
+        self.qpt.sq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x030C);
+        self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
+        self.qpt.db_val.next = self.reg_wr_data.val();
+        self.regs.qp_state_set.next = self.qpt.q_set.val();
+        self.regs.qp_state_val.next = self.qpt.q_state.val();
+        self.regs.sq_psn_set.next = self.qpt.q_set.val();
+        self.regs.sq_psn_val.next = self.qpt.q_sq_psn.val();
+        self.regs.rq_psn_set.next = self.qpt.q_set.val();
+        self.regs.rq_psn_val.next = self.qpt.q_rq_psn.val();
+        self.regs.sq_ci_set.next = self.qpt.q_set.val();
+        self.regs.sq_ci_val.next = self.qpt.q_sq_ci.val();
+        self.regs.rq_ci_set.next = self.qpt.q_set.val();
+        self.regs.rq_ci_val.next = self.qpt.q_rq_ci.val();
+        self.regs.qp_context_switches_inc.next = self.qpt.ctx_switch_inc.val();
+        self.regs.doorbell_overflows_inc.next = self.qpt.db_overflow_inc.val();
+        self.qpt.all_err.next = self.cqe.overrun.val();
+        // ACKs, READ responses and ATOMIC ACKNOWLEDGEs reach the requester only for its current QP.
+        self.same_qp.next = self.qpt.rx_qpn.val() == self.qpt.tx_qpn.val();
         self.rx_eng.mr0_base.next = (bit_cast::<64, 32>(self.regs.mr0_base_hi.val()) << 32)
             | bit_cast::<64, 32>(self.regs.mr0_base_lo.val());
         self.rx_eng.mr0_len.next = self.regs.mr0_len.val();
@@ -246,38 +320,47 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.rx_eng.buf_head.next = self.rx_buf.head.val();
         self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();
         self.rx_eng.ack_taken.next = self.tx_eng.ack_taken.val();
-        self.regs.rq_psn_set.next = self.rx_eng.rq_psn_set.val();
-        self.regs.rq_psn_val.next = self.rx_eng.rq_psn_val.val();
         self.regs.rx_drop_qp_inc.next = self.rx_eng.drop_qp_inc.val();
         self.regs.rx_acks_inc.next = self.rx_eng.rx_acks_inc.val();
         self.regs.rx_naks_inc.next = self.rx_eng.rx_naks_inc.val();
         self.regs.rx_dup_requests_inc.next = self.rx_eng.dup_inc.val();
         self.regs.rx_seq_errors_inc.next = self.rx_eng.seq_err_inc.val();
         self.regs.rx_remote_access_errors_inc.next = self.rx_eng.rem_access_inc.val();
-        self.rx_eng.min_rnr_timer.next = self.regs.min_rnr_timer.val();
+        self.rx_eng.min_rnr_timer.next = self.qpt.rx_min_rnr.val();
         self.regs.tx_rnr_naks_inc.next = self.rx_eng.tx_rnr_naks_inc.val();
         self.regs.rx_rnr_naks_inc.next = self.rx_eng.rx_rnr_naks_inc.val();
         self.regs.rx_seq_naks_inc.next = self.rx_eng.rx_seq_naks_inc.val();
         self.regs.rx_remote_access_naks_inc.next = self.rx_eng.rx_remote_access_naks_inc.val();
         self.regs.rx_invalid_request_naks_inc.next = self.rx_eng.rx_invalid_request_naks_inc.val();
-        self.regs.rq_ci_inc.next = self.rx_eng.rq_ci_inc.val();
         // Transmit engine (requester and ACK emission)
         self.tx_eng.enable.next = self.enable.val();
-        self.tx_eng.qp_state.next = self.regs.qp_state.val();
+        self.tx_eng.qp_state.next = self.qpt.tx_state.val();
         self.tx_eng.mac_lo.next = self.regs.mac_lo.val();
         self.tx_eng.mac_hi.next = self.regs.mac_hi.val();
         self.tx_eng.ipv4.next = self.regs.ipv4.val();
-        self.tx_eng.dest_mac_lo.next = self.regs.dest_mac_lo.val();
-        self.tx_eng.dest_mac_hi.next = self.regs.dest_mac_hi.val();
-        self.tx_eng.dest_ipv4.next = self.regs.dest_ipv4.val();
-        self.tx_eng.dest_qpn.next = self.regs.dest_qpn.val();
-        self.tx_eng.udp_sport.next = self.regs.udp_sport.val();
-        self.tx_eng.qp_dscp.next = self.regs.qp_dscp.val();
+        // The frame's address vector, the current QP's attributes, and the receive side's QP for ACKs.
+        self.qpt.av_qpn.next = self.tx_eng.av_qpn.val();
+        self.tx_eng.dest_mac_lo.next = self.qpt.av_dest_mac_lo.val();
+        self.tx_eng.dest_mac_hi.next = self.qpt.av_dest_mac_hi.val();
+        self.tx_eng.dest_ipv4.next = self.qpt.av_dest_ip.val();
+        self.tx_eng.dest_qpn.next = self.qpt.av_dest_qpn.val();
+        self.tx_eng.udp_sport.next = self.qpt.av_sport.val();
+        self.tx_eng.qp_dscp.next = self.qpt.av_dscp.val();
+        self.tx_eng.hold.next = self.qpt.tx_hold.val();
+        self.qpt.tx_sw_ok.next = self.tx_eng.sw_ok.val();
+        self.tx_eng.cur_qpn.next = self.qpt.tx_qpn.val();
+        self.tx_eng.job_qpn.next = self.qpt.rx_qpn.val();
+        self.tx_eng.job_state.next = self.qpt.rx_state.val();
+        self.tx_eng.job_pmtu.next = self.qpt.rx_pmtu.val();
+        self.qpt.tx_sq_psn_set.next = self.tx_eng.sq_psn_set.val();
+        self.qpt.tx_sq_psn_val.next = self.tx_eng.sq_psn_val.val();
+        self.qpt.tx_sq_ci_inc.next = self.tx_eng.sq_ci_inc.val();
+        self.qpt.tx_err.next = self.tx_eng.qp_err.val();
         self.tx_eng.cnp_dscp.next = self.regs.cnp_dscp.val();
         self.tx_eng.tx_ecn.next = (self.regs.tx_ecn.val() & 1) != 0;
-        self.tx_eng.pmtu.next = self.regs.pmtu.val();
-        self.tx_eng.ack_timeout.next = self.regs.ack_timeout.val();
-        self.tx_eng.retry_cnt.next = self.regs.retry_cnt.val();
+        self.tx_eng.pmtu.next = self.qpt.tx_pmtu.val();
+        self.tx_eng.ack_timeout.next = self.qpt.tx_ack_timeout.val();
+        self.tx_eng.retry_cnt.next = self.qpt.tx_retry.val();
         self.tx_eng.push_db.next = self.regs.wqe_push_db.val();
         self.tx_eng.push_wqe.next = (bit_cast::<512, 32>(self.regs.wqe_push_0.val()) << 0)
             | (bit_cast::<512, 32>(self.regs.wqe_push_1.val()) << 32)
@@ -298,20 +381,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.regs.wqe_push_db_set.next = self.tx_eng.push_used.val();
         self.regs.wqe_push_db_val.next = 0.into();
         self.regs.wqe_pushes_inc.next = self.tx_eng.push_used.val();
-        self.tx_eng.rnr_retry.next = self.regs.rnr_retry.val();
+        self.tx_eng.rnr_retry.next = self.qpt.tx_rnr_retry.val();
         self.regs.rnr_retry_exc_inc.next = self.tx_eng.rnr_retry_exc_inc.val();
         self.tx_eng.ack_req_every.next = self.regs.ack_req_every.val();
-        self.tx_eng.sq_base_lo.next = self.regs.sq_base_lo.val();
-        self.tx_eng.sq_base_hi.next = self.regs.sq_base_hi.val();
-        self.tx_eng.sq_log_size.next = self.regs.sq_log_size.val();
-        self.tx_eng.sq_pi.next = self.regs.sq_pi.val();
-        self.tx_eng.sq_ci.next = self.regs.sq_ci.val();
-        self.tx_eng.sq_psn.next = self.regs.sq_psn.val();
+        self.tx_eng.sq_base_lo.next = self.qpt.tx_sq_base_lo.val();
+        self.tx_eng.sq_base_hi.next = self.qpt.tx_sq_base_hi.val();
+        self.tx_eng.sq_log_size.next = self.qpt.tx_sq_log.val();
+        self.tx_eng.sq_pi.next = self.qpt.tx_sq_pi.val();
+        self.tx_eng.sq_ci.next = self.qpt.tx_sq_ci.val();
+        self.tx_eng.sq_psn.next = self.qpt.tx_sq_psn.val();
         self.tx_eng.ack_valid.next = self.rx_eng.ack_valid.val();
         self.tx_eng.ack_syndrome.next = self.rx_eng.ack_syndrome.val();
         self.tx_eng.ack_psn.next = self.rx_eng.ack_psn.val();
         self.tx_eng.ack_msn.next = self.rx_eng.ack_msn.val();
-        self.tx_eng.rx_ack_valid.next = self.rx_eng.rx_ack_valid.val();
+        self.tx_eng.rx_ack_valid.next = self.rx_eng.rx_ack_valid.val() && self.same_qp.val();
         self.tx_eng.rx_ack_syndrome.next = self.rx_eng.rx_ack_syndrome.val();
         self.tx_eng.rx_ack_psn.next = self.rx_eng.rx_ack_psn.val();
         self.tx_eng.rx_ack_resp.next = self.rx_eng.rx_ack_resp.val();
@@ -331,20 +414,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.tx_eng.rr_atomic.next = self.rx_eng.rr_atomic.val();
         self.tx_eng.rr_orig.next = self.rx_eng.rr_orig.val();
         self.rx_eng.rr_taken.next = self.tx_eng.rr_taken.val();
-        self.rx_eng.rd_active.next = self.tx_eng.rd_active.val();
+        self.rx_eng.rd_active.next = self.tx_eng.rd_active.val() && self.same_qp.val();
         self.rx_eng.rd_atomic.next = self.tx_eng.rd_atomic.val();
         self.rx_eng.rd_psn0.next = self.tx_eng.rd_psn0.val();
         self.rx_eng.rd_laddr.next = self.tx_eng.rd_laddr.val();
         self.rx_eng.rd_len.next = self.tx_eng.rd_len.val();
         self.rx_eng.rd_restart.next = self.tx_eng.rd_restart.val();
         self.rx_eng.rd_restart_idx.next = self.tx_eng.rd_restart_idx.val();
-        self.regs.sq_psn_set.next = self.tx_eng.sq_psn_set.val();
-        self.regs.sq_psn_val.next = self.tx_eng.sq_psn_val.val();
         self.regs.tx_frames_inc.next = self.tx_eng.tx_frames_inc.val();
         self.regs.tx_acks_inc.next = self.tx_eng.tx_acks_inc.val();
         self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();
         self.regs.ack_timeouts_inc.next = self.tx_eng.ack_timeouts_inc.val();
-        self.regs.sq_ci_inc.next = self.tx_eng.sq_ci_inc.val();
         // ARP responder: observes the receive stream, answers through the transmit arbiter.
         self.arp.enable.next = self.enable.val();
         self.arp.mac_lo.next = self.regs.mac_lo.val();
@@ -450,7 +530,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
         self.cqe.cq_log_size.next = self.regs.cq_log_size.val();
         self.cqe.cq_pi.next = self.regs.cq_pi.val();
         self.cqe.cq_ci.next = self.regs.cq_ci.val();
-        self.cqe.qpn.next = self.regs.qpn.val();
+        self.cqe.qpn.next = self.qpt.rx_qpn.val();
         self.regs.cq_pi_inc.next = self.cqe.cq_pi_inc.val();
         self.regs.cqes_written_inc.next = self.cqe.cq_pi_inc.val();
         self.irq.next = self.cqe.irq.val();
@@ -477,12 +557,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for NicTop<W, B, A> {
             self.cqe.vendor_err.next = self.tx_eng.cqe_vendor_err.val();
             self.cqe.imm.next = 0.into();
             self.cqe.flags.next = 0.into();
-            self.cqe.src_qp.next = self.regs.dest_qpn.val();
+            self.cqe.src_qp.next = self.qpt.tx_dest_qpn.val();
+            self.cqe.qpn.next = self.qpt.tx_qpn.val();
         }
-        // QP to ERR on a fatal error of either engine or a CQ overrun
-        self.regs.qp_state_set.next =
-            self.tx_eng.qp_err.val() || self.rx_eng.qp_err.val() || self.cqe.overrun.val();
-        self.regs.qp_state_val.next = 6.into();
         // DMA reads: requester (tag 0) before receive WQE fetches (tag 1), through the splitter (PCIe
         // Max_Read_Request_Size and 4 KiB boundaries); responses routed by tag.
         self.rd_max_beats.next = self.regs.dma_max_read.val() >> self.log_b32.val();

@@ -41,12 +41,19 @@ fn open_checks_identity_version_and_width() {
 #[test]
 fn open_clears_a_previous_users_qp_and_memory_regions() {
     let dev = FakeDevice::new(8);
-    dev.set(regs::QP_STATE, 3);
+    for qpn in [0x11, 0x3F] {
+        dev.set_qp(qpn, regs::QP_STATE, 3);
+        dev.set_qp(qpn, regs::SQ_PI, 5);
+    }
     for slot in 0..regs::MR_SLOTS {
         dev.set(regs::mr_reg(regs::MR0_LEN, slot), 4096);
     }
     Context::open(dev.clone()).unwrap();
-    assert_eq!(dev.get(regs::QP_STATE), 0);
+    // Every QP of the table (2^QP_TABLE_LOG = 64 in the fake) back to RESET with cleared indices.
+    for qpn in [0, 0x11, 0x3F] {
+        assert_eq!(dev.get_qp(qpn, regs::QP_STATE), 0, "QP {qpn:#x}");
+        assert_eq!(dev.get_qp(qpn, regs::SQ_PI), 0, "QP {qpn:#x}");
+    }
     for slot in 0..regs::MR_SLOTS {
         assert_eq!(dev.get(regs::mr_reg(regs::MR0_LEN, slot)), 0, "slot {slot}");
     }

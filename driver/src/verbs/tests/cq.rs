@@ -18,7 +18,7 @@ fn completions_follow_the_owner_bit_across_ring_wraps() {
             s.qp.post_send(&send(&s, 100 + n as u64, SendFlags::SIGNALED))
                 .unwrap()
         };
-        s.dev.set(regs::SQ_CI, n + 1);
+        s.dev.set_qp(QPN, regs::SQ_CI, n + 1);
         nic_completes_send(&s, n, 100 + n as u64);
         let wc = poll_all(&s.send_cq);
         assert_eq!(wc.len(), 1, "CQE {n}");

@@ -179,3 +179,11 @@ fn a_whole_session_writes_only_writable_registers() {
         "writes to read-only or unknown registers"
     );
 }
+
+/// A write log without the QP window's addressing and QUERY commands (reads in all but name): what
+/// changed on the device.
+pub fn effects(w: Vec<(u16, u32)>) -> Vec<(u16, u32)> {
+    w.into_iter()
+        .filter(|&(off, v)| off != regs::QPN && !(off == regs::QP_CMD && v == 8))
+        .collect()
+}

@@ -63,30 +63,39 @@ fn one_cq_for_both_directions_sizes_the_ring_by_its_depth() {
 }
 
 #[test]
-fn one_qp_per_device_until_it_is_dropped() {
+fn qpns_are_allocated_lowest_free_first_and_freed_on_drop() {
     let s = setup();
     let caps = QpCaps {
         max_send_wr: 2,
         max_recv_wr: 2,
     };
-    assert!(matches!(
-        QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps),
-        Err(Error::OneQpOnly)
-    ));
+    assert_eq!(s.qp.qp_num(), QPN);
+    let second = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
+    assert_eq!(second.qp_num(), QPN + 1);
     to_rts(&s);
     drop(s.qp);
     assert_eq!(
-        s.dev.get(regs::QP_STATE),
+        s.dev.get_qp(QPN, regs::QP_STATE),
         QpState::Reset as u32,
         "a dropped QP stops the engines"
     );
-    let qp = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
-    assert_eq!(qp.query(), QpState::Reset);
+    let again = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
+    assert_eq!(again.qp_num(), QPN, "the lowest free QPN");
+    assert_eq!(again.query(), QpState::Reset);
+    // The fake's table holds 64 QPs: QPNs 0x11..=0x3F, two of them taken.
+    let mut more: Vec<_> = (0..0x40 - QPN - 2)
+        .map(|_| QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap())
+        .collect();
+    assert_eq!(more.last().unwrap().qp_num(), 0x3F);
+    assert!(matches!(
+        QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps),
+        Err(Error::NoFreeQp(64))
+    ));
+    more.pop();
     let bad = QpCaps {
         max_send_wr: 3,
         max_recv_wr: 2,
     };
-    drop(qp);
     assert!(matches!(
         QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, bad),
         Err(Error::BadDepth(3))
@@ -109,18 +118,26 @@ fn a_cq_of_another_device_is_refused() {
     ));
 }
 
-/// Runs one transition on a clean write log and returns its writes.
+/// Runs one transition on a clean write log and returns its writes (QUERY left out).
 fn writes_of(s: &Setup, attr: QpAttr) -> Vec<(u16, u32)> {
     s.dev.clear_log();
     s.qp.modify(attr).unwrap();
-    s.dev.writes()
+    effects(s.dev.writes())
+}
+
+/// The transition is one QP_CMD `cmd` on the QP, last, after a window holding every value of `want`.
+fn assert_command(w: &[(u16, u32)], cmd: u32, want: &[(u16, u32)]) {
+    assert_eq!(w.last(), Some(&(regs::QP_CMD, cmd)), "the command goes last");
+    for x in want {
+        assert!(w.contains(x), "{x:x?} not in the window: {w:x?}");
+    }
 }
 
 #[test]
-fn modify_programs_each_transition_and_writes_the_state_last() {
+fn modify_programs_each_transition_as_one_qp_command() {
     let s = setup();
     let w = writes_of(&s, QpAttr::Init(InitAttrs::default()));
-    assert_eq!(w, vec![(regs::QP_STATE, 1)]);
+    assert_command(&w, 1, &[(regs::QP_STATE, 1), (regs::QP_PD, s.pd.pdn)]);
 
     let rtr = RtrAttrs {
         dest_qpn: 0x7F00_0022,      // only 24 bits are a QPN
@@ -128,37 +145,41 @@ fn modify_programs_each_transition_and_writes_the_state_last() {
         traffic_class: 26 << 2 | 3, // DSCP 26; the ECN bits are the NIC's
         ..rtr_attrs()
     };
-    let mut w = writes_of(&s, QpAttr::Rtr(rtr));
-    assert_eq!(w.pop(), Some((regs::QP_STATE, 2)));
-    w.sort();
-    let mut want = vec![
-        (regs::PMTU, 10),
-        (regs::DEST_QPN, 0x22),
-        (regs::RQ_PSN, 0x1234),
-        (regs::DEST_MAC_LO, 0x0000_0009),
-        (regs::DEST_MAC_HI, 0x0200),
-        (regs::DEST_IPV4, 0x0A00_0009),
-        (regs::UDP_SPORT, 0xC001),
-        (regs::MIN_RNR_TIMER, 12),
-        (regs::QP_DSCP, 26),
-    ];
-    want.sort();
-    assert_eq!(w, want);
+    let w = writes_of(&s, QpAttr::Rtr(rtr));
+    // MODIFY | INIT_RQ: the responder starts at RQ_PSN.
+    assert_command(
+        &w,
+        3,
+        &[
+            (regs::QP_STATE, 2),
+            (regs::PMTU, 10),
+            (regs::DEST_QPN, 0x22),
+            (regs::RQ_PSN, 0x1234),
+            (regs::DEST_MAC_LO, 0x0000_0009),
+            (regs::DEST_MAC_HI, 0x0200),
+            (regs::DEST_IPV4, 0x0A00_0009),
+            (regs::UDP_SPORT, 0xC001),
+            (regs::MIN_RNR_TIMER, 12),
+            (regs::QP_DSCP, 26),
+        ],
+    );
 
-    let mut w = writes_of(&s, QpAttr::Rts(rts_attrs()));
-    assert_eq!(w.pop(), Some((regs::QP_STATE, 3)));
-    w.sort();
-    // timeout 14: 4.096 us * 2^14 = 67.1 ms = 10 485 760 cycles at 156.25 MHz
-    assert_eq!(
-        w,
-        vec![
+    let w = writes_of(&s, QpAttr::Rts(rts_attrs()));
+    // MODIFY | INIT_SQ. timeout 14: 4.096 us * 2^14 = 67.1 ms = 10 485 760 cycles at 156.25 MHz
+    assert_command(
+        &w,
+        5,
+        &[
+            (regs::QP_STATE, 3),
             (regs::SQ_PSN, 0x55),
             (regs::ACK_TIMEOUT, 10_485_760),
             (regs::RETRY_CNT, 3),
-            (regs::RNR_RETRY, 7)
-        ]
+            (regs::RNR_RETRY, 7),
+            (regs::DEST_QPN, 0x22),
+        ],
     );
     assert_eq!(s.qp.query(), QpState::Rts);
+    assert_eq!(s.dev.get_qp(QPN, regs::SQ_PSN), 0x55);
 }
 
 #[test]
@@ -192,7 +213,7 @@ fn refused(s: &Setup, attr: QpAttr, want: impl Fn(&Error) -> bool) {
     s.dev.clear_log();
     let e = s.qp.modify(attr).unwrap_err();
     assert!(want(&e), "{attr:?} from {before:?}: got {e}");
-    assert_eq!(s.dev.writes(), vec![], "{attr:?} from {before:?}");
+    assert_eq!(effects(s.dev.writes()), vec![], "{attr:?} from {before:?}");
     assert_eq!(s.qp.query(), before);
 }
 
@@ -297,8 +318,8 @@ fn modify_to_err_flushes_what_the_device_has_not_consumed_in_order() {
         s.qp.post_send(&send(&s, 4, SendFlags::default())).unwrap();
     }
     // The NIC has done sends 1 (unsignaled: no CQE) and 2, and received into 10.
-    s.dev.set(regs::SQ_CI, 2);
-    s.dev.set(regs::RQ_CI, 1);
+    s.dev.set_qp(QPN, regs::SQ_CI, 2);
+    s.dev.set_qp(QPN, regs::RQ_CI, 1);
     nic_completes_send(&s, 0, 2);
     nic_writes_cqe(&s, 1, 10, WcOpcode::Recv as u8, 0);
     s.qp.modify(QpAttr::Err).unwrap();
@@ -342,8 +363,8 @@ fn an_error_completion_from_the_device_flushes_the_rest() {
     }
     // The peer NAKs send 1 with a remote access error; the core stops the QP.
     nic_writes_cqe(&s, 0, 1, WcOpcode::Send as u8, WcStatus::RemAccessErr as u8);
-    s.dev.set(regs::SQ_CI, 1);
-    s.dev.set(regs::QP_STATE, QpState::Err as u32);
+    s.dev.set_qp(QPN, regs::SQ_CI, 1);
+    s.dev.set_qp(QPN, regs::QP_STATE, QpState::Err as u32);
     let sends = poll_all(&s.send_cq);
     assert_eq!(sends.len(), 2);
     assert_eq!(
@@ -369,7 +390,7 @@ fn query_notices_the_device_moved_the_qp_to_err_and_flushes() {
     to_rts(&s);
     // SAFETY: the fake device never touches the buffer.
     unsafe { s.qp.post_recv(&recv(&s, 5)).unwrap() };
-    s.dev.set(regs::QP_STATE, QpState::Err as u32); // e.g. the CQ ring overflowed: no CQE says so
+    s.dev.set_qp(QPN, regs::QP_STATE, QpState::Err as u32); // e.g. the CQ ring overflowed: no CQE says so
     assert!(
         poll_all(&s.recv_cq).is_empty(),
         "nothing before the state is read"

@@ -1,0 +1,912 @@
+//! QP context table: the state of `2^Q` RC QPs in on-chip RAM, and the switch that gives each engine the
+//! context of the QP it works on.
+//!
+//! The engines were built around one QP whose attributes are register values; they still are. Each engine
+//! has a *current* QP whose context sits in registers here (`rx_*`, `tx_*`); the rest live in RAMs:
+//!
+//! | RAM | holds | written by |
+//! |---|---|---|
+//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, PD, receive ring | host commands |
+//! | `rxc` | responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
+//! | `txa` | requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
+//! | `txc` | requester context: state, SQ_PSN, SQ_CI | the switch, host commands |
+//! | `av` | address vector of the frames: MAC, IPv4, UDP source port, DEST_QPN, DSCP, PMTU | host commands |
+//! | `sqpi`, `rqpi` | producer indices | doorbells |
+//!
+//! One FSM owns every write port except the doorbells', so updates never race: host commands
+//! (`QP_CMD`), context switches of either engine and the ERR hand-over between the two copies of the state.
+//!
+//! Receive side: the engine names the packet's QPN (`rx_want_qpn`) and waits until it is current
+//! (`rx_hit`); a switch writes the old context back and loads the new one (2 cycles). Transmit side:
+//! doorbells queue their QP in a FIFO; between work requests (`tx_sw_ok`), once the current QP has run a
+//! WQE or has none left, the table takes the next QP that has work (round robin through a requeue FIFO:
+//! a QP with more WQEs goes to the back). A full FIFO is not a lost doorbell: the table then sweeps every
+//! QP once.
+use rust_hdl::prelude::*;
+
+/// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
+pub const RX_VEC: usize = 448;
+const RXC: usize = 576;
+
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum TabState {
+    Idle,
+    /// Host command: read the contexts of QPN (for a read-modify-write and QUERY), then write.
+    CmdRd,
+    CmdWr,
+    /// Receive engine switch: write the old context back and read the new; load it.
+    RxRd,
+    RxLd,
+    /// Transmit scheduler: read the FIFO head, then the candidate's context, then decide.
+    TxFifo,
+    TxRd,
+    TxEval,
+    /// ERR of one engine's QP carried to the other engine's copy of its state.
+    ErrRd,
+    ErrWr,
+}
+
+#[derive(LogicBlock)]
+pub struct QpTable<const Q: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    // Host side: the QP window registers (QPN selects), QP_CMD, doorbells (SQ_PI/RQ_PI written now).
+    pub sel: Signal<In, Bits<32>>,
+    pub cmd: Signal<In, Bits<32>>,
+    pub cmd_done: Signal<Out, bool>,
+    pub w_state: Signal<In, Bits<32>>,
+    pub w_dest_qpn: Signal<In, Bits<32>>,
+    pub w_pmtu: Signal<In, Bits<32>>,
+    pub w_min_rnr: Signal<In, Bits<32>>,
+    pub w_pd: Signal<In, Bits<32>>,
+    pub w_rq_base: Signal<In, Bits<64>>,
+    pub w_rq_log: Signal<In, Bits<32>>,
+    pub w_rq_psn: Signal<In, Bits<32>>,
+    pub w_rq_pi: Signal<In, Bits<32>>,
+    pub w_rq_ci: Signal<In, Bits<32>>,
+    pub w_ack_timeout: Signal<In, Bits<32>>,
+    pub w_retry: Signal<In, Bits<32>>,
+    pub w_rnr_retry: Signal<In, Bits<32>>,
+    pub w_sq_base: Signal<In, Bits<64>>,
+    pub w_sq_log: Signal<In, Bits<32>>,
+    pub w_sq_psn: Signal<In, Bits<32>>,
+    pub w_sq_pi: Signal<In, Bits<32>>,
+    pub w_sq_ci: Signal<In, Bits<32>>,
+    pub w_dest_mac: Signal<In, Bits<64>>,
+    pub w_dest_ip: Signal<In, Bits<32>>,
+    pub w_sport: Signal<In, Bits<32>>,
+    pub w_dscp: Signal<In, Bits<32>>,
+    pub sq_db: Signal<In, bool>,
+    pub rq_db: Signal<In, bool>,
+    pub db_val: Signal<In, Bits<32>>,
+    /// QUERY results (loaded into QP_STATE, RQ_PSN, RQ_CI, SQ_PSN, SQ_CI with `q_set`).
+    pub q_set: Signal<Out, bool>,
+    pub q_state: Signal<Out, Bits<32>>,
+    pub q_rq_psn: Signal<Out, Bits<32>>,
+    pub q_rq_ci: Signal<Out, Bits<32>>,
+    pub q_sq_psn: Signal<Out, Bits<32>>,
+    pub q_sq_ci: Signal<Out, Bits<32>>,
+    pub db_overflow_inc: Signal<Out, bool>,
+    pub ctx_switch_inc: Signal<Out, bool>,
+    // Receive engine
+    pub rx_want: Signal<In, bool>,
+    pub rx_want_qpn: Signal<In, Bits<32>>,
+    pub rx_hit: Signal<Out, bool>,
+    pub rx_ctx_load: Signal<Out, bool>,
+    pub rx_ctx_in: Signal<Out, Bits<RX_VEC>>,
+    pub rx_ctx_out: Signal<In, Bits<RX_VEC>>,
+    pub rx_qpn: Signal<Out, Bits<32>>,
+    pub rx_state: Signal<Out, Bits<32>>,
+    pub rx_dest_qpn: Signal<Out, Bits<32>>,
+    pub rx_pmtu: Signal<Out, Bits<32>>,
+    pub rx_min_rnr: Signal<Out, Bits<32>>,
+    pub rx_pd: Signal<Out, Bits<32>>,
+    pub rx_rq_base_lo: Signal<Out, Bits<32>>,
+    pub rx_rq_base_hi: Signal<Out, Bits<32>>,
+    pub rx_rq_log: Signal<Out, Bits<32>>,
+    pub rx_rq_psn: Signal<Out, Bits<32>>,
+    pub rx_rq_pi: Signal<Out, Bits<32>>,
+    pub rx_rq_ci: Signal<Out, Bits<32>>,
+    pub rx_rq_psn_set: Signal<In, bool>,
+    pub rx_rq_psn_val: Signal<In, Bits<32>>,
+    pub rx_rq_ci_inc: Signal<In, bool>,
+    pub rx_err: Signal<In, bool>,
+    // Transmit engine
+    pub tx_sw_ok: Signal<In, bool>,
+    pub tx_hold: Signal<Out, bool>,
+    pub tx_qpn: Signal<Out, Bits<32>>,
+    pub tx_state: Signal<Out, Bits<32>>,
+    pub tx_dest_qpn: Signal<Out, Bits<32>>,
+    pub tx_pmtu: Signal<Out, Bits<32>>,
+    pub tx_ack_timeout: Signal<Out, Bits<32>>,
+    pub tx_retry: Signal<Out, Bits<32>>,
+    pub tx_rnr_retry: Signal<Out, Bits<32>>,
+    pub tx_sq_base_lo: Signal<Out, Bits<32>>,
+    pub tx_sq_base_hi: Signal<Out, Bits<32>>,
+    pub tx_sq_log: Signal<Out, Bits<32>>,
+    pub tx_sq_psn: Signal<Out, Bits<32>>,
+    pub tx_sq_pi: Signal<Out, Bits<32>>,
+    pub tx_sq_ci: Signal<Out, Bits<32>>,
+    pub tx_sq_psn_set: Signal<In, bool>,
+    pub tx_sq_psn_val: Signal<In, Bits<32>>,
+    pub tx_sq_ci_inc: Signal<In, bool>,
+    pub tx_err: Signal<In, bool>,
+    /// Both current QPs to ERR (a CQ overrun).
+    pub all_err: Signal<In, bool>,
+    // Address vector of the frame the transmit engine builds (read port, one cycle).
+    pub av_qpn: Signal<In, Bits<32>>,
+    pub av_dest_mac_lo: Signal<Out, Bits<32>>,
+    pub av_dest_mac_hi: Signal<Out, Bits<32>>,
+    pub av_dest_ip: Signal<Out, Bits<32>>,
+    pub av_sport: Signal<Out, Bits<32>>,
+    pub av_dest_qpn: Signal<Out, Bits<32>>,
+    pub av_dscp: Signal<Out, Bits<32>>,
+    pub av_pmtu: Signal<Out, Bits<32>>,
+    rxa: RAM<Bits<192>, Q>,
+    rxc: RAM<Bits<RXC>, Q>,
+    txa: RAM<Bits<192>, Q>,
+    txc: RAM<Bits<96>, Q>,
+    av: RAM<Bits<160>, Q>,
+    sqpi: RAM<Bits<32>, Q>,
+    rqpi: RAM<Bits<32>, Q>,
+    dbf: RAM<Bits<32>, Q>,
+    rqf: RAM<Bits<32>, Q>,
+    state: DFF<TabState>,
+    // current receive QP
+    rx_idx: DFF<Bits<32>>,
+    rx_state_q: DFF<Bits<32>>,
+    rx_a: DFF<Bits<192>>,
+    rx_psn_q: DFF<Bits<32>>,
+    rx_pi_q: DFF<Bits<32>>,
+    rx_ci_q: DFF<Bits<32>>,
+    // current transmit QP
+    tx_idx: DFF<Bits<32>>,
+    tx_state_q: DFF<Bits<32>>,
+    tx_a: DFF<Bits<192>>,
+    tx_psn_q: DFF<Bits<32>>,
+    tx_pi_q: DFF<Bits<32>>,
+    tx_ci_q: DFF<Bits<32>>,
+    tx_served: DFF<bool>,
+    // scheduler
+    db_wp: DFF<Bits<32>>,
+    db_rp: DFF<Bits<32>>,
+    rq_wp: DFF<Bits<32>>,
+    rq_rp: DFF<Bits<32>>,
+    from_rq: DFF<bool>,
+    toggle: DFF<bool>,
+    sweep: DFF<bool>,
+    sweep_idx: DFF<Bits<32>>,
+    from_sweep: DFF<bool>,
+    cand: DFF<Bits<32>>,
+    pick: Signal<Local, Bits<32>>,
+    /// A doorbell for the QP being loaded while its RAM read was in flight.
+    byp: DFF<bool>,
+    byp_val: DFF<Bits<32>>,
+    // ERR to carry to the other engine's copy: to the receive copy / the transmit copy, of QP index
+    perr_rx: DFF<bool>,
+    perr_rx_idx: DFF<Bits<32>>,
+    perr_tx: DFF<bool>,
+    perr_tx_idx: DFF<Bits<32>>,
+    err_to_rx: DFF<bool>,
+    // combinational
+    n: Constant<Bits<32>>,
+    mask: Constant<Bits<32>>,
+    sel_ok: Signal<Local, bool>,
+    want_ok: Signal<Local, bool>,
+    cur_work: Signal<Local, bool>,
+    db_full: Signal<Local, bool>,
+    rq_full: Signal<Local, bool>,
+    cand_avail: Signal<Local, bool>,
+    go_tx: Signal<Local, bool>,
+    c_state: Signal<Local, Bits<32>>,
+    c_ci: Signal<Local, Bits<32>>,
+    c_pi: Signal<Local, Bits<32>>,
+    c_work: Signal<Local, bool>,
+    rx_pack: Signal<Local, Bits<RXC>>,
+    tx_pack: Signal<Local, Bits<96>>,
+    ld_pi: Signal<Local, Bits<32>>,
+    cmd_rxc: Signal<Local, Bits<RXC>>,
+    cmd_txc: Signal<Local, Bits<96>>,
+}
+
+impl<const Q: usize> Default for QpTable<Q> {
+    fn default() -> Self {
+        assert!(Q >= 4 && Q <= 16, "2^Q QPs, 16 .. 65536");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            sel: Default::default(),
+            cmd: Default::default(),
+            cmd_done: Default::default(),
+            w_state: Default::default(),
+            w_dest_qpn: Default::default(),
+            w_pmtu: Default::default(),
+            w_min_rnr: Default::default(),
+            w_pd: Default::default(),
+            w_rq_base: Default::default(),
+            w_rq_log: Default::default(),
+            w_rq_psn: Default::default(),
+            w_rq_pi: Default::default(),
+            w_rq_ci: Default::default(),
+            w_ack_timeout: Default::default(),
+            w_retry: Default::default(),
+            w_rnr_retry: Default::default(),
+            w_sq_base: Default::default(),
+            w_sq_log: Default::default(),
+            w_sq_psn: Default::default(),
+            w_sq_pi: Default::default(),
+            w_sq_ci: Default::default(),
+            w_dest_mac: Default::default(),
+            w_dest_ip: Default::default(),
+            w_sport: Default::default(),
+            w_dscp: Default::default(),
+            sq_db: Default::default(),
+            rq_db: Default::default(),
+            db_val: Default::default(),
+            q_set: Default::default(),
+            q_state: Default::default(),
+            q_rq_psn: Default::default(),
+            q_rq_ci: Default::default(),
+            q_sq_psn: Default::default(),
+            q_sq_ci: Default::default(),
+            db_overflow_inc: Default::default(),
+            ctx_switch_inc: Default::default(),
+            rx_want: Default::default(),
+            rx_want_qpn: Default::default(),
+            rx_hit: Default::default(),
+            rx_ctx_load: Default::default(),
+            rx_ctx_in: Default::default(),
+            rx_ctx_out: Default::default(),
+            rx_qpn: Default::default(),
+            rx_state: Default::default(),
+            rx_dest_qpn: Default::default(),
+            rx_pmtu: Default::default(),
+            rx_min_rnr: Default::default(),
+            rx_pd: Default::default(),
+            rx_rq_base_lo: Default::default(),
+            rx_rq_base_hi: Default::default(),
+            rx_rq_log: Default::default(),
+            rx_rq_psn: Default::default(),
+            rx_rq_pi: Default::default(),
+            rx_rq_ci: Default::default(),
+            rx_rq_psn_set: Default::default(),
+            rx_rq_psn_val: Default::default(),
+            rx_rq_ci_inc: Default::default(),
+            rx_err: Default::default(),
+            tx_sw_ok: Default::default(),
+            tx_hold: Default::default(),
+            tx_qpn: Default::default(),
+            tx_state: Default::default(),
+            tx_dest_qpn: Default::default(),
+            tx_pmtu: Default::default(),
+            tx_ack_timeout: Default::default(),
+            tx_retry: Default::default(),
+            tx_rnr_retry: Default::default(),
+            tx_sq_base_lo: Default::default(),
+            tx_sq_base_hi: Default::default(),
+            tx_sq_log: Default::default(),
+            tx_sq_psn: Default::default(),
+            tx_sq_pi: Default::default(),
+            tx_sq_ci: Default::default(),
+            tx_sq_psn_set: Default::default(),
+            tx_sq_psn_val: Default::default(),
+            tx_sq_ci_inc: Default::default(),
+            tx_err: Default::default(),
+            all_err: Default::default(),
+            av_qpn: Default::default(),
+            av_dest_mac_lo: Default::default(),
+            av_dest_mac_hi: Default::default(),
+            av_dest_ip: Default::default(),
+            av_sport: Default::default(),
+            av_dest_qpn: Default::default(),
+            av_dscp: Default::default(),
+            av_pmtu: Default::default(),
+            rxa: Default::default(),
+            rxc: Default::default(),
+            txa: Default::default(),
+            txc: Default::default(),
+            av: Default::default(),
+            sqpi: Default::default(),
+            rqpi: Default::default(),
+            dbf: Default::default(),
+            rqf: Default::default(),
+            state: Default::default(),
+            rx_idx: Default::default(),
+            rx_state_q: Default::default(),
+            rx_a: Default::default(),
+            rx_psn_q: Default::default(),
+            rx_pi_q: Default::default(),
+            rx_ci_q: Default::default(),
+            tx_idx: Default::default(),
+            tx_state_q: Default::default(),
+            tx_a: Default::default(),
+            tx_psn_q: Default::default(),
+            tx_pi_q: Default::default(),
+            tx_ci_q: Default::default(),
+            tx_served: Default::default(),
+            db_wp: Default::default(),
+            db_rp: Default::default(),
+            rq_wp: Default::default(),
+            rq_rp: Default::default(),
+            from_rq: Default::default(),
+            toggle: Default::default(),
+            sweep: Default::default(),
+            sweep_idx: Default::default(),
+            from_sweep: Default::default(),
+            cand: Default::default(),
+            pick: Default::default(),
+            byp: Default::default(),
+            byp_val: Default::default(),
+            perr_rx: Default::default(),
+            perr_rx_idx: Default::default(),
+            perr_tx: Default::default(),
+            perr_tx_idx: Default::default(),
+            err_to_rx: Default::default(),
+            n: Constant::new((1u64 << Q).into()),
+            mask: Constant::new(((1u64 << Q) - 1).into()),
+            sel_ok: Default::default(),
+            want_ok: Default::default(),
+            cur_work: Default::default(),
+            db_full: Default::default(),
+            rq_full: Default::default(),
+            cand_avail: Default::default(),
+            go_tx: Default::default(),
+            c_state: Default::default(),
+            c_ci: Default::default(),
+            c_pi: Default::default(),
+            c_work: Default::default(),
+            rx_pack: Default::default(),
+            tx_pack: Default::default(),
+            ld_pi: Default::default(),
+            cmd_rxc: Default::default(),
+            cmd_txc: Default::default(),
+        }
+    }
+}
+
+impl<const Q: usize> Logic for QpTable<Q> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            rx_idx,
+            rx_state_q,
+            rx_a,
+            rx_psn_q,
+            rx_pi_q,
+            rx_ci_q,
+            tx_idx,
+            tx_state_q,
+            tx_a,
+            tx_psn_q,
+            tx_pi_q,
+            tx_ci_q,
+            tx_served,
+            db_wp,
+            db_rp,
+            rq_wp,
+            rq_rp,
+            from_rq,
+            toggle,
+            sweep,
+            sweep_idx,
+            from_sweep,
+            cand,
+            byp,
+            byp_val,
+            perr_rx,
+            perr_rx_idx,
+            perr_tx,
+            perr_tx_idx,
+            err_to_rx
+        );
+        self.rxa.read_clock.next = self.clock.val();
+        self.rxa.write_clock.next = self.clock.val();
+        self.rxc.read_clock.next = self.clock.val();
+        self.rxc.write_clock.next = self.clock.val();
+        self.txa.read_clock.next = self.clock.val();
+        self.txa.write_clock.next = self.clock.val();
+        self.txc.read_clock.next = self.clock.val();
+        self.txc.write_clock.next = self.clock.val();
+        self.av.read_clock.next = self.clock.val();
+        self.av.write_clock.next = self.clock.val();
+        self.sqpi.read_clock.next = self.clock.val();
+        self.sqpi.write_clock.next = self.clock.val();
+        self.rqpi.read_clock.next = self.clock.val();
+        self.rqpi.write_clock.next = self.clock.val();
+        self.dbf.read_clock.next = self.clock.val();
+        self.dbf.write_clock.next = self.clock.val();
+        self.rqf.read_clock.next = self.clock.val();
+        self.rqf.write_clock.next = self.clock.val();
+        self.rxa.write_enable.next = false;
+        self.rxc.write_enable.next = false;
+        self.txa.write_enable.next = false;
+        self.txc.write_enable.next = false;
+        self.av.write_enable.next = false;
+        self.sqpi.write_enable.next = false;
+        self.rqpi.write_enable.next = false;
+        self.dbf.write_enable.next = false;
+        self.rqf.write_enable.next = false;
+        self.cmd_done.next = false;
+        self.q_set.next = false;
+        self.db_overflow_inc.next = false;
+        self.ctx_switch_inc.next = false;
+        self.rx_ctx_load.next = false;
+        self.tx_hold.next = false;
+        self.pick.next = self.cand.q.val();
+
+        // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, PD 64, RQ_LOG_SIZE 96,
+        // RQ_BASE 128. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
+        // SQ_BASE 128. rxc: state 0, RQ_PSN 32, RQ_CI 64, engine registers 128. txc: state 0, SQ_PSN 32,
+        // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144.
+        self.rx_qpn.next = self.rx_idx.q.val();
+        self.rx_state.next = self.rx_state_q.q.val();
+        self.rx_dest_qpn.next = bit_cast::<32, 192>(self.rx_a.q.val()) & 0xFF_FFFF;
+        self.rx_pmtu.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 32) & 0xFF;
+        self.rx_min_rnr.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 40) & 0xFF;
+        self.rx_pd.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 64);
+        self.rx_rq_log.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 96);
+        self.rx_rq_base_lo.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 128);
+        self.rx_rq_base_hi.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 160);
+        self.rx_rq_psn.next = self.rx_psn_q.q.val();
+        self.rx_rq_pi.next = self.rx_pi_q.q.val();
+        self.rx_rq_ci.next = self.rx_ci_q.q.val();
+        self.tx_qpn.next = self.tx_idx.q.val();
+        self.tx_state.next = self.tx_state_q.q.val();
+        self.tx_pmtu.next = bit_cast::<32, 192>(self.tx_a.q.val()) & 0xFF;
+        self.tx_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 8) & 0xFF;
+        self.tx_rnr_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 16) & 0xFF;
+        self.tx_sq_log.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 24) & 0xFF;
+        self.tx_ack_timeout.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 32);
+        self.tx_dest_qpn.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 64);
+        self.tx_sq_base_lo.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 128);
+        self.tx_sq_base_hi.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 160);
+        self.tx_sq_psn.next = self.tx_psn_q.q.val();
+        self.tx_sq_pi.next = self.tx_pi_q.q.val();
+        self.tx_sq_ci.next = self.tx_ci_q.q.val();
+        self.av.read_address.next = bit_cast::<Q, 32>(self.av_qpn.val());
+        self.av_dest_mac_lo.next = bit_cast::<32, 160>(self.av.read_data.val());
+        self.av_dest_mac_hi.next = bit_cast::<32, 160>(self.av.read_data.val() >> 32) & 0xFFFF;
+        self.av_dest_ip.next = bit_cast::<32, 160>(self.av.read_data.val() >> 64);
+        self.av_sport.next = bit_cast::<32, 160>(self.av.read_data.val() >> 96) & 0xFFFF;
+        self.av_dest_qpn.next = bit_cast::<32, 160>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
+        self.av_dscp.next = bit_cast::<32, 160>(self.av.read_data.val() >> 136) & 0xFF;
+        self.av_pmtu.next = bit_cast::<32, 160>(self.av.read_data.val() >> 144) & 0xFF;
+
+        // The current contexts packed as stored.
+        self.rx_pack.next = bit_cast::<RXC, 32>(self.rx_state_q.q.val())
+            | (bit_cast::<RXC, 32>(self.rx_psn_q.q.val()) << 32)
+            | (bit_cast::<RXC, 32>(self.rx_ci_q.q.val()) << 64)
+            | (bit_cast::<RXC, RX_VEC>(self.rx_ctx_out.val()) << 128);
+        self.tx_pack.next = bit_cast::<96, 32>(self.tx_state_q.q.val())
+            | (bit_cast::<96, 32>(self.tx_psn_q.q.val()) << 32)
+            | (bit_cast::<96, 32>(self.tx_ci_q.q.val()) << 64);
+        self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
+        if self.state.q.val() == TabState::CmdWr {
+            self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP: a fresh responder
+        }
+
+        self.sel_ok.next = self.sel.val() < self.n.val();
+        self.want_ok.next = self.rx_want_qpn.val() < self.n.val();
+        self.rx_hit.next = (self.rx_want_qpn.val() == self.rx_idx.q.val()) || !self.want_ok.val();
+        if (self.state.q.val() == TabState::RxRd) || (self.state.q.val() == TabState::RxLd) {
+            self.rx_hit.next = false;
+        }
+        self.cur_work.next = ((self.tx_state_q.q.val() == 3) || (self.tx_state_q.q.val() == 4))
+            && (self.tx_pi_q.q.val() != self.tx_ci_q.q.val());
+        self.db_full.next = (self.db_wp.q.val() - self.db_rp.q.val()) == self.n.val();
+        self.rq_full.next = (self.rq_wp.q.val() - self.rq_rp.q.val()) == self.n.val();
+        self.cand_avail.next = self.sweep.q.val()
+            || (self.db_wp.q.val() != self.db_rp.q.val())
+            || (self.rq_wp.q.val() != self.rq_rp.q.val());
+        self.go_tx.next = self.tx_sw_ok.val()
+            && self.cand_avail.val()
+            && (self.tx_served.q.val() || !self.cur_work.val());
+
+        // The engines' updates of their current contexts.
+        if self.rx_rq_psn_set.val() {
+            self.rx_psn_q.d.next = self.rx_rq_psn_val.val();
+        }
+        if self.rx_rq_ci_inc.val() {
+            self.rx_ci_q.d.next = self.rx_ci_q.q.val() + 1;
+        }
+        if self.tx_sq_psn_set.val() {
+            self.tx_psn_q.d.next = self.tx_sq_psn_val.val();
+        }
+        if self.tx_sq_ci_inc.val() {
+            self.tx_ci_q.d.next = self.tx_ci_q.q.val() + 1;
+            self.tx_served.d.next = true;
+        }
+        // ERR: an engine sets its own copy at once and hands the other copy to the FSM.
+        if self.rx_err.val() {
+            self.rx_state_q.d.next = 6.into();
+            self.perr_tx.d.next = true;
+            self.perr_tx_idx.d.next = self.rx_idx.q.val();
+        }
+        if self.tx_err.val() {
+            self.tx_state_q.d.next = 6.into();
+            self.perr_rx.d.next = true;
+            self.perr_rx_idx.d.next = self.tx_idx.q.val();
+        }
+        if self.all_err.val() {
+            self.rx_state_q.d.next = 6.into();
+            self.tx_state_q.d.next = 6.into();
+        }
+
+        // Doorbells: the producer index goes to its RAM (and to the current context), the QP to the FIFO.
+        self.sqpi.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.sqpi.write_data.next = self.db_val.val();
+        self.rqpi.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.rqpi.write_data.next = self.db_val.val();
+        self.dbf.write_address.next = bit_cast::<Q, 32>(self.db_wp.q.val());
+        self.dbf.write_data.next = self.sel.val();
+        if self.sq_db.val() && self.sel_ok.val() {
+            self.sqpi.write_enable.next = true;
+            if self.sel.val() == self.tx_idx.q.val() {
+                self.tx_pi_q.d.next = self.db_val.val();
+            }
+            if self.db_full.val() {
+                self.sweep.d.next = true;
+                self.sweep_idx.d.next = 0.into();
+                self.db_overflow_inc.next = true;
+            } else {
+                self.dbf.write_enable.next = true;
+                self.db_wp.d.next = self.db_wp.q.val() + 1;
+            }
+        }
+        if self.rq_db.val() && self.sel_ok.val() {
+            self.rqpi.write_enable.next = true;
+            if self.sel.val() == self.rx_idx.q.val() {
+                self.rx_pi_q.d.next = self.db_val.val();
+            }
+        }
+
+        // Read addresses: the FSM's QP of interest.
+        self.rxa.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.rxc.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.rqpi.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.txa.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.txc.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.sqpi.read_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.dbf.read_address.next = bit_cast::<Q, 32>(self.db_rp.q.val());
+        self.rqf.read_address.next = bit_cast::<Q, 32>(self.rq_rp.q.val());
+        self.rxa.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.txa.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.av.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.rxc.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.txc.write_address.next = bit_cast::<Q, 32>(self.sel.val());
+        self.rqf.write_address.next = bit_cast::<Q, 32>(self.rq_wp.q.val());
+        self.rqf.write_data.next = self.tx_idx.q.val();
+        self.rxa.write_data.next = bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF)
+            | (bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF) << 32)
+            | (bit_cast::<192, 32>(self.w_min_rnr.val() & 0xFF) << 40)
+            | (bit_cast::<192, 32>(self.w_pd.val()) << 64)
+            | (bit_cast::<192, 32>(self.w_rq_log.val()) << 96)
+            | (bit_cast::<192, 64>(self.w_rq_base.val()) << 128);
+        self.txa.write_data.next = bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF)
+            | (bit_cast::<192, 32>(self.w_retry.val() & 0xFF) << 8)
+            | (bit_cast::<192, 32>(self.w_rnr_retry.val() & 0xFF) << 16)
+            | (bit_cast::<192, 32>(self.w_sq_log.val() & 0xFF) << 24)
+            | (bit_cast::<192, 32>(self.w_ack_timeout.val()) << 32)
+            | (bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 64)
+            | (bit_cast::<192, 64>(self.w_sq_base.val()) << 128);
+        self.av.write_data.next = bit_cast::<160, 64>(self.w_dest_mac.val())
+            | (bit_cast::<160, 32>(self.w_dest_ip.val()) << 64)
+            | (bit_cast::<160, 32>(self.w_sport.val() & 0xFFFF) << 96)
+            | (bit_cast::<160, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
+            | (bit_cast::<160, 32>(self.w_dscp.val() & 0xFF) << 136)
+            | (bit_cast::<160, 32>(self.w_pmtu.val() & 0xFF) << 144);
+        self.rxc.write_data.next = self.rx_pack.val();
+        self.txc.write_data.next = self.tx_pack.val();
+
+        // A host command's new contexts, from what the RAMs held (CmdWr): MODIFY (1) sets the state,
+        // INIT_RQ (2) and INIT_SQ (4) set PSN and consumer index and clear the rest.
+        self.cmd_rxc.next = self.rxc.read_data.val();
+        if (self.cmd.val() & 2) != 0 {
+            self.cmd_rxc.next = (bit_cast::<RXC, 32>(self.w_rq_psn.val() & 0xFF_FFFF) << 32)
+                | (bit_cast::<RXC, 32>(self.w_rq_ci.val()) << 64);
+        }
+        if (self.cmd.val() & 1) != 0 {
+            self.cmd_rxc.next = (self.cmd_rxc.val() & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
+                | bit_cast::<RXC, 32>(self.w_state.val() & 0xFF);
+        } else if (self.cmd.val() & 2) != 0 {
+            self.cmd_rxc.next = self.cmd_rxc.val()
+                | (self.rxc.read_data.val() & bit_cast::<RXC, 32>(bits::<32>(0xFF)));
+        }
+        self.cmd_txc.next = self.txc.read_data.val();
+        if (self.cmd.val() & 4) != 0 {
+            self.cmd_txc.next = (bit_cast::<96, 32>(self.w_sq_psn.val() & 0xFF_FFFF) << 32)
+                | (bit_cast::<96, 32>(self.w_sq_ci.val()) << 64)
+                | (self.txc.read_data.val() & bit_cast::<96, 32>(bits::<32>(0xFF)));
+        }
+        if (self.cmd.val() & 1) != 0 {
+            self.cmd_txc.next = (self.cmd_txc.val() & !bit_cast::<96, 32>(bits::<32>(0xFF)))
+                | bit_cast::<96, 32>(self.w_state.val() & 0xFF);
+        }
+
+        // The candidate's context for the scheduler (TxEval).
+        self.c_state.next = bit_cast::<32, 96>(self.txc.read_data.val()) & 0xFF;
+        self.c_ci.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 64);
+        self.c_pi.next = self.sqpi.read_data.val();
+        if self.byp.q.val() {
+            self.c_pi.next = self.byp_val.q.val();
+        }
+        if self.sq_db.val() && (self.sel.val() == self.cand.q.val()) {
+            self.c_pi.next = self.db_val.val();
+        }
+        self.c_work.next = ((self.c_state.val() == 3) || (self.c_state.val() == 4))
+            && (self.c_pi.val() != self.c_ci.val());
+        self.ld_pi.next = self.rqpi.read_data.val();
+        if self.byp.q.val() {
+            self.ld_pi.next = self.byp_val.q.val();
+        }
+        if self.rq_db.val() && (self.sel.val() == self.cand.q.val()) {
+            self.ld_pi.next = self.db_val.val();
+        }
+
+        match self.state.q.val() {
+            TabState::Idle => {
+                if self.perr_rx.q.val() || self.perr_tx.q.val() {
+                    self.err_to_rx.d.next = self.perr_rx.q.val();
+                    self.cand.d.next = self.perr_tx_idx.q.val();
+                    if self.perr_rx.q.val() {
+                        self.cand.d.next = self.perr_rx_idx.q.val();
+                    }
+                    self.state.d.next = TabState::ErrRd;
+                } else if (self.cmd.val() != 0) && !self.rx_want.val() {
+                    // (a switch the receive engine waits for goes first: it holds a packet)
+                    self.state.d.next = TabState::CmdRd;
+                } else if self.rx_want.val() && !self.rx_hit.val() {
+                    self.cand.d.next = self.rx_want_qpn.val();
+                    self.byp.d.next = false;
+                    self.state.d.next = TabState::RxRd;
+                } else if self.go_tx.val() {
+                    // Hold the engine's next WQE from this cycle on: the QP may change under it.
+                    self.tx_hold.next = true;
+                    self.from_sweep.d.next = self.sweep.q.val();
+                    self.from_rq.d.next = false;
+                    if !self.sweep.q.val() && (self.rq_wp.q.val() != self.rq_rp.q.val()) {
+                        self.from_rq.d.next =
+                            (self.db_wp.q.val() == self.db_rp.q.val()) || self.toggle.q.val();
+                    }
+                    self.toggle.d.next = !self.toggle.q.val();
+                    self.state.d.next = TabState::TxFifo;
+                }
+            }
+            TabState::CmdRd => {
+                // QPN's contexts are read this cycle (the read address follows `sel`).
+                self.state.d.next = TabState::CmdWr;
+            }
+            TabState::CmdWr => {
+                if !(self.sq_db.val() || self.rq_db.val()) {
+                    self.state.d.next = TabState::Idle;
+                    self.cmd_done.next = true;
+                    if self.sel_ok.val() {
+                        if (self.cmd.val() & 1) != 0 {
+                            self.rxa.write_enable.next = true;
+                            self.txa.write_enable.next = true;
+                            self.av.write_enable.next = true;
+                            if self.sel.val() == self.rx_idx.q.val() {
+                                self.rx_a.d.next = self.rxa.write_data.val();
+                                self.rx_state_q.d.next = self.w_state.val() & 0xFF;
+                            }
+                            if self.sel.val() == self.tx_idx.q.val() {
+                                self.tx_a.d.next = self.txa.write_data.val();
+                                self.tx_state_q.d.next = self.w_state.val() & 0xFF;
+                            }
+                        }
+                        if (self.cmd.val() & 3) != 0 {
+                            self.rxc.write_enable.next = true;
+                            self.rxc.write_data.next = self.cmd_rxc.val();
+                        }
+                        if (self.cmd.val() & 5) != 0 {
+                            self.txc.write_enable.next = true;
+                            self.txc.write_data.next = self.cmd_txc.val();
+                        }
+                        if (self.cmd.val() & 2) != 0 {
+                            self.rqpi.write_enable.next = true;
+                            self.rqpi.write_data.next = self.w_rq_pi.val();
+                            if self.sel.val() == self.rx_idx.q.val() {
+                                self.rx_psn_q.d.next = self.w_rq_psn.val() & 0xFF_FFFF;
+                                self.rx_ci_q.d.next = self.w_rq_ci.val();
+                                self.rx_pi_q.d.next = self.w_rq_pi.val();
+                                self.rx_ctx_load.next = true;
+                            }
+                        }
+                        if (self.cmd.val() & 4) != 0 {
+                            self.sqpi.write_enable.next = true;
+                            self.sqpi.write_data.next = self.w_sq_pi.val();
+                            if self.sel.val() == self.tx_idx.q.val() {
+                                self.tx_psn_q.d.next = self.w_sq_psn.val() & 0xFF_FFFF;
+                                self.tx_ci_q.d.next = self.w_sq_ci.val();
+                                self.tx_pi_q.d.next = self.w_sq_pi.val();
+                            } else {
+                                // The scheduler finds the QP if the index says there is work.
+                                if self.db_full.val() {
+                                    self.sweep.d.next = true;
+                                    self.sweep_idx.d.next = 0.into();
+                                } else {
+                                    self.dbf.write_enable.next = true;
+                                    self.db_wp.d.next = self.db_wp.q.val() + 1;
+                                }
+                            }
+                        }
+                        if (self.cmd.val() & 8) != 0 {
+                            // QUERY: the contexts as they were before this command.
+                            self.q_set.next = true;
+                            self.q_state.next = self.c_state.val();
+                            self.q_sq_psn.next =
+                                bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
+                            self.q_sq_ci.next = self.c_ci.val();
+                            self.q_rq_psn.next =
+                                bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
+                            self.q_rq_ci.next =
+                                bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                            if (bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF) == 6 {
+                                self.q_state.next = 6.into();
+                            }
+                            if self.sel.val() == self.tx_idx.q.val() {
+                                self.q_sq_psn.next = self.tx_psn_q.q.val();
+                                self.q_sq_ci.next = self.tx_ci_q.q.val();
+                                self.q_state.next = self.tx_state_q.q.val();
+                            }
+                            if self.sel.val() == self.rx_idx.q.val() {
+                                self.q_rq_psn.next = self.rx_psn_q.q.val();
+                                self.q_rq_ci.next = self.rx_ci_q.q.val();
+                                if self.rx_state_q.q.val() == 6 {
+                                    self.q_state.next = 6.into();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            TabState::RxRd => {
+                // Old context back, the wanted one read.
+                self.rxc.write_address.next = bit_cast::<Q, 32>(self.rx_idx.q.val());
+                self.rxc.write_enable.next = true;
+                self.rxa.read_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                self.rxc.read_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                self.rqpi.read_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                if self.rq_db.val() && (self.sel.val() == self.cand.q.val()) {
+                    self.byp.d.next = true;
+                    self.byp_val.d.next = self.db_val.val();
+                }
+                self.state.d.next = TabState::RxLd;
+            }
+            TabState::RxLd => {
+                self.rx_idx.d.next = self.cand.q.val();
+                self.rx_a.d.next = self.rxa.read_data.val();
+                self.rx_state_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF;
+                self.rx_psn_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
+                self.rx_ci_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                self.rx_pi_q.d.next = self.ld_pi.val();
+                self.rx_ctx_load.next = true;
+                self.ctx_switch_inc.next = true;
+                self.state.d.next = TabState::Idle;
+            }
+            TabState::TxFifo => {
+                // The FIFO head is read this cycle.
+                self.tx_hold.next = true;
+                self.state.d.next = TabState::TxRd;
+            }
+            TabState::TxRd => {
+                // The candidate: the FIFO head (popped) or the sweep's next QP.
+                self.tx_hold.next = true;
+                self.pick.next = self.sweep_idx.q.val();
+                if self.from_sweep.q.val() {
+                    self.sweep_idx.d.next = self.sweep_idx.q.val() + 1;
+                    if self.sweep_idx.q.val() == self.mask.val() {
+                        self.sweep.d.next = false;
+                    }
+                } else if self.from_rq.q.val() {
+                    self.pick.next = self.rqf.read_data.val() & self.mask.val();
+                    self.rq_rp.d.next = self.rq_rp.q.val() + 1;
+                } else {
+                    self.pick.next = self.dbf.read_data.val() & self.mask.val();
+                    self.db_rp.d.next = self.db_rp.q.val() + 1;
+                }
+                self.cand.d.next = self.pick.val();
+                self.txa.read_address.next = bit_cast::<Q, 32>(self.pick.val());
+                self.txc.read_address.next = bit_cast::<Q, 32>(self.pick.val());
+                self.sqpi.read_address.next = bit_cast::<Q, 32>(self.pick.val());
+                self.byp.d.next = false;
+                if self.sq_db.val() && (self.sel.val() == self.pick.val()) {
+                    self.byp.d.next = true;
+                    self.byp_val.d.next = self.db_val.val();
+                }
+                self.state.d.next = TabState::TxEval;
+            }
+            TabState::TxEval => {
+                self.tx_hold.next = true;
+                self.state.d.next = TabState::Idle;
+                if (self.cand.q.val() != self.tx_idx.q.val()) && self.c_work.val() {
+                    // Switch: the old context back (and the QP to the back of the queue if it has more
+                    // work), the candidate in.
+                    self.txc.write_address.next = bit_cast::<Q, 32>(self.tx_idx.q.val());
+                    self.txc.write_enable.next = true;
+                    if self.cur_work.val() {
+                        if self.rq_full.val() {
+                            self.sweep.d.next = true;
+                            self.sweep_idx.d.next = 0.into();
+                        } else {
+                            self.rqf.write_enable.next = true;
+                            self.rq_wp.d.next = self.rq_wp.q.val() + 1;
+                        }
+                    }
+                    self.tx_idx.d.next = self.cand.q.val();
+                    self.tx_a.d.next = self.txa.read_data.val();
+                    self.tx_state_q.d.next = self.c_state.val();
+                    self.tx_psn_q.d.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
+                    self.tx_ci_q.d.next = self.c_ci.val();
+                    self.tx_pi_q.d.next = self.c_pi.val();
+                    self.tx_served.d.next = false;
+                    self.ctx_switch_inc.next = true;
+                }
+            }
+            TabState::ErrRd => {
+                self.rxc.read_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                self.txc.read_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                if self.err_to_rx.q.val() {
+                    self.perr_rx.d.next = false;
+                } else {
+                    self.perr_tx.d.next = false;
+                }
+                self.state.d.next = TabState::ErrWr;
+            }
+            TabState::ErrWr => {
+                self.state.d.next = TabState::Idle;
+                if self.err_to_rx.q.val() {
+                    if self.cand.q.val() == self.rx_idx.q.val() {
+                        self.rx_state_q.d.next = 6.into();
+                    } else {
+                        self.rxc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                        self.rxc.write_data.next = (self.rxc.read_data.val()
+                            & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
+                            | 6;
+                        self.rxc.write_enable.next = true;
+                    }
+                } else if self.cand.q.val() == self.tx_idx.q.val() {
+                    self.tx_state_q.d.next = 6.into();
+                } else {
+                    self.txc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
+                    self.txc.write_data.next =
+                        (self.txc.read_data.val() & !bit_cast::<96, 32>(bits::<32>(0xFF))) | 6;
+                    self.txc.write_enable.next = true;
+                }
+            }
+            _ => {
+                self.state.d.next = TabState::Idle;
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = TabState::Idle;
+            self.db_wp.d.next = 0.into();
+            self.db_rp.d.next = 0.into();
+            self.rq_wp.d.next = 0.into();
+            self.rq_rp.d.next = 0.into();
+            self.sweep.d.next = false;
+            self.perr_rx.d.next = false;
+            self.perr_tx.d.next = false;
+            self.rx_idx.d.next = 0.into();
+            self.tx_idx.d.next = 0.into();
+            self.rx_state_q.d.next = 0.into();
+            self.tx_state_q.d.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qp_table_synthesizes() {
+        let mut uut = QpTable::<6>::default();
+        uut.connect_all();
+        let v = generate_verilog(&uut);
+        assert!(v.contains("module top"));
+    }
+}
