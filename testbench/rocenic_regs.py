@@ -33,6 +33,8 @@ LAST_SYNDROME = 0x0138
 RNR_RETRY = 0x013C
 MIN_RNR_TIMER = 0x0140
 QP_DSCP = 0x0144
+QP_CMD = 0x0148
+QP_TABLE_LOG = 0x014C
 PFC_PRIORITY = 0x0180
 PFC_QUANTUM_Q4 = 0x0184
 PFC_WATCHDOG_CYCLES = 0x0188
@@ -112,6 +114,8 @@ NP_CNP_SENT = 0x047C
 RP_CNP_HANDLED = 0x0480
 DCQCN_RATE_DECREASES = 0x0484
 WQE_PUSHES = 0x0488
+QP_CONTEXT_SWITCHES = 0x048C
+DOORBELL_OVERFLOWS = 0x0490
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -159,6 +163,8 @@ RESET = {
     "RNR_RETRY": 0x7,
     "MIN_RNR_TIMER": 0x1,
     "QP_DSCP": 0x0,
+    "QP_CMD": 0x0,
+    "QP_TABLE_LOG": 0x0,
     "PFC_PRIORITY": 0x3,
     "PFC_QUANTUM_Q4": 0x80,
     "PFC_WATCHDOG_CYCLES": 0x0,
@@ -238,6 +244,8 @@ RESET = {
     "RP_CNP_HANDLED": 0x0,
     "DCQCN_RATE_DECREASES": 0x0,
     "WQE_PUSHES": 0x0,
+    "QP_CONTEXT_SWITCHES": 0x0,
+    "DOORBELL_OVERFLOWS": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -284,6 +292,8 @@ ACCESS = {
     "RNR_RETRY": "rw",
     "MIN_RNR_TIMER": "rw",
     "QP_DSCP": "rw",
+    "QP_CMD": "rw_core",
+    "QP_TABLE_LOG": "ro",
     "PFC_PRIORITY": "rw",
     "PFC_QUANTUM_Q4": "rw",
     "PFC_WATCHDOG_CYCLES": "rw",
@@ -315,12 +325,12 @@ ACCESS = {
     "SQ_BASE_HI": "rw",
     "SQ_LOG_SIZE": "rw",
     "SQ_PI": "rw",
-    "SQ_CI": "counter",
+    "SQ_CI": "rw_core",
     "RQ_BASE_LO": "rw",
     "RQ_BASE_HI": "rw",
     "RQ_LOG_SIZE": "rw",
     "RQ_PI": "rw",
-    "RQ_CI": "counter",
+    "RQ_CI": "rw_core",
     "CQ_BASE_LO": "rw",
     "CQ_BASE_HI": "rw",
     "CQ_LOG_SIZE": "rw",
@@ -363,6 +373,8 @@ ACCESS = {
     "RP_CNP_HANDLED": "counter",
     "DCQCN_RATE_DECREASES": "counter",
     "WQE_PUSHES": "counter",
+    "QP_CONTEXT_SWITCHES": "counter",
+    "DOORBELL_OVERFLOWS": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -407,7 +419,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x00000023),
+    (0x009C, 0x00000025),
     (0x00A0, 0x00070001),
     (0x00A4, 0x00000000),
     (0x00A8, 0x06000044),

@@ -152,6 +152,7 @@ registers! {
     WQE_PUSHES = 0x0488, Counter, 0, "Counter: send WQEs taken from the push window instead of fetched by DMA.";
     QP_CONTEXT_SWITCHES = 0x048C, Counter, 0, "Counter: QP context loads by either engine (another QP's packet or the send scheduler's next QP).";
     DOORBELL_OVERFLOWS = 0x0490, Counter, 0, "Counter: send doorbells that found the scheduler's FIFO full (the scheduler then sweeps every QP once; none is lost).";
+    QP_ERR_EVENTS = 0x0494, Counter, 0, "Counter: QPs the core moved to ERR by itself (a responder error, a fatal NAK, retries exhausted, a CQ overrun); the driver QUERYs its QPs when it changes.";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";

@@ -35,11 +35,11 @@ impl Width {
             Width::W512 => 100.0,
         }
     }
-    /// log2 of the QPs the context table holds: 4,096 at 64 bits (block RAM of a mid-size FPGA),
+    /// log2 of the QPs the context table holds: 8,192 at 64 bits (block RAM of a mid-size FPGA),
     /// 16,384 at 512 bits (Alveo block/ultra RAM).
     pub const fn qp_log(self) -> usize {
         match self {
-            Width::W64 => 12,
+            Width::W64 => 13,
             Width::W512 => 14,
         }
     }

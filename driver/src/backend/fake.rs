@@ -122,7 +122,16 @@ impl FakeDevice {
 
     /// Sets a value of QP `qpn`'s context as the core would (QP_STATE, SQ_CI, RQ_CI, SQ_PSN, RQ_PSN):
     /// what the next QUERY returns.
+    /// A QP put in ERR this way counts in QP_ERR_EVENTS, as the core's doing.
     pub fn set_qp(&self, qpn: u32, offset: u16, value: u32) {
+        if offset == regs::QP_STATE && value == 6 {
+            let n = self.get(regs::QP_ERR_EVENTS);
+            self.set(regs::QP_ERR_EVENTS, n + 1);
+        }
+        self.store_qp(qpn, offset, value);
+    }
+
+    fn store_qp(&self, qpn: u32, offset: u16, value: u32) {
         self.qps
             .lock()
             .unwrap()
@@ -167,7 +176,7 @@ impl FakeDevice {
         ];
         let copy = |regs_: &[u16]| {
             for &r in regs_ {
-                self.set_qp(qpn, r, self.get(r));
+                self.store_qp(qpn, r, self.get(r));
             }
         };
         if cmd & 8 != 0 {
@@ -281,7 +290,7 @@ impl Backend for FakeDevice {
         match offset {
             regs::SQ_PI | regs::RQ_PI => {
                 let old = self.get_qp(qpn, offset);
-                self.set_qp(qpn, offset, value);
+                self.store_qp(qpn, offset, value);
                 let ring = if offset == regs::SQ_PI {
                     Ring::Send
                 } else {

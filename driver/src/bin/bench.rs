@@ -32,6 +32,7 @@ impl RegisterFile {
             regs[r.offset as usize / 4].store(r.reset, Ordering::Relaxed);
         }
         regs[regs::DATAPATH_BYTES as usize / 4].store(8, Ordering::Relaxed);
+        regs[regs::QP_TABLE_LOG as usize / 4].store(12, Ordering::Relaxed);
         RegisterFile {
             regs,
             arena: DmaArena::new(FakeMemory::new(0x1_0000_0000, 8 << 20)),
@@ -47,6 +48,10 @@ impl Backend for RegisterFile {
         self.regs[offset as usize / 4].store(value, Ordering::Relaxed);
         if offset == regs::SQ_PI {
             self.regs[regs::SQ_CI as usize / 4].store(value, Ordering::Relaxed);
+        }
+        if offset == regs::QP_CMD {
+            // Done at once (QUERY reads back the window: one QP).
+            self.regs[regs::QP_CMD as usize / 4].store(0, Ordering::Relaxed);
         }
     }
     fn alloc_dma(&self, len: usize, align: usize) -> rocenic_driver::Result<DmaRegion> {

@@ -50,10 +50,9 @@ pub(crate) struct QpWindow {
     pub rq_pi: u32,
 }
 
-/// What QUERY returns of a QP.
+/// What QUERY returns of a QP's consumer indices.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct QpHw {
-    pub state: u32,
     pub sq_ci: u32,
     pub rq_ci: u32,
 }
@@ -141,17 +140,25 @@ impl Device {
         self.wait_command();
     }
 
-    /// QUERY: the state and consumer indices of QP `qpn` (the core moves QPs to ERR by itself).
+    /// QUERY: the consumer indices of QP `qpn`.
     pub fn qp_query(&self, qpn: u32) -> QpHw {
         let _g = self.window.lock().unwrap();
         self.write(regs::QPN, qpn);
         self.write(regs::QP_CMD, CMD_QUERY);
         self.wait_command();
         QpHw {
-            state: self.read(regs::QP_STATE),
             sq_ci: self.read(regs::SQ_CI),
             rq_ci: self.read(regs::RQ_CI),
         }
+    }
+
+    /// QUERY, the state only (the core moves QPs to ERR by itself; a post checks it each time).
+    pub fn qp_state(&self, qpn: u32) -> u32 {
+        let _g = self.window.lock().unwrap();
+        self.write(regs::QPN, qpn);
+        self.write(regs::QP_CMD, CMD_QUERY);
+        self.wait_command();
+        self.read(regs::QP_STATE)
     }
 
     /// Rings QP `qpn`'s doorbell `reg` (SQ_PI or RQ_PI) with producer index `pi`; a send WQE given in
@@ -175,11 +182,14 @@ impl Device {
 
     /// Waits for the core to take QP_CMD (a few cycles; the simulator needs its clock advanced).
     fn wait_command(&self) {
-        for _ in 0..1000 {
+        for i in 0..1000 {
             if self.read(regs::QP_CMD) == 0 {
                 return;
             }
-            self.backend.wait();
+            // A command takes a few core cycles: poll before letting the device run on.
+            if i >= 8 {
+                self.backend.wait();
+            }
         }
         panic!("the device did not complete QP_CMD: is the core running?");
     }

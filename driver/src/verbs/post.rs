@@ -112,7 +112,14 @@ impl QueuePair {
             opcode: WcOpcode::Recv,
             signaled: true,
         };
-        self.push(&mut rq, &wr.encode(), regs::RQ_PI, &inner.recv_out, out, false)
+        self.push(
+            &mut rq,
+            &wr.encode(),
+            regs::RQ_PI,
+            &inner.recv_out,
+            out,
+            false,
+        )
     }
 
     /// The SGE's range must lie in an MR of this QP's PD with `need` access, and start on a beat.

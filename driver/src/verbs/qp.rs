@@ -3,16 +3,14 @@
 use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps};
 use super::context::mac_to_u64;
 use super::cq::{CompletionQueue, WorkCompletion};
-use super::device::{
-    Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY,
-};
+use super::device::{Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY};
 use super::mr::{AccessFlags, ProtectionDomain};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
 use rocenic_proto::host::{QpState, WcOpcode, WcStatus, CQE_BYTES, WQE_BYTES};
 use rocenic_proto::regs;
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The first QP number the driver hands out (QPs 0 and 1 are special in IBA; rxe starts here too). QPNs
@@ -61,6 +59,9 @@ pub(crate) struct Soft {
 /// Locks are taken in field order below (sq, rq, soft, send_out, recv_out); see `device.rs`.
 pub(crate) struct QpInner {
     pub qpn: u32,
+    /// QP_ERR_EVENTS when this QP's state was last read from the core: while it is unchanged, no QP
+    /// has entered ERR by the core's doing, and the driver's state is the QP's.
+    pub err_seen: AtomicU32,
     pub pdn: u32,
     pub sq: Mutex<Ring>,
     pub rq: Mutex<Ring>,
@@ -242,6 +243,7 @@ impl QueuePair {
         };
         let inner = Arc::new(QpInner {
             qpn,
+            err_seen: AtomicU32::new(dev.read(regs::QP_ERR_EVENTS)),
             pdn: pd.pdn,
             sq: ring(sq, sq_log),
             rq: ring(rq, rq_log),
@@ -271,8 +273,14 @@ impl QueuePair {
     /// The QP's state. It reads QP_STATE because the core moves the QP to ERR by itself; when it has, the
     /// outstanding work requests are flushed now. Other states change only through `modify`.
     pub fn query(&self) -> QpState {
-        let hw = QpState::from_u32(self.dev.qp_query(self.inner.qpn).state).unwrap_or(QpState::Err);
+        // One register read while no QP went to ERR by the core's doing; QUERY only when one did.
+        let events = self.dev.read(regs::QP_ERR_EVENTS);
         let soft = self.inner.soft.lock().unwrap().state;
+        if soft == QpState::Err || events == self.inner.err_seen.load(Ordering::Relaxed) {
+            return soft;
+        }
+        let hw = QpState::from_u32(self.dev.qp_state(self.inner.qpn)).unwrap_or(QpState::Err);
+        self.inner.err_seen.store(events, Ordering::Relaxed);
         if hw == QpState::Err && soft != QpState::Err {
             self.dev.drain_hw_cq();
             self.inner.enter_error(&self.dev);
@@ -416,11 +424,8 @@ impl Drop for QueuePair {
             state: QpState::Reset as u32,
             ..QpWindow::default()
         };
-        self.dev.qp_command(
-            self.inner.qpn,
-            &win,
-            CMD_MODIFY | CMD_INIT_RQ | CMD_INIT_SQ,
-        );
+        self.dev
+            .qp_command(self.inner.qpn, &win, CMD_MODIFY | CMD_INIT_RQ | CMD_INIT_SQ);
         let mut hw_cq = self.dev.hw_cq.lock().unwrap();
         let mut qps = self.dev.qps.lock().unwrap();
         qps.remove(&self.inner.qpn);

@@ -1,3 +1,3 @@
+pub mod qp_table;
 pub mod req;
 pub mod resp;
-pub mod qp_table;

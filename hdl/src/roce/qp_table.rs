@@ -87,6 +87,8 @@ pub struct QpTable<const Q: usize> {
     pub q_sq_psn: Signal<Out, Bits<32>>,
     pub q_sq_ci: Signal<Out, Bits<32>>,
     pub db_overflow_inc: Signal<Out, bool>,
+    /// A QP entered ERR by the core's own doing (QP_ERR_EVENTS).
+    pub err_event_inc: Signal<Out, bool>,
     pub ctx_switch_inc: Signal<Out, bool>,
     // Receive engine
     pub rx_want: Signal<In, bool>,
@@ -250,6 +252,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             q_sq_psn: Default::default(),
             q_sq_ci: Default::default(),
             db_overflow_inc: Default::default(),
+            err_event_inc: Default::default(),
             ctx_switch_inc: Default::default(),
             rx_want: Default::default(),
             rx_want_qpn: Default::default(),
@@ -432,6 +435,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.cmd_done.next = false;
         self.q_set.next = false;
         self.db_overflow_inc.next = false;
+        self.err_event_inc.next = self.rx_err.val() || self.tx_err.val() || self.all_err.val();
         self.ctx_switch_inc.next = false;
         self.rx_ctx_load.next = false;
         self.tx_hold.next = false;
@@ -737,13 +741,11 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             // QUERY: the contexts as they were before this command.
                             self.q_set.next = true;
                             self.q_state.next = self.c_state.val();
-                            self.q_sq_psn.next =
-                                bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
+                            self.q_sq_psn.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
                             self.q_sq_ci.next = self.c_ci.val();
                             self.q_rq_psn.next =
                                 bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
-                            self.q_rq_ci.next =
-                                bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                            self.q_rq_ci.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
                             if (bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF) == 6 {
                                 self.q_state.next = 6.into();
                             }
@@ -863,9 +865,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         self.rx_state_q.d.next = 6.into();
                     } else {
                         self.rxc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
-                        self.rxc.write_data.next = (self.rxc.read_data.val()
-                            & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
-                            | 6;
+                        self.rxc.write_data.next =
+                            (self.rxc.read_data.val() & !bit_cast::<RXC, 32>(bits::<32>(0xFF))) | 6;
                         self.rxc.write_enable.next = true;
                     }
                 } else if self.cand.q.val() == self.tx_idx.q.val() {

@@ -828,12 +828,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF));
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
-        self.av_ok_job.next =
-            (self.av_q.q.val() == self.job_qpn.val()) && (self.av_prev.q.val() == self.job_qpn.val());
-        self.av_ok_rr.next =
-            (self.av_q.q.val() == self.rr_qp_q.q.val()) && (self.av_prev.q.val() == self.rr_qp_q.q.val());
-        self.av_ok_cur.next =
-            (self.av_q.q.val() == self.cur_qpn.val()) && (self.av_prev.q.val() == self.cur_qpn.val());
+        self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
+            && (self.av_prev.q.val() == self.job_qpn.val());
+        self.av_ok_rr.next = (self.av_q.q.val() == self.rr_qp_q.q.val())
+            && (self.av_prev.q.val() == self.rr_qp_q.q.val());
+        self.av_ok_cur.next = (self.av_q.q.val() == self.cur_qpn.val())
+            && (self.av_prev.q.val() == self.cur_qpn.val());
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
         self.job_live.next = (self.job_state.val() >= 2) && (self.job_state.val() <= 4);
         self.sw_ok.next = !self.wqe_active.q.val()

@@ -1045,208 +1045,213 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // Another QP's packet: its context first (roce::qp_table).
                     self.state.d.next = RespState::CtxWait;
                 } else {
-                self.opcode.d.next = self.f_opcode.val();
-                self.psn.d.next = self.f_psn.val();
-                self.ack_req.d.next =
-                    (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ackreq.val()) & 0x80)
-                        != 0;
-                self.pay_word.d.next = self.hdr_words_a.val() + 1;
-                self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
-                self.state.d.next = RespState::Pop;
-                // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
-                // go straight to Prime1: a cycle per packet counts at line rate.
-                self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
-                self.j.d.next = 0.into();
-                self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
-                if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
-                    && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
-                    && self.f_ce.val()
-                {
-                    // Notification point: a CE-marked packet for our QP; one CNP per interval.
-                    self.ecn_marked_inc.next = true;
-                    if !self.cnp_seen.q.val()
-                        || ((self.now.q.val() - self.cnp_last.q.val()) >= self.cnp_interval.val())
+                    self.opcode.d.next = self.f_opcode.val();
+                    self.psn.d.next = self.f_psn.val();
+                    self.ack_req.d.next =
+                        (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ackreq.val()) & 0x80)
+                            != 0;
+                    self.pay_word.d.next = self.hdr_words_a.val() + 1;
+                    self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
+                    self.state.d.next = RespState::Pop;
+                    // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
+                    // go straight to Prime1: a cycle per packet counts at line rate.
+                    self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
+                    self.j.d.next = 0.into();
+                    self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
+                    if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
+                        && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
+                        && self.f_ce.val()
                     {
-                        self.cnp_pend.d.next = true;
-                        self.cnp_seen.d.next = true;
-                        self.cnp_last.d.next = self.now.q.val();
-                    }
-                }
-                // RTR, RTS and SQD receive (IBA 10.3.1).
-                if (self.qp_state.val() < 2 || self.qp_state.val() > 4)
-                    || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
-                {
-                    self.drop_qp_inc.next = true;
-                } else if self.f_opcode.val() == 0x81 {
-                    // A CNP for our QP: the reaction point's input (rate limiting not built yet).
-                    self.rp_cnp_inc.next = true;
-                } else if self.f_opcode.val() == 0x11 {
-                    // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
-                    self.rx_ack_valid.next = true;
-                    if (self.f_syn.val() & 0xE0) == 0 {
-                        self.rx_acks_inc.next = true;
-                    } else {
-                        self.rx_naks_inc.next = true;
-                        self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
-                        self.rx_rnr_naks_inc.next = (self.f_syn.val() & 0xE0) == 0x20;
-                        self.rx_seq_naks_inc.next = self.f_syn.val() == 0x60;
-                        self.rx_invalid_request_naks_inc.next = self.f_syn.val() == 0x61;
-                        self.rx_remote_access_naks_inc.next = self.f_syn.val() == 0x62;
-                    }
-                } else if self.is_rresp.val() {
-                    // A READ response for our READ (requester side): land it, or drop it if it is not the
-                    // one expected (the local ACK timeout then re-issues the READ for the rest).
-                    if self.rd_active.val()
-                        && (self.rd_idx.val() == self.rd_exp.q.val())
-                        && self.rresp_ok.val()
-                    {
-                        self.dst.d.next =
-                            self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
-                        self.state.d.next = RespState::Prime1;
-                    } else {
-                        self.drop_qp_inc.next = true;
-                    }
-                } else if self.is_aack.val() {
-                    // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
-                    if self.rd_active.val() && self.rd_atomic.val() && (self.rd_idx.val() == 0) {
-                        self.at_va.d.next = self.rd_laddr.val();
-                        self.at_val.d.next = self.f_orig.val();
-                        self.at_req_side.d.next = true;
-                        self.state.d.next = RespState::AtWrite;
-                    } else {
-                        self.drop_qp_inc.next = true;
-                    }
-                } else if !(self.is_write.val()
-                    || self.is_send.val()
-                    || self.is_rreq.val()
-                    || self.is_atreq.val())
-                {
-                    self.drop_qp_inc.next = true;
-                } else if (self.is_rreq.val() || self.is_atreq.val()) && self.rr_pend.q.val() {
-                    // The previous READ has not been taken by the transmit engine yet: wait.
-                    self.state.d.next = RespState::Decode;
-                } else if self.is_rreq.val()
-                    && (self.psn_diff.val() >= 0x80_0000)
-                    && ((self.f_dmalen.val() == 0)
-                        || (self.mr_hit.val() && ((self.f_va.val() & self.low_mask.val()) == 0)))
-                {
-                    // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
-                    self.dup_inc.next = true;
-                    self.rr_pend.d.next = true;
-                    self.rr_va_q.d.next = self.f_va.val();
-                    self.rr_len_q.d.next = self.f_dmalen.val();
-                    self.rr_psn_q.d.next = self.f_psn.val();
-                    self.rr_atomic_q.d.next = false;
-                    self.rr_msn_q.d.next = self.msn.q.val();
-                } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
-                    // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
-                    self.dup_inc.next = true;
-                    if self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()) {
-                        self.rr_pend.d.next = true;
-                        self.rr_atomic_q.d.next = true;
-                        self.rr_orig_q.d.next = self.ac_orig.q.val();
-                        self.rr_psn_q.d.next = self.f_psn.val();
-                        self.rr_msn_q.d.next = self.msn.q.val();
-                    }
-                } else if self.psn_diff.val() != 0 {
-                    if self.psn_diff.val() >= 0x80_0000 {
-                        // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
-                        self.dup_inc.next = true;
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x1F.into();
-                        self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
-                    } else {
-                        // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
-                        self.seq_err_inc.next = true;
-                        if !self.nak_sent.q.val() {
-                            self.nak_sent.d.next = true;
-                            self.send_ack.next = true;
-                            self.ack_syn_l.next = 0x60.into();
-                            self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
+                        // Notification point: a CE-marked packet for our QP; one CNP per interval.
+                        self.ecn_marked_inc.next = true;
+                        if !self.cnp_seen.q.val()
+                            || ((self.now.q.val() - self.cnp_last.q.val())
+                                >= self.cnp_interval.val())
+                        {
+                            self.cnp_pend.d.next = true;
+                            self.cnp_seen.d.next = true;
+                            self.cnp_last.d.next = self.now.q.val();
                         }
                     }
-                } else if !self.seq_ok.val() || !self.len_ok.val() {
-                    // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
-                    self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x61.into();
-                    self.ack_psn_l.next = self.f_psn.val();
-                    self.qp_err.next = true;
-                } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
-                    // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
-                    self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x61.into();
-                    self.ack_psn_l.next = self.f_psn.val();
-                    self.qp_err.next = true;
-                } else if (self.is_atreq.val() && !self.mr_hit.val())
-                    || (self.has_reth.val()
-                        && (self.f_dmalen.val() != 0)
-                        && (!self.mr_hit.val() || ((self.f_va.val() & self.low_mask.val()) != 0)))
-                    || (self.write_cont.val()
-                        && (self.write_total.q.val() != 0)
-                        && !self.cont_mr_ok.val())
-                {
-                    // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
-                    // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
-                    self.rem_access_inc.next = true;
-                    self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x62.into();
-                    self.ack_psn_l.next = self.f_psn.val();
-                    self.qp_err.next = true;
-                } else if self.is_atreq.val() {
-                    self.at_va.d.next = self.f_va.val();
-                    self.at_req_side.d.next = false;
-                    self.state.d.next = RespState::AtRead;
-                } else if self.is_rreq.val() {
-                    // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
-                    // ceil(len / MTU) PSNs and complete one message.
-                    self.rr_pend.d.next = true;
-                    self.rr_va_q.d.next = self.f_va.val();
-                    self.rr_len_q.d.next = self.f_dmalen.val();
-                    self.rr_psn_q.d.next = self.f_psn.val();
-                    self.rr_atomic_q.d.next = false;
-                    self.rr_msn_q.d.next = self.msn.q.val() + 1;
-                    self.msn.d.next = self.msn.q.val() + 1;
-                    self.nak_sent.d.next = false;
-                    self.rq_psn_set.next = true;
-                    self.rq_psn_val.next = bit_cast::<32, 24>(self.rq_psn_end.val());
-                } else if self.send_cont.val() {
-                    // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
-                    self.dst.d.next = self.write_va.q.val();
-                    self.state.d.next = RespState::Prime0;
-                } else if self.is_send.val() {
-                    self.send_total.d.next = 0.into();
-                    if self.rq_pi.val() == self.rq_ci.val() {
-                        // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
+                    // RTR, RTS and SQD receive (IBA 10.3.1).
+                    if (self.qp_state.val() < 2 || self.qp_state.val() > 4)
+                        || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
+                    {
+                        self.drop_qp_inc.next = true;
+                    } else if self.f_opcode.val() == 0x81 {
+                        // A CNP for our QP: the reaction point's input (rate limiting not built yet).
+                        self.rp_cnp_inc.next = true;
+                    } else if self.f_opcode.val() == 0x11 {
+                        // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
+                        self.rx_ack_valid.next = true;
+                        if (self.f_syn.val() & 0xE0) == 0 {
+                            self.rx_acks_inc.next = true;
+                        } else {
+                            self.rx_naks_inc.next = true;
+                            self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
+                            self.rx_rnr_naks_inc.next = (self.f_syn.val() & 0xE0) == 0x20;
+                            self.rx_seq_naks_inc.next = self.f_syn.val() == 0x60;
+                            self.rx_invalid_request_naks_inc.next = self.f_syn.val() == 0x61;
+                            self.rx_remote_access_naks_inc.next = self.f_syn.val() == 0x62;
+                        }
+                    } else if self.is_rresp.val() {
+                        // A READ response for our READ (requester side): land it, or drop it if it is not the
+                        // one expected (the local ACK timeout then re-issues the READ for the rest).
+                        if self.rd_active.val()
+                            && (self.rd_idx.val() == self.rd_exp.q.val())
+                            && self.rresp_ok.val()
+                        {
+                            self.dst.d.next =
+                                self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
+                            self.state.d.next = RespState::Prime1;
+                        } else {
+                            self.drop_qp_inc.next = true;
+                        }
+                    } else if self.is_aack.val() {
+                        // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
+                        if self.rd_active.val() && self.rd_atomic.val() && (self.rd_idx.val() == 0)
+                        {
+                            self.at_va.d.next = self.rd_laddr.val();
+                            self.at_val.d.next = self.f_orig.val();
+                            self.at_req_side.d.next = true;
+                            self.state.d.next = RespState::AtWrite;
+                        } else {
+                            self.drop_qp_inc.next = true;
+                        }
+                    } else if !(self.is_write.val()
+                        || self.is_send.val()
+                        || self.is_rreq.val()
+                        || self.is_atreq.val())
+                    {
+                        self.drop_qp_inc.next = true;
+                    } else if (self.is_rreq.val() || self.is_atreq.val()) && self.rr_pend.q.val() {
+                        // The previous READ has not been taken by the transmit engine yet: wait.
+                        self.state.d.next = RespState::Decode;
+                    } else if self.is_rreq.val()
+                        && (self.psn_diff.val() >= 0x80_0000)
+                        && ((self.f_dmalen.val() == 0)
+                            || (self.mr_hit.val()
+                                && ((self.f_va.val() & self.low_mask.val()) == 0)))
+                    {
+                        // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
+                        self.dup_inc.next = true;
+                        self.rr_pend.d.next = true;
+                        self.rr_va_q.d.next = self.f_va.val();
+                        self.rr_len_q.d.next = self.f_dmalen.val();
+                        self.rr_psn_q.d.next = self.f_psn.val();
+                        self.rr_atomic_q.d.next = false;
+                        self.rr_msn_q.d.next = self.msn.q.val();
+                    } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
+                        // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
+                        self.dup_inc.next = true;
+                        if self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()) {
+                            self.rr_pend.d.next = true;
+                            self.rr_atomic_q.d.next = true;
+                            self.rr_orig_q.d.next = self.ac_orig.q.val();
+                            self.rr_psn_q.d.next = self.f_psn.val();
+                            self.rr_msn_q.d.next = self.msn.q.val();
+                        }
+                    } else if self.psn_diff.val() != 0 {
+                        if self.psn_diff.val() >= 0x80_0000 {
+                            // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
+                            self.dup_inc.next = true;
+                            self.send_ack.next = true;
+                            self.ack_syn_l.next = 0x1F.into();
+                            self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
+                        } else {
+                            // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
+                            self.seq_err_inc.next = true;
+                            if !self.nak_sent.q.val() {
+                                self.nak_sent.d.next = true;
+                                self.send_ack.next = true;
+                                self.ack_syn_l.next = 0x60.into();
+                                self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
+                            }
+                        }
+                    } else if !self.seq_ok.val() || !self.len_ok.val() {
+                        // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
+                    } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
+                        // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
+                    } else if (self.is_atreq.val() && !self.mr_hit.val())
+                        || (self.has_reth.val()
+                            && (self.f_dmalen.val() != 0)
+                            && (!self.mr_hit.val()
+                                || ((self.f_va.val() & self.low_mask.val()) != 0)))
+                        || (self.write_cont.val()
+                            && (self.write_total.q.val() != 0)
+                            && !self.cont_mr_ok.val())
+                    {
+                        // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
+                        // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
+                        self.rem_access_inc.next = true;
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x62.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
+                    } else if self.is_atreq.val() {
+                        self.at_va.d.next = self.f_va.val();
+                        self.at_req_side.d.next = false;
+                        self.state.d.next = RespState::AtRead;
+                    } else if self.is_rreq.val() {
+                        // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
+                        // ceil(len / MTU) PSNs and complete one message.
+                        self.rr_pend.d.next = true;
+                        self.rr_va_q.d.next = self.f_va.val();
+                        self.rr_len_q.d.next = self.f_dmalen.val();
+                        self.rr_psn_q.d.next = self.f_psn.val();
+                        self.rr_atomic_q.d.next = false;
+                        self.rr_msn_q.d.next = self.msn.q.val() + 1;
+                        self.msn.d.next = self.msn.q.val() + 1;
+                        self.nak_sent.d.next = false;
+                        self.rq_psn_set.next = true;
+                        self.rq_psn_val.next = bit_cast::<32, 24>(self.rq_psn_end.val());
+                    } else if self.send_cont.val() {
+                        // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
+                        self.dst.d.next = self.write_va.q.val();
+                        self.state.d.next = RespState::Prime0;
+                    } else if self.is_send.val() {
+                        self.send_total.d.next = 0.into();
+                        if self.rq_pi.val() == self.rq_ci.val() {
+                            // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
+                            self.send_ack.next = true;
+                            self.ack_syn_l.next =
+                                0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
+                            self.tx_rnr_naks_inc.next = true;
+                            self.ack_psn_l.next = self.f_psn.val();
+                        } else {
+                            self.state.d.next = RespState::RqFetch;
+                        }
+                    } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
+                        // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
                         self.send_ack.next = true;
                         self.ack_syn_l.next =
                             0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
                         self.tx_rnr_naks_inc.next = true;
                         self.ack_psn_l.next = self.f_psn.val();
                     } else {
-                        self.state.d.next = RespState::RqFetch;
+                        // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
+                        self.dst.d.next = self.write_va.q.val();
+                        if self.has_reth.val() {
+                            self.dst.d.next = self.f_va.val();
+                            self.write_left.d.next = self.f_dmalen.val();
+                            self.write_total.d.next = self.f_dmalen.val();
+                            self.write_slot.d.next = self.hit_slot.val();
+                            self.write_rkey.d.next = self.f_rkey.val();
+                        }
+                        self.state.d.next = RespState::Prime1;
+                        if self.is_wimm.val() {
+                            // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
+                            self.state.d.next = RespState::RqFetch;
+                        }
                     }
-                } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
-                    // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
-                    self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
-                    self.tx_rnr_naks_inc.next = true;
-                    self.ack_psn_l.next = self.f_psn.val();
-                } else {
-                    // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
-                    self.dst.d.next = self.write_va.q.val();
-                    if self.has_reth.val() {
-                        self.dst.d.next = self.f_va.val();
-                        self.write_left.d.next = self.f_dmalen.val();
-                        self.write_total.d.next = self.f_dmalen.val();
-                        self.write_slot.d.next = self.hit_slot.val();
-                        self.write_rkey.d.next = self.f_rkey.val();
-                    }
-                    self.state.d.next = RespState::Prime1;
-                    if self.is_wimm.val() {
-                        // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
-                        self.state.d.next = RespState::RqFetch;
-                    }
-                }
                 }
             }
             RespState::CtxWait => {}

@@ -158,9 +158,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
     }
 }
 
-impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic
-    for NicTop<W, B, A, Q>
-{
+impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for NicTop<W, B, A, Q> {
     #[hdl_gen]
     fn update(&mut self) {
         self.regs.clock.next = self.clock.val();
@@ -289,6 +287,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic
         self.regs.rq_ci_val.next = self.qpt.q_rq_ci.val();
         self.regs.qp_context_switches_inc.next = self.qpt.ctx_switch_inc.val();
         self.regs.doorbell_overflows_inc.next = self.qpt.db_overflow_inc.val();
+        self.regs.qp_err_events_inc.next = self.qpt.err_event_inc.val();
         self.qpt.all_err.next = self.cqe.overrun.val();
         // ACKs, READ responses and ATOMIC ACKNOWLEDGEs reach the requester only for its current QP.
         self.same_qp.next = self.qpt.rx_qpn.val() == self.qpt.tx_qpn.val();

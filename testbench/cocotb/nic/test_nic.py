@@ -270,13 +270,29 @@ def now_cycles():
     return int(get_sim_time(unit="ns")) // CLOCK_NS
 
 
+async def qp_cmd(nic, cmd):
+    """QP_CMD on the QP that QPN selects; the core clears it when done (a few cycles)."""
+    await nic.write(R.QP_CMD, cmd)
+    for _ in range(50):
+        if await nic.read(R.QP_CMD) == 0:
+            return
+    raise AssertionError(f"QP_CMD {cmd} not taken")
+
+
+async def query(nic, reg):
+    """A value of the QP's context (QP_STATE, RQ_PSN, SQ_PSN, RQ_CI, SQ_CI) through QP_CMD QUERY."""
+    await nic.write(R.QPN, QPN)
+    await qp_cmd(nic, 8)
+    return await nic.read(reg)
+
+
 async def setup_qp(nic, state=3):
-    """A QP brought from RESET to RTR (state 2) or RTS (3) with the register writes the driver makes:
-    `QueuePair::new` (QPN, PD, rings), then `modify` INIT, RTR (path and RQ_PSN), RTS (SQ_PSN, timers),
-    each ending with the QP_STATE write."""
+    """A QP brought from RESET to RTR (state 2) or RTS (3) the way the driver does it: the QP window
+    registers for QPN, then QP_CMD: MODIFY | INIT_RQ | INIT_SQ at creation, MODIFY at INIT,
+    MODIFY | INIT_RQ at RTR (RQ_PSN), MODIFY | INIT_SQ at RTS (SQ_PSN, timers)."""
     w = nic.write
-    await w(R.QP_STATE, 0)
     await w(R.QPN, QPN)
+    await w(R.QP_STATE, 0)
     await w(R.QP_PD, 1)
     for ring, iova, log in (("SQ", 0x10000, 4), ("RQ", 0x20000, 4), ("CQ", 0x30000, 5)):
         await w(getattr(R, f"{ring}_BASE_LO"), iova)
@@ -284,7 +300,9 @@ async def setup_qp(nic, state=3):
         await w(getattr(R, f"{ring}_LOG_SIZE"), log)
         for idx in ("PI", "CI"):
             await w(getattr(R, f"{ring}_{idx}"), 0)
+    await qp_cmd(nic, 7)
     await w(R.QP_STATE, 1)
+    await qp_cmd(nic, 1)
     await w(R.PMTU, 10)
     await w(R.DEST_QPN, DEST_QPN)
     await w(R.RQ_PSN, RQ_PSN)
@@ -294,13 +312,15 @@ async def setup_qp(nic, state=3):
     await w(R.UDP_SPORT, UDP_SPORT)
     await w(R.MIN_RNR_TIMER, 12)
     await w(R.QP_STATE, 2)
+    await qp_cmd(nic, 3)
     if state == 3:
         await w(R.SQ_PSN, SQ_PSN)
         await w(R.ACK_TIMEOUT, 100000)
         await w(R.RETRY_CNT, 7)
         await w(R.RNR_RETRY, 7)
         await w(R.QP_STATE, 3)
-    assert await nic.read(R.QP_STATE) == state
+        await qp_cmd(nic, 5)
+    assert await query(nic, R.QP_STATE) == state
 
 
 def write0(psn, ecn, dest_qp=QPN):
@@ -428,7 +448,7 @@ async def test_ce_marked_write_gets_ack_and_cnp(dut):
     d = diff(before, await nic.counters())
     assert d == {"RX_FRAMES": 5, "RX_ROCE_PACKETS": 5, "RX_DROP_QP": 1, "TX_FRAMES": 6, "TX_ACKS": 4,
                  "ECN_MARKED_ROCE_PACKETS": 3, "NP_CNP_SENT": 2}, d
-    assert await nic.read(R.RQ_PSN) == (psn + 1) & 0xFFFFFF
+    assert await query(nic, R.RQ_PSN) == (psn + 1) & 0xFFFFFF
     assert not nic.dma_activity, f"DMA activity for zero-length writes: {nic.dma_activity[:4]}"
 
 

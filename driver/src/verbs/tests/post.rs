@@ -116,7 +116,11 @@ fn a_full_ring_refuses_until_the_device_consumes_and_then_wraps() {
             s.qp.post_send(&send(&s, 3, SendFlags::SIGNALED)),
             Err(Error::QueueFull("send"))
         ));
-        assert_eq!(effects(s.dev.writes()), vec![], "no doorbell for a refused WR");
+        assert_eq!(
+            effects(s.dev.writes()),
+            vec![],
+            "no doorbell for a refused WR"
+        );
         s.dev.set_qp(QPN, regs::SQ_CI, 1); // the NIC finished WQE 0
         s.qp.post_send(&send(&s, 3, SendFlags::SIGNALED)).unwrap();
     }

@@ -127,7 +127,11 @@ fn writes_of(s: &Setup, attr: QpAttr) -> Vec<(u16, u32)> {
 
 /// The transition is one QP_CMD `cmd` on the QP, last, after a window holding every value of `want`.
 fn assert_command(w: &[(u16, u32)], cmd: u32, want: &[(u16, u32)]) {
-    assert_eq!(w.last(), Some(&(regs::QP_CMD, cmd)), "the command goes last");
+    assert_eq!(
+        w.last(),
+        Some(&(regs::QP_CMD, cmd)),
+        "the command goes last"
+    );
     for x in want {
         assert!(w.contains(x), "{x:x?} not in the window: {w:x?}");
     }
