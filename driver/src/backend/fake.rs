@@ -179,6 +179,11 @@ impl FakeDevice {
                 self.store_qp(qpn, r, self.get(r));
             }
         };
+        if cmd & 16 != 0 {
+            for q in self.qps.lock().unwrap().values_mut() {
+                q.clear();
+            }
+        }
         if cmd & 8 != 0 {
             for r in [
                 regs::QP_STATE,

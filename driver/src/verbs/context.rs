@@ -261,27 +261,15 @@ fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
     Ok(blocks)
 }
 
-/// RESET with cleared contexts for every QP of the table (QP_CMD MODIFY | INIT_RQ | INIT_SQ with a zero
-/// window), before any QP object exists.
+/// Every QP of the table to RESET with cleared contexts (QP_CMD CLEAR: the core walks the table, one QP
+/// per cycle), before any QP object exists.
 fn reset_qp_table(backend: &dyn Backend, qp_log: u32) {
-    for reg in [
-        regs::QP_STATE,
-        regs::RQ_PSN,
-        regs::SQ_PSN,
-        regs::SQ_PI,
-        regs::SQ_CI,
-        regs::RQ_PI,
-        regs::RQ_CI,
-        regs::SQ_LOG_SIZE,
-        regs::RQ_LOG_SIZE,
-    ] {
-        backend.write32(reg, 0);
-    }
-    for qpn in 0..1u32 << qp_log {
-        backend.write32(regs::QPN, qpn);
-        backend.write32(regs::QP_CMD, 7);
-        while backend.read32(regs::QP_CMD) != 0 {
-            backend.wait();
+    backend.write32(regs::QP_CMD, 16);
+    for _ in 0..(1u32 << qp_log) / 64 + 1000 {
+        if backend.read32(regs::QP_CMD) == 0 {
+            return;
         }
+        backend.wait();
     }
+    panic!("the device did not clear its QP table: is the core running?");
 }

@@ -44,6 +44,8 @@ enum TabState {
     /// ERR of one engine's QP carried to the other engine's copy of its state.
     ErrRd,
     ErrWr,
+    /// QP_CMD CLEAR (16): every QP to RESET with zero contexts, one per cycle.
+    Clear,
 }
 
 #[derive(LogicBlock)]
@@ -190,6 +192,7 @@ pub struct QpTable<const Q: usize> {
     perr_tx: DFF<bool>,
     perr_tx_idx: DFF<Bits<32>>,
     err_to_rx: DFF<bool>,
+    clr_idx: DFF<Bits<32>>,
     // combinational
     n: Constant<Bits<32>>,
     mask: Constant<Bits<32>>,
@@ -345,6 +348,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             perr_tx: Default::default(),
             perr_tx_idx: Default::default(),
             err_to_rx: Default::default(),
+            clr_idx: Default::default(),
             n: Constant::new((1u64 << Q).into()),
             mask: Constant::new(((1u64 << Q) - 1).into()),
             sel_ok: Default::default(),
@@ -403,7 +407,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             perr_rx_idx,
             perr_tx,
             perr_tx_idx,
-            err_to_rx
+            err_to_rx,
+            clr_idx
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -488,8 +493,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<96, 32>(self.tx_psn_q.q.val()) << 32)
             | (bit_cast::<96, 32>(self.tx_ci_q.q.val()) << 64);
         self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
-        if self.state.q.val() == TabState::CmdWr {
-            self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP: a fresh responder
+        if (self.state.q.val() == TabState::CmdWr) || (self.state.q.val() == TabState::Clear) {
+            self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
         }
 
         self.sel_ok.next = self.sel.val() < self.n.val();
@@ -659,6 +664,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         self.cand.d.next = self.perr_rx_idx.q.val();
                     }
                     self.state.d.next = TabState::ErrRd;
+                } else if ((self.cmd.val() & 16) != 0) && !self.rx_want.val() {
+                    self.clr_idx.d.next = 0.into();
+                    self.state.d.next = TabState::Clear;
                 } else if (self.cmd.val() != 0) && !self.rx_want.val() {
                     // (a switch the receive engine waits for goes first: it holds a packet)
                     self.state.d.next = TabState::CmdRd;
@@ -876,6 +884,54 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.txc.write_data.next =
                         (self.txc.read_data.val() & !bit_cast::<96, 32>(bits::<32>(0xFF))) | 6;
                     self.txc.write_enable.next = true;
+                }
+            }
+            TabState::Clear => {
+                // (doorbells keep their port: none is rung while the driver clears the table)
+                self.rxa.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                self.rxc.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                self.txa.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                self.txc.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                self.av.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                self.rxa.write_data.next = 0.into();
+                self.rxc.write_data.next = 0.into();
+                self.txa.write_data.next = 0.into();
+                self.txc.write_data.next = 0.into();
+                self.av.write_data.next = 0.into();
+                self.rxa.write_enable.next = true;
+                self.rxc.write_enable.next = true;
+                self.txa.write_enable.next = true;
+                self.txc.write_enable.next = true;
+                self.av.write_enable.next = true;
+                if !(self.sq_db.val() || self.rq_db.val()) {
+                    self.sqpi.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                    self.rqpi.write_address.next = bit_cast::<Q, 32>(self.clr_idx.q.val());
+                    self.sqpi.write_data.next = 0.into();
+                    self.rqpi.write_data.next = 0.into();
+                    self.sqpi.write_enable.next = true;
+                    self.rqpi.write_enable.next = true;
+                }
+                self.clr_idx.d.next = self.clr_idx.q.val() + 1;
+                if self.clr_idx.q.val() == self.mask.val() {
+                    // The current contexts and the scheduler start over too.
+                    self.rx_idx.d.next = 0.into();
+                    self.rx_state_q.d.next = 0.into();
+                    self.rx_a.d.next = 0.into();
+                    self.rx_psn_q.d.next = 0.into();
+                    self.rx_pi_q.d.next = 0.into();
+                    self.rx_ci_q.d.next = 0.into();
+                    self.rx_ctx_load.next = true;
+                    self.tx_idx.d.next = 0.into();
+                    self.tx_state_q.d.next = 0.into();
+                    self.tx_a.d.next = 0.into();
+                    self.tx_psn_q.d.next = 0.into();
+                    self.tx_pi_q.d.next = 0.into();
+                    self.tx_ci_q.d.next = 0.into();
+                    self.db_rp.d.next = self.db_wp.q.val();
+                    self.rq_rp.d.next = self.rq_wp.q.val();
+                    self.sweep.d.next = false;
+                    self.cmd_done.next = true;
+                    self.state.d.next = TabState::Idle;
                 }
             }
             _ => {
