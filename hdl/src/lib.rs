@@ -14,16 +14,25 @@ pub use rocenic_proto::Width;
 
 /// Emit the NIC core as Verilog (module `top` plus its sub-modules).
 pub fn nic_verilog(width: Width) -> String {
-    match width {
-        Width::W64 => {
-            let mut uut = top::nic::NicTop::<64, 8, 11, { Width::W64.qp_log() }>::default();
+    nic_verilog_qps(width, width.qp_log()).expect("the width's own QP table size")
+}
+
+/// The NIC core with a QP table of `2^qp_log` QPs: the width's own (`Width::qp_log`), or 64 QPs
+/// (`qp_log` 6) for a small FPGA such as the ECP5 the open place-and-route targets.
+pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
+    macro_rules! build {
+        ($w:literal, $b:literal, $a:literal, $q:expr) => {{
+            let mut uut = top::nic::NicTop::<$w, $b, $a, { $q }>::default();
             uut.connect_all();
-            generate_verilog(&uut)
+            Some(generate_verilog(&uut))
+        }};
+    }
+    match (width, qp_log) {
+        (Width::W64, q) if q == Width::W64.qp_log() => build!(64, 8, 11, { Width::W64.qp_log() }),
+        (Width::W64, 6) => build!(64, 8, 11, 6),
+        (Width::W512, q) if q == Width::W512.qp_log() => {
+            build!(512, 64, 8, { Width::W512.qp_log() })
         }
-        Width::W512 => {
-            let mut uut = top::nic::NicTop::<512, 64, 8, { Width::W512.qp_log() }>::default();
-            uut.connect_all();
-            generate_verilog(&uut)
-        }
+        _ => None,
     }
 }

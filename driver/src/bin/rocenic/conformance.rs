@@ -298,7 +298,7 @@ pub fn markdown() -> String {
           | send-bw / ib_send_bw | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | write-lat / ib_write_lat | client (rxe server) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\
           | write-lat / ib_write_lat | server (rxe client) | 1024, 4096 | 65536; 64 at 1024 | pass |\n\n\
-          Not yet: several QPs (`-q`, the hardware has one QP per device), \
+          Not yet: several QPs in one perftest run (`-q`: the NIC holds thousands, rocenic's perftest drives one), \
           more than one outstanding READ (`-o`), and RDMA CM (`-R`, `rping`).\n";
     s
 }

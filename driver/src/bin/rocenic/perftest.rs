@@ -94,7 +94,7 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -n, --iters=<iters>      number of exchanges (default 5000; write-lat 1000)
   -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
   -x, --gid-index=<index>  GID index (accepted; the port has one GID, ::ffff:<ip>)
-  -q, --qp=<num>           number of QPs (1: this hardware generation has one QP per device)
+  -q, --qp=<num>           number of QPs (1: rocenic's perftest drives one QP per run)
   -t, --tx-depth=<dep>     send queue depth (default 128)
   -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
   -o, --outs=<num>         outstanding reads (read-bw; 1: one READ in flight is what the hardware does)
@@ -174,7 +174,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
             }
             "-q" | "--qp" => {
                 if a.num("--qp")? != 1 {
-                    return Err("--qp: this hardware generation has one QP per device".into());
+                    return Err("--qp: rocenic's perftest drives one QP per run".into());
                 }
             }
             "-o" | "--outs" => {
