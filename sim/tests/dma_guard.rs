@@ -1,6 +1,6 @@
 //! The host-memory model's DMA firewall: once the driver granted windows, a DMA outside them stops the
 //! simulation. Reads may round a grant out to whole beats; writes must stay inside a writable grant.
-use rocenic_proto::regs::{CONTROL, QP_STATE, SQ_BASE_HI, SQ_BASE_LO, SQ_LOG_SIZE, SQ_PI};
+use rocenic_proto::regs::{CONTROL, QP_CMD, QP_STATE, SQ_BASE_HI, SQ_BASE_LO, SQ_LOG_SIZE, SQ_PI};
 use rocenic_sim::{HostMemory, Nic, NicConfig, Width};
 use std::sync::Arc;
 
@@ -48,6 +48,9 @@ fn a_wqe_fetch_outside_the_grants_stops_the_simulation() {
     nic.reg_write(SQ_BASE_HI, (base >> 32) as u32);
     nic.reg_write(SQ_LOG_SIZE, 2);
     nic.reg_write(QP_STATE, 3);
+    // MODIFY | INIT_SQ on the QP QPN selects (0 after reset).
+    nic.reg_write(QP_CMD, 5);
+    while nic.reg_read(QP_CMD) != 0 {}
     nic.reg_write(CONTROL, 1);
     nic.reg_write(SQ_PI, 1);
     for _ in 0..1000 {

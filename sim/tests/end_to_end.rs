@@ -88,7 +88,20 @@ fn setup(nic: &mut Nic, mr_base: u64) {
     w(nic, regs::MR0_ACCESS, 3); // LOCAL_WRITE | REMOTE_WRITE
     w(nic, regs::MR0_PD, 1);
     w(nic, regs::QP_STATE, 2); // RTR
+    qp_cmd(nic, 3); // MODIFY | INIT_RQ: QP 0x11 in RTR expecting PSN 100
     w(nic, regs::CONTROL, regs::CONTROL_ENABLE);
+}
+
+/// QP_CMD on QP QPN, waited for.
+fn qp_cmd(nic: &mut Nic, cmd: u32) {
+    nic.reg_write(regs::QP_CMD, cmd);
+    while nic.reg_read(regs::QP_CMD) != 0 {}
+}
+
+/// A value of QP 0x11's context, through QP_CMD QUERY.
+fn query(nic: &mut Nic, off: u16) -> u32 {
+    qp_cmd(nic, 8);
+    nic.reg_read(off)
 }
 
 #[test]
@@ -128,7 +141,7 @@ fn rdma_write_reaches_host_memory_and_is_acked() {
         let ack = ack.unwrap_or_else(|| panic!("{width:?}: no ACK; counters {counters:?}"));
         assert_eq!(&ack[0..6], &PEER_MAC, "{width:?}");
         assert_eq!(ack[42], 0x11, "{width:?}: BTH opcode RC ACKNOWLEDGE");
-        assert_eq!(nic.reg_read(regs::RQ_PSN), 101, "{width:?}");
+        assert_eq!(query(&mut nic, regs::RQ_PSN), 101, "{width:?}");
     }
 }
 
@@ -192,7 +205,7 @@ fn send_consumes_a_receive_wqe_and_completes() {
             100u32.to_le_bytes(),
             "{width:?}"
         );
-        assert_eq!(nic.reg_read(regs::RQ_CI), 1, "{width:?}");
+        assert_eq!(query(&mut nic, regs::RQ_CI), 1, "{width:?}");
         assert_eq!(nic.irq_count(), 1, "{width:?}");
         assert_eq!(nic.reg_read(regs::CQ_INTERRUPTS), 1, "{width:?}");
         assert_eq!(nic.reg_read(regs::CQ_ARM), 0, "{width:?}: one-shot arming");
@@ -248,7 +261,7 @@ fn a_corrupted_frame_is_dropped_counted_and_writes_nothing() {
         );
         assert_eq!(nic.reg_read(regs::RX_ICRC_ERRORS), 1, "{width:?}");
         assert_eq!(
-            nic.reg_read(regs::RQ_PSN),
+            query(&mut nic, regs::RQ_PSN),
             100,
             "{width:?}: the PSN must not advance"
         );
@@ -295,7 +308,7 @@ fn psn_ahead_is_naked_once_and_duplicates_are_reacked() {
             "{width:?}"
         );
         assert_eq!(nic.reg_read(regs::RX_DUP_REQUESTS), 1, "{width:?}");
-        assert_eq!(nic.reg_read(regs::RQ_PSN), 101, "{width:?}");
+        assert_eq!(query(&mut nic, regs::RQ_PSN), 101, "{width:?}");
     }
 }
 
@@ -321,7 +334,7 @@ fn a_bad_rkey_is_naked_and_moves_the_qp_to_error() {
         mem.read(mr, &mut back).unwrap();
         assert_eq!(back, [0; 64], "{width:?}");
         assert_eq!(
-            nic.reg_read(regs::QP_STATE),
+            query(&mut nic, regs::QP_STATE),
             6,
             "{width:?}: responder QP in ERR"
         );

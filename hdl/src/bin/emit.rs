@@ -21,7 +21,10 @@ fn main() {
         }
     };
     let Some(v) = nic_verilog_qps(width, qp_log) else {
-        eprintln!("error: no {} -bit core with 2^{qp_log} QPs is built", width.bits());
+        eprintln!(
+            "error: no {} -bit core with 2^{qp_log} QPs is built",
+            width.bits()
+        );
         std::process::exit(2);
     };
     if let Err(e) = std::fs::write(&args[2], v) {
