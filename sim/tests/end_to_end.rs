@@ -164,6 +164,7 @@ fn send_consumes_a_receive_wqe_and_completes() {
         nic.reg_write(regs::RQ_BASE_LO, rq as u32);
         nic.reg_write(regs::RQ_BASE_HI, (rq >> 32) as u32);
         nic.reg_write(regs::RQ_LOG_SIZE, 2);
+        qp_cmd(&mut nic, 1); // MODIFY: the receive ring into QP 0x11's context
         nic.reg_write(regs::CQ_BASE_LO, cq as u32);
         nic.reg_write(regs::CQ_BASE_HI, (cq >> 32) as u32);
         nic.reg_write(regs::CQ_LOG_SIZE, 2);
