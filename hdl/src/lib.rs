@@ -22,7 +22,7 @@ pub fn nic_verilog(width: Width) -> String {
 pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
     macro_rules! build {
         ($w:literal, $b:literal, $a:literal, $q:expr) => {{
-            let mut uut = top::nic::NicTop::<$w, $b, $a, { $q }>::default();
+            let mut uut = top::nic::NicTop::<$w, $b, $a, $q>::default();
             uut.connect_all();
             Some(generate_verilog(&uut))
         }};

@@ -33,6 +33,9 @@ impl RegisterFile {
         }
         regs[regs::DATAPATH_BYTES as usize / 4].store(8, Ordering::Relaxed);
         regs[regs::QP_TABLE_LOG as usize / 4].store(12, Ordering::Relaxed);
+        for (off, v) in regs::block_header_words() {
+            regs[off as usize / 4].store(v, Ordering::Relaxed);
+        }
         RegisterFile {
             regs,
             arena: DmaArena::new(FakeMemory::new(0x1_0000_0000, 8 << 20)),
