@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Open-tool synthesis report of the NIC core: Yosys `synth_xilinx -family xcup` (UltraScale+) of the emitted
-# Verilog, cell counts into build/reports/, and two checks that fail the run: the receive buffer must infer
-# block RAM (RAMB36/RAMB18 > 0), and LUTs must stay within the budget below.
+# Verilog, cell counts into build/reports/, and checks that fail the run: the receive buffer and the QP
+# context table must infer block/ultra RAM (at least the table's bits in RAMB36/RAMB18/URAM), no latch may be
+# inferred, and LUTs must stay within the budget below.
 #
 # usage: bitstream/reports.sh [64|512]   (default 64; the 512-bit core takes much longer)
 # Installs YoWASP Yosys (PyPI) into build/yosys-venv when missing. YoWASP only reads files below the
@@ -42,5 +43,12 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 echo "| $width-bit | $luts | $ffs | $srl | $carry | $ramb36 | $ramb18 | $uram | $dsp | $secs s |"
 fail=0
 if (( ramb36 + ramb18 == 0 )); then echo "reports.sh: FAIL: no block RAM inferred (the receive buffer turned into flops?)"; fail=1; fi
+# QP context table: 1,344 bits per QP (roce/qp_table.rs), 2^13 QPs at 64 bits, 2^14 at 512.
+qp_log=$(( width == 64 ? 13 : 14 ))
+table_kbit=$(( (1344 << qp_log) / 1024 ))
+ram_kbit=$(( ramb36 * 36 + ramb18 * 18 + uram * 288 ))
+if (( ram_kbit < table_kbit )); then echo "reports.sh: FAIL: $ram_kbit Kbit of RAM inferred, the QP table alone needs $table_kbit (turned into flops?)"; fail=1; fi
+latches=$(grep -c "Latch inferred" "synth-xcup-$width.log" || true)
+if (( latches > 0 )); then echo "reports.sh: FAIL: $latches latches inferred (a combinational output without a default)"; grep "Latch inferred" "synth-xcup-$width.log" | head -5; fail=1; fi
 if (( luts > budget )); then echo "reports.sh: FAIL: $luts LUTs over the budget of $budget"; fail=1; fi
 exit $fail

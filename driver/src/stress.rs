@@ -108,6 +108,22 @@ fn wc_err(what: &str, wc: &WorkCompletion) -> String {
 }
 
 /// Runs the stress; Err says what went wrong first.
+/// Both sides' counters that are not zero, for a failure message.
+fn nonzero_counters(sides: &[&crate::pair::Side; 2]) -> String {
+    let mut out = String::new();
+    for (i, s) in sides.iter().enumerate() {
+        let c: Vec<String> = s
+            .ctx
+            .counters()
+            .into_iter()
+            .filter(|(_, v)| *v != 0)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out += &format!("[side {i}: {}] ", c.join(" "));
+    }
+    out
+}
+
 pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let e = |e: crate::Error| e.to_string();
     let fc = FabricConfig {
@@ -318,15 +334,14 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                     // The QP is in ERR: say why, from the send side if it knows.
                     let mut s = [WorkCompletion::default()];
                     let first = (sides[side].send_cq.poll(&mut s) == 1).then_some(s[0]);
-                    let c = sides[side].ctx.counters();
                     return Err(format!(
                         "side {side}: QP in ERR (receive flushed); first send completion {:?}; \
-                         last syndrome {:?}; in flight {:?}",
+                         in flight {:?}; counters {}",
                         first,
-                        c.iter().find(|(k, _)| k == "last_syndrome"),
                         inflight[side]
                             .as_ref()
-                            .map(|f| (KINDS[f.kind], f.len, f.off))
+                            .map(|f| (KINDS[f.kind], f.len, f.off)),
+                        nonzero_counters(&sides)
                     ));
                 }
                 let x = expect[side].pop_front().ok_or_else(|| {
@@ -431,11 +446,12 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         }
         if pair.cycles() - last_progress > stall {
             return Err(format!(
-                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?})",
+                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); counters {}",
                 inflight
                     .iter()
                     .map(|f| f.as_ref().map(|f| (KINDS[f.kind], f.len)))
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>(),
+                nonzero_counters(&sides)
             ));
         }
     }

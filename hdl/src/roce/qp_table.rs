@@ -439,6 +439,11 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.rqf.write_enable.next = false;
         self.cmd_done.next = false;
         self.q_set.next = false;
+        self.q_state.next = 0.into();
+        self.q_rq_psn.next = 0.into();
+        self.q_rq_ci.next = 0.into();
+        self.q_sq_psn.next = 0.into();
+        self.q_sq_ci.next = 0.into();
         self.db_overflow_inc.next = false;
         self.err_event_inc.next = self.rx_err.val() || self.tx_err.val() || self.all_err.val();
         self.ctx_switch_inc.next = false;
