@@ -1,13 +1,16 @@
-//! DCQCN end to end on co-simulated NICs: two senders write as fast as they can through one switch whose
-//! shared egress link is the bottleneck; the switch marks CE above its threshold, the receivers'
-//! notification points send CNPs, the senders' reaction points cut and recover their rates.
+//! DCQCN end to end on co-simulated NICs: two senders write as fast as they can into one receiver (incast)
+//! through a switch whose link to the receiver is the bottleneck; the switch marks CE above its threshold,
+//! the receiver's notification point sends CNPs to each flow's QP, the senders' reaction points cut and
+//! recover their rates.
 //!
-//! Topology (one `Fabric` with a `Switch`): senders on ports 0 and 1, receivers on ports 2 and 3 behind one
-//! shared link. Each NIC has one QP in this generation, so the two flows end at two receivers sharing the
-//! bottleneck link (two hosts behind one downlink) rather than at two QPs of one receiver; the congestion
-//! point, the marking and the control loop are the same.
-use crate::pair::{ip, mac, Pair, PairParams};
-use crate::verbs::{AccessFlags, SendFlags, SendOp, Sge, WorkRequest};
+//! Topology (one `Fabric` with a `Switch`): senders on ports 0 and 1, each with one QP; the receiver on
+//! port 2 with two QPs, one per sender; the switch's egress queue to port 2 is the congestion point.
+use crate::backend::sim::SimBackend;
+use crate::pair::{ip, mac};
+use crate::verbs::{
+    AccessFlags, CompletionQueue, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs,
+    RtsAttrs, SendFlags, SendOp, Sge, WorkRequest,
+};
 use crate::{DmaRegion, MemoryRegion, WcStatus};
 use rocenic_proto::regs;
 use rocenic_sim::{Fabric, FabricConfig, SwitchConfig, Width};
@@ -73,7 +76,9 @@ pub struct Trace {
 }
 
 struct Flow {
-    pair: Pair,
+    /// The sender's QP (taken first at the end: the senders stop before the receiver goes away).
+    qp: Option<QueuePair>,
+    cq: Arc<CompletionQueue>,
     _src: DmaRegion,
     _dst: DmaRegion,
     src_mr: MemoryRegion,
@@ -81,6 +86,7 @@ struct Flow {
     outstanding: usize,
     posted: u64,
     done: u64,
+    _ctx: Context,
 }
 
 impl Flow {
@@ -100,14 +106,15 @@ impl Flow {
             flags: SendFlags::SIGNALED,
         };
         // SAFETY: the source and target regions live in the flow, which outlives every completion.
-        unsafe { self.pair.a.qp.post_send(&wr) }.expect("post_send");
+        let qp = self.qp.as_ref().expect("the flow's QP");
+        unsafe { qp.post_send(&wr) }.expect("post_send");
         self.outstanding += 1;
     }
 
     /// Collects completions; each must be a success.
     fn reap(&mut self) -> Result<(), String> {
         let mut wc = [crate::WorkCompletion::default()];
-        while self.pair.a.send_cq.poll(&mut wc) == 1 {
+        while self.cq.poll(&mut wc) == 1 {
             if wc[0].status != WcStatus::Success {
                 return Err(format!("WRITE completed {:?}", wc[0]));
             }
@@ -129,8 +136,8 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
         width,
         host_mem_bytes: 4 * x.write_bytes + (4 << 20),
         switch: Some(SwitchConfig {
-            macs: (0..4).map(mac).collect(),
-            shared: vec![2, 3],
+            macs: (0..3).map(mac).collect(),
+            shared: vec![2],
             bytes_per_cycle: bpc,
             kmin: x.kmin,
             kmax: x.kmax,
@@ -142,24 +149,59 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
     };
     let e = |e: crate::Error| e.to_string();
     let fabric = Arc::new(Mutex::new(Fabric::new(cfg).map_err(|e| e.to_string())?));
+    // The receiver: one context, one QP per sender, its two target regions in one PD.
+    let open = |port: usize| -> Result<Context, String> {
+        let ctx = Context::open(Arc::new(SimBackend::new(fabric.clone(), port))).map_err(e)?;
+        ctx.set_port(mac(port), ip(port));
+        Ok(ctx)
+    };
+    let caps = QpCaps {
+        max_send_wr: 16,
+        max_recv_wr: 16,
+    };
+    let rx = open(2)?;
+    let rx_pd = rx.alloc_pd();
+    let rx_cq = rx.create_cq(64).map_err(e)?;
     let mut flows = Vec::new();
-    for (s, r) in [(0, 2), (1, 3)] {
-        let mut p = PairParams::new(1024, 2_000_000);
-        p.mac = [mac(s), mac(r)];
-        p.ip = [ip(s), ip(r)];
-        let pair = Pair::connect_ports(fabric.clone(), [s, r], &p).map_err(e)?;
-        let src = pair.a.ctx.alloc_dma(x.write_bytes).map_err(e)?;
-        let dst = pair.b.ctx.alloc_dma(x.write_bytes).map_err(e)?;
+    let mut rx_qps = Vec::new();
+    for s in 0..2 {
+        let tx = open(s)?;
+        let pd = tx.alloc_pd();
+        let cq = tx.create_cq(64).map_err(e)?;
+        let qp = QueuePair::create(&pd, &cq, &cq, caps).map_err(e)?;
+        let rqp = QueuePair::create(&rx_pd, &rx_cq, &rx_cq, caps).map_err(e)?;
+        // RESET → INIT → RTR → RTS on both ends, each naming the other's QPN.
+        let psn = 0x100 * (s as u32 + 1);
+        for (q, peer, port, peer_port) in [(&qp, &rqp, s, 2), (&rqp, &qp, 2, s)] {
+            q.modify(QpAttr::Init(InitAttrs::default())).map_err(e)?;
+            q.modify(QpAttr::Rtr(RtrAttrs {
+                path_mtu: 1024,
+                dest_qpn: peer.qp_num(),
+                rq_psn: psn,
+                dest_mac: mac(peer_port),
+                dest_ip: ip(peer_port),
+                udp_sport: 0xC000 + (port * 2 + s) as u16,
+                min_rnr_timer: 1,
+                traffic_class: 0,
+            }))
+            .map_err(e)?;
+            q.modify(QpAttr::Rts(RtsAttrs {
+                sq_psn: psn,
+                timeout: 14,
+                retry_cnt: 7,
+                rnr_retry: 7,
+                ack_timeout_cycles: Some(2_000_000),
+            }))
+            .map_err(e)?;
+        }
+        let src = tx.alloc_dma(x.write_bytes).map_err(e)?;
+        let dst = rx.alloc_dma(x.write_bytes).map_err(e)?;
         let data: Vec<u8> = (0..x.write_bytes).map(|i| (i * 7 + s) as u8).collect();
         src.write(0, &data).map_err(e)?;
-        let src_mr = pair
-            .a
-            .pd
+        let src_mr = pd
             .reg_mr(&src, 0, x.write_bytes, AccessFlags::LOCAL_WRITE)
             .map_err(e)?;
-        let dst_mr = pair
-            .b
-            .pd
+        let dst_mr = rx_pd
             .reg_mr(
                 &dst,
                 0,
@@ -167,8 +209,10 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
                 AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
             )
             .map_err(e)?;
+        rx_qps.push(rqp);
         flows.push(Flow {
-            pair,
+            qp: Some(qp),
+            cq,
             _src: src,
             _dst: dst,
             src_mr,
@@ -176,6 +220,7 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
             outstanding: 0,
             posted: 0,
             done: 0,
+            _ctx: tx,
         });
     }
     {
@@ -227,7 +272,7 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
     let st = f.switch_stats().unwrap_or_default();
     t.ce_marked = st.ce_marked;
     t.dropped = st.dropped;
-    t.cnps_sent = f.reg_read(2, regs::NP_CNP_SENT) as u64 + f.reg_read(3, regs::NP_CNP_SENT) as u64;
+    t.cnps_sent = f.reg_read(2, regs::NP_CNP_SENT) as u64;
     t.rate_cuts = [
         f.reg_read(0, regs::DCQCN_RATE_DECREASES) as u64,
         f.reg_read(1, regs::DCQCN_RATE_DECREASES) as u64,
@@ -237,6 +282,14 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
         fl.reap()?;
         t.writes[i] = fl.done;
     }
+    // Tear down in order: the senders stop (their QPs to RESET), the frames on the way land, then the
+    // receiver's QPs and memory go.
+    for fl in flows.iter_mut() {
+        fl.qp = None;
+    }
+    fabric.lock().unwrap().run(50_000);
+    drop(rx_qps);
+    drop(flows);
     Ok(t)
 }
 

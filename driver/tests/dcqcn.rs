@@ -77,8 +77,8 @@ fn cnps_cut_the_rate_and_it_recovers() {
     w.finish(&p, 50_000_000);
 }
 
-/// End to end through a switch (`rocenic_driver::congestion`): two senders into one 10 Gb/s link that
-/// marks CE above 5 KB. With DCQCN the flows share the link fairly, the queue stays bounded, and when
+/// End to end through a switch (`rocenic_driver::congestion`): two senders into two QPs of one receiver,
+/// whose 10 Gb/s link marks CE above 5 KB. With DCQCN the flows share the link fairly, the queue stays bounded, and when
 /// one flow ends the other climbs back to line rate; without DCQCN the same traffic builds a queue an
 /// order of magnitude deeper.
 #[test]

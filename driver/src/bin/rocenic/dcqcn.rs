@@ -5,8 +5,8 @@ use rocenic_driver::congestion::{run as run_experiment, Experiment};
 pub const USAGE: &str = "usage: rocenic dcqcn [--off] [--duration-us N] [--stop-us N] [--kmin B] [--kmax B]
                     [--pmax P] [--sample-us N] [--reg NAME=VALUE]... [--svg FILE]
 
-Two senders (ports 0, 1) each keep two 256 KiB RDMA WRITEs in flight to their receiver (ports 2, 3);
-both receivers sit behind one switch link, the bottleneck (10 Gb/s, 64-bit cores), which marks CE
+Two senders (ports 0, 1) each keep two RDMA WRITEs in flight to their own QP of one receiver (port 2):
+incast into the switch link to the receiver, the bottleneck (10 Gb/s, 64-bit cores), which marks CE
 between --kmin and --kmax queued bytes (RED-style, --pmax at kmax). Flow 1 stops posting at --stop-us.
 Prints each flow's share of the bottleneck, the reaction points' rates and the queue over time, and the
 fairness (Jain's index) while both run. --off leaves DCQCN pacing off (both send at line rate).
