@@ -17,8 +17,9 @@ pub fn nic_verilog(width: Width) -> String {
     nic_verilog_qps(width, width.qp_log()).expect("the width's own QP table size")
 }
 
-/// The NIC core with a QP table of `2^qp_log` QPs: the width's own (`Width::qp_log`), or 64 QPs
-/// (`qp_log` 6) for a small FPGA such as the ECP5 the open place-and-route targets.
+/// The NIC core with a QP table of `2^qp_log` QPs: the width's own (`Width::qp_log`), 64 QPs (`qp_log` 6)
+/// for a small FPGA such as the ECP5 the open place-and-route targets, or 16,384 (14) at 64 bits to check
+/// the largest table synthesizes without the 512-bit datapath's synthesis time.
 pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
     macro_rules! build {
         ($w:literal, $b:literal, $a:literal, $q:expr) => {{
@@ -30,6 +31,7 @@ pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
     match (width, qp_log) {
         (Width::W64, q) if q == Width::W64.qp_log() => build!(64, 8, 11, { Width::W64.qp_log() }),
         (Width::W64, 6) => build!(64, 8, 11, 6),
+        (Width::W64, 14) => build!(64, 8, 11, 14),
         (Width::W512, q) if q == Width::W512.qp_log() => {
             build!(512, 64, 8, { Width::W512.qp_log() })
         }

@@ -1160,9 +1160,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
                 // receive engine only raises ACK requests while the QP is in RTR or RTS.
                 if self.pf_any.val() && self.pf_stale.val() {
-                    // A request once valid stays valid until taken (no withdrawing): wait for the port,
-                    // then drain the data of every prefetched packet.
-                    if !self.pf_on.q.val() {
+                    // A request once valid stays valid until taken (no withdrawing), so the claimed one
+                    // waits for the port; the data of the reads already taken drains meanwhile: a host
+                    // with few read credits takes the claimed one only once that data is out of its way.
+                    if !self.pf_on.q.val() || (self.pf_n.q.val() != 0) {
                         self.state.d.next = TxState::PfDrain;
                     }
                 } else if self.ack_valid.val()
