@@ -1478,6 +1478,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.rr_pend.d.next = false;
             self.cnp_pend.d.next = false;
         }
+        if self.qp_state.val() <= 1 {
+            // A QP taken back to RESET (or INIT) sends nothing: its pending ACK goes too, or it would hold
+            // the engine from every other QP's packets (CtxWait switches only with nothing pending).
+            self.ack_pend.d.next = false;
+        }
         if self.qp_state.val() == 0 {
             self.ac_valid.d.next = false;
         }
