@@ -140,25 +140,27 @@ impl Device {
         self.wait_command();
     }
 
-    /// QUERY: the consumer indices of QP `qpn`.
-    pub fn qp_query(&self, qpn: u32) -> QpHw {
+    /// QUERY on QP `qpn`, then `read` of the registers it loaded, under the window lock.
+    fn query<R>(&self, qpn: u32, read: impl FnOnce() -> R) -> R {
         let _g = self.window.lock().unwrap();
         self.write(regs::QPN, qpn);
         self.write(regs::QP_CMD, CMD_QUERY);
         self.wait_command();
-        QpHw {
-            sq_ci: self.read(regs::SQ_CI),
-            rq_ci: self.read(regs::RQ_CI),
-        }
+        read()
     }
 
-    /// QUERY, the state only (the core moves QPs to ERR by itself; a post checks it each time).
+    /// QUERY: the consumer indices of QP `qpn`.
+    pub fn qp_query(&self, qpn: u32) -> QpHw {
+        self.query(qpn, || QpHw {
+            sq_ci: self.read(regs::SQ_CI),
+            rq_ci: self.read(regs::RQ_CI),
+        })
+    }
+
+    /// QUERY, the state only (the core moves QPs to ERR by itself; `QueuePair::query` asks only after
+    /// QP_ERR_EVENTS moved).
     pub fn qp_state(&self, qpn: u32) -> u32 {
-        let _g = self.window.lock().unwrap();
-        self.write(regs::QPN, qpn);
-        self.write(regs::QP_CMD, CMD_QUERY);
-        self.wait_command();
-        self.read(regs::QP_STATE)
+        self.query(qpn, || self.read(regs::QP_STATE))
     }
 
     /// Rings QP `qpn`'s doorbell `reg` (SQ_PI or RQ_PI) with producer index `pi`; a send WQE given in
