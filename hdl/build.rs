@@ -1,34 +1,14 @@
 //! Generates the register block (`Regs`) from the one register table in `rocenic_proto::regs`, so the RTL
 //! decoder can never disagree with the driver or the docs. The output is an ordinary rust-hdl block.
-use rocenic_proto::regs::{
-    block_header_words, mr_reg, Access, Register, MR0_BASE_LO, MR_SLOTS, MR_STRIDE, REGISTERS,
-};
+use rocenic_proto::regs::{block_header_words, Access, Register, REGISTERS};
 use std::fmt::Write;
 
-/// The table with memory-region slots 1.. expanded from slot 0.
+/// The table with port names (register names in lower case).
 fn all_registers() -> Vec<(String, Register)> {
-    let mut v = Vec::new();
-    for r in REGISTERS {
-        let is_mr = (MR0_BASE_LO..MR0_BASE_LO + MR_STRIDE).contains(&r.offset);
-        if is_mr {
-            for slot in 0..MR_SLOTS {
-                let name = r
-                    .name
-                    .replacen("MR0_", &format!("MR{slot}_"), 1)
-                    .to_lowercase();
-                v.push((
-                    name,
-                    Register {
-                        offset: mr_reg(r.offset, slot),
-                        ..*r
-                    },
-                ));
-            }
-        } else {
-            v.push((r.name.to_lowercase(), *r));
-        }
-    }
-    v
+    REGISTERS
+        .iter()
+        .map(|r| (r.name.to_lowercase(), *r))
+        .collect()
 }
 
 fn main() {

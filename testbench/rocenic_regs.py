@@ -3,8 +3,10 @@
 
 ID_VALUE = 0x524F4345
 VERSION_VALUE = 0x00010000
-MR_SLOTS = 4
-MR_STRIDE = 0x20
+MR_CMD_WRITE = 1
+MR_CMD_INVALIDATE = 2
+MR_CMD_CLEAR = 16
+MR_KEY_VARIANT_BITS = 8
 
 ID = 0x0000
 VERSION = 0x0004
@@ -56,12 +58,15 @@ DCQCN_F = 0x01C4
 DCQCN_RATE = 0x01C8
 CNP_DSCP = 0x01CC
 TX_ECN = 0x01D0
-MR0_BASE_LO = 0x0200
-MR0_BASE_HI = 0x0204
-MR0_LEN = 0x0208
-MR0_KEY = 0x020C
-MR0_ACCESS = 0x0210
-MR0_PD = 0x0214
+MR_BASE_LO = 0x0200
+MR_BASE_HI = 0x0204
+MR_LEN = 0x0208
+MR_KEY = 0x020C
+MR_ACCESS = 0x0210
+MR_PD = 0x0214
+MR_INDEX = 0x0218
+MR_CMD = 0x021C
+MR_TABLE_LOG = 0x0220
 SQ_BASE_LO = 0x0300
 SQ_BASE_HI = 0x0304
 SQ_LOG_SIZE = 0x0308
@@ -187,12 +192,15 @@ RESET = {
     "DCQCN_RATE": 0x800,
     "CNP_DSCP": 0x30,
     "TX_ECN": 0x1,
-    "MR0_BASE_LO": 0x0,
-    "MR0_BASE_HI": 0x0,
-    "MR0_LEN": 0x0,
-    "MR0_KEY": 0x0,
-    "MR0_ACCESS": 0x0,
-    "MR0_PD": 0x0,
+    "MR_BASE_LO": 0x0,
+    "MR_BASE_HI": 0x0,
+    "MR_LEN": 0x0,
+    "MR_KEY": 0x0,
+    "MR_ACCESS": 0x0,
+    "MR_PD": 0x0,
+    "MR_INDEX": 0x0,
+    "MR_CMD": 0x0,
+    "MR_TABLE_LOG": 0x0,
     "SQ_BASE_LO": 0x0,
     "SQ_BASE_HI": 0x0,
     "SQ_LOG_SIZE": 0x0,
@@ -317,12 +325,15 @@ ACCESS = {
     "DCQCN_RATE": "ro",
     "CNP_DSCP": "rw",
     "TX_ECN": "rw",
-    "MR0_BASE_LO": "rw",
-    "MR0_BASE_HI": "rw",
-    "MR0_LEN": "rw",
-    "MR0_KEY": "rw",
-    "MR0_ACCESS": "rw",
-    "MR0_PD": "rw",
+    "MR_BASE_LO": "rw",
+    "MR_BASE_HI": "rw",
+    "MR_LEN": "rw",
+    "MR_KEY": "rw",
+    "MR_ACCESS": "rw",
+    "MR_PD": "rw",
+    "MR_INDEX": "rw",
+    "MR_CMD": "rw_core",
+    "MR_TABLE_LOG": "ro",
     "SQ_BASE_LO": "rw",
     "SQ_BASE_HI": "rw",
     "SQ_LOG_SIZE": "rw",
@@ -411,10 +422,10 @@ BLOCK_HEADER_WORDS = [
     (0x0064, 0x00000070),
     (0x0068, 0x01800080),
     (0x006C, 0x00000007),
-    (0x0070, 0x00040001),
+    (0x0070, 0x00040002),
     (0x0074, 0x00000080),
-    (0x0078, 0x02000080),
-    (0x007C, 0x00000004),
+    (0x0078, 0x02000024),
+    (0x007C, 0x00000000),
     (0x0080, 0x00050001),
     (0x0084, 0x00000090),
     (0x0088, 0x03000060),

@@ -816,9 +816,10 @@ fn write_mr_invalidated_mid_message(b: &mut Bench) -> Result<(), String> {
         2000,
     );
     b.expect_silence()?;
-    // The MR's slot is cleared (deregistered) while the message is in flight: its MIDDLE must not land.
-    let slot = (b.mr.lkey() & 0xFF) as usize;
-    b.set_reg(regs::mr_reg(regs::MR0_LEN, slot), 0);
+    // The MR's table entry is invalidated (deregistered) while the message is in flight: its MIDDLE must
+    // not land.
+    b.set_reg(regs::MR_INDEX, b.mr.lkey() >> regs::MR_KEY_VARIANT_BITS);
+    b.set_reg(regs::MR_CMD, regs::MR_CMD_INVALIDATE);
     let before = b.mem_at(MTU, MTU);
     b.inject(
         b.frame(

@@ -17,8 +17,8 @@ pub enum Error {
         len: usize,
         size: usize,
     },
-    #[error("all {0} memory-region slots of the device are in use")]
-    NoMrSlot(usize),
+    #[error("all {0} entries of the device's MR table are in use")]
+    NoFreeMr(usize),
     #[error("access flags {0:#x}: remote write and remote atomic access need local write too")]
     InvalidAccess(u32),
     #[error("all QPNs of the device's {0}-QP table are in use")]

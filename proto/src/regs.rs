@@ -92,12 +92,15 @@ registers! {
     DCQCN_RATE = 0x01C8, Ro, 2048, "The reaction point's current rate RC, bytes per cycle x 256; after reset the line rate (DCQCN_LINE_RATE, 2048 by default).";
     CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
     TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
-    MR0_BASE_LO = 0x0200, Rw, 0, "Memory region 0: IOVA, low 32 bits (regions are 4 slots of 0x20 bytes).";
-    MR0_BASE_HI = 0x0204, Rw, 0, "Memory region 0: IOVA, high 32 bits.";
-    MR0_LEN = 0x0208, Rw, 0, "Memory region 0: length in bytes (0 = slot unused).";
-    MR0_KEY = 0x020C, Rw, 0, "Memory region 0: key (lkey = rkey).";
-    MR0_ACCESS = 0x0210, Rw, 0, "Memory region 0: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8).";
-    MR0_PD = 0x0214, Rw, 0, "Memory region 0: protection domain.";
+    MR_BASE_LO = 0x0200, Rw, 0, "MR window: IOVA of the region's first byte, low 32 bits. MR_CMD WRITE stores the window (0x0200..0x0214) in entry MR_INDEX of the MR table.";
+    MR_BASE_HI = 0x0204, Rw, 0, "MR window: IOVA, high 32 bits.";
+    MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes (1 .. 2^32 - 1; an entry of length 0 is invalid).";
+    MR_KEY = 0x020C, Rw, 0, "MR window: key, lkey = rkey = MR_INDEX << 8 | an 8-bit variant the driver changes on every registration of the index (the core looks a key up at bits 8 .. 8 + MR_TABLE_LOG and compares all 32 bits).";
+    MR_ACCESS = 0x0210, Rw, 0, "MR window: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8).";
+    MR_PD = 0x0214, Rw, 0, "MR window: protection domain (24 bits); a remote access needs the QP's QP_PD.";
+    MR_INDEX = 0x0218, Rw, 0, "MR table entry MR_CMD acts on (below 2^MR_TABLE_LOG).";
+    MR_CMD = 0x021C, RwCore, 0, "MR command on entry MR_INDEX: bit 0 WRITE (the window into the entry), bit 1 INVALIDATE (the entry to length 0: deregistration); bit 4 CLEAR alone: every entry invalid (2^MR_TABLE_LOG cycles). Reads non-zero until the core has done it.";
+    MR_TABLE_LOG = 0x0220, Ro, 0, "log2 of the number of entries of the MR table.";
     SQ_BASE_LO = 0x0300, Rw, 0, "Send queue ring IOVA, low 32 bits (B-aligned).";
     SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
     SQ_LOG_SIZE = 0x0308, Rw, 0, "log2 of the number of 64-byte send WQEs.";
@@ -182,7 +185,7 @@ pub enum BlockKind {
     Qp = 2,
     /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN).
     Ethernet = 3,
-    /// Memory-region table; param: number of slots.
+    /// Memory-region table (the MR window and MR_CMD; MR_TABLE_LOG gives its size); param: 0.
     MrTable = 4,
     /// Send, receive and completion rings; param: largest ring as log2 of entries.
     Queues = 5,
@@ -218,7 +221,7 @@ pub const BLOCK_DIR_FIRST: u16 = 0x0040;
 pub const BLOCK_HEADER_BYTES: u16 = 0x10;
 
 /// The device's blocks, in directory order. Drivers walk the chain from `BLOCK_DIR` and size themselves
-/// from it (number of QPs, MR slots, ring sizes) instead of assuming this generation's values.
+/// from it (number of QPs, MR table entries, ring sizes) instead of assuming this generation's values.
 pub const BLOCKS: &[Block] = &[
     Block {
         kind: BlockKind::Core,
@@ -243,10 +246,10 @@ pub const BLOCKS: &[Block] = &[
     },
     Block {
         kind: BlockKind::MrTable,
-        version: 1,
-        base: MR0_BASE_LO,
-        size: MR_STRIDE * MR_SLOTS as u16,
-        param: MR_SLOTS as u32,
+        version: 2,
+        base: MR_BASE_LO,
+        size: 0x0024,
+        param: 0,
     },
     Block {
         kind: BlockKind::Queues,
@@ -305,33 +308,26 @@ pub fn block_header_words() -> Vec<(u16, u32)> {
     v
 }
 
-/// Number of memory-region slots in the core's MR table.
-pub const MR_SLOTS: usize = 4;
-/// Distance between two MR slots' register blocks.
-pub const MR_STRIDE: u16 = 0x20;
-/// Offset of a register of MR slot `slot`, given the slot-0 offset.
-pub const fn mr_reg(slot0_offset: u16, slot: usize) -> u16 {
-    slot0_offset + (slot as u16) * MR_STRIDE
-}
+/// `MR_CMD` bits.
+pub const MR_CMD_WRITE: u32 = 1;
+pub const MR_CMD_INVALIDATE: u32 = 2;
+pub const MR_CMD_CLEAR: u32 = 16;
+/// Bits of a key below the MR table index: the variant.
+pub const MR_KEY_VARIANT_BITS: u32 = 8;
 
 /// `CONTROL` bit 0.
 pub const CONTROL_ENABLE: u32 = 1;
 
-/// Look a register up by offset (MR slots 1..3 resolve to slot 0's definition).
+/// Look a register up by offset.
 pub fn by_offset(offset: u16) -> Option<&'static Register> {
-    let off = if (MR0_BASE_LO..MR0_BASE_LO + MR_STRIDE * MR_SLOTS as u16).contains(&offset) {
-        MR0_BASE_LO + (offset - MR0_BASE_LO) % MR_STRIDE
-    } else {
-        offset
-    };
-    REGISTERS.iter().find(|r| r.offset == off)
+    REGISTERS.iter().find(|r| r.offset == offset)
 }
 
 /// The register map as a Markdown table (`docs/registers.md` is this text).
 pub fn markdown() -> String {
     let mut s = String::from(
         "# Register map\n\nGenerated from `proto/src/regs.rs` by `cargo run -p rocenic-proto --bin regs-doc`; do not edit.\n\n\
-         All registers are 32 bits wide. Memory-region slots 1..3 repeat slot 0 at +0x20 each.\n\n\
+         All registers are 32 bits wide.\n\n\
          | offset | name | access | reset | meaning |\n|---|---|---|---|---|\n",
     );
     for r in REGISTERS {
@@ -368,14 +364,16 @@ pub fn markdown() -> String {
 }
 
 /// The register map as a Python module (`testbench/rocenic_regs.py`) for cocotb benches and scripts:
-/// one constant per offset, `RESET` and `ACCESS` by name, `ID_VALUE` and the MR slot geometry.
+/// one constant per offset, `RESET` and `ACCESS` by name, `ID_VALUE` and the MR_CMD and key constants.
 pub fn python() -> String {
     let mut s = String::from(
         "\"\"\"rocenic register map, generated from proto/src/regs.rs by\n\
          `cargo run -p rocenic-proto --bin regs-doc -- --python`; do not edit.\"\"\"\n\n",
     );
     s += &format!("ID_VALUE = 0x{ID_VALUE:08X}\nVERSION_VALUE = 0x{VERSION_VALUE:08X}\n");
-    s += &format!("MR_SLOTS = {MR_SLOTS}\nMR_STRIDE = 0x{MR_STRIDE:X}\n\n");
+    s += &format!(
+        "MR_CMD_WRITE = {MR_CMD_WRITE}\nMR_CMD_INVALIDATE = {MR_CMD_INVALIDATE}\nMR_CMD_CLEAR = {MR_CMD_CLEAR}\nMR_KEY_VARIANT_BITS = {MR_KEY_VARIANT_BITS}\n\n"
+    );
     for r in REGISTERS {
         s += &format!("{} = 0x{:04X}\n", r.name, r.offset);
     }
@@ -447,8 +445,8 @@ mod tests {
     }
 
     #[test]
-    fn mr_slots_resolve_to_slot_zero() {
-        assert_eq!(by_offset(mr_reg(MR0_KEY, 3)).unwrap().name, "MR0_KEY");
+    fn lookup_by_offset() {
+        assert_eq!(by_offset(MR_KEY).unwrap().name, "MR_KEY");
         assert_eq!(by_offset(SQ_PI).unwrap().name, "SQ_PI");
         assert!(by_offset(0x0FFC).is_none());
     }

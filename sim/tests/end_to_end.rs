@@ -81,12 +81,15 @@ fn setup(nic: &mut Nic, mr_base: u64) {
     w(nic, regs::DEST_QPN, 0x22);
     w(nic, regs::QP_PD, 1);
     w(nic, regs::RQ_PSN, 100);
-    w(nic, regs::MR0_BASE_LO, mr_base as u32);
-    w(nic, regs::MR0_BASE_HI, (mr_base >> 32) as u32);
-    w(nic, regs::MR0_LEN, 0x1000);
-    w(nic, regs::MR0_KEY, 0x1234);
-    w(nic, regs::MR0_ACCESS, 3); // LOCAL_WRITE | REMOTE_WRITE
-    w(nic, regs::MR0_PD, 1);
+    w(nic, regs::MR_BASE_LO, mr_base as u32);
+    w(nic, regs::MR_BASE_HI, (mr_base >> 32) as u32);
+    w(nic, regs::MR_LEN, 0x1000);
+    w(nic, regs::MR_KEY, 0x1234); // entry 0x12, variant 0x34
+    w(nic, regs::MR_ACCESS, 3); // LOCAL_WRITE | REMOTE_WRITE
+    w(nic, regs::MR_PD, 1);
+    w(nic, regs::MR_INDEX, 0x12);
+    w(nic, regs::MR_CMD, regs::MR_CMD_WRITE);
+    while nic.reg_read(regs::MR_CMD) != 0 {}
     w(nic, regs::QP_STATE, 2); // RTR
     qp_cmd(nic, 3); // MODIFY | INIT_RQ: QP 0x11 in RTR expecting PSN 100
     w(nic, regs::CONTROL, regs::CONTROL_ENABLE);

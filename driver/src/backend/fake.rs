@@ -82,6 +82,8 @@ pub struct FakeDevice {
     fetched: Mutex<Vec<(Ring, [u8; WQE_BYTES])>>,
     /// Per QPN, the window registers its commands stored (the QP table).
     qps: Mutex<HashMap<u32, HashMap<u16, u32>>>,
+    /// Per MR table index, the MR window MR_CMD WRITE stored: BASE_LO, BASE_HI, LEN, KEY, ACCESS, PD.
+    mrs: Mutex<HashMap<u32, [u32; 6]>>,
     mem: Arc<FakeMemory>,
     arena: Arc<DmaArena>,
 }
@@ -96,13 +98,9 @@ impl FakeDevice {
             .iter()
             .map(|r| (r.offset, r.reset))
             .collect();
-        for slot in 1..regs::MR_SLOTS {
-            for off in (0..regs::MR_STRIDE).step_by(4) {
-                r.insert(regs::mr_reg(regs::MR0_BASE_LO + off, slot), 0);
-            }
-        }
         r.insert(regs::DATAPATH_BYTES, beat_bytes);
         r.insert(regs::QP_TABLE_LOG, 6);
+        r.insert(regs::MR_TABLE_LOG, 6);
         r.extend(regs::block_header_words());
         let mem = FakeMemory::new(FAKE_BASE_IOVA, 1 << 20);
         Arc::new(FakeDevice {
@@ -110,6 +108,7 @@ impl FakeDevice {
             writes: Mutex::new(Vec::new()),
             fetched: Mutex::new(Vec::new()),
             qps: Mutex::new(HashMap::new()),
+            mrs: Mutex::new(HashMap::new()),
             arena: DmaArena::new(mem.clone()),
             mem,
         })
@@ -208,6 +207,35 @@ impl FakeDevice {
         self.set(regs::QP_CMD, 0);
     }
 
+    /// MR table entry `index` as MR_CMD left it (`None`: invalid): BASE_LO, BASE_HI, LEN, KEY, ACCESS, PD.
+    pub fn mr(&self, index: u32) -> Option<[u32; 6]> {
+        self.mrs.lock().unwrap().get(&index).copied()
+    }
+
+    /// MR_CMD on entry MR_INDEX.
+    fn mr_command(&self, cmd: u32) {
+        let mut mrs = self.mrs.lock().unwrap();
+        let index = self.get(regs::MR_INDEX);
+        if cmd & regs::MR_CMD_CLEAR != 0 {
+            mrs.clear();
+        } else if cmd & regs::MR_CMD_WRITE != 0 && self.get(regs::MR_LEN) != 0 {
+            let w = [
+                regs::MR_BASE_LO,
+                regs::MR_BASE_HI,
+                regs::MR_LEN,
+                regs::MR_KEY,
+                regs::MR_ACCESS,
+                regs::MR_PD,
+            ]
+            .map(|r| self.get(r));
+            mrs.insert(index, w);
+        } else if cmd != 0 {
+            mrs.remove(&index);
+        }
+        drop(mrs);
+        self.set(regs::MR_CMD, 0);
+    }
+
     /// A register's current value (0 for an unknown offset).
     pub fn get(&self, offset: u16) -> u32 {
         *self.regs.lock().unwrap().get(&offset).unwrap_or(&0)
@@ -304,6 +332,7 @@ impl Backend for FakeDevice {
                 self.fetch(qpn, ring, old, value)
             }
             regs::QP_CMD => self.command(value),
+            regs::MR_CMD => self.mr_command(value),
             _ => {}
         }
     }

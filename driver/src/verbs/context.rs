@@ -1,6 +1,6 @@
 //! The device context: opening a device, its port address, and the objects made from it.
 use super::cq::CompletionQueue;
-use super::device::Device;
+use super::device::{Device, MrTable};
 use super::mr::ProtectionDomain;
 use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
@@ -43,12 +43,12 @@ impl Context {
                 .map(|b| b.param)
                 .ok_or_else(|| Error::BlockDirectory(format!("the device has no {kind:?} block")))
         };
-        let mr_slots = param(regs::BlockKind::MrTable)? as usize;
-        if mr_slots == 0 || mr_slots > regs::MR_SLOTS {
-            return Err(Error::BlockDirectory(format!(
-                "{mr_slots} MR slots: this driver drives 1 to {}",
-                regs::MR_SLOTS
-            )));
+        let mr_block = blocks.iter().find(|b| b.kind == regs::BlockKind::MrTable);
+        if mr_block.is_none_or(|b| b.version != 2) {
+            return Err(Error::BlockDirectory(
+                "this driver drives an MR table block of version 2 (MR window, MR_INDEX, MR_CMD)"
+                    .into(),
+            ));
         }
         if param(regs::BlockKind::Qp)? == 0 {
             return Err(Error::BlockDirectory("the device has no QP".into()));
@@ -66,16 +66,20 @@ impl Context {
         }
         // A device reopened after a crash (VFIO) may still hold QPs and registrations pointing at memory
         // that is no longer ours: every QP to RESET, indices and contexts cleared.
-        reset_qp_table(&*backend, qp_log);
-        for slot in 0..mr_slots {
-            backend.write32(regs::mr_reg(regs::MR0_LEN, slot), 0);
+        let mr_log = backend.read32(regs::MR_TABLE_LOG);
+        if !(2..=20).contains(&mr_log) {
+            return Err(Error::BlockDirectory(format!(
+                "MR_TABLE_LOG {mr_log}: an MR table of 4 to 2^20 entries expected"
+            )));
         }
+        reset_qp_table(&*backend, qp_log);
+        clear_mr_table(&*backend, mr_log);
         backend.write32(regs::CONTROL, regs::CONTROL_ENABLE);
         Ok(Context {
             dev: Arc::new(Device {
                 backend,
                 width,
-                mr_slots: Mutex::new(vec![None; mr_slots]),
+                mrs: Mutex::new(MrTable::new(mr_log)),
                 blocks,
                 hw_cq: Mutex::new(None),
                 qps: Mutex::new(Default::default()),
@@ -85,7 +89,6 @@ impl Context {
                 cqe_errors: Default::default(),
                 cqe_flushes: Default::default(),
                 next_pdn: AtomicU32::new(1),
-                next_key_tag: AtomicU32::new(1),
             }),
         })
     }
@@ -97,6 +100,16 @@ impl Context {
     /// The register blocks the device described in its directory (kinds, versions, places, sizes).
     pub fn blocks(&self) -> &[regs::Block] {
         &self.dev.blocks
+    }
+
+    /// Number of QPs the device's context table holds (2^QP_TABLE_LOG).
+    pub fn max_qps(&self) -> usize {
+        1 << self.dev.qp_log
+    }
+
+    /// Number of memory regions the device's MR table holds (2^MR_TABLE_LOG).
+    pub fn max_mrs(&self) -> usize {
+        self.dev.mrs.lock().unwrap().entries.len()
     }
 
     /// The datapath width the device reports.
@@ -259,6 +272,18 @@ fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
         at = next;
     }
     Ok(blocks)
+}
+
+/// Every entry of the MR table invalid (MR_CMD CLEAR: one entry per cycle).
+fn clear_mr_table(backend: &dyn Backend, mr_log: u32) {
+    backend.write32(regs::MR_CMD, regs::MR_CMD_CLEAR);
+    for _ in 0..(1u32 << mr_log) / 64 + 1000 {
+        if backend.read32(regs::MR_CMD) == 0 {
+            return;
+        }
+        backend.wait();
+    }
+    panic!("the device did not clear its MR table: is the core running?");
 }
 
 /// Every QP of the table to RESET with cleared contexts (QP_CMD CLEAR: the core walks the table, one QP

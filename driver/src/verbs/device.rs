@@ -3,7 +3,7 @@
 //! each QP's send and receive CQs.
 //!
 //! Lock order (outer first), so that no two paths can deadlock: `hw_cq` → `qps` → the QP's rings → the QP's
-//! soft state → its outstanding lists → a CQ's entries. `mr_slots` and `window` are taken alone (nothing
+//! soft state → its outstanding lists → a CQ's entries. `mrs` and `window` are taken alone (nothing
 //! is locked while they are held).
 use super::cq::WorkCompletion;
 use super::qp::QpInner;
@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// A registered memory region as the hardware's MR table holds it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct MrSlot {
+pub(crate) struct MrEntry {
     pub key: u32,
     pub pd: u32,
     pub iova: u64,
@@ -74,8 +74,9 @@ pub(crate) struct HwCq {
 pub(crate) struct Device {
     pub backend: Arc<dyn Backend>,
     pub width: Width,
-    /// One entry per MR slot the device reported in its directory.
-    pub mr_slots: Mutex<Vec<Option<MrSlot>>>,
+    /// The MR table as the driver wrote it: one entry per index of the device's table (MR_TABLE_LOG),
+    /// and each index's key variant. The lock also guards the MR window registers.
+    pub mrs: Mutex<MrTable>,
     /// The device's register blocks, from its directory.
     pub blocks: Vec<regs::Block>,
     pub hw_cq: Mutex<Option<HwCq>>,
@@ -93,8 +94,32 @@ pub(crate) struct Device {
     pub cqe_errors: [AtomicU64; 2],
     pub cqe_flushes: [AtomicU64; 2],
     pub next_pdn: AtomicU32,
-    /// Changes with every MR registration so that a stale key does not match a reused slot.
-    pub next_key_tag: AtomicU32,
+}
+
+/// The driver's copy of the device's MR table.
+pub(crate) struct MrTable {
+    pub entries: Vec<Option<MrEntry>>,
+    /// The low byte of the next key of each index: it changes with every registration so that a key kept
+    /// after deregistration does not match the index's next MR.
+    pub variants: Vec<u8>,
+}
+
+impl MrTable {
+    pub fn new(log: u32) -> MrTable {
+        MrTable {
+            entries: vec![None; 1 << log],
+            variants: vec![0; 1 << log],
+        }
+    }
+
+    /// The MR a key names, if it is registered under exactly that key.
+    pub fn get(&self, key: u32) -> Option<&MrEntry> {
+        let index = (key >> regs::MR_KEY_VARIANT_BITS) as usize;
+        self.entries
+            .get(index)
+            .and_then(Option::as_ref)
+            .filter(|m| m.key == key)
+    }
 }
 
 impl Device {

@@ -1,11 +1,10 @@
-//! Protection domains and memory regions. The hardware's MR table has `MR_SLOTS` (4) slots of registers;
-//! a registration takes a slot and deregistration (drop) frees it.
+//! Protection domains and memory regions. The hardware's MR table (2^MR_TABLE_LOG entries, filled
+//! through the MR window and MR_CMD) holds every registration; a key is `index << 8 | variant`.
 use super::context::Context;
-use super::device::MrSlot;
+use super::device::{Device, MrEntry};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
 use rocenic_proto::regs;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// `ibv_access_flags` bits (the MRn_ACCESS register uses the same values).
@@ -67,37 +66,36 @@ impl ProtectionDomain {
         if access.0 & needs_local_write != 0 && !access.contains(AccessFlags::LOCAL_WRITE) {
             return Err(Error::InvalidAccess(access.0));
         }
-        // MRn_LEN is 32 bits, and 0 there means "slot unused".
+        // MR_LEN is 32 bits, and 0 there means "entry invalid".
         let len32 = match u32::try_from(len) {
             Ok(0) => return Err(Error::Unsupported("a zero-length MR")),
             Ok(n) => n,
             Err(_) => return Err(Error::Unsupported("an MR of 4 GiB or more")),
         };
         let dev = &self.ctx.dev;
-        let mut slots = dev.mr_slots.lock().unwrap();
-        let slot = slots
+        let mut mrs = dev.mrs.lock().unwrap();
+        let index = mrs
+            .entries
             .iter()
             .position(Option::is_none)
-            .ok_or(Error::NoMrSlot(slots.len()))?;
-        // The low byte names the slot; the rest changes per registration so a stale key does not match.
-        let tag = dev.next_key_tag.fetch_add(1, Ordering::Relaxed) & 0xFF_FFFF;
-        let key = (tag << 8) | slot as u32;
-        let mr = MrSlot {
+            .ok_or(Error::NoFreeMr(mrs.entries.len()))?;
+        // A new variant for every registration of the index: keys of earlier MRs there stop matching.
+        mrs.variants[index] = mrs.variants[index].wrapping_add(1);
+        let key = (index as u32) << regs::MR_KEY_VARIANT_BITS | mrs.variants[index] as u32;
+        let mr = MrEntry {
             key,
             pd: self.pdn,
             iova: region.iova() + offset as u64,
             len: len as u64,
             access: access.0,
         };
-        let r = |off| regs::mr_reg(off, slot);
-        // LEN = 0 marks the slot unused: keep it so while the other fields change, and write it last.
-        dev.write(r(regs::MR0_LEN), 0);
-        dev.write64(r(regs::MR0_BASE_LO), r(regs::MR0_BASE_HI), mr.iova);
-        dev.write(r(regs::MR0_KEY), key);
-        dev.write(r(regs::MR0_ACCESS), access.0);
-        dev.write(r(regs::MR0_PD), self.pdn);
-        dev.write(r(regs::MR0_LEN), len32);
-        slots[slot] = Some(mr);
+        dev.write64(regs::MR_BASE_LO, regs::MR_BASE_HI, mr.iova);
+        dev.write(regs::MR_LEN, len32);
+        dev.write(regs::MR_KEY, key);
+        dev.write(regs::MR_ACCESS, access.0);
+        dev.write(regs::MR_PD, self.pdn);
+        mr_command(dev, index, regs::MR_CMD_WRITE);
+        mrs.entries[index] = Some(mr);
         // The NIC writes into an MR only with LOCAL_WRITE (receives, READ results, remote writes and
         // atomics all need it); it may read any MR.
         dev.backend
@@ -105,18 +103,18 @@ impl ProtectionDomain {
         Ok(MemoryRegion {
             pd: self.clone(),
             _memory: region.clone(),
-            slot,
+            index,
             mr,
         })
     }
 }
 
-/// A registered memory region; deregistered (its slot cleared) when dropped.
+/// A registered memory region; deregistered (its MR table entry invalidated) when dropped.
 pub struct MemoryRegion {
     pd: Arc<ProtectionDomain>,
     _memory: DmaRegion,
-    slot: usize,
-    mr: MrSlot,
+    index: usize,
+    mr: MrEntry,
 }
 
 impl MemoryRegion {
@@ -147,9 +145,27 @@ impl MemoryRegion {
 impl Drop for MemoryRegion {
     fn drop(&mut self) {
         let dev = &self.pd.ctx.dev;
-        let mut slots = dev.mr_slots.lock().unwrap();
-        dev.write(regs::mr_reg(regs::MR0_LEN, self.slot), 0);
-        slots[self.slot] = None;
+        let mut mrs = dev.mrs.lock().unwrap();
+        // The core stops using the entry before the memory goes back: the command completes first.
+        mr_command(dev, self.index, regs::MR_CMD_INVALIDATE);
+        mrs.entries[self.index] = None;
         dev.backend.revoke_dma(self.mr.iova);
     }
+}
+
+/// MR_CMD `cmd` on entry `index`, waiting for the core to complete it (the caller holds the MR lock,
+/// which guards the window).
+fn mr_command(dev: &Device, index: usize, cmd: u32) {
+    dev.write(regs::MR_INDEX, index as u32);
+    dev.write(regs::MR_CMD, cmd);
+    for i in 0..1000 {
+        if dev.read(regs::MR_CMD) == 0 {
+            return;
+        }
+        // One core cycle: poll before letting the device run on.
+        if i >= 8 {
+            dev.backend.wait();
+        }
+    }
+    panic!("the device did not complete MR_CMD: is the core running?");
 }

@@ -124,11 +124,10 @@ impl QueuePair {
 
     /// The SGE's range must lie in an MR of this QP's PD with `need` access, and start on a beat.
     fn check_sge(&self, sge: &Sge, need: AccessFlags) -> Result<()> {
-        let slots = self.dev.mr_slots.lock().unwrap();
+        let mrs = self.dev.mrs.lock().unwrap();
         let covered = sge.addr.checked_add(sge.length as u64).is_some_and(|end| {
-            slots.iter().flatten().any(|m| {
-                m.key == sge.lkey
-                    && m.pd == self.inner.pdn
+            mrs.get(sge.lkey).is_some_and(|m| {
+                m.pd == self.inner.pdn
                     && AccessFlags(m.access).contains(need)
                     && sge.addr >= m.iova
                     && end <= m.iova + m.len

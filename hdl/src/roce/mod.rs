@@ -1,3 +1,4 @@
+pub mod mr_table;
 pub mod qp_table;
 pub mod req;
 pub mod resp;

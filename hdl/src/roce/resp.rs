@@ -61,26 +61,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rq_pi: Signal<In, Bits<32>>,
     pub rq_ci: Signal<In, Bits<32>>,
     // Memory-region table: base IOVA, length, key, access flags and PD per slot.
-    pub mr0_base: Signal<In, Bits<64>>,
-    pub mr0_len: Signal<In, Bits<32>>,
-    pub mr0_key: Signal<In, Bits<32>>,
-    pub mr0_access: Signal<In, Bits<32>>,
-    pub mr0_pd: Signal<In, Bits<32>>,
-    pub mr1_base: Signal<In, Bits<64>>,
-    pub mr1_len: Signal<In, Bits<32>>,
-    pub mr1_key: Signal<In, Bits<32>>,
-    pub mr1_access: Signal<In, Bits<32>>,
-    pub mr1_pd: Signal<In, Bits<32>>,
-    pub mr2_base: Signal<In, Bits<64>>,
-    pub mr2_len: Signal<In, Bits<32>>,
-    pub mr2_key: Signal<In, Bits<32>>,
-    pub mr2_access: Signal<In, Bits<32>>,
-    pub mr2_pd: Signal<In, Bits<32>>,
-    pub mr3_base: Signal<In, Bits<64>>,
-    pub mr3_len: Signal<In, Bits<32>>,
-    pub mr3_key: Signal<In, Bits<32>>,
-    pub mr3_access: Signal<In, Bits<32>>,
-    pub mr3_pd: Signal<In, Bits<32>>,
+    /// MR table lookup (roce::mr_table): the key this packet needs, presented every cycle; the entry
+    /// comes back the next cycle with the key it was read for and whether it is still current.
+    pub mr_lk_key: Signal<Out, Bits<32>>,
+    pub mr_for: Signal<In, Bits<32>>,
+    pub mr_fresh: Signal<In, bool>,
+    pub mr_base: Signal<In, Bits<64>>,
+    pub mr_len: Signal<In, Bits<32>>,
+    pub mr_key: Signal<In, Bits<32>>,
+    pub mr_access: Signal<In, Bits<32>>,
+    pub mr_pd: Signal<In, Bits<32>>,
     // register updates and counters
     pub rq_psn_set: Signal<Out, bool>,
     pub rq_psn_val: Signal<Out, Bits<32>>,
@@ -200,7 +190,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// DMA length of the write in progress (a WRITE with immediate reports it as byte_len).
     write_total: DFF<Bits<32>>,
     /// MR slot and R_Key of the WRITE in progress: MIDDLE/LAST packets are checked against them too.
-    write_slot: DFF<Bits<2>>,
     write_rkey: DFF<Bits<32>>,
     // the data transfer
     dst: DFF<Bits<64>>,
@@ -296,9 +285,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     len_ok: Signal<Local, bool>,
     seq_ok: Signal<Local, bool>,
     mr_hit: Signal<Local, bool>,
-    /// The MR slot that matched, and whether the slot a WRITE in progress started in still holds its MR.
-    hit_slot: Signal<Local, Bits<2>>,
+    /// Whether the MR a WRITE in progress started in is still registered under its key.
     cont_mr_ok: Signal<Local, bool>,
+    /// The key this packet's access needs, whether its MR entry has come back, and whether it needs one.
+    need_key: Signal<Local, Bits<32>>,
+    mr_ready: Signal<Local, bool>,
+    mr_need: Signal<Local, bool>,
     end_va: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
@@ -370,26 +362,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq_log_size: Default::default(),
             rq_pi: Default::default(),
             rq_ci: Default::default(),
-            mr0_base: Default::default(),
-            mr0_len: Default::default(),
-            mr0_key: Default::default(),
-            mr0_access: Default::default(),
-            mr0_pd: Default::default(),
-            mr1_base: Default::default(),
-            mr1_len: Default::default(),
-            mr1_key: Default::default(),
-            mr1_access: Default::default(),
-            mr1_pd: Default::default(),
-            mr2_base: Default::default(),
-            mr2_len: Default::default(),
-            mr2_key: Default::default(),
-            mr2_access: Default::default(),
-            mr2_pd: Default::default(),
-            mr3_base: Default::default(),
-            mr3_len: Default::default(),
-            mr3_key: Default::default(),
-            mr3_access: Default::default(),
-            mr3_pd: Default::default(),
+            mr_lk_key: Default::default(),
+            mr_for: Default::default(),
+            mr_fresh: Default::default(),
+            mr_base: Default::default(),
+            mr_len: Default::default(),
+            mr_key: Default::default(),
+            mr_access: Default::default(),
+            mr_pd: Default::default(),
             rq_psn_set: Default::default(),
             rq_psn_val: Default::default(),
             qp_err: Default::default(),
@@ -482,7 +462,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             write_va: Default::default(),
             write_left: Default::default(),
             write_total: Default::default(),
-            write_slot: Default::default(),
             write_rkey: Default::default(),
             dst: Default::default(),
             j: Default::default(),
@@ -567,8 +546,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             len_ok: Default::default(),
             seq_ok: Default::default(),
             mr_hit: Default::default(),
-            hit_slot: Default::default(),
             cont_mr_ok: Default::default(),
+            need_key: Default::default(),
+            mr_ready: Default::default(),
+            mr_need: Default::default(),
             end_va: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
@@ -647,7 +628,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             write_va,
             write_left,
             write_total,
-            write_slot,
             write_rkey,
             dst,
             j,
@@ -726,7 +706,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         self.ctx_out.next = bit_cast::<448, 24>(self.msn.q.val())
             | (bit_cast::<448, 8>(self.ctx_flags.val()) << 24)
-            | (bit_cast::<448, 2>(self.write_slot.q.val()) << 56)
             | (bit_cast::<448, 24>(self.ac_psn.q.val()) << 32)
             | (bit_cast::<448, 64>(self.write_va.q.val()) << 64)
             | (bit_cast::<448, 32>(self.write_left.q.val()) << 128)
@@ -908,12 +887,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.rresp_ok.next = ((self.f_opcode.val() == 0x0F) || (self.f_opcode.val() == 0x10))
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
-        // R_Key check (§9.7.5.1.7 / C9-88): a valid slot with this key, REMOTE_WRITE, the QP's PD, in bounds.
         // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
         self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
         self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
-        self.mr_hit.next = false;
-        self.hit_slot.next = 0.into();
+        // R_Key check (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
+        // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds.
         self.need_acc.next = 2.into();
         if self.is_rreq.val() {
             self.need_acc.next = 4.into();
@@ -924,78 +902,31 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.acc_len.next = 8.into();
         }
         self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.acc_len.val());
-        if (self.mr0_len.val() != 0)
-            && (self.mr0_key.val() == self.f_rkey.val())
-            && ((self.mr0_access.val() & self.need_acc.val()) != 0)
-            && (self.mr0_pd.val() == self.qp_pd.val())
-            && (self.f_va.val() >= self.mr0_base.val())
-            && (self.end_va.val() <= (self.mr0_base.val() + bit_cast::<64, 32>(self.mr0_len.val())))
-            && (self.end_va.val() >= self.f_va.val())
-        {
-            self.mr_hit.next = true;
-            self.hit_slot.next = 0.into();
+        // The MR lookup: a RETH's or AtomicETH's R_Key, else the key of the WRITE in progress (MIDDLE and
+        // LAST carry none). WRITE MIDDLE/LAST find their entry already read during Header; a first packet
+        // waits one cycle in Decode for it.
+        self.need_key.next = self.write_rkey.q.val();
+        if self.has_reth.val() || self.is_atreq.val() {
+            self.need_key.next = self.f_rkey.val();
         }
-        if (self.mr1_len.val() != 0)
-            && (self.mr1_key.val() == self.f_rkey.val())
-            && ((self.mr1_access.val() & self.need_acc.val()) != 0)
-            && (self.mr1_pd.val() == self.qp_pd.val())
-            && (self.f_va.val() >= self.mr1_base.val())
-            && (self.end_va.val() <= (self.mr1_base.val() + bit_cast::<64, 32>(self.mr1_len.val())))
-            && (self.end_va.val() >= self.f_va.val())
-        {
-            self.mr_hit.next = true;
-            self.hit_slot.next = 1.into();
-        }
-        if (self.mr2_len.val() != 0)
-            && (self.mr2_key.val() == self.f_rkey.val())
-            && ((self.mr2_access.val() & self.need_acc.val()) != 0)
-            && (self.mr2_pd.val() == self.qp_pd.val())
-            && (self.f_va.val() >= self.mr2_base.val())
-            && (self.end_va.val() <= (self.mr2_base.val() + bit_cast::<64, 32>(self.mr2_len.val())))
-            && (self.end_va.val() >= self.f_va.val())
-        {
-            self.mr_hit.next = true;
-            self.hit_slot.next = 2.into();
-        }
-        if (self.mr3_len.val() != 0)
-            && (self.mr3_key.val() == self.f_rkey.val())
-            && ((self.mr3_access.val() & self.need_acc.val()) != 0)
-            && (self.mr3_pd.val() == self.qp_pd.val())
-            && (self.f_va.val() >= self.mr3_base.val())
-            && (self.end_va.val() <= (self.mr3_base.val() + bit_cast::<64, 32>(self.mr3_len.val())))
-            && (self.end_va.val() >= self.f_va.val())
-        {
-            self.mr_hit.next = true;
-            self.hit_slot.next = 3.into();
-        }
-
+        self.mr_lk_key.next = self.need_key.val();
+        self.mr_ready.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key.val());
+        self.mr_need.next = self.is_atreq.val()
+            || (self.has_reth.val() && (self.f_dmalen.val() != 0))
+            || (self.write_cont.val() && (self.write_total.q.val() != 0));
+        self.mr_hit.next = self.mr_ready.val()
+            && (self.mr_len.val() != 0)
+            && (self.mr_key.val() == self.f_rkey.val())
+            && ((self.mr_access.val() & self.need_acc.val()) != 0)
+            && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
+            && (self.f_va.val() >= self.mr_base.val())
+            && (self.end_va.val() <= (self.mr_base.val() + bit_cast::<64, 32>(self.mr_len.val())))
+            && (self.end_va.val() >= self.f_va.val());
         // A WRITE continues only while its MR is still registered under the same key (deregistration in
         // the middle of a message must not let the rest land).
-        self.cont_mr_ok.next = false;
-        if (self.write_slot.q.val() == 0)
-            && (self.mr0_len.val() != 0)
-            && (self.mr0_key.val() == self.write_rkey.q.val())
-        {
-            self.cont_mr_ok.next = true;
-        }
-        if (self.write_slot.q.val() == 1)
-            && (self.mr1_len.val() != 0)
-            && (self.mr1_key.val() == self.write_rkey.q.val())
-        {
-            self.cont_mr_ok.next = true;
-        }
-        if (self.write_slot.q.val() == 2)
-            && (self.mr2_len.val() != 0)
-            && (self.mr2_key.val() == self.write_rkey.q.val())
-        {
-            self.cont_mr_ok.next = true;
-        }
-        if (self.write_slot.q.val() == 3)
-            && (self.mr3_len.val() != 0)
-            && (self.mr3_key.val() == self.write_rkey.q.val())
-        {
-            self.cont_mr_ok.next = true;
-        }
+        self.cont_mr_ok.next = self.mr_ready.val()
+            && (self.mr_len.val() != 0)
+            && (self.mr_key.val() == self.write_rkey.q.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
@@ -1044,6 +975,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if !self.ctx_hit.val() {
                     // Another QP's packet: its context first (roce::qp_table).
                     self.state.d.next = RespState::CtxWait;
+                } else if self.mr_need.val() && !self.mr_ready.val() {
+                    // Its MR entry is read this cycle (roce::mr_table): decide next cycle.
+                    self.state.d.next = RespState::Decode;
                 } else {
                     self.opcode.d.next = self.f_opcode.val();
                     self.psn.d.next = self.f_psn.val();
@@ -1243,7 +1177,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.dst.d.next = self.f_va.val();
                             self.write_left.d.next = self.f_dmalen.val();
                             self.write_total.d.next = self.f_dmalen.val();
-                            self.write_slot.d.next = self.hit_slot.val();
                             self.write_rkey.d.next = self.f_rkey.val();
                         }
                         self.state.d.next = RespState::Prime1;
@@ -1513,7 +1446,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.in_send.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 4) != 0;
             self.ac_valid.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 8) != 0;
             self.cnp_seen.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 16) != 0;
-            self.write_slot.d.next = bit_cast::<2, 448>(self.ctx_in.val() >> 56);
             self.ac_psn.d.next = bit_cast::<24, 448>(self.ctx_in.val() >> 32);
             self.write_va.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 64);
             self.write_left.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 128);

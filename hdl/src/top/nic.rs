@@ -8,6 +8,7 @@ use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
 use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
+use crate::roce::mr_table::MrTable;
 use crate::roce::qp_table::QpTable;
 use crate::roce::req::TxEngine;
 use crate::roce::resp::RxEngine;
@@ -69,6 +70,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     pfc: PfcUnit<W, B>,
     dcqcn: Dcqcn<B>,
     qpt: QpTable<Q>,
+    /// As many MR entries as QPs.
+    mrt: MrTable<Q>,
     same_qp: Signal<Local, bool>,
     q_log: Constant<Bits<32>>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
@@ -140,6 +143,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             pfc: Default::default(),
             dcqcn: Default::default(),
             qpt: Default::default(),
+            mrt: Default::default(),
             same_qp: Default::default(),
             q_log: Constant::new((Q as u64).into()),
             tx_own: Default::default(),
@@ -291,30 +295,28 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.all_err.next = self.cqe.overrun.val();
         // ACKs, READ responses and ATOMIC ACKNOWLEDGEs reach the requester only for its current QP.
         self.same_qp.next = self.qpt.rx_qpn.val() == self.qpt.tx_qpn.val();
-        self.rx_eng.mr0_base.next = (bit_cast::<64, 32>(self.regs.mr0_base_hi.val()) << 32)
-            | bit_cast::<64, 32>(self.regs.mr0_base_lo.val());
-        self.rx_eng.mr0_len.next = self.regs.mr0_len.val();
-        self.rx_eng.mr0_key.next = self.regs.mr0_key.val();
-        self.rx_eng.mr0_access.next = self.regs.mr0_access.val();
-        self.rx_eng.mr0_pd.next = self.regs.mr0_pd.val();
-        self.rx_eng.mr1_base.next = (bit_cast::<64, 32>(self.regs.mr1_base_hi.val()) << 32)
-            | bit_cast::<64, 32>(self.regs.mr1_base_lo.val());
-        self.rx_eng.mr1_len.next = self.regs.mr1_len.val();
-        self.rx_eng.mr1_key.next = self.regs.mr1_key.val();
-        self.rx_eng.mr1_access.next = self.regs.mr1_access.val();
-        self.rx_eng.mr1_pd.next = self.regs.mr1_pd.val();
-        self.rx_eng.mr2_base.next = (bit_cast::<64, 32>(self.regs.mr2_base_hi.val()) << 32)
-            | bit_cast::<64, 32>(self.regs.mr2_base_lo.val());
-        self.rx_eng.mr2_len.next = self.regs.mr2_len.val();
-        self.rx_eng.mr2_key.next = self.regs.mr2_key.val();
-        self.rx_eng.mr2_access.next = self.regs.mr2_access.val();
-        self.rx_eng.mr2_pd.next = self.regs.mr2_pd.val();
-        self.rx_eng.mr3_base.next = (bit_cast::<64, 32>(self.regs.mr3_base_hi.val()) << 32)
-            | bit_cast::<64, 32>(self.regs.mr3_base_lo.val());
-        self.rx_eng.mr3_len.next = self.regs.mr3_len.val();
-        self.rx_eng.mr3_key.next = self.regs.mr3_key.val();
-        self.rx_eng.mr3_access.next = self.regs.mr3_access.val();
-        self.rx_eng.mr3_pd.next = self.regs.mr3_pd.val();
+        // The MR table: host commands from the MR window, lookups for the receive engine.
+        self.mrt.clock.next = self.clock.val();
+        self.mrt.reset.next = self.reset.val();
+        self.mrt.sel.next = self.regs.mr_index.val();
+        self.mrt.cmd.next = self.regs.mr_cmd.val();
+        self.regs.mr_cmd_set.next = self.mrt.cmd_done.val();
+        self.regs.mr_cmd_val.next = 0.into();
+        self.regs.mr_table_log.next = self.q_log.val();
+        self.mrt.w_base.next = (bit_cast::<64, 32>(self.regs.mr_base_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.regs.mr_base_lo.val());
+        self.mrt.w_len.next = self.regs.mr_len.val();
+        self.mrt.w_key.next = self.regs.mr_key.val();
+        self.mrt.w_access.next = self.regs.mr_access.val();
+        self.mrt.w_pd.next = self.regs.mr_pd.val();
+        self.mrt.lk_key.next = self.rx_eng.mr_lk_key.val();
+        self.rx_eng.mr_for.next = self.mrt.e_for.val();
+        self.rx_eng.mr_fresh.next = self.mrt.e_fresh.val();
+        self.rx_eng.mr_base.next = self.mrt.e_base.val();
+        self.rx_eng.mr_len.next = self.mrt.e_len.val();
+        self.rx_eng.mr_key.next = self.mrt.e_key.val();
+        self.rx_eng.mr_access.next = self.mrt.e_access.val();
+        self.rx_eng.mr_pd.next = self.mrt.e_pd.val();
         self.rx_eng.buf_pending.next = self.rx_buf.pending.val();
         self.rx_eng.buf_head.next = self.rx_buf.head.val();
         self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();

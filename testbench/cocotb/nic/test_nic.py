@@ -125,7 +125,7 @@ async def test_registers_reset_values_and_readback(dut):
     for name, want in R.RESET.items():
         if name == "DATAPATH_BYTES":
             want = 8
-        if name == "QP_TABLE_LOG":
+        if name in ("QP_TABLE_LOG", "MR_TABLE_LOG"):
             want = QP_TABLE_LOG
         got = await nic.read(getattr(R, name))
         assert got == want, f"{name} @ {getattr(R, name):#x}: {got:#x} after reset, table says {want:#x}"
@@ -134,7 +134,7 @@ async def test_registers_reset_values_and_readback(dut):
         assert got == want, f"block header word @ {off:#x}: {got:#x}, expected {want:#x}"
     rng = random.Random(5)
     rw = ["MAC_LO", "IPV4", "DEST_MAC_LO", "DEST_IPV4", "UDP_SPORT", "PFC_QUANTUM_Q4",
-          "PFC_WATCHDOG_RECOVERY", "PFC_PAUSE_QUANTA", "MR0_BASE_LO", "MR0_BASE_HI", "MR0_KEY", "QP_PD",
+          "PFC_WATCHDOG_RECOVERY", "PFC_PAUSE_QUANTA", "MR_BASE_LO", "MR_BASE_HI", "MR_KEY", "QP_PD",
           "CNP_INTERVAL", "DCQCN_RATE_AI"]
     written = {}
     for name in rw:

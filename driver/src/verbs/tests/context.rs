@@ -45,17 +45,24 @@ fn open_clears_a_previous_users_qp_and_memory_regions() {
         dev.set_qp(qpn, regs::QP_STATE, 3);
         dev.set_qp(qpn, regs::SQ_PI, 5);
     }
-    for slot in 0..regs::MR_SLOTS {
-        dev.set(regs::mr_reg(regs::MR0_LEN, slot), 4096);
-    }
+    let pd = Context::open(dev.clone()).unwrap().alloc_pd();
+    let buf = pd.context().alloc_dma(4096).unwrap();
+    let leaked: Vec<_> = (0..3)
+        .map(|i| {
+            pd.reg_mr(&buf, i * 64, 64, AccessFlags::LOCAL_WRITE)
+                .unwrap()
+        })
+        .collect();
+    std::mem::forget(leaked); // a crashed user never deregistered them
+    assert!(dev.mr(2).is_some());
     Context::open(dev.clone()).unwrap();
     // Every QP of the table (2^QP_TABLE_LOG = 64 in the fake) back to RESET with cleared indices.
     for qpn in [0, 0x11, 0x3F] {
         assert_eq!(dev.get_qp(qpn, regs::QP_STATE), 0, "QP {qpn:#x}");
         assert_eq!(dev.get_qp(qpn, regs::SQ_PI), 0, "QP {qpn:#x}");
     }
-    for slot in 0..regs::MR_SLOTS {
-        assert_eq!(dev.get(regs::mr_reg(regs::MR0_LEN, slot)), 0, "slot {slot}");
+    for index in 0..64 {
+        assert_eq!(dev.mr(index), None, "MR entry {index}");
     }
 }
 
@@ -120,10 +127,7 @@ fn the_block_directory_is_discovered_and_checked() {
         .iter()
         .find(|b| b.kind == regs::BlockKind::MrTable)
         .unwrap();
-    assert_eq!(
-        (mr.base, mr.param),
-        (regs::MR0_BASE_LO, regs::MR_SLOTS as u32)
-    );
+    assert_eq!((mr.base, mr.version), (regs::MR_BASE_LO, 2));
     drop(ctx);
 
     // Header words by (block index, word index).
@@ -133,19 +137,28 @@ fn the_block_directory_is_discovered_and_checked() {
         .position(|b| b.kind == regs::BlockKind::MrTable)
         .unwrap() as u16;
 
-    // A device with fewer MR slots: the driver uses only those.
-    dev.set(hdr(mr_index, 3), 2);
+    // A device with a smaller MR table (MR_TABLE_LOG): the driver uses only its entries.
+    dev.set(regs::MR_TABLE_LOG, 2);
     let ctx = Context::open(dev.clone()).unwrap();
     let pd = ctx.alloc_pd();
     let buf = ctx.alloc_dma(4096).unwrap();
-    let _a = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
-    let _b = pd.reg_mr(&buf, 64, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let _a: Vec<_> = (0..4)
+        .map(|i| {
+            pd.reg_mr(&buf, i * 64, 64, AccessFlags::LOCAL_WRITE)
+                .unwrap()
+        })
+        .collect();
     assert!(matches!(
-        pd.reg_mr(&buf, 128, 64, AccessFlags::LOCAL_WRITE),
-        Err(Error::NoMrSlot(2))
+        pd.reg_mr(&buf, 512, 64, AccessFlags::LOCAL_WRITE),
+        Err(Error::NoFreeMr(4))
     ));
-    drop((_a, _b, pd, ctx));
-    dev.set(hdr(mr_index, 3), regs::MR_SLOTS as u32);
+    drop((_a, pd, ctx));
+    dev.set(regs::MR_TABLE_LOG, 1);
+    assert!(matches!(
+        Context::open(dev.clone()).err(),
+        Some(Error::BlockDirectory(_))
+    ));
+    dev.set(regs::MR_TABLE_LOG, 6);
 
     // A chain that points back loops: refused.
     let bad = |f: &dyn Fn(), what: &str| {
@@ -165,9 +178,19 @@ fn the_block_directory_is_discovered_and_checked() {
         },
         "newer MR table",
     );
+    // The older one (four MR slots of registers, version 1) is not driven either.
+    bad(
+        &|| {
+            dev.set(
+                hdr(mr_index, 0),
+                (regs::BlockKind::MrTable as u32) << 16 | 1,
+            )
+        },
+        "MR slots of version 1",
+    );
     dev.set(
         hdr(mr_index, 0),
-        (regs::BlockKind::MrTable as u32) << 16 | 1,
+        (regs::BlockKind::MrTable as u32) << 16 | 2,
     );
     // No directory at all.
     bad(&|| dev.set(regs::BLOCK_DIR, 0), "no directory");

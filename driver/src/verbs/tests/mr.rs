@@ -1,9 +1,10 @@
-//! Memory regions: the MR table's slots, keys, access rules, and that registered memory stays allocated.
+//! Memory regions: the MR table's entries and keys, access rules, and that registered memory stays
+//! allocated.
 use super::*;
 use crate::error::Error;
 
 #[test]
-fn registration_programs_its_slot_and_writes_len_last() {
+fn registration_fills_the_window_then_writes_its_entry() {
     let dev = FakeDevice::new(8);
     let ctx = Context::open(dev.clone()).unwrap();
     let pd = ctx.alloc_pd();
@@ -12,42 +13,40 @@ fn registration_programs_its_slot_and_writes_len_last() {
     dev.clear_log();
     let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let mr = pd.reg_mr(&buf, 4096, 1000, access).unwrap();
-    let r = |off| regs::mr_reg(off, 1);
     assert_eq!(mr.lkey(), mr.rkey());
-    assert_eq!(mr.lkey() & 0xFF, 1, "the key's low byte names the slot");
+    assert_eq!(mr.lkey() >> 8, 1, "the key's bits 8.. name the entry");
     assert_eq!(mr.addr(), buf.iova() + 4096);
     let w = dev.writes();
-    assert_eq!(
-        w.first(),
-        Some(&(r(regs::MR0_LEN), 0)),
-        "invalid while it changes"
-    );
-    assert_eq!(
-        w.last(),
-        Some(&(r(regs::MR0_LEN), 1000)),
-        "valid only once complete"
-    );
-    assert_eq!(
-        dev.get64(r(regs::MR0_BASE_LO), r(regs::MR0_BASE_HI)),
-        buf.iova() + 4096
-    );
-    assert_eq!(dev.get(r(regs::MR0_KEY)), mr.lkey());
-    assert_eq!(dev.get(r(regs::MR0_ACCESS)), 7);
-    assert_eq!(dev.get(r(regs::MR0_PD)), pd.pdn);
+    let cmd = w.iter().position(|&(o, _)| o == regs::MR_CMD).unwrap();
+    assert_eq!(w[cmd], (regs::MR_CMD, regs::MR_CMD_WRITE));
+    assert_eq!(cmd, w.len() - 1, "the command comes last: {w:x?}");
     assert!(
-        w.iter()
-            .all(|(off, _)| (r(0x200)..r(0x220)).contains(off) || *off == r(0)),
-        "only slot 1's registers are written: {w:x?}"
+        w[..cmd]
+            .iter()
+            .all(|(off, _)| (regs::MR_BASE_LO..regs::MR_CMD).contains(off)),
+        "only the MR window and MR_INDEX before it: {w:x?}"
+    );
+    assert_eq!(
+        dev.mr(1),
+        Some([
+            (buf.iova() + 4096) as u32,
+            ((buf.iova() + 4096) >> 32) as u32,
+            1000,
+            mr.lkey(),
+            7,
+            pd.pdn
+        ])
     );
 }
 
 #[test]
-fn slots_run_out_and_come_back_with_new_keys() {
+fn entries_run_out_and_come_back_with_new_keys() {
     let dev = FakeDevice::new(8);
     let ctx = Context::open(dev.clone()).unwrap();
     let pd = ctx.alloc_pd();
     let buf = ctx.alloc_dma(4096).unwrap();
-    let mut mrs: Vec<MemoryRegion> = (0..regs::MR_SLOTS)
+    // The fake's table has 2^6 entries.
+    let mut mrs: Vec<MemoryRegion> = (0..64)
         .map(|i| {
             pd.reg_mr(&buf, i * 64, 64, AccessFlags::LOCAL_WRITE)
                 .unwrap()
@@ -55,30 +54,40 @@ fn slots_run_out_and_come_back_with_new_keys() {
         .collect();
     assert!(matches!(
         pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE),
-        Err(Error::NoMrSlot(4))
+        Err(Error::NoFreeMr(64))
     ));
     let keys: std::collections::HashSet<u32> = mrs.iter().map(|m| m.lkey()).collect();
-    assert_eq!(keys.len(), regs::MR_SLOTS);
+    assert_eq!(keys.len(), 64);
     let third = mrs.remove(2);
     let old_key = third.lkey();
     drop(third);
-    assert_eq!(
-        dev.get(regs::mr_reg(regs::MR0_LEN, 2)),
-        0,
-        "deregistration invalidates the slot"
-    );
-    assert_eq!(
-        dev.get(regs::mr_reg(regs::MR0_LEN, 1)),
-        64,
-        "and only that slot"
-    );
+    assert_eq!(dev.mr(2), None, "deregistration invalidates the entry");
+    assert!(dev.mr(1).is_some(), "and only that entry");
+    assert_eq!(dev.get(regs::MR_INDEX), 2);
     let again = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
-    assert_eq!(again.lkey() & 0xFF, 2, "the freed slot is reused");
+    assert_eq!(again.lkey() >> 8, 2, "the freed entry is reused");
     assert_ne!(
         again.lkey(),
         old_key,
         "with a new key, so a stale one does not match"
     );
+    assert_eq!(dev.mr(2).unwrap()[3], again.lkey());
+}
+
+#[test]
+fn a_stale_key_is_refused_locally_too() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let pd = ctx.alloc_pd();
+    let buf = ctx.alloc_dma(4096).unwrap();
+    let old = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let old_key = old.lkey();
+    drop(old);
+    let new = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let mrs = ctx.dev.mrs.lock().unwrap();
+    assert!(mrs.get(new.lkey()).is_some());
+    assert!(mrs.get(old_key).is_none(), "same entry, old variant");
+    assert!(mrs.get(new.lkey() ^ 0x100).is_none(), "another entry");
 }
 
 #[test]

@@ -1,0 +1,165 @@
+//! MR table: `2^M` memory regions in on-chip RAM, looked up by R_Key for every remote access.
+//!
+//! A key is `index << 8 | variant` (the layout ConnectX uses for its mkeys): bits 8.. name the entry, and
+//! the whole 32-bit key must equal the entry's, so a key kept after deregistration stops matching as soon
+//! as the driver registers that entry again with another variant. The receive engine presents the key it
+//! needs every cycle (`lk_key`); the entry comes out the next cycle together with the key it was read for
+//! (`e_for`) and whether a host command wrote the table in between (`e_fresh`), so the engine knows when
+//! its answer is valid without a handshake. The R_Key checks themselves (access, PD, bounds; IBA
+//! §9.7.5.1.7, C9-88) are in `resp.rs`, where the packet's fields are.
+//!
+//! Entry layout (bits): IOVA 0..64, length 64..96 (0 = invalid), key 96..128, access flags 128..136,
+//! PD 136..160.
+use rust_hdl::prelude::*;
+
+/// Bits of one entry.
+pub const MR_ENTRY: usize = 160;
+
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum MrState {
+    Idle,
+    /// MR_CMD CLEAR: every entry invalid, one per cycle.
+    Clear,
+}
+
+#[derive(LogicBlock)]
+pub struct MrTable<const M: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    // Host side: the MR window registers, MR_INDEX and MR_CMD.
+    pub sel: Signal<In, Bits<32>>,
+    pub cmd: Signal<In, Bits<32>>,
+    pub cmd_done: Signal<Out, bool>,
+    pub w_base: Signal<In, Bits<64>>,
+    pub w_len: Signal<In, Bits<32>>,
+    pub w_key: Signal<In, Bits<32>>,
+    pub w_access: Signal<In, Bits<32>>,
+    pub w_pd: Signal<In, Bits<32>>,
+    // Lookup port (receive engine).
+    pub lk_key: Signal<In, Bits<32>>,
+    pub e_for: Signal<Out, Bits<32>>,
+    pub e_fresh: Signal<Out, bool>,
+    pub e_base: Signal<Out, Bits<64>>,
+    pub e_len: Signal<Out, Bits<32>>,
+    pub e_key: Signal<Out, Bits<32>>,
+    pub e_access: Signal<Out, Bits<32>>,
+    pub e_pd: Signal<Out, Bits<32>>,
+    ram: RAM<Bits<MR_ENTRY>, M>,
+    state: DFF<MrState>,
+    clr_idx: DFF<Bits<32>>,
+    lk_q: DFF<Bits<32>>,
+    fresh: DFF<bool>,
+    sel_ok: Signal<Local, bool>,
+    n: Constant<Bits<32>>,
+    mask: Constant<Bits<32>>,
+}
+
+impl<const M: usize> Default for MrTable<M> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            sel: Default::default(),
+            cmd: Default::default(),
+            cmd_done: Default::default(),
+            w_base: Default::default(),
+            w_len: Default::default(),
+            w_key: Default::default(),
+            w_access: Default::default(),
+            w_pd: Default::default(),
+            lk_key: Default::default(),
+            e_for: Default::default(),
+            e_fresh: Default::default(),
+            e_base: Default::default(),
+            e_len: Default::default(),
+            e_key: Default::default(),
+            e_access: Default::default(),
+            e_pd: Default::default(),
+            ram: Default::default(),
+            state: Default::default(),
+            clr_idx: Default::default(),
+            lk_q: Default::default(),
+            fresh: Default::default(),
+            sel_ok: Default::default(),
+            n: Constant::new((1u64 << M).into()),
+            mask: Constant::new(((1u64 << M) - 1).into()),
+        }
+    }
+}
+
+impl<const M: usize> Logic for MrTable<M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, clr_idx, lk_q, fresh);
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        self.ram.read_address.next = bit_cast::<M, 32>((self.lk_key.val() >> 8) & self.mask.val());
+        self.ram.write_address.next = bit_cast::<M, 32>(self.sel.val() & self.mask.val());
+        self.ram.write_data.next = bit_cast::<MR_ENTRY, 64>(self.w_base.val())
+            | (bit_cast::<MR_ENTRY, 32>(self.w_len.val()) << 64)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_key.val()) << 96)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_access.val() & 0xFF) << 128)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 136);
+        self.ram.write_enable.next = false;
+        self.cmd_done.next = false;
+        self.sel_ok.next = self.sel.val() < self.n.val();
+
+        self.lk_q.d.next = self.lk_key.val();
+        self.e_for.next = self.lk_q.q.val();
+        self.e_fresh.next = self.fresh.q.val();
+        self.e_base.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val());
+        self.e_len.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 64);
+        self.e_key.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 96);
+        self.e_access.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 128) & 0xFF;
+        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 136);
+
+        match self.state.q.val() {
+            MrState::Idle => {
+                if (self.cmd.val() & 16) != 0 {
+                    self.clr_idx.d.next = 0.into();
+                    self.state.d.next = MrState::Clear;
+                } else if self.cmd.val() != 0 {
+                    // WRITE and INVALIDATE take one cycle; an index beyond the table changes nothing.
+                    self.cmd_done.next = true;
+                    if self.sel_ok.val() {
+                        self.ram.write_enable.next = true;
+                        if (self.cmd.val() & 1) == 0 {
+                            self.ram.write_data.next = 0.into();
+                        }
+                    }
+                }
+            }
+            MrState::Clear => {
+                self.ram.write_address.next = bit_cast::<M, 32>(self.clr_idx.q.val());
+                self.ram.write_data.next = 0.into();
+                self.ram.write_enable.next = true;
+                self.clr_idx.d.next = self.clr_idx.q.val() + 1;
+                if self.clr_idx.q.val() == self.mask.val() {
+                    self.cmd_done.next = true;
+                    self.state.d.next = MrState::Idle;
+                }
+            }
+            _ => {
+                self.state.d.next = MrState::Idle;
+            }
+        }
+        // A read in the cycle of a write may return the entry from before it: not an answer.
+        self.fresh.d.next = !self.ram.write_enable.val();
+        if self.reset.val() {
+            self.state.d.next = MrState::Idle;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mr_table_synthesizes() {
+        let mut uut = MrTable::<6>::default();
+        uut.connect_all();
+        let v = generate_verilog(&uut);
+        assert!(v.contains("module top"));
+    }
+}
