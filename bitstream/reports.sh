@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Open-tool synthesis report of the NIC core: Yosys `synth_xilinx -family xcup` (UltraScale+) of the emitted
-# Verilog, cell counts into build/reports/, and checks that fail the run: the receive buffer and the QP
-# context table must infer block/ultra RAM (at least the table's bits in RAMB36/RAMB18/URAM), no latch may be
+# Verilog, cell counts into build/reports/, and checks that fail the run: the receive buffer, the QP
+# context table and the MR table must infer block/ultra RAM (at least the tables' bits in RAMB36/RAMB18/URAM), no latch may be
 # inferred, and LUTs must stay within the budget below.
 #
 # usage: bitstream/reports.sh [64|512]   (default 64; the 512-bit core takes much longer)
@@ -43,12 +43,13 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 echo "| $width-bit | $luts | $ffs | $srl | $carry | $ramb36 | $ramb18 | $uram | $dsp | $secs s |"
 fail=0
 if (( ramb36 + ramb18 == 0 )); then echo "reports.sh: FAIL: no block RAM inferred (the receive buffer turned into flops?)"; fail=1; fi
-# QP context table: 1,344 bits per QP as declared (roce/qp_table.rs), 2^13 QPs at 64 bits, 2^14 at 512. Yosys
-# drops the bits no field uses, so at least half of that must be RAM (as flops it would be none of it).
+# QP context table: 1,344 bits per QP as declared (roce/qp_table.rs), and the MR table as many entries of 160
+# bits (roce/mr_table.rs); 2^13 of each at 64 bits, 2^14 at 512. Yosys drops the bits no field uses, so at
+# least half of that must be RAM (as flops it would be none of it).
 qp_log=$(( width == 64 ? 13 : 14 ))
-table_kbit=$(( (1344 << qp_log) / 1024 / 2 ))
+table_kbit=$(( ((1344 + 160) << qp_log) / 1024 / 2 ))
 ram_kbit=$(( ramb36 * 36 + ramb18 * 18 + uram * 288 ))
-if (( ram_kbit < table_kbit )); then echo "reports.sh: FAIL: $ram_kbit Kbit of RAM inferred, under the $table_kbit the QP table needs (turned into flops?)"; fail=1; fi
+if (( ram_kbit < table_kbit )); then echo "reports.sh: FAIL: $ram_kbit Kbit of RAM inferred, under the $table_kbit the QP and MR tables need (turned into flops?)"; fail=1; fi
 latches=$(grep -c "Latch inferred" "synth-xcup-$width.log" || true)
 if (( latches > 0 )); then echo "reports.sh: FAIL: $latches latches inferred (a combinational output without a default)"; grep "Latch inferred" "synth-xcup-$width.log" | head -5; fail=1; fi
 if (( luts > budget )); then echo "reports.sh: FAIL: $luts LUTs over the budget of $budget"; fail=1; fi

@@ -14,8 +14,8 @@ use rocenic_proto::opcode as op;
 use rocenic_proto::regs;
 use rocenic_proto::wire::arp_frame;
 use rocenic_proto::wire::{
-    AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, ImmDtRepr,
-    IpRepr, Ipv4Packet, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
+    AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, IethRepr,
+    ImmDtRepr, IpRepr, Ipv4Packet, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
 };
 use rocenic_sim::{FabricConfig, Width};
 use std::cell::RefCell;
@@ -781,7 +781,7 @@ fn remote_access_nak(b: &mut Bench, ext: ExtHeaders, len: usize) -> Result<(), S
 }
 
 fn write_rkey_violation(b: &mut Bench) -> Result<(), String> {
-    let e = b.reth(0, 64, b.mr.rkey() ^ 0x100);
+    let e = b.reth(0, 64, b.mr.rkey() ^ 0x80);
     remote_access_nak(b, e, 64)
 }
 
@@ -1022,6 +1022,100 @@ fn send_only_with_immediate(b: &mut Bench) -> Result<(), String> {
         wc.imm_data == Some(0x1234_5678) && wc.byte_len == 40,
         "completion {wc:?}"
     );
+    Ok(())
+}
+
+/// The IETH of a SEND with invalidate.
+fn ieth(rkey: u32) -> ExtHeaders {
+    ExtHeaders {
+        ieth: Some(IethRepr { rkey }),
+        ..ExtHeaders::default()
+    }
+}
+
+/// A SEND with invalidate (ONLY, or FIRST + LAST when `two`) naming an MR registered with
+/// REMOTE_INVALIDATE: the message lands, the completion names the key, and the key is dead after.
+fn send_with_invalidate(b: &mut Bench, two: bool) -> Result<(), String> {
+    let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_INVALIDATE;
+    let mr = b.reg_mr("remote", 0, 4096, all, false)?;
+    b.post_recv(21, 0, 4096)?;
+    let invals = b.counter(regs::RX_REMOTE_INVALIDATIONS);
+    let d = pattern(if two { MTU + 40 } else { 40 }, 17);
+    let p = b.take_psn(if two { 2 } else { 1 });
+    if two {
+        b.inject(
+            b.frame(
+                op::RC_SEND_FIRST,
+                p,
+                ExtHeaders::default(),
+                &d[..MTU],
+                false,
+            ),
+            2000,
+        );
+        b.expect_silence()?;
+        check!(
+            b.counter(regs::RX_REMOTE_INVALIDATIONS) == invals,
+            "nothing invalidated before the last packet"
+        );
+    }
+    let (last_op, last_psn, tail) = if two {
+        (op::RC_SEND_LAST_WITH_INVALIDATE, p + 1, &d[MTU..])
+    } else {
+        (op::RC_SEND_ONLY_WITH_INVALIDATE, p, &d[..])
+    };
+    b.inject(
+        b.frame(last_op, last_psn, ieth(mr.rkey()), tail, true),
+        3000,
+    );
+    b.expect_ack(0x00, last_psn, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        wc.invalidated_rkey == Some(mr.rkey())
+            && wc.imm_data.is_none()
+            && wc.byte_len == d.len() as u32,
+        "completion {wc:?}"
+    );
+    check!(local_at(b, 0, d.len()) == d, "the message lands");
+    check!(
+        b.counter(regs::RX_REMOTE_INVALIDATIONS) == invals + 1,
+        "one entry invalidated"
+    );
+    check!(mr.is_invalidated(), "the driver sees the MR invalidated");
+    // The key is dead: a WRITE with it is a remote access error.
+    let e = b.reth(0, 64, mr.rkey());
+    remote_access_nak(b, e, 64)
+}
+
+fn send_only_with_invalidate(b: &mut Bench) -> Result<(), String> {
+    send_with_invalidate(b, false)
+}
+
+fn send_last_with_invalidate(b: &mut Bench) -> Result<(), String> {
+    send_with_invalidate(b, true)
+}
+
+fn send_with_invalidate_not_allowed(b: &mut Bench) -> Result<(), String> {
+    // The remote MR allows every remote access but not remote invalidation.
+    b.post_recv(22, 0, 4096)?;
+    let errs = b.counter(regs::RX_INVALIDATE_ERRORS);
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_SEND_ONLY_WITH_INVALIDATE,
+            p,
+            ieth(b.mr.rkey()),
+            &pattern(40, 18),
+            true,
+        ),
+        3000,
+    );
+    expect_fatal_nak(b, 0x61, p)?;
+    check!(
+        b.counter(regs::RX_INVALIDATE_ERRORS) == errs + 1,
+        "counted in RX_INVALIDATE_ERRORS"
+    );
+    check!(!b.mr.is_invalidated(), "the MR is still valid");
     Ok(())
 }
 
@@ -1587,7 +1681,7 @@ fn expect_fatal_nak(b: &Bench, syndrome: u8, psn: u32) -> Result<(), String> {
 }
 
 fn read_rkey_violation(b: &mut Bench) -> Result<(), String> {
-    let rkey = b.mr.rkey() ^ 0x100;
+    let rkey = b.mr.rkey() ^ 0x80;
     let p = read_request(b, 0, 64, rkey, MTU);
     expect_fatal_nak(b, 0x62, p)?;
     check!(
@@ -1773,7 +1867,7 @@ fn atomic_out_of_bounds(b: &mut Bench) -> Result<(), String> {
 
 fn atomic_rkey_violation(b: &mut Bench) -> Result<(), String> {
     let old = word(b, 48);
-    let e = atomic_eth(b.mr.addr() + 48, b.mr.rkey() ^ 0x100, 99, old);
+    let e = atomic_eth(b.mr.addr() + 48, b.mr.rkey() ^ 0x80, 99, old);
     atomic_access_nak(b, op::RC_COMPARE_SWAP, e, 48)
 }
 
@@ -2975,6 +3069,44 @@ fn requester_write_with_imm(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+fn requester_send_with_invalidate(b: &mut Bench) -> Result<(), String> {
+    let d = pattern(MTU + 100, 82);
+    b.host_write("local", 0, &d)?;
+    b.post_send(&WorkRequest {
+        wr_id: 44,
+        op: SendOp::SendWithInv {
+            invalidate_rkey: 0x0001_2345,
+        },
+        sge: Sge {
+            addr: b.local_mr.addr(),
+            length: d.len() as u32,
+            lkey: b.local_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    })?;
+    b.run(6000);
+    let p = b.a_psn;
+    let s = expect_requests(b, &[p, p + 1])?;
+    check!(
+        s[0].bth.opcode == op::RC_SEND_FIRST && s[1].bth.opcode == op::RC_SEND_LAST_WITH_INVALIDATE,
+        "opcodes {}",
+        names(&s)
+    );
+    check!(s[0].ext.ieth.is_none(), "IETH only on the last packet");
+    check!(
+        s[1].ext.ieth.map(|i| i.rkey) == Some(0x0001_2345),
+        "IETH {:?}",
+        s[1].ext.ieth
+    );
+    check!(s[1].ext.imm_dt.is_none(), "no ImmDt");
+    check!(
+        s[0].payload == d[..MTU] && s[1].payload == d[MTU..],
+        "payloads differ"
+    );
+    b.ack_and_complete(p + 1, 1, 44, WcOpcode::Send)?;
+    Ok(())
+}
+
 fn requester_atomic_fetch_add(b: &mut Bench) -> Result<(), String> {
     b.host_write("local", 0, &[0xEE; 16])?;
     b.post_send(&WorkRequest {
@@ -3175,6 +3307,9 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_send_rnr_nak_retry", rule: "9.7.5.1.6: no receive WQE: RNR NAK with MIN_RNR_TIMER, PSN not consumed; the retry lands", run: send_rnr_nak_then_retry },
     Case { name: "rc_send_longer_than_receive", rule: "9.7.5.1.4: a SEND longer than the receive buffer is an invalid request", run: send_longer_than_receive },
     Case { name: "rc_send_only_with_immediate", rule: "9.4.4: the ImmDt reaches the receive completion", run: send_only_with_immediate },
+    Case { name: "rc_send_only_with_invalidate", rule: "9.3, 10 (remote invalidation): SEND ONLY WITH INVALIDATE lands, its IETH R_Key is invalidated (completion WITH_INV names it) and a WRITE with it then gets a remote access error NAK", run: send_only_with_invalidate },
+    Case { name: "rc_send_last_with_invalidate", rule: "9.3, 10: SEND FIRST + LAST WITH INVALIDATE: nothing is invalidated before the last packet; then as ONLY", run: send_last_with_invalidate },
+    Case { name: "rc_send_with_invalidate_not_allowed", rule: "10: an IETH R_Key whose MR does not allow remote invalidation: invalid request NAK, the QP to ERR, the MR untouched (rdma_rxe: REM_INV_REQ_ERR)", run: send_with_invalidate_not_allowed },
     Case { name: "rc_write_only_with_immediate", rule: "9.4.4: WRITE with immediate consumes a receive WQE, RECV_RDMA_WITH_IMM", run: write_only_with_immediate },
     Case { name: "rc_send_last_with_immediate", rule: "9.4.4: SEND FIRST + LAST WITH IMMEDIATE: one receive WQE, the ImmDt and the message length in the completion", run: send_last_with_immediate },
     Case { name: "rc_send_solicited_event", rule: "9.2.3, 11.4.2.2: the BTH SE bit of a SEND raises the event of a CQ armed for solicited completions; an unsolicited SEND does not", run: send_solicited_event },
@@ -3229,6 +3364,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_requester_read", rule: "9.7.6: a READ completes only with its responses (an ACK does not), data lands in order", run: requester_read_lands_responses },
     Case { name: "rc_requester_send_segments", rule: "9.2, 9.7: a SEND is cut at the path MTU into FIRST/MIDDLE/LAST; AckReq and the solicited event bit only on the last", run: requester_send_segments },
     Case { name: "rc_requester_write_with_imm", rule: "9.4.4: WRITE with immediate: RETH (VA, R_Key, whole length) on FIRST only, ImmDt on WRITE LAST WITH IMMEDIATE", run: requester_write_with_imm },
+    Case { name: "rc_requester_send_with_invalidate", rule: "9.3: SEND with invalidate is cut at the path MTU; the IETH (the R_Key from the work request) only on SEND LAST WITH INVALIDATE", run: requester_send_with_invalidate },
     Case { name: "rc_requester_atomic_fetch_add", rule: "9.4.5, 9.7.6: FETCH_ADD carries its AtomicETH; an ACK does not complete it, the ATOMIC ACKNOWLEDGE does and its original value lands in the local 8 bytes", run: requester_atomic_fetch_add },
 ];
 

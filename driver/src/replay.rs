@@ -169,11 +169,12 @@ pub fn access_flags(names: &[String]) -> Result<AccessFlags, String> {
     Ok(a)
 }
 
-const ACCESS: [(AccessFlags, &str); 4] = [
+const ACCESS: [(AccessFlags, &str); 5] = [
     (AccessFlags::LOCAL_WRITE, "LOCAL_WRITE"),
     (AccessFlags::REMOTE_WRITE, "REMOTE_WRITE"),
     (AccessFlags::REMOTE_READ, "REMOTE_READ"),
     (AccessFlags::REMOTE_ATOMIC, "REMOTE_ATOMIC"),
+    (AccessFlags::REMOTE_INVALIDATE, "REMOTE_INVALIDATE"),
 ];
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -185,7 +186,8 @@ pub struct PostRecv {
     pub lkey: u32,
 }
 
-/// A send work request; `op` is one of WRITE, WRITE_IMM, READ, SEND, SEND_IMM, CMP_SWAP, FETCH_ADD.
+/// A send work request; `op` is one of WRITE, WRITE_IMM, READ, SEND, SEND_IMM, SEND_INV (`rkey` is the
+/// R_Key to invalidate), CMP_SWAP, FETCH_ADD.
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct PostSend {
@@ -373,6 +375,10 @@ impl PostSend {
                 p.imm = imm;
                 "SEND_IMM"
             }
+            SendOp::SendWithInv { invalidate_rkey } => {
+                p.rkey = invalidate_rkey;
+                "SEND_INV"
+            }
             SendOp::AtomicCmpSwap {
                 remote_addr,
                 rkey,
@@ -407,6 +413,9 @@ impl PostSend {
             "READ" => SendOp::RdmaRead { remote_addr, rkey },
             "SEND" => SendOp::Send,
             "SEND_IMM" => SendOp::SendWithImm { imm: self.imm },
+            "SEND_INV" => SendOp::SendWithInv {
+                invalidate_rkey: rkey,
+            },
             "CMP_SWAP" => SendOp::AtomicCmpSwap {
                 remote_addr,
                 rkey,

@@ -215,7 +215,7 @@ fn a_remote_access_error_completes_and_flushes() {
     unsafe {
         post_receive(&p, &rmr, 50);
         p.a.qp
-            .post_send(&write_wr(&b, 256, b.dst_mr.rkey() ^ 0x100))
+            .post_send(&write_wr(&b, 256, b.dst_mr.rkey() ^ 0x80))
             .unwrap();
         let mut send = write_wr(&b, 64, b.dst_mr.rkey());
         send.wr_id = 8;

@@ -242,3 +242,55 @@ fn another_mrs_key_does_not_reach_past_its_own_bytes() {
     // 64 bytes from 32 before the end of `low`: half of them are `high`'s.
     refused(&p, low.rkey(), low.addr() + SZ as u64 - 32, &b_buf);
 }
+
+#[test]
+fn a_send_with_invalidate_ends_an_mr_between_two_nics() {
+    let p = connect();
+    let b_buf = p.b.ctx.alloc_dma(2 * SZ).unwrap();
+    let access =
+        AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_INVALIDATE;
+    let target = p.b.pd.reg_mr(&b_buf, 0, SZ, access).unwrap();
+    let recv =
+        p.b.pd
+            .reg_mr(&b_buf, SZ, SZ, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let a_src = p.a.ctx.alloc_dma(2 * SZ).unwrap();
+    a_src.write(0, &pattern(1)).unwrap();
+    a_src.write(SZ, &pattern(2)).unwrap();
+    let src =
+        p.a.pd
+            .reg_mr(&a_src, 0, 2 * SZ, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let write = SendOp::RdmaWrite {
+        remote_addr: target.addr(),
+        rkey: target.rkey(),
+    };
+    assert_eq!(run(&p, write, &src, 0, 64), WcStatus::Success);
+    // SAFETY: `recv` stays registered until the completion is polled.
+    unsafe {
+        p.b.qp
+            .post_recv(&rocenic_driver::RecvRequest {
+                wr_id: 5,
+                sge: Sge {
+                    addr: recv.addr(),
+                    length: SZ as u32,
+                    lkey: recv.lkey(),
+                },
+            })
+            .unwrap();
+    }
+    let inv = SendOp::SendWithInv {
+        invalidate_rkey: target.rkey(),
+    };
+    assert_eq!(run(&p, inv, &src, SZ, SZ), WcStatus::Success);
+    let wc = p.wait_for(&p.b.recv_cq, 100_000).expect("B's receive");
+    assert_eq!(wc.status, WcStatus::Success);
+    assert_eq!(wc.invalidated_rkey, Some(target.rkey()), "{wc:?}");
+    assert_eq!(wc.byte_len, SZ as u32);
+    let mut got = vec![0; SZ];
+    b_buf.read(SZ, &mut got).unwrap();
+    assert_eq!(got, pattern(2), "the SEND lands");
+    assert!(target.is_invalidated());
+    // The invalidated key no longer opens the MR.
+    refused(&p, target.rkey(), target.addr(), &b_buf);
+}

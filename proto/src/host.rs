@@ -48,7 +48,7 @@ pub mod cqe {
     pub const WR_ID: usize = 0x00;
     /// u32: bytes transferred (receive completions).
     pub const BYTE_LEN: usize = 0x08;
-    /// u32: immediate data, valid when FLAGS bit 0 is set.
+    /// u32: immediate data when FLAGS bit 0 is set; the invalidated R_Key when bit 2 is.
     pub const IMM_DATA: usize = 0x0C;
     /// u32: local QP number.
     pub const QP_NUM: usize = 0x10;
@@ -58,10 +58,12 @@ pub mod cqe {
     pub const STATUS: usize = 0x18;
     /// u8: [`super::WcOpcode`].
     pub const OPCODE: usize = 0x19;
-    /// u8: bit 0 WITH_IMM, bit 1 SOLICITED (the message's last packet had BTH SE set).
+    /// u8: bit 0 WITH_IMM, bit 1 SOLICITED (the message's last packet had BTH SE set), bit 2 WITH_INV
+    /// (a SEND with invalidate: IMM_DATA holds the R_Key the core invalidated).
     pub const FLAGS: usize = 0x1A;
     pub const FLAG_WITH_IMM: u8 = 1;
     pub const FLAG_SOLICITED: u8 = 2;
+    pub const FLAG_WITH_INV: u8 = 4;
     /// u8: vendor error (the AETH syndrome for remote errors).
     pub const VENDOR_ERR: usize = 0x1B;
     /// u8: bit 0 owner: 1 on the ring's first pass, 0 on the second, …
@@ -79,6 +81,8 @@ pub enum WrOpcode {
     RdmaRead = 4,
     AtomicCmpAndSwp = 5,
     AtomicFetchAndAdd = 6,
+    /// A SEND whose last packet carries an IETH: the peer invalidates that R_Key (the WQE's IMM field).
+    SendWithInv = 9,
 }
 
 /// Completion status, `ibv_wc_status` numbering.

@@ -96,7 +96,7 @@ registers! {
     MR_BASE_HI = 0x0204, Rw, 0, "MR window: IOVA, high 32 bits.";
     MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes (1 .. 2^32 - 1; an entry of length 0 is invalid).";
     MR_KEY = 0x020C, Rw, 0, "MR window: key, lkey = rkey = MR_INDEX << 8 | an 8-bit variant the driver changes on every registration of the index (the core looks a key up at bits 8 .. 8 + MR_TABLE_LOG and compares all 32 bits).";
-    MR_ACCESS = 0x0210, Rw, 0, "MR window: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8).";
+    MR_ACCESS = 0x0210, Rw, 0, "MR window: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8), and bit 7: a SEND with invalidate may invalidate it (a fast-registration MR in kernel verbs; no ibv flag).";
     MR_PD = 0x0214, Rw, 0, "MR window: protection domain (24 bits); a remote access needs the QP's QP_PD.";
     MR_INDEX = 0x0218, Rw, 0, "MR table entry MR_CMD acts on (below 2^MR_TABLE_LOG).";
     MR_CMD = 0x021C, RwCore, 0, "MR command on entry MR_INDEX: bit 0 WRITE (the window into the entry), bit 1 INVALIDATE (the entry to length 0: deregistration); bit 4 CLEAR alone: every entry invalid (2^MR_TABLE_LOG cycles). Reads non-zero until the core has done it.";
@@ -156,6 +156,8 @@ registers! {
     QP_CONTEXT_SWITCHES = 0x048C, Counter, 0, "Counter: QP context loads by either engine (another QP's packet or the send scheduler's next QP).";
     DOORBELL_OVERFLOWS = 0x0490, Counter, 0, "Counter: send doorbells that found the scheduler's FIFO full (the scheduler then sweeps every QP once; none is lost).";
     QP_ERR_EVENTS = 0x0494, Counter, 0, "Counter: QPs the core moved to ERR by itself (a responder error, a fatal NAK, retries exhausted, a CQ overrun); the driver QUERYs its QPs when it changes.";
+    RX_REMOTE_INVALIDATIONS = 0x0498, Counter, 0, "Counter: MR table entries invalidated by a SEND with invalidate.";
+    RX_INVALIDATE_ERRORS = 0x049C, Counter, 0, "Counter: SENDs with invalidate whose R_Key may not be invalidated (invalid request NAK, the QP to ERR).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";

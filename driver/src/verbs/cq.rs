@@ -28,6 +28,8 @@ pub struct WorkCompletion {
     /// Bytes received (receive completions).
     pub byte_len: u32,
     pub imm_data: Option<u32>,
+    /// The R_Key the NIC invalidated for a SEND with invalidate (`IBV_WC_WITH_INV`).
+    pub invalidated_rkey: Option<u32>,
     pub qp_num: u32,
     /// The sender's QP number (receive completions).
     pub src_qp: u32,
@@ -43,6 +45,7 @@ impl Default for WorkCompletion {
             opcode: WcOpcode::Send,
             byte_len: 0,
             imm_data: None,
+            invalidated_rkey: None,
             qp_num: 0,
             src_qp: 0,
             vendor_err: 0,

@@ -3,7 +3,7 @@
 //! each QP's send and receive CQs.
 //!
 //! Lock order (outer first), so that no two paths can deadlock: `hw_cq` → `qps` → the QP's rings → the QP's
-//! soft state → its outstanding lists → a CQ's entries. `mrs` and `window` are taken alone (nothing
+//! soft state → its outstanding lists → a CQ's entries. `window` is taken alone, `mrs` alone or innermost (nothing
 //! is locked while they are held).
 use super::cq::WorkCompletion;
 use super::qp::QpInner;
@@ -22,6 +22,9 @@ pub(crate) struct MrEntry {
     pub iova: u64,
     pub len: u64,
     pub access: u32,
+    /// A SEND with invalidate from the peer invalidated the entry; the MR stays allocated (its index
+    /// too) until the application deregisters it.
+    pub invalidated: bool,
 }
 
 /// A QP's context as the QP window registers carry it (QP_CMD writes all of it).
@@ -112,13 +115,23 @@ impl MrTable {
         }
     }
 
-    /// The MR a key names, if it is registered under exactly that key.
+    /// The MR a key names, if it is registered under exactly that key and still valid.
     pub fn get(&self, key: u32) -> Option<&MrEntry> {
         let index = (key >> regs::MR_KEY_VARIANT_BITS) as usize;
         self.entries
             .get(index)
             .and_then(Option::as_ref)
-            .filter(|m| m.key == key)
+            .filter(|m| m.key == key && !m.invalidated)
+    }
+
+    /// Records the core's invalidation of `key`'s entry (a SEND with invalidate).
+    pub fn remote_invalidated(&mut self, key: u32) {
+        let index = (key >> regs::MR_KEY_VARIANT_BITS) as usize;
+        if let Some(Some(m)) = self.entries.get_mut(index) {
+            if m.key == key {
+                m.invalidated = true;
+            }
+        }
     }
 }
 
@@ -249,6 +262,10 @@ impl Device {
             hw.ci = hw.ci.wrapping_add(1);
             // A CQE of a QP destroyed since has nobody to go to and is dropped.
             let wc = parse_cqe(&raw);
+            if let (Some(key), WcStatus::Success) = (wc.invalidated_rkey, wc.status) {
+                // The core invalidated that MR's entry: its key no longer works locally either.
+                self.mrs.lock().unwrap().remote_invalidated(key);
+            }
             if let Some(qp) = qps.get(&wc.qp_num).and_then(Weak::upgrade) {
                 qp.complete(wc, raw[cqe::OPCODE], self);
             }
@@ -273,7 +290,9 @@ fn parse_cqe(raw: &[u8; CQE_BYTES]) -> WorkCompletion {
             WcOpcode::Recv
         }),
         byte_len: u32_at(cqe::BYTE_LEN),
-        imm_data: (raw[cqe::FLAGS] & 1 == 1).then(|| u32_at(cqe::IMM_DATA)),
+        imm_data: (raw[cqe::FLAGS] & cqe::FLAG_WITH_IMM != 0).then(|| u32_at(cqe::IMM_DATA)),
+        invalidated_rkey: (raw[cqe::FLAGS] & cqe::FLAG_WITH_INV != 0)
+            .then(|| u32_at(cqe::IMM_DATA)),
         qp_num: u32_at(cqe::QP_NUM),
         src_qp: u32_at(cqe::SRC_QP),
         vendor_err: raw[cqe::VENDOR_ERR],

@@ -16,6 +16,9 @@ impl AccessFlags {
     pub const REMOTE_WRITE: AccessFlags = AccessFlags(2);
     pub const REMOTE_READ: AccessFlags = AccessFlags(4);
     pub const REMOTE_ATOMIC: AccessFlags = AccessFlags(8);
+    /// A peer's SEND with invalidate may invalidate the MR (rocenic's; in kernel verbs, what a
+    /// fast-registration MR allows). MR_ACCESS bit 7.
+    pub const REMOTE_INVALIDATE: AccessFlags = AccessFlags(0x80);
 
     pub fn contains(self, other: AccessFlags) -> bool {
         self.0 & other.0 == other.0
@@ -61,6 +64,9 @@ impl ProtectionDomain {
                 size: region.len(),
             });
         }
+        if access.0 & !0x8F != 0 {
+            return Err(Error::InvalidAccess(access.0));
+        }
         // IBA 10.6.3.1 (and ibv_reg_mr): the responder writes into the buffer on the QP's behalf.
         let needs_local_write = AccessFlags::REMOTE_WRITE.0 | AccessFlags::REMOTE_ATOMIC.0;
         if access.0 & needs_local_write != 0 && !access.contains(AccessFlags::LOCAL_WRITE) {
@@ -88,6 +94,7 @@ impl ProtectionDomain {
             iova: region.iova() + offset as u64,
             len: len as u64,
             access: access.0,
+            invalidated: false,
         };
         dev.write64(regs::MR_BASE_LO, regs::MR_BASE_HI, mr.iova);
         dev.write(regs::MR_LEN, len32);
@@ -136,6 +143,12 @@ impl MemoryRegion {
     }
     pub fn access(&self) -> AccessFlags {
         AccessFlags(self.mr.access)
+    }
+    /// Whether a peer's SEND with invalidate has invalidated the MR (its keys no longer work; drop it
+    /// and register again).
+    pub fn is_invalidated(&self) -> bool {
+        let mrs = self.pd.ctx.dev.mrs.lock().unwrap();
+        mrs.entries[self.index].is_some_and(|m| m.invalidated)
     }
     pub fn pd(&self) -> &Arc<ProtectionDomain> {
         &self.pd

@@ -63,7 +63,7 @@ impl QueuePair {
                 self.check_aligned(remote_addr)?;
             }
             // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
-            SendOp::Send | SendOp::SendWithImm { .. } => {}
+            SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {}
             SendOp::AtomicCmpSwap { remote_addr, .. }
             | SendOp::AtomicFetchAdd { remote_addr, .. } => {
                 // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset

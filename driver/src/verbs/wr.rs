@@ -28,6 +28,9 @@ pub enum SendOp {
     Send,
     /// A SEND whose receive completion carries `imm` (big-endian on the wire).
     SendWithImm { imm: u32 },
+    /// A SEND after which the peer invalidates its MR `invalidate_rkey` (which must allow remote
+    /// invalidation and be in the receiving QP's PD); the receive completion names the key.
+    SendWithInv { invalidate_rkey: u32 },
     /// If the 8-byte word at `remote_addr` equals `compare`, replace it with `swap`; the original value
     /// lands in the local 8-byte buffer. `remote_addr` must be 8-byte aligned, the MR REMOTE_ATOMIC.
     AtomicCmpSwap {
@@ -92,7 +95,9 @@ impl WorkRequest {
         match self.op {
             SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => WcOpcode::RdmaWrite,
             SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
-            SendOp::Send | SendOp::SendWithImm { .. } => WcOpcode::Send,
+            SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {
+                WcOpcode::Send
+            }
             SendOp::AtomicCmpSwap { .. } => WcOpcode::CompSwap,
             SendOp::AtomicFetchAdd { .. } => WcOpcode::FetchAdd,
         }
@@ -111,6 +116,9 @@ impl WorkRequest {
             SendOp::RdmaRead { remote_addr, rkey } => (WrOpcode::RdmaRead, remote_addr, rkey, 0),
             SendOp::Send => (WrOpcode::Send, 0, 0, 0),
             SendOp::SendWithImm { imm } => (WrOpcode::SendWithImm, 0, 0, imm),
+            SendOp::SendWithInv { invalidate_rkey } => {
+                (WrOpcode::SendWithInv, 0, 0, invalidate_rkey)
+            }
             SendOp::AtomicCmpSwap {
                 remote_addr,
                 rkey,

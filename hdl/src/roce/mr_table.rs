@@ -8,8 +8,12 @@
 //! its answer is valid without a handshake. The R_Key checks themselves (access, PD, bounds; IBA
 //! §9.7.5.1.7, C9-88) are in `resp.rs`, where the packet's fields are.
 //!
-//! Entry layout (bits): IOVA 0..64, length 64..96 (0 = invalid), key 96..128, access flags 128..136,
-//! PD 136..160.
+//! A SEND with invalidate (IBA chapter 10, remote invalidation) invalidates an entry from the engine's
+//! side: the engine checks the entry it read the cycle before and asks for the write (`inv`), which goes
+//! before any host command, so nothing changes the entry between the check and the invalidation.
+//!
+//! Entry layout (bits): IOVA 0..64, length 64..96 (0 = invalid), key 96..128, access flags 128..136
+//! (ibv_access_flags; bit 7 remote invalidation allowed), PD 136..160.
 use rust_hdl::prelude::*;
 
 /// Bits of one entry.
@@ -35,8 +39,10 @@ pub struct MrTable<const M: usize> {
     pub w_key: Signal<In, Bits<32>>,
     pub w_access: Signal<In, Bits<32>>,
     pub w_pd: Signal<In, Bits<32>>,
-    // Lookup port (receive engine).
+    // Lookup port (receive engine), and invalidation of the entry of `lk_key` (a SEND with invalidate
+    // the engine has checked against the entry it read the cycle before).
     pub lk_key: Signal<In, Bits<32>>,
+    pub inv: Signal<In, bool>,
     pub e_for: Signal<Out, Bits<32>>,
     pub e_fresh: Signal<Out, bool>,
     pub e_base: Signal<Out, Bits<64>>,
@@ -68,6 +74,7 @@ impl<const M: usize> Default for MrTable<M> {
             w_access: Default::default(),
             w_pd: Default::default(),
             lk_key: Default::default(),
+            inv: Default::default(),
             e_for: Default::default(),
             e_fresh: Default::default(),
             e_base: Default::default(),
@@ -115,7 +122,14 @@ impl<const M: usize> Logic for MrTable<M> {
 
         match self.state.q.val() {
             MrState::Idle => {
-                if (self.cmd.val() & 16) != 0 {
+                if self.inv.val() {
+                    // First: the engine's check holds only for the entry as it read it; a host command
+                    // waits a cycle.
+                    self.ram.write_address.next =
+                        bit_cast::<M, 32>((self.lk_key.val() >> 8) & self.mask.val());
+                    self.ram.write_data.next = 0.into();
+                    self.ram.write_enable.next = true;
+                } else if (self.cmd.val() & 16) != 0 {
                     self.clr_idx.d.next = 0.into();
                     self.state.d.next = MrState::Clear;
                 } else if self.cmd.val() != 0 {

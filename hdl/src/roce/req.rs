@@ -232,7 +232,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_aack: DFF<bool>,
     /// The packet is a CNP (opcode 0x81, BECN, 16 reserved bytes).
     p_cnp: DFF<bool>,
-    /// The packet carries an ImmDt (the last packet of a message with immediate data).
+    /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
+    /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
     /// RETH fields of the packet (a re-issued READ asks for the rest of the message only).
     p_rva: DFF<Bits<64>>,
@@ -284,9 +285,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     op_mid: Signal<Local, Bits<8>>,
     op_last: Signal<Local, Bits<8>>,
     op_only: Signal<Local, Bits<8>>,
-    /// WQE kinds: RDMA WRITE (with or without immediate), with immediate (WRITE or SEND), SEND (either).
+    /// WQE kinds: RDMA WRITE (with or without immediate), with immediate (WRITE or SEND), SEND (any),
+    /// SEND with invalidate.
     wr_write: Signal<Local, bool>,
     wr_imm: Signal<Local, bool>,
+    wr_inv: Signal<Local, bool>,
     wr_send: Signal<Local, bool>,
     off: Signal<Local, Bits<32>>,
     /// The next packet of the message: index, offset, length, beats and source address.
@@ -611,6 +614,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             op_only: Default::default(),
             wr_write: Default::default(),
             wr_imm: Default::default(),
+            wr_inv: Default::default(),
             wr_send: Default::default(),
             off: Default::default(),
             snd_next: Default::default(),
@@ -891,9 +895,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
         self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
-        // ibv_wr_opcode: RDMA_WRITE 0, RDMA_WRITE_WITH_IMM 1, SEND 2, SEND_WITH_IMM 3, RDMA_READ 4.
+        // ibv_wr_opcode: RDMA_WRITE 0, RDMA_WRITE_WITH_IMM 1, SEND 2, SEND_WITH_IMM 3, RDMA_READ 4,
+        // SEND_WITH_INV 9.
         self.wr_write.next = self.w_opcode.q.val() <= 1;
-        self.wr_send.next = (self.w_opcode.q.val() == 2) || (self.w_opcode.q.val() == 3);
+        self.wr_inv.next = self.w_opcode.q.val() == 9;
+        self.wr_send.next =
+            (self.w_opcode.q.val() == 2) || (self.w_opcode.q.val() == 3) || self.wr_inv.val();
         self.wr_imm.next = (self.w_opcode.q.val() == 1) || (self.w_opcode.q.val() == 3);
         // BTH opcodes (IBA Table 35): WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08 / LAST_IMM 0x09, ONLY 0x0A /
         // ONLY_IMM 0x0B; SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02 / LAST_IMM 0x03, ONLY 0x04 / ONLY_IMM 0x05.
@@ -907,6 +914,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.wr_imm.val() {
             self.op_last.next = self.op_first.val() + 3;
             self.op_only.next = self.op_first.val() + 5;
+        }
+        // SEND LAST / ONLY with invalidate 0x16 / 0x17: the IETH (the R_Key, from the WQE's IMM field)
+        // where an ImmDt would be (§9.3).
+        if self.wr_inv.val() {
+            self.op_last.next = 0x16.into();
+            self.op_only.next = 0x17.into();
         }
         self.npk_l.next = self.len_up.val() >> self.pmtu.val();
         if self.w_len.q.val() == 0 {
@@ -1420,7 +1433,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 self.lat_valid.d.next = false;
-                if self.w_opcode.q.val() > 6 {
+                if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
@@ -1442,8 +1455,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_aack.d.next = false;
                 self.p_cnp.d.next = false;
                 self.p_reth.d.next = self.wr_write.val() && (self.snd_idx.q.val() == 0);
-                self.p_imm.d.next =
-                    self.wr_imm.val() && (self.snd_idx.q.val() == self.last_idx.q.val());
+                self.p_imm.d.next = (self.wr_imm.val() || self.wr_inv.val())
+                    && (self.snd_idx.q.val() == self.last_idx.q.val());
                 self.p_rva.d.next = self.w_raddr.q.val();
                 self.p_rlen.d.next = self.w_len.q.val();
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();

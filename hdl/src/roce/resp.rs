@@ -64,6 +64,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// MR table lookup (roce::mr_table): the key this packet needs, presented every cycle; the entry
     /// comes back the next cycle with the key it was read for and whether it is still current.
     pub mr_lk_key: Signal<Out, Bits<32>>,
+    /// Invalidate the entry of `mr_lk_key` this cycle (SEND with invalidate, checked).
+    pub mr_inv: Signal<Out, bool>,
     pub mr_for: Signal<In, Bits<32>>,
     pub mr_fresh: Signal<In, bool>,
     pub mr_base: Signal<In, Bits<64>>,
@@ -83,6 +85,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub dup_inc: Signal<Out, bool>,
     pub seq_err_inc: Signal<Out, bool>,
     pub rem_access_inc: Signal<Out, bool>,
+    pub inv_err_inc: Signal<Out, bool>,
     /// RNR NAK timer code this responder sends (MIN_RNR_TIMER).
     pub min_rnr_timer: Signal<In, Bits<32>>,
     pub tx_rnr_naks_inc: Signal<Out, bool>,
@@ -291,6 +294,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     need_key: Signal<Local, Bits<32>>,
     mr_ready: Signal<Local, bool>,
     mr_need: Signal<Local, bool>,
+    /// SEND LAST/ONLY with invalidate, and whether its IETH's R_Key may be invalidated.
+    is_inv: Signal<Local, bool>,
+    inv_ok: Signal<Local, bool>,
     end_va: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
@@ -363,6 +369,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq_pi: Default::default(),
             rq_ci: Default::default(),
             mr_lk_key: Default::default(),
+            mr_inv: Default::default(),
             mr_for: Default::default(),
             mr_fresh: Default::default(),
             mr_base: Default::default(),
@@ -381,6 +388,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             dup_inc: Default::default(),
             seq_err_inc: Default::default(),
             rem_access_inc: Default::default(),
+            inv_err_inc: Default::default(),
             min_rnr_timer: Default::default(),
             tx_rnr_naks_inc: Default::default(),
             rx_rnr_naks_inc: Default::default(),
@@ -550,6 +558,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             need_key: Default::default(),
             mr_ready: Default::default(),
             mr_need: Default::default(),
+            is_inv: Default::default(),
+            inv_ok: Default::default(),
             end_va: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
@@ -672,6 +682,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.dup_inc.next = false;
         self.seq_err_inc.next = false;
         self.rem_access_inc.next = false;
+        self.inv_err_inc.next = false;
         self.tx_rnr_naks_inc.next = false;
         self.rx_rnr_naks_inc.next = false;
         self.rx_seq_naks_inc.next = false;
@@ -792,11 +803,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.write_cont.next = (self.f_opcode.val() == 0x07)
             || (self.f_opcode.val() == 0x08)
             || (self.f_opcode.val() == 0x09);
-        self.send_cont.next = (self.f_opcode.val() >= 0x01) && (self.f_opcode.val() <= 0x03);
+        // SEND LAST WITH INVALIDATE 0x16, SEND ONLY WITH INVALIDATE 0x17: an IETH after the BTH.
+        self.is_inv.next = (self.f_opcode.val() == 0x16) || (self.f_opcode.val() == 0x17);
+        self.send_cont.next = ((self.f_opcode.val() >= 0x01) && (self.f_opcode.val() <= 0x03))
+            || (self.f_opcode.val() == 0x16);
         self.is_write.next = (self.has_reth.val() && !self.is_rreq.val()) || self.write_cont.val();
-        self.is_send.next = self.f_opcode.val() <= 0x05;
+        self.is_send.next = (self.f_opcode.val() <= 0x05) || self.is_inv.val();
         self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
-            || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B));
+            || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B))
+            || self.is_inv.val();
         self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm.val());
         if self.has_reth.val() {
             self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm_reth.val());
@@ -805,6 +820,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.cqe_flags.next = 0.into();
         if self.has_imm.val() {
             self.cqe_flags.next = 1.into(); // WITH_IMM
+        }
+        if self.is_inv.val() {
+            self.cqe_flags.next = 4.into(); // WITH_INV: the IETH's R_Key in the immediate's place
         }
         // SOLICITED: the message's last packet carried SE (§10.2.6 solicited events).
         if self.f_se.val() != 0 {
@@ -817,8 +835,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.is_rresp.val() && (self.f_opcode.val() != 0x0E) {
             self.ext_len.next = 4.into(); // AETH
         }
-        if self.has_imm.val() {
-            self.ext_len.next = 4.into(); // ImmDt
+        if self.has_imm.val() || self.is_inv.val() {
+            self.ext_len.next = 4.into(); // ImmDt or IETH
         }
         if self.has_imm.val() && self.has_reth.val() {
             self.ext_len.next = 20.into(); // RETH + ImmDt
@@ -909,9 +927,14 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.has_reth.val() || self.is_atreq.val() {
             self.need_key.next = self.f_rkey.val();
         }
+        if self.is_inv.val() {
+            self.need_key.next = self.f_imm.val(); // the IETH
+        }
         self.mr_lk_key.next = self.need_key.val();
+        self.mr_inv.next = false;
         self.mr_ready.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key.val());
         self.mr_need.next = self.is_atreq.val()
+            || self.is_inv.val()
             || (self.has_reth.val() && (self.f_dmalen.val() != 0))
             || (self.write_cont.val() && (self.write_total.q.val() != 0));
         self.mr_hit.next = self.mr_ready.val()
@@ -922,6 +945,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.f_va.val() >= self.mr_base.val())
             && (self.end_va.val() <= (self.mr_base.val() + bit_cast::<64, 32>(self.mr_len.val())))
             && (self.end_va.val() >= self.f_va.val());
+        // Remote invalidation (IBA chapter 10): the IETH's R_Key names a valid entry of the QP's PD
+        // registered with remote invalidation allowed (MR_ACCESS bit 7).
+        self.inv_ok.next = self.mr_ready.val()
+            && (self.mr_len.val() != 0)
+            && (self.mr_key.val() == self.f_imm.val())
+            && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
+            && ((self.mr_access.val() & 0x80) != 0);
         // A WRITE continues only while its MR is still registered under the same key (deregistration in
         // the middle of a message must not let the rest land).
         self.cont_mr_ok.next = self.mr_ready.val()
@@ -1114,6 +1144,14 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_syn_l.next = 0x61.into();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
+                    } else if self.is_inv.val() && !self.inv_ok.val() {
+                        // An R_Key that may not be invalidated: invalid request NAK, the QP to ERR (as
+                        // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
+                        self.inv_err_inc.next = true;
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
                     } else if (self.is_atreq.val() && !self.mr_hit.val())
                         || (self.has_reth.val()
                             && (self.f_dmalen.val() != 0)
@@ -1149,6 +1187,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.rq_psn_end.val());
                     } else if self.send_cont.val() {
                         // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
+                        // LAST WITH INVALIDATE invalidates its R_Key now, with the entry just checked.
+                        self.mr_inv.next = self.is_inv.val();
                         self.dst.d.next = self.write_va.q.val();
                         self.state.d.next = RespState::Prime0;
                     } else if self.is_send.val() {
@@ -1161,6 +1201,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.tx_rnr_naks_inc.next = true;
                             self.ack_psn_l.next = self.f_psn.val();
                         } else {
+                            self.mr_inv.next = self.is_inv.val();
                             self.state.d.next = RespState::RqFetch;
                         }
                     } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {

@@ -310,6 +310,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.mrt.w_access.next = self.regs.mr_access.val();
         self.mrt.w_pd.next = self.regs.mr_pd.val();
         self.mrt.lk_key.next = self.rx_eng.mr_lk_key.val();
+        self.mrt.inv.next = self.rx_eng.mr_inv.val();
         self.rx_eng.mr_for.next = self.mrt.e_for.val();
         self.rx_eng.mr_fresh.next = self.mrt.e_fresh.val();
         self.rx_eng.mr_base.next = self.mrt.e_base.val();
@@ -327,6 +328,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.rx_dup_requests_inc.next = self.rx_eng.dup_inc.val();
         self.regs.rx_seq_errors_inc.next = self.rx_eng.seq_err_inc.val();
         self.regs.rx_remote_access_errors_inc.next = self.rx_eng.rem_access_inc.val();
+        self.regs.rx_invalidate_errors_inc.next = self.rx_eng.inv_err_inc.val();
+        self.regs.rx_remote_invalidations_inc.next = self.rx_eng.mr_inv.val();
         self.rx_eng.min_rnr_timer.next = self.qpt.rx_min_rnr.val();
         self.regs.tx_rnr_naks_inc.next = self.rx_eng.tx_rnr_naks_inc.val();
         self.regs.rx_rnr_naks_inc.next = self.rx_eng.rx_rnr_naks_inc.val();

@@ -170,7 +170,7 @@ fn posts_are_checked_before_anything_reaches_the_device() {
     s.qp.modify(QpAttr::Rts(rts_attrs())).unwrap();
 
     let mut bad_key = ok.sge;
-    bad_key.lkey ^= 0x100;
+    bad_key.lkey ^= 0x80;
     refuse(with_sge(bad_key), &prot);
     refuse(with_sge(sge(&s, 4000, 200)), &prot); // runs past the MR's end
     refuse(with_sge(sge(&s, 0, u32::MAX)), &prot);
