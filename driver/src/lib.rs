@@ -26,7 +26,7 @@ pub use backend::{Backend, DmaRegion};
 pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
-    AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ProtectionDomain, QpAttr,
-    QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge, WorkCompletion,
-    WorkRequest,
+    AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ModifyAttrs, ProtectionDomain,
+    QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
+    WorkCompletion, WorkRequest,
 };

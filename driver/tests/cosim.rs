@@ -3,8 +3,8 @@
 //! rest, and a SEND without a posted receive waits (RNR) until one is posted.
 use rocenic_driver::pair::Pair;
 use rocenic_driver::{
-    AccessFlags, DmaRegion, MemoryRegion, QpState, RecvRequest, SendFlags, SendOp, Sge, WcOpcode,
-    WcStatus, WorkRequest,
+    AccessFlags, DmaRegion, MemoryRegion, ModifyAttrs, QpAttr, QpState, RecvRequest, SendFlags,
+    SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
 };
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 
@@ -1173,4 +1173,47 @@ fn dma_reads_are_split_at_the_read_request_size_and_4k() {
             "{width:?}: only {reads} read requests"
         );
     }
+}
+
+#[test]
+fn a_qp_that_stops_allowing_remote_writes_refuses_them() {
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let data = pattern(256, 9);
+    let b = bufs(&p, 256, &data);
+    let wait = |wr: WorkRequest| {
+        // SAFETY: the buffers outlive the completion polled here.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+        p.wait_for(&p.a.send_cq, BUDGET).expect("a completion")
+    };
+    let w = wait(write_wr(&b, 64, b.dst_mr.rkey()));
+    assert_eq!(w.status, WcStatus::Success, "allowed at first: {w:?}");
+    // RTS → RTS with only the access flags changed (ibv_modify_qp with IBV_QP_ACCESS_FLAGS).
+    p.b.qp
+        .modify(QpAttr::Modify(ModifyAttrs {
+            access: Some(AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_READ),
+            ..ModifyAttrs::default()
+        }))
+        .unwrap();
+    assert_eq!(p.b.qp.query(), QpState::Rts, "the state stays");
+    assert_eq!(
+        p.b.qp.access(),
+        AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_READ
+    );
+    let before = {
+        let mut v = vec![0; 256];
+        b.dst.read(0, &mut v).unwrap();
+        v
+    };
+    let mut wr = write_wr(&b, 256, b.dst_mr.rkey());
+    wr.wr_id = 9;
+    let w = wait(wr);
+    // The MR still allows it; the QP does not: invalid request, as rdma_rxe answers.
+    assert_eq!(
+        (w.wr_id, w.status, w.vendor_err),
+        (9, WcStatus::RemInvReqErr, 0x61)
+    );
+    let mut after = vec![0; 256];
+    b.dst.read(0, &mut after).unwrap();
+    assert!(before == after, "nothing lands");
+    assert_eq!(p.b.qp.query(), QpState::Err);
 }

@@ -162,6 +162,7 @@ impl FakeDevice {
             regs::DEST_IPV4,
             regs::UDP_SPORT,
             regs::MIN_RNR_TIMER,
+            regs::QP_ACCESS,
             regs::QP_DSCP,
             regs::ACK_TIMEOUT,
             regs::RETRY_CNT,

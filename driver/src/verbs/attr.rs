@@ -23,6 +23,9 @@ pub enum QpAttr {
     /// RTS → SQD: the send queue drains (the work request in progress finishes, no new one starts) while
     /// the QP still receives and responds.
     Sqd,
+    /// RTR → RTR, RTS → RTS, SQD → SQD: change the attributes given (`ibv_modify_qp` with an attribute
+    /// mask and the current state); `None` keeps one.
+    Modify(ModifyAttrs),
     /// Any state → ERR: outstanding work requests complete with WR_FLUSH_ERR.
     Err,
 }
@@ -34,9 +37,9 @@ pub struct InitAttrs {
     pub port_num: u8,
     /// P_Key table index; the table holds only the default P_Key 0xFFFF, at index 0.
     pub pkey_index: u16,
-    /// Remote operations the QP allows. Kept for `QueuePair::access`; this generation enforces remote
-    /// access per MR (MRn_ACCESS) only, so an MR registered without REMOTE_WRITE is what refuses a
-    /// remote write.
+    /// Remote operations the QP's responder allows (`qp_access_flags`): a remote WRITE, READ or atomic
+    /// needs this and its MR's flag; one the QP does not allow gets an invalid request NAK and the QP
+    /// goes to ERR (as rdma_rxe). The default allows every remote operation, each still gated per MR.
     pub access: AccessFlags,
 }
 
@@ -45,7 +48,10 @@ impl Default for InitAttrs {
         InitAttrs {
             port_num: 1,
             pkey_index: 0,
-            access: AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            access: AccessFlags::LOCAL_WRITE
+                | AccessFlags::REMOTE_WRITE
+                | AccessFlags::REMOTE_READ
+                | AccessFlags::REMOTE_ATOMIC,
         }
     }
 }
@@ -86,6 +92,19 @@ pub struct RtsAttrs {
     /// Replaces `timeout` with a number of core cycles: simulations need timeouts of microseconds, far
     /// below the smallest useful IB encoding on real links.
     pub ack_timeout_cycles: Option<u32>,
+}
+
+/// Attributes a QP may change without changing state (RTR, RTS or SQD); `None` keeps the current value.
+/// The retry and timeout values act on the requester, so they need RTS or SQD.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ModifyAttrs {
+    pub access: Option<AccessFlags>,
+    pub min_rnr_timer: Option<u8>,
+    /// IB local ACK timeout exponent, as [`RtsAttrs::timeout`].
+    pub timeout: Option<u8>,
+    pub ack_timeout_cycles: Option<u32>,
+    pub retry_cnt: Option<u8>,
+    pub rnr_retry: Option<u8>,
 }
 
 /// The ACK_TIMEOUT register value for IB timeout exponent `timeout` on a core clocked at `clock_mhz`:

@@ -40,6 +40,8 @@ pub(crate) struct QpWindow {
     pub dest_ip: u32,
     pub udp_sport: u32,
     pub min_rnr_timer: u32,
+    /// qp_access_flags' remote bits (QP_ACCESS).
+    pub access: u32,
     pub dscp: u32,
     pub ack_timeout: u32,
     pub retry_cnt: u32,
@@ -162,6 +164,7 @@ impl Device {
         self.write(regs::DEST_IPV4, w.dest_ip);
         self.write(regs::UDP_SPORT, w.udp_sport);
         self.write(regs::MIN_RNR_TIMER, w.min_rnr_timer);
+        self.write(regs::QP_ACCESS, w.access);
         self.write(regs::QP_DSCP, w.dscp);
         self.write(regs::ACK_TIMEOUT, w.ack_timeout);
         self.write(regs::RETRY_CNT, w.retry_cnt);

@@ -12,7 +12,7 @@ mod post;
 mod qp;
 mod wr;
 
-pub use attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps, RtrAttrs, RtsAttrs};
+pub use attr::{ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpCaps, RtrAttrs, RtsAttrs};
 pub use context::{Context, BUFFER_ALIGN};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};

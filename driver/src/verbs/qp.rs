@@ -295,14 +295,15 @@ impl QueuePair {
 
     /// Moves the QP to the state `attr` names, programming that transition's attributes first and
     /// QP_STATE last, so the core never runs in the new state with the old attributes. Legal: RESET →
-    /// INIT → RTR → RTS, RTS ⇄ SQD, and any state → ERR; anything else is [`Error::BadTransition`]. A refused
-    /// transition writes nothing.
+    /// INIT → RTR → RTS, RTS ⇄ SQD, any state → ERR, and [`QpAttr::Modify`] in RTR, RTS or SQD; anything
+    /// else is [`Error::BadTransition`]. A refused transition writes nothing.
     pub fn modify(&self, attr: QpAttr) -> Result<()> {
         let to = match attr {
             QpAttr::Init(_) => QpState::Init,
             QpAttr::Rtr(_) => QpState::Rtr,
             QpAttr::Rts(_) => QpState::Rts,
             QpAttr::Sqd => QpState::Sqd,
+            QpAttr::Modify(_) => self.query(),
             QpAttr::Err => {
                 self.to_error();
                 return Ok(());
@@ -316,7 +317,9 @@ impl QueuePair {
                 | (QpState::Rtr, QpState::Rts)
                 | (QpState::Rts, QpState::Sqd)
                 | (QpState::Sqd, QpState::Rts)
-        );
+        ) || (matches!(attr, QpAttr::Modify(_))
+            && from == to
+            && matches!(from, QpState::Rtr | QpState::Rts | QpState::Sqd));
         if !legal {
             return Err(Error::BadTransition { from, to });
         }
@@ -338,6 +341,7 @@ impl QueuePair {
             QpAttr::Init(a) => {
                 check_init(&a)?;
                 soft.access = a.access;
+                win.access = remote_bits(a.access);
             }
             QpAttr::Rtr(a) => {
                 if !matches!(a.path_mtu, 256 | 512 | 1024 | 2048 | 4096) {
@@ -379,6 +383,41 @@ impl QueuePair {
                 win.rnr_retry = a.rnr_retry as u32;
             }
             QpAttr::Sqd => {}
+            QpAttr::Modify(m) => {
+                let requester = m.timeout.is_some()
+                    || m.ack_timeout_cycles.is_some()
+                    || m.retry_cnt.is_some()
+                    || m.rnr_retry.is_some();
+                if requester && from == QpState::Rtr {
+                    return Err(Error::BadAttr(
+                        "timeout, retry_cnt and rnr_retry need RTS or SQD (they are the requester's)",
+                    ));
+                }
+                if m.min_rnr_timer.is_some_and(|t| t > 31) {
+                    return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
+                }
+                if m.retry_cnt.is_some_and(|r| r > 7) || m.rnr_retry.is_some_and(|r| r > 7) {
+                    return Err(Error::BadAttr("retry counts above 7 (IBA: 3-bit counts)"));
+                }
+                if let Some(a) = m.access {
+                    soft.access = a;
+                    win.access = remote_bits(a);
+                }
+                if let Some(t) = m.min_rnr_timer {
+                    win.min_rnr_timer = t as u32;
+                }
+                if let Some(c) = m.ack_timeout_cycles {
+                    win.ack_timeout = c;
+                } else if let Some(t) = m.timeout {
+                    win.ack_timeout = ack_timeout_cycles(t, d.width.clock_mhz());
+                }
+                if let Some(r) = m.retry_cnt {
+                    win.retry_cnt = r as u32;
+                }
+                if let Some(r) = m.rnr_retry {
+                    win.rnr_retry = r as u32;
+                }
+            }
             QpAttr::Err => unreachable!("handled above"),
         }
         win.state = to as u32;
@@ -400,6 +439,11 @@ impl QueuePair {
         self.dev.drain_hw_cq();
         self.inner.enter_error(&self.dev);
     }
+}
+
+/// The remote operation bits of an access mask, as QP_ACCESS holds them.
+fn remote_bits(a: AccessFlags) -> u32 {
+    a.0 & (AccessFlags::REMOTE_WRITE.0 | AccessFlags::REMOTE_READ.0 | AccessFlags::REMOTE_ATOMIC.0)
 }
 
 fn check_init(a: &InitAttrs) -> Result<()> {

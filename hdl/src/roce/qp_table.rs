@@ -6,7 +6,7 @@
 //!
 //! | RAM | holds | written by |
 //! |---|---|---|
-//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, PD, receive ring | host commands |
+//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, QP_ACCESS, PD, receive ring | host commands |
 //! | `rxc` | responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
 //! | `txa` | requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
 //! | `txc` | requester context: state, SQ_PSN, SQ_CI | the switch, host commands |
@@ -60,6 +60,7 @@ pub struct QpTable<const Q: usize> {
     pub w_dest_qpn: Signal<In, Bits<32>>,
     pub w_pmtu: Signal<In, Bits<32>>,
     pub w_min_rnr: Signal<In, Bits<32>>,
+    pub w_access: Signal<In, Bits<32>>,
     pub w_pd: Signal<In, Bits<32>>,
     pub w_rq_base: Signal<In, Bits<64>>,
     pub w_rq_log: Signal<In, Bits<32>>,
@@ -104,6 +105,7 @@ pub struct QpTable<const Q: usize> {
     pub rx_dest_qpn: Signal<Out, Bits<32>>,
     pub rx_pmtu: Signal<Out, Bits<32>>,
     pub rx_min_rnr: Signal<Out, Bits<32>>,
+    pub rx_access: Signal<Out, Bits<32>>,
     pub rx_pd: Signal<Out, Bits<32>>,
     pub rx_rq_base_lo: Signal<Out, Bits<32>>,
     pub rx_rq_base_hi: Signal<Out, Bits<32>>,
@@ -227,6 +229,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             w_dest_qpn: Default::default(),
             w_pmtu: Default::default(),
             w_min_rnr: Default::default(),
+            w_access: Default::default(),
             w_pd: Default::default(),
             w_rq_base: Default::default(),
             w_rq_log: Default::default(),
@@ -268,6 +271,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             rx_dest_qpn: Default::default(),
             rx_pmtu: Default::default(),
             rx_min_rnr: Default::default(),
+            rx_access: Default::default(),
             rx_pd: Default::default(),
             rx_rq_base_lo: Default::default(),
             rx_rq_base_hi: Default::default(),
@@ -451,8 +455,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_hold.next = false;
         self.pick.next = self.cand.q.val();
 
-        // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, PD 64, RQ_LOG_SIZE 96,
-        // RQ_BASE 128. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
+        // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, QP_ACCESS 48, PD 64,
+        // RQ_LOG_SIZE 96, RQ_BASE 128. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
         // SQ_BASE 128. rxc: state 0, RQ_PSN 32, RQ_CI 64, engine registers 128. txc: state 0, SQ_PSN 32,
         // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144.
         self.rx_qpn.next = self.rx_idx.q.val();
@@ -460,6 +464,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.rx_dest_qpn.next = bit_cast::<32, 192>(self.rx_a.q.val()) & 0xFF_FFFF;
         self.rx_pmtu.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 32) & 0xFF;
         self.rx_min_rnr.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 40) & 0xFF;
+        self.rx_access.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 48) & 0xFF;
         self.rx_pd.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 64);
         self.rx_rq_log.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 96);
         self.rx_rq_base_lo.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 128);
@@ -596,6 +601,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.rxa.write_data.next = bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF)
             | (bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF) << 32)
             | (bit_cast::<192, 32>(self.w_min_rnr.val() & 0xFF) << 40)
+            | (bit_cast::<192, 32>(self.w_access.val() & 0xFF) << 48)
             | (bit_cast::<192, 32>(self.w_pd.val()) << 64)
             | (bit_cast::<192, 32>(self.w_rq_log.val()) << 96)
             | (bit_cast::<192, 64>(self.w_rq_base.val()) << 128);

@@ -88,6 +88,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub inv_err_inc: Signal<Out, bool>,
     /// RNR NAK timer code this responder sends (MIN_RNR_TIMER).
     pub min_rnr_timer: Signal<In, Bits<32>>,
+    /// The QP's qp_access_flags (REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8).
+    pub qp_access: Signal<In, Bits<32>>,
     pub tx_rnr_naks_inc: Signal<Out, bool>,
     pub rx_rnr_naks_inc: Signal<Out, bool>,
     pub rx_seq_naks_inc: Signal<Out, bool>,
@@ -296,6 +298,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     mr_need: Signal<Local, bool>,
     /// SEND LAST/ONLY with invalidate, and whether its IETH's R_Key may be invalidated.
     is_inv: Signal<Local, bool>,
+    /// The QP allows the remote operation (its qp_access_flags).
+    qp_acc_ok: Signal<Local, bool>,
     inv_ok: Signal<Local, bool>,
     end_va: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
@@ -390,6 +394,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rem_access_inc: Default::default(),
             inv_err_inc: Default::default(),
             min_rnr_timer: Default::default(),
+            qp_access: Default::default(),
             tx_rnr_naks_inc: Default::default(),
             rx_rnr_naks_inc: Default::default(),
             rx_seq_naks_inc: Default::default(),
@@ -559,6 +564,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             mr_ready: Default::default(),
             mr_need: Default::default(),
             is_inv: Default::default(),
+            qp_acc_ok: Default::default(),
             inv_ok: Default::default(),
             end_va: Default::default(),
             lanes_left: Default::default(),
@@ -945,6 +951,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && (self.f_va.val() >= self.mr_base.val())
             && (self.end_va.val() <= (self.mr_base.val() + bit_cast::<64, 32>(self.mr_len.val())))
             && (self.end_va.val() >= self.f_va.val());
+        // The QP's own remote access enables (a QP attribute, qp_access_flags): WRITE packets, READ, atomics.
+        self.qp_acc_ok.next = !((self.is_write.val() && ((self.qp_access.val() & 2) == 0))
+            || (self.is_rreq.val() && ((self.qp_access.val() & 4) == 0))
+            || (self.is_atreq.val() && ((self.qp_access.val() & 8) == 0)));
         // Remote invalidation (IBA chapter 10): the IETH's R_Key names a valid entry of the QP's PD
         // registered with remote invalidation allowed (MR_ACCESS bit 7).
         self.inv_ok.next = self.mr_ready.val()
@@ -1134,6 +1144,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                     } else if !self.seq_ok.val() || !self.len_ok.val() {
                         // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
+                    } else if !self.qp_acc_ok.val() {
+                        // An operation the QP does not enable: invalid request NAK, the QP to ERR (as
+                        // rdma_rxe's check_op_valid).
                         self.send_ack.next = true;
                         self.ack_syn_l.next = 0x61.into();
                         self.ack_psn_l.next = self.f_psn.val();

@@ -255,6 +255,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.w_dest_qpn.next = self.regs.dest_qpn.val();
         self.qpt.w_pmtu.next = self.regs.pmtu.val();
         self.qpt.w_min_rnr.next = self.regs.min_rnr_timer.val();
+        self.qpt.w_access.next = self.regs.qp_access.val();
         self.qpt.w_pd.next = self.regs.qp_pd.val();
         self.qpt.w_rq_base.next = (bit_cast::<64, 32>(self.regs.rq_base_hi.val()) << 32)
             | bit_cast::<64, 32>(self.regs.rq_base_lo.val());
@@ -331,6 +332,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.rx_invalidate_errors_inc.next = self.rx_eng.inv_err_inc.val();
         self.regs.rx_remote_invalidations_inc.next = self.rx_eng.mr_inv.val();
         self.rx_eng.min_rnr_timer.next = self.qpt.rx_min_rnr.val();
+        self.rx_eng.qp_access.next = self.qpt.rx_access.val();
         self.regs.tx_rnr_naks_inc.next = self.rx_eng.tx_rnr_naks_inc.val();
         self.regs.rx_rnr_naks_inc.next = self.rx_eng.rx_rnr_naks_inc.val();
         self.regs.rx_seq_naks_inc.next = self.rx_eng.rx_seq_naks_inc.val();

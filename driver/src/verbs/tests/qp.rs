@@ -187,6 +187,76 @@ fn modify_programs_each_transition_as_one_qp_command() {
 }
 
 #[test]
+fn modify_in_place_changes_only_the_attributes_given() {
+    let s = setup();
+    let only = |m: ModifyAttrs| QpAttr::Modify(m);
+    // Not in INIT: nothing to modify in place there (IBA: INIT → INIT changes nothing we hold).
+    s.qp.modify(QpAttr::Init(InitAttrs::default())).unwrap();
+    assert_command(
+        &writes_of(&s, QpAttr::Rtr(rtr_attrs())),
+        3,
+        &[(regs::QP_ACCESS, 2 | 4 | 8)],
+    );
+    // RTR: the responder's attributes may change, the requester's not yet.
+    refused(
+        &s,
+        only(ModifyAttrs {
+            retry_cnt: Some(2),
+            ..ModifyAttrs::default()
+        }),
+        |e| matches!(e, Error::BadAttr(_)),
+    );
+    let w = writes_of(
+        &s,
+        only(ModifyAttrs {
+            min_rnr_timer: Some(20),
+            ..ModifyAttrs::default()
+        }),
+    );
+    assert_command(&w, 1, &[(regs::QP_STATE, 2), (regs::MIN_RNR_TIMER, 20)]);
+    s.qp.modify(QpAttr::Rts(rts_attrs())).unwrap();
+    let w = writes_of(
+        &s,
+        only(ModifyAttrs {
+            access: Some(AccessFlags::REMOTE_READ),
+            ack_timeout_cycles: Some(5000),
+            rnr_retry: Some(3),
+            ..ModifyAttrs::default()
+        }),
+    );
+    // MODIFY alone (no INIT_SQ: the send queue keeps its PSN), the rest of the window as before.
+    assert_command(
+        &w,
+        1,
+        &[
+            (regs::QP_STATE, 3),
+            (regs::QP_ACCESS, 4),
+            (regs::ACK_TIMEOUT, 5000),
+            (regs::RNR_RETRY, 3),
+            (regs::RETRY_CNT, 3),
+            (regs::MIN_RNR_TIMER, 20),
+        ],
+    );
+    assert_eq!(s.qp.query(), QpState::Rts);
+    assert_eq!(s.qp.access(), AccessFlags::REMOTE_READ);
+    assert_eq!(s.dev.get_qp(QPN, regs::QP_ACCESS), 4);
+    refused(
+        &s,
+        only(ModifyAttrs {
+            retry_cnt: Some(8),
+            ..ModifyAttrs::default()
+        }),
+        |e| matches!(e, Error::BadAttr(_)),
+    );
+    s.qp.modify(QpAttr::Err).unwrap();
+    refused(
+        &s,
+        only(ModifyAttrs::default()),
+        bad_transition(QpState::Err, QpState::Err),
+    );
+}
+
+#[test]
 fn ack_timeout_converts_the_ib_exponent_at_the_widths_clock() {
     assert_eq!(ack_timeout_cycles(14, 156.25), 10_485_760);
     assert_eq!(ack_timeout_cycles(14, 322.265625), 21_626_880);
