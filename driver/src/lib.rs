@@ -27,6 +27,6 @@ pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
     AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ModifyAttrs, ProtectionDomain,
-    QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
+    QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
     WorkCompletion, WorkRequest,
 };

@@ -1217,3 +1217,27 @@ fn a_qp_that_stops_allowing_remote_writes_refuses_them() {
     assert!(before == after, "nothing lands");
     assert_eq!(p.b.qp.query(), QpState::Err);
 }
+
+#[test]
+fn query_qp_reports_the_psns_the_core_holds() {
+    let p = Pair::connect(cfg(Width::W64, FaultPlan::none()), 1024, 20_000).unwrap();
+    let data = pattern(3000, 4);
+    let b = bufs(&p, 3000, &data);
+    let (a0, b0) = (p.a.qp.query_qp(), p.b.qp.query_qp());
+    assert_eq!(a0.state, QpState::Rts);
+    assert_eq!((a0.path_mtu, a0.dest_qpn), (1024, p.b.qp.qp_num()));
+    assert_eq!(a0.sq_psn, b0.rq_psn, "A sends what B expects");
+    // SAFETY: the buffers outlive the completion polled here.
+    unsafe {
+        p.a.qp
+            .post_send(&write_wr(&b, 3000, b.dst_mr.rkey()))
+            .unwrap()
+    };
+    let w = p.wait_for(&p.a.send_cq, BUDGET).expect("completion");
+    assert_eq!(w.status, WcStatus::Success);
+    // 3000 bytes at MTU 1024: three packets, three PSNs on both sides.
+    let (a1, b1) = (p.a.qp.query_qp(), p.b.qp.query_qp());
+    assert_eq!(a1.sq_psn, (a0.sq_psn + 3) & 0xFF_FFFF);
+    assert_eq!(b1.rq_psn, (b0.rq_psn + 3) & 0xFF_FFFF);
+    assert_eq!(a1.rq_psn, a0.rq_psn, "nothing came the other way");
+}

@@ -4,7 +4,7 @@ use super::mr::AccessFlags;
 use std::net::Ipv4Addr;
 
 /// Ring depths: powers of two, 2..=32768.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QpCaps {
     pub max_send_wr: usize,
     pub max_recv_wr: usize,
@@ -105,6 +105,29 @@ pub struct ModifyAttrs {
     pub ack_timeout_cycles: Option<u32>,
     pub retry_cnt: Option<u8>,
     pub rnr_retry: Option<u8>,
+}
+
+/// What [`QueuePair::query_qp`](super::QueuePair::query_qp) returns (`ibv_query_qp`'s attributes that
+/// this QP has): the state and PSNs as the core holds them now, the rest as last programmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QpAttrs {
+    pub state: rocenic_proto::host::QpState,
+    /// Path MTU in bytes (0 before RTR).
+    pub path_mtu: u32,
+    pub dest_qpn: u32,
+    /// The next PSN the requester sends (`sq_psn`) and the PSN the responder expects (`rq_psn`).
+    pub sq_psn: u32,
+    pub rq_psn: u32,
+    pub access: AccessFlags,
+    pub min_rnr_timer: u8,
+    /// The local ACK timeout in core cycles (ACK_TIMEOUT).
+    pub ack_timeout_cycles: u32,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub udp_sport: u16,
+    /// GRH traffic class (DSCP << 2).
+    pub traffic_class: u8,
+    pub cap: QpCaps,
 }
 
 /// The ACK_TIMEOUT register value for IB timeout exponent `timeout` on a core clocked at `clock_mhz`:

@@ -55,11 +55,14 @@ pub(crate) struct QpWindow {
     pub rq_pi: u32,
 }
 
-/// What QUERY returns of a QP's consumer indices.
+/// What QUERY returns of a QP's consumer indices and PSNs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct QpHw {
     pub sq_ci: u32,
     pub rq_ci: u32,
+    /// The next PSN the requester sends and the one the responder expects.
+    pub sq_psn: u32,
+    pub rq_psn: u32,
 }
 
 /// QP_CMD bits (see `docs/registers.md`).
@@ -195,6 +198,8 @@ impl Device {
         self.query(qpn, || QpHw {
             sq_ci: self.read(regs::SQ_CI),
             rq_ci: self.read(regs::RQ_CI),
+            sq_psn: self.read(regs::SQ_PSN) & 0xFF_FFFF,
+            rq_psn: self.read(regs::RQ_PSN) & 0xFF_FFFF,
         })
     }
 

@@ -12,7 +12,9 @@ mod post;
 mod qp;
 mod wr;
 
-pub use attr::{ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpCaps, RtrAttrs, RtsAttrs};
+pub use attr::{
+    ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs, RtsAttrs,
+};
 pub use context::{Context, BUFFER_ALIGN};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};

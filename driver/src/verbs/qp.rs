@@ -1,6 +1,6 @@
 //! RC queue pairs: creation with their rings, the checked state machine of `modify` (IBA §10.3), `query`,
 //! and the software flush of outstanding work requests when the QP enters ERR. Posting is in `post.rs`.
-use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpCaps};
+use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpAttrs, QpCaps};
 use super::context::mac_to_u64;
 use super::cq::{CompletionQueue, WorkCompletion};
 use super::device::{Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY};
@@ -286,6 +286,37 @@ impl QueuePair {
             self.inner.enter_error(&self.dev);
         }
         self.inner.soft.lock().unwrap().state
+    }
+
+    /// `ibv_query_qp`: the state (as [`QueuePair::query`] reads it) and the PSNs as the core holds them
+    /// now (a QUERY command), the other attributes as last programmed.
+    pub fn query_qp(&self) -> QpAttrs {
+        let state = self.query();
+        let hw = self.dev.qp_query(self.inner.qpn);
+        let soft = *self.inner.soft.lock().unwrap();
+        let w = soft.win;
+        QpAttrs {
+            state,
+            path_mtu: if matches!(state, QpState::Reset | QpState::Init) {
+                0
+            } else {
+                soft.path_mtu
+            },
+            dest_qpn: w.dest_qpn,
+            sq_psn: hw.sq_psn,
+            rq_psn: hw.rq_psn,
+            access: soft.access,
+            min_rnr_timer: w.min_rnr_timer as u8,
+            ack_timeout_cycles: w.ack_timeout,
+            retry_cnt: w.retry_cnt as u8,
+            rnr_retry: w.rnr_retry as u8,
+            udp_sport: w.udp_sport as u16,
+            traffic_class: (w.dscp << 2) as u8,
+            cap: QpCaps {
+                max_send_wr: 1 << w.sq_log,
+                max_recv_wr: 1 << w.rq_log,
+            },
+        }
     }
 
     /// The access flags given at RESET → INIT.
