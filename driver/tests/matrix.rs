@@ -1,5 +1,5 @@
 //! The RC test matrix on two co-simulated NICs: every data operation (RDMA WRITE, WRITE with immediate,
-//! SEND, SEND with immediate, RDMA READ) × sizes {0, 1, 4095, 4096, 4097, the path MTU, 3 × MTU, 1 MiB} ×
+//! SEND, SEND with immediate, SEND with invalidate, RDMA READ) × sizes {0, 1, 4095, 4096, 4097, the path MTU, 3 × MTU, 1 MiB} ×
 //! path MTUs, on both datapath widths, and one 64 MiB WRITE and READ. Every completion is checked (status,
 //! opcode, byte count, immediate, QPs), the target buffer byte for byte, and the 256 bytes after it stay
 //! untouched. The simulator's DMA firewall checks every access against the registered MRs throughout.
@@ -18,10 +18,18 @@ enum Op {
     WriteImm,
     Send,
     SendImm,
+    SendInv,
     Read,
 }
 
-const OPS: [Op; 5] = [Op::Write, Op::WriteImm, Op::Send, Op::SendImm, Op::Read];
+const OPS: [Op; 6] = [
+    Op::Write,
+    Op::WriteImm,
+    Op::Send,
+    Op::SendImm,
+    Op::SendInv,
+    Op::Read,
+];
 const GUARD: usize = 256;
 const BACKGROUND: u8 = 0xE7;
 
@@ -90,6 +98,11 @@ impl Rig {
         src.write(0, &data).unwrap();
         dst.write(0, &vec![BACKGROUND; len + GUARD]).unwrap();
         let (remote_addr, rkey) = (self.b_mr.addr(), self.b_mr.rkey());
+        // SEND with invalidate names an MR of B's that allows it, registered for this message alone.
+        let victim = (op == Op::SendInv).then(|| {
+            let acc = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_INVALIDATE;
+            self.p.b.pd.reg_mr(&self.b, 0, 64, acc).unwrap()
+        });
         let wire_op = match op {
             Op::Write => SendOp::RdmaWrite { remote_addr, rkey },
             Op::WriteImm => SendOp::RdmaWriteWithImm {
@@ -99,9 +112,12 @@ impl Rig {
             },
             Op::Send => SendOp::Send,
             Op::SendImm => SendOp::SendWithImm { imm },
+            Op::SendInv => SendOp::SendWithInv {
+                invalidate_rkey: victim.as_ref().unwrap().rkey(),
+            },
             Op::Read => SendOp::RdmaRead { remote_addr, rkey },
         };
-        let consumes_receive = matches!(op, Op::WriteImm | Op::Send | Op::SendImm);
+        let consumes_receive = matches!(op, Op::WriteImm | Op::Send | Op::SendImm | Op::SendInv);
         if consumes_receive {
             // A receive buffer of exactly the message's size, so a byte too many would be an error.
             let sge = Sge {
@@ -131,7 +147,7 @@ impl Rig {
             .unwrap_or_else(|| panic!("{what}: no send completion"));
         let want_op = match op {
             Op::Write | Op::WriteImm => WcOpcode::RdmaWrite,
-            Op::Send | Op::SendImm => WcOpcode::Send,
+            Op::Send | Op::SendImm | Op::SendInv => WcOpcode::Send,
             Op::Read => WcOpcode::RdmaRead,
         };
         assert_eq!(
@@ -155,6 +171,12 @@ impl Rig {
                 "{what}: receive completion {r:?}"
             );
             assert_eq!(r.src_qp, self.p.a.qp.qp_num(), "{what}: source QP");
+            if let Some(v) = &victim {
+                assert_eq!(r.invalidated_rkey, Some(v.rkey()), "{what}: {r:?}");
+                assert!(v.is_invalidated(), "{what}: the MR is invalidated");
+            } else {
+                assert_eq!(r.invalidated_rkey, None, "{what}: {r:?}");
+            }
             if op != Op::WriteImm {
                 assert_eq!(r.byte_len as usize, len, "{what}: received bytes");
             }

@@ -88,10 +88,14 @@ impl HostMemory {
         self.grants.lock().unwrap().clone()
     }
 
-    /// Withdraw the grant that starts at `iova` (an MR deregistered, a ring freed).
-    pub fn revoke(&self, iova: u64) {
+    /// Withdraw one grant made with these values (an MR deregistered, a ring freed); another grant over
+    /// the same bytes (a second MR of the same buffer) stays.
+    pub fn revoke(&self, iova: u64, len: u64, write: bool) {
         let mut g = self.grants.lock().unwrap();
-        if let Some(i) = g.iter().position(|x| x.iova == iova) {
+        if let Some(i) = g
+            .iter()
+            .position(|x| (x.iova, x.len, x.write) == (iova, len, write))
+        {
             g.remove(i);
         }
     }

@@ -38,8 +38,9 @@ pub trait Backend: Send + Sync {
     /// a ring created). Backends that can check or enforce it do (the simulator stops on any DMA outside
     /// every grant); others ignore it.
     fn grant_dma(&self, _iova: u64, _len: u64, _write: bool) {}
-    /// The grant starting at `iova` ends (the MR was deregistered, the ring freed).
-    fn revoke_dma(&self, _iova: u64) {}
+    /// The grant `grant_dma` gave with these values ends (the MR was deregistered, the ring freed). Grants
+    /// may overlap or share a start (two MRs over the same buffer): only this one goes.
+    fn revoke_dma(&self, _iova: u64, _len: u64, _write: bool) {}
     /// Sleeps until the device's completion interrupt (MSI vector 0) is pending or `timeout` of device
     /// time has passed, and consumes what is pending (as reading an eventfd does); true if one was.
     /// Interrupts raised before the call count: arm, poll, then wait loses no wake-up.

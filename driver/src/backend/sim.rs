@@ -93,8 +93,12 @@ impl Backend for SimBackend {
             .memory(self.port)
             .grant(iova, len, write);
     }
-    fn revoke_dma(&self, iova: u64) {
-        self.fabric.lock().unwrap().memory(self.port).revoke(iova);
+    fn revoke_dma(&self, iova: u64, len: u64, write: bool) {
+        self.fabric
+            .lock()
+            .unwrap()
+            .memory(self.port)
+            .revoke(iova, len, write);
     }
     fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
         // Device time: the timeout in cycles of the core's designed clock.

@@ -162,7 +162,8 @@ impl Drop for MemoryRegion {
         // The core stops using the entry before the memory goes back: the command completes first.
         mr_command(dev, self.index, regs::MR_CMD_INVALIDATE);
         mrs.entries[self.index] = None;
-        dev.backend.revoke_dma(self.mr.iova);
+        let write = AccessFlags(self.mr.access).contains(AccessFlags::LOCAL_WRITE);
+        dev.backend.revoke_dma(self.mr.iova, self.mr.len, write);
     }
 }
 

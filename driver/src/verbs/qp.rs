@@ -505,15 +505,17 @@ impl Drop for QueuePair {
         let mut qps = self.dev.qps.lock().unwrap();
         qps.remove(&self.inner.qpn);
         qps.retain(|_, w| w.strong_count() > 0);
-        self.dev
-            .backend
-            .revoke_dma(self.inner.sq.lock().unwrap().mem.iova());
-        self.dev
-            .backend
-            .revoke_dma(self.inner.rq.lock().unwrap().mem.iova());
+        for ring in [&self.inner.sq, &self.inner.rq] {
+            let mem = &ring.lock().unwrap().mem;
+            self.dev
+                .backend
+                .revoke_dma(mem.iova(), mem.len() as u64, false);
+        }
         if qps.is_empty() {
             if let Some(cq) = hw_cq.as_ref() {
-                self.dev.backend.revoke_dma(cq.ring.iova());
+                self.dev
+                    .backend
+                    .revoke_dma(cq.ring.iova(), cq.ring.len() as u64, true);
             }
             *hw_cq = None;
         }
