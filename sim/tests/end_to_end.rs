@@ -80,6 +80,7 @@ fn setup(nic: &mut Nic, mr_base: u64) {
     w(nic, regs::QPN, 0x11);
     w(nic, regs::DEST_QPN, 0x22);
     w(nic, regs::QP_PD, 1);
+    w(nic, regs::QP_ACCESS, 2 | 4 | 8); // the remote operations the QP allows
     w(nic, regs::RQ_PSN, 100);
     w(nic, regs::MR_BASE_LO, mr_base as u32);
     w(nic, regs::MR_BASE_HI, (mr_base >> 32) as u32);

@@ -314,6 +314,7 @@ async def setup_qp(nic, state=3):
         for idx in ("PI", "CI"):
             await w(getattr(R, f"{ring}_{idx}"), 0)
     await qp_cmd(nic, 7)
+    await w(R.QP_ACCESS, 0xE)  # REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC, as the driver's default
     await w(R.QP_STATE, 1)
     await qp_cmd(nic, 1)
     await w(R.PMTU, 10)
