@@ -66,6 +66,9 @@ passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
 if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
 
+echo "== bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
+step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
+
 echo "== conformance cases (scripted peer, checked on the wire)"
 stage out/conformance.log cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance
 # Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose, the

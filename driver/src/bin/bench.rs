@@ -33,6 +33,7 @@ impl RegisterFile {
         }
         regs[regs::DATAPATH_BYTES as usize / 4].store(8, Ordering::Relaxed);
         regs[regs::QP_TABLE_LOG as usize / 4].store(12, Ordering::Relaxed);
+        regs[regs::MR_TABLE_LOG as usize / 4].store(12, Ordering::Relaxed);
         for (off, v) in regs::block_header_words() {
             regs[off as usize / 4].store(v, Ordering::Relaxed);
         }
@@ -52,9 +53,9 @@ impl Backend for RegisterFile {
         if offset == regs::SQ_PI {
             self.regs[regs::SQ_CI as usize / 4].store(value, Ordering::Relaxed);
         }
-        if offset == regs::QP_CMD {
+        if offset == regs::QP_CMD || offset == regs::MR_CMD {
             // Done at once (QUERY reads back the window: one QP).
-            self.regs[regs::QP_CMD as usize / 4].store(0, Ordering::Relaxed);
+            self.regs[offset as usize / 4].store(0, Ordering::Relaxed);
         }
     }
     fn alloc_dma(&self, len: usize, align: usize) -> rocenic_driver::Result<DmaRegion> {
