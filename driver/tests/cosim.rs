@@ -1241,3 +1241,53 @@ fn query_qp_reports_the_psns_the_core_holds() {
     assert_eq!(b1.rq_psn, (b0.rq_psn + 3) & 0xFF_FFFF);
     assert_eq!(a1.rq_psn, a0.rq_psn, "nothing came the other way");
 }
+
+#[test]
+fn per_qp_counters_follow_their_qp_only() {
+    // Loss makes the responder see PSNs ahead (out_of_sequence), the requester get sequence NAKs
+    // (packet_seq_err) and resend what had arrived (duplicate_request).
+    let faults = FaultPlan {
+        drop_probability: 0.05,
+        ..FaultPlan::default()
+    };
+    let p = Pair::connect(cfg(Width::W64, faults), 256, 20_000).unwrap();
+    // An idle QP on each side, created after the pair's: its counters must stay 0.
+    let idle = rocenic_driver::QueuePair::create(
+        &p.b.pd,
+        &p.b.send_cq,
+        &p.b.recv_cq,
+        rocenic_driver::QpCaps {
+            max_send_wr: 2,
+            max_recv_wr: 2,
+        },
+    )
+    .unwrap();
+    let data = pattern(8192, 5);
+    let b = bufs(&p, 8192, &data);
+    for i in 0..20 {
+        let mut wr = write_wr(&b, 8192, b.dst_mr.rkey());
+        wr.wr_id = i;
+        // SAFETY: the buffers outlive the completion polled here.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+        let w = p.wait_for(&p.a.send_cq, 10 * BUDGET).expect("completion");
+        assert_eq!(w.status, WcStatus::Success);
+    }
+    let get = |c: &[(&str, u64)], n: &str| c.iter().find(|(k, _)| *k == n).unwrap().1;
+    let (qa, qb) = (p.a.qp.counters(), p.b.qp.counters());
+    // One QP carries all the traffic: its counters are the port's.
+    assert_eq!(get(&qb, "out_of_sequence"), counter(&p, 1, "rx_seq_errors"));
+    assert_eq!(
+        get(&qb, "duplicate_request"),
+        counter(&p, 1, "rx_dup_requests")
+    );
+    assert_eq!(get(&qa, "packet_seq_err"), counter(&p, 0, "rx_seq_naks"));
+    assert!(
+        get(&qb, "out_of_sequence") > 0 && get(&qa, "packet_seq_err") > 0,
+        "the loss shows: A {qa:?}, B {qb:?}"
+    );
+    assert!(
+        idle.counters().iter().all(|(_, v)| *v == 0),
+        "{:?}",
+        idle.counters()
+    );
+}

@@ -191,6 +191,9 @@ impl FakeDevice {
                 regs::RQ_CI,
                 regs::SQ_PSN,
                 regs::RQ_PSN,
+                regs::QP_OUT_OF_SEQUENCE,
+                regs::QP_DUPLICATE_REQUEST,
+                regs::QP_PACKET_SEQ_ERR,
             ] {
                 let v = self.get_qp(qpn, r);
                 self.set(r, v);

@@ -55,14 +55,11 @@ pub(crate) struct QpWindow {
     pub rq_pi: u32,
 }
 
-/// What QUERY returns of a QP's consumer indices and PSNs.
+/// What QUERY returns of a QP's consumer indices.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct QpHw {
     pub sq_ci: u32,
     pub rq_ci: u32,
-    /// The next PSN the requester sends and the one the responder expects.
-    pub sq_psn: u32,
-    pub rq_psn: u32,
 }
 
 /// QP_CMD bits (see `docs/registers.md`).
@@ -198,8 +195,28 @@ impl Device {
         self.query(qpn, || QpHw {
             sq_ci: self.read(regs::SQ_CI),
             rq_ci: self.read(regs::RQ_CI),
-            sq_psn: self.read(regs::SQ_PSN) & 0xFF_FFFF,
-            rq_psn: self.read(regs::RQ_PSN) & 0xFF_FFFF,
+        })
+    }
+
+    /// QUERY, the PSNs: the next one the requester sends and the one the responder expects.
+    pub fn qp_psns(&self, qpn: u32) -> (u32, u32) {
+        self.query(qpn, || {
+            (
+                self.read(regs::SQ_PSN) & 0xFF_FFFF,
+                self.read(regs::RQ_PSN) & 0xFF_FFFF,
+            )
+        })
+    }
+
+    /// QUERY, the per-QP counters: out_of_sequence, duplicate_request, packet_seq_err.
+    pub fn qp_counters(&self, qpn: u32) -> [u32; 3] {
+        self.query(qpn, || {
+            [
+                regs::QP_OUT_OF_SEQUENCE,
+                regs::QP_DUPLICATE_REQUEST,
+                regs::QP_PACKET_SEQ_ERR,
+            ]
+            .map(|r| self.read(r))
         })
     }
 

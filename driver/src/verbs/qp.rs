@@ -292,7 +292,7 @@ impl QueuePair {
     /// now (a QUERY command), the other attributes as last programmed.
     pub fn query_qp(&self) -> QpAttrs {
         let state = self.query();
-        let hw = self.dev.qp_query(self.inner.qpn);
+        let (sq_psn, rq_psn) = self.dev.qp_psns(self.inner.qpn);
         let soft = *self.inner.soft.lock().unwrap();
         let w = soft.win;
         QpAttrs {
@@ -303,8 +303,8 @@ impl QueuePair {
                 soft.path_mtu
             },
             dest_qpn: w.dest_qpn,
-            sq_psn: hw.sq_psn,
-            rq_psn: hw.rq_psn,
+            sq_psn,
+            rq_psn,
             access: soft.access,
             min_rnr_timer: w.min_rnr_timer as u8,
             ack_timeout_cycles: w.ack_timeout,
@@ -317,6 +317,18 @@ impl QueuePair {
                 max_recv_wr: 1 << w.rq_log,
             },
         }
+    }
+
+    /// The QP's own counters, under rdma-core's names (`rdma statistic qp`): out_of_sequence (request
+    /// packets ahead of the expected PSN), duplicate_request, packet_seq_err (sequence NAKs received).
+    /// They count from the QP's RTR and live in its context in the core (a QUERY reads them).
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        let c = self.dev.qp_counters(self.inner.qpn);
+        vec![
+            ("out_of_sequence", c[0] as u64),
+            ("duplicate_request", c[1] as u64),
+            ("packet_seq_err", c[2] as u64),
+        ]
     }
 
     /// The access flags given at RESET → INIT.

@@ -25,8 +25,8 @@
 use rust_hdl::prelude::*;
 
 /// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
-pub const RX_VEC: usize = 448;
-const RXC: usize = 576;
+pub const RX_VEC: usize = 544;
+const RXC: usize = 672;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TabState {
@@ -89,6 +89,10 @@ pub struct QpTable<const Q: usize> {
     pub q_rq_ci: Signal<Out, Bits<32>>,
     pub q_sq_psn: Signal<Out, Bits<32>>,
     pub q_sq_ci: Signal<Out, Bits<32>>,
+    /// The per-QP counters the last QUERY read (out_of_sequence, duplicate_request, packet_seq_err).
+    pub q_oos: Signal<Out, Bits<32>>,
+    pub q_dup: Signal<Out, Bits<32>>,
+    pub q_seq_nak: Signal<Out, Bits<32>>,
     pub db_overflow_inc: Signal<Out, bool>,
     /// A QP entered ERR by the core's own doing (QP_ERR_EVENTS).
     pub err_event_inc: Signal<Out, bool>,
@@ -195,6 +199,12 @@ pub struct QpTable<const Q: usize> {
     perr_tx_idx: DFF<Bits<32>>,
     err_to_rx: DFF<bool>,
     clr_idx: DFF<Bits<32>>,
+    /// The counters of the last QUERY, held for the registers.
+    qk_oos: DFF<Bits<32>>,
+    qk_dup: DFF<Bits<32>>,
+    qk_seq_nak: DFF<Bits<32>>,
+    /// The queried QP's engine registers: from the RAM, or live from the engine for its current QP.
+    q_vec: Signal<Local, Bits<RX_VEC>>,
     // combinational
     n: Constant<Bits<32>>,
     mask: Constant<Bits<32>>,
@@ -257,6 +267,9 @@ impl<const Q: usize> Default for QpTable<Q> {
             q_rq_ci: Default::default(),
             q_sq_psn: Default::default(),
             q_sq_ci: Default::default(),
+            q_oos: Default::default(),
+            q_dup: Default::default(),
+            q_seq_nak: Default::default(),
             db_overflow_inc: Default::default(),
             err_event_inc: Default::default(),
             ctx_switch_inc: Default::default(),
@@ -353,6 +366,10 @@ impl<const Q: usize> Default for QpTable<Q> {
             perr_tx_idx: Default::default(),
             err_to_rx: Default::default(),
             clr_idx: Default::default(),
+            qk_oos: Default::default(),
+            qk_dup: Default::default(),
+            qk_seq_nak: Default::default(),
+            q_vec: Default::default(),
             n: Constant::new((1u64 << Q).into()),
             mask: Constant::new(((1u64 << Q) - 1).into()),
             sel_ok: Default::default(),
@@ -412,7 +429,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
             perr_tx,
             perr_tx_idx,
             err_to_rx,
-            clr_idx
+            clr_idx,
+            qk_oos,
+            qk_dup,
+            qk_seq_nak
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -448,6 +468,13 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.q_rq_ci.next = 0.into();
         self.q_sq_psn.next = 0.into();
         self.q_sq_ci.next = 0.into();
+        self.q_oos.next = self.qk_oos.q.val();
+        self.q_dup.next = self.qk_dup.q.val();
+        self.q_seq_nak.next = self.qk_seq_nak.q.val();
+        self.q_vec.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
+        if self.sel.val() == self.rx_idx.q.val() {
+            self.q_vec.next = self.rx_ctx_out.val();
+        }
         self.db_overflow_inc.next = false;
         self.err_event_inc.next = self.rx_err.val() || self.tx_err.val() || self.all_err.val();
         self.ctx_switch_inc.next = false;
@@ -759,6 +786,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         if (self.cmd.val() & 8) != 0 {
                             // QUERY: the contexts as they were before this command.
                             self.q_set.next = true;
+                            self.qk_oos.d.next = bit_cast::<32, RX_VEC>(self.q_vec.val() >> 448);
+                            self.qk_dup.d.next = bit_cast::<32, RX_VEC>(self.q_vec.val() >> 480);
+                            self.qk_seq_nak.d.next =
+                                bit_cast::<32, RX_VEC>(self.q_vec.val() >> 512);
                             self.q_state.next = self.c_state.val();
                             self.q_sq_psn.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
                             self.q_sq_ci.next = self.c_ci.val();

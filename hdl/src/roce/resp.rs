@@ -6,6 +6,7 @@
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
 use crate::prim::byteswap::{be_shift, ByteSwap};
+use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::wire::ipv4_frame as F;
 
 /// Bytes of the captured header register (big-endian after the swap).
@@ -110,8 +111,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub want_qpn: Signal<Out, Bits<32>>,
     pub ctx_hit: Signal<In, bool>,
     pub ctx_load: Signal<In, bool>,
-    pub ctx_in: Signal<In, Bits<448>>,
-    pub ctx_out: Signal<Out, Bits<448>>,
+    pub ctx_in: Signal<In, Bits<RX_VEC>>,
+    pub ctx_out: Signal<Out, Bits<RX_VEC>>,
     // receive buffer
     pub buf_pending: Signal<In, bool>,
     pub buf_head: Signal<In, Bits<A>>,
@@ -222,6 +223,11 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ac_valid: DFF<bool>,
     ac_psn: DFF<Bits<24>>,
     ac_orig: DFF<Bits<64>>,
+    /// Per-QP counters (rdma-core names), kept in the QP's context: out_of_sequence (PSN sequence errors
+    /// seen as responder), duplicate_request, packet_seq_err (sequence NAKs received as requester).
+    qc_oos: DFF<Bits<32>>,
+    qc_dup: DFF<Bits<32>>,
+    qc_seq_nak: DFF<Bits<32>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
     cnp_pend: DFF<bool>,
@@ -497,6 +503,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ac_valid: Default::default(),
             ac_psn: Default::default(),
             ac_orig: Default::default(),
+            qc_oos: Default::default(),
+            qc_dup: Default::default(),
+            qc_seq_nak: Default::default(),
             rd_exp: Default::default(),
             cnp_pend: Default::default(),
             now: Default::default(),
@@ -666,6 +675,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ac_valid,
             ac_psn,
             ac_orig,
+            qc_oos,
+            qc_dup,
+            qc_seq_nak,
             rd_exp,
             cnp_pend,
             now,
@@ -721,18 +733,21 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.cnp_seen.q.val() {
             self.ctx_flags.next = self.ctx_flags.val() | 16;
         }
-        self.ctx_out.next = bit_cast::<448, 24>(self.msn.q.val())
-            | (bit_cast::<448, 8>(self.ctx_flags.val()) << 24)
-            | (bit_cast::<448, 24>(self.ac_psn.q.val()) << 32)
-            | (bit_cast::<448, 64>(self.write_va.q.val()) << 64)
-            | (bit_cast::<448, 32>(self.write_left.q.val()) << 128)
-            | (bit_cast::<448, 32>(self.write_total.q.val()) << 160)
-            | (bit_cast::<448, 32>(self.write_rkey.q.val()) << 192)
-            | (bit_cast::<448, 32>(self.recv_len.q.val()) << 224)
-            | (bit_cast::<448, 64>(self.recv_wr_id.q.val()) << 256)
-            | (bit_cast::<448, 32>(self.send_total.q.val()) << 320)
-            | (bit_cast::<448, 32>(self.cnp_last.q.val()) << 352)
-            | (bit_cast::<448, 64>(self.ac_orig.q.val()) << 384);
+        self.ctx_out.next = bit_cast::<RX_VEC, 24>(self.msn.q.val())
+            | (bit_cast::<RX_VEC, 8>(self.ctx_flags.val()) << 24)
+            | (bit_cast::<RX_VEC, 24>(self.ac_psn.q.val()) << 32)
+            | (bit_cast::<RX_VEC, 64>(self.write_va.q.val()) << 64)
+            | (bit_cast::<RX_VEC, 32>(self.write_left.q.val()) << 128)
+            | (bit_cast::<RX_VEC, 32>(self.write_total.q.val()) << 160)
+            | (bit_cast::<RX_VEC, 32>(self.write_rkey.q.val()) << 192)
+            | (bit_cast::<RX_VEC, 32>(self.recv_len.q.val()) << 224)
+            | (bit_cast::<RX_VEC, 64>(self.recv_wr_id.q.val()) << 256)
+            | (bit_cast::<RX_VEC, 32>(self.send_total.q.val()) << 320)
+            | (bit_cast::<RX_VEC, 32>(self.cnp_last.q.val()) << 352)
+            | (bit_cast::<RX_VEC, 64>(self.ac_orig.q.val()) << 384)
+            | (bit_cast::<RX_VEC, 32>(self.qc_oos.q.val()) << 448)
+            | (bit_cast::<RX_VEC, 32>(self.qc_dup.q.val()) << 480)
+            | (bit_cast::<RX_VEC, 32>(self.qc_seq_nak.q.val()) << 512);
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -1497,23 +1512,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.state.d.next = RespState::Decode;
             }
         }
+        // The current QP's counters follow the port counters' events (all in Decode, on this QP's packets).
+        if self.seq_err_inc.val() {
+            self.qc_oos.d.next = self.qc_oos.q.val() + 1;
+        }
+        if self.dup_inc.val() {
+            self.qc_dup.d.next = self.qc_dup.q.val() + 1;
+        }
+        if self.rx_seq_naks_inc.val() {
+            self.qc_seq_nak.d.next = self.qc_seq_nak.q.val() + 1;
+        }
         if self.ctx_load.val() {
-            self.msn.d.next = bit_cast::<24, 448>(self.ctx_in.val());
-            self.nak_sent.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 1) != 0;
-            self.in_write.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 2) != 0;
-            self.in_send.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 4) != 0;
-            self.ac_valid.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 8) != 0;
-            self.cnp_seen.d.next = (bit_cast::<8, 448>(self.ctx_in.val() >> 24) & 16) != 0;
-            self.ac_psn.d.next = bit_cast::<24, 448>(self.ctx_in.val() >> 32);
-            self.write_va.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 64);
-            self.write_left.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 128);
-            self.write_total.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 160);
-            self.write_rkey.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 192);
-            self.recv_len.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 224);
-            self.recv_wr_id.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 256);
-            self.send_total.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 320);
-            self.cnp_last.d.next = bit_cast::<32, 448>(self.ctx_in.val() >> 352);
-            self.ac_orig.d.next = bit_cast::<64, 448>(self.ctx_in.val() >> 384);
+            self.msn.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val());
+            self.nak_sent.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 1) != 0;
+            self.in_write.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 2) != 0;
+            self.in_send.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 4) != 0;
+            self.ac_valid.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 8) != 0;
+            self.cnp_seen.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 16) != 0;
+            self.ac_psn.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 32);
+            self.write_va.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 64);
+            self.write_left.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 128);
+            self.write_total.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 160);
+            self.write_rkey.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 192);
+            self.recv_len.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 224);
+            self.recv_wr_id.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 256);
+            self.send_total.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 320);
+            self.cnp_last.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 352);
+            self.ac_orig.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 384);
+            self.qc_oos.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 448);
+            self.qc_dup.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 480);
+            self.qc_seq_nak.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 512);
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;

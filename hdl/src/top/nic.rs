@@ -281,6 +281,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
         self.qpt.db_val.next = self.reg_wr_data.val();
         self.regs.qp_state_set.next = self.qpt.q_set.val();
+        self.regs.qp_out_of_sequence.next = self.qpt.q_oos.val();
+        self.regs.qp_duplicate_request.next = self.qpt.q_dup.val();
+        self.regs.qp_packet_seq_err.next = self.qpt.q_seq_nak.val();
         self.regs.qp_state_val.next = self.qpt.q_state.val();
         self.regs.sq_psn_set.next = self.qpt.q_set.val();
         self.regs.sq_psn_val.next = self.qpt.q_sq_psn.val();
