@@ -1281,6 +1281,12 @@ fn per_qp_counters_follow_their_qp_only() {
         counter(&p, 1, "rx_dup_requests")
     );
     assert_eq!(get(&qa, "packet_seq_err"), counter(&p, 0, "rx_seq_naks"));
+    assert_eq!(
+        get(&qa, "local_ack_timeout_err"),
+        counter(&p, 0, "ack_timeouts")
+    );
+    assert_eq!(get(&qa, "retransmits"), counter(&p, 0, "retransmits"));
+    assert!(get(&qa, "retransmits") > 0, "A {qa:?}");
     assert!(
         get(&qb, "out_of_sequence") > 0 && get(&qa, "packet_seq_err") > 0,
         "the loss shows: A {qa:?}, B {qb:?}"

@@ -75,6 +75,8 @@ registers! {
     QP_OUT_OF_SEQUENCE = 0x0154, Ro, 0, "Per-QP counter out_of_sequence (loaded by QP_CMD QUERY): request packets with a PSN ahead of the expected one.";
     QP_DUPLICATE_REQUEST = 0x0158, Ro, 0, "Per-QP counter duplicate_request (loaded by QP_CMD QUERY): duplicate request packets.";
     QP_PACKET_SEQ_ERR = 0x015C, Ro, 0, "Per-QP counter packet_seq_err (loaded by QP_CMD QUERY): PSN sequence error NAKs received.";
+    QP_LOCAL_ACK_TIMEOUT_ERR = 0x0160, Ro, 0, "Per-QP counter local_ack_timeout_err (loaded by QP_CMD QUERY): local ACK timeouts of the QP's requester.";
+    QP_RETRANSMITS = 0x0164, Ro, 0, "Per-QP counter of go-back-N restarts (after a NAK or a timeout) of the QP's requester (loaded by QP_CMD QUERY).";
     PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";

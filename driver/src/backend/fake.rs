@@ -194,6 +194,8 @@ impl FakeDevice {
                 regs::QP_OUT_OF_SEQUENCE,
                 regs::QP_DUPLICATE_REQUEST,
                 regs::QP_PACKET_SEQ_ERR,
+                regs::QP_LOCAL_ACK_TIMEOUT_ERR,
+                regs::QP_RETRANSMITS,
             ] {
                 let v = self.get_qp(qpn, r);
                 self.set(r, v);

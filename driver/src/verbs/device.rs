@@ -208,13 +208,16 @@ impl Device {
         })
     }
 
-    /// QUERY, the per-QP counters: out_of_sequence, duplicate_request, packet_seq_err.
-    pub fn qp_counters(&self, qpn: u32) -> [u32; 3] {
+    /// QUERY, the per-QP counters: out_of_sequence, duplicate_request, packet_seq_err,
+    /// local_ack_timeout_err, retransmits.
+    pub fn qp_counters(&self, qpn: u32) -> [u32; 5] {
         self.query(qpn, || {
             [
                 regs::QP_OUT_OF_SEQUENCE,
                 regs::QP_DUPLICATE_REQUEST,
                 regs::QP_PACKET_SEQ_ERR,
+                regs::QP_LOCAL_ACK_TIMEOUT_ERR,
+                regs::QP_RETRANSMITS,
             ]
             .map(|r| self.read(r))
         })

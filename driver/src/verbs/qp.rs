@@ -320,14 +320,17 @@ impl QueuePair {
     }
 
     /// The QP's own counters, under rdma-core's names (`rdma statistic qp`): out_of_sequence (request
-    /// packets ahead of the expected PSN), duplicate_request, packet_seq_err (sequence NAKs received).
-    /// They count from the QP's RTR and live in its context in the core (a QUERY reads them).
+    /// packets ahead of the expected PSN), duplicate_request, packet_seq_err (sequence NAKs received),
+    /// local_ack_timeout_err; and retransmits (go-back-N restarts, rocenic's name). The responder's count
+    /// from RTR, the requester's from RTS; they live in the QP's context in the core (a QUERY reads them).
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         let c = self.dev.qp_counters(self.inner.qpn);
         vec![
             ("out_of_sequence", c[0] as u64),
             ("duplicate_request", c[1] as u64),
             ("packet_seq_err", c[2] as u64),
+            ("local_ack_timeout_err", c[3] as u64),
+            ("retransmits", c[4] as u64),
         ]
     }
 

@@ -27,6 +27,9 @@ use rust_hdl::prelude::*;
 /// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
 pub const RX_VEC: usize = 544;
 const RXC: usize = 672;
+/// Requester context: state 0, SQ_PSN 32, SQ_CI 64, and the per-QP counters local_ack_timeout_err 96 and
+/// retransmits 128 (the transmit engine's pulses, counted here for the current QP).
+const TXC: usize = 160;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TabState {
@@ -93,6 +96,11 @@ pub struct QpTable<const Q: usize> {
     pub q_oos: Signal<Out, Bits<32>>,
     pub q_dup: Signal<Out, Bits<32>>,
     pub q_seq_nak: Signal<Out, Bits<32>>,
+    pub q_timeouts: Signal<Out, Bits<32>>,
+    pub q_retrans: Signal<Out, Bits<32>>,
+    /// The transmit engine's events on its current QP.
+    pub tx_timeout_inc: Signal<In, bool>,
+    pub tx_retrans_inc: Signal<In, bool>,
     pub db_overflow_inc: Signal<Out, bool>,
     /// A QP entered ERR by the core's own doing (QP_ERR_EVENTS).
     pub err_event_inc: Signal<Out, bool>,
@@ -155,7 +163,7 @@ pub struct QpTable<const Q: usize> {
     rxa: RAM<Bits<192>, Q>,
     rxc: RAM<Bits<RXC>, Q>,
     txa: RAM<Bits<192>, Q>,
-    txc: RAM<Bits<96>, Q>,
+    txc: RAM<Bits<TXC>, Q>,
     av: RAM<Bits<160>, Q>,
     sqpi: RAM<Bits<32>, Q>,
     rqpi: RAM<Bits<32>, Q>,
@@ -203,6 +211,11 @@ pub struct QpTable<const Q: usize> {
     qk_oos: DFF<Bits<32>>,
     qk_dup: DFF<Bits<32>>,
     qk_seq_nak: DFF<Bits<32>>,
+    qk_timeouts: DFF<Bits<32>>,
+    qk_retrans: DFF<Bits<32>>,
+    /// The current transmit QP's counters.
+    tx_k_timeouts: DFF<Bits<32>>,
+    tx_k_retrans: DFF<Bits<32>>,
     /// The queried QP's engine registers: from the RAM, or live from the engine for its current QP.
     q_vec: Signal<Local, Bits<RX_VEC>>,
     // combinational
@@ -220,10 +233,10 @@ pub struct QpTable<const Q: usize> {
     c_pi: Signal<Local, Bits<32>>,
     c_work: Signal<Local, bool>,
     rx_pack: Signal<Local, Bits<RXC>>,
-    tx_pack: Signal<Local, Bits<96>>,
+    tx_pack: Signal<Local, Bits<TXC>>,
     ld_pi: Signal<Local, Bits<32>>,
     cmd_rxc: Signal<Local, Bits<RXC>>,
-    cmd_txc: Signal<Local, Bits<96>>,
+    cmd_txc: Signal<Local, Bits<TXC>>,
 }
 
 impl<const Q: usize> Default for QpTable<Q> {
@@ -270,6 +283,10 @@ impl<const Q: usize> Default for QpTable<Q> {
             q_oos: Default::default(),
             q_dup: Default::default(),
             q_seq_nak: Default::default(),
+            q_timeouts: Default::default(),
+            q_retrans: Default::default(),
+            tx_timeout_inc: Default::default(),
+            tx_retrans_inc: Default::default(),
             db_overflow_inc: Default::default(),
             err_event_inc: Default::default(),
             ctx_switch_inc: Default::default(),
@@ -369,6 +386,10 @@ impl<const Q: usize> Default for QpTable<Q> {
             qk_oos: Default::default(),
             qk_dup: Default::default(),
             qk_seq_nak: Default::default(),
+            qk_timeouts: Default::default(),
+            qk_retrans: Default::default(),
+            tx_k_timeouts: Default::default(),
+            tx_k_retrans: Default::default(),
             q_vec: Default::default(),
             n: Constant::new((1u64 << Q).into()),
             mask: Constant::new(((1u64 << Q) - 1).into()),
@@ -432,7 +453,11 @@ impl<const Q: usize> Logic for QpTable<Q> {
             clr_idx,
             qk_oos,
             qk_dup,
-            qk_seq_nak
+            qk_seq_nak,
+            qk_timeouts,
+            qk_retrans,
+            tx_k_timeouts,
+            tx_k_retrans
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -471,6 +496,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.q_oos.next = self.qk_oos.q.val();
         self.q_dup.next = self.qk_dup.q.val();
         self.q_seq_nak.next = self.qk_seq_nak.q.val();
+        self.q_timeouts.next = self.qk_timeouts.q.val();
+        self.q_retrans.next = self.qk_retrans.q.val();
         self.q_vec.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
         if self.sel.val() == self.rx_idx.q.val() {
             self.q_vec.next = self.rx_ctx_out.val();
@@ -526,9 +553,18 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<RXC, 32>(self.rx_psn_q.q.val()) << 32)
             | (bit_cast::<RXC, 32>(self.rx_ci_q.q.val()) << 64)
             | (bit_cast::<RXC, RX_VEC>(self.rx_ctx_out.val()) << 128);
-        self.tx_pack.next = bit_cast::<96, 32>(self.tx_state_q.q.val())
-            | (bit_cast::<96, 32>(self.tx_psn_q.q.val()) << 32)
-            | (bit_cast::<96, 32>(self.tx_ci_q.q.val()) << 64);
+        self.tx_pack.next = bit_cast::<TXC, 32>(self.tx_state_q.q.val())
+            | (bit_cast::<TXC, 32>(self.tx_psn_q.q.val()) << 32)
+            | (bit_cast::<TXC, 32>(self.tx_ci_q.q.val()) << 64)
+            | (bit_cast::<TXC, 32>(self.tx_k_timeouts.q.val()) << 96)
+            | (bit_cast::<TXC, 32>(self.tx_k_retrans.q.val()) << 128);
+        // The current transmit QP's counters (a switch or a command below may overwrite them).
+        if self.tx_timeout_inc.val() {
+            self.tx_k_timeouts.d.next = self.tx_k_timeouts.q.val() + 1;
+        }
+        if self.tx_retrans_inc.val() {
+            self.tx_k_retrans.d.next = self.tx_k_retrans.q.val() + 1;
+        }
         self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
         if (self.state.q.val() == TabState::CmdWr) || (self.state.q.val() == TabState::Clear) {
             self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
@@ -664,18 +700,18 @@ impl<const Q: usize> Logic for QpTable<Q> {
         }
         self.cmd_txc.next = self.txc.read_data.val();
         if (self.cmd.val() & 4) != 0 {
-            self.cmd_txc.next = (bit_cast::<96, 32>(self.w_sq_psn.val() & 0xFF_FFFF) << 32)
-                | (bit_cast::<96, 32>(self.w_sq_ci.val()) << 64)
-                | (self.txc.read_data.val() & bit_cast::<96, 32>(bits::<32>(0xFF)));
+            self.cmd_txc.next = (bit_cast::<TXC, 32>(self.w_sq_psn.val() & 0xFF_FFFF) << 32)
+                | (bit_cast::<TXC, 32>(self.w_sq_ci.val()) << 64)
+                | (self.txc.read_data.val() & bit_cast::<TXC, 32>(bits::<32>(0xFF)));
         }
         if (self.cmd.val() & 1) != 0 {
-            self.cmd_txc.next = (self.cmd_txc.val() & !bit_cast::<96, 32>(bits::<32>(0xFF)))
-                | bit_cast::<96, 32>(self.w_state.val() & 0xFF);
+            self.cmd_txc.next = (self.cmd_txc.val() & !bit_cast::<TXC, 32>(bits::<32>(0xFF)))
+                | bit_cast::<TXC, 32>(self.w_state.val() & 0xFF);
         }
 
         // The candidate's context for the scheduler (TxEval).
-        self.c_state.next = bit_cast::<32, 96>(self.txc.read_data.val()) & 0xFF;
-        self.c_ci.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 64);
+        self.c_state.next = bit_cast::<32, TXC>(self.txc.read_data.val()) & 0xFF;
+        self.c_ci.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 64);
         self.c_pi.next = self.sqpi.read_data.val();
         if self.byp.q.val() {
             self.c_pi.next = self.byp_val.q.val();
@@ -772,6 +808,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 self.tx_psn_q.d.next = self.w_sq_psn.val() & 0xFF_FFFF;
                                 self.tx_ci_q.d.next = self.w_sq_ci.val();
                                 self.tx_pi_q.d.next = self.w_sq_pi.val();
+                                self.tx_k_timeouts.d.next = 0.into();
+                                self.tx_k_retrans.d.next = 0.into();
                             } else {
                                 // The scheduler finds the QP if the index says there is work.
                                 if self.db_full.val() {
@@ -790,8 +828,17 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             self.qk_dup.d.next = bit_cast::<32, RX_VEC>(self.q_vec.val() >> 480);
                             self.qk_seq_nak.d.next =
                                 bit_cast::<32, RX_VEC>(self.q_vec.val() >> 512);
+                            self.qk_timeouts.d.next =
+                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 96);
+                            self.qk_retrans.d.next =
+                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
+                            if self.sel.val() == self.tx_idx.q.val() {
+                                self.qk_timeouts.d.next = self.tx_k_timeouts.q.val();
+                                self.qk_retrans.d.next = self.tx_k_retrans.q.val();
+                            }
                             self.q_state.next = self.c_state.val();
-                            self.q_sq_psn.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
+                            self.q_sq_psn.next =
+                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
                             self.q_sq_ci.next = self.c_ci.val();
                             self.q_rq_psn.next =
                                 bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
@@ -891,8 +938,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_idx.d.next = self.cand.q.val();
                     self.tx_a.d.next = self.txa.read_data.val();
                     self.tx_state_q.d.next = self.c_state.val();
-                    self.tx_psn_q.d.next = bit_cast::<32, 96>(self.txc.read_data.val() >> 32);
+                    self.tx_psn_q.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
                     self.tx_ci_q.d.next = self.c_ci.val();
+                    self.tx_k_timeouts.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 96);
+                    self.tx_k_retrans.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
                     self.tx_pi_q.d.next = self.c_pi.val();
                     self.tx_served.d.next = false;
                     self.ctx_switch_inc.next = true;
@@ -924,7 +973,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 } else {
                     self.txc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
                     self.txc.write_data.next =
-                        (self.txc.read_data.val() & !bit_cast::<96, 32>(bits::<32>(0xFF))) | 6;
+                        (self.txc.read_data.val() & !bit_cast::<TXC, 32>(bits::<32>(0xFF))) | 6;
                     self.txc.write_enable.next = true;
                 }
             }
@@ -969,6 +1018,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_psn_q.d.next = 0.into();
                     self.tx_pi_q.d.next = 0.into();
                     self.tx_ci_q.d.next = 0.into();
+                    self.tx_k_timeouts.d.next = 0.into();
+                    self.tx_k_retrans.d.next = 0.into();
                     self.db_rp.d.next = self.db_wp.q.val();
                     self.rq_rp.d.next = self.rq_wp.q.val();
                     self.sweep.d.next = false;

@@ -284,6 +284,10 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.qp_out_of_sequence.next = self.qpt.q_oos.val();
         self.regs.qp_duplicate_request.next = self.qpt.q_dup.val();
         self.regs.qp_packet_seq_err.next = self.qpt.q_seq_nak.val();
+        self.regs.qp_local_ack_timeout_err.next = self.qpt.q_timeouts.val();
+        self.regs.qp_retransmits.next = self.qpt.q_retrans.val();
+        self.qpt.tx_timeout_inc.next = self.tx_eng.ack_timeouts_inc.val();
+        self.qpt.tx_retrans_inc.next = self.tx_eng.retransmits_inc.val();
         self.regs.qp_state_val.next = self.qpt.q_state.val();
         self.regs.sq_psn_set.next = self.qpt.q_set.val();
         self.regs.sq_psn_val.next = self.qpt.q_sq_psn.val();
