@@ -1,6 +1,6 @@
 //! The device context: opening a device, its port address, and the objects made from it.
 use super::cq::CompletionQueue;
-use super::device::{Device, MrTable};
+use super::device::{Device, MrTable, CMD_CLEAR};
 use super::mr::ProtectionDomain;
 use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
@@ -72,8 +72,8 @@ impl Context {
                 "MR_TABLE_LOG {mr_log}: an MR table of 4 to 2^20 entries expected"
             )));
         }
-        reset_qp_table(&*backend, qp_log);
-        clear_mr_table(&*backend, mr_log);
+        clear_table(&*backend, regs::QP_CMD, qp_log, "QP");
+        clear_table(&*backend, regs::MR_CMD, mr_log, "MR");
         backend.write32(regs::CONTROL, regs::CONTROL_ENABLE);
         Ok(Context {
             dev: Arc::new(Device {
@@ -274,27 +274,16 @@ fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
     Ok(blocks)
 }
 
-/// Every entry of the MR table invalid (MR_CMD CLEAR: one entry per cycle).
-fn clear_mr_table(backend: &dyn Backend, mr_log: u32) {
-    backend.write32(regs::MR_CMD, regs::MR_CMD_CLEAR);
-    for _ in 0..(1u32 << mr_log) / 64 + 1000 {
-        if backend.read32(regs::MR_CMD) == 0 {
+/// CLEAR (bit 4) through command register `reg` (QP_CMD: every QP to RESET with cleared contexts;
+/// MR_CMD: every MR entry invalid), waited for: the core walks its table of `2^log` entries, one per
+/// cycle. Run at open, before any QP or MR object exists.
+fn clear_table(backend: &dyn Backend, reg: u16, log: u32, what: &str) {
+    backend.write32(reg, CMD_CLEAR);
+    for _ in 0..(1u32 << log) / 64 + 1000 {
+        if backend.read32(reg) == 0 {
             return;
         }
         backend.wait();
     }
-    panic!("the device did not clear its MR table: is the core running?");
-}
-
-/// Every QP of the table to RESET with cleared contexts (QP_CMD CLEAR: the core walks the table, one QP
-/// per cycle), before any QP object exists.
-fn reset_qp_table(backend: &dyn Backend, qp_log: u32) {
-    backend.write32(regs::QP_CMD, 16);
-    for _ in 0..(1u32 << qp_log) / 64 + 1000 {
-        if backend.read32(regs::QP_CMD) == 0 {
-            return;
-        }
-        backend.wait();
-    }
-    panic!("the device did not clear its QP table: is the core running?");
+    panic!("the device did not clear its {what} table: is the core running?");
 }

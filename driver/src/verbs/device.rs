@@ -67,6 +67,8 @@ pub(crate) const CMD_MODIFY: u32 = 1;
 pub(crate) const CMD_INIT_RQ: u32 = 2;
 pub(crate) const CMD_INIT_SQ: u32 = 4;
 pub(crate) const CMD_QUERY: u32 = 8;
+/// CLEAR, the same bit in QP_CMD and MR_CMD.
+pub(crate) const CMD_CLEAR: u32 = regs::MR_CMD_CLEAR;
 
 /// The hardware's one CQ ring, in host memory.
 pub(crate) struct HwCq {
@@ -117,19 +119,22 @@ impl MrTable {
         }
     }
 
+    /// The table index a key names (its bits above the variant).
+    fn index(key: u32) -> usize {
+        (key >> regs::MR_KEY_VARIANT_BITS) as usize
+    }
+
     /// The MR a key names, if it is registered under exactly that key and still valid.
     pub fn get(&self, key: u32) -> Option<&MrEntry> {
-        let index = (key >> regs::MR_KEY_VARIANT_BITS) as usize;
         self.entries
-            .get(index)
+            .get(Self::index(key))
             .and_then(Option::as_ref)
             .filter(|m| m.key == key && !m.invalidated)
     }
 
     /// Records the core's invalidation of `key`'s entry (a SEND with invalidate).
     pub fn remote_invalidated(&mut self, key: u32) {
-        let index = (key >> regs::MR_KEY_VARIANT_BITS) as usize;
-        if let Some(Some(m)) = self.entries.get_mut(index) {
+        if let Some(Some(m)) = self.entries.get_mut(Self::index(key)) {
             if m.key == key {
                 m.invalidated = true;
             }
@@ -178,7 +183,7 @@ impl Device {
         self.write(regs::RQ_PI, w.rq_pi);
         self.write(regs::RQ_CI, 0);
         self.write(regs::QP_CMD, cmd);
-        self.wait_command();
+        self.wait_command(regs::QP_CMD);
     }
 
     /// QUERY on QP `qpn`, then `read` of the registers it loaded, under the window lock.
@@ -186,7 +191,7 @@ impl Device {
         let _g = self.window.lock().unwrap();
         self.write(regs::QPN, qpn);
         self.write(regs::QP_CMD, CMD_QUERY);
-        self.wait_command();
+        self.wait_command(regs::QP_CMD);
         read()
     }
 
@@ -248,10 +253,11 @@ impl Device {
         self.write(reg, pi);
     }
 
-    /// Waits for the core to take QP_CMD (a few cycles; the simulator needs its clock advanced).
-    fn wait_command(&self) {
+    /// Waits for the core to take a command register (QP_CMD, MR_CMD) written with one entry's command
+    /// (a few cycles; the simulator needs its clock advanced).
+    pub fn wait_command(&self, reg: u16) {
         for i in 0..1000 {
-            if self.read(regs::QP_CMD) == 0 {
+            if self.read(reg) == 0 {
                 return;
             }
             // A command takes a few core cycles: poll before letting the device run on.
@@ -259,7 +265,8 @@ impl Device {
                 self.backend.wait();
             }
         }
-        panic!("the device did not complete QP_CMD: is the core running?");
+        let name = regs::by_offset(reg).map_or("?", |r| r.name);
+        panic!("the device did not complete {name}: is the core running?");
     }
 
     /// Bytes per datapath beat: the DMA alignment unit of this hardware generation.

@@ -172,14 +172,5 @@ impl Drop for MemoryRegion {
 fn mr_command(dev: &Device, index: usize, cmd: u32) {
     dev.write(regs::MR_INDEX, index as u32);
     dev.write(regs::MR_CMD, cmd);
-    for i in 0..1000 {
-        if dev.read(regs::MR_CMD) == 0 {
-            return;
-        }
-        // One core cycle: poll before letting the device run on.
-        if i >= 8 {
-            dev.backend.wait();
-        }
-    }
-    panic!("the device did not complete MR_CMD: is the core running?");
+    dev.wait_command(regs::MR_CMD);
 }
