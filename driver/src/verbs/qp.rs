@@ -393,9 +393,7 @@ impl QueuePair {
                 if !matches!(a.path_mtu, 256 | 512 | 1024 | 2048 | 4096) {
                     return Err(Error::BadMtu(a.path_mtu));
                 }
-                if a.min_rnr_timer > 31 {
-                    return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
-                }
+                check_min_rnr_timer(a.min_rnr_timer)?;
                 win.pmtu_log = a.path_mtu.trailing_zeros();
                 win.dest_qpn = a.dest_qpn & 0xFF_FFFF;
                 win.rq_psn = a.rq_psn & 0xFF_FFFF;
@@ -410,12 +408,8 @@ impl QueuePair {
                 soft.path_mtu = a.path_mtu;
             }
             QpAttr::Rts(a) => {
-                if a.retry_cnt > 7 {
-                    return Err(Error::BadAttr("retry_cnt above 7 (IBA: a 3-bit count)"));
-                }
-                if a.rnr_retry > 7 {
-                    return Err(Error::BadAttr("rnr_retry above 7 (IBA: a 3-bit count)"));
-                }
+                check_retry_cnt(a.retry_cnt)?;
+                check_rnr_retry(a.rnr_retry)?;
                 let cycles = a
                     .ack_timeout_cycles
                     .unwrap_or_else(|| ack_timeout_cycles(a.timeout, d.width.clock_mhz()));
@@ -439,12 +433,9 @@ impl QueuePair {
                         "timeout, retry_cnt and rnr_retry need RTS or SQD (they are the requester's)",
                     ));
                 }
-                if m.min_rnr_timer.is_some_and(|t| t > 31) {
-                    return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
-                }
-                if m.retry_cnt.is_some_and(|r| r > 7) || m.rnr_retry.is_some_and(|r| r > 7) {
-                    return Err(Error::BadAttr("retry counts above 7 (IBA: 3-bit counts)"));
-                }
+                m.min_rnr_timer.map_or(Ok(()), check_min_rnr_timer)?;
+                m.retry_cnt.map_or(Ok(()), check_retry_cnt)?;
+                m.rnr_retry.map_or(Ok(()), check_rnr_retry)?;
                 if let Some(a) = m.access {
                     soft.access = a;
                     win.access = remote_bits(a);
@@ -490,6 +481,27 @@ impl QueuePair {
 /// The remote operation bits of an access mask, as QP_ACCESS holds them.
 fn remote_bits(a: AccessFlags) -> u32 {
     a.0 & (AccessFlags::REMOTE_WRITE.0 | AccessFlags::REMOTE_READ.0 | AccessFlags::REMOTE_ATOMIC.0)
+}
+
+fn check_min_rnr_timer(t: u8) -> Result<()> {
+    if t > 31 {
+        return Err(Error::BadAttr("min_rnr_timer above 31 (IBA: a 5-bit code)"));
+    }
+    Ok(())
+}
+
+fn check_retry_cnt(n: u8) -> Result<()> {
+    if n > 7 {
+        return Err(Error::BadAttr("retry_cnt above 7 (IBA: a 3-bit count)"));
+    }
+    Ok(())
+}
+
+fn check_rnr_retry(n: u8) -> Result<()> {
+    if n > 7 {
+        return Err(Error::BadAttr("rnr_retry above 7 (IBA: a 3-bit count)"));
+    }
+    Ok(())
 }
 
 fn check_init(a: &InitAttrs) -> Result<()> {

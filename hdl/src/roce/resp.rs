@@ -301,6 +301,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// The key this packet's access needs, whether its MR entry has come back, and whether it needs one.
     need_key: Signal<Local, Bits<32>>,
     mr_ready: Signal<Local, bool>,
+    mr_live: Signal<Local, bool>,
     mr_need: Signal<Local, bool>,
     /// SEND LAST/ONLY with invalidate, and whether its IETH's R_Key may be invalidated.
     is_inv: Signal<Local, bool>,
@@ -571,6 +572,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             cont_mr_ok: Default::default(),
             need_key: Default::default(),
             mr_ready: Default::default(),
+            mr_live: Default::default(),
             mr_need: Default::default(),
             is_inv: Default::default(),
             qp_acc_ok: Default::default(),
@@ -958,8 +960,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             || self.is_inv.val()
             || (self.has_reth.val() && (self.f_dmalen.val() != 0))
             || (self.write_cont.val() && (self.write_total.q.val() != 0));
-        self.mr_hit.next = self.mr_ready.val()
-            && (self.mr_len.val() != 0)
+        // The entry read for this packet's key is valid (length 0 marks an invalid entry).
+        self.mr_live.next = self.mr_ready.val() && (self.mr_len.val() != 0);
+        self.mr_hit.next = self.mr_live.val()
             && (self.mr_key.val() == self.f_rkey.val())
             && ((self.mr_access.val() & self.need_acc.val()) != 0)
             && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
@@ -972,16 +975,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             || (self.is_atreq.val() && ((self.qp_access.val() & 8) == 0)));
         // Remote invalidation (IBA chapter 10): the IETH's R_Key names a valid entry of the QP's PD
         // registered with remote invalidation allowed (MR_ACCESS bit 7).
-        self.inv_ok.next = self.mr_ready.val()
-            && (self.mr_len.val() != 0)
+        self.inv_ok.next = self.mr_live.val()
             && (self.mr_key.val() == self.f_imm.val())
             && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
             && ((self.mr_access.val() & 0x80) != 0);
         // A WRITE continues only while its MR is still registered under the same key (deregistration in
         // the middle of a message must not let the rest land).
-        self.cont_mr_ok.next = self.mr_ready.val()
-            && (self.mr_len.val() != 0)
-            && (self.mr_key.val() == self.write_rkey.q.val());
+        self.cont_mr_ok.next = self.mr_live.val() && (self.mr_key.val() == self.write_rkey.q.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
