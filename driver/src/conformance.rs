@@ -15,7 +15,8 @@ use rocenic_proto::regs;
 use rocenic_proto::wire::arp_frame;
 use rocenic_proto::wire::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, IethRepr,
-    ImmDtRepr, IpRepr, Ipv4Packet, Ipv4Repr, RethRepr, UdpRepr, ETHERTYPE_IPV4, ROCEV2_UDP_PORT,
+    ImmDtRepr, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, ETHERTYPE_IPV4,
+    ETHERTYPE_IPV6, ETHERTYPE_VLAN, ROCEV2_UDP_PORT,
 };
 use rocenic_sim::{FabricConfig, Width};
 use std::cell::RefCell;
@@ -2603,21 +2604,51 @@ fn reseal_raw(f: &mut [u8]) {
     f[end - 4..end].copy_from_slice(&icrc.to_le_bytes());
 }
 
-/// `bad` (a changed copy of a good WRITE ONLY of 64 bytes at offset 0 and PSN `psn`, data `d`) must not be
-/// taken as a RoCE packet for this port: nothing sent, RX_DROP_NOT_ROCE counted, RX_ROCE_PACKETS not,
-/// nothing written. The good frame afterwards executes at the same PSN (the bad one consumed nothing).
-fn not_roce(b: &mut Bench, bad: Vec<u8>, good: Vec<u8>, psn: u32, d: &[u8]) -> Result<(), String> {
-    let before = b.mem_at(0, 64);
-    let (drops, roce) = (
-        b.counter(regs::RX_DROP_NOT_ROCE),
-        b.counter(regs::RX_ROCE_PACKETS),
-    );
-    b.inject(bad, 3000);
+/// The receive buffer's drop counters by reason, in the order it checks them (one frame, one reason).
+const DROP_REASONS: [(u16, &str); 7] = [
+    (regs::RX_DROP_DST_MAC, "RX_DROP_DST_MAC"),
+    (regs::RX_DROP_ETHERTYPE, "RX_DROP_ETHERTYPE"),
+    (regs::RX_DROP_IP_HEADER, "RX_DROP_IP_HEADER"),
+    (regs::RX_DROP_DST_IP, "RX_DROP_DST_IP"),
+    (regs::RX_DROP_UDP_PORT, "RX_DROP_UDP_PORT"),
+    (regs::RX_DROP_LENGTH, "RX_DROP_LENGTH"),
+    (regs::RX_DROP_DISABLED, "RX_DROP_DISABLED"),
+];
+
+/// Injects `frame`, expects nothing sent, and checks it was counted once in RX_DROP_NOT_ROCE and in the
+/// reason counter `reason` (an `RX_DROP_*` register) and in no other reason's.
+fn dropped_for(b: &mut Bench, frame: Vec<u8>, reason: u16) -> Result<(), String> {
+    let before: Vec<u32> = DROP_REASONS.iter().map(|&(r, _)| b.counter(r)).collect();
+    let drops = b.counter(regs::RX_DROP_NOT_ROCE);
+    b.inject(frame, 3000);
     b.expect_silence()?;
     check!(
         b.counter(regs::RX_DROP_NOT_ROCE) == drops + 1,
         "RX_DROP_NOT_ROCE not counted"
     );
+    for (&(r, name), was) in DROP_REASONS.iter().zip(before) {
+        let want = was + u32::from(r == reason);
+        let got = b.counter(r);
+        check!(got == want, "{name} is {got} (expected {want})");
+    }
+    Ok(())
+}
+
+/// `bad` (a changed copy of a good WRITE ONLY of 64 bytes at offset 0 and PSN `psn`, data `d`) must not be
+/// taken as a RoCE packet for this port: nothing sent, RX_DROP_NOT_ROCE and the `reason` counter counted,
+/// RX_ROCE_PACKETS not, nothing written. The good frame afterwards executes at the same PSN (the bad one
+/// consumed nothing).
+fn not_roce(
+    b: &mut Bench,
+    bad: Vec<u8>,
+    good: Vec<u8>,
+    psn: u32,
+    d: &[u8],
+    reason: u16,
+) -> Result<(), String> {
+    let before = b.mem_at(0, 64);
+    let roce = b.counter(regs::RX_ROCE_PACKETS);
+    dropped_for(b, bad, reason)?;
     check!(
         b.counter(regs::RX_ROCE_PACKETS) == roce,
         "taken as a RoCE packet"
@@ -2649,7 +2680,7 @@ fn udp_wrong_port_not_roce(b: &mut Bench) -> Result<(), String> {
     let mut check = good.clone();
     reseal_raw(&mut check);
     check!(check == good, "reseal_raw must reproduce a sealed frame");
-    not_roce(b, bad, good, p, &d)
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_UDP_PORT)
 }
 
 fn ipv4_options_not_roce(b: &mut Bench) -> Result<(), String> {
@@ -2662,7 +2693,7 @@ fn ipv4_options_not_roce(b: &mut Bench) -> Result<(), String> {
     let total = u16::from_be_bytes([bad[16], bad[17]]) + 4;
     bad[16..18].copy_from_slice(&total.to_be_bytes());
     reseal_raw(&mut bad);
-    not_roce(b, bad, good, p, &d)
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_IP_HEADER)
 }
 
 fn roce_truncated_dropped(b: &mut Bench) -> Result<(), String> {
@@ -2670,23 +2701,17 @@ fn roce_truncated_dropped(b: &mut Bench) -> Result<(), String> {
     // Cut inside the payload: shorter than its IPv4 total length.
     let cut = good[..good.len() - 20].to_vec();
     let before = b.mem_at(0, 64);
-    let drops = b.counter(regs::RX_DROP_NOT_ROCE);
-    b.inject(cut, 3000);
-    b.expect_silence()?;
-    check!(
-        b.counter(regs::RX_DROP_NOT_ROCE) == drops + 1,
-        "truncated frame not counted"
-    );
+    dropped_for(b, cut, regs::RX_DROP_LENGTH)?;
     check!(b.mem_at(0, 64) == before, "nothing may be written");
     // A runt cut inside the BTH (the link pads it to 60 bytes).
-    not_roce(b, good[..50].to_vec(), good, p, &d)
+    not_roce(b, good[..50].to_vec(), good, p, &d, regs::RX_DROP_LENGTH)
 }
 
 fn eth_other_mac_not_taken(b: &mut Bench) -> Result<(), String> {
     let (good, p, d) = good_write(b, 73);
     let mut bad = good.clone();
     bad[..6].copy_from_slice(&[0x02, 0x52, 0x4F, 0x43, 0x45, 0x07]);
-    not_roce(b, bad, good, p, &d)
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_DST_MAC)
 }
 
 fn ipv4_other_address_not_taken(b: &mut Bench) -> Result<(), String> {
@@ -2696,7 +2721,54 @@ fn ipv4_other_address_not_taken(b: &mut Bench) -> Result<(), String> {
             ip.dst = [10, 0, 0, 9];
         }
     });
-    not_roce(b, bad, good, p, &d)
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_DST_IP)
+}
+
+fn vlan_tagged_not_taken(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 75);
+    let bad = edited(&good, |f| {
+        f.eth.ethertype = ETHERTYPE_VLAN;
+        f.vlan = Some(VlanRepr {
+            pcp: 3,
+            dei: false,
+            vid: 100,
+            ethertype: ETHERTYPE_IPV4,
+        });
+    });
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_ETHERTYPE)
+}
+
+fn ipv6_not_taken(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 76);
+    // The same packet over IPv6, to A's IPv4-mapped GID (::ffff:10.0.0.1).
+    let v4mapped = |ip: std::net::Ipv4Addr| ip.to_ipv6_mapped().octets();
+    let bad = edited(&good, |f| {
+        f.eth.ethertype = ETHERTYPE_IPV6;
+        f.ip = IpRepr::V6(Ipv6Repr {
+            traffic_class: 0,
+            flow_label: 0,
+            payload_len: 0,
+            next_header: 17,
+            hop_limit: 64,
+            src: v4mapped(ip(1)),
+            dst: v4mapped(ip(0)),
+        });
+    });
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_ETHERTYPE)
+}
+
+fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 77);
+    b.set_reg(regs::CONTROL, 0);
+    let before = b.mem_at(0, 64);
+    let r = dropped_for(b, good.clone(), regs::RX_DROP_DISABLED);
+    b.set_reg(regs::CONTROL, regs::CONTROL_ENABLE);
+    r?;
+    check!(b.mem_at(0, 64) == before, "nothing may be written");
+    b.inject(good, 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "the frame lands once the port is enabled");
+    Ok(())
 }
 
 /// An IEEE 802.1Qbb PFC frame from B (MAC control, EtherType 0x8808, opcode 0x0101) pausing each class
@@ -3381,6 +3453,9 @@ pub const CASES: &[Case] = &[
     Case { name: "roce_truncated_dropped", rule: "RFC 791, annex A17: a frame shorter than its IPv4 total length (cut in the payload, or a runt cut in the BTH) is dropped and counted", run: roce_truncated_dropped },
     Case { name: "eth_other_mac_not_taken", rule: "IEEE 802.3: a frame for another unicast MAC address is not taken, counted", run: eth_other_mac_not_taken },
     Case { name: "ipv4_other_address_not_taken", rule: "RFC 1122 3.2.1.3: a datagram for another IPv4 address is not taken, counted", run: ipv4_other_address_not_taken },
+    Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: this generation takes untagged frames only; a tagged RoCE frame is dropped whole and counted as an EtherType drop", run: vlan_tagged_not_taken },
+    Case { name: "ipv6_not_taken", rule: "annex A17: RoCEv2 over IPv6 is not taken by this generation; dropped whole and counted as an EtherType drop", run: ipv6_not_taken },
+    Case { name: "port_disabled_not_taken", rule: "a RoCE frame reaching a disabled port (CONTROL bit 0 clear) is dropped and counted, and taken once the port is enabled", run: port_disabled_not_taken },
     Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
     Case { name: "pfc_xon_resumes", rule: "IEEE 802.1Qbb: a PFC time of 0 (XON) for the priority resumes transmission at once", run: pfc_xon_resumes },
     Case { name: "pfc_other_priority_ignored", rule: "IEEE 802.1Qbb: a PFC frame whose class-enable vector leaves the RoCE priority out pauses nothing", run: pfc_other_priority_ignored },

@@ -127,7 +127,7 @@ registers! {
     RX_FRAMES = 0x0400, Counter, 0, "Counter: frames received from the MAC.";
     RX_ROCE_PACKETS = 0x0404, Counter, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
     RX_ICRC_ERRORS = 0x0408, Counter, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
-    RX_DROP_NOT_ROCE = 0x040C, Counter, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port.";
+    RX_DROP_NOT_ROCE = 0x040C, Counter, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port (all of RX_DROP_DST_MAC .. RX_DROP_DISABLED).";
     RX_DROP_OVERFLOW = 0x0410, Counter, 0, "Counter: frames dropped because the receive buffer was full.";
     RX_DROP_QP = 0x0414, Counter, 0, "Counter: RoCE packets dropped for an unknown QP, a QP state that cannot receive, or an unsupported opcode.";
     TX_FRAMES = 0x0418, Counter, 0, "Counter: frames sent to the MAC.";
@@ -164,6 +164,13 @@ registers! {
     QP_ERR_EVENTS = 0x0494, Counter, 0, "Counter: QPs the core moved to ERR by itself (a responder error, a fatal NAK, retries exhausted, a CQ overrun); the driver QUERYs its QPs when it changes.";
     RX_REMOTE_INVALIDATIONS = 0x0498, Counter, 0, "Counter: MR table entries invalidated by a SEND with invalidate.";
     RX_INVALIDATE_ERRORS = 0x049C, Counter, 0, "Counter: SENDs with invalidate whose R_Key may not be invalidated (invalid request NAK, the QP to ERR).";
+    RX_DROP_DST_MAC = 0x04A0, Counter, 0, "Counter: frames not taken because the destination MAC is not MAC_LO/MAC_HI (broadcast and multicast included: ARP requests and PFC/PAUSE frames, which their own blocks act on, count here too).";
+    RX_DROP_ETHERTYPE = 0x04A4, Counter, 0, "Counter: frames to the port's MAC whose EtherType is not IPv4 (802.1Q-tagged, IPv6, other), not taken.";
+    RX_DROP_IP_HEADER = 0x04A8, Counter, 0, "Counter: IPv4 packets to the port's MAC whose first byte is not 0x45 (IP options, IHL > 5, are rejected), not taken.";
+    RX_DROP_DST_IP = 0x04AC, Counter, 0, "Counter: IPv4 packets whose destination address is not IPV4, not taken.";
+    RX_DROP_UDP_PORT = 0x04B0, Counter, 0, "Counter: IPv4 packets to this port that are not UDP to port 4791 (RoCEv2), not taken.";
+    RX_DROP_LENGTH = 0x04B4, Counter, 0, "Counter: RoCEv2 frames whose IPv4 total length is under 44 bytes or runs past the frame (truncated, runts), not taken.";
+    RX_DROP_DISABLED = 0x04B8, Counter, 0, "Counter: RoCEv2 frames for this port received while CONTROL bit 0 (enable) is clear, not taken.";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";

@@ -5,8 +5,10 @@
 //! length in bytes) followed by its data words. A bad frame is dropped by rewinding the write pointer.
 //! The receive engine reads frames through a second port and frees them with `pop`.
 //!
-//! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791; VLAN tags, IPv6 and IP
-//! options are counted as not-RoCE drops (the Ethernet issue adds them).
+//! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
+//! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
+//! EtherType (VLAN tags and IPv6 land here), IPv4 version/IHL (options), destination IP, UDP port, lengths,
+//! and last the port enable.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
@@ -61,6 +63,9 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub roce_inc: Signal<Out, bool>,
     pub icrc_err_inc: Signal<Out, bool>,
     pub not_roce_inc: Signal<Out, bool>,
+    /// With `not_roce_inc`: the first check the frame failed, in header order: 0 destination MAC,
+    /// 1 EtherType, 2 IPv4 version/IHL, 3 destination IP, 4 UDP protocol/port, 5 lengths, 6 port disabled.
+    pub drop_reason: Signal<Out, Bits<3>>,
     pub overflow_inc: Signal<Out, bool>,
     pub ip_csum_err_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
@@ -89,6 +94,13 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     lanes_left: Signal<Local, Bits<16>>,
     len_next: Signal<Local, Bits<16>>,
     is_roce: Signal<Local, bool>,
+    ok_mac: Signal<Local, bool>,
+    ok_type: Signal<Local, bool>,
+    ok_ihl: Signal<Local, bool>,
+    ok_dip: Signal<Local, bool>,
+    ok_udp: Signal<Local, bool>,
+    ok_len: Signal<Local, bool>,
+    why: Signal<Local, Bits<3>>,
     ip_hdr: Signal<Local, Bits<160>>,
     ip_sum: Signal<Local, Bits<32>>,
     ip_fold: Signal<Local, Bits<32>>,
@@ -146,6 +158,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             roce_inc: Default::default(),
             icrc_err_inc: Default::default(),
             not_roce_inc: Default::default(),
+            drop_reason: Default::default(),
             overflow_inc: Default::default(),
             ip_csum_err_inc: Default::default(),
             ram: Default::default(),
@@ -172,6 +185,13 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             lanes_left: Default::default(),
             len_next: Default::default(),
             is_roce: Default::default(),
+            ok_mac: Default::default(),
+            ok_type: Default::default(),
+            ok_ihl: Default::default(),
+            ok_dip: Default::default(),
+            ok_udp: Default::default(),
+            ok_len: Default::default(),
+            why: Default::default(),
             ip_hdr: Default::default(),
             ip_sum: Default::default(),
             ip_fold: Default::default(),
@@ -275,18 +295,41 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         if self.phase.q.val() == Phase::Idle {
             self.len_next.next = self.keep_count.count.val();
         }
-        // A RoCEv2 packet for this port: our MAC, IPv4 without options, UDP to 4791, our IP, sane length.
-        self.is_roce.next = (bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
+        // A RoCEv2 packet for this port: our MAC, IPv4 without options, our IP, UDP to 4791, sane length.
+        self.ok_mac.next = bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
             == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
-                | bit_cast::<48, 32>(self.mac_lo.val())))
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x0800)
-            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45)
-            && (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val()) == 17)
-            && (bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val())
-                == self.ipv4.val())
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791)
-            && (self.ip_end.val() >= self.min_ip_end.val())
+                | bit_cast::<48, 32>(self.mac_lo.val()));
+        self.ok_type.next =
+            bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x0800;
+        self.ok_ihl.next = bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45;
+        self.ok_dip.next =
+            bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val()) == self.ipv4.val();
+        self.ok_udp.next = (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val()) == 17)
+            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791);
+        self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());
+        self.is_roce.next = self.ok_mac.val()
+            && self.ok_type.val()
+            && self.ok_ihl.val()
+            && self.ok_dip.val()
+            && self.ok_udp.val()
+            && self.ok_len.val();
+        // The first check failed, in header order; a RoCEv2 frame for us met only by a disabled port last.
+        self.why.next = 6.into(); // DISABLED
+        if !self.ok_mac.val() {
+            self.why.next = 0.into(); // DST_MAC
+        } else if !self.ok_type.val() {
+            self.why.next = 1.into(); // ETHERTYPE
+        } else if !self.ok_ihl.val() {
+            self.why.next = 2.into(); // IP_HEADER
+        } else if !self.ok_dip.val() {
+            self.why.next = 3.into(); // DST_IP
+        } else if !self.ok_udp.val() {
+            self.why.next = 4.into(); // UDP_PORT
+        } else if !self.ok_len.val() {
+            self.why.next = 5.into(); // LENGTH
+        }
+        self.drop_reason.next = self.why.val();
 
         // IPv4 header checksum (RFC 791): the ones'-complement sum of the header's ten 16-bit words is
         // 0xFFFF. The ICRC leaves this field out (routers rewrite it), so it needs its own check.

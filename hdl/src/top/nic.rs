@@ -219,6 +219,22 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.rx_roce_packets_inc.next = self.rx_buf.roce_inc.val();
         self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
         self.regs.rx_drop_not_roce_inc.next = self.rx_buf.not_roce_inc.val();
+        // One reason counter per drop, codes of RxBuffer::drop_reason: 0 destination MAC,
+        // 1 EtherType, 2 IP version/IHL, 3 destination IP, 4 UDP port, 5 lengths, 6 port disabled.
+        self.regs.rx_drop_dst_mac_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 0);
+        self.regs.rx_drop_ethertype_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 1);
+        self.regs.rx_drop_ip_header_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 2);
+        self.regs.rx_drop_dst_ip_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 3);
+        self.regs.rx_drop_udp_port_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 4);
+        self.regs.rx_drop_length_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 5);
+        self.regs.rx_drop_disabled_inc.next = self.rx_buf.not_roce_inc.val()
+            && (self.rx_buf.drop_reason.val() == 6);
         self.regs.rx_drop_overflow_inc.next = self.rx_buf.overflow_inc.val();
         self.regs.rx_ip_checksum_errors_inc.next = self.rx_buf.ip_csum_err_inc.val();
         // Receive engine

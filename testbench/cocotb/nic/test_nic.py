@@ -177,14 +177,14 @@ async def test_answers_arp(dut):
     await cycles(dut, 50)
     assert nic.sink.empty(), "answered an ARP request for another address"
     d = diff(before, await nic.counters())
-    assert d == {"RX_FRAMES": 2, "RX_DROP_NOT_ROCE": 2, "RX_ARP_REQUESTS": 1, "TX_ARP_REPLIES": 1}, d
+    assert d == {"RX_FRAMES": 2, "RX_DROP_NOT_ROCE": 2, "RX_DROP_DST_MAC": 2, "RX_ARP_REQUESTS": 1, "TX_ARP_REPLIES": 1}, d
     assert not nic.dma_activity
 
 
 @cocotb.test()
 async def test_bad_frames_dropped_and_counted(dut):
     """RoCE frames with a bad ICRC, a bad IPv4 header checksum, a wrong UDP port, a runt and a truncated
-    header are each dropped and counted in their own counter; none reaches the receive engine (no DMA,
+    header are each dropped and counted in their own counter (not-RoCE drops also by reason); none reaches the receive engine (no DMA,
     nothing transmitted). A good RoCE frame for a QP that is not set up is taken by the buffer and
     then dropped by the receive engine (RX_DROP_QP)."""
     nic = Nic(dut)
@@ -197,9 +197,10 @@ async def test_bad_frames_dropped_and_counted(dut):
     cases = [
         ("bad ICRC", bytes(bad_icrc), {"RX_ICRC_ERRORS": 1}),
         ("bad IPv4 checksum", F.roce_frame_of_len(120, rng, ip_csum=0x1234, **kw), {"RX_IP_CHECKSUM_ERRORS": 1}),
-        ("UDP port 4792", F.roce_frame_of_len(120, rng, udp_dport=4792, **kw), {"RX_DROP_NOT_ROCE": 1}),
-        ("runt (40 bytes)", goodf[:40], {"RX_DROP_NOT_ROCE": 1}),
-        ("truncated after the BTH", goodf[:70], {"RX_DROP_NOT_ROCE": 1}),
+        ("UDP port 4792", F.roce_frame_of_len(120, rng, udp_dport=4792, **kw),
+         {"RX_DROP_NOT_ROCE": 1, "RX_DROP_UDP_PORT": 1}),
+        ("runt (40 bytes)", goodf[:40], {"RX_DROP_NOT_ROCE": 1, "RX_DROP_LENGTH": 1}),
+        ("truncated after the BTH", goodf[:70], {"RX_DROP_NOT_ROCE": 1, "RX_DROP_LENGTH": 1}),
     ]
     for name, f, want in cases:
         verdict = F.classify(f, MY_MAC, MY_IP)
@@ -229,18 +230,18 @@ async def test_pfc_frames_counted_and_pause_timed(dut):
     await nic.send([P.pfc_frame(PEER_MAC, 1 << 3, [0, 0, 0, 50])])
     await cycles(dut, 300)
     d = diff(before, await nic.counters())
-    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1, "RX_PAUSE_FRAMES": 1,
+    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1, "RX_DROP_DST_MAC": 1, "RX_PAUSE_FRAMES": 1,
                  "RX_PAUSE_DURATION": P.pause_cycles(50, 64)}, d
     before = await nic.counters()
     await nic.send([P.pfc_frame(PEER_MAC, 0xF7, [900] * 8)])
     await cycles(dut, 100)
     d = diff(before, await nic.counters())
-    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1}, d
+    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1, "RX_DROP_DST_MAC": 1}, d
     before = await nic.counters()
     await nic.send([P.pause_frame(PEER_MAC, 20)])
     await cycles(dut, 150)
     d = diff(before, await nic.counters())
-    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1, "RX_PAUSE_FRAMES": 1,
+    assert d == {"RX_FRAMES": 1, "RX_DROP_NOT_ROCE": 1, "RX_DROP_DST_MAC": 1, "RX_PAUSE_FRAMES": 1,
                  "RX_PAUSE_DURATION": P.pause_cycles(20, 64)}, d
 
 
