@@ -16,6 +16,8 @@ BENCHES = {
     "pfc": ("pfc", (64, 512)),
     "dma": ("dma_split", (64, 512)),
     "arp": ("arp", (64, 512)),
+    "vlan": ("vlan_insert", (64, 512)),
+    "vlan_strip": ("vlan_strip", (64, 512)),
     "nic": ("nic", (64,)),
 }
 

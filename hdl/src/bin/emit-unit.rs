@@ -1,5 +1,5 @@
 //! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/`:
-//! `emit-unit <rx_buffer|crc32|pfc|dma_split|arp|nic> <64|512> <out.v>`.
+//! `emit-unit <rx_buffer|crc32|pfc|dma_split|arp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
 //!
 //! Each unit is built with the generics `top/nic.rs` gives it at that width (`NicTop<64, 8, 11>` and
 //! `NicTop<512, 64, 8>`), so a bench tests the block exactly as the NIC instantiates it. The module is
@@ -8,11 +8,12 @@ use rocenic_hdl::host::dma_split::DmaReadSplit;
 use rocenic_hdl::net::arp::ArpResponder;
 use rocenic_hdl::net::pfc::PfcUnit;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
+use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32::Crc32Lanes;
 use rocenic_hdl::{nic_verilog, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, arp, nic";
+const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, arp, vlan_strip, vlan_insert, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -35,6 +36,10 @@ fn unit_verilog(unit: &str, width: Width) -> Option<String> {
         ("dma_split", true) => emit::<DmaReadSplit<64>>(),
         ("arp", false) => emit::<ArpResponder<64, 8>>(),
         ("arp", true) => emit::<ArpResponder<512, 64>>(),
+        ("vlan_strip", false) => emit::<VlanStrip<64, 8>>(),
+        ("vlan_strip", true) => emit::<VlanStrip<512, 64>>(),
+        ("vlan_insert", false) => emit::<VlanInsert<64, 8>>(),
+        ("vlan_insert", true) => emit::<VlanInsert<512, 64>>(),
         ("nic", _) => nic_verilog(width),
         _ => return None,
     })

@@ -4,3 +4,4 @@ pub mod dcqcn;
 pub mod pfc;
 pub mod rx_buffer;
 pub mod short_frame;
+pub mod vlan;
