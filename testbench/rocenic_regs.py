@@ -64,6 +64,7 @@ DCQCN_F = 0x01C4
 DCQCN_RATE = 0x01C8
 CNP_DSCP = 0x01CC
 TX_ECN = 0x01D0
+VLAN = 0x01D4
 MR_BASE_LO = 0x0200
 MR_BASE_HI = 0x0204
 MR_LEN = 0x0208
@@ -137,6 +138,7 @@ RX_DROP_DST_IP = 0x04AC
 RX_DROP_UDP_PORT = 0x04B0
 RX_DROP_LENGTH = 0x04B4
 RX_DROP_DISABLED = 0x04B8
+RX_DROP_VLAN = 0x04BC
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -213,6 +215,7 @@ RESET = {
     "DCQCN_RATE": 0x800,
     "CNP_DSCP": 0x30,
     "TX_ECN": 0x1,
+    "VLAN": 0x0,
     "MR_BASE_LO": 0x0,
     "MR_BASE_HI": 0x0,
     "MR_LEN": 0x0,
@@ -286,6 +289,7 @@ RESET = {
     "RX_DROP_UDP_PORT": 0x0,
     "RX_DROP_LENGTH": 0x0,
     "RX_DROP_DISABLED": 0x0,
+    "RX_DROP_VLAN": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -361,6 +365,7 @@ ACCESS = {
     "DCQCN_RATE": "ro",
     "CNP_DSCP": "rw",
     "TX_ECN": "rw",
+    "VLAN": "rw",
     "MR_BASE_LO": "rw",
     "MR_BASE_HI": "rw",
     "MR_LEN": "rw",
@@ -434,6 +439,7 @@ ACCESS = {
     "RX_DROP_UDP_PORT": "counter",
     "RX_DROP_LENGTH": "counter",
     "RX_DROP_DISABLED": "counter",
+    "RX_DROP_VLAN": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -466,7 +472,7 @@ BLOCK_HEADER_WORDS = [
     (0x0060, 0x00030001),
     (0x0064, 0x00000070),
     (0x0068, 0x01800080),
-    (0x006C, 0x00000007),
+    (0x006C, 0x0000000F),
     (0x0070, 0x00040002),
     (0x0074, 0x00000080),
     (0x0078, 0x02000024),
@@ -478,7 +484,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x0000002F),
+    (0x009C, 0x00000030),
     (0x00A0, 0x00070001),
     (0x00A4, 0x00000000),
     (0x00A8, 0x06000044),

@@ -2757,6 +2757,70 @@ fn ipv6_not_taken(b: &mut Bench) -> Result<(), String> {
     not_roce(b, bad, good, p, &d, regs::RX_DROP_ETHERTYPE)
 }
 
+/// `frame` with an 802.1Q tag (PCP 3, VID `vid`) after the source MAC.
+fn tagged(frame: &[u8], vid: u16) -> Vec<u8> {
+    let mut f = frame[..12].to_vec();
+    f.extend_from_slice(&[0x81, 0x00, 0x60 | (vid >> 8) as u8, vid as u8]);
+    f.extend_from_slice(&frame[12..]);
+    f
+}
+
+fn vlan_port_takes_its_vlan_only(b: &mut Bench) -> Result<(), String> {
+    b.set_reg(regs::VLAN, regs::VLAN_MODE | 100);
+    let r = vlan_port_checks(b);
+    b.set_reg(regs::VLAN, 0);
+    r
+}
+
+fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
+    // An untagged WRITE and one tagged with another VID: not taken, counted as VLAN drops.
+    let (good, p, d) = good_write(b, 78);
+    dropped_for(b, good.clone(), regs::RX_DROP_VLAN)?;
+    dropped_for(b, tagged(&good, 101), regs::RX_DROP_VLAN)?;
+    check!(b.mem_at(0, 64) != d, "nothing written yet");
+    // Tagged with the port's VID: taken, and the ACK leaves tagged with VID 100 and PCP = PFC_PRIORITY.
+    b.inject(tagged(&good, 100), 3000);
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    check!(raw.len() == 1, "one ACK, A sent {} frames", raw.len());
+    let r = &raw[0];
+    check!(
+        r[12..14] == [0x81, 0x00] && u16::from_be_bytes([r[14], r[15]]) == (3 << 13) | 100,
+        "the ACK's tag is {:02x?}, expected 81 00 and TCI PCP 3, VID 100",
+        &r[12..16]
+    );
+    let f = Frame::parse(r).map_err(|e| format!("the tagged ACK does not parse: {e}"))?;
+    check!(
+        f.bth.opcode == op::RC_ACKNOWLEDGE && f.bth.psn == p,
+        "an ACK of PSN {p:#x}"
+    );
+    check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
+    // A tagged ARP request for the port's address: answered, tagged.
+    let mut arp = arp_frame::emit(
+        arp_frame::OPER_REQUEST,
+        mac(1),
+        ip(1).octets(),
+        [0xFF; 6],
+        [0; 6],
+        ip(0).octets(),
+    );
+    arp.resize(60, 0);
+    b.inject(tagged(&arp, 100), 500);
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    check!(raw.len() == 1, "one ARP reply, A sent {}", raw.len());
+    let r = &raw[0];
+    check!(
+        r[12..16] == [0x81, 0x00, 0x60, 100] && r[16..18] == [0x08, 0x06] && r[24..26] == [0, 2],
+        "a tagged ARP reply"
+    );
+    // Untagged, the same request is not answered on a VLAN port.
+    b.inject(arp, 500);
+    check!(
+        b.pair.fabric.lock().unwrap().take_sent(0).is_empty(),
+        "an untagged ARP request answered on a VLAN port"
+    );
+    Ok(())
+}
+
 fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
     let (good, p, d) = good_write(b, 77);
     b.set_reg(regs::CONTROL, 0);
@@ -3453,8 +3517,9 @@ pub const CASES: &[Case] = &[
     Case { name: "roce_truncated_dropped", rule: "RFC 791, annex A17: a frame shorter than its IPv4 total length (cut in the payload, or a runt cut in the BTH) is dropped and counted", run: roce_truncated_dropped },
     Case { name: "eth_other_mac_not_taken", rule: "IEEE 802.3: a frame for another unicast MAC address is not taken, counted", run: eth_other_mac_not_taken },
     Case { name: "ipv4_other_address_not_taken", rule: "RFC 1122 3.2.1.3: a datagram for another IPv4 address is not taken, counted", run: ipv4_other_address_not_taken },
-    Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: this generation takes untagged frames only; a tagged RoCE frame is dropped whole and counted as an EtherType drop", run: vlan_tagged_not_taken },
+    Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: a port not on a VLAN (VLAN register 0) does not take tagged frames: dropped whole, counted as an EtherType drop", run: vlan_tagged_not_taken },
     Case { name: "ipv6_not_taken", rule: "annex A17: RoCEv2 over IPv6 is not taken by this generation; dropped whole and counted as an EtherType drop", run: ipv6_not_taken },
+    Case { name: "vlan_port_takes_its_vlan_only", rule: "IEEE 802.1Q: a port on VLAN 100 takes frames tagged 100 and answers tagged (PCP = its RoCE priority); untagged frames and other VIDs are dropped and counted", run: vlan_port_takes_its_vlan_only },
     Case { name: "port_disabled_not_taken", rule: "a RoCE frame reaching a disabled port (CONTROL bit 0 clear) is dropped and counted, and taken once the port is enabled", run: port_disabled_not_taken },
     Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
     Case { name: "pfc_xon_resumes", rule: "IEEE 802.1Qbb: a PFC time of 0 (XON) for the priority resumes transmission at once", run: pfc_xon_resumes },

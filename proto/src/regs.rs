@@ -98,6 +98,7 @@ registers! {
     DCQCN_RATE = 0x01C8, Ro, 2048, "The reaction point's current rate RC, bytes per cycle x 256; after reset the line rate (DCQCN_LINE_RATE, 2048 by default).";
     CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
     TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
+    VLAN = 0x01D4, Rw, 0, "802.1Q: bit 16 VLAN mode, bits 0..11 the port's VID. In VLAN mode RoCE frames and ARP replies leave tagged with this VID and PCP = PFC_PRIORITY, and only frames tagged with this VID are taken (untagged frames and other VIDs count in RX_DROP_VLAN); PFC and PAUSE frames are never tagged. Change it while the port is idle.";
     MR_BASE_LO = 0x0200, Rw, 0, "MR window: IOVA of the region's first byte, low 32 bits. MR_CMD WRITE stores the window (0x0200..0x0214) in entry MR_INDEX of the MR table.";
     MR_BASE_HI = 0x0204, Rw, 0, "MR window: IOVA, high 32 bits.";
     MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes (1 .. 2^32 - 1; an entry of length 0 is invalid).";
@@ -127,7 +128,7 @@ registers! {
     RX_FRAMES = 0x0400, Counter, 0, "Counter: frames received from the MAC.";
     RX_ROCE_PACKETS = 0x0404, Counter, 0, "Counter: RoCEv2 packets accepted (ICRC good, addressed to this port).";
     RX_ICRC_ERRORS = 0x0408, Counter, 0, "Counter: RoCEv2 frames dropped for a bad ICRC.";
-    RX_DROP_NOT_ROCE = 0x040C, Counter, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port (all of RX_DROP_DST_MAC .. RX_DROP_DISABLED).";
+    RX_DROP_NOT_ROCE = 0x040C, Counter, 0, "Counter: frames dropped that are not IPv4/UDP/4791 to this port (the sum of RX_DROP_DST_MAC .. RX_DROP_VLAN).";
     RX_DROP_OVERFLOW = 0x0410, Counter, 0, "Counter: frames dropped because the receive buffer was full.";
     RX_DROP_QP = 0x0414, Counter, 0, "Counter: RoCE packets dropped for an unknown QP, a QP state that cannot receive, or an unsupported opcode.";
     TX_FRAMES = 0x0418, Counter, 0, "Counter: frames sent to the MAC.";
@@ -171,6 +172,7 @@ registers! {
     RX_DROP_UDP_PORT = 0x04B0, Counter, 0, "Counter: IPv4 packets to this port that are not UDP to port 4791 (RoCEv2), not taken.";
     RX_DROP_LENGTH = 0x04B4, Counter, 0, "Counter: RoCEv2 frames whose IPv4 total length is under 44 bytes or runs past the frame (truncated, runts), not taken.";
     RX_DROP_DISABLED = 0x04B8, Counter, 0, "Counter: RoCEv2 frames for this port received while CONTROL bit 0 (enable) is clear, not taken.";
+    RX_DROP_VLAN = 0x04BC, Counter, 0, "Counter: frames to the port's MAC not taken because of their 802.1Q tag: in VLAN mode untagged or of another VID.";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
@@ -198,7 +200,8 @@ pub enum BlockKind {
     Core = 1,
     /// QP context; param: number of QPs.
     Qp = 2,
-    /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN).
+    /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN,
+    /// bit 3 802.1Q VLAN).
     Ethernet = 3,
     /// Memory-region table (the MR window and MR_CMD; MR_TABLE_LOG gives its size); param: 0.
     MrTable = 4,
@@ -257,7 +260,7 @@ pub const BLOCKS: &[Block] = &[
         version: 1,
         base: 0x0180,
         size: 0x0080,
-        param: 0b111,
+        param: 0b1111,
     },
     Block {
         kind: BlockKind::MrTable,
@@ -332,6 +335,8 @@ pub const MR_KEY_VARIANT_BITS: u32 = 8;
 
 /// `CONTROL` bit 0.
 pub const CONTROL_ENABLE: u32 = 1;
+/// `VLAN` bit 16: VLAN mode (bits 0..11 are the VID).
+pub const VLAN_MODE: u32 = 1 << 16;
 
 /// Look a register up by offset.
 pub fn by_offset(offset: u16) -> Option<&'static Register> {

@@ -146,6 +146,20 @@ impl Context {
         Ok(())
     }
 
+    /// Puts the port on an 802.1Q VLAN (`Some(vid)`, 1..=4094) or takes it off (`None`). On a VLAN, RoCE
+    /// frames and ARP replies leave tagged with the VID and PCP = the RoCE priority (`PFC_PRIORITY`), and
+    /// only frames tagged with the VID are taken; PFC frames stay untagged. Set it while the port is idle
+    /// (a frame in flight may be cut).
+    pub fn set_vlan(&self, vid: Option<u16>) -> Result<()> {
+        let v = match vid {
+            None => 0,
+            Some(v @ 1..=4094) => regs::VLAN_MODE | v as u32,
+            Some(_) => return Err(Error::BadAttr("VLAN ID outside 1..=4094 (0 and 4095 are reserved)")),
+        };
+        self.dev.write(regs::VLAN, v);
+        Ok(())
+    }
+
     pub fn alloc_pd(&self) -> Arc<ProtectionDomain> {
         let pdn = self.dev.next_pdn.fetch_add(1, Ordering::Relaxed);
         Arc::new(ProtectionDomain::new(self.clone(), pdn))

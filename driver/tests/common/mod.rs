@@ -20,10 +20,17 @@ pub struct BigWrite {
 
 /// A 64-bit pair at path MTU 1024 with `mem` bytes of host memory and a local ACK timeout of
 /// `ack_timeout` cycles, and a `len`-byte WRITE from A to B ready to post.
+#[allow(dead_code)] // not every test binary uses both
 pub fn big_write(mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
+    big_write_at(Width::W64, mem, ack_timeout, len)
+}
+
+/// [`big_write`] at datapath width `width`.
+#[allow(dead_code)]
+pub fn big_write_at(width: Width, mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
     let p = Pair::connect(
         FabricConfig {
-            width: Width::W64,
+            width,
             host_mem_bytes: mem,
             ..FabricConfig::default()
         },

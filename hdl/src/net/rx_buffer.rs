@@ -7,7 +7,7 @@
 //!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
-//! EtherType (VLAN tags and IPv6 land here), IPv4 version/IHL (options), destination IP, UDP port, lengths,
+//! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here), IPv4 version/IHL (options), destination IP, UDP port, lengths,
 //! and last the port enable.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
@@ -40,6 +40,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub enable: Signal<In, bool>,
+    /// With the frame's last beat: its 802.1Q tag is not the port's (`net::vlan::VlanStrip`).
+    pub vlan_bad: Signal<In, bool>,
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
     pub ipv4: Signal<In, Bits<32>>,
@@ -64,7 +66,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub icrc_err_inc: Signal<Out, bool>,
     pub not_roce_inc: Signal<Out, bool>,
     /// With `not_roce_inc`: the first check the frame failed, in header order: 0 destination MAC,
-    /// 1 EtherType, 2 IPv4 version/IHL, 3 destination IP, 4 UDP protocol/port, 5 lengths, 6 port disabled.
+    /// 7 VLAN tag, 1 EtherType, 2 IPv4 version/IHL, 3 destination IP, 4 UDP protocol/port, 5 lengths,
+    /// 6 port disabled.
     pub drop_reason: Signal<Out, Bits<3>>,
     pub overflow_inc: Signal<Out, bool>,
     pub ip_csum_err_inc: Signal<Out, bool>,
@@ -139,6 +142,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             clock: Default::default(),
             reset: Default::default(),
             enable: Default::default(),
+            vlan_bad: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ipv4: Default::default(),
@@ -309,6 +313,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());
         self.is_roce.next = self.ok_mac.val()
+            && !self.vlan_bad.val()
             && self.ok_type.val()
             && self.ok_ihl.val()
             && self.ok_dip.val()
@@ -318,6 +323,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.why.next = 6.into(); // DISABLED
         if !self.ok_mac.val() {
             self.why.next = 0.into(); // DST_MAC
+        } else if self.vlan_bad.val() {
+            self.why.next = 7.into(); // VLAN
         } else if !self.ok_type.val() {
             self.why.next = 1.into(); // ETHERTYPE
         } else if !self.ok_ihl.val() {

@@ -93,6 +93,14 @@ pub struct VlanStrip<const W: usize, const B: usize> {
     fits: Signal<Local, bool>,
     fire_out: Signal<Local, bool>,
     start_mode: Signal<Local, bool>,
+    /// The outputs in VLAN mode.
+    s_tdata: Signal<Local, Bits<W>>,
+    s_tkeep: Signal<Local, Bits<B>>,
+    s_tlast: Signal<Local, bool>,
+    s_tvalid: Signal<Local, bool>,
+    s_tready: Signal<Local, bool>,
+    s_drop: Signal<Local, bool>,
+    s_pcp: Signal<Local, Bits<3>>,
     d0: Constant<Bits<B>>,
     d1: Constant<Bits<B>>,
     d0_bits: Constant<Bits<W>>,
@@ -148,6 +156,13 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             fits: Default::default(),
             fire_out: Default::default(),
             start_mode: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            s_drop: Default::default(),
+            s_pcp: Default::default(),
             d0: Constant::new(d0.into()),
             d1: Constant::new(d1.into()),
             d0_bits: Constant::new(lane_bits::<W>(d0)),
@@ -186,8 +201,8 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.cur_tci.next = (bit_cast::<16, 32>((self.tag32.val() >> 16) & 0xFF) << 8)
                 | bit_cast::<16, 32>(self.tag32.val() >> 24);
         }
-        self.pcp.next = bit_cast::<3, 16>(self.cur_tci.val() >> 13);
-        self.vlan_drop.next = !self.cur_tagged.val()
+        self.s_pcp.next = bit_cast::<3, 16>(self.cur_tci.val() >> 13);
+        self.s_drop.next = !self.cur_tagged.val()
             || ((self.cur_tci.val() & 0x0FFF) != bit_cast::<16, 12>(self.vid.val()));
         // A tagged frame: lanes before the tag from the held beat, the rest 4 bytes further on.
         self.direct.next = 0.into();
@@ -211,15 +226,15 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.shifted.next = self.hd.q.val() >> 32;
             self.shifted_keep.next = self.hk.q.val() >> 4;
         }
-        self.out_tdata.next =
+        self.s_tdata.next =
             (self.hd.q.val() & self.direct_bits.val()) | (self.shifted.val() & !self.direct_bits.val());
-        self.out_tkeep.next =
+        self.s_tkeep.next =
             (self.hk.q.val() & self.direct.val()) | (self.shifted_keep.val() & !self.direct.val());
-        self.out_tlast.next = self.hl.q.val()
+        self.s_tlast.next = self.hl.q.val()
             || (self.cur_tagged.val() && self.in_tlast.val() && self.fits.val());
-        self.out_tvalid.next = self.hv.q.val() && (self.hl.q.val() || self.in_tvalid.val());
-        self.in_tready.next = self.out_tready.val() || !self.hv.q.val();
-        self.fire_out.next = self.out_tvalid.val() && self.out_tready.val();
+        self.s_tvalid.next = self.hv.q.val() && (self.hl.q.val() || self.in_tvalid.val());
+        self.s_tready.next = self.out_tready.val() || !self.hv.q.val();
+        self.fire_out.next = self.s_tvalid.val() && self.out_tready.val();
         if self.fire_out.val() && (self.k.q.val() == 0) {
             self.frame_tagged.d.next = self.cur_tagged.val();
             self.tci.d.next = self.cur_tci.val();
@@ -231,7 +246,7 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             }
         }
         // The incoming beat becomes the held one, unless it ended the frame in this output beat.
-        if self.in_tvalid.val() && self.in_tready.val() {
+        if self.in_tvalid.val() && self.s_tready.val() {
             if !self.hv.q.val() || self.hl.q.val() {
                 // A new frame's first beat.
                 self.on.d.next = self.start_mode.val();
@@ -244,8 +259,17 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.hk.d.next = self.in_tkeep.val();
             self.hl.d.next = self.in_tlast.val();
         }
-        // Mode off: the frame passes in the same cycle.
-        if !self.start_mode.val() {
+        // Each output is assigned once (a glitch on a port makes event-driven simulators re-evaluate
+        // the whole NIC around it). Mode off: the frame passes in the same cycle.
+        if self.start_mode.val() {
+            self.out_tdata.next = self.s_tdata.val();
+            self.out_tkeep.next = self.s_tkeep.val();
+            self.out_tlast.next = self.s_tlast.val();
+            self.out_tvalid.next = self.s_tvalid.val();
+            self.in_tready.next = self.s_tready.val();
+            self.vlan_drop.next = self.s_drop.val();
+            self.pcp.next = self.s_pcp.val();
+        } else {
             self.out_tdata.next = self.in_tdata.val();
             self.out_tkeep.next = self.in_tkeep.val();
             self.out_tlast.next = self.in_tlast.val();
@@ -305,6 +329,9 @@ pub struct VlanInsert<const W: usize, const B: usize> {
     shifted_keep: Signal<Local, Bits<B>>,
     /// The input's last beat fits in this output beat with the 4 bytes' shift (B - 4 lanes or fewer).
     fits: Signal<Local, bool>,
+    v_tdata: Signal<Local, Bits<W>>,
+    v_tkeep: Signal<Local, Bits<B>>,
+    v_tlast: Signal<Local, bool>,
     d0: Constant<Bits<B>>,
     d1: Constant<Bits<B>>,
     d0_bits: Constant<Bits<W>>,
@@ -354,6 +381,9 @@ impl<const W: usize, const B: usize> Default for VlanInsert<W, B> {
             shifted: Default::default(),
             shifted_keep: Default::default(),
             fits: Default::default(),
+            v_tdata: Default::default(),
+            v_tkeep: Default::default(),
+            v_tlast: Default::default(),
             d0: Constant::new(d0.into()),
             d1: Constant::new(d1.into()),
             d0_bits: Constant::new(lane_bits::<W>(d0)),
@@ -410,13 +440,13 @@ impl<const W: usize, const B: usize> Logic for VlanInsert<W, B> {
             self.tag_bits.next = 0.into();
         }
         self.fits.next = (self.in_tkeep.val() >> self.sh_keep_down.val()) == 0;
-        self.out_tdata.next = (self.in_tdata.val() & self.direct_bits.val())
+        self.v_tdata.next = (self.in_tdata.val() & self.direct_bits.val())
             | (self.tag_w.val() & self.tag_bits.val())
             | (self.shifted.val() & !(self.direct_bits.val() | self.tag_bits.val()));
-        self.out_tkeep.next = (self.in_tkeep.val() & self.direct.val())
+        self.v_tkeep.next = (self.in_tkeep.val() & self.direct.val())
             | self.tag_lanes.val()
             | (self.shifted_keep.val() & !(self.direct.val() | self.tag_lanes.val()));
-        self.out_tlast.next = self.tail.q.val() || (self.in_tlast.val() && self.fits.val());
+        self.v_tlast.next = self.tail.q.val() || (self.in_tlast.val() && self.fits.val());
         self.out_tvalid.next = self.tail.q.val() || self.in_tvalid.val();
         self.in_tready.next = self.out_tready.val() && !self.tail.q.val();
         if self.tail.q.val() {
@@ -443,7 +473,12 @@ impl<const W: usize, const B: usize> Logic for VlanInsert<W, B> {
                 }
             }
         }
-        if !self.tagging.val() && !self.tail.q.val() {
+        // Each output assigned once (see VlanStrip); an untagged frame passes unchanged.
+        if self.tagging.val() || self.tail.q.val() {
+            self.out_tdata.next = self.v_tdata.val();
+            self.out_tkeep.next = self.v_tkeep.val();
+            self.out_tlast.next = self.v_tlast.val();
+        } else {
             self.out_tdata.next = self.in_tdata.val();
             self.out_tkeep.next = self.in_tkeep.val();
             self.out_tlast.next = self.in_tlast.val();

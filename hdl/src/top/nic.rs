@@ -8,6 +8,7 @@ use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
 use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
+use crate::net::vlan::{VlanInsert, VlanStrip};
 use crate::roce::mr_table::MrTable;
 use crate::roce::qp_table::QpTable;
 use crate::roce::req::TxEngine;
@@ -62,6 +63,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     pub irq: Signal<Out, bool>,
     regs: Regs,
     rx_buf: RxBuffer<W, B, A>,
+    vlan_rx: VlanStrip<W, B>,
+    vlan_tx: VlanInsert<W, B>,
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
@@ -135,6 +138,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             irq: Default::default(),
             regs: Default::default(),
             rx_buf: Default::default(),
+            vlan_rx: Default::default(),
+            vlan_tx: Default::default(),
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
@@ -207,11 +212,24 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.mac_lo.next = self.regs.mac_lo.val();
         self.rx_buf.mac_hi.next = self.regs.mac_hi.val();
         self.rx_buf.ipv4.next = self.regs.ipv4.val();
-        self.rx_buf.rx_tdata.next = self.rx_tdata.val();
-        self.rx_buf.rx_tkeep.next = self.rx_tkeep.val();
-        self.rx_buf.rx_tlast.next = self.rx_tlast.val();
-        self.rx_buf.rx_tvalid.next = self.rx_tvalid.val();
-        self.rx_tready.next = self.rx_buf.rx_tready.val();
+        // 802.1Q: in VLAN mode the tag comes off before the receive buffer and goes on after the transmit
+        // arbiter (RoCE and ARP frames; PFC/PAUSE frames are never tagged). Out of VLAN mode both blocks
+        // pass frames through in the same cycle.
+        self.vlan_rx.clock.next = self.clock.val();
+        self.vlan_rx.reset.next = self.reset.val();
+        self.vlan_rx.mode.next = (self.regs.vlan.val() & 0x1_0000) != 0;
+        self.vlan_rx.vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
+        self.vlan_rx.in_tdata.next = self.rx_tdata.val();
+        self.vlan_rx.in_tkeep.next = self.rx_tkeep.val();
+        self.vlan_rx.in_tlast.next = self.rx_tlast.val();
+        self.vlan_rx.in_tvalid.next = self.rx_tvalid.val();
+        self.rx_tready.next = self.vlan_rx.in_tready.val();
+        self.rx_buf.rx_tdata.next = self.vlan_rx.out_tdata.val();
+        self.rx_buf.rx_tkeep.next = self.vlan_rx.out_tkeep.val();
+        self.rx_buf.rx_tlast.next = self.vlan_rx.out_tlast.val();
+        self.rx_buf.rx_tvalid.next = self.vlan_rx.out_tvalid.val();
+        self.rx_buf.vlan_bad.next = self.vlan_rx.vlan_drop.val();
+        self.vlan_rx.out_tready.next = self.rx_buf.rx_tready.val();
         self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
         self.rx_buf.pop.next = self.rx_eng.buf_pop.val();
         self.rx_buf.pop_words.next = self.rx_eng.buf_pop_words.val();
@@ -235,6 +253,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             && (self.rx_buf.drop_reason.val() == 5);
         self.regs.rx_drop_disabled_inc.next = self.rx_buf.not_roce_inc.val()
             && (self.rx_buf.drop_reason.val() == 6);
+        self.regs.rx_drop_vlan_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 7);
         self.regs.rx_drop_overflow_inc.next = self.rx_buf.overflow_inc.val();
         self.regs.rx_ip_checksum_errors_inc.next = self.rx_buf.ip_csum_err_inc.val();
         // Receive engine
@@ -455,13 +475,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();
         self.regs.ack_timeouts_inc.next = self.tx_eng.ack_timeouts_inc.val();
         // ARP responder: observes the receive stream, answers through the transmit arbiter.
-        self.arp.enable.next = self.enable.val();
+        self.arp.enable.next = self.enable.val() && !self.vlan_rx.vlan_drop.val();
         self.arp.mac_lo.next = self.regs.mac_lo.val();
         self.arp.mac_hi.next = self.regs.mac_hi.val();
         self.arp.ipv4.next = self.regs.ipv4.val();
-        self.arp.rx_tdata.next = self.rx_tdata.val();
-        self.arp.rx_tlast.next = self.rx_tlast.val();
-        self.arp.rx_fire.next = self.rx_tvalid.val() && self.rx_buf.rx_tready.val();
+        // ARP sees frames with the tag taken off (a request on the port's VLAN is tagged).
+        self.arp.rx_tdata.next = self.vlan_rx.out_tdata.val();
+        self.arp.rx_tlast.next = self.vlan_rx.out_tlast.val();
+        self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
         // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from the receive buffer's fill.
@@ -479,7 +500,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.pfc.refresh_cycles.next = self.regs.pfc_refresh_cycles.val();
         self.pfc.rx_tdata.next = self.rx_tdata.val();
         self.pfc.rx_tlast.next = self.rx_tlast.val();
-        self.pfc.rx_fire.next = self.rx_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.pfc.rx_fire.next = self.rx_tvalid.val() && self.vlan_rx.in_tready.val();
         self.regs.rx_pause_frames_inc.next = self.pfc.rx_pause_inc.val();
         self.regs.rx_pause_duration_inc.next = self.pfc.pause_cycle_inc.val();
         self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
@@ -498,29 +519,40 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
                 && !self.arp.tx_tvalid.val()
                 && !self.pfc.paused.val()
                 && !self.dcqcn.hold.val());
-        self.tx_tdata.next = self.tx_eng.tx_tdata.val();
-        self.tx_tkeep.next = self.tx_eng.tx_tkeep.val();
-        self.tx_tlast.next = self.tx_eng.tx_tlast.val();
-        self.tx_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
-        self.tx_eng.tx_tready.next = self.tx_tready.val() && self.grant_tx.val();
+        self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
+        self.vlan_tx.in_tkeep.next = self.tx_eng.tx_tkeep.val();
+        self.vlan_tx.in_tlast.next = self.tx_eng.tx_tlast.val();
+        self.vlan_tx.in_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
+        self.tx_eng.tx_tready.next = self.vlan_tx.in_tready.val() && self.grant_tx.val();
         self.arp.tx_tready.next = false;
         self.pfc.tx_tready.next = false;
         if self.grant_pfc.val() {
-            self.tx_tdata.next = self.pfc.tx_tdata.val();
-            self.tx_tkeep.next = self.pfc.tx_tkeep.val();
-            self.tx_tlast.next = self.pfc.tx_tlast.val();
-            self.tx_tvalid.next = self.pfc.tx_tvalid.val();
+            self.vlan_tx.in_tdata.next = self.pfc.tx_tdata.val();
+            self.vlan_tx.in_tkeep.next = self.pfc.tx_tkeep.val();
+            self.vlan_tx.in_tlast.next = self.pfc.tx_tlast.val();
+            self.vlan_tx.in_tvalid.next = self.pfc.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
-            self.pfc.tx_tready.next = self.tx_tready.val();
+            self.pfc.tx_tready.next = self.vlan_tx.in_tready.val();
         } else if self.grant_arp.val() {
-            self.tx_tdata.next = self.arp.tx_tdata.val();
-            self.tx_tkeep.next = self.arp.tx_tkeep.val();
-            self.tx_tlast.next = self.arp.tx_tlast.val();
-            self.tx_tvalid.next = self.arp.tx_tvalid.val();
+            self.vlan_tx.in_tdata.next = self.arp.tx_tdata.val();
+            self.vlan_tx.in_tkeep.next = self.arp.tx_tkeep.val();
+            self.vlan_tx.in_tlast.next = self.arp.tx_tlast.val();
+            self.vlan_tx.in_tvalid.next = self.arp.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
-            self.arp.tx_tready.next = self.tx_tready.val();
+            self.arp.tx_tready.next = self.vlan_tx.in_tready.val();
         }
-        self.tx_fire.next = self.tx_tvalid.val() && self.tx_tready.val();
+        self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
+        self.vlan_tx.clock.next = self.clock.val();
+        self.vlan_tx.reset.next = self.reset.val();
+        self.vlan_tx.tag_en.next = ((self.regs.vlan.val() & 0x1_0000) != 0) && !self.grant_pfc.val();
+        // TCI: PCP = the RoCE priority (the class PFC pauses), DEI 0, the port's VID.
+        self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
+            | bit_cast::<16, 32>(self.regs.vlan.val() & 0xFFF);
+        self.tx_tdata.next = self.vlan_tx.out_tdata.val();
+        self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
+        self.tx_tlast.next = self.vlan_tx.out_tlast.val();
+        self.tx_tvalid.next = self.vlan_tx.out_tvalid.val();
+        self.vlan_tx.out_tready.next = self.tx_tready.val();
         // DCQCN reaction point: CNPs from the receive engine, RoCE beats from the arbiter.
         self.dcqcn.enable.next = (self.regs.dcqcn_enable.val() & 1) != 0;
         self.dcqcn.line_rate.next = self.regs.dcqcn_line_rate.val();
@@ -546,7 +578,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             if self.grant_pfc.val() {
                 self.tx_own.d.next = 3.into();
             }
-            if self.tx_tlast.val() {
+            if self.vlan_tx.in_tlast.val() {
                 self.tx_own.d.next = 0.into();
             }
         }

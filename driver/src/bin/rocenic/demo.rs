@@ -26,6 +26,7 @@ options:
   --ack-timeout N       local ACK timeout in core cycles (default 20000)
   --line-gbps G         each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit,
                         the core's datapath rate)
+  --vlan VID            put both ports on 802.1Q VLAN VID (1..4094): every RoCE frame tagged
   --max-cycles N        give up after N simulated cycles (default 5000000)
   --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
 
@@ -41,6 +42,7 @@ pub struct Opts {
     line_gbps: Option<f64>,
     max_cycles: u64,
     vcd: Option<PathBuf>,
+    vlan: Option<u16>,
 }
 
 pub fn parse(args: &[String]) -> Result<Opts, String> {
@@ -56,6 +58,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         line_gbps: None,
         max_cycles: 5_000_000,
         vcd: None,
+        vlan: None,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str| -> Result<u64, String> {
@@ -75,6 +78,13 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--seed" => o.seed = num(it.next(), a)?,
             "--ack-timeout" => o.ack_timeout = num(it.next(), a)? as u32,
             "--max-cycles" => o.max_cycles = num(it.next(), a)?,
+            "--vlan" => {
+                let v = num(it.next(), a)?;
+                if !(1..=4094).contains(&v) {
+                    return Err(format!("--vlan: VID must be 1..4094, got {v}"));
+                }
+                o.vlan = Some(v as u16);
+            }
             "--line-gbps" => {
                 let v = it.next().ok_or("--line-gbps needs a rate")?;
                 let g: f64 = v
@@ -141,6 +151,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     let e = |e: rocenic_driver::Error| e.to_string();
     let pair = Pair::connect(cfg, o.mtu, o.ack_timeout).map_err(e)?;
     let (a, b) = (&pair.a, &pair.b);
+    a.ctx.set_vlan(o.vlan).map_err(e)?;
+    b.ctx.set_vlan(o.vlan).map_err(e)?;
     // A's source buffers and B's targets, each registered in its side's PD.
     // The SEND's source follows the WRITE's, page-aligned (DMA addresses must be beat-aligned).
     let send_off = o.write_bytes.next_multiple_of(4096);
