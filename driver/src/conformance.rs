@@ -1328,7 +1328,8 @@ fn bad_ip_checksum_dropped(b: &mut Bench) -> Result<(), String> {
     ignored(b, f, regs::RX_IP_CHECKSUM_ERRORS)
 }
 
-fn arp_request_answered(b: &mut Bench) -> Result<(), String> {
+/// B's broadcast ARP request for A's address, padded to the Ethernet minimum.
+fn arp_request_for_a() -> Vec<u8> {
     let mut f = arp_frame::emit(
         arp_frame::OPER_REQUEST,
         mac(1),
@@ -1338,6 +1339,11 @@ fn arp_request_answered(b: &mut Bench) -> Result<(), String> {
         ip(0).octets(),
     );
     f.resize(60, 0);
+    f
+}
+
+fn arp_request_answered(b: &mut Bench) -> Result<(), String> {
+    let f = arp_request_for_a();
     let before = b.counter(regs::TX_ARP_REPLIES);
     b.inject(f, 500);
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);
@@ -2795,15 +2801,7 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
     );
     check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
     // A tagged ARP request for the port's address: answered, tagged.
-    let mut arp = arp_frame::emit(
-        arp_frame::OPER_REQUEST,
-        mac(1),
-        ip(1).octets(),
-        [0xFF; 6],
-        [0; 6],
-        ip(0).octets(),
-    );
-    arp.resize(60, 0);
+    let arp = arp_request_for_a();
     b.inject(tagged(&arp, 100), 500);
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);
     check!(raw.len() == 1, "one ARP reply, A sent {}", raw.len());

@@ -10,30 +10,18 @@ import os
 import random
 
 import cocotb
-from cocotb.triggers import with_timeout
-from cocotbext.axi import AxiStreamBus, AxiStreamSink, AxiStreamSource
-
+from tb.stream import StreamStage
 from tb.util import start
 
 KNOWN_RTL_BUGS = {}
 B = int(os.environ.get("BENCH_WIDTH", "64")) // 8
 
 
-class Bench:
+class Bench(StreamStage):
     def __init__(self, dut, seed, pause=0.3):
-        self.dut = dut
         dut.tag_en.value = 0
         dut.tci.value = 0
-        self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "in"), dut.clock, dut.reset)
-        self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "out"), dut.clock, dut.reset)
-        rng = random.Random(seed)
-        if pause:
-            self.src.set_pause_generator(iter(lambda: rng.random() < pause, None))
-            self.sink.set_pause_generator(iter(lambda: rng.random() < pause, None))
-
-    async def recv(self):
-        f = await with_timeout(self.sink.recv(), 200, "us")
-        return bytes(f.tdata)
+        super().__init__(dut, seed, pause)
 
 
 def tagged(f, tci):
@@ -73,10 +61,7 @@ async def test_back_to_back_frames(dut):
     tb = Bench(dut, 3, pause=0.0)
     await start(dut)
     for pause in (0.0, 0.4):
-        if pause:
-            prng = random.Random(5)
-            tb.src.set_pause_generator(iter(lambda: prng.random() < pause, None))
-            tb.sink.set_pause_generator(iter(lambda: prng.random() < pause, None))
+        tb.set_pause(5, pause)
         rng = random.Random(4)
         for en in (1, 0):
             dut.tag_en.value = en

@@ -11,9 +11,9 @@ import os
 import random
 
 import cocotb
-from cocotb.triggers import ReadOnly, RisingEdge, with_timeout
-from cocotbext.axi import AxiStreamBus, AxiStreamSink, AxiStreamSource
+from cocotb.triggers import ReadOnly, RisingEdge
 
+from tb.stream import StreamStage
 from tb.util import start
 
 KNOWN_RTL_BUGS = {}
@@ -21,15 +21,9 @@ B = int(os.environ.get("BENCH_WIDTH", "64")) // 8
 VID = 100
 
 
-class Bench:
+class Bench(StreamStage):
     def __init__(self, dut, seed, pause=0.3):
-        self.dut = dut
-        self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "in"), dut.clock, dut.reset)
-        self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "out"), dut.clock, dut.reset)
-        rng = random.Random(seed)
-        if pause:
-            self.src.set_pause_generator(iter(lambda: rng.random() < pause, None))
-            self.sink.set_pause_generator(iter(lambda: rng.random() < pause, None))
+        super().__init__(dut, seed, pause)
         self.flags = []
         cocotb.start_soon(self._watch())
 
@@ -40,10 +34,6 @@ class Bench:
             await ReadOnly()
             if d.out_tvalid.value == 1 and d.out_tready.value == 1 and d.out_tlast.value == 1:
                 self.flags.append((int(d.vlan_drop.value), int(d.pcp.value)))
-
-    async def recv(self):
-        f = await with_timeout(self.sink.recv(), 200, "us")
-        return bytes(f.tdata)
 
 
 def frame(rng, n, tci=None):
