@@ -2611,20 +2611,25 @@ fn reseal_raw(f: &mut [u8]) {
 }
 
 /// The receive buffer's drop counters by reason, in the order it checks them (one frame, one reason).
-const DROP_REASONS: [(u16, &str); 7] = [
-    (regs::RX_DROP_DST_MAC, "RX_DROP_DST_MAC"),
-    (regs::RX_DROP_ETHERTYPE, "RX_DROP_ETHERTYPE"),
-    (regs::RX_DROP_IP_HEADER, "RX_DROP_IP_HEADER"),
-    (regs::RX_DROP_DST_IP, "RX_DROP_DST_IP"),
-    (regs::RX_DROP_UDP_PORT, "RX_DROP_UDP_PORT"),
-    (regs::RX_DROP_LENGTH, "RX_DROP_LENGTH"),
-    (regs::RX_DROP_DISABLED, "RX_DROP_DISABLED"),
+const DROP_REASONS: [u16; 8] = [
+    regs::RX_DROP_DST_MAC,
+    regs::RX_DROP_VLAN,
+    regs::RX_DROP_ETHERTYPE,
+    regs::RX_DROP_IP_HEADER,
+    regs::RX_DROP_DST_IP,
+    regs::RX_DROP_UDP_PORT,
+    regs::RX_DROP_LENGTH,
+    regs::RX_DROP_DISABLED,
 ];
 
 /// Injects `frame`, expects nothing sent, and checks it was counted once in RX_DROP_NOT_ROCE and in the
-/// reason counter `reason` (an `RX_DROP_*` register) and in no other reason's.
+/// reason counter `reason` (one of [`DROP_REASONS`]) and in no other reason's.
 fn dropped_for(b: &mut Bench, frame: Vec<u8>, reason: u16) -> Result<(), String> {
-    let before: Vec<u32> = DROP_REASONS.iter().map(|&(r, _)| b.counter(r)).collect();
+    check!(
+        DROP_REASONS.contains(&reason),
+        "{reason:#x} is not a drop-reason counter"
+    );
+    let before: Vec<u32> = DROP_REASONS.iter().map(|&r| b.counter(r)).collect();
     let drops = b.counter(regs::RX_DROP_NOT_ROCE);
     b.inject(frame, 3000);
     b.expect_silence()?;
@@ -2632,9 +2637,10 @@ fn dropped_for(b: &mut Bench, frame: Vec<u8>, reason: u16) -> Result<(), String>
         b.counter(regs::RX_DROP_NOT_ROCE) == drops + 1,
         "RX_DROP_NOT_ROCE not counted"
     );
-    for (&(r, name), was) in DROP_REASONS.iter().zip(before) {
+    for (&r, was) in DROP_REASONS.iter().zip(before) {
         let want = was + u32::from(r == reason);
         let got = b.counter(r);
+        let name = regs::by_offset(r).map_or("?", |x| x.name);
         check!(got == want, "{name} is {got} (expected {want})");
     }
     Ok(())
@@ -2829,7 +2835,10 @@ fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
     check!(b.mem_at(0, 64) == before, "nothing may be written");
     b.inject(good, 3000);
     b.expect_ack(0x00, p, Some(1))?;
-    check!(b.mem_at(0, 64) == d, "the frame lands once the port is enabled");
+    check!(
+        b.mem_at(0, 64) == d,
+        "the frame lands once the port is enabled"
+    );
     Ok(())
 }
 

@@ -12,7 +12,11 @@ use rocenic_sim::Width;
 /// parse as tagged RoCEv2 and carry a good ICRC; returns how many.
 fn all_tagged(frames: &[Vec<u8>], vid: u16) -> usize {
     for f in frames {
-        assert_eq!(u16::from_be_bytes([f[12], f[13]]), ETHERTYPE_VLAN, "untagged frame");
+        assert_eq!(
+            u16::from_be_bytes([f[12], f[13]]),
+            ETHERTYPE_VLAN,
+            "untagged frame"
+        );
         let tci = u16::from_be_bytes([f[14], f[15]]);
         assert_eq!((tci >> 13, tci & 0xFFF), (3, vid), "TCI {tci:#06x}");
         let fr = Frame::parse(f).expect("a tagged RoCEv2 frame");
@@ -59,15 +63,31 @@ fn another_vlan_is_not_taken_until_the_port_joins_it() {
     {
         let mut f = p.fabric.lock().unwrap();
         let dropped = f.reg_read(1, regs::RX_DROP_VLAN);
-        assert!(dropped >= 16, "B dropped A's 16 packets as another VLAN's: {dropped}");
-        assert_eq!(f.reg_read(1, regs::RX_DROP_NOT_ROCE), dropped, "and for no other reason");
+        assert!(
+            dropped >= 16,
+            "B dropped A's 16 packets as another VLAN's: {dropped}"
+        );
+        assert_eq!(
+            f.reg_read(1, regs::RX_DROP_NOT_ROCE),
+            dropped,
+            "and for no other reason"
+        );
         assert_eq!(f.reg_read(1, regs::RX_ROCE_PACKETS), 0);
     }
     // An untagged port does not take tagged frames either (EtherType 0x8100 is not IPv4).
     p.b.ctx.set_vlan(None).unwrap();
     p.fabric.lock().unwrap().run(30_000);
-    assert!(p.fabric.lock().unwrap().reg_read(1, regs::RX_DROP_ETHERTYPE) >= 1);
-    assert_eq!(p.fabric.lock().unwrap().reg_read(1, regs::RX_ROCE_PACKETS), 0);
+    assert!(
+        p.fabric
+            .lock()
+            .unwrap()
+            .reg_read(1, regs::RX_DROP_ETHERTYPE)
+            >= 1
+    );
+    assert_eq!(
+        p.fabric.lock().unwrap().reg_read(1, regs::RX_ROCE_PACKETS),
+        0
+    );
     // On the sender's VLAN, the next retransmission gets through and the WRITE completes.
     p.b.ctx.set_vlan(Some(100)).unwrap();
     w.finish(&p, 2_000_000);
@@ -80,7 +100,10 @@ fn vlan_ids_are_checked() {
     assert!(p.a.ctx.set_vlan(Some(0)).is_err());
     assert!(p.a.ctx.set_vlan(Some(4095)).is_err());
     assert!(p.a.ctx.set_vlan(Some(4094)).is_ok());
-    assert_eq!(p.fabric.lock().unwrap().reg_read(0, regs::VLAN), regs::VLAN_MODE | 4094);
+    assert_eq!(
+        p.fabric.lock().unwrap().reg_read(0, regs::VLAN),
+        regs::VLAN_MODE | 4094
+    );
     p.a.ctx.set_vlan(None).unwrap();
     assert_eq!(p.fabric.lock().unwrap().reg_read(0, regs::VLAN), 0);
 }

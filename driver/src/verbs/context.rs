@@ -154,7 +154,11 @@ impl Context {
         let v = match vid {
             None => 0,
             Some(v @ 1..=4094) => regs::VLAN_MODE | v as u32,
-            Some(_) => return Err(Error::BadAttr("VLAN ID outside 1..=4094 (0 and 4095 are reserved)")),
+            Some(_) => {
+                return Err(Error::BadAttr(
+                    "VLAN ID outside 1..=4094 (0 and 4095 are reserved)",
+                ))
+            }
         };
         self.dev.write(regs::VLAN, v);
         Ok(())

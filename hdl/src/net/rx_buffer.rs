@@ -7,8 +7,8 @@
 //!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
-//! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here), IPv4 version/IHL (options), destination IP, UDP port, lengths,
-//! and last the port enable.
+//! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here),
+//! IPv4 version/IHL (options), destination IP, UDP port, lengths, and last the port enable.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
@@ -305,10 +305,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 | bit_cast::<48, 32>(self.mac_lo.val()));
         self.ok_type.next =
             bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x0800;
-        self.ok_ihl.next = bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45;
+        self.ok_ihl.next =
+            bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45;
         self.ok_dip.next =
             bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val()) == self.ipv4.val();
-        self.ok_udp.next = (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val()) == 17)
+        self.ok_udp.next = (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val())
+            == 17)
             && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791);
         self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
             && (self.len_next.val() >= self.ip_end.val());

@@ -215,7 +215,8 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.direct_bits.next = self.d1_bits.val();
         }
         self.shifted.next = (self.hd.q.val() >> 32) | (self.in_tdata.val() << self.sh_up.val());
-        self.shifted_keep.next = (self.hk.q.val() >> 4) | (self.in_tkeep.val() << self.sh_keep_up.val());
+        self.shifted_keep.next =
+            (self.hk.q.val() >> 4) | (self.in_tkeep.val() << self.sh_keep_up.val());
         self.fits.next = (self.in_tkeep.val() >> 4) == 0;
         if !self.cur_tagged.val() {
             self.direct.next = self.ones_b.val();
@@ -226,12 +227,12 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.shifted.next = self.hd.q.val() >> 32;
             self.shifted_keep.next = self.hk.q.val() >> 4;
         }
-        self.s_tdata.next =
-            (self.hd.q.val() & self.direct_bits.val()) | (self.shifted.val() & !self.direct_bits.val());
+        self.s_tdata.next = (self.hd.q.val() & self.direct_bits.val())
+            | (self.shifted.val() & !self.direct_bits.val());
         self.s_tkeep.next =
             (self.hk.q.val() & self.direct.val()) | (self.shifted_keep.val() & !self.direct.val());
-        self.s_tlast.next = self.hl.q.val()
-            || (self.cur_tagged.val() && self.in_tlast.val() && self.fits.val());
+        self.s_tlast.next =
+            self.hl.q.val() || (self.cur_tagged.val() && self.in_tlast.val() && self.fits.val());
         self.s_tvalid.next = self.hv.q.val() && (self.hl.q.val() || self.in_tvalid.val());
         self.s_tready.next = self.out_tready.val() || !self.hv.q.val();
         self.fire_out.next = self.s_tvalid.val() && self.out_tready.val();
@@ -429,7 +430,8 @@ impl<const W: usize, const B: usize> Logic for VlanInsert<W, B> {
             | self.tpid.val())
             << self.sh_tag.val();
         self.shifted.next = (self.in_tdata.val() << 32) | (self.pd.q.val() >> self.sh_down.val());
-        self.shifted_keep.next = (self.in_tkeep.val() << 4) | (self.pk.q.val() >> self.sh_keep_down.val());
+        self.shifted_keep.next =
+            (self.in_tkeep.val() << 4) | (self.pk.q.val() >> self.sh_keep_down.val());
         if self.tail.q.val() {
             // The extra beat is all shifted bytes.
             self.shifted.next = self.pd.q.val() >> self.sh_down.val();

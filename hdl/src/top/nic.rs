@@ -84,6 +84,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     grant_pfc: Signal<Local, bool>,
     grant_tx: Signal<Local, bool>,
     tx_fire: Signal<Local, bool>,
+    /// The port is on an 802.1Q VLAN.
+    vlan_on: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
     rd_resp_ready: Signal<Local, bool>,
@@ -156,6 +158,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             grant_pfc: Default::default(),
             grant_tx: Default::default(),
             tx_fire: Default::default(),
+            vlan_on: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
             rd_resp_ready: Default::default(),
@@ -217,7 +220,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // pass frames through in the same cycle.
         self.vlan_rx.clock.next = self.clock.val();
         self.vlan_rx.reset.next = self.reset.val();
-        self.vlan_rx.mode.next = (self.regs.vlan.val() & 0x1_0000) != 0;
+        // VLAN bit 16 (regs::VLAN_MODE).
+        self.vlan_on.next = (self.regs.vlan.val() & 0x1_0000) != 0;
+        self.vlan_rx.mode.next = self.vlan_on.val();
         self.vlan_rx.vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
         self.vlan_rx.in_tdata.next = self.rx_tdata.val();
         self.vlan_rx.in_tkeep.next = self.rx_tkeep.val();
@@ -238,21 +243,22 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
         self.regs.rx_drop_not_roce_inc.next = self.rx_buf.not_roce_inc.val();
         // One reason counter per drop, codes of RxBuffer::drop_reason: 0 destination MAC,
-        // 1 EtherType, 2 IP version/IHL, 3 destination IP, 4 UDP port, 5 lengths, 6 port disabled.
-        self.regs.rx_drop_dst_mac_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 0);
-        self.regs.rx_drop_ethertype_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 1);
-        self.regs.rx_drop_ip_header_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 2);
-        self.regs.rx_drop_dst_ip_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 3);
-        self.regs.rx_drop_udp_port_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 4);
-        self.regs.rx_drop_length_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 5);
-        self.regs.rx_drop_disabled_inc.next = self.rx_buf.not_roce_inc.val()
-            && (self.rx_buf.drop_reason.val() == 6);
+        // 1 EtherType, 2 IP version/IHL, 3 destination IP, 4 UDP port, 5 lengths, 6 port disabled,
+        // 7 VLAN tag.
+        self.regs.rx_drop_dst_mac_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 0);
+        self.regs.rx_drop_ethertype_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 1);
+        self.regs.rx_drop_ip_header_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 2);
+        self.regs.rx_drop_dst_ip_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 3);
+        self.regs.rx_drop_udp_port_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 4);
+        self.regs.rx_drop_length_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 5);
+        self.regs.rx_drop_disabled_inc.next =
+            self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 6);
         self.regs.rx_drop_vlan_inc.next =
             self.rx_buf.not_roce_inc.val() && (self.rx_buf.drop_reason.val() == 7);
         self.regs.rx_drop_overflow_inc.next = self.rx_buf.overflow_inc.val();
@@ -544,7 +550,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
         self.vlan_tx.clock.next = self.clock.val();
         self.vlan_tx.reset.next = self.reset.val();
-        self.vlan_tx.tag_en.next = ((self.regs.vlan.val() & 0x1_0000) != 0) && !self.grant_pfc.val();
+        self.vlan_tx.tag_en.next = self.vlan_on.val() && !self.grant_pfc.val();
         // TCI: PCP = the RoCE priority (the class PFC pauses), DEI 0, the port's VID.
         self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
             | bit_cast::<16, 32>(self.regs.vlan.val() & 0xFFF);
