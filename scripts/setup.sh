@@ -6,13 +6,13 @@ need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
-# rust-hdl's `synthesizes` tests run yosys_validate, which calls `yosys` from PATH (Debian's 0.23).
+# rust-hdl's `synthesizes` tests and bitstream/reports.sh and ecp5.sh run `yosys` from PATH (Debian's 0.23).
 command -v yosys >/dev/null || need+=(yosys)
 # bitstream/alveo/check/check.sh runs the Vivado flow script under plain Tcl with stubbed commands.
 command -v tclsh >/dev/null || need+=(tcl)
 command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
-# bitstream/reports.sh makes a venv for YoWASP Yosys; Debian ships ensurepip separately.
+# bitstream/ecp5.sh makes a venv for YoWASP nextpnr-ecp5; Debian ships ensurepip separately.
 python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing with apt-get: ${need[*]}"

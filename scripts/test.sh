@@ -5,9 +5,9 @@
 # (scripted, and replayed from files and captures), the cocotb benches on Icarus, interop with Linux
 # Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong`, `rocenic
 # write-bw`/`read-bw`/`send-bw`/`write-lat` against perftest, both roles), the VFIO layer against QEMU's edu
-# device behind an emulated IOMMU, the Alveo flow checks and the Yosys synthesis report. Set
-# ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave
-# out the synthesis report. Ends with one summary line.
+# device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route,
+# Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and
+# ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -106,17 +106,16 @@ else
     echo "== VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
     stage out/vfio.log bash testbench/vfio/edu-test.sh
 fi
-# The Alveo Vivado flow, checked without Vivado: flow.tcl under tclsh with stubbed commands for every
-# board, iverilog elaboration and a short simulation of the wrapper, the generated board.xdc files.
-echo "== Alveo flow checks (bitstream/alveo/check/check.sh)"
-step "Alveo flow checks" out/alveo.log bash bitstream/alveo/check/check.sh
+# The board reports (bitstream/all.sh): UltraScale+ synthesis of the 64-bit and the 512-bit 16K-QP cores with
+# block-RAM, latch and budget checks and the logic depth, ECP5 place and route with its Fmax, and the Alveo
+# Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed commands for every board, iverilog
+# elaboration and a short simulation of the wrapper, the generated board.xdc files). About 40 minutes.
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
-    echo "== synthesis report: skipped (ROCENIC_SKIP_SYNTH=1)"
+    echo "== board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"
+    step "Alveo flow checks" out/alveo.log bash bitstream/alveo/check/check.sh
 else
-    # The core must keep synthesizing for UltraScale+, with its receive buffer in block RAM and within the
-    # LUT budget (bitstream/reports.sh; about ten minutes on two cores).
-    echo "== synthesis report (YoWASP Yosys, synth_xilinx -family xcup, 64-bit core)"
-    step "synthesis report" out/synth.log bash bitstream/reports.sh 64
+    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, nextpnr ECP5, Alveo flow checks)"
+    stage out/board-reports.log bash bitstream/all.sh
 fi
 echo "tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Every board report that runs without Vivado, in one go (the test job runs this):
+#   reports.sh 64    UltraScale+ synthesis of the 64-bit core (8,192 QPs): resources, logic depth, budgets
+#   reports.sh 512   the same for the 512-bit Alveo core (16,384 QPs)
+#   ecp5.sh          synthesis, place and route of the 64-bit core on an ECP5-85F: resources and Fmax
+#   alveo/check      the Vivado flow for U250/U280/U55C checked under tclsh with stubs, wrapper elaboration
+# Each prints its table; the summary goes to build/reports/summary.md. Exits non-zero if any part failed,
+# after running all of them. Every tool here is single-threaded, so the ECP5 run (YoWASP, about 35 minutes)
+# goes on the second core while the others run one after another on the first (about 12 minutes).
+#
+# usage: bitstream/all.sh
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=$here/../build/reports
+mkdir -p "$out"
+failed=()
+part() {
+    local name=$1
+    shift
+    echo "== $name"
+    local t0=$SECONDS
+    if "$@" 2>&1 | tee "$out/$name.out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
+        echo "  PASS $name ($((SECONDS - t0)) s)"
+    else
+        echo "  FAIL $name ($((SECONDS - t0)) s)"
+        failed+=("$name")
+    fi
+}
+# Build the emitter once up front so that the parallel runs do not race on cargo's build lock.
+(cd "$here/.." && cargo build --release -q -p rocenic-hdl --bin emit) || { echo "all.sh: cannot build the emitter" >&2; exit 1; }
+bash "$here/ecp5.sh" > "$out/ecp5-64.out" 2>&1 &
+ecp5_pid=$!
+ecp5_t0=$SECONDS
+part xcup-64 bash "$here/reports.sh" 64
+part xcup-512 bash "$here/reports.sh" 512
+part alveo-check bash "$here/alveo/check/check.sh"
+echo "== ecp5-64 (ran beside the others; waiting for it)"
+if wait "$ecp5_pid"; then ecp5_ok=1; else ecp5_ok=0; fi
+cat "$out/ecp5-64.out"
+if (( ecp5_ok )); then
+    echo "  PASS ecp5-64 ($((SECONDS - ecp5_t0)) s)"
+else
+    echo "  FAIL ecp5-64 ($((SECONDS - ecp5_t0)) s)"
+    failed+=(ecp5-64)
+fi
+{
+    echo "# Board reports ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F))"
+    echo
+    for name in xcup-64 xcup-512 ecp5-64; do
+        grep -E '^(\||longest path)' "$out/$name.out" || echo "$name: no table (failed before it)"
+        echo
+    done
+    echo "failed: ${failed[*]:-none}"
+} > "$out/summary.md"
+cat "$out/summary.md"
+[[ ${#failed[@]} -eq 0 ]]
