@@ -182,7 +182,9 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
                 }
             }
             let hex: String = m.iter().rev().map(|d| format!("{d:x}")).collect();
-            s += &format!("  lo[{bit}] = |(first & {B}'h{hex});\n  t[{bit}] = |(last & {B}'h{hex});\n");
+            s += &format!(
+                "  lo[{bit}] = |(first & {B}'h{hex});\n  t[{bit}] = |(last & {B}'h{hex});\n"
+            );
         }
         s += &format!("  dm = data & {{{}}};\n", mask.join(", "));
         s += &transform("p", "crc_in", "lo");
@@ -201,7 +203,11 @@ fn xor_tree(terms: &[String]) -> String {
     match terms.len() {
         0 => "1'b0".to_string(),
         1 => terms[0].clone(),
-        n => format!("({} ^ {})", xor_tree(&terms[..n / 2]), xor_tree(&terms[n / 2..])),
+        n => format!(
+            "({} ^ {})",
+            xor_tree(&terms[..n / 2]),
+            xor_tree(&terms[n / 2..])
+        ),
     }
 }
 
