@@ -9,6 +9,8 @@
 # goes on the second core while the others run one after another on the first (about 12 minutes).
 #
 # usage: bitstream/all.sh
+# environment: ROCENIC_SKIP_ECP5=1 leaves the ECP5 place and route out (the test job sets it: on two cores it
+# takes 45 minutes or more with YoWASP's WebAssembly nextpnr, too long for CI's budget; docs/resources.md).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$here/../build/reports
@@ -28,20 +30,27 @@ part() {
 }
 # Build the emitter once up front so that the parallel runs do not race on cargo's build lock.
 (cd "$here/.." && cargo build --release -q -p rocenic-hdl --bin emit) || { echo "all.sh: cannot build the emitter" >&2; exit 1; }
-bash "$here/ecp5.sh" > "$out/ecp5-64.out" 2>&1 &
-ecp5_pid=$!
-ecp5_t0=$SECONDS
+skip_ecp5=${ROCENIC_SKIP_ECP5:-0}
+if [[ $skip_ecp5 != 1 ]]; then
+    bash "$here/ecp5.sh" > "$out/ecp5-64.out" 2>&1 &
+    ecp5_pid=$!
+    ecp5_t0=$SECONDS
+fi
 part xcup-64 bash "$here/reports.sh" 64
 part xcup-512 bash "$here/reports.sh" 512
 part alveo-check bash "$here/alveo/check/check.sh"
-echo "== ecp5-64 (ran beside the others; waiting for it)"
-if wait "$ecp5_pid"; then ecp5_ok=1; else ecp5_ok=0; fi
-cat "$out/ecp5-64.out"
-if (( ecp5_ok )); then
-    echo "  PASS ecp5-64 ($((SECONDS - ecp5_t0)) s)"
+if [[ $skip_ecp5 == 1 ]]; then
+    echo "== ecp5-64: skipped (ROCENIC_SKIP_ECP5=1)" | tee "$out/ecp5-64.out"
 else
-    echo "  FAIL ecp5-64 ($((SECONDS - ecp5_t0)) s)"
-    failed+=(ecp5-64)
+    echo "== ecp5-64 (ran beside the others; waiting for it)"
+    if wait "$ecp5_pid"; then ecp5_ok=1; else ecp5_ok=0; fi
+    cat "$out/ecp5-64.out"
+    if (( ecp5_ok )); then
+        echo "  PASS ecp5-64 ($((SECONDS - ecp5_t0)) s)"
+    else
+        echo "  FAIL ecp5-64 ($((SECONDS - ecp5_t0)) s)"
+        failed+=(ecp5-64)
+    fi
 fi
 {
     echo "# Board reports ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F))"

@@ -109,13 +109,15 @@ fi
 # The board reports (bitstream/all.sh): UltraScale+ synthesis of the 64-bit and the 512-bit 16K-QP cores with
 # block-RAM, latch and budget checks and the logic depth, ECP5 place and route with its Fmax, and the Alveo
 # Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed commands for every board, iverilog
-# elaboration and a short simulation of the wrapper, the generated board.xdc files). About 40 minutes.
+# elaboration and a short simulation of the wrapper, the generated board.xdc files). About 13 minutes. The ECP5
+# place and route (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or bitstream/ecp5.sh) is left out: with
+# YoWASP's nextpnr it takes 45 minutes or more here, which would take the job past CI's 90.
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
     echo "== board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"
     step "Alveo flow checks" out/alveo.log bash bitstream/alveo/check/check.sh
 else
-    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, nextpnr ECP5, Alveo flow checks)"
-    stage out/board-reports.log bash bitstream/all.sh
+    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, Alveo flow checks; ECP5 left out)"
+    stage out/board-reports.log env ROCENIC_SKIP_ECP5=1 bash bitstream/all.sh
 fi
 echo "tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
