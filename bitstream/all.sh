@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Every board report that runs without Vivado, in one go (the test job runs this):
+# Every board report that runs without Vivado, in one go (the test job runs this, ECP5 left out):
 #   reports.sh 64    UltraScale+ synthesis of the 64-bit core (8,192 QPs): resources, logic depth, budgets
 #   reports.sh 512   the same for the 512-bit Alveo core (16,384 QPs)
 #   ecp5.sh          synthesis, place and route of the 64-bit core on an ECP5-85F: resources and Fmax
 #   alveo/check      the Vivado flow for U250/U280/U55C checked under tclsh with stubs, wrapper elaboration
 # Each prints its table; the summary goes to build/reports/summary.md. Exits non-zero if any part failed,
-# after running all of them. Every tool here is single-threaded, so the ECP5 run (YoWASP, about 35 minutes)
-# goes on the second core while the others run one after another on the first (about 12 minutes).
+# after running all of them. Every tool here is single-threaded, so the ECP5 run (YoWASP: synthesis about 10
+# minutes, routing 45 or more) goes on the second core while the others run on the first (about 13 minutes).
 #
 # usage: bitstream/all.sh
 # environment: ROCENIC_SKIP_ECP5=1 leaves the ECP5 place and route out (the test job sets it: on two cores it
