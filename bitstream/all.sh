@@ -16,17 +16,23 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$here/../build/reports
 mkdir -p "$out"
 failed=()
-part() {
-    local name=$1
-    shift
-    echo "== $name"
-    local t0=$SECONDS
-    if "$@" 2>&1 | tee "$out/$name.out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
+# One "  PASS"/"  FAIL" line per part (scripts/test.sh counts them).
+verdict() {
+    local name=$1 status=$2 t0=$3
+    if [[ $status -eq 0 ]]; then
         echo "  PASS $name ($((SECONDS - t0)) s)"
     else
         echo "  FAIL $name ($((SECONDS - t0)) s)"
         failed+=("$name")
     fi
+}
+part() {
+    local name=$1
+    shift
+    echo "== $name"
+    local t0=$SECONDS
+    "$@" 2>&1 | tee "$out/$name.out"
+    verdict "$name" "${PIPESTATUS[0]}" "$t0"
 }
 # Build the emitter once up front so that the parallel runs do not race on cargo's build lock.
 (cd "$here/.." && cargo build --release -q -p rocenic-hdl --bin emit) || { echo "all.sh: cannot build the emitter" >&2; exit 1; }
@@ -43,14 +49,10 @@ if [[ $skip_ecp5 == 1 ]]; then
     echo "== ecp5-64: skipped (ROCENIC_SKIP_ECP5=1)" | tee "$out/ecp5-64.out"
 else
     echo "== ecp5-64 (ran beside the others; waiting for it)"
-    if wait "$ecp5_pid"; then ecp5_ok=1; else ecp5_ok=0; fi
+    wait "$ecp5_pid"
+    ecp5_status=$?
     cat "$out/ecp5-64.out"
-    if (( ecp5_ok )); then
-        echo "  PASS ecp5-64 ($((SECONDS - ecp5_t0)) s)"
-    else
-        echo "  FAIL ecp5-64 ($((SECONDS - ecp5_t0)) s)"
-        failed+=(ecp5-64)
-    fi
+    verdict ecp5-64 "$ecp5_status" "$ecp5_t0"
 fi
 {
     echo "# Board reports ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F))"

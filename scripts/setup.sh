@@ -6,7 +6,7 @@ need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v tshark >/dev/null || need+=(tshark)
 command -v iverilog >/dev/null || need+=(iverilog)
-# rust-hdl's `synthesizes` tests and bitstream/reports.sh and ecp5.sh run `yosys` from PATH (Debian's 0.23).
+# rust-hdl's `synthesizes` tests and bitstream/reports.sh run `yosys` from PATH (Debian's 0.23).
 command -v yosys >/dev/null || need+=(yosys)
 # bitstream/alveo/check/check.sh runs the Vivado flow script under plain Tcl with stubbed commands.
 command -v tclsh >/dev/null || need+=(tcl)

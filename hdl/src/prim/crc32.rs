@@ -137,13 +137,7 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
         let mut s = String::new();
         for j in 0..32 {
             for i in 0..32 {
-                let mut bits = vec![0u8; B.div_ceil(4)];
-                for (k, z) in zinv.iter().enumerate() {
-                    if z[i] >> j & 1 == 1 {
-                        bits[k / 4] |= 1 << (k % 4);
-                    }
-                }
-                let hex: String = bits.iter().rev().map(|d| format!("{d:x}")).collect();
+                let hex = hex_bits(B, |k| zinv[k][i] >> j & 1 == 1);
                 s += &format!("localparam [{}:0] ZI_{j}_{i} = {B}'h{hex};\n", B - 1);
             }
         }
@@ -175,13 +169,7 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
         s += &format!("  rev = {{{}}};\n", rev.join(", "));
         s += &format!("  last = rev & (~rev + {B}'d1);\n");
         for bit in 0..kb {
-            let mut m = vec![0u8; B.div_ceil(4)];
-            for l in 0..B {
-                if l >> bit & 1 == 1 {
-                    m[l / 4] |= 1 << (l % 4);
-                }
-            }
-            let hex: String = m.iter().rev().map(|d| format!("{d:x}")).collect();
+            let hex = hex_bits(B, |l| l >> bit & 1 == 1);
             s += &format!(
                 "  lo[{bit}] = |(first & {B}'h{hex});\n  t[{bit}] = |(last & {B}'h{hex});\n"
             );
@@ -194,6 +182,19 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
         s += &format!("  if (en == {B}'d0) c = crc_in;\n  crc_out = c;\nend\n");
         Verilog::Custom(s)
     }
+}
+
+/// An `n`-bit constant's hex digits (for `n'h...`), bit `k` set when `bit(k)`.
+fn hex_bits(n: usize, bit: impl Fn(usize) -> bool) -> String {
+    (0..n.div_ceil(4))
+        .rev()
+        .map(|d| {
+            let nibble = (0..4)
+                .filter(|&b| d * 4 + b < n && bit(d * 4 + b))
+                .fold(0, |v, b| v | 1 << b);
+            format!("{nibble:x}")
+        })
+        .collect()
 }
 
 /// `a ^ b ^ ...` as a balanced tree of parentheses. Written flat, the XOR of a beat's hundreds of terms
