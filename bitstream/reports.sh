@@ -8,7 +8,7 @@
 # usage: bitstream/reports.sh [64|512]   (default 64: 8,192 QPs; 512: the Alveo core with 16,384 QPs)
 #
 # Yosys is Debian 12's (0.23, `apt-get install yosys`, which scripts/setup.sh does): natively compiled it maps
-# the 512-bit core in about seven minutes, where YoWASP's WebAssembly build exhausted its stack in ABC9 on it
+# the 512-bit core in about six minutes, where YoWASP's WebAssembly build exhausted its stack in ABC9 on it
 # and took 18 minutes on the 64-bit core. Both widths go through one flow: synth_xilinx up to its LUT
 # mapping, then `abc -fast -lut 6` (plain LUT6, no MUXF7/F8 wide LUTs), then the rest of
 # synth_xilinx unchanged. `-fast` because 0.23's default ABC script (scorr, dretime over the whole

@@ -2,9 +2,7 @@
 //!
 //! The register is kept without the final complement, so a whole packet checks by its residue: running
 //! the CRC over data followed by its own CRC (least-significant byte first, as the ICRC is sent) leaves
-//! [`RESIDUE`]. The Verilog is computed here from the bit-serial definition: one XOR matrix for a whole
-//! beat, with a partial beat's disabled lanes zeroed and the zero bytes before and after its run of lanes
-//! undone by inverse matrices selected by lane count, so that no path steps through the lanes one by one.
+//! [`RESIDUE`]. The Verilog is an XOR matrix per lane computed here from the bit-serial definition.
 use rust_hdl::prelude::*;
 
 /// Reflected polynomial.
@@ -42,11 +40,6 @@ pub const fn over(bytes: &[u8]) -> u32 {
 pub const ICRC_START: u32 = over(&[0xFF; 8]);
 
 /// `crc_out` = `crc_in` advanced over the lanes of `data` whose `en` bit is set, lane 0 first.
-///
-/// The enabled lanes must be one contiguous run (or none): a frame's first beat starts at an offset, its last
-/// ends early, and both users (`net::rx_buffer`, `roce::req`) form `en` that way. The Verilog relies on it to
-/// compute a partial beat in a few matrix levels; another pattern gives a wrong CRC there (this simulation
-/// model steps lane by lane and would not).
 #[derive(LogicBlock, Default)]
 pub struct Crc32Lanes<const W: usize, const B: usize> {
     pub crc_in: Signal<In, Bits<32>>,
@@ -77,7 +70,7 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
         // The step is linear over GF(2) (it starts from the given register, not from all ones), so any run
         // of it is a matrix: column k is the run applied to unit vector k (32 register bits, then data bits).
         let run = |crc: u32, data: &[u8]| data.iter().fold(crc, |c, &b| step(c, b));
-        let equations = |cols: &[u32], crc_name: &str, data_name: &str| -> String {
+        let equations = |cols: &[u32], data_name: &str| -> String {
             (0..32)
                 .rev()
                 .map(|j| {
@@ -85,18 +78,31 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
                         .filter(|&k| cols[k] >> j & 1 == 1)
                         .map(|k| {
                             if k < 32 {
-                                format!("{crc_name}[{k}]")
+                                format!("c[{k}]")
                             } else {
                                 format!("{data_name}[{}]", k - 32)
                             }
                         })
                         .collect();
-                    xor_tree(&terms)
+                    terms.join(" ^ ")
                 })
                 .collect::<Vec<_>>()
                 .join(",\n    ")
         };
-        // One matrix for the whole beat.
+        let unit_byte = |k: usize| -> (u32, [u8; 1]) {
+            if k < 32 {
+                (1 << k, [0])
+            } else {
+                (0, [1 << (k - 32)])
+            }
+        };
+        let byte_cols: Vec<u32> = (0..40)
+            .map(|k| {
+                let (c, d) = unit_byte(k);
+                run(c, &d)
+            })
+            .collect();
+        // A full beat (every lane enabled, the common case) goes through one matrix instead of B steps.
         let beat_cols: Vec<u32> = (0..32 + W)
             .map(|k| {
                 let mut data = vec![0u8; B];
@@ -109,106 +115,23 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
                 run(crc, &data)
             })
             .collect();
-        // A partial beat's lanes are one contiguous run [lo, B - t). With the disabled lanes zeroed, the beat
-        // matrix computes the run preceded by lo and followed by t zero bytes; a zero byte is the invertible
-        // linear map Z, so crc_out = Z^-t . beat(Z^-lo . crc_in, masked data). Z^-k for k < B is one 32x32
-        // matrix per k: entry (j, i) as a B-bit constant indexed by k is one LUT of k, so each transform is
-        // a few LUT levels deep instead of B chained byte steps (the old form: 144 LUT levels at 512 bits).
-        let inv_zero_byte = |mut c: u32| -> u32 {
-            for _ in 0..8 {
-                // Undo c' = c >> 1 ^ (c & 1 ? POLY : 0): POLY's top bit tells which branch was taken.
-                let b0 = c >> 31;
-                c = if b0 == 1 { c ^ POLY } else { c };
-                c = (c << 1) | b0;
-            }
-            c
-        };
-        // zinv[k][i] = Z^-k applied to unit vector i.
-        let mut zinv = vec![[0u32; 32]; B];
-        for (i, col) in zinv[0].iter_mut().enumerate() {
-            *col = 1 << i;
-        }
-        for k in 1..B {
-            for i in 0..32 {
-                zinv[k][i] = inv_zero_byte(zinv[k - 1][i]);
-            }
-        }
-        let kb = (usize::BITS - (B - 1).leading_zeros()).max(1) as usize; // bits of a lane index
-        let mut s = String::new();
-        for j in 0..32 {
-            for i in 0..32 {
-                let hex = hex_bits(B, |k| zinv[k][i] >> j & 1 == 1);
-                s += &format!("localparam [{}:0] ZI_{j}_{i} = {B}'h{hex};\n", B - 1);
-            }
-        }
-        let transform = |out: &str, input: &str, k: &str| -> String {
-            (0..32)
-                .map(|j| {
-                    let terms: Vec<String> = (0..32)
-                        .map(|i| format!("(ZI_{j}_{i}[{k}] & {input}[{i}])"))
-                        .collect();
-                    format!("  {out}[{j}] = {};\n", xor_tree(&terms))
-                })
-                .collect()
-        };
-        let mask: Vec<String> = (0..B).rev().map(|l| format!("{{8{{en[{l}]}}}}")).collect();
-        s += &format!(
-            "reg [31:0] c;\nreg [31:0] p;\nreg [31:0] f;\nreg [{w}:0] dm;\n\
-             reg [{b}:0] first;\nreg [{b}:0] rev;\nreg [{b}:0] last;\n\
-             reg [{k}:0] lo;\nreg [{k}:0] t;\n\
-             always @(*) begin\n  c = crc_in;\n",
-            w = W - 1,
-            b = B - 1,
-            k = kb - 1
+        let mut s = String::from(
+            "reg [31:0] c;\nreg [7:0] d;\nalways @(*) begin\n  c = crc_in;\n  d = 8'd0;\n",
         );
-        // lo = the lowest enabled lane, t = the disabled lanes above the highest: isolate the lowest set bit
-        // of en and of en reversed (a carry chain), then encode the one-hot bit with OR trees. A loop over
-        // the lanes would be a B-deep chain of multiplexers.
-        let rev: Vec<String> = (0..B).map(|l| format!("en[{l}]")).collect();
-        s += &format!("  first = en & (~en + {B}'d1);\n");
-        s += &format!("  rev = {{{}}};\n", rev.join(", "));
-        s += &format!("  last = rev & (~rev + {B}'d1);\n");
-        for bit in 0..kb {
-            let hex = hex_bits(B, |l| l >> bit & 1 == 1);
+        s += &format!(
+            "  if (&en) begin\n    c = {{{}}};\n  end else begin\n",
+            equations(&beat_cols, "data")
+        );
+        let byte_eq = equations(&byte_cols, "d");
+        for lane in 0..B {
             s += &format!(
-                "  lo[{bit}] = |(first & {B}'h{hex});\n  t[{bit}] = |(last & {B}'h{hex});\n"
+                "    d = data[{}:{}];\n    if (en[{lane}]) c = {{{byte_eq}}};\n",
+                lane * 8 + 7,
+                lane * 8
             );
         }
-        s += &format!("  dm = data & {{{}}};\n", mask.join(", "));
-        s += &transform("p", "crc_in", "lo");
-        s += &format!("  f = {{{}}};\n", equations(&beat_cols, "p", "dm"));
-        s += &transform("c", "f", "t");
-        // A full beat is the run with lo = t = 0 (Z^0 is the identity); no lane leaves the register as it was.
-        s += &format!("  if (en == {B}'d0) c = crc_in;\n  crc_out = c;\nend\n");
+        s += "  end\n  crc_out = c;\nend\n";
         Verilog::Custom(s)
-    }
-}
-
-/// An `n`-bit constant's hex digits (for `n'h...`), bit `k` set when `bit(k)`.
-fn hex_bits(n: usize, bit: impl Fn(usize) -> bool) -> String {
-    (0..n.div_ceil(4))
-        .rev()
-        .map(|d| {
-            let nibble = (0..4)
-                .filter(|&b| d * 4 + b < n && bit(d * 4 + b))
-                .fold(0, |v, b| v | 1 << b);
-            format!("{nibble:x}")
-        })
-        .collect()
-}
-
-/// `a ^ b ^ ...` as a balanced tree of parentheses. Written flat, the XOR of a beat's hundreds of terms
-/// parses as a chain that a mapper without XOR balancing (Yosys's `abc -fast`) keeps, one LUT level per
-/// five terms; as a tree it is log6 of the terms deep.
-fn xor_tree(terms: &[String]) -> String {
-    match terms.len() {
-        0 => "1'b0".to_string(),
-        1 => terms[0].clone(),
-        n => format!(
-            "({} ^ {})",
-            xor_tree(&terms[..n / 2]),
-            xor_tree(&terms[n / 2..])
-        ),
     }
 }
 
@@ -236,6 +159,6 @@ mod tests {
         uut.update_all();
         uut.update();
         assert_eq!(uut.crc_out.next.to_u64() as u32, over(b"12345"));
-        assert!(generate_verilog(&uut).contains("ZI_31_31"));
+        assert!(generate_verilog(&uut).contains("if (en[7])"));
     }
 }
