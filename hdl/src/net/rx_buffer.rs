@@ -5,6 +5,12 @@
 //! length in bytes) followed by its data words. A bad frame is dropped by rewinding the write pointer.
 //! The receive engine reads frames through a second port and frees them with `pop`.
 //!
+//! Two stages, for timing: a beat is stored and captured into the header register in the cycle it
+//! arrives, and fed to the ICRC one cycle later, when the IP total length (which bounds the ICRC region)
+//! is read from the registered capture instead of from the beat still being shifted in. The verdict
+//! follows in the cycle after the last beat (`Check`), which writes a good frame's metadata word; input
+//! pauses for that one cycle per frame.
+//!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
 //! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here),
@@ -31,8 +37,9 @@ enum Phase {
     Idle,
     /// Inside a frame.
     Frame,
-    /// After a good frame's last beat: write its metadata word, then take the next frame.
-    Commit,
+    /// After a frame's last beat: its last word goes through the ICRC, the frame is judged, and a good
+    /// frame's metadata word is written. Input pauses for this cycle.
+    Check,
 }
 
 #[derive(LogicBlock)]
@@ -84,6 +91,15 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     head_q: DFF<Bits<A>>,
     overflow: DFF<bool>,
     frame_len: DFF<Bits<16>>,
+    // The beat taken last cycle, on its way to the ICRC.
+    d_valid: DFF<bool>,
+    d_first: DFF<bool>,
+    d_data: DFF<Bits<W>>,
+    d_keep: DFF<Bits<B>>,
+    d_pos: DFF<Bits<16>>,
+    /// With a frame's last beat: its tag was not the port's, or the ring overflowed.
+    d_vlan_bad: DFF<bool>,
+    d_overflow: DFF<bool>,
     // Combinational intermediates
     waddr: Signal<Local, Bits<A>>,
     waddr_inc: Signal<Local, Bits<A>>,
@@ -178,6 +194,13 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             head_q: Default::default(),
             overflow: Default::default(),
             frame_len: Default::default(),
+            d_valid: Default::default(),
+            d_first: Default::default(),
+            d_data: Default::default(),
+            d_keep: Default::default(),
+            d_pos: Default::default(),
+            d_vlan_bad: Default::default(),
+            d_overflow: Default::default(),
             waddr: Default::default(),
             waddr_inc: Default::default(),
             full: Default::default(),
@@ -224,7 +247,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
 impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len);
+        dff_setup!(
+            self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
+            d_first, d_data, d_keep, d_pos, d_vlan_bad, d_overflow
+        );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_address.next = self.rd_addr.val();
@@ -241,7 +267,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.ram.write_enable.next = false;
         self.ram.write_address.next = self.wr_ptr.q.val();
         self.ram.write_data.next = self.rx_tdata.val();
-        self.rx_tready.next = self.phase.q.val() != Phase::Commit;
+        self.rx_tready.next = self.phase.q.val() != Phase::Check;
 
         // Where this beat goes and what the frame looks like so far (including this beat).
         self.waddr.next = self.wr_ptr.q.val();
@@ -267,32 +293,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.cap_next.next = self.cap.q.val()
                 | (bit_cast::<512, W>(self.rx_tdata.val()) << (self.pos.val() << 3));
         }
-        self.cap_swap.a.next = self.cap_next.val();
+        // Everything below reads the registered capture, which holds the delayed beat `d_*` too.
+        self.cap_swap.a.next = self.cap.q.val();
         // IPv4 total length (bytes 16..17) bounds the ICRC region: Ethernet padding is not covered.
         self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_len.val()) + 14;
         self.lanes_left.next = self.beat_bytes.val();
         // Once bytes 16..17 (IP total length) are in, the ICRC region's end is known.
-        self.pos_end.next = self.pos.val() + self.beat_bytes.val();
+        self.pos_end.next = self.d_pos.q.val() + self.beat_bytes.val();
         if self.pos_end.val() > 18 {
-            if self.ip_end.val() <= self.pos.val() {
+            if self.ip_end.val() <= self.d_pos.q.val() {
                 self.lanes_left.next = 0.into();
-            } else if (self.ip_end.val() - self.pos.val()) < self.beat_bytes.val() {
-                self.lanes_left.next = self.ip_end.val() - self.pos.val();
+            } else if (self.ip_end.val() - self.d_pos.q.val()) < self.beat_bytes.val() {
+                self.lanes_left.next = self.ip_end.val() - self.d_pos.q.val();
             }
         }
         // The CRC covers lanes at frame bytes >= 14 and < 14 + IP length, with ICRC-masked fields as ones.
         self.crc_unit.crc_in.next = self.crc.q.val();
-        if self.phase.q.val() == Phase::Idle {
+        if self.d_first.q.val() {
             self.crc_unit.crc_in.next = self.crc_start.val();
         }
-        self.crc_unit.data.next = self.rx_tdata.val();
-        self.lane_en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
+        self.crc_unit.data.next = self.d_data.q.val();
+        self.lane_en.next = self.d_keep.q.val() & !(self.ones.val() << self.lanes_left.val());
         self.crc_unit.en.next = self.lane_en.val();
-        if self.pos.val() < 64 {
-            self.crc_unit.data.next = self.rx_tdata.val()
-                | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.pos.val() << 3));
-            self.crc_unit.en.next =
-                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
+        if self.d_pos.q.val() < 64 {
+            self.crc_unit.data.next = self.d_data.q.val()
+                | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.d_pos.q.val() << 3));
+            self.crc_unit.en.next = self.lane_en.val()
+                & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.d_pos.q.val());
+        }
+        if self.d_valid.q.val() {
+            self.crc.d.next = self.crc_unit.crc_out.val();
         }
         self.keep_count.keep.next = self.rx_tkeep.val();
         self.len_next.next = self.frame_len.q.val() + self.keep_count.count.val();
@@ -313,9 +343,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             == 17)
             && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791);
         self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
-            && (self.len_next.val() >= self.ip_end.val());
+            && (self.frame_len.q.val() >= self.ip_end.val());
         self.is_roce.next = self.ok_mac.val()
-            && !self.vlan_bad.val()
+            && !self.d_vlan_bad.q.val()
             && self.ok_type.val()
             && self.ok_ihl.val()
             && self.ok_dip.val()
@@ -325,7 +355,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.why.next = 6.into(); // DISABLED
         if !self.ok_mac.val() {
             self.why.next = 0.into(); // DST_MAC
-        } else if self.vlan_bad.val() {
+        } else if self.d_vlan_bad.q.val() {
             self.why.next = 7.into(); // VLAN
         } else if !self.ok_type.val() {
             self.why.next = 1.into(); // ETHERTYPE
@@ -355,16 +385,33 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 0));
         self.ip_fold.next = (self.ip_sum.val() & 0xFFFF) + (self.ip_sum.val() >> 16);
         self.ip_fold2.next = (self.ip_fold.val() & 0xFFFF) + (self.ip_fold.val() >> 16);
-        if self.phase.q.val() == Phase::Commit {
-            // Metadata word: frame length in bytes. The frame becomes visible to the engine.
-            self.ram.write_enable.next = true;
-            self.ram.write_address.next = self.tail.q.val();
-            self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val());
-            self.tail.d.next = self.wr_ptr.q.val();
+        self.d_valid.d.next = false;
+        if self.phase.q.val() == Phase::Check {
+            // The frame's last word has just gone through the ICRC: judge the frame, in this order.
             self.phase.d.next = Phase::Idle;
+            if self.d_overflow.q.val() {
+                self.overflow_inc.next = true;
+            } else if !self.is_roce.val() || !self.enable.val() {
+                self.not_roce_inc.next = true;
+            } else if self.ip_fold2.val() != 0xFFFF {
+                self.ip_csum_err_inc.next = true;
+            } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
+                self.icrc_err_inc.next = true;
+            } else {
+                // Metadata word: frame length in bytes. The frame becomes visible to the engine.
+                self.roce_inc.next = true;
+                self.ram.write_enable.next = true;
+                self.ram.write_address.next = self.tail.q.val();
+                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val());
+                self.tail.d.next = self.wr_ptr.q.val();
+            }
         } else {
             if self.rx_tvalid.val() {
-                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.d_valid.d.next = true;
+                self.d_first.d.next = self.phase.q.val() == Phase::Idle;
+                self.d_data.d.next = self.rx_tdata.val();
+                self.d_keep.d.next = self.rx_tkeep.val();
+                self.d_pos.d.next = self.pos.val();
                 self.cap.d.next = self.cap_next.val();
                 self.beat.d.next = self.beat.q.val() + 1;
                 self.frame_len.d.next = self.len_next.val();
@@ -383,21 +430,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 }
                 if self.rx_tlast.val() {
                     self.frames_inc.next = true;
-                    self.phase.d.next = Phase::Idle;
-                    if (self.overflow.q.val() && self.phase.q.val() == Phase::Frame)
-                        || self.full.val()
-                    {
-                        self.overflow_inc.next = true;
-                    } else if !self.is_roce.val() || !self.enable.val() {
-                        self.not_roce_inc.next = true;
-                    } else if self.ip_fold2.val() != 0xFFFF {
-                        self.ip_csum_err_inc.next = true;
-                    } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
-                        self.icrc_err_inc.next = true;
-                    } else {
-                        self.roce_inc.next = true;
-                        self.phase.d.next = Phase::Commit;
-                    }
+                    self.phase.d.next = Phase::Check;
+                    self.d_vlan_bad.d.next = self.vlan_bad.val();
+                    self.d_overflow.d.next = (self.overflow.q.val()
+                        && self.phase.q.val() == Phase::Frame)
+                        || self.full.val();
                 }
             }
         }
@@ -409,6 +446,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.wr_ptr.d.next = 0.into();
             self.tail.d.next = 0.into();
             self.head_q.d.next = 0.into();
+            self.d_valid.d.next = false;
         }
     }
 }
