@@ -318,8 +318,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         if self.d_pos.q.val() < 64 {
             self.crc_unit.data.next = self.d_data.q.val()
                 | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.d_pos.q.val() << 3));
-            self.crc_unit.en.next = self.lane_en.val()
-                & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.d_pos.q.val());
+            self.crc_unit.en.next =
+                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.d_pos.q.val());
         }
         if self.d_valid.q.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();

@@ -39,7 +39,8 @@ pub const fn over(bytes: &[u8]) -> u32 {
 /// Register after the ICRC's 8-byte all-ones prefix (IBA §7.8.1: the masked LRH of RoCEv2, annex A17.3.3).
 pub const ICRC_START: u32 = over(&[0xFF; 8]);
 
-/// `crc_out` = `crc_in` advanced over the lanes of `data` whose `en` bit is set, lane 0 first.
+/// `crc_out` = `crc_in` advanced over the lanes of `data` whose `en` bit is set, lane 0 first. The set
+/// lanes must form one contiguous run (or none), as a tkeep does.
 #[derive(LogicBlock, Default)]
 pub struct Crc32Lanes<const W: usize, const B: usize> {
     pub crc_in: Signal<In, Bits<32>>,
@@ -53,6 +54,15 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
         let mut crc = self.crc_in.val().to_u64() as u32;
         let data = self.data.val();
         let en = self.en.val();
+        // The hardware takes one contiguous run of lanes only (`lanes_verilog`): a caller that breaks
+        // that would pass here and fail on the Verilog, so it fails here too.
+        let runs = (0..B)
+            .filter(|&l| en.get_bit(l) && (l == 0 || !en.get_bit(l - 1)))
+            .count();
+        assert!(
+            runs <= 1,
+            "Crc32Lanes: enabled lanes are not one contiguous run"
+        );
         for lane in 0..B {
             if en.get_bit(lane) {
                 crc = step(crc, data.get_bits::<8>(lane * 8).to_u64() as u8);
@@ -67,72 +77,125 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
     }
 
     fn hdl(&self) -> Verilog {
-        // The step is linear over GF(2) (it starts from the given register, not from all ones), so any run
-        // of it is a matrix: column k is the run applied to unit vector k (32 register bits, then data bits).
-        let run = |crc: u32, data: &[u8]| data.iter().fold(crc, |c, &b| step(c, b));
-        let equations = |cols: &[u32], data_name: &str| -> String {
-            (0..32)
-                .rev()
-                .map(|j| {
-                    let terms: Vec<String> = (0..cols.len())
-                        .filter(|&k| cols[k] >> j & 1 == 1)
-                        .map(|k| {
-                            if k < 32 {
-                                format!("c[{k}]")
-                            } else {
-                                format!("{data_name}[{}]", k - 32)
-                            }
-                        })
-                        .collect();
-                    terms.join(" ^ ")
-                })
-                .collect::<Vec<_>>()
-                .join(",\n    ")
-        };
-        let unit_byte = |k: usize| -> (u32, [u8; 1]) {
-            if k < 32 {
-                (1 << k, [0])
-            } else {
-                (0, [1 << (k - 32)])
-            }
-        };
-        let byte_cols: Vec<u32> = (0..40)
-            .map(|k| {
-                let (c, d) = unit_byte(k);
-                run(c, &d)
-            })
-            .collect();
-        // A full beat (every lane enabled, the common case) goes through one matrix instead of B steps.
-        let beat_cols: Vec<u32> = (0..32 + W)
-            .map(|k| {
-                let mut data = vec![0u8; B];
-                let crc = if k < 32 {
-                    1 << k
-                } else {
-                    data[(k - 32) / 8] = 1 << ((k - 32) % 8);
-                    0
-                };
-                run(crc, &data)
-            })
-            .collect();
-        let mut s = String::from(
-            "reg [31:0] c;\nreg [7:0] d;\nalways @(*) begin\n  c = crc_in;\n  d = 8'd0;\n",
-        );
-        s += &format!(
-            "  if (&en) begin\n    c = {{{}}};\n  end else begin\n",
-            equations(&beat_cols, "data")
-        );
-        let byte_eq = equations(&byte_cols, "d");
-        for lane in 0..B {
-            s += &format!(
-                "    d = data[{}:{}];\n    if (en[{lane}]) c = {{{byte_eq}}};\n",
-                lane * 8 + 7,
-                lane * 8
-            );
-        }
-        s += "  end\n  crc_out = c;\nend\n";
-        Verilog::Custom(s)
+        Verilog::Custom(lanes_verilog(W, B))
     }
+}
+
+/// Balanced XOR of `terms` (depth log2, not a chain), `1'b0` if there are none.
+fn xor_tree(terms: &[String]) -> String {
+    match terms.len() {
+        0 => "1'b0".to_string(),
+        1 => terms[0].clone(),
+        n => format!(
+            "({} ^ {})",
+            xor_tree(&terms[..n / 2]),
+            xor_tree(&terms[n / 2..])
+        ),
+    }
+}
+
+/// One Verilog concatenation `{bit 31, ..., bit 0}` of the 32 XOR equations of the linear map whose
+/// column `k` is `cols[k]`; `name(k)` names input bit `k`.
+fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
+    let bits: Vec<String> = (0..32)
+        .rev()
+        .map(|j| {
+            let terms: Vec<String> = (0..cols.len())
+                .filter(|&k| cols[k] >> j & 1 == 1)
+                .map(&name)
+                .collect();
+            xor_tree(&terms)
+        })
+        .collect();
+    format!("{{{}}}", bits.join(",\n      "))
+}
+
+fn run(crc: u32, data: &[u8]) -> u32 {
+    data.iter().fold(crc, |c, &x| step(c, x))
+}
+
+/// The register advanced over `n` zero bytes, as a matrix: column `k` is unit vector `k` run through them.
+fn zero_bytes_cols(n: usize) -> Vec<u32> {
+    (0..32).map(|k| run(1 << k, &vec![0; n])).collect()
+}
+
+/// A `b`-lane beat run from a zero register, as a matrix: column `k` is the beat with only bit `k` set.
+fn beat_from_zero_cols(b: usize) -> Vec<u32> {
+    (0..8 * b)
+        .map(|k| {
+            let mut d = vec![0u8; b];
+            d[k / 8] = 1 << (k % 8);
+            run(0, &d)
+        })
+        .collect()
+}
+
+/// The Verilog of [`Crc32Lanes`] for a `w`-bit beat of `b` byte lanes.
+///
+/// `en` must be one contiguous run of lanes `s..=t` (or empty): tkeep-style, as both users produce. The
+/// step is linear over GF(2), so the CRC of the run splits into the register advanced over `n = t-s+1`
+/// zero bytes and the CRC from zero of the run's bytes. The latter does not change when zero bytes are put
+/// in front of the run (a zero register stays zero), so the run is shifted up to end at the top lane and
+/// one fixed full-beat matrix takes it; the former goes through log2(b)+1 fixed stages `A^(2^i)` chosen by
+/// the bits of `n`. A partial beat thus costs a shifter, one matrix and a few small ones in series, instead
+/// of `b` byte steps in a chain (the 512-bit core's longest path before).
+fn lanes_verilog(w: usize, b: usize) -> String {
+    assert!(b.is_power_of_two() && b >= 2 && w == 8 * b);
+    let lb = b.trailing_zeros() as usize;
+    let data_cols = beat_from_zero_cols(b);
+    let mut v = String::new();
+    v += &format!("reg [{}:0] top, bot;\n", b - 1);
+    v += &format!("reg [{}:0] ti, bi;\n", lb - 1);
+    v += &format!("reg [{lb}:0] n;\n");
+    v += &format!("reg [{}:0] al;\n", w - 1);
+    v += "reg [31:0] a, dc;\n";
+    v += "always @(*) begin\n";
+    // The run's top lane t and bottom lane s as one-hot vectors, then as numbers.
+    v += &format!("  top = en & ~({{1'b0, en[{}:1]}});\n", b - 1);
+    v += &format!("  bot = en & ~({{en[{}:0], 1'b0}});\n", b - 2);
+    for (name, onehot) in [("ti", "top"), ("bi", "bot")] {
+        let bits: Vec<String> = (0..lb)
+            .rev()
+            .map(|j| {
+                let lanes: Vec<String> = (0..b)
+                    .filter(|l| l >> j & 1 == 1)
+                    .map(|l| format!("{onehot}[{l}]"))
+                    .collect();
+                lanes.join(" | ")
+            })
+            .collect();
+        v += &format!("  {name} = {{{}}};\n", bits.join(",\n    "));
+    }
+    v += &format!(
+        "  n = (|en) ? {{1'b0, ti}} - {{1'b0, bi}} + {}'d1 : {}'d0;\n",
+        lb + 1,
+        lb + 1
+    );
+    // Bytes of the run only, moved up so that lane t lands on the top lane (b-1-t = ~t).
+    let lanes: Vec<String> = (0..b).rev().map(|l| format!("{{8{{en[{l}]}}}}")).collect();
+    // A full beat (all but a frame's first and last) needs no masking or shifting, and an empty one
+    // needs nothing: saying so costs synthesis a multiplexer level and saves the Verilated model a
+    // wide shift and the big matrix on most cycles.
+    v += &format!("  al = {w}'d0;\n  dc = 32'd0;\n  if (|en) begin\n");
+    v += "    if (&en) al = data;\n";
+    v += &format!(
+        "    else al = (data & {{{}}}) << {{~ti, 3'b000}};\n",
+        lanes.join(", ")
+    );
+    v += &format!(
+        "    dc = {};\n  end\n",
+        equations(&data_cols, |k| format!("al[{k}]"))
+    );
+    v += "  a = crc_in;\n";
+    for i in (0..=lb).rev() {
+        v += &format!(
+            "  if (n[{i}]) a = {};\n",
+            equations(&zero_bytes_cols(1 << i), |k| format!("a[{k}]"))
+        );
+    }
+    v += "  crc_out = a ^ dc;\n";
+    v += "end\n";
+    v
 }
 
 #[cfg(test)]
@@ -159,6 +222,56 @@ mod tests {
         uut.update_all();
         uut.update();
         assert_eq!(uut.crc_out.next.to_u64() as u32, over(b"12345"));
-        assert!(generate_verilog(&uut).contains("if (en[7])"));
+    }
+
+    #[test]
+    #[should_panic(expected = "not one contiguous run")]
+    fn a_gap_in_the_enables_is_refused() {
+        let mut uut = Crc32Lanes::<64, 8>::default();
+        uut.connect_all();
+        uut.en.next = 0b0000_0101_u64.into();
+        uut.update_all();
+        uut.update();
+    }
+
+    /// Applies a matrix given by its columns to the input bits `x(k)`.
+    fn apply(cols: &[u32], x: impl Fn(usize) -> bool) -> u32 {
+        (0..cols.len())
+            .filter(|&k| x(k))
+            .fold(0, |acc, k| acc ^ cols[k])
+    }
+
+    /// The split the Verilog is built on, with its own matrices: the register through the `A^(2^i)`
+    /// stages picked by the run length, XOR the run's bytes moved to the top lanes through the beat
+    /// matrix, equals the byte-serial CRC for every run of a 64-lane beat.
+    #[test]
+    fn the_decomposition_matches_the_serial_crc_for_every_run() {
+        let b = 64;
+        let beat = beat_from_zero_cols(b);
+        let stages: Vec<Vec<u32>> = (0..=6).map(|i| zero_bytes_cols(1 << i)).collect();
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        let mut rand = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for s in 0..b {
+            for t in s..b {
+                let data: Vec<u8> = (0..b).map(|_| rand() as u8).collect();
+                let c = rand() as u32;
+                let n = t - s + 1;
+                let mut a = c;
+                for i in (0..=6).rev() {
+                    if n >> i & 1 == 1 {
+                        a = apply(&stages[i], |k| a >> k & 1 == 1);
+                    }
+                }
+                let mut aligned = vec![0u8; b];
+                aligned[b - n..].copy_from_slice(&data[s..=t]);
+                let dc = apply(&beat, |k| aligned[k / 8] >> (k % 8) & 1 == 1);
+                assert_eq!(a ^ dc, run(c, &data[s..=t]), "run {s}..={t}");
+            }
+        }
     }
 }
