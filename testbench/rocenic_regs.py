@@ -65,6 +65,16 @@ DCQCN_RATE = 0x01C8
 CNP_DSCP = 0x01CC
 TX_ECN = 0x01D0
 VLAN = 0x01D4
+PRIO_TRUST = 0x01D8
+RX_LOSSY_WORDS = 0x01DC
+DSCP_PRIO_MAP_0 = 0x01E0
+DSCP_PRIO_MAP_1 = 0x01E4
+DSCP_PRIO_MAP_2 = 0x01E8
+DSCP_PRIO_MAP_3 = 0x01EC
+DSCP_PRIO_MAP_4 = 0x01F0
+DSCP_PRIO_MAP_5 = 0x01F4
+DSCP_PRIO_MAP_6 = 0x01F8
+DSCP_PRIO_MAP_7 = 0x01FC
 MR_BASE_LO = 0x0200
 MR_BASE_HI = 0x0204
 MR_LEN = 0x0208
@@ -139,6 +149,7 @@ RX_DROP_UDP_PORT = 0x04B0
 RX_DROP_LENGTH = 0x04B4
 RX_DROP_DISABLED = 0x04B8
 RX_DROP_VLAN = 0x04BC
+RX_DROP_LOSSY = 0x04C0
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -216,6 +227,16 @@ RESET = {
     "CNP_DSCP": 0x30,
     "TX_ECN": 0x1,
     "VLAN": 0x0,
+    "PRIO_TRUST": 0x1,
+    "RX_LOSSY_WORDS": 0x0,
+    "DSCP_PRIO_MAP_0": 0x0,
+    "DSCP_PRIO_MAP_1": 0x11111111,
+    "DSCP_PRIO_MAP_2": 0x22222222,
+    "DSCP_PRIO_MAP_3": 0x33333333,
+    "DSCP_PRIO_MAP_4": 0x44444444,
+    "DSCP_PRIO_MAP_5": 0x55555555,
+    "DSCP_PRIO_MAP_6": 0x66666666,
+    "DSCP_PRIO_MAP_7": 0x77777777,
     "MR_BASE_LO": 0x0,
     "MR_BASE_HI": 0x0,
     "MR_LEN": 0x0,
@@ -290,6 +311,7 @@ RESET = {
     "RX_DROP_LENGTH": 0x0,
     "RX_DROP_DISABLED": 0x0,
     "RX_DROP_VLAN": 0x0,
+    "RX_DROP_LOSSY": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -366,6 +388,16 @@ ACCESS = {
     "CNP_DSCP": "rw",
     "TX_ECN": "rw",
     "VLAN": "rw",
+    "PRIO_TRUST": "rw",
+    "RX_LOSSY_WORDS": "rw",
+    "DSCP_PRIO_MAP_0": "rw",
+    "DSCP_PRIO_MAP_1": "rw",
+    "DSCP_PRIO_MAP_2": "rw",
+    "DSCP_PRIO_MAP_3": "rw",
+    "DSCP_PRIO_MAP_4": "rw",
+    "DSCP_PRIO_MAP_5": "rw",
+    "DSCP_PRIO_MAP_6": "rw",
+    "DSCP_PRIO_MAP_7": "rw",
     "MR_BASE_LO": "rw",
     "MR_BASE_HI": "rw",
     "MR_LEN": "rw",
@@ -440,6 +472,7 @@ ACCESS = {
     "RX_DROP_LENGTH": "counter",
     "RX_DROP_DISABLED": "counter",
     "RX_DROP_VLAN": "counter",
+    "RX_DROP_LOSSY": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -472,7 +505,7 @@ BLOCK_HEADER_WORDS = [
     (0x0060, 0x00030001),
     (0x0064, 0x00000070),
     (0x0068, 0x01800080),
-    (0x006C, 0x0000000F),
+    (0x006C, 0x0000001F),
     (0x0070, 0x00040002),
     (0x0074, 0x00000080),
     (0x0078, 0x02000024),
@@ -484,7 +517,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x00000030),
+    (0x009C, 0x00000031),
     (0x00A0, 0x00070001),
     (0x00A4, 0x00000000),
     (0x00A8, 0x06000044),

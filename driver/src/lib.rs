@@ -28,5 +28,5 @@ pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
     AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ModifyAttrs, ProtectionDomain,
     QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge,
-    WorkCompletion, WorkRequest,
+    Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
 };

@@ -1,10 +1,12 @@
 //! PFC (802.1Qbb) and PAUSE (802.3x) on two co-simulated NICs: a pause frame for the RoCE priority stops
 //! the sender's RoCE frames for its quanta (and XON resumes them), other priorities do not, the storm
 //! watchdog gives up on an endless pause, and a receive buffer over its XOFF mark makes the receiver pause
-//! the sender and release it with XON, without losing a byte.
+//! the sender and release it with XON, without losing a byte; a priority the receiver classifies as
+//! lossy is dropped when the buffer fills while the lossless one is not.
 mod common;
 use common::{big_write, BigWrite};
 use rocenic_driver::pair::Pair;
+use rocenic_driver::{Trust, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;
 
 /// A PFC frame from `src` pausing priorities `mask` for `time` quanta each.
@@ -154,4 +156,45 @@ fn a_full_receive_buffer_sends_xoff_then_xon() {
         "A saw every one"
     );
     assert_eq!(s.reg(1, regs::RX_DROP_OVERFLOW), 0, "lossless");
+}
+
+/// A's QP sends DSCP 0. B keeps its receive buffer for the lossless priority 3 once one frame waits in
+/// it (lossy limit 1 word) and sends XOFF at 100 words. With the default map DSCP 0 is priority 0, lossy:
+/// B drops frames of it and A's go-back-N resends them; mapped to priority 3 it is lossless: nothing is
+/// dropped. The WRITE completes intact either way and nothing overflows.
+#[test]
+fn a_lossy_priority_drops_beside_the_lossless_one() {
+    let mut dropped = vec![];
+    for dscp0_prio in [0u8, 3] {
+        let s = writing();
+        let mut map = DEFAULT_DSCP_TO_PRIO;
+        map[0] = dscp0_prio;
+        s.p.b
+            .ctx
+            .set_priorities(Trust::Dscp, &map, Some(1))
+            .unwrap();
+        s.set(1, regs::PFC_XOFF_WORDS, 100);
+        s.set(1, regs::PFC_XON_WORDS, 0);
+        s.set(1, regs::PFC_PAUSE_QUANTA, 2000);
+        s.finish();
+        assert_eq!(
+            s.reg(1, regs::RX_DROP_OVERFLOW),
+            0,
+            "prio {dscp0_prio}: no overflow"
+        );
+        let lossy = s.reg(1, regs::RX_DROP_LOSSY);
+        let resent = s.reg(0, regs::RETRANSMITS);
+        eprintln!("DSCP 0 as priority {dscp0_prio}: {lossy} dropped as lossy, A resent {resent}");
+        dropped.push((lossy, resent));
+    }
+    assert!(
+        dropped[0].0 > 0 && dropped[0].1 > 0,
+        "lossy: dropped and resent {:?}",
+        dropped[0]
+    );
+    assert_eq!(
+        dropped[1],
+        (0, 0),
+        "lossless: nothing dropped, nothing resent"
+    );
 }

@@ -99,6 +99,16 @@ registers! {
     CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
     TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
     VLAN = 0x01D4, Rw, 0, "802.1Q: bit 16 VLAN mode, bits 0..11 the port's VID. In VLAN mode RoCE frames and ARP replies leave tagged with this VID and PCP = PFC_PRIORITY, and only frames tagged with this VID are taken (untagged frames and other VIDs count in RX_DROP_VLAN); PFC and PAUSE frames are never tagged. Change it while the port is idle.";
+    PRIO_TRUST = 0x01D8, Rw, 1, "Which field gives a received RoCE frame its 802.1Qbb priority: bit 0 set, DSCP trust (the IPv4 DSCP through DSCP_PRIO_MAP_n); clear, PCP trust (the 802.1Q tag's PCP; untagged frames are priority 0). Transmitted RoCE frames take the priority DSCP_PRIO_MAP_n gives their DSCP in both modes, which is also their PCP in VLAN mode.";
+    RX_LOSSY_WORDS = 0x01DC, Rw, 0, "Receive-buffer words of earlier frames at or above which a RoCE frame whose priority is not PFC_PRIORITY (a lossy priority) is dropped and counted in RX_DROP_LOSSY, keeping the rest of the buffer for the lossless priority (0 = off: every priority shares the whole buffer).";
+    DSCP_PRIO_MAP_0 = 0x01E0, Rw, 0x0000_0000, "DSCP -> priority map, DSCPs 0..7: bits 4k..4k+2 the priority of DSCP k (bit 4k+3 unused). The default of every DSCP_PRIO_MAP_n maps DSCP d to d >> 3, Linux's default.";
+    DSCP_PRIO_MAP_1 = 0x01E4, Rw, 0x1111_1111, "DSCP -> priority map, DSCPs 8..15 (DSCP_PRIO_MAP_0's layout).";
+    DSCP_PRIO_MAP_2 = 0x01E8, Rw, 0x2222_2222, "DSCP -> priority map, DSCPs 16..23.";
+    DSCP_PRIO_MAP_3 = 0x01EC, Rw, 0x3333_3333, "DSCP -> priority map, DSCPs 24..31.";
+    DSCP_PRIO_MAP_4 = 0x01F0, Rw, 0x4444_4444, "DSCP -> priority map, DSCPs 32..39.";
+    DSCP_PRIO_MAP_5 = 0x01F4, Rw, 0x5555_5555, "DSCP -> priority map, DSCPs 40..47.";
+    DSCP_PRIO_MAP_6 = 0x01F8, Rw, 0x6666_6666, "DSCP -> priority map, DSCPs 48..55.";
+    DSCP_PRIO_MAP_7 = 0x01FC, Rw, 0x7777_7777, "DSCP -> priority map, DSCPs 56..63.";
     MR_BASE_LO = 0x0200, Rw, 0, "MR window: IOVA of the region's first byte, low 32 bits. MR_CMD WRITE stores the window (0x0200..0x0214) in entry MR_INDEX of the MR table.";
     MR_BASE_HI = 0x0204, Rw, 0, "MR window: IOVA, high 32 bits.";
     MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes (1 .. 2^32 - 1; an entry of length 0 is invalid).";
@@ -173,6 +183,7 @@ registers! {
     RX_DROP_LENGTH = 0x04B4, Counter, 0, "Counter: RoCEv2 frames whose IPv4 total length is under 44 bytes or runs past the frame (truncated, runts), not taken.";
     RX_DROP_DISABLED = 0x04B8, Counter, 0, "Counter: RoCEv2 frames for this port received while CONTROL bit 0 (enable) is clear, not taken.";
     RX_DROP_VLAN = 0x04BC, Counter, 0, "Counter: frames to the port's MAC not taken because of their 802.1Q tag: in VLAN mode untagged or of another VID.";
+    RX_DROP_LOSSY = 0x04C0, Counter, 0, "Counter: RoCE frames of a lossy priority (not PFC_PRIORITY) dropped because the receive buffer held RX_LOSSY_WORDS or more (rx_prioN_discards, summed over the lossy priorities).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
@@ -201,7 +212,7 @@ pub enum BlockKind {
     /// QP context; param: number of QPs.
     Qp = 2,
     /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN,
-    /// bit 3 802.1Q VLAN).
+    /// bit 3 802.1Q VLAN, bit 4 priority classification: PRIO_TRUST, DSCP_PRIO_MAP_n, RX_LOSSY_WORDS).
     Ethernet = 3,
     /// Memory-region table (the MR window and MR_CMD; MR_TABLE_LOG gives its size); param: 0.
     MrTable = 4,
@@ -260,7 +271,7 @@ pub const BLOCKS: &[Block] = &[
         version: 1,
         base: 0x0180,
         size: 0x0080,
-        param: 0b1111,
+        param: 0b1_1111,
     },
     Block {
         kind: BlockKind::MrTable,

@@ -164,6 +164,41 @@ impl Context {
         Ok(())
     }
 
+    /// How received RoCE frames get their 802.1Qbb priority, and how much of the receive buffer lossy
+    /// priorities may fill. `trust` picks the field (DSCP through `dscp_to_prio`, or the 802.1Q PCP;
+    /// untagged frames are priority 0 under PCP trust). A RoCE frame whose priority is not the PFC
+    /// priority (`PFC_PRIORITY`) is dropped, and counted in `rx_drop_lossy`, when the frames stored
+    /// before it fill `lossy_words` receive-buffer words or more; `None` lets every priority use the
+    /// whole buffer (the reset state). Set it below the XOFF mark so the lossless priority keeps the
+    /// room it needs until the peer pauses.
+    pub fn set_priorities(
+        &self,
+        trust: Trust,
+        dscp_to_prio: &[u8; 64],
+        lossy_words: Option<u32>,
+    ) -> Result<()> {
+        if dscp_to_prio.iter().any(|&p| p > 7) {
+            return Err(Error::BadAttr("802.1Qbb priority above 7"));
+        }
+        if lossy_words == Some(0) {
+            return Err(Error::BadAttr(
+                "lossy_words of 0 (None turns the lossy limit off)",
+            ));
+        }
+        for (n, chunk) in dscp_to_prio.chunks(8).enumerate() {
+            let v = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |v, (k, &p)| v | (p as u32) << (4 * k));
+            self.dev.write(regs::DSCP_PRIO_MAP_0 + 4 * n as u16, v);
+        }
+        self.dev
+            .write(regs::PRIO_TRUST, (trust == Trust::Dscp) as u32);
+        self.dev
+            .write(regs::RX_LOSSY_WORDS, lossy_words.unwrap_or(0));
+        Ok(())
+    }
+
     pub fn alloc_pd(&self) -> Arc<ProtectionDomain> {
         let pdn = self.dev.next_pdn.fetch_add(1, Ordering::Relaxed);
         Arc::new(ProtectionDomain::new(self.clone(), pdn))
@@ -234,6 +269,26 @@ impl Context {
         self.dev.flushed_wqes.load(Ordering::Relaxed)
     }
 }
+
+/// Which received field gives a RoCE frame its 802.1Qbb priority ([`Context::set_priorities`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// The IPv4 DSCP, through the DSCP -> priority map (routed networks).
+    Dscp,
+    /// The 802.1Q tag's PCP (layer-2 networks on a VLAN).
+    Pcp,
+}
+
+/// Linux's default DSCP -> priority map: DSCP d is priority d >> 3 (the registers' reset values).
+pub const DEFAULT_DSCP_TO_PRIO: [u8; 64] = {
+    let mut m = [0u8; 64];
+    let mut d = 0;
+    while d < 64 {
+        m[d] = (d >> 3) as u8;
+        d += 1;
+    }
+    m
+};
 
 /// A MAC as the 48-bit big-endian number the MAC_LO/MAC_HI register pairs hold.
 pub(crate) fn mac_to_u64(mac: [u8; 6]) -> u64 {

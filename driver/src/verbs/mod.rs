@@ -15,7 +15,7 @@ mod wr;
 pub use attr::{
     ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs, RtsAttrs,
 };
-pub use context::{Context, BUFFER_ALIGN};
+pub use context::{Context, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
 pub use qp::{QueuePair, QPN};

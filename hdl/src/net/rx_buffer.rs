@@ -15,6 +15,12 @@
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
 //! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here),
 //! IPv4 version/IHL (options), destination IP, UDP port, lengths, and last the port enable.
+//!
+//! Admission by priority (802.1Qbb shared buffer): a good RoCE frame gets its priority from its DSCP
+//! through the DSCP → priority map (DSCP trust) or from its 802.1Q PCP (PCP trust). A frame of a priority
+//! other than the lossless one is dropped (`lossy_inc`) when the frames stored before it fill
+//! `lossy_words` or more, so that lossy traffic cannot take the room the lossless priority needs between
+//! its XOFF and the peer's reaction.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
@@ -49,6 +55,16 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub enable: Signal<In, bool>,
     /// With the frame's last beat: its 802.1Q tag is not the port's (`net::vlan::VlanStrip`).
     pub vlan_bad: Signal<In, bool>,
+    /// With the frame's last beat: the PCP of its 802.1Q tag (0 when untagged).
+    pub pcp: Signal<In, Bits<3>>,
+    /// Priority from the DSCP (`true`) or from the PCP.
+    pub trust_dscp: Signal<In, bool>,
+    /// DSCP d's priority at bits 4d..4d+2 (the DSCP_PRIO_MAP_n registers side by side).
+    pub dscp_map: Signal<In, Bits<256>>,
+    /// The lossless priority (PFC_PRIORITY); every other is lossy.
+    pub lossless_prio: Signal<In, Bits<3>>,
+    /// Words of stored frames from which lossy frames are dropped; 0 = never.
+    pub lossy_words: Signal<In, Bits<A>>,
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
     pub ipv4: Signal<In, Bits<32>>,
@@ -78,6 +94,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub drop_reason: Signal<Out, Bits<3>>,
     pub overflow_inc: Signal<Out, bool>,
     pub ip_csum_err_inc: Signal<Out, bool>,
+    /// A good RoCE frame of a lossy priority dropped for want of room.
+    pub lossy_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
     crc_unit: Crc32Lanes<W, B>,
     cap_swap: ByteSwap<512>,
@@ -100,7 +118,10 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     /// With a frame's last beat: its tag was not the port's, or the ring overflowed.
     d_vlan_bad: DFF<bool>,
     d_overflow: DFF<bool>,
+    d_pcp: DFF<Bits<3>>,
     // Combinational intermediates
+    prio: Signal<Local, Bits<3>>,
+    lossy_full: Signal<Local, bool>,
     waddr: Signal<Local, Bits<A>>,
     waddr_inc: Signal<Local, Bits<A>>,
     /// This beat's word would run into the oldest unconsumed frame.
@@ -143,6 +164,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     sh_ip_proto: Constant<Bits<16>>,
     sh_ip_dst: Constant<Bits<16>>,
     sh_udp_dport: Constant<Bits<16>>,
+    sh_ip_tos: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
@@ -159,6 +181,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             reset: Default::default(),
             enable: Default::default(),
             vlan_bad: Default::default(),
+            pcp: Default::default(),
+            trust_dscp: Default::default(),
+            dscp_map: Default::default(),
+            lossless_prio: Default::default(),
+            lossy_words: Default::default(),
+            lossy_inc: Default::default(),
+            d_pcp: Default::default(),
+            prio: Default::default(),
+            lossy_full: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ipv4: Default::default(),
@@ -240,6 +271,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             sh_ip_proto: Constant::new(be_shift(CAP_BYTES, F::IP_PROTOCOL, 1).into()),
             sh_ip_dst: Constant::new(be_shift(CAP_BYTES, F::IP_DST, 4).into()),
             sh_udp_dport: Constant::new(be_shift(CAP_BYTES, F::UDP_DPORT, 2).into()),
+            sh_ip_tos: Constant::new(be_shift(CAP_BYTES, F::IP_TOS, 1).into()),
         }
     }
 }
@@ -249,7 +281,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
-            d_first, d_data, d_keep, d_pos, d_vlan_bad, d_overflow
+            d_first, d_data, d_keep, d_pos, d_vlan_bad, d_overflow, d_pcp
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -264,6 +296,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.not_roce_inc.next = false;
         self.overflow_inc.next = false;
         self.ip_csum_err_inc.next = false;
+        self.lossy_inc.next = false;
         self.ram.write_enable.next = false;
         self.ram.write_address.next = self.wr_ptr.q.val();
         self.ram.write_data.next = self.rx_tdata.val();
@@ -385,6 +418,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 0));
         self.ip_fold.next = (self.ip_sum.val() & 0xFFFF) + (self.ip_sum.val() >> 16);
         self.ip_fold2.next = (self.ip_fold.val() & 0xFFFF) + (self.ip_fold.val() >> 16);
+        // 802.1Qbb priority: the DSCP (TOS >> 2) through the map, or the tag's PCP.
+        self.prio.next = self.d_pcp.q.val();
+        if self.trust_dscp.val() {
+            self.prio.next = bit_cast::<3, 256>(
+                self.dscp_map.val()
+                    >> (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_tos.val()) & 0xFC),
+            );
+        }
+        // Frames stored before this one (the ring up to `tail`; this frame's words come after it).
+        self.lossy_full.next = (self.lossy_words.val() != 0)
+            && ((self.tail.q.val() - self.head_q.q.val()) >= self.lossy_words.val())
+            && (self.prio.val() != self.lossless_prio.val());
         self.d_valid.d.next = false;
         if self.phase.q.val() == Phase::Check {
             // The frame's last word has just gone through the ICRC: judge the frame, in this order.
@@ -397,6 +442,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 self.ip_csum_err_inc.next = true;
             } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
                 self.icrc_err_inc.next = true;
+            } else if self.lossy_full.val() {
+                self.lossy_inc.next = true;
             } else {
                 // Metadata word: frame length in bytes. The frame becomes visible to the engine.
                 self.roce_inc.next = true;
@@ -432,6 +479,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                     self.frames_inc.next = true;
                     self.phase.d.next = Phase::Check;
                     self.d_vlan_bad.d.next = self.vlan_bad.val();
+                    self.d_pcp.d.next = self.pcp.val();
                     self.d_overflow.d.next = (self.overflow.q.val()
                         && self.phase.q.val() == Phase::Frame)
                         || self.full.val();

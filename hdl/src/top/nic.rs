@@ -234,6 +234,20 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.rx_tlast.next = self.vlan_rx.out_tlast.val();
         self.rx_buf.rx_tvalid.next = self.vlan_rx.out_tvalid.val();
         self.rx_buf.vlan_bad.next = self.vlan_rx.vlan_drop.val();
+        // Priority of received RoCE frames and the shared buffer's room for lossy ones.
+        self.rx_buf.pcp.next = self.vlan_rx.pcp.val();
+        self.rx_buf.trust_dscp.next = (self.regs.prio_trust.val() & 1) != 0;
+        self.rx_buf.dscp_map.next = (bit_cast::<256, 32>(self.regs.dscp_prio_map_7.val()) << 224)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_6.val()) << 192)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_5.val()) << 160)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_4.val()) << 128)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_3.val()) << 96)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_2.val()) << 64)
+            | (bit_cast::<256, 32>(self.regs.dscp_prio_map_1.val()) << 32)
+            | bit_cast::<256, 32>(self.regs.dscp_prio_map_0.val());
+        self.rx_buf.lossless_prio.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
+        self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
+        self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
         self.vlan_rx.out_tready.next = self.rx_buf.rx_tready.val();
         self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
         self.rx_buf.pop.next = self.rx_eng.buf_pop.val();

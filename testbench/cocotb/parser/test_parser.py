@@ -21,9 +21,12 @@ MY_MAC = 0x02A1B2C3D4E5
 PEER_MAC = 0x02A1B2C3D4F0
 MY_IP = 0x0A000105          # 10.0.1.5
 PEER_IP = 0x0A000106
-VERDICTS = ["roce_inc", "not_roce_inc", "ip_csum_err_inc", "icrc_err_inc", "overflow_inc"]
+VERDICTS = ["roce_inc", "not_roce_inc", "ip_csum_err_inc", "icrc_err_inc", "overflow_inc", "lossy_inc"]
+LOSSY = "lossy"
 NAME = {"roce_inc": F.ROCE, "not_roce_inc": F.NOT_ROCE, "ip_csum_err_inc": F.IP_CSUM,
-        "icrc_err_inc": F.ICRC_ERR, "overflow_inc": F.OVERFLOW}
+        "icrc_err_inc": F.ICRC_ERR, "overflow_inc": F.OVERFLOW, "lossy_inc": LOSSY}
+# DSCP_PRIO_MAP_n's reset values side by side: DSCP d -> priority d >> 3.
+DEFAULT_DSCP_MAP = sum((d >> 3) << (4 * d) for d in range(64))
 
 # Documented RTL bugs (see testbench/cocotb/README.md, "Findings"); these tests fail until fixed.
 KNOWN_RTL_BUGS = {}
@@ -44,6 +47,11 @@ class Bench:
         dut.mac_lo.value = MY_MAC & 0xFFFFFFFF
         dut.mac_hi.value = MY_MAC >> 32
         dut.ipv4.value = MY_IP
+        dut.pcp.value = 0
+        dut.trust_dscp.value = 1
+        dut.dscp_map.value = DEFAULT_DSCP_MAP
+        dut.lossless_prio.value = 3
+        dut.lossy_words.value = 0
         dut.rx_tvalid.value = 0
         self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "rx"), dut.clock, dut.reset)
         if valid_gaps:
@@ -350,3 +358,47 @@ async def test_random_traffic_with_backpressure(dut):
     dut._log.info("%d frames: %d delivered, %d overflow", len(fl), len(taken), n_over)
     assert n_over > 0, "backpressure never filled the ring: the test did not test overflow"
     assert len(taken) > 50
+
+
+@cocotb.test()
+async def test_lossy_priority_admission(dut):
+    """Shared-buffer admission: with the engine stalled and `lossy_words` = 1, a RoCE frame of a lossy
+    priority is taken only into an empty buffer and dropped (lossy_inc) behind a stored frame, while
+    the lossless priority (3) is always taken. Priority from the DSCP through the map (DSCP 0 -> 0,
+    DSCP 26 -> 3 by default; a rewritten map entry moves DSCP 0 to 3), then from the PCP."""
+    tb = Bench(dut)
+    await tb.start()
+    rng = random.Random(18)
+    dut.lossy_words.value = 1
+    tb.reader.hold = True
+
+    def dscp(d, n=200):
+        return good(rng, n, tos=(d << 2) | 2)
+
+    cases = [dscp(0), dscp(0), dscp(26), dscp(0, 1500), dscp(24), dscp(31), dscp(32)]
+    verdicts = await tb.send(cases)
+    assert verdicts == [F.ROCE, LOSSY, F.ROCE, LOSSY, F.ROCE, F.ROCE, LOSSY], verdicts
+    taken = [f for f, v in zip(cases, verdicts) if v == F.ROCE]
+    # DSCP 0 mapped to priority 3: lossless now.
+    dut.dscp_map.value = (DEFAULT_DSCP_MAP & ~0xF) | 3
+    more = [dscp(0), dscp(1)]
+    verdicts = await tb.send(more)
+    assert verdicts == [F.ROCE, LOSSY], verdicts
+    taken.append(more[0])
+    # PCP trust: the tag's priority decides, whatever the DSCP.
+    dut.trust_dscp.value = 0
+    dut.pcp.value = 3
+    f1 = dscp(0)
+    verdicts = await tb.send([f1])
+    dut.pcp.value = 5
+    verdicts += await tb.send([dscp(26)])
+    assert verdicts == [F.ROCE, LOSSY], verdicts
+    taken.append(f1)
+    # Off (0): everything is taken again.
+    dut.lossy_words.value = 0
+    f2 = dscp(0)
+    assert await tb.send([f2]) == [F.ROCE]
+    taken.append(f2)
+    tb.reader.hold = False
+    await tb.drain()
+    tb.check_delivered(taken)
