@@ -28,16 +28,21 @@ pub fn big_write(mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
 /// [`big_write`] at datapath width `width`.
 #[allow(dead_code)]
 pub fn big_write_at(width: Width, mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
-    let p = Pair::connect(
+    big_write_with(
         FabricConfig {
             width,
             host_mem_bytes: mem,
             ..FabricConfig::default()
         },
-        1024,
         ack_timeout,
+        len,
     )
-    .unwrap();
+}
+
+/// [`big_write`] on a fabric built from `cfg` (a throttled host link, say).
+#[allow(dead_code)]
+pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
+    let p = Pair::connect(cfg, 1024, ack_timeout).unwrap();
     let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
     let src = p.a.ctx.alloc_dma(len).unwrap();
     let dst = p.b.ctx.alloc_dma(len).unwrap();
