@@ -260,6 +260,16 @@ impl Context {
             ("rx_icrc_errors", r(regs::RX_ICRC_ERRORS)),
             ("rx_ip_checksum_errors", r(regs::RX_IP_CHECKSUM_ERRORS)),
             ("port_rcv_packets", r(regs::RX_ROCE_PACKETS)),
+            // IBA PortRcvErrors: packets received with an error (ICRC, malformed: here a bad IPv4
+            // checksum or length) or discarded for a buffer overrun. Lossy-priority drops are policy,
+            // not errors, and are not in it.
+            (
+                "port_rcv_errors",
+                r(regs::RX_ICRC_ERRORS)
+                    + r(regs::RX_IP_CHECKSUM_ERRORS)
+                    + r(regs::RX_DROP_LENGTH)
+                    + r(regs::RX_DROP_OVERFLOW),
+            ),
             ("port_xmit_packets", r(regs::TX_FRAMES)),
         ]
     }

@@ -283,7 +283,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     is_rresp: Signal<Local, bool>,
     /// MR access bit the request needs: REMOTE_WRITE 2 or REMOTE_READ 4 (ibv_access_flags).
     need_acc: Signal<Local, Bits<32>>,
+    /// The bytes of a READ past its last whole MTU.
     rq_up: Signal<Local, Bits<32>>,
+    rq_extra: Signal<Local, Bits<24>>,
     rq_npk: Signal<Local, Bits<32>>,
     rq_psn_end: Signal<Local, Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
@@ -557,6 +559,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             is_rresp: Default::default(),
             need_acc: Default::default(),
             rq_up: Default::default(),
+            rq_extra: Default::default(),
             rq_npk: Default::default(),
             rq_psn_end: Default::default(),
             rd_idx: Default::default(),
@@ -910,12 +913,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 (self.pay_len.q.val() == 0) && (self.f_dmalen.val() <= 0x8000_0000_u64);
         }
         // A READ consumes one PSN per response: ceil(DMA length / MTU), at least one (§9.7.5.1.5).
-        self.rq_up.next = self.f_dmalen.val() + bit_cast::<32, 16>(self.mtu.val()) - 1;
-        self.rq_npk.next = self.rq_up.val() >> self.pmtu.val();
-        if self.f_dmalen.val() == 0 {
-            self.rq_npk.next = 1.into();
+        // Whole MTUs, plus one for a remainder or an empty READ: the shift and the remainder test run side
+        // by side, where rounding up with an add before the shift put two carry chains on the core's
+        // longest path.
+        self.rq_npk.next = self.f_dmalen.val() >> self.pmtu.val();
+        self.rq_up.next = self.f_dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
+        self.rq_extra.next = 0.into();
+        if (self.rq_up.val() != 0) || (self.f_dmalen.val() == 0) {
+            self.rq_extra.next = 1.into();
         }
-        self.rq_psn_end.next = self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val());
+        self.rq_psn_end.next =
+            self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
         self.rd_idx.next = self.f_psn.val() - self.rd_psn0.val();

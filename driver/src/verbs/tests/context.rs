@@ -80,6 +80,48 @@ fn set_port_programs_mac_and_ipv4() {
 }
 
 #[test]
+fn port_rcv_errors_sums_the_error_counters_but_not_policy_drops() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    dev.set(regs::RX_ICRC_ERRORS, 2);
+    dev.set(regs::RX_IP_CHECKSUM_ERRORS, 3);
+    dev.set(regs::RX_DROP_LENGTH, 5);
+    dev.set(regs::RX_DROP_OVERFLOW, 7);
+    dev.set(regs::RX_DROP_LOSSY, 100);
+    dev.set(regs::RX_DROP_UDP_PORT, 1000);
+    let c = ctx.rdma_counters();
+    let get = |n: &str| c.iter().find(|(k, _)| *k == n).unwrap().1;
+    assert_eq!(get("port_rcv_errors"), 17);
+    assert_eq!(get("rx_icrc_errors"), 2);
+}
+
+#[test]
+fn set_priorities_writes_the_map_trust_and_lossy_limit() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let mut map = crate::DEFAULT_DSCP_TO_PRIO;
+    map[0] = 3;
+    map[63] = 1;
+    ctx.set_priorities(crate::Trust::Pcp, &map, Some(600))
+        .unwrap();
+    assert_eq!(dev.get(regs::DSCP_PRIO_MAP_0), 0x0000_0003);
+    assert_eq!(dev.get(regs::DSCP_PRIO_MAP_3), 0x3333_3333);
+    assert_eq!(dev.get(regs::DSCP_PRIO_MAP_7), 0x1777_7777);
+    assert_eq!(dev.get(regs::PRIO_TRUST), 0);
+    assert_eq!(dev.get(regs::RX_LOSSY_WORDS), 600);
+    ctx.set_priorities(crate::Trust::Dscp, &map, None).unwrap();
+    assert_eq!(
+        (dev.get(regs::PRIO_TRUST), dev.get(regs::RX_LOSSY_WORDS)),
+        (1, 0)
+    );
+    map[5] = 8;
+    assert!(ctx.set_priorities(crate::Trust::Dscp, &map, None).is_err());
+    assert!(ctx
+        .set_priorities(crate::Trust::Dscp, &crate::DEFAULT_DSCP_TO_PRIO, Some(0))
+        .is_err());
+}
+
+#[test]
 fn counters_cover_every_counter_register() {
     let dev = FakeDevice::new(8);
     let ctx = Context::open(dev.clone()).unwrap();
