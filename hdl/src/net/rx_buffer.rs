@@ -6,10 +6,10 @@
 //! The receive engine reads frames through a second port and frees them with `pop`.
 //!
 //! Two stages, for timing: a beat is stored and captured into the header register in the cycle it
-//! arrives, and fed to the ICRC one cycle later, when the IP total length (which bounds the ICRC region)
-//! is read from the registered capture instead of from the beat still being shifted in. The verdict
-//! follows in the cycle after the last beat (`Check`), which writes a good frame's metadata word; input
-//! pauses for that one cycle per frame.
+//! arrives, together with its ICRC lanes (which bytes the IP total length puts inside the ICRC region)
+//! and its ICRC-masked bytes set to ones; the ICRC takes it from those registers one cycle later. The
+//! verdict follows in the cycle after the last beat (`Check`), which writes a good frame's metadata word;
+//! input pauses for that one cycle per frame.
 //!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
@@ -113,8 +113,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     d_valid: DFF<bool>,
     d_first: DFF<bool>,
     d_data: DFF<Bits<W>>,
-    d_keep: DFF<Bits<B>>,
-    d_pos: DFF<Bits<16>>,
+    /// The beat's ICRC lanes: kept, inside the IP length, not before the IP header.
+    d_en: DFF<Bits<B>>,
     /// With a frame's last beat: its tag was not the port's, or the ring overflowed.
     d_vlan_bad: DFF<bool>,
     d_overflow: DFF<bool>,
@@ -131,6 +131,10 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     lane_en: Signal<Local, Bits<B>>,
     cap_next: Signal<Local, Bits<512>>,
     ip_end: Signal<Local, Bits<16>>,
+    ip_end_next: Signal<Local, Bits<16>>,
+    en_next: Signal<Local, Bits<B>>,
+    /// The beat with the ICRC-masked fields set to ones.
+    data_next: Signal<Local, Bits<W>>,
     lanes_left: Signal<Local, Bits<16>>,
     len_next: Signal<Local, Bits<16>>,
     is_roce: Signal<Local, bool>,
@@ -228,8 +232,10 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             d_valid: Default::default(),
             d_first: Default::default(),
             d_data: Default::default(),
-            d_keep: Default::default(),
-            d_pos: Default::default(),
+            d_en: Default::default(),
+            ip_end_next: Default::default(),
+            en_next: Default::default(),
+            data_next: Default::default(),
             d_vlan_bad: Default::default(),
             d_overflow: Default::default(),
             waddr: Default::default(),
@@ -281,7 +287,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
-            d_first, d_data, d_keep, d_pos, d_vlan_bad, d_overflow, d_pcp
+            d_first, d_data, d_en, d_vlan_bad, d_overflow, d_pcp
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -330,30 +336,37 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.cap_swap.a.next = self.cap.q.val();
         // IPv4 total length (bytes 16..17) bounds the ICRC region: Ethernet padding is not covered.
         self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_len.val()) + 14;
+        // The CRC covers lanes at frame bytes >= 14 and < 14 + IP length, with ICRC-masked fields as ones.
+        // Which lanes, and the masking, are worked out as the beat arrives (from the capture including it,
+        // `cap_next`: frame byte k is lane k) and registered with it, so the ICRC stage starts from flops.
+        self.ip_end_next.next = (((bit_cast::<16, 512>(self.cap_next.val() >> 128) & 0xFF) << 8)
+            | (bit_cast::<16, 512>(self.cap_next.val() >> 136) & 0xFF))
+            + 14;
         self.lanes_left.next = self.beat_bytes.val();
         // Once bytes 16..17 (IP total length) are in, the ICRC region's end is known.
-        self.pos_end.next = self.d_pos.q.val() + self.beat_bytes.val();
+        self.pos_end.next = self.pos.val() + self.beat_bytes.val();
         if self.pos_end.val() > 18 {
-            if self.ip_end.val() <= self.d_pos.q.val() {
+            if self.ip_end_next.val() <= self.pos.val() {
                 self.lanes_left.next = 0.into();
-            } else if (self.ip_end.val() - self.d_pos.q.val()) < self.beat_bytes.val() {
-                self.lanes_left.next = self.ip_end.val() - self.d_pos.q.val();
+            } else if (self.ip_end_next.val() - self.pos.val()) < self.beat_bytes.val() {
+                self.lanes_left.next = self.ip_end_next.val() - self.pos.val();
             }
         }
-        // The CRC covers lanes at frame bytes >= 14 and < 14 + IP length, with ICRC-masked fields as ones.
+        self.lane_en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
+        self.en_next.next = self.lane_en.val();
+        self.data_next.next = self.rx_tdata.val();
+        if self.pos.val() < 64 {
+            self.data_next.next = self.rx_tdata.val()
+                | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.pos.val() << 3));
+            self.en_next.next =
+                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
+        }
         self.crc_unit.crc_in.next = self.crc.q.val();
         if self.d_first.q.val() {
             self.crc_unit.crc_in.next = self.crc_start.val();
         }
         self.crc_unit.data.next = self.d_data.q.val();
-        self.lane_en.next = self.d_keep.q.val() & !(self.ones.val() << self.lanes_left.val());
-        self.crc_unit.en.next = self.lane_en.val();
-        if self.d_pos.q.val() < 64 {
-            self.crc_unit.data.next = self.d_data.q.val()
-                | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.d_pos.q.val() << 3));
-            self.crc_unit.en.next =
-                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.d_pos.q.val());
-        }
+        self.crc_unit.en.next = self.d_en.q.val();
         if self.d_valid.q.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
         }
@@ -456,9 +469,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             if self.rx_tvalid.val() {
                 self.d_valid.d.next = true;
                 self.d_first.d.next = self.phase.q.val() == Phase::Idle;
-                self.d_data.d.next = self.rx_tdata.val();
-                self.d_keep.d.next = self.rx_tkeep.val();
-                self.d_pos.d.next = self.pos.val();
+                self.d_data.d.next = self.data_next.val();
+                self.d_en.d.next = self.en_next.val();
                 self.cap.d.next = self.cap_next.val();
                 self.beat.d.next = self.beat.q.val() + 1;
                 self.frame_len.d.next = self.len_next.val();
