@@ -17,6 +17,7 @@ MAC_HI = 0x0014
 IPV4 = 0x0018
 BLOCK_DIR = 0x001C
 DMA_MAX_READ = 0x0020
+UDP_DPORT = 0x0024
 QP_STATE = 0x0100
 QPN = 0x0104
 DEST_QPN = 0x0108
@@ -179,6 +180,7 @@ RESET = {
     "IPV4": 0x0,
     "BLOCK_DIR": 0x40,
     "DMA_MAX_READ": 0x200,
+    "UDP_DPORT": 0x12B7,
     "QP_STATE": 0x0,
     "QPN": 0x0,
     "DEST_QPN": 0x0,
@@ -340,6 +342,7 @@ ACCESS = {
     "IPV4": "rw",
     "BLOCK_DIR": "const",
     "DMA_MAX_READ": "rw",
+    "UDP_DPORT": "rw",
     "QP_STATE": "rw_core",
     "QPN": "rw",
     "DEST_QPN": "rw",

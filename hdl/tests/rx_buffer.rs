@@ -70,6 +70,7 @@ fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>>
         x.mac_lo.next = (dst_mac & 0xFFFF_FFFF).into();
         x.mac_hi.next = (dst_mac >> 32).into();
         x.ipv4.next = dst_ip.into();
+        x.udp_dport.next = 4791.into();
         x.reset.next = true;
         wait_clock_cycles!(sim, clock, x, 2);
         x.reset.next = false;

@@ -69,6 +69,18 @@ pub fn check(frame: &[u8]) -> Result<bool, Error> {
     Ok(over(&frame[l.ip..l.end], l.ipv6).to_le_bytes() == frame[l.icrc()..l.end])
 }
 
+/// Whether the ICRC of an untagged IPv4 frame is right, whatever its UDP destination port (a NIC whose
+/// `UDP_DPORT` is not 4791: [`check`] only takes frames to 4791). `None` if the frame is shorter than
+/// its IP total length says or too short for the headers.
+pub fn check_ipv4_any_port(frame: &[u8]) -> Option<bool> {
+    let ip = frame.get(f::IP..)?;
+    let total = u16::from_be_bytes([*ip.get(2)?, *ip.get(3)?]) as usize;
+    if total < len::IPV4 + len::UDP + len::BTH + len::ICRC || ip.len() < total {
+        return None;
+    }
+    Some(over(&ip[..total], false).to_le_bytes() == ip[total - len::ICRC..total])
+}
+
 /// Writes the right ICRC into an Ethernet frame and returns it.
 pub fn insert(frame: &mut [u8]) -> Result<u32, Error> {
     let l = locate(frame)?;
@@ -126,6 +138,21 @@ mod tests {
         assert!(check(&CX4_CNP).unwrap());
         // The same from the IP header on.
         assert_eq!(compute_ip(&CX4_CNP[14..]), compute(&CX4_CNP));
+    }
+
+    #[test]
+    fn any_port_check_agrees_with_check_and_takes_other_ports() {
+        assert_eq!(check_ipv4_any_port(&CX4_CNP), Some(true));
+        // The CNP sent to UDP port 4792 with the ICRC that port gives.
+        let mut other = CX4_CNP;
+        other[f::UDP_DPORT + 1] = 0xB8;
+        assert!(check(&other).is_err(), "check() takes RoCEv2 on 4791 only");
+        assert_eq!(check_ipv4_any_port(&other), Some(false));
+        let ip_len = u16::from_be_bytes([other[16], other[17]]) as usize;
+        let c = over(&other[f::IP..f::IP + ip_len], false);
+        other[f::IP + ip_len - 4..f::IP + ip_len].copy_from_slice(&c.to_le_bytes());
+        assert_eq!(check_ipv4_any_port(&other), Some(true));
+        assert_eq!(check_ipv4_any_port(&other[..40]), None, "truncated");
     }
 
     #[test]

@@ -51,6 +51,7 @@ registers! {
     IPV4 = 0x0018, Rw, 0, "Port IPv4 address (a.b.c.d = a << 24 | b << 16 | c << 8 | d).";
     BLOCK_DIR = 0x001C, Const, BLOCK_DIR_FIRST as u32, "Offset of the first register-block header (see Register blocks below; 0 = none).";
     DMA_MAX_READ = 0x0020, Rw, 512, "Largest DMA read request in bytes, as PCIe's Max_Read_Request_Size (128..4096, a power of two, at least DATAPATH_BYTES): engine reads are split into requests of at most this size that never cross a 4 KiB boundary.";
+    UDP_DPORT = 0x0024, Rw, 4791, "UDP destination port of RoCEv2: RoCE frames are taken only on it (others count in RX_DROP_UDP_PORT) and sent to it. 4791 (IANA's, annex A17) after reset; change it while the port is idle, and only to meet a peer that uses another port.";
     QP_STATE = 0x0100, RwCore, 0, "QP window: state, ibv_qp_state numbering: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6. Written to the QP by QP_CMD MODIFY; QP_CMD QUERY loads it (the core moves a QP to ERR on a fatal error).";
     QPN = 0x0104, Rw, 0, "QP number the QP window, QP_CMD and the SQ_PI/RQ_PI doorbells address (below 2^QP_TABLE_LOG).";
     DEST_QPN = 0x0108, Rw, 0, "Remote QP number (24 bits).";

@@ -146,6 +146,17 @@ impl Context {
         Ok(())
     }
 
+    /// The UDP destination port of RoCEv2 (4791 after reset, IANA's): RoCE frames are sent to it and taken
+    /// only on it. Change it only to meet a peer that uses another port, while the port is idle. Port 0
+    /// is refused (not a valid destination).
+    pub fn set_udp_port(&self, port: u16) -> Result<()> {
+        if port == 0 {
+            return Err(Error::BadAttr("UDP port 0"));
+        }
+        self.dev.write(regs::UDP_DPORT, port as u32);
+        Ok(())
+    }
+
     /// Puts the port on an 802.1Q VLAN (`Some(vid)`, 1..=4094) or takes it off (`None`). On a VLAN, RoCE
     /// frames and ARP replies leave tagged with the VID and PCP = the RoCE priority (`PFC_PRIORITY`), and
     /// only frames tagged with the VID are taken; PFC frames stay untagged. Set it while the port is idle

@@ -68,6 +68,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
     pub ipv4: Signal<In, Bits<32>>,
+    /// UDP destination port of RoCEv2 (4791 unless configured otherwise).
+    pub udp_dport: Signal<In, Bits<16>>,
     // MAC side
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tkeep: Signal<In, Bits<B>>,
@@ -197,6 +199,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ipv4: Default::default(),
+            udp_dport: Default::default(),
             rx_tdata: Default::default(),
             rx_tkeep: Default::default(),
             rx_tlast: Default::default(),
@@ -375,7 +378,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         if self.phase.q.val() == Phase::Idle {
             self.len_next.next = self.keep_count.count.val();
         }
-        // A RoCEv2 packet for this port: our MAC, IPv4 without options, our IP, UDP to 4791, sane length.
+        // A RoCEv2 packet for this port: our MAC, IPv4 without options, our IP, UDP to the RoCEv2 port (4791
+        // unless configured), sane length.
         self.ok_mac.next = bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
             == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
                 | bit_cast::<48, 32>(self.mac_lo.val()));
@@ -387,7 +391,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val()) == self.ipv4.val();
         self.ok_udp.next = (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val())
             == 17)
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val()) == 4791);
+            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val())
+                == self.udp_dport.val());
         self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
             && (self.frame_len.q.val() >= self.ip_end.val());
         self.is_roce.next = self.ok_mac.val()

@@ -62,6 +62,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub dest_ipv4: Signal<In, Bits<32>>,
     pub dest_qpn: Signal<In, Bits<32>>,
     pub udp_sport: Signal<In, Bits<32>>,
+    /// UDP destination port of RoCEv2 (UDP_DPORT, 4791 after reset).
+    pub udp_dport: Signal<In, Bits<16>>,
     /// DSCP of the QP's packets and of CNPs; ECT(0) on or off (the IPv4 TOS byte is DSCP << 2 | ECN).
     pub qp_dscp: Signal<In, Bits<32>>,
     pub cnp_dscp: Signal<In, Bits<32>>,
@@ -403,13 +405,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         assert_eq!(W, 8 * B);
         assert!(64 % B == 0 || B == 64);
         // Header fields that never change: EtherType IPv4; version/IHL 0x45 (the TOS byte follows from
-        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; TTL 64, protocol UDP; UDP destination port 4791 (annex
-        // A17); P_Key 0xFFFF (default partition).
+        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; TTL 64, protocol UDP; P_Key 0xFFFF (default partition).
+        // The UDP destination port (4791, annex A17, unless UDP_DPORT says otherwise) is added in `Load`.
         let hdr_fixed = be_field(0x0800, 12, 2)
             | be_field(0x4500, 14, 2)
             | be_field(0x4000, 20, 2)
             | be_field(0x4011, 22, 2)
-            | be_field(4791, 36, 2)
             | be_field(0xFFFF, 44, 2);
         // ICRC masks (§7.8, annex A17): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
         // and BTH byte 4 (46) count as all ones. Lane order: frame byte p at bits 8p+7:8p.
@@ -431,6 +432,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             dest_ipv4: Default::default(),
             dest_qpn: Default::default(),
             udp_sport: Default::default(),
+            udp_dport: Default::default(),
             pmtu: Default::default(),
             ack_timeout: Default::default(),
             retry_cnt: Default::default(),
@@ -1552,6 +1554,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
                     | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 752)
                     | (bit_cast::<1024, 32>(self.udp_sport.val() & 0xFFFF) << 736)
+                    | (bit_cast::<1024, 16>(self.udp_dport.val()) << 720)
                     | (bit_cast::<1024, 16>(self.udp_len.val()) << 704)
                     | (bit_cast::<1024, 8>(self.p_opcode.q.val()) << 680)
                     | (bit_cast::<1024, 8>(self.bth_b1.val()) << 672)
@@ -1886,6 +1889,7 @@ mod tests {
             uut.dest_ipv4.next = (DIP as u64).into();
             uut.dest_qpn.next = (DQPN as u64).into();
             uut.udp_sport.next = 0xC123_u64.into();
+            uut.udp_dport.next = 4791.into();
             // DSCP 26 (a common RoCE class) with ECT(0): TOS 0x6A, and the checksum must cover it.
             uut.qp_dscp.next = 26.into();
             uut.cnp_dscp.next = 48.into();

@@ -215,6 +215,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.mac_lo.next = self.regs.mac_lo.val();
         self.rx_buf.mac_hi.next = self.regs.mac_hi.val();
         self.rx_buf.ipv4.next = self.regs.ipv4.val();
+        self.rx_buf.udp_dport.next = bit_cast::<16, 32>(self.regs.udp_dport.val());
         // 802.1Q: in VLAN mode the tag comes off before the receive buffer and goes on after the transmit
         // arbiter (RoCE and ARP frames; PFC/PAUSE frames are never tagged). Out of VLAN mode both blocks
         // pass frames through in the same cycle.
@@ -414,6 +415,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.dest_ipv4.next = self.qpt.av_dest_ip.val();
         self.tx_eng.dest_qpn.next = self.qpt.av_dest_qpn.val();
         self.tx_eng.udp_sport.next = self.qpt.av_sport.val();
+        self.tx_eng.udp_dport.next = bit_cast::<16, 32>(self.regs.udp_dport.val());
         self.tx_eng.qp_dscp.next = self.qpt.av_dscp.val();
         self.tx_eng.hold.next = self.qpt.tx_hold.val();
         self.qpt.tx_sw_ok.next = self.tx_eng.sw_ok.val();

@@ -47,6 +47,7 @@ class Bench:
         dut.mac_lo.value = MY_MAC & 0xFFFFFFFF
         dut.mac_hi.value = MY_MAC >> 32
         dut.ipv4.value = MY_IP
+        dut.udp_dport.value = F.ROCE_PORT
         dut.pcp.value = 0
         dut.trust_dscp.value = 1
         dut.dscp_map.value = DEFAULT_DSCP_MAP
