@@ -151,6 +151,7 @@ RX_DROP_LENGTH = 0x04B4
 RX_DROP_DISABLED = 0x04B8
 RX_DROP_VLAN = 0x04BC
 RX_DROP_LOSSY = 0x04C0
+IMPLIED_NAK_SEQ_ERR = 0x04C4
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -314,6 +315,7 @@ RESET = {
     "RX_DROP_DISABLED": 0x0,
     "RX_DROP_VLAN": 0x0,
     "RX_DROP_LOSSY": 0x0,
+    "IMPLIED_NAK_SEQ_ERR": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -476,6 +478,7 @@ ACCESS = {
     "RX_DROP_DISABLED": "counter",
     "RX_DROP_VLAN": "counter",
     "RX_DROP_LOSSY": "counter",
+    "IMPLIED_NAK_SEQ_ERR": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -520,7 +523,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x00000031),
+    (0x009C, 0x00000032),
     (0x00A0, 0x00070001),
     (0x00A4, 0x00000000),
     (0x00A8, 0x06000044),

@@ -6,7 +6,7 @@ use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, ModifyAttrs, QpAttr, QpState, RecvRequest, SendFlags,
     SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
 };
-use rocenic_sim::{FabricConfig, FaultPlan, Width};
+use rocenic_sim::{FabricConfig, Fault, FaultPlan, Width};
 
 const BUDGET: u64 = 2_000_000;
 
@@ -442,8 +442,9 @@ fn a_send_longer_than_the_receive_buffer_is_refused() {
 }
 
 /// RDMA READ: A reads B's registered buffer into its own. Sizes from 0 to 64 KiB around MTU multiples, on
-/// both widths; with a READ response dropped (A re-issues the READ for the rest after its ACK timeout,
-/// from the missing PSN) and with the READ request itself dropped.
+/// both widths; with a middle READ response dropped (the next one is an implied NAK: A re-issues the READ
+/// for the rest at once, from the missing PSN, with no ACK timeout), with the last response dropped and
+/// with the READ request itself dropped (nothing follows them: the ACK timeout re-issues the READ).
 #[test]
 fn rdma_reads_fetch_the_remote_buffer() {
     let cases = [
@@ -453,9 +454,17 @@ fn rdma_reads_fetch_the_remote_buffer() {
         (Width::W64, 4096, 64 << 10, FaultPlan::none()),
         (Width::W512, 1024, 3000, FaultPlan::none()),
         (Width::W64, 512, 5000, FaultPlan::none().drop_frame(1, 4)),
+        (Width::W512, 256, 2560, FaultPlan::none().drop_frame(1, 0)),
+        (Width::W64, 512, 5000, FaultPlan::none().drop_frame(1, 9)),
         (Width::W64, 1024, 2048, FaultPlan::none().drop_frame(0, 0)),
     ];
     for (width, mtu, len, faults) in cases {
+        // B's frames are the READ's responses, so dropping B's frame i (not the last) drops response i
+        // and leaves the next to imply the loss.
+        let implied = match faults.entries.first() {
+            Some(&Fault::Drop { port: 1, frame }) => frame + 1 < (len as u64).div_ceil(mtu as u64),
+            _ => false,
+        };
         let what = format!("{width:?} mtu {mtu} len {len}");
         let p = Pair::connect(cfg(width, faults.clone()), mtu, 20_000).unwrap();
         let data = pattern(len.max(1), 77);
@@ -500,11 +509,19 @@ fn rdma_reads_fetch_the_remote_buffer() {
             got[len..].iter().all(|&x| x == 0xEE),
             "{what}: wrote past the buffer"
         );
-        if faults != FaultPlan::none() {
-            assert!(
-                counter(&p, 0, "ack_timeouts") > 0,
-                "{what}: recovered by a timeout"
+        let timeouts = counter(&p, 0, "ack_timeouts");
+        let implied_naks = counter(&p, 0, "implied_nak_seq_err");
+        if implied {
+            assert_eq!(
+                (implied_naks, timeouts, counter(&p, 0, "retransmits")),
+                (1, 0, 1),
+                "{what}: one implied NAK, one re-issue, no timeout"
             );
+        } else if faults != FaultPlan::none() {
+            assert!(timeouts > 0, "{what}: recovered by a timeout");
+            assert_eq!(implied_naks, 0, "{what}: nothing implied the loss");
+        } else {
+            assert_eq!((implied_naks, timeouts), (0, 0), "{what}: no loss");
         }
         // The PSNs the READ used are consumed on both sides: a WRITE after it still lands.
         let b2 = bufs(&p, 256, &pattern(256, 3));

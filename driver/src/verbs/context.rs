@@ -254,6 +254,7 @@ impl Context {
             ("packet_seq_err", r(regs::RX_SEQ_NAKS)),
             ("duplicate_request", r(regs::RX_DUP_REQUESTS)),
             ("local_ack_timeout_err", r(regs::ACK_TIMEOUTS)),
+            ("implied_nak_seq_err", r(regs::IMPLIED_NAK_SEQ_ERR)),
             ("rnr_nak_retry_err", r(regs::RNR_RETRY_EXC)),
             ("req_remote_access_errors", r(regs::RX_REMOTE_ACCESS_NAKS)),
             (

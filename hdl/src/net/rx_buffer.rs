@@ -24,6 +24,7 @@
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
+use crate::prim::slot_fill::SlotFill;
 use rocenic_proto::icrc::MASKED_BYTES_IPV4;
 use rocenic_proto::wire::ipv4_frame as F;
 use rust_hdl::prelude::*;
@@ -101,6 +102,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     ram: RAM<Bits<W>, A>,
     crc_unit: Crc32Lanes<W, B>,
     cap_swap: ByteSwap<512>,
+    /// The beat into its slot of the capture (no barrel shifter).
+    cap_fill: SlotFill<512, W>,
     keep_count: LaneCount<B>,
     phase: DFF<Phase>,
     crc: DFF<Bits<32>>,
@@ -222,6 +225,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             ram: Default::default(),
             crc_unit: Default::default(),
             cap_swap: Default::default(),
+            cap_fill: Default::default(),
             keep_count: Default::default(),
             phase: Default::default(),
             crc: Default::default(),
@@ -328,12 +332,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.waddr_inc.next = self.waddr.val() + 1;
         self.full.next = (self.waddr.val() == self.head_q.q.val())
             || (self.waddr_inc.val() == self.head_q.q.val());
-        self.cap_next.next = self.cap.q.val();
+        self.cap_fill.base.next = self.cap.q.val();
+        self.cap_fill.data.next = self.rx_tdata.val();
+        self.cap_fill.slot.next = bit_cast::<8, 16>(self.beat.q.val());
+        self.cap_fill.en.next = self.beat.q.val() < self.cap_beats.val();
+        self.cap_next.next = self.cap_fill.y.val();
         if self.phase.q.val() == Phase::Idle {
             self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
-        } else if self.beat.q.val() < self.cap_beats.val() {
-            self.cap_next.next = self.cap.q.val()
-                | (bit_cast::<512, W>(self.rx_tdata.val()) << (self.pos.val() << 3));
         }
         // Everything below reads the registered capture, which holds the delayed beat `d_*` too.
         self.cap_swap.a.next = self.cap.q.val();

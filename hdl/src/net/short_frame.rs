@@ -2,6 +2,7 @@
 //! frame as a big-endian register, and a transmitter for one minimum-size (60-byte) frame built in such a
 //! register. Fields are then plain bit slices at `be_shift(64, offset, len)`.
 use crate::prim::byteswap::ByteSwap;
+use crate::prim::slot_fill::SlotFill;
 use rust_hdl::prelude::*;
 
 /// Bytes of the head and frame registers.
@@ -25,7 +26,7 @@ pub struct FrameHead<const W: usize> {
     k: DFF<Bits<8>>,
     cap_now: Signal<Local, Bits<512>>,
     swap: ByteSwap<512>,
-    log_w: Constant<Bits<16>>,
+    fill: SlotFill<512, W>,
     cap_beats: Constant<Bits<8>>,
 }
 
@@ -44,7 +45,7 @@ impl<const W: usize> Default for FrameHead<W> {
             k: Default::default(),
             cap_now: Default::default(),
             swap: Default::default(),
-            log_w: Constant::new((W.trailing_zeros() as u64).into()),
+            fill: Default::default(),
             cap_beats: Constant::new(((512 / W) as u64).into()),
         }
     }
@@ -55,15 +56,14 @@ impl<const W: usize> Logic for FrameHead<W> {
     fn update(&mut self) {
         dff_setup!(self, clock, cap, k);
         // Beat k of the frame lands at bits [k * W, (k + 1) * W) of the lane-order capture.
-        self.cap_now.next = self.cap.q.val();
+        self.fill.base.next = self.cap.q.val();
         if self.k.q.val() == 0 {
-            self.cap_now.next = 0.into();
+            self.fill.base.next = 0.into();
         }
-        if self.k.q.val() < self.cap_beats.val() {
-            self.cap_now.next = self.cap_now.val()
-                | (bit_cast::<512, W>(self.rx_tdata.val())
-                    << (bit_cast::<16, 8>(self.k.q.val()) << self.log_w.val()));
-        }
+        self.fill.data.next = self.rx_tdata.val();
+        self.fill.slot.next = self.k.q.val();
+        self.fill.en.next = self.k.q.val() < self.cap_beats.val();
+        self.cap_now.next = self.fill.y.val();
         self.swap.a.next = self.cap_now.val();
         self.head.next = self.swap.y.val();
         self.done.next = self.rx_fire.val() && self.rx_tlast.val();

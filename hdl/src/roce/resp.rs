@@ -6,6 +6,7 @@
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
 use crate::prim::byteswap::{be_shift, ByteSwap};
+use crate::prim::slot_fill::SlotFill;
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::wire::ipv4_frame as F;
 
@@ -148,6 +149,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rx_ack_resp: Signal<Out, bool>,
     pub rx_ack_syndrome: Signal<Out, Bits<8>>,
     pub rx_ack_psn: Signal<Out, Bits<24>>,
+    /// A READ response ahead of the one expected was taken as an implied NAK (implied_nak_seq_err).
+    pub implied_nak_inc: Signal<Out, bool>,
     // DMA read (receive WQEs) and write (payload)
     pub rd_req_valid: Signal<Out, bool>,
     pub rd_req_ready: Signal<In, bool>,
@@ -175,6 +178,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     state: DFF<RespState>,
     hdr: DFF<Bits<1024>>,
     hdr_swap: ByteSwap<1024>,
+    /// Header word k - 1 into the header register (no barrel shifter).
+    hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
     frame_words: DFF<Bits<A>>,
     // decoded packet
@@ -230,6 +235,14 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     qc_seq_nak: DFF<Bits<32>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
+    /// Implied NAK (IBA §9.7.6; the implied_nak_seq_err counter): a READ response ahead of `rd_exp`
+    /// means the ones between were lost, and the READ is re-issued at once from `rd_exp` instead of after
+    /// the local ACK timeout. Armed by the READ's request and by each response landed; disarmed by an
+    /// implied NAK until a response lands again, so the rest of the old burst, still arriving after the
+    /// re-issue, is dropped instead of restarting the READ once per packet. `imp_wait`: the next request
+    /// out is that re-issue (it does not arm).
+    imp_arm: DFF<bool>,
+    imp_wait: DFF<bool>,
     cnp_pend: DFF<bool>,
     /// Cycles since the last CNP was asked for (saturating).
     /// Cycle counter; the cycle of this QP's last CNP request, and whether there was one.
@@ -289,6 +302,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     rq_npk: Signal<Local, Bits<32>>,
     rq_psn_end: Signal<Local, Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
+    /// Index of the READ's last response ((len - 1) >> pmtu; 0 for a zero-length READ).
+    rd_last: Signal<Local, Bits<24>>,
     rd_off: Signal<Local, Bits<32>>,
     rd_rem: Signal<Local, Bits<32>>,
     rresp_ok: Signal<Local, bool>,
@@ -319,7 +334,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_psn_l: Signal<Local, Bits<24>>,
     ack_msn_l: Signal<Local, Bits<24>>,
     meta_round: Signal<Local, Bits<16>>,
-    hdr_shift: Signal<Local, Bits<16>>,
     hdr_len: Signal<Local, Bits<16>>,
     /// Slot words (after the metadata word) the packet's headers occupy.
     hdr_need: Signal<Local, Bits<16>>,
@@ -328,7 +342,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     psn_next: Signal<Local, Bits<24>>,
     beat_bytes_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
-    log_w: Constant<Bits<16>>,
     bth_end: Constant<Bits<16>>,
     sh_ip_len: Constant<Bits<16>>,
     sh_tos: Constant<Bits<16>>,
@@ -444,6 +457,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rx_ack_resp: Default::default(),
             rx_ack_syndrome: Default::default(),
             rx_ack_psn: Default::default(),
+            implied_nak_inc: Default::default(),
             rd_req_valid: Default::default(),
             rd_req_ready: Default::default(),
             rd_req_addr: Default::default(),
@@ -469,6 +483,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             state: Default::default(),
             hdr: Default::default(),
             hdr_swap: Default::default(),
+            hdr_fill: Default::default(),
             k: Default::default(),
             frame_words: Default::default(),
             opcode: Default::default(),
@@ -510,6 +525,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             qc_dup: Default::default(),
             qc_seq_nak: Default::default(),
             rd_exp: Default::default(),
+            imp_arm: Default::default(),
+            imp_wait: Default::default(),
             cnp_pend: Default::default(),
             now: Default::default(),
             cnp_last: Default::default(),
@@ -563,6 +580,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq_npk: Default::default(),
             rq_psn_end: Default::default(),
             rd_idx: Default::default(),
+            rd_last: Default::default(),
             rd_off: Default::default(),
             rd_rem: Default::default(),
             rresp_ok: Default::default(),
@@ -589,7 +607,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_psn_l: Default::default(),
             ack_msn_l: Default::default(),
             meta_round: Default::default(),
-            hdr_shift: Default::default(),
             hdr_len: Default::default(),
             hdr_need: Default::default(),
             hdr_words_a: Default::default(),
@@ -597,7 +614,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             psn_next: Default::default(),
             beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
             one16: Constant::new(1.into()),
-            log_w: Constant::new((W.trailing_zeros() as u64).into()),
             // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
             bth_end: Constant::new((F::EXT as u64).into()),
             sh_ip_len: Constant::new(be_shift(HDR_BYTES, F::IP_TOTAL_LEN, 2).into()),
@@ -684,6 +700,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             qc_dup,
             qc_seq_nak,
             rd_exp,
+            imp_arm,
+            imp_wait,
             cnp_pend,
             now,
             cnp_last,
@@ -716,6 +734,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
         self.rx_ack_resp.next = false;
+        self.implied_nak_inc.next = false;
         self.ecn_marked_inc.next = false;
         self.rp_cnp_inc.next = false;
         self.cnp_valid.next = self.cnp_pend.q.val();
@@ -929,6 +948,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rd_idx.next = self.f_psn.val() - self.rd_psn0.val();
         self.rd_off.next = bit_cast::<32, 24>(self.rd_exp.q.val()) << self.pmtu.val();
         self.rd_rem.next = self.rd_len.val() - self.rd_off.val();
+        self.rd_last.next = 0.into();
+        if self.rd_len.val() != 0 {
+            self.rd_last.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pmtu.val());
+        }
         if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
             self.rresp_ok.next = ((self.f_opcode.val() == 0x0D) || (self.f_opcode.val() == 0x0E))
                 && (self.pay_len.q.val() == self.mtu.val());
@@ -996,7 +1019,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.lanes_left.next = self.pay_len.q.val() - (self.j.q.val() << self.log_b.val());
         // Sums at their own width before a shift or a wider destination (docs/lint.md).
         self.meta_round.next = bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes_m1.val();
-        self.hdr_shift.next = (self.k.q.val() - self.one16.val()) << self.log_w.val();
+        self.hdr_fill.base.next = self.hdr.q.val();
+        self.hdr_fill.data.next = self.buf_rd_data.val();
+        self.hdr_fill.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
+        self.hdr_fill.en.next = true;
         self.hdr_len.next = self.bth_end.val() + self.ext_len.val();
         self.hdr_need.next = (self.hdr_len.val() + self.beat_bytes_m1.val()) >> self.log_b.val();
         self.hdr_words_a.next = bit_cast::<A, 16>(self.hdr_len.val() >> self.log_b.val());
@@ -1019,8 +1045,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.frame_words.d.next =
                         bit_cast::<A, 16>(self.meta_round.val() >> self.log_b.val());
                 } else {
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, W>(self.buf_rd_data.val()) << self.hdr_shift.val());
+                    self.hdr.d.next = self.hdr_fill.y.val();
                 }
                 self.k.d.next = self.k.q.val() + 1;
                 // Read only as many words as this packet's headers take (the opcode, known once
@@ -1093,7 +1118,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                     } else if self.is_rresp.val() {
                         // A READ response for our READ (requester side): land it, or drop it if it is not the
-                        // one expected (the local ACK timeout then re-issues the READ for the rest).
+                        // one expected. One ahead of it, within the READ, is an implied NAK: hand the
+                        // requester a sequence NAK at the expected PSN, which re-issues the READ from there
+                        // (go-back-N); anything else waits for the local ACK timeout.
                         if self.rd_active.val()
                             && (self.rd_idx.val() == self.rd_exp.q.val())
                             && self.rresp_ok.val()
@@ -1103,6 +1130,19 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.state.d.next = RespState::Prime1;
                         } else {
                             self.drop_qp_inc.next = true;
+                            if self.rd_active.val()
+                                && !self.rd_atomic.val()
+                                && self.imp_arm.q.val()
+                                && (self.rd_idx.val() > self.rd_exp.q.val())
+                                && (self.rd_idx.val() <= self.rd_last.val())
+                            {
+                                self.rx_ack_valid.next = true;
+                                self.rx_ack_syndrome.next = 0x60.into();
+                                self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
+                                self.implied_nak_inc.next = true;
+                                self.imp_arm.d.next = false;
+                                self.imp_wait.d.next = true;
+                            }
                         }
                     } else if self.is_aack.val() {
                         // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
@@ -1347,6 +1387,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if self.is_rresp.val() || self.is_aack.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
+                    self.imp_arm.d.next = true;
                     self.rx_ack_valid.next = true;
                     self.rx_ack_resp.next = true;
                     self.rx_ack_syndrome.next = 0.into();
@@ -1487,6 +1528,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.rd_restart.val() {
             self.rd_exp.d.next = self.rd_restart_idx.val();
+            self.imp_arm.d.next = !self.imp_wait.q.val();
+            self.imp_wait.d.next = false;
         }
         if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
             self.rr_pend.d.next = false;

@@ -249,6 +249,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.lossless_prio.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
         self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
         self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
+        self.regs.implied_nak_seq_err_inc.next = self.rx_eng.implied_nak_inc.val();
         self.vlan_rx.out_tready.next = self.rx_buf.rx_tready.val();
         self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
         self.rx_buf.pop.next = self.rx_eng.buf_pop.val();
