@@ -129,7 +129,7 @@ registers! {
     RQ_LOG_SIZE = 0x0328, Rw, 0, "log2 of the number of 64-byte receive WQEs.";
     RQ_PI = 0x032C, Rw, 0, "Receive queue producer index; a write is the doorbell of QP QPN.";
     RQ_CI = 0x0330, RwCore, 0, "Receive queue consumer index: INIT_RQ sets it, QUERY reads it.";
-    CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits.";
+    CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits (32-byte aligned: a CQE never straddles a 64-byte beat).";
     CQ_BASE_HI = 0x0344, Rw, 0, "Completion queue ring IOVA, high 32 bits.";
     CQ_LOG_SIZE = 0x0348, Rw, 0, "log2 of the number of 32-byte CQEs.";
     CQ_PI = 0x034C, Counter, 0, "CQEs written by the core (free-running).";

@@ -4,6 +4,7 @@
 //! When the CQ is armed (`CQ_ARM`, IBA §11.4.2.2), finishing a CQE that matches the arming raises `irq`
 //! for one cycle and disarms the CQ. The match is decided when the CQE's last beat is written, not when
 //! it is accepted, so an arm that lands while a CQE is in flight is not lost.
+use crate::prim::slot_pick::SlotPick;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -49,20 +50,27 @@ pub struct CqeWriter<const W: usize, const B: usize> {
     pub overrun: Signal<Out, bool>,
     pub irq: Signal<Out, bool>,
     state: DFF<CqeState>,
-    cqe: DFF<Bits<1024>>,
+    /// The CQE placed in its first beat: at bit 0, or at bit 256 when a 64-byte beat holds it in its
+    /// upper half (ring slots are 32 bytes, the ring 32-byte aligned).
+    cqe: DFF<Bits<512>>,
+    /// Beat `beat` of the CQE and of its byte strobes (multiplexers, not shifters).
+    data_pick: SlotPick<512, W>,
+    strb_pick: SlotPick<64, B>,
+    strb_img: Signal<Local, Bits<64>>,
+    /// The CQE's fields (proto::host::cqe layout) at bit 0.
+    fields: Signal<Local, Bits<512>>,
+    upper: Signal<Local, bool>,
     addr: DFF<Bits<64>>,
     beat: DFF<Bits<8>>,
     irq_q: DFF<bool>,
     /// The CQE being written is solicited (CQE flag) or unsuccessful.
     notable: DFF<bool>,
     slot_addr: Signal<Local, Bits<64>>,
-    offset: Signal<Local, Bits<64>>,
     used: Signal<Local, Bits<32>>,
     beat_next: Signal<Local, Bits<8>>,
     beats: Constant<Bits<8>>,
     low_mask: Constant<Bits<64>>,
-    log_w: Constant<Bits<8>>,
-    cqe_strb: Constant<Bits<128>>,
+    cqe_strb: Constant<Bits<64>>,
     log_b: Constant<Bits<8>>,
 }
 
@@ -106,12 +114,15 @@ impl<const W: usize, const B: usize> Default for CqeWriter<W, B> {
             cq_arm: Default::default(),
             arm_clear: Default::default(),
             slot_addr: Default::default(),
-            offset: Default::default(),
+            data_pick: Default::default(),
+            strb_pick: Default::default(),
+            strb_img: Default::default(),
+            fields: Default::default(),
+            upper: Default::default(),
             used: Default::default(),
             beat_next: Default::default(),
             beats: Constant::new((cqe_bytes.div_ceil(B) as u64).into()),
             low_mask: Constant::new(((B - 1) as u64).into()),
-            log_w: Constant::new((W.trailing_zeros() as u64).into()),
             cqe_strb: Constant::new(((1u64 << cqe_bytes) - 1).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
         }
@@ -136,18 +147,31 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
             + (bit_cast::<64, 32>(
                 self.cq_pi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.cq_log_size.val()),
             ) << 5);
-        // Byte offset of the CQE within its first beat (CQEs are 32 bytes, beats may be 64).
-        self.offset.next = self.addr.q.val() & self.low_mask.val();
+        // Owner bit: 1 on the ring's first pass, 0 on the second, ...
+        self.fields.next = bit_cast::<512, 64>(self.wr_id.val())
+            | (bit_cast::<512, 32>(self.byte_len.val()) << 64)
+            | (bit_cast::<512, 32>(self.imm.val()) << 96)
+            | (bit_cast::<512, 8>(self.flags.val()) << 208)
+            | (bit_cast::<512, 32>(self.qpn.val() & 0xFF_FFFF) << 128)
+            | (bit_cast::<512, 32>(self.src_qp.val() & 0xFF_FFFF) << 160)
+            | (bit_cast::<512, 8>(self.status.val()) << 192)
+            | (bit_cast::<512, 8>(self.opcode.val()) << 200)
+            | (bit_cast::<512, 8>(self.vendor_err.val()) << 216)
+            | (bit_cast::<512, 32>(!(self.cq_pi.val() >> self.cq_log_size.val()) & 1) << 248);
+        // A 64-byte beat holds a 32-byte slot in its lower or upper half; narrower beats start at a slot.
+        self.upper.next = (self.addr.q.val() & self.low_mask.val() & 32) != 0;
         self.wr_addr.next = (self.addr.q.val() & !self.low_mask.val())
             + (bit_cast::<64, 8>(self.beat.q.val()) << self.log_b.val());
-        self.wr_data.next = bit_cast::<W, 1024>(
-            (self.cqe.q.val() << (self.offset.val() << 3))
-                >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_w.val()),
-        );
-        self.wr_strb.next = bit_cast::<B, 128>(
-            (self.cqe_strb.val() << self.offset.val())
-                >> (bit_cast::<16, 8>(self.beat.q.val()) << self.log_b.val()),
-        );
+        self.data_pick.a.next = self.cqe.q.val();
+        self.data_pick.slot.next = self.beat.q.val();
+        self.wr_data.next = self.data_pick.y.val();
+        self.strb_img.next = self.cqe_strb.val();
+        if self.upper.val() {
+            self.strb_img.next = self.cqe_strb.val() << 32;
+        }
+        self.strb_pick.a.next = self.strb_img.val();
+        self.strb_pick.slot.next = self.beat.q.val();
+        self.wr_strb.next = self.strb_pick.y.val();
         match self.state.q.val() {
             CqeState::Idle => {
                 if self.valid.val() {
@@ -159,19 +183,10 @@ impl<const W: usize, const B: usize> Logic for CqeWriter<W, B> {
                         self.beat.d.next = 0.into();
                         self.notable.d.next =
                             ((self.flags.val() & 2) != 0) || (self.status.val() != 0);
-                        // Owner bit: 1 on the ring's first pass, 0 on the second, ...
-                        self.cqe.d.next = bit_cast::<1024, 64>(self.wr_id.val())
-                            | (bit_cast::<1024, 32>(self.byte_len.val()) << 64)
-                            | (bit_cast::<1024, 32>(self.imm.val()) << 96)
-                            | (bit_cast::<1024, 8>(self.flags.val()) << 208)
-                            | (bit_cast::<1024, 32>(self.qpn.val() & 0xFF_FFFF) << 128)
-                            | (bit_cast::<1024, 32>(self.src_qp.val() & 0xFF_FFFF) << 160)
-                            | (bit_cast::<1024, 8>(self.status.val()) << 192)
-                            | (bit_cast::<1024, 8>(self.opcode.val()) << 200)
-                            | (bit_cast::<1024, 8>(self.vendor_err.val()) << 216)
-                            | (bit_cast::<1024, 32>(
-                                !(self.cq_pi.val() >> self.cq_log_size.val()) & 1,
-                            ) << 248);
+                        self.cqe.d.next = self.fields.val();
+                        if (self.slot_addr.val() & self.low_mask.val() & 32) != 0 {
+                            self.cqe.d.next = self.fields.val() << 256;
+                        }
                         self.state.d.next = CqeState::Write;
                     }
                 }
