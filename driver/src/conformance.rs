@@ -1705,6 +1705,43 @@ fn read_out_of_bounds(b: &mut Bench) -> Result<(), String> {
     expect_fatal_nak(b, 0x62, p)
 }
 
+fn read_unaligned_va_refused(b: &mut Bench) -> Result<(), String> {
+    // The transmit engine reads whole beats from the VA: a READ off the beat is refused, not answered
+    // with the wrong bytes.
+    let rkey = b.mr.rkey();
+    let p = read_request(b, 3, 64, rkey, MTU);
+    expect_fatal_nak(b, 0x63, p)
+}
+
+fn write_any_byte_address(b: &mut Bench) -> Result<(), String> {
+    // WRITE ONLY packets to VAs 1 to 5 bytes past a beat boundary, up to a whole MTU; the bytes around
+    // the target keep their old value.
+    let rkey = b.mr.rkey();
+    for (i, (off, len)) in [(1usize, 7usize), (5, MTU as usize), (3, 100)]
+        .into_iter()
+        .enumerate()
+    {
+        let before = b.mem_at(0, off + len + 64);
+        let d = pattern(len, 50 + i as u8);
+        let p = b.take_psn(1);
+        b.inject(
+            b.frame(op::RC_RDMA_WRITE_ONLY, p, b.reth(off, len, rkey), &d, true),
+            3000,
+        );
+        b.expect_ack(0x00, p, None)?;
+        let after = b.mem_at(0, off + len + 64);
+        check!(
+            after[off..off + len] == d[..],
+            "WRITE of {len} at VA offset {off} lands"
+        );
+        check!(
+            after[..off] == before[..off] && after[off + len..] == before[off + len..],
+            "WRITE of {len} at VA offset {off} changes nothing around it"
+        );
+    }
+    Ok(())
+}
+
 fn read_zero_length(b: &mut Bench) -> Result<(), String> {
     // No memory is accessed: a VA and R_Key that match no MR are not checked.
     let p = b.take_psn(1);
@@ -3500,6 +3537,8 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_read_duplicate_reexecute", rule: "9.7.5.1.2: a duplicate READ is executed again", run: read_duplicate_reexecute },
     Case { name: "rc_read_without_remote_read", rule: "C9-88: an MR without REMOTE_READ refuses a READ", run: read_without_remote_read },
     Case { name: "rc_read_rkey_violation", rule: "9.7.5.1.7, C9-88: a READ with a bad R_Key gets a remote access error NAK and no response, QP to ERR", run: read_rkey_violation },
+    Case { name: "rc_read_unaligned_va_refused", rule: "a READ of a VA off the datapath beat (the transmit engine reads whole beats and does not realign): remote operational error NAK, QP to ERR, never wrong bytes", run: read_unaligned_va_refused },
+    Case { name: "rc_write_any_byte_address", rule: "RETH: a WRITE's VA may be any byte address: the payload lands at it (realigned to the host's beats) and the bytes around it keep their value", run: write_any_byte_address },
     Case { name: "rc_read_out_of_bounds", rule: "C9-88: a READ running past the MR's end is a remote access error", run: read_out_of_bounds },
     Case { name: "rc_read_zero_length", rule: "9.7.5.1.5, C9-88: a zero-length READ is not checked against an MR; one READ RESPONSE ONLY without payload, one PSN", run: read_zero_length },
     Case { name: "rc_read_mtu_boundaries", rule: "9.7.5.1.5: at every path MTU 256..4096 a READ of exactly one MTU gets ONLY, one byte more FIRST (a full MTU) + LAST (one byte)", run: read_mtu_boundaries },

@@ -54,16 +54,20 @@ impl QueuePair {
             _ => AccessFlags::default(),
         };
         self.check_sge(&wr.sge, local)?;
+        // What the core reads from host memory (a WRITE's or SEND's source, what a READ's responder
+        // returns) must start on a beat: the transmit engine reads whole beats and does not realign.
+        // What it writes (a READ's local buffer, a WRITE's remote target, receive buffers) may start
+        // anywhere: hdl host::write_align realigns. Both ends of a link have the same width in this
+        // generation, so the local beat is the remote one.
         match wr.op {
-            SendOp::RdmaWrite { remote_addr, .. }
-            | SendOp::RdmaWriteWithImm { remote_addr, .. }
-            | SendOp::RdmaRead { remote_addr, .. } => {
-                // The responder writes whole beats from a beat-aligned address; both ends of a link have
-                // the same width in this generation, so the local beat is the remote one.
-                self.check_aligned(remote_addr)?;
+            SendOp::RdmaRead { remote_addr, .. } => self.check_aligned(remote_addr)?,
+            SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => {
+                self.check_aligned(wr.sge.addr)?
             }
             // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
-            SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {}
+            SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {
+                self.check_aligned(wr.sge.addr)?
+            }
             SendOp::AtomicCmpSwap { remote_addr, .. }
             | SendOp::AtomicFetchAdd { remote_addr, .. } => {
                 // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset
@@ -122,7 +126,7 @@ impl QueuePair {
         )
     }
 
-    /// The SGE's range must lie in an MR of this QP's PD with `need` access, and start on a beat.
+    /// The SGE's range must lie in an MR of this QP's PD with `need` access.
     fn check_sge(&self, sge: &Sge, need: AccessFlags) -> Result<()> {
         let mrs = self.dev.mrs.lock().unwrap();
         let covered = sge.addr.checked_add(sge.length as u64).is_some_and(|end| {
@@ -140,7 +144,7 @@ impl QueuePair {
                 len: sge.length,
             });
         }
-        self.check_aligned(sge.addr)
+        Ok(())
     }
 
     fn check_aligned(&self, addr: u64) -> Result<()> {

@@ -165,6 +165,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub wr_addr: Signal<Out, Bits<64>>,
     pub wr_data: Signal<Out, Bits<W>>,
     pub wr_strb: Signal<Out, Bits<B>>,
+    /// The word is the last of its burst (a packet's payload, or an atomic's one word): host::write_align.
+    pub wr_last: Signal<Out, bool>,
     // receive completion
     pub cqe_valid: Signal<Out, bool>,
     pub cqe_ready: Signal<In, bool>,
@@ -471,6 +473,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wr_addr: Default::default(),
             wr_data: Default::default(),
             wr_strb: Default::default(),
+            wr_last: Default::default(),
             cqe_valid: Default::default(),
             cqe_ready: Default::default(),
             cqe_wr_id: Default::default(),
@@ -1218,6 +1221,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_syn_l.next = 0x61.into();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
+                    } else if self.is_rreq.val()
+                        && ((self.f_va.val() & self.low_mask.val()) != 0)
+                        && (self.f_dmalen.val() != 0)
+                    {
+                        // A READ of a VA off the beat: the transmit engine reads host memory in whole
+                        // beats from the VA and cannot realign (writes can: host::write_align). Refused
+                        // with a remote operational error NAK (0x63: the responder cannot carry out a
+                        // valid request), the QP to ERR, rather than answered with the wrong bytes.
+                        self.send_ack.next = true;
+                        self.ack_syn_l.next = 0x63.into();
+                        self.ack_psn_l.next = self.f_psn.val();
+                        self.qp_err.next = true;
                     } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
                         // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
                         self.send_ack.next = true;
@@ -1233,10 +1248,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if (self.is_atreq.val() && !self.mr_hit.val())
-                        || (self.has_reth.val()
-                            && (self.f_dmalen.val() != 0)
-                            && (!self.mr_hit.val()
-                                || ((self.f_va.val() & self.low_mask.val()) != 0)))
+                        || (self.has_reth.val() && (self.f_dmalen.val() != 0) && !self.mr_hit.val())
                         || (self.write_cont.val()
                             && (self.write_total.q.val() != 0)
                             && !self.cont_mr_ok.val())
@@ -1509,7 +1521,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.lanes_left.val() < self.beat_bytes.val() {
             self.wr_strb.next = !(self.ones.val() << self.lanes_left.val());
         }
+        self.wr_last.next = self.lanes_left.val() <= self.beat_bytes.val();
         if self.state.q.val() == RespState::AtWrite {
+            self.wr_last.next = true;
             self.wr_addr.next = self.at_va.q.val() & !self.low_mask.val();
             self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
             self.wr_strb.next = bit_cast::<B, 8>(bits::<8>(0xFF)) << self.at_off.val();

@@ -4,6 +4,7 @@
 use crate::host::cqe::CqeWriter;
 use crate::host::dma_split::DmaReadSplit;
 use crate::host::regs::Regs;
+use crate::host::write_align::WriteAlign;
 use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
 use crate::net::pfc::PfcUnit;
@@ -68,6 +69,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
+    /// The receive engine's payload writes, moved to B-aligned host words (any destination address).
+    walign: WriteAlign<W, B>,
     dma_split: DmaReadSplit<B>,
     arp: ArpResponder<W, B>,
     pfc: PfcUnit<W, B>,
@@ -145,6 +148,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
+            walign: Default::default(),
             dma_split: Default::default(),
             arp: Default::default(),
             pfc: Default::default(),
@@ -686,12 +690,20 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dma_split.resp_host_last.next = self.dma_rd_resp_last.val();
         self.dma_split.resp_tag.next = self.dma_rd_resp_tag.val();
         // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
-        self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.rx_eng.wr_valid.val();
-        self.dma_wr_addr.next = self.rx_eng.wr_addr.val();
-        self.dma_wr_data.next = self.rx_eng.wr_data.val();
-        self.dma_wr_strb.next = self.rx_eng.wr_strb.val();
+        self.walign.clock.next = self.clock.val();
+        self.walign.reset.next = self.reset.val();
+        self.walign.in_valid.next = self.rx_eng.wr_valid.val();
+        self.walign.in_addr.next = self.rx_eng.wr_addr.val();
+        self.walign.in_data.next = self.rx_eng.wr_data.val();
+        self.walign.in_strb.next = self.rx_eng.wr_strb.val();
+        self.walign.in_last.next = self.rx_eng.wr_last.val();
+        self.rx_eng.wr_ready.next = self.walign.in_ready.val();
+        self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.walign.out_valid.val();
+        self.dma_wr_addr.next = self.walign.out_addr.val();
+        self.dma_wr_data.next = self.walign.out_data.val();
+        self.dma_wr_strb.next = self.walign.out_strb.val();
         self.cqe.wr_ready.next = self.dma_wr_ready.val();
-        self.rx_eng.wr_ready.next = self.dma_wr_ready.val() && !self.cqe.wr_valid.val();
+        self.walign.out_ready.next = self.dma_wr_ready.val() && !self.cqe.wr_valid.val();
         if self.cqe.wr_valid.val() {
             self.dma_wr_addr.next = self.cqe.wr_addr.val();
             self.dma_wr_data.next = self.cqe.wr_data.val();

@@ -181,8 +181,9 @@ fn posts_are_checked_before_anything_reaches_the_device() {
     refuse(with_sge(sge(&s, 4, 8)), &|e| {
         matches!(e, Error::Unaligned { align: 8, .. })
     });
+    // The remote side reads a READ's source in whole beats.
     let unaligned_remote = WorkRequest {
-        op: SendOp::RdmaWrite {
+        op: SendOp::RdmaRead {
             remote_addr: 0x1004,
             rkey: 1,
         },
@@ -212,6 +213,55 @@ fn posts_are_checked_before_anything_reaches_the_device() {
     unsafe {
         s.qp.post_send(&with_sge(sge(&s, 0, 1024))).unwrap();
         s.qp.post_send(&with_sge(sge(&s, 0, 0))).unwrap();
+    }
+}
+
+#[test]
+fn what_the_device_writes_may_start_anywhere() {
+    let s = setup_with(
+        64,
+        QpCaps {
+            max_send_wr: 4,
+            max_recv_wr: 2,
+        },
+    );
+    to_rts(&s);
+    // SAFETY: the fake device never touches the buffers.
+    unsafe {
+        s.qp.post_recv(&RecvRequest {
+            wr_id: 1,
+            sge: sge(&s, 3, 61),
+        })
+        .unwrap();
+        s.qp.post_send(&WorkRequest {
+            op: SendOp::RdmaRead {
+                remote_addr: 0x1000,
+                rkey: 1,
+            },
+            sge: sge(&s, 5, 100),
+            ..send(&s, 2, SendFlags::SIGNALED)
+        })
+        .unwrap();
+        s.qp.post_send(&WorkRequest {
+            op: SendOp::RdmaWrite {
+                remote_addr: 0x1003,
+                rkey: 1,
+            },
+            ..send(&s, 3, SendFlags::SIGNALED)
+        })
+        .unwrap();
+        // What it reads must not.
+        assert!(matches!(
+            s.qp.post_send(&WorkRequest {
+                op: SendOp::RdmaWrite {
+                    remote_addr: 0x1000,
+                    rkey: 1,
+                },
+                sge: sge(&s, 1, 8),
+                ..send(&s, 4, SendFlags::SIGNALED)
+            }),
+            Err(Error::Unaligned { align: 64, .. })
+        ));
     }
 }
 
