@@ -3,6 +3,7 @@
 //! register. Fields are then plain bit slices at `be_shift(64, offset, len)`.
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::slot_fill::SlotFill;
+use crate::prim::slot_pick::SlotPick;
 use rust_hdl::prelude::*;
 
 /// Bytes of the head and frame registers.
@@ -100,16 +101,19 @@ pub struct ShortFrameTx<const W: usize, const B: usize> {
     pub tx_tvalid: Signal<Out, bool>,
     pub tx_tready: Signal<In, bool>,
     pend: DFF<bool>,
+    /// The frame, loaded once and read a beat at a time (not shifted: the bits a responder never changes
+    /// stay constant flip-flops, which synthesis removes).
     rep: DFF<Bits<512>>,
     pos: DFF<Bits<16>>,
+    beat: DFF<Bits<8>>,
+    pick: SlotPick<512, W>,
     swap: ByteSwap<W>,
     to_f: Signal<Local, Bits<16>>,
     last: Signal<Local, bool>,
-    w_bits: Constant<Bits<16>>,
+    last_slot: Constant<Bits<8>>,
     beat_bytes: Constant<Bits<16>>,
     frame_bytes: Constant<Bits<16>>,
     ones_b: Constant<Bits<B>>,
-    top: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize> Default for ShortFrameTx<W, B> {
@@ -132,14 +136,15 @@ impl<const W: usize, const B: usize> Default for ShortFrameTx<W, B> {
             pend: Default::default(),
             rep: Default::default(),
             pos: Default::default(),
+            beat: Default::default(),
+            pick: Default::default(),
             swap: Default::default(),
             to_f: Default::default(),
             last: Default::default(),
-            w_bits: c16(W),
+            last_slot: Constant::new(((512 / W - 1) as u64).into()),
             beat_bytes: c16(B),
             frame_bytes: c16(FRAME_BYTES),
             ones_b: Constant::new(Bits::<B>::mask()),
-            top: c16(512 - W),
         }
     }
 }
@@ -147,11 +152,13 @@ impl<const W: usize, const B: usize> Default for ShortFrameTx<W, B> {
 impl<const W: usize, const B: usize> Logic for ShortFrameTx<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pend, rep, pos);
+        dff_setup!(self, clock, pend, rep, pos, beat);
         self.busy.next = self.pend.q.val();
         self.sent.next = false;
-        // The top W bits of the big-endian frame, byte-swapped to lane order.
-        self.swap.a.next = bit_cast::<W, 512>(self.rep.q.val() >> self.top.val());
+        // Beat k is W bits down from the top of the big-endian frame, byte-swapped to lane order.
+        self.pick.a.next = self.rep.q.val();
+        self.pick.slot.next = self.last_slot.val() - self.beat.q.val();
+        self.swap.a.next = self.pick.y.val();
         self.tx_tdata.next = self.swap.y.val();
         self.to_f.next = self.frame_bytes.val() - self.pos.q.val();
         self.last.next = self.to_f.val() <= self.beat_bytes.val();
@@ -163,7 +170,7 @@ impl<const W: usize, const B: usize> Logic for ShortFrameTx<W, B> {
         self.tx_tvalid.next = self.pend.q.val();
         if self.pend.q.val() && self.tx_tready.val() {
             self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
-            self.rep.d.next = self.rep.q.val() << self.w_bits.val();
+            self.beat.d.next = self.beat.q.val() + 1;
             if self.last.val() {
                 self.pend.d.next = false;
                 self.sent.next = true;
@@ -172,6 +179,7 @@ impl<const W: usize, const B: usize> Logic for ShortFrameTx<W, B> {
         if self.load.val() && !self.pend.q.val() {
             self.pend.d.next = true;
             self.pos.d.next = 0.into();
+            self.beat.d.next = 0.into();
             self.rep.d.next = self.frame.val();
         }
         if self.reset.val() {

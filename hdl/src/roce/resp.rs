@@ -1104,7 +1104,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     {
                         self.drop_qp_inc.next = true;
                     } else if self.f_opcode.val() == 0x81 {
-                        // A CNP for our QP: the reaction point's input (rate limiting not built yet).
+                        // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
                         self.rp_cnp_inc.next = true;
                     } else if self.f_opcode.val() == 0x11 {
                         // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
