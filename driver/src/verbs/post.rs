@@ -61,13 +61,11 @@ impl QueuePair {
         // generation, so the local beat is the remote one.
         match wr.op {
             SendOp::RdmaRead { remote_addr, .. } => self.check_aligned(remote_addr)?,
-            SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => {
-                self.check_aligned(wr.sge.addr)?
-            }
-            // The requester segments a SEND at the path MTU (FIRST/MIDDLE/LAST), like a WRITE.
-            SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {
-                self.check_aligned(wr.sge.addr)?
-            }
+            SendOp::RdmaWrite { .. }
+            | SendOp::RdmaWriteWithImm { .. }
+            | SendOp::Send
+            | SendOp::SendWithImm { .. }
+            | SendOp::SendWithInv { .. } => self.check_aligned(wr.sge.addr)?,
             SendOp::AtomicCmpSwap { remote_addr, .. }
             | SendOp::AtomicFetchAdd { remote_addr, .. } => {
                 // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset
