@@ -1705,12 +1705,26 @@ fn read_out_of_bounds(b: &mut Bench) -> Result<(), String> {
     expect_fatal_nak(b, 0x62, p)
 }
 
-fn read_unaligned_va_refused(b: &mut Bench) -> Result<(), String> {
-    // The transmit engine reads whole beats from the VA: a READ off the beat is refused, not answered
-    // with the wrong bytes.
+fn read_any_byte_address(b: &mut Bench) -> Result<(), String> {
+    // READs from VAs off the beat, within one beat, across beats, over several MTUs (every response
+    // starts where the one before ended, so all but the first are off the beat too), and ending in the
+    // MR's last byte (the beat-aligned reads under it stay inside the region).
     let rkey = b.mr.rkey();
-    let p = read_request(b, 3, 64, rkey, MTU);
-    expect_fatal_nak(b, 0x63, p)
+    let cases = [
+        (1usize, 5usize),
+        (3, 64),
+        (7, 100),
+        (13, 3 * MTU + 17),
+        (REGION - 33, 33),
+    ];
+    for (msn, &(off, len)) in cases.iter().enumerate() {
+        let p = read_request(b, off, len, rkey, MTU);
+        let want = b.mem_at(off, len);
+        expect_read_responses(b, p, &want, MTU, msn as u32 + 1)
+            .map_err(|e| format!("READ of {len} at VA offset {off}: {e}"))?;
+    }
+    check!(b.qp_state() == QpState::Rts, "still RTS");
+    Ok(())
 }
 
 fn write_any_byte_address(b: &mut Bench) -> Result<(), String> {
@@ -3537,7 +3551,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_read_duplicate_reexecute", rule: "9.7.5.1.2: a duplicate READ is executed again", run: read_duplicate_reexecute },
     Case { name: "rc_read_without_remote_read", rule: "C9-88: an MR without REMOTE_READ refuses a READ", run: read_without_remote_read },
     Case { name: "rc_read_rkey_violation", rule: "9.7.5.1.7, C9-88: a READ with a bad R_Key gets a remote access error NAK and no response, QP to ERR", run: read_rkey_violation },
-    Case { name: "rc_read_unaligned_va_refused", rule: "a READ of a VA off the datapath beat (the transmit engine reads whole beats and does not realign): remote operational error NAK, QP to ERR, never wrong bytes", run: read_unaligned_va_refused },
+    Case { name: "rc_read_any_byte_address", rule: "RETH: a READ's VA may be any byte address: the responses (several MTUs, up to the MR's last byte) carry exactly the memory's bytes, read in whole beats under the region", run: read_any_byte_address },
     Case { name: "rc_write_any_byte_address", rule: "RETH: a WRITE's VA may be any byte address: the payload lands at it (realigned to the host's beats) and the bytes around it keep their value", run: write_any_byte_address },
     Case { name: "rc_read_out_of_bounds", rule: "C9-88: a READ running past the MR's end is a remote access error", run: read_out_of_bounds },
     Case { name: "rc_read_zero_length", rule: "9.7.5.1.5, C9-88: a zero-length READ is not checked against an MR; one READ RESPONSE ONLY without payload, one PSN", run: read_zero_length },

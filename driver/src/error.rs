@@ -33,7 +33,7 @@ pub enum Error {
     BadMtu(u32),
     #[error("bad QP attribute: {0}")]
     BadAttr(&'static str),
-    #[error("address {addr:#x} is not aligned to the device's {align}-byte DMA unit")]
+    #[error("address {addr:#x} is not aligned to {align} bytes")]
     Unaligned { addr: u64, align: usize },
     #[error("lkey {lkey:#x} does not cover [{addr:#x}, +{len}) with the needed access in this PD")]
     LocalProtection { lkey: u32, addr: u64, len: u32 },

@@ -1,7 +1,8 @@
-//! Destinations at any byte address, on two co-simulated NICs: a WRITE to a remote address off the beat, a
+//! Buffers at any byte address, on two co-simulated NICs: a WRITE to a remote address off the beat, a
 //! SEND into a receive buffer off the beat and a READ into a local buffer off the beat all land byte for
-//! byte, and not a byte outside them changes (hdl host::write_align). Sizes around the path MTU and the
-//! beat, every kind of offset, both widths.
+//! byte, and not a byte outside them changes (hdl host::write_align); the WRITE's and SEND's source and
+//! the READ's remote source are off the beat too, by another offset (hdl host::read_align). Sizes around
+//! the path MTU and the beat, every kind of offset at both ends, both widths.
 use rocenic_driver::pair::Pair;
 use rocenic_driver::{
     AccessFlags, RecvRequest, SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
@@ -43,7 +44,7 @@ fn writes_sends_and_read_data_land_at_any_byte_address() {
             ..FabricConfig::default()
         };
         let p = Pair::connect(cfg, MTU, 20_000).unwrap();
-        // A's aligned source and B's aligned READ source; A's and B's destination regions.
+        // A's source and B's READ source; A's and B's destination regions.
         let src = p.a.ctx.alloc_dma(REGION).unwrap();
         let smr =
             p.a.pd
@@ -63,13 +64,21 @@ fn writes_sends_and_read_data_land_at_any_byte_address() {
                 .reg_mr(&adst, 0, REGION, AccessFlags::LOCAL_WRITE)
                 .unwrap();
         let mut n = 0;
-        for off in [0, 1, 3, beat / 2 + 1, beat - 1] {
-            for len in [1, 5, beat - off, beat, 255, 256, 257, 1000, 4097] {
+        let offsets = [0, 1, 3, beat / 2 + 1, beat - 1];
+        for off in offsets {
+            for (k, len) in [1, 5, beat - off, beat, 255, 256, 257, 1000, 4097]
+                .into_iter()
+                .enumerate()
+            {
                 n += 1;
-                let what = format!("{width:?} offset {off} length {len}");
+                // Every destination offset meets every source offset over the lengths.
+                let soff = offsets[k % offsets.len()];
+                let what = format!("{width:?} offset {off} length {len} source offset {soff}");
                 let data = pattern(len, n);
-                src.write(0, &data).unwrap();
-                rsrc.write(0, &data).unwrap();
+                src.write(0, &[0x11; REGION]).unwrap();
+                src.write(soff, &data).unwrap();
+                rsrc.write(0, &[0x22; REGION]).unwrap();
+                rsrc.write(soff, &data).unwrap();
                 bdst.write(0, &[FILL; REGION]).unwrap();
                 adst.write(0, &[FILL; REGION]).unwrap();
                 let local = |mr: &rocenic_driver::MemoryRegion, at: usize| Sge {
@@ -84,7 +93,7 @@ fn writes_sends_and_read_data_land_at_any_byte_address() {
                         remote_addr: bmr.addr() + off as u64,
                         rkey: bmr.rkey(),
                     },
-                    sge: local(&smr, 0),
+                    sge: local(&smr, soff),
                     flags: SendFlags::SIGNALED,
                 };
                 // SAFETY: every buffer outlives the completions polled below.
@@ -120,10 +129,10 @@ fn writes_sends_and_read_data_land_at_any_byte_address() {
                 bdst.read(0, &mut got).unwrap();
                 check(&got, off, &data, &format!("{what}: SEND"));
 
-                // RDMA READ of B's aligned source into A's region `off` bytes in.
+                // RDMA READ of B's source `soff` bytes in into A's region `off` bytes in.
                 let wr = WorkRequest {
                     op: SendOp::RdmaRead {
-                        remote_addr: rsmr.addr(),
+                        remote_addr: rsmr.addr() + soff as u64,
                         rkey: rsmr.rkey(),
                     },
                     sge: local(&amr, off),

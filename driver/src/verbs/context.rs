@@ -117,7 +117,7 @@ impl Context {
         self.dev.width
     }
 
-    /// Bytes per datapath beat: also the alignment this hardware generation needs for DMA addresses.
+    /// Bytes per datapath beat (buffers may start at any byte; rings are allocated on a beat).
     pub fn beat_bytes(&self) -> usize {
         self.dev.beat_bytes()
     }

@@ -269,7 +269,7 @@ impl Device {
         panic!("the device did not complete {name}: is the core running?");
     }
 
-    /// Bytes per datapath beat: the DMA alignment unit of this hardware generation.
+    /// Bytes per datapath beat: the core's DMA word (rings start on one; buffers may start anywhere).
     pub fn beat_bytes(&self) -> usize {
         self.width.bytes()
     }

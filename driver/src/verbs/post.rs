@@ -1,8 +1,8 @@
 //! Posting work requests: validate, write the WQE at the producer slot, then ring the doorbell.
 //!
 //! Everything the device would reject later is checked here and returned as an error at once (the
-//! ibverbs way for local protection errors): the QP state, the lkey and its bounds, the DMA alignment
-//! this hardware generation needs, and a full ring. A refused request writes nothing to the device.
+//! ibverbs way for local protection errors): the QP state, the lkey and its bounds, an atomic's
+//! alignment, and a full ring. A refused request writes nothing to the device.
 use super::mr::AccessFlags;
 use super::qp::{Outstanding, QueuePair, Ring};
 use super::wr::{RecvRequest, SendFlags, SendOp, Sge, WorkRequest};
@@ -54,18 +54,9 @@ impl QueuePair {
             _ => AccessFlags::default(),
         };
         self.check_sge(&wr.sge, local)?;
-        // What the core reads from host memory (a WRITE's or SEND's source, what a READ's responder
-        // returns) must start on a beat: the transmit engine reads whole beats and does not realign.
-        // What it writes (a READ's local buffer, a WRITE's remote target, receive buffers) may start
-        // anywhere: hdl host::write_align realigns. Both ends of a link have the same width in this
-        // generation, so the local beat is the remote one.
+        // Buffers may start at any byte: the core realigns what it reads (hdl host::read_align) and
+        // what it writes (host::write_align). Only an atomic's target has an alignment rule.
         match wr.op {
-            SendOp::RdmaRead { remote_addr, .. } => self.check_aligned(remote_addr)?,
-            SendOp::RdmaWrite { .. }
-            | SendOp::RdmaWriteWithImm { .. }
-            | SendOp::Send
-            | SendOp::SendWithImm { .. }
-            | SendOp::SendWithInv { .. } => self.check_aligned(wr.sge.addr)?,
             SendOp::AtomicCmpSwap { remote_addr, .. }
             | SendOp::AtomicFetchAdd { remote_addr, .. } => {
                 // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset
@@ -80,6 +71,7 @@ impl QueuePair {
                     });
                 }
             }
+            _ => {}
         }
         self.make_room(&mut sq, regs::SQ_CI, "send")?;
         let out = Outstanding {
@@ -141,14 +133,6 @@ impl QueuePair {
                 addr: sge.addr,
                 len: sge.length,
             });
-        }
-        Ok(())
-    }
-
-    fn check_aligned(&self, addr: u64) -> Result<()> {
-        let align = self.dev.beat_bytes();
-        if !addr.is_multiple_of(align as u64) {
-            return Err(Error::Unaligned { addr, align });
         }
         Ok(())
     }

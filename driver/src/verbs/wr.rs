@@ -4,7 +4,7 @@ use rocenic_proto::host::{recv_wqe, wqe, WcOpcode, WrOpcode, WQE_BYTES};
 /// A scatter/gather element. This hardware generation takes one per work request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sge {
-    /// IOVA of the buffer, inside the MR of `lkey` and aligned to the device's beat.
+    /// IOVA of the buffer, inside the MR of `lkey`; any byte (an atomic's local buffer too).
     pub addr: u64,
     pub length: u32,
     pub lkey: u32,

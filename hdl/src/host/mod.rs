@@ -1,5 +1,7 @@
-//! Host side of the core: registers and doorbells, CQE writer, the DMA read splitter, the write realigner.
+//! Host side of the core: registers and doorbells, CQE writer, the DMA read splitter, the read and
+//! write realigners.
 pub mod cqe;
 pub mod dma_split;
+pub mod read_align;
 pub mod regs;
 pub mod write_align;

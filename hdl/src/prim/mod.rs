@@ -1,8 +1,10 @@
-//! Primitives generated from Rust: the parallel CRC-32, a byte-order swap, and slot writes and reads.
+//! Primitives generated from Rust: the parallel CRC-32, a byte-order swap, a lane rotator, and slot writes
+//! and reads.
 //! Their Verilog is written by Rust code (an XOR matrix computed here, a fixed wiring, per-slot selects),
 //! and their `update` is the reference model that rust-hdl's simulator runs.
 pub mod byteswap;
 pub mod crc32;
 pub mod lane_count;
+pub mod lane_rotate;
 pub mod slot_fill;
 pub mod slot_pick;

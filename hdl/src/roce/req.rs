@@ -153,8 +153,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     // DMA read client
     pub rd_req_valid: Signal<Out, bool>,
     pub rd_req_ready: Signal<In, bool>,
+    /// A read of `rd_req_len` bytes from any byte address; the data comes back as `ceil(len / B)` words
+    /// holding bytes `[addr + jB, addr + jB + B)` (host::read_align realigns).
     pub rd_req_addr: Signal<Out, Bits<64>>,
-    pub rd_req_beats: Signal<Out, Bits<16>>,
+    pub rd_req_len: Signal<Out, Bits<16>>,
     pub rd_resp_valid: Signal<In, bool>,
     pub rd_resp_data: Signal<In, Bits<W>>,
     pub rd_resp_last: Signal<In, bool>,
@@ -263,7 +265,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pf_n: DFF<Bits<3>>,
     pf_idx: DFF<Bits<24>>,
     pf_addr: DFF<Bits<64>>,
-    pf_beats: DFF<Bits<16>>,
+    pf_len: DFF<Bits<16>>,
     last_j: DFF<Bits<16>>,
     last_wmask: DFF<Bits<W>>,
     data_start: DFF<Bits<16>>,
@@ -299,8 +301,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     off_n: Signal<Local, Bits<32>>,
     rem_n: Signal<Local, Bits<32>>,
     plen_n: Signal<Local, Bits<16>>,
-    round_n: Signal<Local, Bits<16>>,
-    nd_n: Signal<Local, Bits<16>>,
     addr_n: Signal<Local, Bits<64>>,
     pf_go: Signal<Local, bool>,
     pf_stale: Signal<Local, bool>,
@@ -366,7 +366,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_bits: Constant<Bits<16>>,
     hdr_top: Constant<Bits<16>>,
     wqe_in_shift: Constant<Bits<16>>,
-    wqe_beats: Constant<Bits<16>>,
+    wqe_len: Constant<Bits<16>>,
     sh_flags: Constant<Bits<16>>,
     sh_len: Constant<Bits<16>>,
     sh_wrid: Constant<Bits<16>>,
@@ -500,7 +500,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_req_valid: Default::default(),
             rd_req_ready: Default::default(),
             rd_req_addr: Default::default(),
-            rd_req_beats: Default::default(),
+            rd_req_len: Default::default(),
             rd_resp_valid: Default::default(),
             rd_resp_data: Default::default(),
             rd_resp_last: Default::default(),
@@ -623,8 +623,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             off_n: Default::default(),
             rem_n: Default::default(),
             plen_n: Default::default(),
-            round_n: Default::default(),
-            nd_n: Default::default(),
             addr_n: Default::default(),
             pf_go: Default::default(),
             pf_stale: Default::default(),
@@ -636,7 +634,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pf_depth: Constant::new(PF_DEPTH.into()),
             pf_idx: Default::default(),
             pf_addr: Default::default(),
-            pf_beats: Default::default(),
+            pf_len: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
             rr_up: Default::default(),
@@ -691,7 +689,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_bits: c16(W),
             hdr_top: c16(1024 - W),
             wqe_in_shift: c16(512 - W),
-            wqe_beats: c16(64 / B),
+            wqe_len: c16(64),
             sh_flags: c16(wqe::FLAGS * 8),
             sh_len: c16(wqe::LENGTH * 8),
             sh_wrid: c16(wqe::WR_ID * 8),
@@ -754,7 +752,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             pf_n,
             pf_idx,
             pf_addr,
-            pf_beats,
+            pf_len,
             snd_max,
             una,
             retry,
@@ -892,7 +890,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.sq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.sq_log_size.val()),
             ) << 6);
         self.rd_req_addr.next = self.sq_addr.val();
-        self.rd_req_beats.next = self.wqe_beats.val();
+        self.rd_req_len.next = self.wqe_len.val();
 
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
@@ -950,8 +948,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.rem_n.val() > self.mtu.val() {
             self.plen_n.next = bit_cast::<16, 32>(self.mtu.val());
         }
-        self.round_n.next = self.plen_n.val() + self.beat_bytes_m1.val();
-        self.nd_n.next = self.round_n.val() >> self.log_b.val();
         self.addr_n.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off_n.val());
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
@@ -965,7 +961,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.is_read.val()
             && !self.is_atomic.val()
             && (self.snd_next.val() < self.npk.q.val())
-            && (self.nd_n.val() != 0)
+            && (self.plen_n.val() != 0)
             && !self.rr_active.q.val()
             && !self.rr_valid.val()
             && self.enable.val()
@@ -1146,7 +1142,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.pf_on.q.val() {
             self.rd_req_valid.next = true;
             self.rd_req_addr.next = self.pf_addr.q.val();
-            self.rd_req_beats.next = self.pf_beats.q.val();
+            self.rd_req_len.next = self.pf_len.q.val();
             if self.rd_req_ready.val() {
                 self.pf_on.d.next = false;
                 self.pf_inc.next = true;
@@ -1645,7 +1641,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::DmaReq => {
-                // One read per packet, ceil(len / B) beats from a B-aligned address (local addr + i * MTU),
+                // One read per packet of its payload bytes (from local addr + i * MTU, any byte),
                 // unless an earlier packet already prefetched it (then `pf_idx` is this packet: Idle
                 // drains any other).
                 if self.pf_any.val() {
@@ -1658,7 +1654,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else {
                     self.rd_req_valid.next = true;
                     self.rd_req_addr.next = self.p_addr.q.val();
-                    self.rd_req_beats.next = self.nd.q.val();
+                    self.rd_req_len.next = self.p_plen.q.val();
                     if self.rd_req_ready.val() {
                         self.state.d.next = TxState::Emit;
                     }
@@ -1681,7 +1677,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.pf_idx.d.next = self.snd_next.val();
                     }
                     self.pf_addr.d.next = self.addr_n.val();
-                    self.pf_beats.d.next = self.nd_n.val();
+                    self.pf_len.d.next = self.plen_n.val();
                 }
                 self.tx_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
                 self.rd_resp_ready.next = self.need_dma.val() && self.tx_tready.val();
@@ -1801,9 +1797,7 @@ mod tests {
         uut.connect_all();
         let v = generate_verilog(&uut);
         assert!(v.contains("module top"));
-        assert!(
-            v.contains("tx_tdata") && v.contains("rd_req_beats") && v.contains("cqe_vendor_err")
-        );
+        assert!(v.contains("tx_tdata") && v.contains("rd_req_len") && v.contains("cqe_vendor_err"));
     }
 
     /// `verilator --lint-only -Wall` with the project-wide waivers; panics on any other warning or error.
@@ -1958,8 +1952,8 @@ mod tests {
             let u = &self.uut;
             if u.rd_req_valid.val() {
                 let addr = u.rd_req_addr.val().to_u64() as usize;
-                let beats = u.rd_req_beats.val().to_u64() as usize;
-                assert_eq!(addr % B, 0);
+                // The core's host::read_align hands the engine the bytes from any address on.
+                let beats = (u.rd_req_len.val().to_u64() as usize).div_ceil(B);
                 for k in 0..beats {
                     let mut d: Bits<W> = 0.into();
                     for i in 0..B {

@@ -1169,9 +1169,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.state.d.next = RespState::Decode;
                     } else if self.is_rreq.val()
                         && (self.psn_diff.val() >= 0x80_0000)
-                        && ((self.f_dmalen.val() == 0)
-                            || (self.mr_hit.val()
-                                && ((self.f_va.val() & self.low_mask.val()) == 0)))
+                        && ((self.f_dmalen.val() == 0) || self.mr_hit.val())
                     {
                         // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
                         self.dup_inc.next = true;
@@ -1219,18 +1217,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // rdma_rxe's check_op_valid).
                         self.send_ack.next = true;
                         self.ack_syn_l.next = 0x61.into();
-                        self.ack_psn_l.next = self.f_psn.val();
-                        self.qp_err.next = true;
-                    } else if self.is_rreq.val()
-                        && ((self.f_va.val() & self.low_mask.val()) != 0)
-                        && (self.f_dmalen.val() != 0)
-                    {
-                        // A READ of a VA off the beat: the transmit engine reads host memory in whole
-                        // beats from the VA and cannot realign (writes can: host::write_align). Refused
-                        // with a remote operational error NAK (0x63: the responder cannot carry out a
-                        // valid request), the QP to ERR, rather than answered with the wrong bytes.
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x63.into();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {

@@ -3,6 +3,7 @@
 //! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory, and `roce::req` → MAC.
 use crate::host::cqe::CqeWriter;
 use crate::host::dma_split::DmaReadSplit;
+use crate::host::read_align::ReadAlign;
 use crate::host::regs::Regs;
 use crate::host::write_align::WriteAlign;
 use crate::net::arp::ArpResponder;
@@ -71,6 +72,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     cqe: CqeWriter<W, B>,
     /// The receive engine's payload writes, moved to B-aligned host words (any destination address).
     walign: WriteAlign<W, B>,
+    /// The transmit engine's reads (any source address) as beat-aligned reads, their data realigned.
+    ralign: ReadAlign<W, B>,
     dma_split: DmaReadSplit<B>,
     arp: ArpResponder<W, B>,
     pfc: PfcUnit<W, B>,
@@ -149,6 +152,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             tx_eng: Default::default(),
             cqe: Default::default(),
             walign: Default::default(),
+            ralign: Default::default(),
             dma_split: Default::default(),
             arp: Default::default(),
             pfc: Default::default(),
@@ -185,6 +189,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
         self.dma_split.clock.next = self.clock.val();
+        self.ralign.clock.next = self.clock.val();
+        self.ralign.reset.next = self.reset.val();
         self.dma_split.reset.next = self.reset.val();
         self.arp.clock.next = self.clock.val();
         self.tx_own.clock.next = self.clock.val();
@@ -648,24 +654,29 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.cqe.src_qp.next = self.qpt.tx_dest_qpn.val();
             self.cqe.qpn.next = self.qpt.tx_qpn.val();
         }
-        // DMA reads: requester (tag 0) before receive WQE fetches (tag 1), through the splitter (PCIe
-        // Max_Read_Request_Size and 4 KiB boundaries); responses routed by tag.
+        // DMA reads: the transmit engine's (tag 0, through the read realigner) before the receive
+        // engine's (tag 1: receive WQEs, atomics), through the splitter (PCIe Max_Read_Request_Size and
+        // 4 KiB boundaries); responses routed by tag.
+        self.ralign.req_in_valid.next = self.tx_eng.rd_req_valid.val();
+        self.ralign.req_in_addr.next = self.tx_eng.rd_req_addr.val();
+        self.ralign.req_in_len.next = self.tx_eng.rd_req_len.val();
+        self.tx_eng.rd_req_ready.next = self.ralign.req_in_ready.val();
         self.rd_max_beats.next = self.regs.dma_max_read.val() >> self.log_b32.val();
         self.dma_split.max_beats.next = bit_cast::<16, 32>(self.rd_max_beats.val());
         if self.rd_max_beats.val() == 0 {
             self.dma_split.max_beats.next = 1.into();
         }
         self.dma_split.in_valid.next =
-            self.tx_eng.rd_req_valid.val() || self.rx_eng.rd_req_valid.val();
+            self.ralign.req_out_valid.val() || self.rx_eng.rd_req_valid.val();
         self.dma_split.in_addr.next = self.rx_eng.rd_req_addr.val();
         self.dma_split.in_beats.next = self.rx_eng.rd_req_beats.val();
         self.dma_split.in_tag.next = 1.into();
-        self.tx_eng.rd_req_ready.next = self.dma_split.in_ready.val();
+        self.ralign.req_out_ready.next = self.dma_split.in_ready.val();
         self.rx_eng.rd_req_ready.next =
-            self.dma_split.in_ready.val() && !self.tx_eng.rd_req_valid.val();
-        if self.tx_eng.rd_req_valid.val() {
-            self.dma_split.in_addr.next = self.tx_eng.rd_req_addr.val();
-            self.dma_split.in_beats.next = self.tx_eng.rd_req_beats.val();
+            self.dma_split.in_ready.val() && !self.ralign.req_out_valid.val();
+        if self.ralign.req_out_valid.val() {
+            self.dma_split.in_addr.next = self.ralign.req_out_addr.val();
+            self.dma_split.in_beats.next = self.ralign.req_out_beats.val();
             self.dma_split.in_tag.next = 0.into();
         }
         self.dma_rd_req_valid.next = self.dma_split.out_valid.val();
@@ -673,17 +684,21 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dma_rd_req_beats.next = self.dma_split.out_beats.val();
         self.dma_rd_req_tag.next = self.dma_split.out_tag.val();
         self.dma_split.out_ready.next = self.dma_rd_req_ready.val();
-        self.tx_eng.rd_resp_valid.next =
+        self.ralign.resp_in_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 0);
+        self.ralign.resp_in_data.next = self.dma_rd_resp_data.val();
+        self.ralign.resp_in_last.next = self.dma_split.resp_last.val();
+        self.tx_eng.rd_resp_valid.next = self.ralign.resp_out_valid.val();
+        self.tx_eng.rd_resp_data.next = self.ralign.resp_out_data.val();
+        self.tx_eng.rd_resp_last.next = self.ralign.resp_out_last.val();
+        self.ralign.resp_out_ready.next = self.tx_eng.rd_resp_ready.val();
         self.rx_eng.rd_resp_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
-        self.tx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
         self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();
-        self.tx_eng.rd_resp_last.next = self.dma_split.resp_last.val();
         self.rx_eng.rd_resp_last.next = self.dma_split.resp_last.val();
         self.rd_resp_ready.next = self.rx_eng.rd_resp_ready.val();
         if self.dma_rd_resp_tag.val() == 0 {
-            self.rd_resp_ready.next = self.tx_eng.rd_resp_ready.val();
+            self.rd_resp_ready.next = self.ralign.resp_in_ready.val();
         }
         self.dma_rd_resp_ready.next = self.rd_resp_ready.val();
         self.dma_split.resp_fire.next = self.dma_rd_resp_valid.val() && self.rd_resp_ready.val();

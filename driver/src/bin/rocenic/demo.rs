@@ -154,7 +154,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     a.ctx.set_vlan(o.vlan).map_err(e)?;
     b.ctx.set_vlan(o.vlan).map_err(e)?;
     // A's source buffers and B's targets, each registered in its side's PD.
-    // The SEND's source follows the WRITE's, page-aligned (DMA addresses must be beat-aligned).
+    // The SEND's source follows the WRITE's, on the next page (any byte would do; a page keeps the
+    // capture's addresses easy to read).
     let send_off = o.write_bytes.next_multiple_of(4096);
     let src = a.ctx.alloc_dma(send_off + o.send_bytes.max(1)).map_err(e)?;
     let dst = b.ctx.alloc_dma(o.write_bytes.max(1)).map_err(e)?;

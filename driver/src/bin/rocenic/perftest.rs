@@ -467,8 +467,7 @@ pub fn run(o: Opts) -> Result<(), String> {
     // Resources, sized as perftest sizes them: the buffer is twice the larger of the message and the
     // cycle buffer, so the peer's address stepping stays inside our MR.
     let inc = (o.size as u64).div_ceil(cache_line as u64) * cache_line as u64;
-    // Each half aligned for the datapath (RDMA addresses are beat-aligned); write-lat's peer writes into
-    // the second half.
+    // Each half starts on a cache line, as perftest's do; write-lat's peer writes into the second half.
     let half = o
         .size
         .max(cycle_buffer as usize)

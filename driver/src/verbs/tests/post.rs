@@ -178,19 +178,23 @@ fn posts_are_checked_before_anything_reaches_the_device() {
     in_other_pd.lkey = foreign.lkey();
     in_other_pd.addr = foreign.addr();
     refuse(with_sge(in_other_pd), &prot);
-    refuse(with_sge(sge(&s, 4, 8)), &|e| {
-        matches!(e, Error::Unaligned { align: 8, .. })
-    });
-    // The remote side reads a READ's source in whole beats.
-    let unaligned_remote = WorkRequest {
-        op: SendOp::RdmaRead {
+    // An atomic's target is one naturally aligned 8-byte word (buffers elsewhere may start anywhere).
+    let unaligned_atomic = WorkRequest {
+        op: SendOp::AtomicFetchAdd {
             remote_addr: 0x1004,
             rkey: 1,
+            add: 1,
         },
-        ..ok
+        ..with_sge(sge(&s, 4, 8))
     };
-    refuse(unaligned_remote, &|e| {
-        matches!(e, Error::Unaligned { addr: 0x1004, .. })
+    refuse(unaligned_atomic, &|e| {
+        matches!(
+            e,
+            Error::Unaligned {
+                addr: 0x1004,
+                align: 8
+            }
+        )
     });
     // A receive needs LOCAL_WRITE on its buffer.
     s.dev.clear_log();
@@ -217,11 +221,14 @@ fn posts_are_checked_before_anything_reaches_the_device() {
 }
 
 #[test]
-fn what_the_device_writes_may_start_anywhere() {
+fn buffers_may_start_at_any_byte() {
+    // The core realigns what it writes (receive buffers, a READ's local buffer, a WRITE's target) and
+    // what it reads (a WRITE's or SEND's source, a READ's remote source): no offset is refused, and each
+    // request reaches the ring.
     let s = setup_with(
         64,
         QpCaps {
-            max_send_wr: 4,
+            max_send_wr: 8,
             max_recv_wr: 2,
         },
     );
@@ -233,63 +240,34 @@ fn what_the_device_writes_may_start_anywhere() {
             sge: sge(&s, 3, 61),
         })
         .unwrap();
-        s.qp.post_send(&WorkRequest {
-            op: SendOp::RdmaRead {
-                remote_addr: 0x1000,
-                rkey: 1,
-            },
-            sge: sge(&s, 5, 100),
-            ..send(&s, 2, SendFlags::SIGNALED)
-        })
-        .unwrap();
-        s.qp.post_send(&WorkRequest {
-            op: SendOp::RdmaWrite {
-                remote_addr: 0x1003,
-                rkey: 1,
-            },
-            ..send(&s, 3, SendFlags::SIGNALED)
-        })
-        .unwrap();
-        // What it reads must not.
-        assert!(matches!(
-            s.qp.post_send(&WorkRequest {
-                op: SendOp::RdmaWrite {
-                    remote_addr: 0x1000,
+        let ops = [
+            (
+                SendOp::RdmaRead {
+                    remote_addr: 0x1003,
                     rkey: 1,
                 },
-                sge: sge(&s, 1, 8),
-                ..send(&s, 4, SendFlags::SIGNALED)
-            }),
-            Err(Error::Unaligned { align: 64, .. })
-        ));
-    }
-}
-
-#[test]
-fn the_alignment_unit_is_the_devices_beat() {
-    let s = setup_with(
-        64,
-        QpCaps {
-            max_send_wr: 2,
-            max_recv_wr: 2,
-        },
-    );
-    to_rts(&s);
-    // SAFETY: the fake device never touches the buffer.
-    unsafe {
-        assert!(matches!(
+                5,
+            ),
+            (
+                SendOp::RdmaWrite {
+                    remote_addr: 0x1001,
+                    rkey: 1,
+                },
+                1,
+            ),
+            (SendOp::Send, 63),
+            (SendOp::SendWithImm { imm: 7 }, 8),
+        ];
+        for (i, (op, off)) in ops.into_iter().enumerate() {
             s.qp.post_send(&WorkRequest {
-                sge: sge(&s, 8, 8),
-                ..send(&s, 1, SendFlags::SIGNALED)
-            }),
-            Err(Error::Unaligned { align: 64, .. })
-        ));
-        s.qp.post_send(&WorkRequest {
-            sge: sge(&s, 64, 8),
-            ..send(&s, 1, SendFlags::SIGNALED)
-        })
-        .unwrap();
+                op,
+                sge: sge(&s, off, 100),
+                ..send(&s, 2 + i as u64, SendFlags::SIGNALED)
+            })
+            .unwrap();
+        }
     }
+    assert_eq!(s.dev.get(regs::SQ_PI), 4);
 }
 
 #[test]
