@@ -110,6 +110,11 @@ name="rxe-server/rocenic-client lossy mtu 1024 size 4096"
 log=$out/role3-1024-4096.log pcap=$out/role3-1024-4096.pcap
 # rxe recovers our lost requests and ACKs by its own retransmission (67 ms timer, sequence NAKs); we recover
 # its lost frames the same way, with a shorter local ACK timeout than IB timeout 14 so the run stays short.
+# Known race (seen once, 2026-11-25): the drops come from one seeded stream drawn in arrival order, so which
+# frames drop depends on QEMU's timing; when rxe's ACK of our last SEND is the one dropped, rxe has already
+# exited (its last receive and send are complete) and our retransmissions go unanswered: RETRY_EXC_ERR,
+# about a 3 % chance per run. ibv_rc_pingpong has the same end-of-run exposure. Fix to make: stop dropping
+# for the final exchange (a drop window in `--drop`), not a different seed.
 timeout 900 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m 1024 -s 4096 -n "$iters" \
     -p "$oob" --timeout 800 --pcap "$pcap" --drop 0.03 --link-seed 7 --ack-timeout-cycles 300000 \
     127.0.0.1 > "$log" 2>&1 || true
