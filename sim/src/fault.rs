@@ -29,6 +29,9 @@ pub struct FaultPlan {
     pub reorder_cycles: u64,
     /// Every frame is delayed by a uniform extra 0..=`jitter_cycles` (frames may then overtake each other).
     pub jitter_cycles: u64,
+    /// With `Some(n)`, the random faults above hit only each port's first `n` frames (numbered from 0); the
+    /// rest pass untouched, so a run's closing exchange (after which a peer may be gone) is not lost.
+    pub random_frames: Option<u64>,
 }
 
 /// What happened to one frame.
@@ -64,6 +67,12 @@ impl FaultPlan {
     pub fn random(mut self, corrupt_probability: f64, drop_probability: f64) -> FaultPlan {
         self.corrupt_probability = corrupt_probability;
         self.drop_probability = drop_probability;
+        self
+    }
+
+    /// Limit the random faults to each port's first `n` frames.
+    pub fn random_frames(mut self, n: u64) -> FaultPlan {
+        self.random_frames = Some(n);
         self
     }
 
@@ -105,6 +114,9 @@ impl FaultPlan {
                 Fault::Drop { port: p, frame: n } if p == port && n == index => fate.dropped = true,
                 _ => {}
             }
+        }
+        if self.random_frames.is_some_and(|n| index >= n) {
+            return fate;
         }
         if self.corrupt_probability > 0.0 && rng.next_f64() < self.corrupt_probability {
             let bit = (rng.next_u64() % (frame.len() as u64 * 8)) as usize;
@@ -190,6 +202,23 @@ mod tests {
         assert!((1800..2200).contains(&dup), "{dup}");
         assert!((2700..3300).contains(&reo), "{reo}");
         assert!(f.iter().all(|&b| b == 0), "no corruption asked for");
+    }
+
+    #[test]
+    fn random_faults_stop_after_the_window() {
+        let plan = FaultPlan::none().random(0.0, 0.5).random_frames(1000);
+        let mut rng = SplitMix64::new(3);
+        let mut f = vec![0u8; 60];
+        let dropped = |from: u64, rng: &mut SplitMix64, f: &mut Vec<u8>| {
+            (from..from + 1000)
+                .filter(|&i| plan.apply(1, i, f, rng).dropped)
+                .count()
+        };
+        assert!((400..600).contains(&dropped(0, &mut rng, &mut f)));
+        assert_eq!(dropped(1000, &mut rng, &mut f), 0);
+        // Explicit faults still apply past the window.
+        let plan = plan.drop_frame(1, 5000);
+        assert!(plan.apply(1, 5000, &mut f, &mut rng).dropped);
     }
 
     #[test]

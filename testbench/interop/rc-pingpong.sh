@@ -12,7 +12,7 @@
 # Role 2: rocenic is the server; the guest's ibv_rc_pingpong connects to 10.0.2.100:18515, which QEMU
 #         forwards to the host's 127.0.0.1:PORT.
 # One guest boot per role runs every case in turn (guest eth0 MTU 4200, so RoCE MTU 4096 is possible).
-# Role 3: as role 1 for one case, with 3 % of the frames dropped in each direction on the simulated link,
+# Role 3: as role 1 for one case, with 3 % of the frames dropped in each direction on the simulated link (among the first 4 * iters),
 #         so both sides' retransmissions (rxe's and the NIC's) are exercised.
 # Each case: both programs must report every iteration, rocenic checks every message byte for byte
 # against the echo, and the pcap must pass testbench/check_pcap.py (ICRC recomputed, tshark decode).
@@ -110,13 +110,11 @@ name="rxe-server/rocenic-client lossy mtu 1024 size 4096"
 log=$out/role3-1024-4096.log pcap=$out/role3-1024-4096.pcap
 # rxe recovers our lost requests and ACKs by its own retransmission (67 ms timer, sequence NAKs); we recover
 # its lost frames the same way, with a shorter local ACK timeout than IB timeout 14 so the run stays short.
-# Known race (seen once, 2026-11-25): the drops come from one seeded stream drawn in arrival order, so which
-# frames drop depends on QEMU's timing; when rxe's ACK of our last SEND is the one dropped, rxe has already
-# exited (its last receive and send are complete) and our retransmissions go unanswered: RETRY_EXC_ERR,
-# about a 3 % chance per run. ibv_rc_pingpong has the same end-of-run exposure. Fix to make: stop dropping
-# for the final exchange (a drop window in `--drop`), not a different seed.
+# The drops fall among each direction's first 4 * iters frames (of about 5 * iters + retransmissions): rxe exits once
+# its last receive and send complete, so a lost ACK of our last SEND would go unanswered (RETRY_EXC_ERR; seen
+# once in CI, 2026-11-25, about a 3 % chance per run while the drops ran to the end).
 timeout 900 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m 1024 -s 4096 -n "$iters" \
-    -p "$oob" --timeout 800 --pcap "$pcap" --drop 0.03 --link-seed 7 --ack-timeout-cycles 300000 \
+    -p "$oob" --timeout 800 --pcap "$pcap" --drop 0.03 --drop-frames $((iters * 4)) --link-seed 7 --ack-timeout-cycles 300000 \
     127.0.0.1 > "$log" 2>&1 || true
 check_case "$name" "$log" "$pcap"
 if wait "$guest"; then report "rxe side of role 3 (ibv_rc_pingpong exited 0 despite the loss)" ok

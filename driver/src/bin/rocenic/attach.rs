@@ -15,7 +15,9 @@ pub const HELP: &str = "NIC attachment:
   --pcap FILE                         capture every frame on the wire
   --width 64|512                      datapath width of the simulated core (default 64)
   --drop P                            drop each RoCE-side frame with probability P in both directions, seeded by
-                                      --link-seed N (default 1): loss on the wire for both NICs to recover from";
+                                      --link-seed N (default 1): loss on the wire for both NICs to recover from
+  --drop-frames N                     drop (with --drop) only among each direction's first N frames, so a run's
+                                      closing exchange, after which the peer may have exited, is not lost";
 
 pub struct Attach {
     pub link: Option<ExternalSpec>,
@@ -24,6 +26,7 @@ pub struct Attach {
     pub pcap: Option<PathBuf>,
     pub width: Width,
     pub drop: f64,
+    pub drop_frames: Option<u64>,
     pub link_seed: u64,
 }
 
@@ -36,6 +39,7 @@ impl Default for Attach {
             pcap: None,
             width: Width::W64,
             drop: 0.0,
+            drop_frames: None,
             link_seed: 1,
         }
     }
@@ -79,6 +83,13 @@ impl Attach {
                     .filter(|p| (0.0..1.0).contains(p))
                     .ok_or(format!("--drop: not a probability below 1: {v}"))?;
             }
+            "--drop-frames" => {
+                let v = need("a number")?;
+                self.drop_frames = Some(
+                    v.parse()
+                        .map_err(|_| format!("--drop-frames: not a number: {v}"))?,
+                );
+            }
             "--link-seed" => {
                 let v = need("a number")?;
                 self.link_seed = v
@@ -115,7 +126,12 @@ impl Attach {
             host_mem_bytes: 64 << 20,
             pcap: self.pcap.clone(),
             external: Some(link),
-            faults: rocenic_sim::FaultPlan::none().random(0.0, self.drop),
+            faults: match self.drop_frames {
+                Some(n) => rocenic_sim::FaultPlan::none()
+                    .random(0.0, self.drop)
+                    .random_frames(n),
+                None => rocenic_sim::FaultPlan::none().random(0.0, self.drop),
+            },
             seed: self.link_seed,
             ..FabricConfig::default()
         };
