@@ -21,8 +21,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports
 # Budgets: the measured use plus headroom (about 15 %); raise them on purpose, with the reason, when the
 # design grows. RAMB36 counts RAMB18 as half.
-declare -A lut_budget=([64]=34000 [512]=64000)
-declare -A ff_budget=([64]=15500 [512]=16500)
+# 512 raised 2026-11-25 for the read realigner (host/read_align.rs: a 512-bit hold and output register and a
+# six-stage lane rotator; measured 57,955 LUTs and 17,094 flip-flops, +3,278 and +1,114).
+declare -A lut_budget=([64]=34000 [512]=66500)
+declare -A ff_budget=([64]=15500 [512]=19600)
 declare -A bram_budget=([64]=400 [512]=780)
 command -v yosys >/dev/null || { echo "reports.sh: yosys missing: run scripts/setup.sh (apt-get install yosys)" >&2; exit 2; }
 yosys_version=$(yosys -V)
