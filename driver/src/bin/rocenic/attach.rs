@@ -126,11 +126,9 @@ impl Attach {
             host_mem_bytes: 64 << 20,
             pcap: self.pcap.clone(),
             external: Some(link),
-            faults: match self.drop_frames {
-                Some(n) => rocenic_sim::FaultPlan::none()
-                    .random(0.0, self.drop)
-                    .random_frames(n),
-                None => rocenic_sim::FaultPlan::none().random(0.0, self.drop),
+            faults: rocenic_sim::FaultPlan {
+                random_frames: self.drop_frames,
+                ..rocenic_sim::FaultPlan::none().random(0.0, self.drop)
             },
             seed: self.link_seed,
             ..FabricConfig::default()
