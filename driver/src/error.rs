@@ -37,6 +37,8 @@ pub enum Error {
     Unaligned { addr: u64, align: usize },
     #[error("lkey {lkey:#x} does not cover [{addr:#x}, +{len}) with the needed access in this PD")]
     LocalProtection { lkey: u32, addr: u64, len: u32 },
+    #[error("{given} gather entries, the QP takes at most {max} (its max_send_sge)")]
+    TooManySges { given: usize, max: usize },
     #[error("{0} queue is full")]
     QueueFull(&'static str),
     #[error("{0} is not supported by this hardware generation")]

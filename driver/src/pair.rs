@@ -55,6 +55,8 @@ pub struct PairParams {
     pub rnr_retry: u8,
     /// Both sides' GRH traffic class (DSCP << 2).
     pub traffic_class: u8,
+    /// Both QPs' `max_send_sge` (1: 64-byte send WQEs).
+    pub max_send_sge: usize,
 }
 
 impl PairParams {
@@ -73,6 +75,7 @@ impl PairParams {
             retry_cnt: 7,
             rnr_retry: 7,
             traffic_class: 0,
+            max_send_sge: 1,
         }
     }
 }
@@ -113,6 +116,7 @@ impl Pair {
                 QpCaps {
                     max_send_wr: 16,
                     max_recv_wr: 16,
+                    max_send_sge: p.max_send_sge,
                 },
             )?;
             qp.modify(QpAttr::Init(InitAttrs::default()))?;

@@ -1276,6 +1276,7 @@ fn per_qp_counters_follow_their_qp_only() {
         rocenic_driver::QpCaps {
             max_send_wr: 2,
             max_recv_wr: 2,
+            max_send_sge: 1,
         },
     )
     .unwrap();

@@ -3,12 +3,14 @@
 //! path MTUs, on both datapath widths, and one 64 MiB WRITE and READ. Every completion is checked (status,
 //! opcode, byte count, immediate, QPs), the target buffer byte for byte, and the 256 bytes after it stay
 //! untouched. The simulator's DMA firewall checks every access against the registered MRs throughout.
-//! Atomics (8 bytes by definition) are covered in `cosim.rs`. One SGE per work request: scatter/gather
-//! lists are not built yet.
-use rocenic_driver::pair::Pair;
+//! Atomics (8 bytes by definition) are covered in `cosim.rs`. SGE counts: every WRITE and SEND gathers
+//! its message from 1 to 4 entries in turn (cut at uneven points, so packets cross entries off the beat;
+//! `gather.rs` also puts gaps between them); a READ, and every receive, takes one (scatter lists are not
+//! built).
+use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, DmaRegion, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WcOpcode, WcStatus,
-    WorkCompletion, WorkRequest,
+    AccessFlags, DmaRegion, MemoryRegion, RecvRequest, SendFlags, SendOp, SendWr, Sge, WcOpcode,
+    WcStatus, WorkCompletion,
 };
 use rocenic_sim::{FabricConfig, Width};
 
@@ -57,14 +59,16 @@ fn pattern(n: usize, seed: u64) -> Vec<u8> {
 
 impl Rig {
     fn new(width: Width, mtu: u32, max: usize) -> Rig {
-        let p = Pair::connect(
+        let p = Pair::connect_with(
             FabricConfig {
                 width,
                 host_mem_bytes: 2 * (max + GUARD) + (1 << 20),
                 ..FabricConfig::default()
             },
-            mtu,
-            200_000,
+            &PairParams {
+                max_send_sge: 4,
+                ..PairParams::new(mtu, 200_000)
+            },
         )
         .unwrap();
         let n = max + GUARD;
@@ -128,18 +132,36 @@ impl Rig {
             // SAFETY: `b` lives in the rig until the end of the test, past this receive's completion.
             unsafe { self.p.b.qp.post_recv(&RecvRequest { wr_id, sge }) }.unwrap();
         }
-        let wr = WorkRequest {
+        // The source as 1 to 4 gather entries (a READ's local buffer is one), cut 3 bytes past even
+        // shares so the cuts fall off the beat.
+        let entries = if op == Op::Read || len < 16 {
+            1
+        } else {
+            1 + (wr_id % 4) as usize
+        };
+        let cuts: Vec<usize> = (0..=entries)
+            .map(|i| match i {
+                0 => 0,
+                i if i == entries => len,
+                i => len * i / entries + 3,
+            })
+            .collect();
+        let list: Vec<Sge> = cuts
+            .windows(2)
+            .map(|c| Sge {
+                addr: self.a_mr.addr() + c[0] as u64,
+                length: (c[1] - c[0]) as u32,
+                lkey: self.a_mr.lkey(),
+            })
+            .collect();
+        let wr = SendWr {
             wr_id,
             op: wire_op,
-            sge: Sge {
-                addr: self.a_mr.addr(),
-                length: len as u32,
-                lkey: self.a_mr.lkey(),
-            },
+            sg_list: &list,
             flags: SendFlags::SIGNALED,
         };
         // SAFETY: as above, `a` outlives the completion polled below.
-        unsafe { self.p.a.qp.post_send(&wr) }.unwrap();
+        unsafe { self.p.a.qp.post_send_gather(&wr) }.unwrap();
         let budget = 200_000 + 4 * len as u64;
         let wc = self
             .p

@@ -3,6 +3,12 @@
 
 /// Size of a send or receive WQE in bytes.
 pub const WQE_BYTES: usize = 64;
+/// Size of a send WQE with a gather list: on a QP whose SQ_LOG_SIZE has `regs::SQ_WQE_128` set, every
+/// send WQE takes 128 bytes, the header above and then [`MAX_SEND_SGE`] entries of [`sge`] at
+/// [`wqe::SGL`].
+pub const WQE_128_BYTES: usize = 128;
+/// Gather entries a send WQE can hold (the 64 bytes after a 128-byte WQE's header).
+pub const MAX_SEND_SGE: usize = 4;
 /// Size of a CQE in bytes.
 pub const CQE_BYTES: usize = 32;
 
@@ -12,11 +18,15 @@ pub mod wqe {
     pub const OPCODE: usize = 0x00;
     /// u8: bit 0 SIGNALED (write a CQE on success), bit 1 SOLICITED.
     pub const FLAGS: usize = 0x01;
+    /// u8: gather entries. 0 or 1: the local buffer is LOCAL_ADDR / LKEY. 2 to [`super::MAX_SEND_SGE`]
+    /// (only in 128-byte WQEs, SEND and RDMA WRITE): the message is the concatenation of the entries
+    /// at [`SGL`], LENGTH their sum, LOCAL_ADDR and LKEY unused.
+    pub const NUM_SGE: usize = 0x02;
     /// u32: message length in bytes.
     pub const LENGTH: usize = 0x04;
     /// u64: caller's work-request id, echoed in the CQE.
     pub const WR_ID: usize = 0x08;
-    /// u64: local buffer IOVA (B-aligned in this core).
+    /// u64: local buffer IOVA (any byte).
     pub const LOCAL_ADDR: usize = 0x10;
     /// u32: lkey of the local buffer.
     pub const LKEY: usize = 0x18;
@@ -30,8 +40,21 @@ pub mod wqe {
     pub const COMPARE_ADD: usize = 0x30;
     /// u64: swap value (ATOMIC_CMP_AND_SWP).
     pub const SWAP: usize = 0x38;
+    /// The gather list of a 128-byte WQE: `NUM_SGE` entries of [`super::sge`], 16 bytes each.
+    pub const SGL: usize = 0x40;
     pub const FLAG_SIGNALED: u8 = 1;
     pub const FLAG_SOLICITED: u8 = 2;
+}
+
+/// One gather entry of a send WQE's list (`ibv_sge`): offsets within its 16 bytes.
+pub mod sge {
+    /// u64: buffer IOVA, any byte.
+    pub const ADDR: usize = 0x0;
+    /// u32: bytes.
+    pub const LENGTH: usize = 0x8;
+    /// u32: lkey (checked by the driver when it posts).
+    pub const LKEY: usize = 0xC;
+    pub const BYTES: usize = 16;
 }
 
 /// Receive WQE field offsets (same size as a send WQE; fields at the same offsets).

@@ -121,7 +121,7 @@ registers! {
     MR_TABLE_LOG = 0x0220, Ro, 0, "log2 of the number of entries of the MR table.";
     SQ_BASE_LO = 0x0300, Rw, 0, "Send queue ring IOVA, low 32 bits (B-aligned).";
     SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
-    SQ_LOG_SIZE = 0x0308, Rw, 0, "log2 of the number of 64-byte send WQEs.";
+    SQ_LOG_SIZE = 0x0308, Rw, 0, "Bits 4:0: log2 of the number of send WQEs. Bit 5 (SQ_WQE_128): each send WQE takes 128 bytes, its header and a gather list of up to 4 entries (a QP with max_send_sge > 1); clear: 64 bytes, one buffer per WQE.";
     SQ_PI = 0x030C, Rw, 0, "Send queue producer index, free-running; a write is the doorbell of QP QPN.";
     SQ_CI = 0x0310, RwCore, 0, "Send queue consumer index (WQEs completed or failed): INIT_SQ sets it, QUERY reads it.";
     RQ_BASE_LO = 0x0320, Rw, 0, "Receive queue ring IOVA, low 32 bits.";
@@ -339,6 +339,8 @@ pub fn block_header_words() -> Vec<(u16, u32)> {
     v
 }
 
+/// SQ_LOG_SIZE bit 5: 128-byte send WQEs with gather lists (`host::WQE_128_BYTES`).
+pub const SQ_WQE_128: u32 = 1 << 5;
 /// `MR_CMD` bits.
 pub const MR_CMD_WRITE: u32 = 1;
 pub const MR_CMD_INVALIDATE: u32 = 2;

@@ -286,7 +286,7 @@ impl FakeDevice {
         let (base, log) = match ring {
             Ring::Send => (
                 q(regs::SQ_BASE_HI) << 32 | q(regs::SQ_BASE_LO),
-                q(regs::SQ_LOG_SIZE) as u32,
+                q(regs::SQ_LOG_SIZE) as u32 & !regs::SQ_WQE_128,
             ),
             Ring::Recv => (
                 q(regs::RQ_BASE_HI) << 32 | q(regs::RQ_BASE_LO),
@@ -294,6 +294,12 @@ impl FakeDevice {
             ),
         };
         let mask = (1u32 << log) - 1;
+        // Send WQEs with gather lists take 128 bytes; the header (what is recorded) is the first 64.
+        let stride = if ring == Ring::Send && q(regs::SQ_LOG_SIZE) as u32 & regs::SQ_WQE_128 != 0 {
+            2 * WQE_BYTES
+        } else {
+            WQE_BYTES
+        };
         if new_pi.wrapping_sub(old_pi) > mask + 1 {
             return; // not a doorbell but a reset of the index (a new QP)
         }
@@ -301,7 +307,7 @@ impl FakeDevice {
         let mut pi = old_pi;
         while pi != new_pi {
             let mut w = [0u8; WQE_BYTES];
-            let at = base + ((pi & mask) as usize * WQE_BYTES) as u64;
+            let at = base + ((pi & mask) as usize * stride) as u64;
             if window.contains(&at) && window.contains(&(at + WQE_BYTES as u64 - 1)) {
                 self.mem.read(at, &mut w);
             }

@@ -8,6 +8,10 @@ use std::net::Ipv4Addr;
 pub struct QpCaps {
     pub max_send_wr: usize,
     pub max_recv_wr: usize,
+    /// Gather entries a send work request may carry: 1, or up to
+    /// [`MAX_SEND_SGE`](rocenic_proto::host::MAX_SEND_SGE) (then every send WQE takes 128 bytes).
+    /// Receive work requests take one entry.
+    pub max_send_sge: usize,
 }
 
 /// The target state of [`QueuePair::modify`](super::QueuePair::modify) with its attributes.

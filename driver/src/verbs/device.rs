@@ -48,6 +48,8 @@ pub(crate) struct QpWindow {
     pub rnr_retry: u32,
     pub sq_base: u64,
     pub sq_log: u32,
+    /// 128-byte send WQEs with gather lists (SQ_LOG_SIZE bit 5).
+    pub sq_wqe_128: bool,
     pub rq_base: u64,
     pub rq_log: u32,
     /// Producer and consumer indices INIT_SQ / INIT_RQ load.
@@ -175,7 +177,10 @@ impl Device {
         self.write(regs::RETRY_CNT, w.retry_cnt);
         self.write(regs::RNR_RETRY, w.rnr_retry);
         self.write64(regs::SQ_BASE_LO, regs::SQ_BASE_HI, w.sq_base);
-        self.write(regs::SQ_LOG_SIZE, w.sq_log);
+        self.write(
+            regs::SQ_LOG_SIZE,
+            w.sq_log | if w.sq_wqe_128 { regs::SQ_WQE_128 } else { 0 },
+        );
         self.write64(regs::RQ_BASE_LO, regs::RQ_BASE_HI, w.rq_base);
         self.write(regs::RQ_LOG_SIZE, w.rq_log);
         self.write(regs::SQ_PI, w.sq_pi);

@@ -1,13 +1,13 @@
 //! Posting work requests: validate, write the WQE at the producer slot, then ring the doorbell.
 //!
 //! Everything the device would reject later is checked here and returned as an error at once (the
-//! ibverbs way for local protection errors): the QP state, the lkey and its bounds, an atomic's
-//! alignment, and a full ring. A refused request writes nothing to the device.
+//! ibverbs way for local protection errors): the QP state, each gather entry's lkey and bounds, the
+//! number of entries, an atomic's alignment, and a full ring. A refused request writes nothing to the device.
 use super::mr::AccessFlags;
 use super::qp::{Outstanding, QueuePair, Ring};
-use super::wr::{RecvRequest, SendFlags, SendOp, Sge, WorkRequest};
+use super::wr::{RecvRequest, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 use crate::error::{Error, Result};
-use rocenic_proto::host::{QpState, WcOpcode, WQE_BYTES};
+use rocenic_proto::host::{QpState, WcOpcode, MAX_SEND_SGE, WQE_BYTES};
 use rocenic_proto::regs;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -19,6 +19,18 @@ impl QueuePair {
     /// The local buffer `wr.sge` names must stay allocated, registered and unchanged until the request
     /// completes (or is flushed): the device reads it by DMA after this call returns.
     pub unsafe fn post_send(&self, wr: &WorkRequest) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.post_send_with(&wr.as_send_wr(), false) }
+    }
+
+    /// Posts a send work request that gathers its message from `wr.sg_list` (SEND or RDMA WRITE, up to
+    /// the QP's `max_send_sge` entries, each checked like [`QueuePair::post_send`]'s one). The core reads
+    /// each entry's bytes in turn (hdl `host::gather`): a packet may take bytes from several entries.
+    ///
+    /// # Safety
+    /// Every buffer the list names must stay allocated, registered and unchanged until the request
+    /// completes (or is flushed).
+    pub unsafe fn post_send_gather(&self, wr: &SendWr) -> Result<()> {
         // SAFETY: forwarded to the caller.
         unsafe { self.post_send_with(wr, false) }
     }
@@ -33,10 +45,10 @@ impl QueuePair {
     /// As for [`QueuePair::post_send`].
     pub unsafe fn post_send_push(&self, wr: &WorkRequest) -> Result<()> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.post_send_with(wr, true) }
+        unsafe { self.post_send_with(&wr.as_send_wr(), true) }
     }
 
-    unsafe fn post_send_with(&self, wr: &WorkRequest, push: bool) -> Result<()> {
+    unsafe fn post_send_with(&self, wr: &SendWr, push: bool) -> Result<()> {
         // Notices (and flushes) an ERR the core entered by itself before deciding anything.
         self.query();
         let inner = &self.inner;
@@ -47,13 +59,34 @@ impl QueuePair {
             return Err(Error::WrongState(soft.state, "RTS or SQD"));
         }
         // A READ writes its local buffer: that needs LOCAL_WRITE on the MR (IBA §10.6.3.1).
-        let local = match wr.op {
-            SendOp::RdmaRead { .. }
-            | SendOp::AtomicCmpSwap { .. }
-            | SendOp::AtomicFetchAdd { .. } => AccessFlags::LOCAL_WRITE,
-            _ => AccessFlags::default(),
+        let local = if wr.op.writes_local() {
+            AccessFlags::LOCAL_WRITE
+        } else {
+            AccessFlags::default()
         };
-        self.check_sge(&wr.sge, local)?;
+        let max_sge = if sq.stride > WQE_BYTES {
+            MAX_SEND_SGE
+        } else {
+            1
+        };
+        if wr.sg_list.len() > max_sge {
+            return Err(Error::TooManySges {
+                given: wr.sg_list.len(),
+                max: max_sge,
+            });
+        }
+        if wr.sg_list.len() > 1 && wr.op.writes_local() {
+            // Their local buffer is written: that is a scatter list.
+            return Err(Error::Unsupported(
+                "a list of several local buffers on a READ or atomic (scatter lists)",
+            ));
+        }
+        for sge in wr.sg_list {
+            self.check_sge(sge, local)?;
+        }
+        let length = wr
+            .length()
+            .ok_or(Error::BadAttr("a gather list longer than 2^32 - 1 bytes"))?;
         // Buffers may start at any byte: the core realigns what it reads (hdl host::read_align) and
         // what it writes (host::write_align). Only an atomic's target has an alignment rule.
         match wr.op {
@@ -61,7 +94,7 @@ impl QueuePair {
             | SendOp::AtomicFetchAdd { remote_addr, .. } => {
                 // One naturally aligned 8-byte word (IBA §9.4.5); the core handles any 8-byte offset
                 // within its beat.
-                if wr.sge.length != 8 {
+                if length != 8 {
                     return Err(Error::BadAttr("an atomic's SGE must be 8 bytes long"));
                 }
                 if remote_addr % 8 != 0 {
@@ -73,14 +106,19 @@ impl QueuePair {
             }
             _ => {}
         }
+        if push && sq.stride > WQE_BYTES {
+            return Err(Error::BadAttr(
+                "the push window holds 64-byte WQEs: this QP's are 128 (max_send_sge > 1)",
+            ));
+        }
         self.make_room(&mut sq, regs::SQ_CI, "send")?;
         let out = Outstanding {
             index: 0, // set by `push`
             wr_id: wr.wr_id,
-            opcode: wr.wc_opcode(),
+            opcode: wr.op.wc_opcode(),
             signaled: wr.flags.contains(SendFlags::SIGNALED),
         };
-        let wqe = wr.encode();
+        let wqe = wr.encode(sq.stride);
         self.push(&mut sq, &wqe, regs::SQ_PI, &inner.send_out, out, push)
     }
 
@@ -160,14 +198,14 @@ impl QueuePair {
     fn push(
         &self,
         ring: &mut Ring,
-        wqe: &[u8; WQE_BYTES],
+        wqe: &[u8],
         doorbell: u16,
         outstanding: &Mutex<VecDeque<Outstanding>>,
         mut wr: Outstanding,
         push: bool,
     ) -> Result<()> {
         let slot = (ring.pi & (ring.size() - 1)) as usize;
-        ring.mem.write(slot * WQE_BYTES, wqe)?;
+        ring.mem.write(slot * ring.stride, wqe)?;
         wr.index = ring.pi;
         outstanding.lock().unwrap().push_back(wr);
         ring.pi = ring.pi.wrapping_add(1);

@@ -7,7 +7,9 @@ use super::device::{Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY
 use super::mr::{AccessFlags, ProtectionDomain};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
-use rocenic_proto::host::{QpState, WcOpcode, WcStatus, CQE_BYTES, WQE_BYTES};
+use rocenic_proto::host::{
+    QpState, WcOpcode, WcStatus, CQE_BYTES, MAX_SEND_SGE, WQE_128_BYTES, WQE_BYTES,
+};
 use rocenic_proto::regs;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -21,6 +23,8 @@ pub const QPN: u32 = 0x11;
 pub(crate) struct Ring {
     pub mem: DmaRegion,
     pub log_size: u32,
+    /// Bytes per WQE slot: 64, or 128 for send WQEs with gather lists.
+    pub stride: usize,
     /// Free-running producer index (what the doorbell register gets).
     pub pi: u32,
     /// The consumer index as last read from the device; re-read only when the ring looks full.
@@ -171,6 +175,14 @@ impl QueuePair {
         let dev = pd.ctx.dev.clone();
         let sq_log = super::check_depth(caps.max_send_wr)?;
         let rq_log = super::check_depth(caps.max_recv_wr)?;
+        if caps.max_send_sge > MAX_SEND_SGE {
+            return Err(Error::BadAttr(
+                "max_send_sge above the 4 gather entries a send WQE holds",
+            ));
+        }
+        // A gather list needs the 128-byte WQE; one buffer fits the 64-byte header.
+        let sq_wqe_128 = caps.max_send_sge > 1;
+        let sq_stride = if sq_wqe_128 { WQE_128_BYTES } else { WQE_BYTES };
         if !send_cq.belongs_to(&dev) || !recv_cq.belongs_to(&dev) {
             return Err(Error::BadAttr("a CQ of another device"));
         }
@@ -196,7 +208,7 @@ impl QueuePair {
         }
         // Rings start on a beat (and a cache line): the core fetches them in whole beats.
         let align = dev.beat_bytes().max(64);
-        let sq = dev.backend.alloc_dma(caps.max_send_wr * WQE_BYTES, align)?;
+        let sq = dev.backend.alloc_dma(caps.max_send_wr * sq_stride, align)?;
         let rq = dev.backend.alloc_dma(caps.max_recv_wr * WQE_BYTES, align)?;
         if hw_cq.is_none() {
             let cq = dev.backend.alloc_dma(cq_entries * CQE_BYTES, align)?;
@@ -225,6 +237,7 @@ impl QueuePair {
             min_rnr_timer: 1,
             sq_base: sq.iova(),
             sq_log,
+            sq_wqe_128,
             rq_base: rq.iova(),
             rq_log,
             ..QpWindow::default()
@@ -233,10 +246,11 @@ impl QueuePair {
         // The core reads the work queues.
         dev.backend.grant_dma(sq.iova(), sq.len() as u64, false);
         dev.backend.grant_dma(rq.iova(), rq.len() as u64, false);
-        let ring = |mem, log_size| {
+        let ring = |mem, log_size, stride| {
             Mutex::new(Ring {
                 mem,
                 log_size,
+                stride,
                 pi: 0,
                 ci: 0,
             })
@@ -245,8 +259,8 @@ impl QueuePair {
             qpn,
             err_seen: AtomicU32::new(dev.read(regs::QP_ERR_EVENTS)),
             pdn: pd.pdn,
-            sq: ring(sq, sq_log),
-            rq: ring(rq, rq_log),
+            sq: ring(sq, sq_log, sq_stride),
+            rq: ring(rq, rq_log, WQE_BYTES),
             soft: Mutex::new(Soft {
                 state: QpState::Reset,
                 path_mtu: 0,
@@ -315,6 +329,7 @@ impl QueuePair {
             cap: QpCaps {
                 max_send_wr: 1 << w.sq_log,
                 max_recv_wr: 1 << w.rq_log,
+                max_send_sge: if w.sq_wqe_128 { MAX_SEND_SGE } else { 1 },
             },
         }
     }

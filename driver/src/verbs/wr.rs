@@ -1,7 +1,9 @@
-//! Work requests and their 64-byte WQE encoding (`rocenic_proto::host::wqe`, little-endian).
-use rocenic_proto::host::{recv_wqe, wqe, WcOpcode, WrOpcode, WQE_BYTES};
+//! Work requests and their WQE encoding (`rocenic_proto::host::wqe`, little-endian): 64 bytes, or 128
+//! for a send WQE with a gather list.
+use rocenic_proto::host::{recv_wqe, sge, wqe, WcOpcode, WrOpcode, WQE_128_BYTES, WQE_BYTES};
 
-/// A scatter/gather element. This hardware generation takes one per work request.
+/// A scatter/gather element (`ibv_sge`). A send work request may gather from a list of them
+/// ([`SendWr`], up to the QP's `max_send_sge`); a receive work request takes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sge {
     /// IOVA of the buffer, inside the MR of `lkey`; any byte (an atomic's local buffer too).
@@ -78,6 +80,30 @@ pub struct WorkRequest {
     pub flags: SendFlags,
 }
 
+/// A send work request with a gather list (`ibv_send_wr` with `num_sge` entries): the message is the
+/// entries' bytes one after the other. Several entries need a QP created with `max_send_sge` that high,
+/// and a SEND or RDMA WRITE (with or without immediate or invalidate): a READ's or an atomic's local
+/// buffer is written, and scatter lists are not built. No entries: a zero-length message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendWr<'a> {
+    pub wr_id: u64,
+    pub op: SendOp,
+    pub sg_list: &'a [Sge],
+    pub flags: SendFlags,
+}
+
+impl WorkRequest {
+    /// The same request as a [`SendWr`] with its one entry.
+    pub fn as_send_wr(&self) -> SendWr<'_> {
+        SendWr {
+            wr_id: self.wr_id,
+            op: self.op,
+            sg_list: std::slice::from_ref(&self.sge),
+            flags: self.flags,
+        }
+    }
+}
+
 /// A receive work request (`ibv_recv_wr` with one SGE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecvRequest {
@@ -85,14 +111,14 @@ pub struct RecvRequest {
     pub sge: Sge,
 }
 
-fn put(w: &mut [u8; WQE_BYTES], at: usize, bytes: &[u8]) {
+fn put(w: &mut [u8], at: usize, bytes: &[u8]) {
     w[at..at + bytes.len()].copy_from_slice(bytes);
 }
 
-impl WorkRequest {
-    /// The completion opcode this request's CQE carries.
+impl SendOp {
+    /// The completion opcode a send request's CQE carries.
     pub(crate) fn wc_opcode(&self) -> WcOpcode {
-        match self.op {
+        match self {
             SendOp::RdmaWrite { .. } | SendOp::RdmaWriteWithImm { .. } => WcOpcode::RdmaWrite,
             SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
             SendOp::Send | SendOp::SendWithImm { .. } | SendOp::SendWithInv { .. } => {
@@ -103,8 +129,27 @@ impl WorkRequest {
         }
     }
 
-    /// The send WQE the core fetches.
-    pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
+    /// Whether the request's local buffer is written (so it cannot gather).
+    pub(crate) fn writes_local(&self) -> bool {
+        matches!(
+            self,
+            SendOp::RdmaRead { .. } | SendOp::AtomicCmpSwap { .. } | SendOp::AtomicFetchAdd { .. }
+        )
+    }
+}
+
+impl SendWr<'_> {
+    /// The message length: the entries' lengths summed (`None` past the 2^32 - 1 a WQE holds).
+    pub(crate) fn length(&self) -> Option<u32> {
+        self.sg_list
+            .iter()
+            .try_fold(0u32, |sum, s| sum.checked_add(s.length))
+    }
+
+    /// The send WQE the core fetches, `bytes` long (64, or 128 on a QP with gather lists). One entry
+    /// goes in the header (LOCAL_ADDR, LKEY); several go in the gather list after it, LENGTH their sum.
+    /// The caller has checked the list fits (`bytes` 128 for more than one entry) and its length.
+    pub(crate) fn encode(&self, bytes: usize) -> Vec<u8> {
         let (mut compare_add, mut swap) = (0u64, 0u64);
         let (opcode, remote_addr, rkey, imm) = match self.op {
             SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey, 0),
@@ -137,13 +182,29 @@ impl WorkRequest {
                 (WrOpcode::AtomicFetchAndAdd, remote_addr, rkey, 0)
             }
         };
-        let mut w = [0u8; WQE_BYTES];
+        debug_assert!(bytes == WQE_BYTES || bytes == WQE_128_BYTES);
+        let mut w = vec![0u8; bytes];
         w[wqe::OPCODE] = opcode as u8;
         w[wqe::FLAGS] = self.flags.0;
-        put(&mut w, wqe::LENGTH, &self.sge.length.to_le_bytes());
+        put(
+            &mut w,
+            wqe::LENGTH,
+            &self.length().unwrap_or(0).to_le_bytes(),
+        );
         put(&mut w, wqe::WR_ID, &self.wr_id.to_le_bytes());
-        put(&mut w, wqe::LOCAL_ADDR, &self.sge.addr.to_le_bytes());
-        put(&mut w, wqe::LKEY, &self.sge.lkey.to_le_bytes());
+        if let [one] = self.sg_list {
+            put(&mut w, wqe::LOCAL_ADDR, &one.addr.to_le_bytes());
+            put(&mut w, wqe::LKEY, &one.lkey.to_le_bytes());
+        } else if self.sg_list.len() > 1 {
+            // NUM_SGE stays 0 for one entry or none: those WQEs are the 64-byte format's bytes.
+            w[wqe::NUM_SGE] = self.sg_list.len() as u8;
+            for (i, s) in self.sg_list.iter().enumerate() {
+                let e = wqe::SGL + i * sge::BYTES;
+                put(&mut w, e + sge::ADDR, &s.addr.to_le_bytes());
+                put(&mut w, e + sge::LENGTH, &s.length.to_le_bytes());
+                put(&mut w, e + sge::LKEY, &s.lkey.to_le_bytes());
+            }
+        }
         put(&mut w, wqe::RKEY, &rkey.to_le_bytes());
         put(&mut w, wqe::REMOTE_ADDR, &remote_addr.to_le_bytes());
         put(&mut w, wqe::IMM, &imm.to_le_bytes());

@@ -11,7 +11,7 @@
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
 use rocenic_proto::aeth::RNR_TIMER_US;
-use rocenic_proto::host::wqe;
+use rocenic_proto::host::{sge, wqe};
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
@@ -157,6 +157,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// holding bytes `[addr + jB, addr + jB + B)` (host::read_align realigns).
     pub rd_req_addr: Signal<Out, Bits<64>>,
     pub rd_req_len: Signal<Out, Bits<16>>,
+    /// `rd_req_addr` is a byte offset in the WQE's gather list `rd_sgl` (its first `rd_sgl_n` entries),
+    /// not an address (host::gather).
+    pub rd_req_gather: Signal<Out, bool>,
+    pub rd_sgl: Signal<Out, Bits<512>>,
+    pub rd_sgl_n: Signal<Out, Bits<3>>,
     pub rd_resp_valid: Signal<In, bool>,
     pub rd_resp_data: Signal<In, Bits<W>>,
     pub rd_resp_last: Signal<In, bool>,
@@ -170,6 +175,21 @@ pub struct TxEngine<const W: usize, const B: usize> {
     state: DFF<TxState>,
     // the WQE being executed (proto::host::wqe)
     wqe_buf: DFF<Bits<512>>,
+    /// A 128-byte WQE's second half: its gather list (proto::host::sge).
+    sgl_buf: DFF<Bits<512>>,
+    w_nsge: DFF<Bits<8>>,
+    /// The message is gathered from the list (NUM_SGE > 1): local addresses are message offsets.
+    w_gather: DFF<bool>,
+    p_gather: DFF<bool>,
+    /// This QP's send WQEs take 128 bytes (SQ_LOG_SIZE bit 5, `SQ_WQE_128`).
+    wqe128: Signal<Local, bool>,
+    wqe_len: Signal<Local, Bits<16>>,
+    sgl_len0: Signal<Local, Bits<40>>,
+    sgl_len1: Signal<Local, Bits<40>>,
+    sgl_len2: Signal<Local, Bits<40>>,
+    sgl_len3: Signal<Local, Bits<40>>,
+    sgl_sum: Signal<Local, Bits<40>>,
+    sgl_bad: Signal<Local, bool>,
     w_opcode: DFF<Bits<8>>,
     w_flags: DFF<Bits<8>>,
     w_len: DFF<Bits<32>>,
@@ -366,7 +386,12 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_bits: Constant<Bits<16>>,
     hdr_top: Constant<Bits<16>>,
     wqe_in_shift: Constant<Bits<16>>,
-    wqe_len: Constant<Bits<16>>,
+    sh_nsge: Constant<Bits<16>>,
+    /// Bit offsets of the gather entries' lengths in `sgl_buf`.
+    sh_sge_len0: Constant<Bits<16>>,
+    sh_sge_len1: Constant<Bits<16>>,
+    sh_sge_len2: Constant<Bits<16>>,
+    sh_sge_len3: Constant<Bits<16>>,
     sh_flags: Constant<Bits<16>>,
     sh_len: Constant<Bits<16>>,
     sh_wrid: Constant<Bits<16>>,
@@ -501,6 +526,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_req_ready: Default::default(),
             rd_req_addr: Default::default(),
             rd_req_len: Default::default(),
+            rd_req_gather: Default::default(),
+            rd_sgl: Default::default(),
+            rd_sgl_n: Default::default(),
             rd_resp_valid: Default::default(),
             rd_resp_data: Default::default(),
             rd_resp_last: Default::default(),
@@ -512,6 +540,18 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_tready: Default::default(),
             state: Default::default(),
             wqe_buf: Default::default(),
+            sgl_buf: Default::default(),
+            w_nsge: Default::default(),
+            w_gather: Default::default(),
+            p_gather: Default::default(),
+            wqe128: Default::default(),
+            wqe_len: Default::default(),
+            sgl_len0: Default::default(),
+            sgl_len1: Default::default(),
+            sgl_len2: Default::default(),
+            sgl_len3: Default::default(),
+            sgl_sum: Default::default(),
+            sgl_bad: Default::default(),
             w_opcode: Default::default(),
             w_flags: Default::default(),
             w_len: Default::default(),
@@ -689,7 +729,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_bits: c16(W),
             hdr_top: c16(1024 - W),
             wqe_in_shift: c16(512 - W),
-            wqe_len: c16(64),
+            sh_nsge: c16(wqe::NUM_SGE * 8),
+            sh_sge_len0: c16(sge::LENGTH * 8),
+            sh_sge_len1: c16((sge::BYTES + sge::LENGTH) * 8),
+            sh_sge_len2: c16((2 * sge::BYTES + sge::LENGTH) * 8),
+            sh_sge_len3: c16((3 * sge::BYTES + sge::LENGTH) * 8),
             sh_flags: c16(wqe::FLAGS * 8),
             sh_len: c16(wqe::LENGTH * 8),
             sh_wrid: c16(wqe::WR_ID * 8),
@@ -730,6 +774,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             clock,
             state,
             wqe_buf,
+            sgl_buf,
+            w_nsge,
+            w_gather,
+            p_gather,
             w_opcode,
             w_flags,
             w_len,
@@ -827,9 +875,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rnr_retry_exc_inc.next = false;
         self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
         self.is_read.next = self.w_opcode.q.val() == 4;
+        self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
         self.push_hit.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
             && ((self.push_db.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF))
-            && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF));
+            && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
+            && !self.wqe128.val();
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
@@ -883,14 +933,57 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // SQD (4) drains the send queue: the WQE in progress finishes, no new one starts; responses and
         // ACKs go on as in RTS (IBA 10.3.1).
         self.sq_on.next = self.rts.val() || (self.qp_state.val() == 4);
-        // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64.
+        // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64, or * 128 on a QP whose WQEs carry
+        // gather lists (SQ_WQE_128, the QP's max_send_sge > 1); the push window holds 64 bytes, so
+        // such a QP always fetches.
+        self.wqe_len.next = 64.into();
         self.sq_addr.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.sq_base_lo.val())
             + (bit_cast::<64, 32>(
-                self.sq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.sq_log_size.val()),
+                self.sq_ci.val()
+                    & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
             ) << 6);
+        if self.wqe128.val() {
+            self.wqe_len.next = 128.into();
+            self.sq_addr.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
+                + bit_cast::<64, 32>(self.sq_base_lo.val())
+                + (bit_cast::<64, 32>(
+                    self.sq_ci.val()
+                        & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
+                ) << 7);
+        }
         self.rd_req_addr.next = self.sq_addr.val();
         self.rd_req_len.next = self.wqe_len.val();
+        self.rd_req_gather.next = false;
+        self.rd_sgl.next = self.sgl_buf.q.val();
+        self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
+        // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
+        self.sgl_len0.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+            self.sgl_buf.q.val() >> self.sh_sge_len0.val(),
+        ));
+        self.sgl_len1.next = 0.into();
+        self.sgl_len2.next = 0.into();
+        self.sgl_len3.next = 0.into();
+        if self.w_nsge.q.val() >= 2 {
+            self.sgl_len1.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len1.val(),
+            ));
+        }
+        if self.w_nsge.q.val() >= 3 {
+            self.sgl_len2.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len2.val(),
+            ));
+        }
+        if self.w_nsge.q.val() >= 4 {
+            self.sgl_len3.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len3.val(),
+            ));
+        }
+        self.sgl_sum.next = (self.sgl_len0.val() + self.sgl_len1.val())
+            + (self.sgl_len2.val() + self.sgl_len3.val());
+        // More entries than the list holds, or a list in a 64-byte WQE.
+        self.sgl_bad.next =
+            (self.w_nsge.q.val() > 4) || (!self.wqe128.val() && (self.w_nsge.q.val() > 1));
 
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
@@ -1143,6 +1236,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.rd_req_valid.next = true;
             self.rd_req_addr.next = self.pf_addr.q.val();
             self.rd_req_len.next = self.pf_len.q.val();
+            self.rd_req_gather.next = self.w_gather.q.val();
             if self.rd_req_ready.val() {
                 self.pf_on.d.next = false;
                 self.pf_inc.next = true;
@@ -1385,10 +1479,20 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::WqeData => {
                 // The 64-byte WQE arrives lowest address first: shift it in from the top of a 512-bit register.
+                // A 128-byte one shifts through `sgl_buf` into `wqe_buf`: the header ends in `wqe_buf`,
+                // the gather list in `sgl_buf`.
                 self.rd_resp_ready.next = true;
                 if self.rd_resp_valid.val() {
                     self.wqe_buf.d.next = (self.wqe_buf.q.val() >> self.w_bits.val())
                         | (bit_cast::<512, W>(self.rd_resp_data.val()) << self.wqe_in_shift.val());
+                    if self.wqe128.val() {
+                        self.sgl_buf.d.next = (self.sgl_buf.q.val() >> self.w_bits.val())
+                            | (bit_cast::<512, W>(self.rd_resp_data.val())
+                                << self.wqe_in_shift.val());
+                        self.wqe_buf.d.next = (self.wqe_buf.q.val() >> self.w_bits.val())
+                            | (bit_cast::<512, W>(bit_cast::<W, 512>(self.sgl_buf.q.val()))
+                                << self.wqe_in_shift.val());
+                    }
                     if self.rd_resp_last.val() {
                         self.state.d.next = TxState::WqeParse;
                     }
@@ -1403,6 +1507,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_wrid.val());
                 self.w_laddr.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_laddr.val());
+                self.w_nsge.d.next = bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val());
+                self.w_gather.d.next = false;
+                if self.wqe128.val()
+                    && (bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val()) > 1)
+                {
+                    // Reads of the message are offsets in the gather list from here on.
+                    self.w_gather.d.next = true;
+                    self.w_laddr.d.next = 0.into();
+                }
                 self.w_rkey.d.next =
                     bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_rkey.val());
                 self.w_raddr.d.next =
@@ -1434,8 +1547,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
+                } else if self.sgl_bad.val()
+                    || (self.w_gather.q.val() && (self.is_read.val() || self.is_atomic.val()))
+                {
+                    // A malformed gather list, or one on a READ or atomic (whose local buffer is
+                    // written: scatter lists are not built).
+                    self.w_done.d.next = true;
+                    self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
                     // An atomic works on one 8-byte word (IBA §9.4.5).
+                    self.w_done.d.next = true;
+                    self.w_status.d.next = 1.into(); // LOC_LEN_ERR
+                } else if self.w_gather.q.val()
+                    && (self.sgl_sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
+                {
+                    // The list must cover the message exactly: no read past its last entry.
                     self.w_done.d.next = true;
                     self.w_status.d.next = 1.into(); // LOC_LEN_ERR
                 }
@@ -1460,6 +1586,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
                 self.p_plen.d.next = self.plen.val();
                 self.p_addr.d.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off.val());
+                self.p_gather.d.next = self.w_gather.q.val();
                 self.p_se.d.next = (self.wr_send.val() || self.wr_imm.val())
                     && ((self.w_flags.q.val() & 2) != 0)
                     && (self.snd_idx.q.val() == self.last_idx.q.val());
@@ -1518,6 +1645,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
                 self.p_plen.d.next = self.plen_r.val();
                 self.p_addr.d.next = self.rr_addr.q.val() + bit_cast::<64, 32>(self.off_r.val());
+                self.p_gather.d.next = false;
                 self.p_syn.d.next = 0x1F.into();
                 self.p_msn.d.next = self.rr_msn_q.q.val();
                 self.p_ackreq.d.next = false;
@@ -1655,6 +1783,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rd_req_valid.next = true;
                     self.rd_req_addr.next = self.p_addr.q.val();
                     self.rd_req_len.next = self.p_plen.q.val();
+                    self.rd_req_gather.next = self.p_gather.q.val();
                     if self.rd_req_ready.val() {
                         self.state.d.next = TxState::Emit;
                     }
@@ -1868,6 +1997,11 @@ mod tests {
         cycles: u64,
         /// Throttle the MAC and the DMA responses with a fixed irregular pattern.
         stall: bool,
+        /// Bytes per send WQE: 64, or 128 with `SQ_WQE_128` (gather lists).
+        stride: usize,
+        /// Plain reads (address, bytes) and gather reads (list offset, bytes) the engine issued.
+        reads: Vec<(usize, usize)>,
+        gathers: Vec<(usize, usize)>,
     }
 
     impl<const W: usize, const B: usize> Bench<W, B> {
@@ -1915,6 +2049,9 @@ mod tests {
                 acks_sent: 0,
                 cycles: 0,
                 stall: false,
+                stride: 64,
+                reads: vec![],
+                gathers: vec![],
             };
             b.uut.reset.next = true;
             b.step();
@@ -1952,13 +2089,32 @@ mod tests {
             let u = &self.uut;
             if u.rd_req_valid.val() {
                 let addr = u.rd_req_addr.val().to_u64() as usize;
-                // The core's host::read_align hands the engine the bytes from any address on.
-                let beats = (u.rd_req_len.val().to_u64() as usize).div_ceil(B);
+                let len = u.rd_req_len.val().to_u64() as usize;
+                // The core's host::read_align hands the engine the bytes from any address on; for a
+                // gather read, host::gather the bytes at that offset of the list the engine exports.
+                let bytes: Vec<u8> = if u.rd_req_gather.val() {
+                    let n = u.rd_sgl_n.val().to_u64() as usize;
+                    let sgl = u.rd_sgl.val();
+                    let list: Vec<u8> = (0..n)
+                        .flat_map(|i| {
+                            let a = sgl.get_bits::<64>(128 * i).to_u64() as usize;
+                            let l = sgl.get_bits::<32>(128 * i + 64).to_u64() as usize;
+                            self.mem[a..a + l].to_vec()
+                        })
+                        .collect();
+                    assert!(addr + len <= list.len(), "gather read past the list");
+                    self.gathers.push((addr, len));
+                    list[addr..addr + len].to_vec()
+                } else {
+                    self.reads.push((addr, len));
+                    self.mem[addr..addr + len].to_vec()
+                };
+                let beats = len.div_ceil(B);
                 for k in 0..beats {
                     let mut d: Bits<W> = 0.into();
-                    for i in 0..B {
+                    for i in 0..B.min(len - k * B) {
                         d = d
-                            | (bit_cast::<W, 8>((self.mem[addr + k * B + i] as u64).into())
+                            | (bit_cast::<W, 8>((bytes[k * B + i] as u64).into())
                                 << (8 * i) as u64);
                     }
                     self.resp.push_back((d, k + 1 == beats));
@@ -2031,8 +2187,8 @@ mod tests {
             rkey: u32,
             raddr: u64,
         ) {
-            let w = SQ_BASE as usize + (self.sq_pi as usize % 4) * 64;
-            let e = &mut self.mem[w..w + 64];
+            let w = SQ_BASE as usize + (self.sq_pi as usize % 4) * self.stride;
+            let e = &mut self.mem[w..w + self.stride];
             e.fill(0);
             e[wqe::OPCODE] = opcode;
             e[wqe::FLAGS] = flags;
@@ -2042,6 +2198,27 @@ mod tests {
             e[wqe::RKEY..wqe::RKEY + 4].copy_from_slice(&rkey.to_le_bytes());
             e[wqe::REMOTE_ADDR..wqe::REMOTE_ADDR + 8].copy_from_slice(&raddr.to_le_bytes());
             self.sq_pi += 1;
+        }
+
+        /// A 128-byte WQE gathering from `list` (NUM_SGE = its length), on a bench made with
+        /// [`Bench::wqe_128`]; `len` is the LENGTH field (the list's sum, unless testing a bad one).
+        fn post_list(&mut self, opcode: u8, len: u32, wr_id: u64, list: &[(u64, u32)], nsge: u8) {
+            self.post(opcode, wqe::FLAG_SIGNALED, len, wr_id, 0, 1, 0x2000);
+            let w = SQ_BASE as usize + ((self.sq_pi - 1) as usize % 4) * self.stride;
+            self.mem[w + wqe::NUM_SGE] = nsge;
+            for (i, &(a, l)) in list.iter().enumerate() {
+                let e = w + wqe::SGL + i * sge::BYTES;
+                self.mem[e + sge::ADDR..e + sge::ADDR + 8].copy_from_slice(&a.to_le_bytes());
+                self.mem[e + sge::LENGTH..e + sge::LENGTH + 4].copy_from_slice(&l.to_le_bytes());
+                self.mem[e + sge::LKEY..e + sge::LKEY + 4].copy_from_slice(&0x77_u32.to_le_bytes());
+            }
+        }
+
+        /// The QP's send WQEs take 128 bytes (SQ_LOG_SIZE bit 5).
+        fn wqe_128(mut self) -> Self {
+            self.stride = 128;
+            self.uut.sq_log_size.next = (2 | 0x20_u64).into();
+            self
         }
 
         fn rx_ack(&mut self, syndrome: u8, psn: u32) {
@@ -2365,6 +2542,74 @@ mod tests {
         b.run_until(100, |b| b.sq_ci == 1);
         assert_eq!(b.cqes, vec![(21, 0, 2, 600, 0)]);
         assert_eq!(b.frames.len(), 1, "no retransmission");
+    }
+
+    #[test]
+    fn send_gathers_from_a_list_across_packet_boundaries() {
+        for stall in [false, true] {
+            let mut b = Bench::<64, 8>::new(8, 100_000, 3).wqe_128();
+            b.stall = stall;
+            // Three buffers at odd addresses; packets of 256 bytes take bytes from two of them.
+            let list = [(0x4003, 200), (0x5001, 1), (0x6005, 399)];
+            for (i, &(a, l)) in list.iter().enumerate() {
+                fill(&mut b.mem, a as usize, l as usize, 40 * i as u8 + 3);
+            }
+            let want: Vec<u8> = list
+                .iter()
+                .flat_map(|&(a, l)| b.mem[a as usize..(a + l as u64) as usize].to_vec())
+                .collect();
+            b.post_list(2, 600, 9, &list, 3);
+            b.run_until(3000, |b| b.frames.len() == 3);
+            let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+            let data: Vec<u8> = p.iter().flat_map(|p| p.rest.clone()).collect();
+            assert_eq!(data, want, "stall {stall}");
+            // The WQE fetch reads the 128-byte slot; the payload reads are offsets in the list.
+            assert_eq!(b.reads, vec![(SQ_BASE as usize, 128)]);
+            assert_eq!(b.gathers, vec![(0, 256), (256, 256), (512, 88)]);
+            b.rx_ack(0x1F, 0);
+            b.run_until(100, |b| b.sq_ci == 1);
+            assert_eq!(b.cqes, vec![(9, 0, 0, 600, 0)]);
+        }
+    }
+
+    #[test]
+    fn bad_gather_lists_fail_before_any_read() {
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3).wqe_128();
+        let list = [(0x4000, 100), (0x5000, 50)];
+        // LENGTH is not the list's sum: LOC_LEN_ERR (1).
+        // (Each failure takes the QP to ERR; the bench puts it back in RTS for the next case.)
+        b.post_list(2, 151, 1, &list, 2);
+        b.run_until(300, |b| b.sq_ci == 1);
+        b.qp_state = 3;
+        // A READ (4) with a list: its local buffer would be scattered, not built: LOC_QP_OP_ERR (2).
+        b.post_list(4, 150, 2, &list, 2);
+        b.run_until(300, |b| b.sq_ci == 2);
+        b.qp_state = 3;
+        // More entries than a WQE holds: LOC_QP_OP_ERR.
+        b.post_list(2, 150, 3, &list, 5);
+        b.run_until(300, |b| b.sq_ci == 3);
+        assert_eq!(
+            b.cqes,
+            vec![(1, 1, 0, 151, 0), (2, 2, 2, 150, 0), (3, 2, 0, 150, 0)]
+        );
+        assert!(b.frames.is_empty() && b.gathers.is_empty());
+        // A list in a 64-byte WQE (SQ_WQE_128 clear) is malformed too.
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        b.post(2, wqe::FLAG_SIGNALED, 8, 4, 0x4000, 0, 0);
+        b.mem[SQ_BASE as usize + wqe::NUM_SGE] = 2;
+        b.run_until(300, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(4, 2, 0, 8, 0)]);
+        // 512 bits: the 128-byte WQE is two words.
+        let mut b = Bench::<512, 64>::new(8, 100_000, 3).wqe_128();
+        let list = [(0x4001, 70), (0x5003, 30)];
+        fill(&mut b.mem, 0x4001, 70, 1);
+        fill(&mut b.mem, 0x5003, 30, 9);
+        b.post_list(0, 100, 5, &list, 2);
+        b.run_until(1000, |b| b.frames.len() == 1);
+        let p = check(&b.frames[0]);
+        let mut want = b.mem[0x4001..0x4001 + 70].to_vec();
+        want.extend_from_slice(&b.mem[0x5003..0x5003 + 30]);
+        assert_eq!((p.opcode, &p.rest[16..]), (0x0A, &want[..]));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! MAC → `net::rx_buffer` → `roce::resp` (recv/resp/comp) → host memory, and `roce::req` → MAC.
 use crate::host::cqe::CqeWriter;
 use crate::host::dma_split::DmaReadSplit;
+use crate::host::gather::Gather;
 use crate::host::read_align::ReadAlign;
 use crate::host::regs::Regs;
 use crate::host::write_align::WriteAlign;
@@ -73,6 +74,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// The receive engine's payload writes, moved to B-aligned host words (any destination address).
     walign: WriteAlign<W, B>,
     /// The transmit engine's reads (any source address) as beat-aligned reads, their data realigned.
+    gather: Gather<W, B>,
     ralign: ReadAlign<W, B>,
     dma_split: DmaReadSplit<B>,
     arp: ArpResponder<W, B>,
@@ -152,6 +154,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             tx_eng: Default::default(),
             cqe: Default::default(),
             walign: Default::default(),
+            gather: Default::default(),
             ralign: Default::default(),
             dma_split: Default::default(),
             arp: Default::default(),
@@ -189,6 +192,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
         self.dma_split.clock.next = self.clock.val();
+        self.gather.clock.next = self.clock.val();
+        self.gather.reset.next = self.reset.val();
         self.ralign.clock.next = self.clock.val();
         self.ralign.reset.next = self.reset.val();
         self.dma_split.reset.next = self.reset.val();
@@ -654,13 +659,21 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.cqe.src_qp.next = self.qpt.tx_dest_qpn.val();
             self.cqe.qpn.next = self.qpt.tx_qpn.val();
         }
-        // DMA reads: the transmit engine's (tag 0, through the read realigner) before the receive
-        // engine's (tag 1: receive WQEs, atomics), through the splitter (PCIe Max_Read_Request_Size and
-        // 4 KiB boundaries); responses routed by tag.
-        self.ralign.req_in_valid.next = self.tx_eng.rd_req_valid.val();
-        self.ralign.req_in_addr.next = self.tx_eng.rd_req_addr.val();
-        self.ralign.req_in_len.next = self.tx_eng.rd_req_len.val();
-        self.tx_eng.rd_req_ready.next = self.ralign.req_in_ready.val();
+        // DMA reads: the transmit engine's (tag 0, through the gather unit, which cuts a gather-list
+        // read into one read per buffer and packs their data back together, and the read realigner)
+        // before the receive engine's (tag 1: receive WQEs, atomics), through the splitter (PCIe
+        // Max_Read_Request_Size and 4 KiB boundaries); responses routed by tag.
+        self.gather.req_in_valid.next = self.tx_eng.rd_req_valid.val();
+        self.gather.req_in_addr.next = self.tx_eng.rd_req_addr.val();
+        self.gather.req_in_len.next = self.tx_eng.rd_req_len.val();
+        self.gather.req_in_gather.next = self.tx_eng.rd_req_gather.val();
+        self.gather.sgl.next = self.tx_eng.rd_sgl.val();
+        self.gather.sgl_n.next = self.tx_eng.rd_sgl_n.val();
+        self.tx_eng.rd_req_ready.next = self.gather.req_in_ready.val();
+        self.ralign.req_in_valid.next = self.gather.req_out_valid.val();
+        self.ralign.req_in_addr.next = self.gather.req_out_addr.val();
+        self.ralign.req_in_len.next = self.gather.req_out_len.val();
+        self.gather.req_out_ready.next = self.ralign.req_in_ready.val();
         self.rd_max_beats.next = self.regs.dma_max_read.val() >> self.log_b32.val();
         self.dma_split.max_beats.next = bit_cast::<16, 32>(self.rd_max_beats.val());
         if self.rd_max_beats.val() == 0 {
@@ -688,10 +701,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 0);
         self.ralign.resp_in_data.next = self.dma_rd_resp_data.val();
         self.ralign.resp_in_last.next = self.dma_split.resp_last.val();
-        self.tx_eng.rd_resp_valid.next = self.ralign.resp_out_valid.val();
-        self.tx_eng.rd_resp_data.next = self.ralign.resp_out_data.val();
-        self.tx_eng.rd_resp_last.next = self.ralign.resp_out_last.val();
-        self.ralign.resp_out_ready.next = self.tx_eng.rd_resp_ready.val();
+        self.gather.resp_in_valid.next = self.ralign.resp_out_valid.val();
+        self.gather.resp_in_data.next = self.ralign.resp_out_data.val();
+        self.gather.resp_in_last.next = self.ralign.resp_out_last.val();
+        self.ralign.resp_out_ready.next = self.gather.resp_in_ready.val();
+        self.tx_eng.rd_resp_valid.next = self.gather.resp_out_valid.val();
+        self.tx_eng.rd_resp_data.next = self.gather.resp_out_data.val();
+        self.tx_eng.rd_resp_last.next = self.gather.resp_out_last.val();
+        self.gather.resp_out_ready.next = self.tx_eng.rd_resp_ready.val();
         self.rx_eng.rd_resp_valid.next =
             self.dma_rd_resp_valid.val() && (self.dma_rd_resp_tag.val() == 1);
         self.rx_eng.rd_resp_data.next = self.dma_rd_resp_data.val();

@@ -496,6 +496,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         QpCaps {
             max_send_wr: depth,
             max_recv_wr: rq_depth,
+            max_send_sge: 1,
         },
     )
     .map_err(e)?;

@@ -64,6 +64,7 @@ pub(super) fn setup() -> Setup {
         QpCaps {
             max_send_wr: 2,
             max_recv_wr: 2,
+            max_send_sge: 1,
         },
     )
 }

@@ -230,6 +230,7 @@ fn buffers_may_start_at_any_byte() {
         QpCaps {
             max_send_wr: 8,
             max_recv_wr: 2,
+            max_send_sge: 1,
         },
     );
     to_rts(&s);

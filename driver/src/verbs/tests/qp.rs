@@ -10,6 +10,7 @@ fn create_programs_the_three_rings() {
         QpCaps {
             max_send_wr: 4,
             max_recv_wr: 8,
+            max_send_sge: 1,
         },
     );
     assert_eq!(s.dev.get(regs::QP_STATE), QpState::Reset as u32);
@@ -57,6 +58,7 @@ fn one_cq_for_both_directions_sizes_the_ring_by_its_depth() {
     let caps = QpCaps {
         max_send_wr: 2,
         max_recv_wr: 2,
+        max_send_sge: 1,
     };
     let _qp = QueuePair::create(&pd, &cq, &cq, caps).unwrap();
     assert_eq!(dev.get(regs::CQ_LOG_SIZE), 3);
@@ -68,6 +70,7 @@ fn qpns_are_allocated_lowest_free_first_and_freed_on_drop() {
     let caps = QpCaps {
         max_send_wr: 2,
         max_recv_wr: 2,
+        max_send_sge: 1,
     };
     assert_eq!(s.qp.qp_num(), QPN);
     let second = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
@@ -95,6 +98,7 @@ fn qpns_are_allocated_lowest_free_first_and_freed_on_drop() {
     let bad = QpCaps {
         max_send_wr: 3,
         max_recv_wr: 2,
+        max_send_sge: 1,
     };
     assert!(matches!(
         QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, bad),
@@ -111,6 +115,7 @@ fn a_cq_of_another_device_is_refused() {
     let caps = QpCaps {
         max_send_wr: 2,
         max_recv_wr: 2,
+        max_send_sge: 1,
     };
     assert!(matches!(
         QueuePair::create(&s.pd, &s.send_cq, &foreign, caps),
@@ -269,6 +274,7 @@ fn ack_timeout_converts_the_ib_exponent_at_the_widths_clock() {
         QpCaps {
             max_send_wr: 2,
             max_recv_wr: 2,
+            max_send_sge: 1,
         },
     );
     s.qp.modify(QpAttr::Init(InitAttrs::default())).unwrap();
@@ -379,6 +385,7 @@ fn modify_to_err_flushes_what_the_device_has_not_consumed_in_order() {
         QpCaps {
             max_send_wr: 4,
             max_recv_wr: 4,
+            max_send_sge: 1,
         },
     );
     to_rts(&s);
