@@ -12,7 +12,7 @@ use rocenic_driver::backend::{Backend, DmaArena, DmaRegion};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs,
-    SendFlags, SendOp, SendWr, Sge, WorkRequest,
+    SendFlags, SendOp, SendWr, Sge, WcStatus, WorkRequest,
 };
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, Width};
@@ -277,13 +277,22 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
     unsafe { p.a.qp.post_send_gather(&wr).unwrap() };
     let mut f = p.fabric.lock().unwrap();
     let doorbell = f.cycles();
+    let mut took = None;
     for _ in 0..2_000_000 {
         f.run(1);
         if f.link_stats().frames[0] >= frames0 + 16 {
-            return f.cycles() - doorbell;
+            took = Some(f.cycles() - doorbell);
+            break;
         }
     }
-    panic!("the SEND did not leave A");
+    drop(f);
+    let took = took.expect("the SEND left A");
+    // Both completions before the buffers (and their MRs) go: B is still writing the last packets.
+    let r = p.wait_for(&p.b.recv_cq, 1_000_000).expect("B received it");
+    assert_eq!((r.status, r.byte_len as usize), (WcStatus::Success, LEN));
+    let c = p.wait_for(&p.a.send_cq, 1_000_000).expect("A completed it");
+    assert_eq!(c.status, WcStatus::Success);
+    took
 }
 
 fn main() {

@@ -118,8 +118,16 @@ impl QueuePair {
             opcode: wr.op.wc_opcode(),
             signaled: wr.flags.contains(SendFlags::SIGNALED),
         };
-        let wqe = wr.encode(sq.stride);
-        self.push(&mut sq, &wqe, regs::SQ_PI, &inner.send_out, out, push)
+        let wqe = wr.encode();
+        let stride = sq.stride;
+        self.push(
+            &mut sq,
+            &wqe[..stride],
+            regs::SQ_PI,
+            &inner.send_out,
+            out,
+            push,
+        )
     }
 
     /// Posts a receive work request: the WQE goes into the receive ring, then RQ_PI. Allowed from INIT

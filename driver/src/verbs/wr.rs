@@ -146,10 +146,11 @@ impl SendWr<'_> {
             .try_fold(0u32, |sum, s| sum.checked_add(s.length))
     }
 
-    /// The send WQE the core fetches, `bytes` long (64, or 128 on a QP with gather lists). One entry
-    /// goes in the header (LOCAL_ADDR, LKEY); several go in the gather list after it, LENGTH their sum.
-    /// The caller has checked the list fits (`bytes` 128 for more than one entry) and its length.
-    pub(crate) fn encode(&self, bytes: usize) -> Vec<u8> {
+    /// The send WQE the core fetches: the first 64 bytes, or all 128 on a QP with gather lists (on the
+    /// stack: this is the posting fast path). One entry goes in the header (LOCAL_ADDR, LKEY); several go
+    /// in the gather list after it, LENGTH their sum. The caller has checked the list fits (a 128-byte
+    /// WQE for more than one entry) and its length.
+    pub(crate) fn encode(&self) -> [u8; WQE_128_BYTES] {
         let (mut compare_add, mut swap) = (0u64, 0u64);
         let (opcode, remote_addr, rkey, imm) = match self.op {
             SendOp::RdmaWrite { remote_addr, rkey } => (WrOpcode::RdmaWrite, remote_addr, rkey, 0),
@@ -182,8 +183,7 @@ impl SendWr<'_> {
                 (WrOpcode::AtomicFetchAndAdd, remote_addr, rkey, 0)
             }
         };
-        debug_assert!(bytes == WQE_BYTES || bytes == WQE_128_BYTES);
-        let mut w = vec![0u8; bytes];
+        let mut w = [0u8; WQE_128_BYTES];
         w[wqe::OPCODE] = opcode as u8;
         w[wqe::FLAGS] = self.flags.0;
         put(

@@ -8,6 +8,8 @@
 //! start at lane 0, so the bytes left over from the previous piece (`r` lanes) go first and the new word,
 //! rotated up by `r` lanes, fills the rest. A request ending with lanes left over costs one more cycle
 //! (`flush`). Other requests (WQE fetches, READ responses) are one piece and pass through with `r` = 0.
+//! A word that leaves nothing over while nothing is held goes straight through, unregistered (the
+//! realigner's output is a register already); only packing goes through this unit's output register.
 //!
 //! The list is the WQE's gather area as the engine holds it (`MAX_SGE` entries of 16 bytes: address
 //! u64, length u32, lkey u32, `rocenic_proto::host::sge`), stable while the engine's reads of that WQE are
@@ -98,6 +100,7 @@ pub struct Gather<const W: usize, const B: usize> {
     low: Signal<Local, Bits<W>>,
     merged: Signal<Local, Bits<W>>,
     take_ok: Signal<Local, bool>,
+    bypass: Signal<Local, bool>,
     fire_in: Signal<Local, bool>,
     ends: Signal<Local, bool>,
     beat_bytes: Constant<Bits<8>>,
@@ -175,6 +178,7 @@ impl<const W: usize, const B: usize> Default for Gather<W, B> {
             low: Default::default(),
             merged: Default::default(),
             take_ok: Default::default(),
+            bypass: Default::default(),
             fire_in: Default::default(),
             ends: Default::default(),
             beat_bytes: Constant::new((B as u64).into()),
@@ -294,7 +298,17 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             (self.acc.q.val() & self.low.val()) | (self.rot.y.val() & !self.low.val());
         self.ends.next = self.resp_in_last.val() && self.h_end.val();
         self.take_ok.next = !self.out_valid.q.val() || self.resp_out_ready.val();
+        // Nothing held and a word that leaves nothing over (r = 0, and a whole word or its request's
+        // last): it goes straight to the engine, no register cycle (every plain read, and most words of
+        // a gathered one while the pieces line up).
+        self.bypass.next = !self.out_valid.q.val()
+            && !self.flush_pend.q.val()
+            && (self.r.q.val() == 0)
+            && ((self.n_in.val() == self.beat_bytes.val()) || self.ends.val());
         self.resp_in_ready.next = self.take_ok.val() && !self.flush_pend.q.val();
+        if self.bypass.val() {
+            self.resp_in_ready.next = self.resp_out_ready.val();
+        }
         self.fire_in.next = self.resp_in_valid.val() && self.resp_in_ready.val();
         self.pop.next = self.fire_in.val() && self.resp_in_last.val();
         if self.take_ok.val() {
@@ -307,7 +321,7 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.out_last.d.next = true;
             self.flush_pend.d.next = false;
             self.r.d.next = 0.into();
-        } else if self.fire_in.val() {
+        } else if self.fire_in.val() && !self.bypass.val() {
             if self.tot.val() >= self.beat_bytes.val() {
                 self.out_valid.d.next = true;
                 self.out_data.d.next = self.merged.val();
@@ -334,6 +348,11 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
         self.resp_out_valid.next = self.out_valid.q.val();
         self.resp_out_data.next = self.out_data.q.val();
         self.resp_out_last.next = self.out_last.q.val();
+        if self.bypass.val() {
+            self.resp_out_valid.next = self.resp_in_valid.val();
+            self.resp_out_data.next = self.resp_in_data.val();
+            self.resp_out_last.next = self.ends.val();
+        }
         if self.reset.val() {
             self.busy.d.next = false;
             self.t_idx.d.next = 0.into();
