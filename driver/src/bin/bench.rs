@@ -11,8 +11,8 @@ use rocenic_driver::backend::fake::FakeMemory;
 use rocenic_driver::backend::{Backend, DmaArena, DmaRegion};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs,
-    SendFlags, SendOp, SendWr, Sge, WcStatus, WorkRequest,
+    AccessFlags, Context, InitAttrs, MemoryRegion, QpAttr, QpCaps, QueuePair, RecvRequest,
+    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcStatus, WorkRequest,
 };
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, Width};
@@ -135,6 +135,27 @@ fn post_send_ns() -> f64 {
 
 /// Cycles from the SQ_PI doorbell to the first byte of the WRITE's first frame on the MAC, and from the
 /// last byte of a SEND entering B to B's CQE being written.
+/// A `len`-byte buffer at B, registered and posted as one receive; the caller keeps it until the
+/// receive has completed.
+fn receive_buffer(p: &Pair, len: usize) -> (DmaRegion, MemoryRegion) {
+    let buf = p.b.ctx.alloc_dma(len).unwrap();
+    let mr =
+        p.b.pd
+            .reg_mr(&buf, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let rr = RecvRequest {
+        wr_id: 1,
+        sge: Sge {
+            addr: mr.addr(),
+            length: len as u32,
+            lkey: mr.lkey(),
+        },
+    };
+    // SAFETY: the caller holds the buffer and its MR until the receive completes.
+    unsafe { p.b.qp.post_recv(&rr).unwrap() };
+    (buf, mr)
+}
+
 fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
     let cfg = FabricConfig {
         width,
@@ -150,24 +171,7 @@ fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
         p.a.pd
             .reg_mr(&src, 0, 4096, AccessFlags::LOCAL_WRITE)
             .unwrap();
-    let rbuf = p.b.ctx.alloc_dma(4096).unwrap();
-    let rmr =
-        p.b.pd
-            .reg_mr(&rbuf, 0, 4096, AccessFlags::LOCAL_WRITE)
-            .unwrap();
-    // SAFETY: buffers live to the end of the function, after the completions.
-    unsafe {
-        p.b.qp
-            .post_recv(&RecvRequest {
-                wr_id: 1,
-                sge: Sge {
-                    addr: rmr.addr(),
-                    length: 4096,
-                    lkey: rmr.lkey(),
-                },
-            })
-            .unwrap();
-    }
+    let _rx = receive_buffer(&p, 4096);
     let mut f = p.fabric.lock().unwrap();
     f.run(1000);
     let frames0 = f.link_stats().frames[0];
@@ -183,7 +187,7 @@ fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
         },
         flags: SendFlags::SIGNALED,
     };
-    // SAFETY: as above.
+    // SAFETY: `src` lives to the end of the function, after the completions.
     unsafe {
         if push {
             p.a.qp.post_send_push(&wr).unwrap();
@@ -237,11 +241,6 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
         p.a.pd
             .reg_mr(&src, 0, LEN + 4096, AccessFlags::LOCAL_WRITE)
             .unwrap();
-    let rbuf = p.b.ctx.alloc_dma(LEN).unwrap();
-    let rmr =
-        p.b.pd
-            .reg_mr(&rbuf, 0, LEN, AccessFlags::LOCAL_WRITE)
-            .unwrap();
     let piece = LEN / entries;
     let list: Vec<Sge> = (0..entries)
         .map(|i| Sge {
@@ -250,19 +249,7 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
             lkey: smr.lkey(),
         })
         .collect();
-    // SAFETY: buffers live to the end of the function, after the completions.
-    unsafe {
-        p.b.qp
-            .post_recv(&RecvRequest {
-                wr_id: 1,
-                sge: Sge {
-                    addr: rmr.addr(),
-                    length: LEN as u32,
-                    lkey: rmr.lkey(),
-                },
-            })
-            .unwrap();
-    }
+    let _rx = receive_buffer(&p, LEN);
     let mut f = p.fabric.lock().unwrap();
     f.run(1000);
     let frames0 = f.link_stats().frames[0];
@@ -273,7 +260,7 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
         sg_list: &list,
         flags: SendFlags::SIGNALED,
     };
-    // SAFETY: as above.
+    // SAFETY: the list's buffers (in `src`) live to the end of the function, after both completions.
     unsafe { p.a.qp.post_send_gather(&wr).unwrap() };
     let mut f = p.fabric.lock().unwrap();
     let doorbell = f.cycles();
