@@ -184,6 +184,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// This QP's send WQEs take 128 bytes (SQ_LOG_SIZE bit 5, `SQ_WQE_128`).
     wqe128: Signal<Local, bool>,
     wqe_len: Signal<Local, Bits<16>>,
+    /// The send ring slot of WQE `SQ_CI` (its index mod 2^SQ_LOG_SIZE).
+    sq_slot: Signal<Local, Bits<64>>,
+    sq_ring: Signal<Local, Bits<64>>,
     sgl_len0: Signal<Local, Bits<40>>,
     sgl_len1: Signal<Local, Bits<40>>,
     sgl_len2: Signal<Local, Bits<40>>,
@@ -546,6 +549,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_gather: Default::default(),
             wqe128: Default::default(),
             wqe_len: Default::default(),
+            sq_slot: Default::default(),
+            sq_ring: Default::default(),
             sgl_len0: Default::default(),
             sgl_len1: Default::default(),
             sgl_len2: Default::default(),
@@ -936,21 +941,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64, or * 128 on a QP whose WQEs carry
         // gather lists (SQ_WQE_128, the QP's max_send_sge > 1); the push window holds 64 bytes, so
         // such a QP always fetches.
+        self.sq_slot.next = bit_cast::<64, 32>(
+            self.sq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
+        );
+        self.sq_ring.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
+            + bit_cast::<64, 32>(self.sq_base_lo.val());
         self.wqe_len.next = 64.into();
-        self.sq_addr.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
-            + bit_cast::<64, 32>(self.sq_base_lo.val())
-            + (bit_cast::<64, 32>(
-                self.sq_ci.val()
-                    & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
-            ) << 6);
+        self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 6);
         if self.wqe128.val() {
             self.wqe_len.next = 128.into();
-            self.sq_addr.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
-                + bit_cast::<64, 32>(self.sq_base_lo.val())
-                + (bit_cast::<64, 32>(
-                    self.sq_ci.val()
-                        & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
-                ) << 7);
+            self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 7);
         }
         self.rd_req_addr.next = self.sq_addr.val();
         self.rd_req_len.next = self.wqe_len.val();
