@@ -105,12 +105,12 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         self.out_valid.next = self.in_valid.val();
         self.in_ready.next = self.out_ready.val();
         if self.spill_pend.q.val() {
-            // The spill word; the last input word (still offered) is accepted with it.
+            // The spill word; the last input word is accepted with it (so it waits while the input
+            // is withdrawn: a gap must not let the word be taken twice).
             self.out_addr.next = self.spill_addr.q.val();
             self.out_data.next = self.carry_data.q.val();
             self.out_strb.next = self.carry_strb.q.val();
-            self.out_valid.next = true;
-            if self.out_ready.val() {
+            if self.out_ready.val() && self.in_valid.val() {
                 self.spill_pend.d.next = false;
                 self.mid.d.next = false;
             }
