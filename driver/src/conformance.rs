@@ -7,7 +7,8 @@
 use crate::pair::{ip, mac, Pair, PairParams};
 use crate::replay::{self, HostWrite, MrSetup, Poll, PostRecv, PostSend, SetReg, Step};
 use crate::verbs::{
-    AccessFlags, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WorkCompletion, WorkRequest,
+    AccessFlags, MemoryRegion, RecvRequest, RecvWr, SendFlags, SendOp, Sge, WorkCompletion,
+    WorkRequest,
 };
 use crate::{DmaRegion, QpState, WcOpcode, WcStatus};
 use rocenic_proto::opcode as op;
@@ -77,10 +78,6 @@ macro_rules! check {
 }
 
 impl Bench {
-    fn new(pcap: PathBuf) -> Result<Bench, String> {
-        Bench::with(PairParams::new(MTU as u32, 20_000), pcap)
-    }
-
     /// The bench with the given set-up (a scenario's), its frames to `pcap`.
     pub fn with(params: PairParams, pcap: PathBuf) -> Result<Bench, String> {
         let cfg = FabricConfig {
@@ -1002,6 +999,104 @@ fn send_longer_than_receive(b: &mut Bench) -> Result<(), String> {
         true,
     );
     invalid_request_nak(b, f, p)
+}
+
+/// The receive WQE of a `_scatter_` case: entries in `local`, at `(offset, length)`.
+fn scatter_list(b: &Bench, at: &[(usize, u32)]) -> Vec<Sge> {
+    at.iter()
+        .map(|&(off, length)| Sge {
+            addr: b.local_mr.addr() + off as u64,
+            length,
+            lkey: b.local_mr.lkey(),
+        })
+        .collect()
+}
+
+fn send_scatter_list(b: &mut Bench) -> Result<(), String> {
+    b.not_replayable("a receive WQE with a scatter list");
+    const FILL: u8 = 0xEE;
+    b.local.write(0, &[FILL; 8192]).unwrap();
+    // Entries at odd offsets, out of address order, one of a single byte.
+    let list = scatter_list(b, &[(4096 + 1, 700), (2000 + 3, 1), (5, 2000)]);
+    // SAFETY: `local` lives as long as the bench, which outlives the case.
+    unsafe {
+        b.pair.a.qp.post_recv_scatter(&RecvWr {
+            wr_id: 21,
+            sg_list: &list,
+        })
+    }
+    .map_err(|e| e.to_string())?;
+    let d = pattern(2 * MTU + 300, 21);
+    let p = b.take_psn(3);
+    let ops = [op::RC_SEND_FIRST, op::RC_SEND_MIDDLE, op::RC_SEND_LAST];
+    for (k, chunk) in d.chunks(MTU).enumerate() {
+        let f = b.frame(ops[k], p + k as u32, ExtHeaders::default(), chunk, k == 2);
+        b.inject(f, 2000);
+    }
+    b.expect_ack(0x00, p + 2, Some(1))?;
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.status, wc.wr_id, wc.opcode, wc.byte_len)
+            == (WcStatus::Success, 21, WcOpcode::Recv, d.len() as u32),
+        "completion {wc:?}"
+    );
+    let mut want = vec![FILL; 8192];
+    let mut at = 0;
+    for e in &list {
+        let off = (e.addr - b.local_mr.addr()) as usize;
+        let n = (e.length as usize).min(d.len() - at);
+        want[off..off + n].copy_from_slice(&d[at..at + n]);
+        at += n;
+    }
+    let mut got = vec![0; 8192];
+    b.local.read(0, &mut got).unwrap();
+    let bad = (0..got.len()).find(|&i| got[i] != want[i]);
+    check!(bad.is_none(), "first wrong byte at local offset {bad:?}");
+    Ok(())
+}
+
+fn send_malformed_scatter_list(b: &mut Bench) -> Result<(), String> {
+    b.not_replayable("a receive WQE the driver would refuse");
+    b.local.write(0, &[0xEE; 1200]).unwrap();
+    let list = scatter_list(b, &[(0, 100), (1000, 200)]);
+    let mut wqe = RecvWr {
+        wr_id: 22,
+        sg_list: &list,
+    }
+    .encode();
+    // LENGTH one more than the entries hold: no list of these entries describes the buffer.
+    let len = rocenic_proto::host::recv_wqe::LENGTH;
+    wqe[len..len + 4].copy_from_slice(&301u32.to_le_bytes());
+    // SAFETY: `local` lives as long as the bench, which outlives the case.
+    unsafe { b.pair.a.qp.post_recv_wqe(22, &wqe) }.map_err(|e| e.to_string())?;
+    let p = b.take_psn(1);
+    b.inject(
+        b.frame(
+            op::RC_SEND_ONLY,
+            p,
+            ExtHeaders::default(),
+            &pattern(50, 22),
+            true,
+        ),
+        3000,
+    );
+    b.expect_ack(0x63, p, None)?;
+    check!(
+        b.qp_state() == QpState::Err,
+        "the responder QP must enter ERR (IBA 9.9.3)"
+    );
+    let wc = b.recv_wc()?;
+    check!(
+        (wc.status, wc.wr_id) == (WcStatus::WrFlushErr, 22),
+        "completion {wc:?}"
+    );
+    let mut got = vec![0; 1200];
+    b.local.read(0, &mut got).unwrap();
+    check!(
+        got.iter().all(|&x| x == 0xEE),
+        "a malformed WQE's buffers must not be written"
+    );
+    Ok(())
 }
 
 fn send_only_with_immediate(b: &mut Bench) -> Result<(), String> {
@@ -3532,6 +3627,8 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_send_only_to_receive", rule: "9.7.5: a SEND ONLY fills the next receive WQE, ACK, RECV completion", run: send_only_to_receive },
     Case { name: "rc_send_first_middle_last", rule: "9.7.5: a multi-packet SEND continues the receive buffer; byte_len is the message", run: send_first_middle_last },
     Case { name: "rc_send_rnr_nak_retry", rule: "9.7.5.1.6: no receive WQE: RNR NAK with MIN_RNR_TIMER, PSN not consumed; the retry lands", run: send_rnr_nak_then_retry },
+    Case { name: "rc_send_scatter_list", rule: "9.7.5, 10.8.3: a SEND's payload fills the receive WQE's scatter list in order, across packets and entries at any byte, nothing outside them written", run: send_scatter_list },
+    Case { name: "rc_send_malformed_scatter_list", rule: "9.9.3: a receive WQE whose list does not add up to its LENGTH is malformed: remote operational error NAK (0x63), nothing written, QP to ERR", run: send_malformed_scatter_list },
     Case { name: "rc_send_longer_than_receive", rule: "9.7.5.1.4: a SEND longer than the receive buffer is an invalid request", run: send_longer_than_receive },
     Case { name: "rc_write_qp_without_remote_write", rule: "QP attributes (qp_access_flags): a WRITE to a QP without REMOTE_WRITE is refused although the MR allows it: invalid request NAK, the QP to ERR (as rdma_rxe)", run: write_qp_without_remote_write },
     Case { name: "rc_read_qp_without_remote_read", rule: "QP attributes (qp_access_flags): a READ to a QP without REMOTE_READ: invalid request NAK, the QP to ERR", run: read_qp_without_remote_read },
@@ -3617,7 +3714,12 @@ pub fn run_case_exporting(
     export: Option<&std::path::Path>,
 ) -> Result<Option<String>, String> {
     let pcap = out_dir.join(format!("{}.pcap", case.name));
-    let mut b = Bench::new(pcap.clone())?;
+    // Cases named `_scatter_` run on QPs with 128-byte receive WQEs (`max_recv_sge` 4).
+    let mut params = PairParams::new(MTU as u32, 20_000);
+    if case.name.contains("_scatter_") {
+        params.max_recv_sge = rocenic_proto::host::MAX_RECV_SGE;
+    }
+    let mut b = Bench::with(params, pcap.clone())?;
     let r = (case.run)(&mut b);
     b.flush_pcap()?;
     r?;

@@ -159,6 +159,7 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
         max_send_wr: 16,
         max_recv_wr: 16,
         max_send_sge: 1,
+        max_recv_sge: 1,
     };
     let rx = open(2)?;
     let rx_pd = rx.alloc_pd();

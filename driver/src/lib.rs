@@ -27,6 +27,6 @@ pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
     AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ModifyAttrs, ProtectionDomain,
-    QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr,
-    Sge, Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
+    QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RecvWr, RtrAttrs, RtsAttrs, SendFlags, SendOp,
+    SendWr, Sge, Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
 };

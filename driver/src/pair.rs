@@ -57,6 +57,8 @@ pub struct PairParams {
     pub traffic_class: u8,
     /// Both QPs' `max_send_sge` (1: 64-byte send WQEs).
     pub max_send_sge: usize,
+    /// Both QPs' `max_recv_sge` (1: 64-byte receive WQEs).
+    pub max_recv_sge: usize,
 }
 
 impl PairParams {
@@ -76,6 +78,7 @@ impl PairParams {
             rnr_retry: 7,
             traffic_class: 0,
             max_send_sge: 1,
+            max_recv_sge: 1,
         }
     }
 }
@@ -117,6 +120,7 @@ impl Pair {
                     max_send_wr: 16,
                     max_recv_wr: 16,
                     max_send_sge: p.max_send_sge,
+                    max_recv_sge: p.max_recv_sge,
                 },
             )?;
             qp.modify(QpAttr::Init(InitAttrs::default()))?;

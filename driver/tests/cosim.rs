@@ -1277,6 +1277,7 @@ fn per_qp_counters_follow_their_qp_only() {
             max_send_wr: 2,
             max_recv_wr: 2,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     )
     .unwrap();

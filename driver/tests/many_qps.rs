@@ -58,6 +58,7 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
                         max_send_wr: 2,
                         max_recv_wr: 2,
                         max_send_sge: 1,
+                        max_recv_sge: 1,
                     },
                 )
                 .unwrap();

@@ -9,6 +9,9 @@ pub const WQE_BYTES: usize = 64;
 pub const WQE_128_BYTES: usize = 128;
 /// Gather entries a send WQE can hold (the 64 bytes after a 128-byte WQE's header).
 pub const MAX_SEND_SGE: usize = 4;
+/// Scatter entries a receive WQE can hold: on a QP whose RQ_LOG_SIZE has `regs::RQ_WQE_128` set,
+/// every receive WQE takes [`WQE_128_BYTES`], its list at [`recv_wqe::SGL`].
+pub const MAX_RECV_SGE: usize = 4;
 /// Size of a CQE in bytes.
 pub const CQE_BYTES: usize = 32;
 
@@ -46,7 +49,7 @@ pub mod wqe {
     pub const FLAG_SOLICITED: u8 = 2;
 }
 
-/// One gather entry of a send WQE's list (`ibv_sge`): offsets within its 16 bytes.
+/// One entry of a send WQE's gather list or a receive WQE's scatter list (`ibv_sge`): offsets within its 16 bytes.
 pub mod sge {
     /// u64: buffer IOVA, any byte.
     pub const ADDR: usize = 0x0;
@@ -59,10 +62,15 @@ pub mod sge {
 
 /// Receive WQE field offsets (same size as a send WQE; fields at the same offsets).
 pub mod recv_wqe {
+    /// u8: scatter entries. 0 or 1: the buffer is ADDR / LKEY. 2 to [`super::MAX_RECV_SGE`] (only in
+    /// 128-byte WQEs): a SEND's payload fills the entries at [`SGL`] in order, LENGTH their sum.
+    pub const NUM_SGE: usize = super::wqe::NUM_SGE;
     pub const LENGTH: usize = super::wqe::LENGTH;
     pub const WR_ID: usize = super::wqe::WR_ID;
     pub const ADDR: usize = super::wqe::LOCAL_ADDR;
     pub const LKEY: usize = super::wqe::LKEY;
+    /// The scatter list of a 128-byte WQE: `NUM_SGE` entries of [`super::sge`].
+    pub const SGL: usize = super::wqe::SGL;
 }
 
 /// CQE field offsets.

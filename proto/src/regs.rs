@@ -126,7 +126,7 @@ registers! {
     SQ_CI = 0x0310, RwCore, 0, "Send queue consumer index (WQEs completed or failed): INIT_SQ sets it, QUERY reads it.";
     RQ_BASE_LO = 0x0320, Rw, 0, "Receive queue ring IOVA, low 32 bits.";
     RQ_BASE_HI = 0x0324, Rw, 0, "Receive queue ring IOVA, high 32 bits.";
-    RQ_LOG_SIZE = 0x0328, Rw, 0, "log2 of the number of 64-byte receive WQEs.";
+    RQ_LOG_SIZE = 0x0328, Rw, 0, "Bits 4:0: log2 of the number of receive WQEs. Bit 5 (RQ_WQE_128): each receive WQE takes 128 bytes, its header and a scatter list of up to 4 entries (a QP with max_recv_sge > 1); clear: 64 bytes, one buffer per WQE.";
     RQ_PI = 0x032C, Rw, 0, "Receive queue producer index; a write is the doorbell of QP QPN.";
     RQ_CI = 0x0330, RwCore, 0, "Receive queue consumer index: INIT_RQ sets it, QUERY reads it.";
     CQ_BASE_LO = 0x0340, Rw, 0, "Completion queue ring IOVA, low 32 bits (32-byte aligned: a CQE never straddles a 64-byte beat).";
@@ -341,6 +341,8 @@ pub fn block_header_words() -> Vec<(u16, u32)> {
 
 /// SQ_LOG_SIZE bit 5: 128-byte send WQEs with gather lists (`host::WQE_128_BYTES`).
 pub const SQ_WQE_128: u32 = 1 << 5;
+/// RQ_LOG_SIZE bit 5: 128-byte receive WQEs with scatter lists (`host::WQE_128_BYTES`).
+pub const RQ_WQE_128: u32 = 1 << 5;
 /// `MR_CMD` bits.
 pub const MR_CMD_WRITE: u32 = 1;
 pub const MR_CMD_INVALIDATE: u32 = 2;

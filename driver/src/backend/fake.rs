@@ -290,16 +290,16 @@ impl FakeDevice {
             ),
             Ring::Recv => (
                 q(regs::RQ_BASE_HI) << 32 | q(regs::RQ_BASE_LO),
-                q(regs::RQ_LOG_SIZE) as u32,
+                q(regs::RQ_LOG_SIZE) as u32 & !regs::RQ_WQE_128,
             ),
         };
         let mask = (1u32 << log) - 1;
-        // Send WQEs with gather lists take 128 bytes; the header (what is recorded) is the first 64.
-        let stride = if ring == Ring::Send && q(regs::SQ_LOG_SIZE) as u32 & regs::SQ_WQE_128 != 0 {
-            2 * WQE_BYTES
-        } else {
-            WQE_BYTES
+        // WQEs with gather or scatter lists take 128 bytes; the header (what is recorded) is the first 64.
+        let wide = match ring {
+            Ring::Send => q(regs::SQ_LOG_SIZE) as u32 & regs::SQ_WQE_128 != 0,
+            Ring::Recv => q(regs::RQ_LOG_SIZE) as u32 & regs::RQ_WQE_128 != 0,
         };
+        let stride = if wide { 2 * WQE_BYTES } else { WQE_BYTES };
         if new_pi.wrapping_sub(old_pi) > mask + 1 {
             return; // not a doorbell but a reset of the index (a new QP)
         }

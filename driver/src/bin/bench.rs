@@ -81,6 +81,7 @@ fn post_send_ns() -> f64 {
             max_send_wr: 4096,
             max_recv_wr: 2,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     )
     .unwrap();
@@ -233,6 +234,7 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
     };
     let params = PairParams {
         max_send_sge: 4,
+        max_recv_sge: 1,
         ..PairParams::new(4096, 1_000_000)
     };
     let p = Pair::connect_with(cfg, &params).unwrap();

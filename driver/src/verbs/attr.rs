@@ -10,8 +10,10 @@ pub struct QpCaps {
     pub max_recv_wr: usize,
     /// Gather entries a send work request may carry: 1, or up to
     /// [`MAX_SEND_SGE`](rocenic_proto::host::MAX_SEND_SGE) (then every send WQE takes 128 bytes).
-    /// Receive work requests take one entry.
     pub max_send_sge: usize,
+    /// Scatter entries a receive work request may carry: 1, or up to
+    /// [`MAX_RECV_SGE`](rocenic_proto::host::MAX_RECV_SGE) (then every receive WQE takes 128 bytes).
+    pub max_recv_sge: usize,
 }
 
 /// The target state of [`QueuePair::modify`](super::QueuePair::modify) with its attributes.

@@ -50,6 +50,8 @@ pub(crate) struct QpWindow {
     pub sq_log: u32,
     /// 128-byte send WQEs with gather lists (SQ_LOG_SIZE bit 5).
     pub sq_wqe_128: bool,
+    /// 128-byte receive WQEs with scatter lists (RQ_LOG_SIZE bit 5).
+    pub rq_wqe_128: bool,
     pub rq_base: u64,
     pub rq_log: u32,
     /// Producer and consumer indices INIT_SQ / INIT_RQ load.
@@ -182,7 +184,10 @@ impl Device {
             w.sq_log | if w.sq_wqe_128 { regs::SQ_WQE_128 } else { 0 },
         );
         self.write64(regs::RQ_BASE_LO, regs::RQ_BASE_HI, w.rq_base);
-        self.write(regs::RQ_LOG_SIZE, w.rq_log);
+        self.write(
+            regs::RQ_LOG_SIZE,
+            w.rq_log | if w.rq_wqe_128 { regs::RQ_WQE_128 } else { 0 },
+        );
         self.write(regs::SQ_PI, w.sq_pi);
         self.write(regs::SQ_CI, 0);
         self.write(regs::RQ_PI, w.rq_pi);

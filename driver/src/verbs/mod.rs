@@ -19,7 +19,7 @@ pub use context::{Context, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
 pub use qp::{QueuePair, QPN};
-pub use wr::{RecvRequest, SendFlags, SendOp, SendWr, Sge, WorkRequest};
+pub use wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 
 use crate::error::{Error, Result};
 

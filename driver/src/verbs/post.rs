@@ -5,9 +5,9 @@
 //! number of entries, an atomic's alignment, and a full ring. A refused request writes nothing to the device.
 use super::mr::AccessFlags;
 use super::qp::{Outstanding, QueuePair, Ring};
-use super::wr::{RecvRequest, SendFlags, SendOp, SendWr, Sge, WorkRequest};
+use super::wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 use crate::error::{Error, Result};
-use rocenic_proto::host::{QpState, WcOpcode, MAX_SEND_SGE, WQE_BYTES};
+use rocenic_proto::host::{QpState, WcOpcode, MAX_RECV_SGE, MAX_SEND_SGE, WQE_BYTES};
 use rocenic_proto::regs;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -137,24 +137,67 @@ impl QueuePair {
     /// The buffer `wr.sge` names must stay allocated and registered until the request completes (or is
     /// flushed), and must not be read as settled before then: the device writes it by DMA.
     pub unsafe fn post_recv(&self, wr: &RecvRequest) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.post_recv_scatter(&wr.as_recv_wr()) }
+    }
+
+    /// Posts a receive work request whose buffer is a scatter list (up to the QP's `max_recv_sge`
+    /// entries, each checked like [`QueuePair::post_recv`]'s one). A SEND's payload fills the entries in
+    /// order (hdl `host::scatter`); a WRITE with immediate only takes the WQE's wr_id, as with one entry.
+    ///
+    /// # Safety
+    /// Every buffer the list names must stay allocated and registered until the request completes (or
+    /// is flushed), and must not be read as settled before then.
+    pub unsafe fn post_recv_scatter(&self, wr: &RecvWr) -> Result<()> {
         self.query();
+        let inner = &self.inner;
+        let stride = inner.rq.lock().unwrap().stride;
+        let state = inner.soft.lock().unwrap().state;
+        if !matches!(state, QpState::Init | QpState::Rtr | QpState::Rts) {
+            return Err(Error::WrongState(state, "INIT, RTR or RTS"));
+        }
+        let max_sge = if stride > WQE_BYTES { MAX_RECV_SGE } else { 1 };
+        if wr.sg_list.len() > max_sge {
+            return Err(Error::TooManySges {
+                given: wr.sg_list.len(),
+                max: max_sge,
+            });
+        }
+        for sge in wr.sg_list {
+            self.check_sge(sge, AccessFlags::LOCAL_WRITE)?;
+        }
+        if wr.length().is_none() {
+            return Err(Error::BadAttr("a scatter list longer than 2^32 - 1 bytes"));
+        }
+        // SAFETY: the caller's contract, and the WQE is the list's own encoding.
+        unsafe { self.post_recv_wqe(wr.wr_id, &wr.encode()) }
+    }
+
+    /// Posts a receive WQE exactly as given (its first 64 bytes, or all 128 on a QP with
+    /// `max_recv_sge` > 1), unchecked: for conformance cases that need a WQE the driver would refuse,
+    /// to see what the core answers.
+    ///
+    /// # Safety
+    /// As [`Self::post_recv_scatter`], for whatever memory the WQE names.
+    #[doc(hidden)]
+    pub unsafe fn post_recv_wqe(&self, wr_id: u64, wqe: &[u8; 128]) -> Result<()> {
         let inner = &self.inner;
         let mut rq = inner.rq.lock().unwrap();
         let state = inner.soft.lock().unwrap().state;
         if !matches!(state, QpState::Init | QpState::Rtr | QpState::Rts) {
             return Err(Error::WrongState(state, "INIT, RTR or RTS"));
         }
-        self.check_sge(&wr.sge, AccessFlags::LOCAL_WRITE)?;
         self.make_room(&mut rq, regs::RQ_CI, "receive")?;
         let out = Outstanding {
             index: 0, // set by `push`
-            wr_id: wr.wr_id,
+            wr_id,
             opcode: WcOpcode::Recv,
             signaled: true,
         };
+        let stride = rq.stride;
         self.push(
             &mut rq,
-            &wr.encode(),
+            &wqe[..stride],
             regs::RQ_PI,
             &inner.recv_out,
             out,

@@ -8,7 +8,7 @@ use super::mr::{AccessFlags, ProtectionDomain};
 use crate::backend::DmaRegion;
 use crate::error::{Error, Result};
 use rocenic_proto::host::{
-    QpState, WcOpcode, WcStatus, CQE_BYTES, MAX_SEND_SGE, WQE_128_BYTES, WQE_BYTES,
+    QpState, WcOpcode, WcStatus, CQE_BYTES, MAX_RECV_SGE, MAX_SEND_SGE, WQE_128_BYTES, WQE_BYTES,
 };
 use rocenic_proto::regs;
 use std::collections::VecDeque;
@@ -180,9 +180,16 @@ impl QueuePair {
                 "max_send_sge above the 4 gather entries a send WQE holds",
             ));
         }
-        // A gather list needs the 128-byte WQE; one buffer fits the 64-byte header.
+        if caps.max_recv_sge > MAX_RECV_SGE {
+            return Err(Error::BadAttr(
+                "max_recv_sge above the 4 scatter entries a receive WQE holds",
+            ));
+        }
+        // A gather or scatter list needs the 128-byte WQE; one buffer fits the 64-byte header.
         let sq_wqe_128 = caps.max_send_sge > 1;
         let sq_stride = if sq_wqe_128 { WQE_128_BYTES } else { WQE_BYTES };
+        let rq_wqe_128 = caps.max_recv_sge > 1;
+        let rq_stride = if rq_wqe_128 { WQE_128_BYTES } else { WQE_BYTES };
         if !send_cq.belongs_to(&dev) || !recv_cq.belongs_to(&dev) {
             return Err(Error::BadAttr("a CQ of another device"));
         }
@@ -209,7 +216,7 @@ impl QueuePair {
         // Rings start on a beat (and a cache line): the core fetches them in whole beats.
         let align = dev.beat_bytes().max(64);
         let sq = dev.backend.alloc_dma(caps.max_send_wr * sq_stride, align)?;
-        let rq = dev.backend.alloc_dma(caps.max_recv_wr * WQE_BYTES, align)?;
+        let rq = dev.backend.alloc_dma(caps.max_recv_wr * rq_stride, align)?;
         if hw_cq.is_none() {
             let cq = dev.backend.alloc_dma(cq_entries * CQE_BYTES, align)?;
             // Recycled memory may hold an old ring's CQEs whose owner bits would look new.
@@ -240,6 +247,7 @@ impl QueuePair {
             sq_wqe_128,
             rq_base: rq.iova(),
             rq_log,
+            rq_wqe_128,
             ..QpWindow::default()
         };
         dev.qp_command(qpn, &win, CMD_MODIFY | CMD_INIT_RQ | CMD_INIT_SQ);
@@ -260,7 +268,7 @@ impl QueuePair {
             err_seen: AtomicU32::new(dev.read(regs::QP_ERR_EVENTS)),
             pdn: pd.pdn,
             sq: ring(sq, sq_log, sq_stride),
-            rq: ring(rq, rq_log, WQE_BYTES),
+            rq: ring(rq, rq_log, rq_stride),
             soft: Mutex::new(Soft {
                 state: QpState::Reset,
                 path_mtu: 0,
@@ -330,6 +338,7 @@ impl QueuePair {
                 max_send_wr: 1 << w.sq_log,
                 max_recv_wr: 1 << w.rq_log,
                 max_send_sge: if w.sq_wqe_128 { MAX_SEND_SGE } else { 1 },
+                max_recv_sge: if w.rq_wqe_128 { MAX_RECV_SGE } else { 1 },
             },
         }
     }

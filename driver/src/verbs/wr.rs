@@ -1,9 +1,10 @@
 //! Work requests and their WQE encoding (`rocenic_proto::host::wqe`, little-endian): 64 bytes, or 128
 //! for a send WQE with a gather list.
-use rocenic_proto::host::{recv_wqe, sge, wqe, WcOpcode, WrOpcode, WQE_128_BYTES, WQE_BYTES};
+use rocenic_proto::host::{recv_wqe, sge, wqe, WcOpcode, WrOpcode, WQE_128_BYTES};
 
 /// A scatter/gather element (`ibv_sge`). A send work request may gather from a list of them
-/// ([`SendWr`], up to the QP's `max_send_sge`); a receive work request takes one.
+/// ([`SendWr`], up to the QP's `max_send_sge`); a receive work request may scatter into one ([`RecvWr`],
+/// up to `max_recv_sge`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sge {
     /// IOVA of the buffer, inside the MR of `lkey`; any byte (an atomic's local buffer too).
@@ -111,6 +112,24 @@ pub struct RecvRequest {
     pub sge: Sge,
 }
 
+/// A receive work request with a scatter list (`ibv_recv_wr`): a SEND's payload fills the entries in
+/// order, up to the QP's `max_recv_sge` of them.
+#[derive(Clone, Copy, Debug)]
+pub struct RecvWr<'a> {
+    pub wr_id: u64,
+    pub sg_list: &'a [Sge],
+}
+
+impl RecvRequest {
+    /// The same request as a one-entry [`RecvWr`].
+    pub fn as_recv_wr(&self) -> RecvWr<'_> {
+        RecvWr {
+            wr_id: self.wr_id,
+            sg_list: std::slice::from_ref(&self.sge),
+        }
+    }
+}
+
 fn put(w: &mut [u8], at: usize, bytes: &[u8]) {
     w[at..at + bytes.len()].copy_from_slice(bytes);
 }
@@ -214,14 +233,38 @@ impl SendWr<'_> {
     }
 }
 
-impl RecvRequest {
-    /// The receive WQE the core fetches.
-    pub(crate) fn encode(&self) -> [u8; WQE_BYTES] {
-        let mut w = [0u8; WQE_BYTES];
-        put(&mut w, recv_wqe::LENGTH, &self.sge.length.to_le_bytes());
+impl RecvWr<'_> {
+    /// Total bytes of the list; `None` past u32 (a WQE's LENGTH).
+    pub fn length(&self) -> Option<u32> {
+        self.sg_list
+            .iter()
+            .try_fold(0u32, |n, s| n.checked_add(s.length))
+    }
+
+    /// The receive WQE the core fetches: 128 bytes, of which a 64-byte ring uses the first half. One
+    /// entry goes in the header (ADDR, LKEY); several in the scatter list after it, LENGTH their sum.
+    /// The caller has checked the list fits (a 128-byte WQE for more than one entry) and its length.
+    pub(crate) fn encode(&self) -> [u8; WQE_128_BYTES] {
+        let mut w = [0u8; WQE_128_BYTES];
+        put(
+            &mut w,
+            recv_wqe::LENGTH,
+            &self.length().unwrap_or(0).to_le_bytes(),
+        );
         put(&mut w, recv_wqe::WR_ID, &self.wr_id.to_le_bytes());
-        put(&mut w, recv_wqe::ADDR, &self.sge.addr.to_le_bytes());
-        put(&mut w, recv_wqe::LKEY, &self.sge.lkey.to_le_bytes());
+        if let [one] = self.sg_list {
+            put(&mut w, recv_wqe::ADDR, &one.addr.to_le_bytes());
+            put(&mut w, recv_wqe::LKEY, &one.lkey.to_le_bytes());
+        } else if self.sg_list.len() > 1 {
+            // NUM_SGE stays 0 for one entry or none: those WQEs are the 64-byte format's bytes.
+            w[recv_wqe::NUM_SGE] = self.sg_list.len() as u8;
+            for (i, s) in self.sg_list.iter().enumerate() {
+                let e = recv_wqe::SGL + i * sge::BYTES;
+                put(&mut w, e + sge::ADDR, &s.addr.to_le_bytes());
+                put(&mut w, e + sge::LENGTH, &s.length.to_le_bytes());
+                put(&mut w, e + sge::LKEY, &s.lkey.to_le_bytes());
+            }
+        }
         w
     }
 }

@@ -7,9 +7,10 @@
 //! (`host/write_align.rs`) as a burst of its own, every word at `entry address - entry offset + addr`, so
 //! the realigner's lane `l` lands at the entry's byte for message offset `addr + l`. No data moves here:
 //! a word that crosses a boundary is offered twice, strobes cut at the boundary, the first time as its
-//! piece's last word. That costs one cycle per boundary inside a word, and one per entry skipped (an
-//! empty one, or one the previous word ended on). Other bursts (a WRITE's payload, READ responses,
-//! atomics, a one-buffer receive) pass straight through, unregistered.
+//! piece's last word: one cycle per boundary inside a word, nothing else (the entry a word starts in
+//! is found from the list's running lengths for every word, so empty entries cost nothing and
+//! consecutive bursts may use different lists, as packets of several QPs' SENDs do). Other bursts (a
+//! WRITE's payload, READ responses, atomics, a one-buffer receive) pass straight through, unregistered.
 //!
 //! The list is the receive WQE's scatter area as the engine holds it (`MAX_SGE` entries of 16 bytes:
 //! address u64, length u32, lkey u32, `rocenic_proto::host::sge`), stable during the burst. The engine
@@ -44,40 +45,45 @@ pub struct Scatter<const W: usize, const B: usize> {
     pub out_data: Signal<Out, Bits<W>>,
     pub out_strb: Signal<Out, Bits<B>>,
     pub out_last: Signal<Out, bool>,
-    /// Entry `t_idx` starts at message byte `t_base`.
-    t_idx: DFF<Bits<3>>,
-    t_base: DFF<Bits<40>>,
     /// Lanes of the offered word already written (it crossed an entry boundary).
     cut: DFF<Bits<16>>,
-    /// Inside a burst (its first word has been accepted).
-    mid: DFF<bool>,
-    /// The walk restarted for the offered word (so it does not restart again).
-    fresh: DFF<bool>,
-    e_sh: Signal<Local, Bits<16>>,
-    e_sh_len: Signal<Local, Bits<16>>,
-    e_addr: Signal<Local, Bits<64>>,
-    e_len: Signal<Local, Bits<40>>,
+    len0: Signal<Local, Bits<40>>,
+    len1: Signal<Local, Bits<40>>,
+    len2: Signal<Local, Bits<40>>,
+    /// Message offsets where entries 0, 1 and 2 end.
+    end0: Signal<Local, Bits<40>>,
+    end1: Signal<Local, Bits<40>>,
+    end2: Signal<Local, Bits<40>>,
+    /// The first unwritten byte of the offered word, and the entry it falls in (`idx`, from `base` to
+    /// `e_end`).
+    pos: Signal<Local, Bits<40>>,
+    idx: Signal<Local, Bits<3>>,
+    base: Signal<Local, Bits<40>>,
     e_end: Signal<Local, Bits<40>>,
+    e_sh: Signal<Local, Bits<16>>,
+    e_addr: Signal<Local, Bits<64>>,
     m: Signal<Local, Bits<40>>,
     rel: Signal<Local, Bits<40>>,
     rel16: Signal<Local, Bits<16>>,
-    t_idx_n: Signal<Local, Bits<3>>,
     last_entry: Signal<Local, bool>,
-    restart: Signal<Local, bool>,
-    skip: Signal<Local, bool>,
     ends_here: Signal<Local, bool>,
     end_mask: Signal<Local, Bits<B>>,
     cut_mask: Signal<Local, Bits<B>>,
     rem: Signal<Local, Bits<B>>,
-    /// Bit offset of an entry's length within it.
-    len_at: Constant<Bits<16>>,
+    /// Bit offsets of entries 0, 1 and 2's lengths in the list.
+    sh_len0: Constant<Bits<16>>,
+    sh_len1: Constant<Bits<16>>,
+    sh_len2: Constant<Bits<16>>,
     beat_bytes: Constant<Bits<40>>,
     ones: Constant<Bits<B>>,
+    one3: Constant<Bits<3>>,
 }
 
 impl<const W: usize, const B: usize> Default for Scatter<W, B> {
     fn default() -> Self {
+        use rocenic_proto::host::sge;
         assert_eq!(W, 8 * B);
+        let sh_len = |i: usize| Constant::new((((i * sge::BYTES + sge::LENGTH) * 8) as u64).into());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -96,30 +102,33 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             out_data: Default::default(),
             out_strb: Default::default(),
             out_last: Default::default(),
-            t_idx: Default::default(),
-            t_base: Default::default(),
             cut: Default::default(),
-            mid: Default::default(),
-            fresh: Default::default(),
-            e_sh: Default::default(),
-            e_sh_len: Default::default(),
-            e_addr: Default::default(),
-            e_len: Default::default(),
+            len0: Default::default(),
+            len1: Default::default(),
+            len2: Default::default(),
+            end0: Default::default(),
+            end1: Default::default(),
+            end2: Default::default(),
+            pos: Default::default(),
+            idx: Default::default(),
+            base: Default::default(),
             e_end: Default::default(),
+            e_sh: Default::default(),
+            e_addr: Default::default(),
             m: Default::default(),
             rel: Default::default(),
             rel16: Default::default(),
-            t_idx_n: Default::default(),
             last_entry: Default::default(),
-            restart: Default::default(),
-            skip: Default::default(),
             ends_here: Default::default(),
             end_mask: Default::default(),
             cut_mask: Default::default(),
             rem: Default::default(),
-            len_at: Constant::new(((rocenic_proto::host::sge::LENGTH * 8) as u64).into()),
+            sh_len0: sh_len(0),
+            sh_len1: sh_len(1),
+            sh_len2: sh_len(2),
             beat_bytes: Constant::new((B as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
+            one3: Constant::new(1.into()),
         }
     }
 }
@@ -127,33 +136,47 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
 impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, t_idx, t_base, cut, mid, fresh);
-        // The current entry of the list.
+        dff_setup!(self, clock, cut);
+        // Where each entry ends in the message (the last one counted is never cut, so its end and
+        // those of entries after it do not matter).
         // (Shift amounts as 16-bit signals: a literal beside a 512-bit value does not emit.)
-        self.e_sh.next = bit_cast::<16, 3>(self.t_idx.q.val()) << 7;
-        self.e_addr.next = bit_cast::<64, 512>(self.sgl.val() >> self.e_sh.val());
-        self.e_sh_len.next = self.e_sh.val() + self.len_at.val();
-        self.e_len.next =
-            bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.e_sh_len.val()));
-        self.e_end.next = self.t_base.q.val() + self.e_len.val();
+        self.len0.next =
+            bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len0.val()));
+        self.len1.next =
+            bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len1.val()));
+        self.len2.next =
+            bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len2.val()));
+        self.end0.next = self.len0.val();
+        self.end1.next = self.end0.val() + self.len1.val();
+        self.end2.next = self.end1.val() + self.len2.val();
+        // The entry the word's first unwritten byte falls in: past every entry that ends at or before
+        // it (empty ones included), never past the last counted one. Found afresh for every word, so
+        // a burst may follow another QP's with another list, and nothing is walked.
         self.m.next = bit_cast::<40, 64>(self.in_addr.val());
-        // Bytes of the entry from the word's lane 0 (meaningful when the entry ends past it).
+        self.pos.next = self.m.val() + bit_cast::<40, 16>(self.cut.q.val());
+        self.idx.next = 0.into();
+        self.base.next = 0.into();
+        self.e_end.next = self.end0.val();
+        if (self.sgl_n.val() > 1) && (self.end0.val() <= self.pos.val()) {
+            self.idx.next = 1.into();
+            self.base.next = self.end0.val();
+            self.e_end.next = self.end1.val();
+        }
+        if (self.sgl_n.val() > 2) && (self.end1.val() <= self.pos.val()) {
+            self.idx.next = 2.into();
+            self.base.next = self.end1.val();
+            self.e_end.next = self.end2.val();
+        }
+        if (self.sgl_n.val() > 3) && (self.end2.val() <= self.pos.val()) {
+            self.idx.next = 3.into();
+            self.base.next = self.end2.val();
+        }
+        self.last_entry.next = (self.idx.val() + self.one3.val()) >= self.sgl_n.val();
+        self.e_sh.next = bit_cast::<16, 3>(self.idx.val()) << 7;
+        self.e_addr.next = bit_cast::<64, 512>(self.sgl.val() >> self.e_sh.val());
+        // Bytes of the entry from the word's lane 0.
         self.rel.next = self.e_end.val() - self.m.val();
         self.rel16.next = bit_cast::<16, 40>(self.rel.val());
-        self.t_idx_n.next = self.t_idx.q.val() + 1;
-        // The last entry of the list is never cut (see the module note).
-        self.last_entry.next = self.t_idx_n.val() >= self.sgl_n.val();
-        // A burst that starts before the current entry, or a new message (offset 0; its list may
-        // differ), walks from the first entry again, once.
-        self.restart.next = !self.mid.q.val()
-            && !self.fresh.q.val()
-            && (self.cut.q.val() == 0)
-            && (self.t_idx.q.val() != 0)
-            && ((self.m.val() < self.t_base.q.val()) || (self.m.val() == 0));
-        // The entry ends before the word's unwritten lanes (an empty entry, or one a word ended on).
-        self.skip.next = (self.e_end.val()
-            <= (self.m.val() + bit_cast::<40, 16>(self.cut.q.val())))
-            && !self.last_entry.val();
         // The entry ends inside this word or at its end.
         self.ends_here.next = (self.rel.val() <= self.beat_bytes.val()) && !self.last_entry.val();
         self.end_mask.next = self.ones.val();
@@ -171,48 +194,25 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
         self.out_last.next = self.in_last.val();
         self.in_ready.next = self.out_ready.val();
         if self.in_scatter.val() {
-            self.in_ready.next = false;
-            self.out_valid.next = false;
+            // The piece's words go where the entry holds their lane 0's offset.
             self.out_addr.next =
-                self.e_addr.val() - bit_cast::<64, 40>(self.t_base.q.val()) + self.in_addr.val();
+                self.e_addr.val() - bit_cast::<64, 40>(self.base.val()) + self.in_addr.val();
             self.out_strb.next = self.in_strb.val() & self.cut_mask.val() & self.end_mask.val();
             self.out_last.next =
                 (self.in_last.val() && (self.rem.val() == 0)) || self.ends_here.val();
-            if self.in_valid.val() {
-                if self.restart.val() {
-                    self.t_idx.d.next = 0.into();
-                    self.t_base.d.next = 0.into();
-                    self.fresh.d.next = true;
-                } else if self.skip.val() {
-                    self.t_idx.d.next = self.t_idx_n.val();
-                    self.t_base.d.next = self.e_end.val();
+            self.in_ready.next = false;
+            if self.in_valid.val() && self.out_ready.val() {
+                if self.rem.val() == 0 {
+                    self.in_ready.next = true;
+                    self.cut.d.next = 0.into();
                 } else {
-                    self.out_valid.next = true;
-                    if self.out_ready.val() {
-                        if self.ends_here.val() {
-                            // This piece is done; the next starts at the next entry.
-                            self.t_idx.d.next = self.t_idx_n.val();
-                            self.t_base.d.next = self.e_end.val();
-                        }
-                        if self.rem.val() == 0 {
-                            self.in_ready.next = true;
-                            self.fresh.d.next = false;
-                            self.cut.d.next = 0.into();
-                            self.mid.d.next = !self.in_last.val();
-                        } else {
-                            // Offer the word again from the boundary, to the next entry.
-                            self.cut.d.next = self.rel16.val();
-                        }
-                    }
+                    // Offer the word again from the boundary, to the next entry.
+                    self.cut.d.next = self.rel16.val();
                 }
             }
         }
         if self.reset.val() {
-            self.t_idx.d.next = 0.into();
-            self.t_base.d.next = 0.into();
             self.cut.d.next = 0.into();
-            self.mid.d.next = false;
-            self.fresh.d.next = false;
         }
     }
 }
@@ -417,6 +417,10 @@ mod tests {
                     let mut s = s2.lock().unwrap();
                     let a = x.out_addr.val().to_u64();
                     assert_eq!(a % B as u64, 0, "unaligned write at {a:#x}");
+                    assert!(
+                        x.out_strb.val().any(),
+                        "a write with no byte enabled at {a:#x}"
+                    );
                     for l in 0..B {
                         if x.out_strb.val().get_bit(l) {
                             let byte = x.out_data.val().get_bits::<8>(8 * l).to_u64() as u8;
@@ -532,6 +536,24 @@ mod tests {
     }
 
     #[test]
+    fn packets_of_two_messages_interleaved() {
+        // Two QPs' SENDs arriving packet by packet in turn, each into its own list: every burst must
+        // use the list it comes with, whatever the previous one used.
+        let a = vec![(0x1001, 37), (0x2000, 0), (0x3005, 90), (0x4000, 33)];
+        let b = vec![(0x8003, 100), (0x9000, 20), (0xA007, 40)];
+        for mtu in [16, 24, 50] {
+            let (ma, mb) = (message(&a, mtu), message(&b, mtu));
+            let mut bursts = Vec::new();
+            for i in 0..ma.len().max(mb.len()) {
+                bursts.extend(ma.get(i).cloned());
+                bursts.extend(mb.get(i).cloned());
+            }
+            run::<64, 8>(&bursts, |_| true, |c| c % 3 != 0);
+            run::<512, 64>(&bursts, |c| c % 4 != 3, |_| true);
+        }
+    }
+
+    #[test]
     fn cycle_cost_is_one_per_boundary_inside_a_word() {
         // Plain: one cycle a word (the realigner adds one for a spill word at the end).
         let plain = [Burst {
@@ -547,8 +569,8 @@ mod tests {
         // Boundary on a word edge: no cost (the entry is left with the word that ends it).
         let edge = message(&[(0x1000, 24), (0x2000, 40)], 64);
         assert_eq!(run::<64, 8>(&edge, |_| true, |_| true), 8);
-        // An empty entry costs one cycle to skip.
+        // An empty entry costs nothing.
         let empty = message(&[(0x1000, 24), (0x3000, 0), (0x2000, 40)], 64);
-        assert_eq!(run::<64, 8>(&empty, |_| true, |_| true), 9);
+        assert_eq!(run::<64, 8>(&empty, |_| true, |_| true), 8);
     }
 }

@@ -38,6 +38,8 @@ pub struct WriteAlign<const W: usize, const B: usize> {
     hi_data: Signal<Local, Bits<W>>,
     hi_strb: Signal<Local, Bits<B>>,
     base: Signal<Local, Bits<64>>,
+    main_strb: Signal<Local, Bits<B>>,
+    go: Signal<Local, bool>,
     low_mask: Constant<Bits<64>>,
     beat_bytes: Constant<Bits<16>>,
     beat_bytes64: Constant<Bits<64>>,
@@ -71,6 +73,8 @@ impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
             hi_data: Default::default(),
             hi_strb: Default::default(),
             base: Default::default(),
+            main_strb: Default::default(),
+            go: Default::default(),
             low_mask: Constant::new(((B - 1) as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
             beat_bytes64: Constant::new((B as u64).into()),
@@ -97,24 +101,30 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         }
         self.out_addr.next = self.base.val();
         self.out_data.next = self.up_data.val();
-        self.out_strb.next = self.up_strb.val();
+        self.main_strb.next = self.up_strb.val();
         if self.mid.q.val() {
             self.out_data.next = self.up_data.val() | self.carry_data.q.val();
-            self.out_strb.next = self.up_strb.val() | self.carry_strb.q.val();
+            self.main_strb.next = self.up_strb.val() | self.carry_strb.q.val();
         }
-        self.out_valid.next = self.in_valid.val();
-        self.in_ready.next = self.out_ready.val();
+        self.out_strb.next = self.main_strb.val();
+        // A word with no byte to write is not written: its address may lie outside the buffer (a
+        // scatter piece's first word, whose lanes below the piece are not its own).
+        self.go.next = self.out_ready.val() || (self.main_strb.val() == 0);
+        self.out_valid.next = self.in_valid.val() && (self.main_strb.val() != 0);
+        self.in_ready.next = self.go.val();
         if self.spill_pend.q.val() {
             // The spill word; the last input word is accepted with it (so it waits while the input
             // is withdrawn: a gap must not let the word be taken twice).
             self.out_addr.next = self.spill_addr.q.val();
             self.out_data.next = self.carry_data.q.val();
             self.out_strb.next = self.carry_strb.q.val();
+            self.out_valid.next = self.in_valid.val();
+            self.in_ready.next = self.out_ready.val();
             if self.out_ready.val() && self.in_valid.val() {
                 self.spill_pend.d.next = false;
                 self.mid.d.next = false;
             }
-        } else if self.in_valid.val() && self.out_ready.val() {
+        } else if self.in_valid.val() && self.go.val() {
             self.carry_data.d.next = self.hi_data.val();
             self.carry_strb.d.next = self.hi_strb.val();
             if self.in_last.val() && (self.hi_strb.val() != 0) {
@@ -206,6 +216,7 @@ mod tests {
                     let a = x.out_addr.val().to_u64();
                     assert_eq!(a % B as u64, 0, "unaligned write at {a:#x}");
                     let st = x.out_strb.val().to_u64();
+                    assert_ne!(st, 0, "a write with no byte enabled at {a:#x}");
                     for l in 0..B {
                         if st >> l & 1 != 0 {
                             let byte = x.out_data.val().get_bits::<8>(8 * l).to_u64() as u8;

@@ -12,7 +12,8 @@ use rocenic_proto::wire::ipv4_frame as F;
 
 /// Bytes of the captured header register (big-endian after the swap).
 const HDR_BYTES: usize = 128;
-use rocenic_proto::host::recv_wqe::{ADDR, WR_ID};
+use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
+use rocenic_proto::host::{sge, WQE_128_BYTES};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -167,6 +168,11 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub wr_strb: Signal<Out, Bits<B>>,
     /// The word is the last of its burst (a packet's payload, or an atomic's one word): host::write_align.
     pub wr_last: Signal<Out, bool>,
+    /// The burst is a SEND's payload into a scatter list: `wr_addr` is a message offset in `wr_sgl`'s
+    /// first `wr_sgl_n` entries (host::scatter).
+    pub wr_scatter: Signal<Out, bool>,
+    pub wr_sgl: Signal<Out, Bits<512>>,
+    pub wr_sgl_n: Signal<Out, Bits<3>>,
     // receive completion
     pub cqe_valid: Signal<Out, bool>,
     pub cqe_ready: Signal<In, bool>,
@@ -214,6 +220,17 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     recv_len: DFF<Bits<32>>,
     /// Bytes of the SEND in progress received so far (the completion's byte_len).
     send_total: DFF<Bits<32>>,
+    /// The scatter list of the last 128-byte receive WQE fetched (RQ_WQE_128), for QP `sgl_qpn`: a
+    /// one-entry cache, so a SEND's MIDDLE/LAST packets refetch it only when another QP's WQE came
+    /// between (its context does not hold the list).
+    sgl_buf: DFF<Bits<512>>,
+    sgl_nsge: DFF<Bits<8>>,
+    /// That WQE scatters (NUM_SGE > 1): the SEND's addresses are message offsets.
+    sgl_scatter: DFF<bool>,
+    sgl_qpn: DFF<Bits<32>>,
+    sgl_ok: DFF<bool>,
+    /// The fetch in progress only reloads the list (a MIDDLE/LAST packet after another QP's WQE).
+    relist: DFF<bool>,
     // READ to hand to the transmit engine
     rr_pend: DFF<bool>,
     rr_va_q: DFF<Bits<64>>,
@@ -273,6 +290,16 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     has_reth: Signal<Local, bool>,
     is_write: Signal<Local, bool>,
     is_send: Signal<Local, bool>,
+    /// This QP's receive WQEs take 128 bytes (RQ_LOG_SIZE bit 5, `RQ_WQE_128`).
+    rq128: Signal<Local, bool>,
+    rq_slot: Signal<Local, Bits<64>>,
+    sgl_len0: Signal<Local, Bits<40>>,
+    sgl_len1: Signal<Local, Bits<40>>,
+    sgl_len2: Signal<Local, Bits<40>>,
+    sgl_len3: Signal<Local, Bits<40>>,
+    sgl_sum: Signal<Local, Bits<40>>,
+    /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
+    sgl_bad: Signal<Local, bool>,
     is_last: Signal<Local, bool>,
     /// SEND MIDDLE/LAST and WRITE MIDDLE/LAST: continue a message.
     send_cont: Signal<Local, bool>,
@@ -376,6 +403,15 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     wqe_addr_shift: Constant<Bits<16>>,
     ones: Constant<Bits<B>>,
     low_mask: Constant<Bits<64>>,
+    wqe128_beats: Constant<Bits<16>>,
+    w_bits: Constant<Bits<16>>,
+    sgl_in_shift: Constant<Bits<16>>,
+    sh_nsge: Constant<Bits<16>>,
+    /// Bit offsets of the scatter entries' lengths in `sgl_buf`.
+    sh_sge_len0: Constant<Bits<16>>,
+    sh_sge_len1: Constant<Bits<16>>,
+    sh_sge_len2: Constant<Bits<16>>,
+    sh_sge_len3: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, A> {
@@ -474,6 +510,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wr_data: Default::default(),
             wr_strb: Default::default(),
             wr_last: Default::default(),
+            wr_scatter: Default::default(),
+            wr_sgl: Default::default(),
+            wr_sgl_n: Default::default(),
             cqe_valid: Default::default(),
             cqe_ready: Default::default(),
             cqe_wr_id: Default::default(),
@@ -510,6 +549,12 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             recv_wr_id: Default::default(),
             recv_len: Default::default(),
             send_total: Default::default(),
+            sgl_buf: Default::default(),
+            sgl_nsge: Default::default(),
+            sgl_scatter: Default::default(),
+            sgl_qpn: Default::default(),
+            sgl_ok: Default::default(),
+            relist: Default::default(),
             rr_pend: Default::default(),
             rr_va_q: Default::default(),
             rr_len_q: Default::default(),
@@ -559,6 +604,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             has_reth: Default::default(),
             is_write: Default::default(),
             is_send: Default::default(),
+            rq128: Default::default(),
+            rq_slot: Default::default(),
+            sgl_len0: Default::default(),
+            sgl_len1: Default::default(),
+            sgl_len2: Default::default(),
+            sgl_len3: Default::default(),
+            sgl_sum: Default::default(),
+            sgl_bad: Default::default(),
             is_last: Default::default(),
             send_cont: Default::default(),
             write_cont: Default::default(),
@@ -650,6 +703,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wqe_addr_shift: Constant::new((((ADDR % B) * 8) as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
             low_mask: Constant::new(((B - 1) as u64).into()),
+            wqe128_beats: Constant::new(((WQE_128_BYTES / B) as u64).into()),
+            w_bits: Constant::new((W as u64).into()),
+            sgl_in_shift: Constant::new(((512 - W) as u64).into()),
+            sh_nsge: Constant::new(((NUM_SGE % B) as u64 * 8).into()),
+            sh_sge_len0: Constant::new(((sge::LENGTH * 8) as u64).into()),
+            sh_sge_len1: Constant::new((((sge::BYTES + sge::LENGTH) * 8) as u64).into()),
+            sh_sge_len2: Constant::new((((2 * sge::BYTES + sge::LENGTH) * 8) as u64).into()),
+            sh_sge_len3: Constant::new((((3 * sge::BYTES + sge::LENGTH) * 8) as u64).into()),
         }
     }
 }
@@ -685,6 +746,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             recv_wr_id,
             recv_len,
             send_total,
+            sgl_buf,
+            sgl_nsge,
+            sgl_scatter,
+            sgl_qpn,
+            sgl_ok,
+            relist,
             rr_pend,
             rr_va_q,
             rr_len_q,
@@ -783,12 +850,50 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rr_atomic.next = self.rr_atomic_q.q.val();
         self.rr_orig.next = self.rr_orig_q.q.val();
         self.rd_req_valid.next = false;
+        // Receive ring slot: 64 bytes, or 128 with RQ_WQE_128 (scatter lists).
+        self.rq128.next = (self.rq_log_size.val() & 0x20) != 0;
+        self.rq_slot.next = bit_cast::<64, 32>(
+            self.rq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.rq_log_size.val() & 0x1F)),
+        );
         self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.rq_base_lo.val())
-            + (bit_cast::<64, 32>(
-                self.rq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.rq_log_size.val()),
-            ) << 6);
+            + (self.rq_slot.val() << 6);
         self.rd_req_beats.next = self.wqe_beats.val();
+        if self.rq128.val() {
+            self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
+                + bit_cast::<64, 32>(self.rq_base_lo.val())
+                + (self.rq_slot.val() << 7);
+            self.rd_req_beats.next = self.wqe128_beats.val();
+        }
+        // The cached list: lengths of its counted entries, and whether they describe the WQE.
+        self.sgl_len0.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+            self.sgl_buf.q.val() >> self.sh_sge_len0.val(),
+        ));
+        self.sgl_len1.next = 0.into();
+        self.sgl_len2.next = 0.into();
+        self.sgl_len3.next = 0.into();
+        if self.sgl_nsge.q.val() >= 2 {
+            self.sgl_len1.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len1.val(),
+            ));
+        }
+        if self.sgl_nsge.q.val() >= 3 {
+            self.sgl_len2.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len2.val(),
+            ));
+        }
+        if self.sgl_nsge.q.val() >= 4 {
+            self.sgl_len3.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
+                self.sgl_buf.q.val() >> self.sh_sge_len3.val(),
+            ));
+        }
+        self.sgl_sum.next = (self.sgl_len0.val() + self.sgl_len1.val())
+            + (self.sgl_len2.val() + self.sgl_len3.val());
+        self.sgl_bad.next = self.sgl_scatter.q.val()
+            && ((self.sgl_nsge.q.val() > 4)
+                || (self.sgl_sum.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
+        self.wr_sgl.next = self.sgl_buf.q.val();
+        self.wr_sgl_n.next = bit_cast::<3, 8>(self.sgl_nsge.q.val() & 7);
         self.rd_resp_ready.next = false;
         self.wr_valid.next = false;
         self.cqe_valid.next = false;
@@ -857,6 +962,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             || (self.f_opcode.val() == 0x16);
         self.is_write.next = (self.has_reth.val() && !self.is_rreq.val()) || self.write_cont.val();
         self.is_send.next = (self.f_opcode.val() <= 0x05) || self.is_inv.val();
+        self.wr_scatter.next = self.is_send.val() && self.rq128.val() && self.sgl_scatter.q.val();
         self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
             || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B))
             || self.is_inv.val();
@@ -1269,6 +1375,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.mr_inv.next = self.is_inv.val();
                         self.dst.d.next = self.write_va.q.val();
                         self.state.d.next = RespState::Prime0;
+                        if self.rq128.val()
+                            && !(self.sgl_ok.q.val() && (self.sgl_qpn.q.val() == self.qpn.val()))
+                        {
+                            // Another QP's receive WQE came between: fetch this one's list again.
+                            self.relist.d.next = true;
+                            self.state.d.next = RespState::RqFetch;
+                        }
                     } else if self.is_send.val() {
                         self.send_total.d.next = 0.into();
                         if self.rq_pi.val() == self.rq_ci.val() {
@@ -1280,6 +1393,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.ack_psn_l.next = self.f_psn.val();
                         } else {
                             self.mr_inv.next = self.is_inv.val();
+                            self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
                         }
                     } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
@@ -1301,6 +1415,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.state.d.next = RespState::Prime1;
                         if self.is_wimm.val() {
                             // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
+                            self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
                         }
                     }
@@ -1315,28 +1430,68 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::RqData => {
-                // Receive WQE (proto::host::recv_wqe): length at 0x04, wr_id at 0x08, address at 0x10.
+                // Receive WQE (proto::host::recv_wqe): NUM_SGE at 0x02, length at 0x04, wr_id at 0x08,
+                // address at 0x10; a 128-byte one's scatter list at 0x40 shifts into `sgl_buf`.
+                // A relist fetch takes only the list (the SEND's progress is in recv_len and dst).
                 self.rd_resp_ready.next = true;
                 if self.rd_resp_valid.val() {
                     self.k.d.next = self.k.q.val() + 1;
                     if self.k.q.val() == 0 {
-                        self.recv_len.d.next = bit_cast::<32, W>(self.rd_resp_data.val() >> 32);
+                        if !self.relist.q.val() {
+                            self.recv_len.d.next = bit_cast::<32, W>(self.rd_resp_data.val() >> 32);
+                        }
+                        self.sgl_nsge.d.next =
+                            bit_cast::<8, W>(self.rd_resp_data.val() >> self.sh_nsge.val());
+                        self.sgl_scatter.d.next = self.rq128.val()
+                            && (bit_cast::<8, W>(self.rd_resp_data.val() >> self.sh_nsge.val())
+                                > 1);
                     }
-                    if self.k.q.val() == self.wqe_wrid_beat.val() {
+                    if self.k.q.val() >= self.wqe_beats.val() {
+                        self.sgl_buf.d.next = (self.sgl_buf.q.val() >> self.w_bits.val())
+                            | (bit_cast::<512, W>(self.rd_resp_data.val())
+                                << self.sgl_in_shift.val());
+                    }
+                    if (self.k.q.val() == self.wqe_wrid_beat.val()) && !self.relist.q.val() {
                         self.recv_wr_id.d.next =
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_wrid_shift.val());
                     }
-                    if (self.k.q.val() == self.wqe_addr_beat.val()) && self.is_send.val() {
+                    if (self.k.q.val() == self.wqe_addr_beat.val())
+                        && self.is_send.val()
+                        && !self.relist.q.val()
+                    {
                         self.dst.d.next =
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_addr_shift.val());
                     }
                     if self.rd_resp_last.val() {
+                        self.sgl_ok.d.next = self.rq128.val();
+                        self.sgl_qpn.d.next = self.qpn.val();
+                        if self.rq128.val()
+                            && self.sgl_scatter.q.val()
+                            && self.is_send.val()
+                            && !self.relist.q.val()
+                        {
+                            // A scattered SEND's addresses are offsets in its message.
+                            self.dst.d.next = 0.into();
+                        }
                         self.state.d.next = RespState::Prime0;
                     }
                 }
             }
             RespState::Prime0 => {
                 if self.is_send.val()
+                    && !self.send_cont.val()
+                    && self.rq128.val()
+                    && self.sgl_bad.val()
+                {
+                    // A malformed receive WQE (its scatter list does not add up to its LENGTH, or has
+                    // more than 4 entries): remote operational error NAK, QP to error, as rdma_rxe
+                    // answers a malformed WQE: the fault is the receiver's, not the request's.
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = 0x63.into();
+                    self.ack_psn_l.next = self.psn.q.val();
+                    self.qp_err.next = true;
+                    self.state.d.next = RespState::Pop;
+                } else if self.is_send.val()
                     && (bit_cast::<32, 16>(self.pay_len.q.val()) > self.recv_len.q.val())
                 {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
@@ -1597,6 +1752,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.reset.val() {
             self.state.d.next = RespState::Idle;
             self.ack_pend.d.next = false;
+            self.sgl_ok.d.next = false;
             self.last_syn.d.next = 0.into();
         }
     }

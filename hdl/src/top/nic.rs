@@ -6,6 +6,7 @@ use crate::host::dma_split::DmaReadSplit;
 use crate::host::gather::Gather;
 use crate::host::read_align::ReadAlign;
 use crate::host::regs::Regs;
+use crate::host::scatter::Scatter;
 use crate::host::write_align::WriteAlign;
 use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
@@ -72,6 +73,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
     /// The receive engine's payload writes, moved to B-aligned host words (any destination address).
+    scatter: Scatter<W, B>,
     walign: WriteAlign<W, B>,
     /// The transmit engine's reads (any source address) as beat-aligned reads, their data realigned.
     gather: Gather<W, B>,
@@ -153,6 +155,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
+            scatter: Default::default(),
             walign: Default::default(),
             gather: Default::default(),
             ralign: Default::default(),
@@ -722,14 +725,25 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dma_split.resp_host_last.next = self.dma_rd_resp_last.val();
         self.dma_split.resp_tag.next = self.dma_rd_resp_tag.val();
         // DMA writes: the CQE writer before payload (the responder requests a CQE only after its data)
+        self.scatter.clock.next = self.clock.val();
+        self.scatter.reset.next = self.reset.val();
         self.walign.clock.next = self.clock.val();
         self.walign.reset.next = self.reset.val();
-        self.walign.in_valid.next = self.rx_eng.wr_valid.val();
-        self.walign.in_addr.next = self.rx_eng.wr_addr.val();
-        self.walign.in_data.next = self.rx_eng.wr_data.val();
-        self.walign.in_strb.next = self.rx_eng.wr_strb.val();
-        self.walign.in_last.next = self.rx_eng.wr_last.val();
-        self.rx_eng.wr_ready.next = self.walign.in_ready.val();
+        self.scatter.in_valid.next = self.rx_eng.wr_valid.val();
+        self.scatter.in_addr.next = self.rx_eng.wr_addr.val();
+        self.scatter.in_data.next = self.rx_eng.wr_data.val();
+        self.scatter.in_strb.next = self.rx_eng.wr_strb.val();
+        self.scatter.in_last.next = self.rx_eng.wr_last.val();
+        self.scatter.in_scatter.next = self.rx_eng.wr_scatter.val();
+        self.scatter.sgl.next = self.rx_eng.wr_sgl.val();
+        self.scatter.sgl_n.next = self.rx_eng.wr_sgl_n.val();
+        self.rx_eng.wr_ready.next = self.scatter.in_ready.val();
+        self.walign.in_valid.next = self.scatter.out_valid.val();
+        self.walign.in_addr.next = self.scatter.out_addr.val();
+        self.walign.in_data.next = self.scatter.out_data.val();
+        self.walign.in_strb.next = self.scatter.out_strb.val();
+        self.walign.in_last.next = self.scatter.out_last.val();
+        self.scatter.out_ready.next = self.walign.in_ready.val();
         self.dma_wr_valid.next = self.cqe.wr_valid.val() || self.walign.out_valid.val();
         self.dma_wr_addr.next = self.walign.out_addr.val();
         self.dma_wr_data.next = self.walign.out_data.val();

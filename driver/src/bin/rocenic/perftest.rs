@@ -497,6 +497,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             max_send_wr: depth,
             max_recv_wr: rq_depth,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     )
     .map_err(e)?;

@@ -216,6 +216,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             max_send_wr: 2,
             max_recv_wr: (o.rx_depth + 1).next_power_of_two().clamp(2, 32768),
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     )
     .map_err(e)?;

@@ -65,6 +65,7 @@ pub(super) fn setup() -> Setup {
             max_send_wr: 2,
             max_recv_wr: 2,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     )
 }

@@ -231,6 +231,7 @@ fn buffers_may_start_at_any_byte() {
             max_send_wr: 8,
             max_recv_wr: 2,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     );
     to_rts(&s);

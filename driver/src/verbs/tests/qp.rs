@@ -11,6 +11,7 @@ fn create_programs_the_three_rings() {
             max_send_wr: 4,
             max_recv_wr: 8,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     );
     assert_eq!(s.dev.get(regs::QP_STATE), QpState::Reset as u32);
@@ -59,6 +60,7 @@ fn one_cq_for_both_directions_sizes_the_ring_by_its_depth() {
         max_send_wr: 2,
         max_recv_wr: 2,
         max_send_sge: 1,
+        max_recv_sge: 1,
     };
     let _qp = QueuePair::create(&pd, &cq, &cq, caps).unwrap();
     assert_eq!(dev.get(regs::CQ_LOG_SIZE), 3);
@@ -71,6 +73,7 @@ fn qpns_are_allocated_lowest_free_first_and_freed_on_drop() {
         max_send_wr: 2,
         max_recv_wr: 2,
         max_send_sge: 1,
+        max_recv_sge: 1,
     };
     assert_eq!(s.qp.qp_num(), QPN);
     let second = QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, caps).unwrap();
@@ -99,6 +102,7 @@ fn qpns_are_allocated_lowest_free_first_and_freed_on_drop() {
         max_send_wr: 3,
         max_recv_wr: 2,
         max_send_sge: 1,
+        max_recv_sge: 1,
     };
     assert!(matches!(
         QueuePair::create(&s.pd, &s.send_cq, &s.recv_cq, bad),
@@ -116,6 +120,7 @@ fn a_cq_of_another_device_is_refused() {
         max_send_wr: 2,
         max_recv_wr: 2,
         max_send_sge: 1,
+        max_recv_sge: 1,
     };
     assert!(matches!(
         QueuePair::create(&s.pd, &s.send_cq, &foreign, caps),
@@ -275,6 +280,7 @@ fn ack_timeout_converts_the_ib_exponent_at_the_widths_clock() {
             max_send_wr: 2,
             max_recv_wr: 2,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     );
     s.qp.modify(QpAttr::Init(InitAttrs::default())).unwrap();
@@ -386,6 +392,7 @@ fn modify_to_err_flushes_what_the_device_has_not_consumed_in_order() {
             max_send_wr: 4,
             max_recv_wr: 4,
             max_send_sge: 1,
+            max_recv_sge: 1,
         },
     );
     to_rts(&s);
