@@ -5,11 +5,11 @@
 //! untouched. The simulator's DMA firewall checks every access against the registered MRs throughout.
 //! Atomics (8 bytes by definition) are covered in `cosim.rs`. SGE counts: every WRITE and SEND gathers
 //! its message from 1 to 4 entries in turn (cut at uneven points, so packets cross entries off the beat;
-//! `gather.rs` also puts gaps between them); a READ, and every receive, takes one (scatter lists are not
-//! built).
+//! `gather.rs` also puts gaps between them), and every receive scatters it over 1 to 4 entries, cut at
+//! other uneven points (`scatter.rs` puts gaps between them); a READ's local buffer takes one.
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, DmaRegion, MemoryRegion, RecvRequest, SendFlags, SendOp, SendWr, Sge, WcOpcode,
+    AccessFlags, DmaRegion, MemoryRegion, RecvWr, SendFlags, SendOp, SendWr, Sge, WcOpcode,
     WcStatus, WorkCompletion,
 };
 use rocenic_sim::{FabricConfig, Width};
@@ -67,6 +67,7 @@ impl Rig {
             },
             &PairParams {
                 max_send_sge: 4,
+                max_recv_sge: 4,
                 ..PairParams::new(mtu, 200_000)
             },
         )
@@ -123,14 +124,36 @@ impl Rig {
         };
         let consumes_receive = matches!(op, Op::WriteImm | Op::Send | Op::SendImm | Op::SendInv);
         if consumes_receive {
-            // A receive buffer of exactly the message's size, so a byte too many would be an error.
-            let sge = Sge {
-                addr: self.b_mr.addr(),
-                length: len as u32,
-                lkey: self.b_mr.lkey(),
+            // A receive buffer of exactly the message's size, so a byte too many would be an error,
+            // as 1 to 4 scatter entries (in another turn than the gather list's), cut 5 bytes past
+            // even shares.
+            let entries = if len < 64 {
+                1
+            } else {
+                1 + ((wr_id + 2) % 4) as usize
             };
+            let list: Vec<Sge> = (0..entries)
+                .map(|i| {
+                    let cut = |i: usize| match i {
+                        0 => 0,
+                        i if i == entries => len,
+                        i => len * i / entries + 5,
+                    };
+                    Sge {
+                        addr: self.b_mr.addr() + cut(i) as u64,
+                        length: (cut(i + 1) - cut(i)) as u32,
+                        lkey: self.b_mr.lkey(),
+                    }
+                })
+                .collect();
             // SAFETY: `b` lives in the rig until the end of the test, past this receive's completion.
-            unsafe { self.p.b.qp.post_recv(&RecvRequest { wr_id, sge }) }.unwrap();
+            unsafe {
+                self.p.b.qp.post_recv_scatter(&RecvWr {
+                    wr_id,
+                    sg_list: &list,
+                })
+            }
+            .unwrap();
         }
         // The source as 1 to 4 gather entries (a READ's local buffer is one), cut 3 bytes past even
         // shares so the cuts fall off the beat.
