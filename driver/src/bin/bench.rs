@@ -7,12 +7,14 @@
 //! - Last byte of a SEND received → its CQE written, in core cycles.
 //! - A 64 KiB SEND from one buffer and gathered from 4 (hdl host::gather): doorbell → its last frame on
 //!   the MAC, in core cycles, so the cost of packing is the difference.
+//! - A 64 KiB SEND received into one buffer and scattered over 4 (hdl host::scatter): doorbell → the
+//!   receive completion at B, in core cycles, so the cost of cutting is the difference.
 use rocenic_driver::backend::fake::FakeMemory;
 use rocenic_driver::backend::{Backend, DmaArena, DmaRegion};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, Context, InitAttrs, MemoryRegion, QpAttr, QpCaps, QueuePair, RecvRequest,
-    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcStatus, WorkRequest,
+    AccessFlags, Context, InitAttrs, MemoryRegion, QpAttr, QpCaps, QueuePair, RecvRequest, RecvWr,
+    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcStatus, WorkCompletion, WorkRequest,
 };
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, Width};
@@ -284,6 +286,89 @@ fn gather_cycles(width: Width, entries: usize) -> u64 {
     took
 }
 
+/// Cycles from the doorbell of one 64 KiB SEND (MTU 4096) to B's receive completion, B's receive WQE
+/// scattering it over `entries` buffers (1, or 4 of uneven length), each starting 3 bytes past a beat,
+/// with gaps between them. Both runs on QPs with 128-byte receive WQEs (`max_recv_sge` 4), so only the list differs.
+fn scatter_cycles(width: Width, entries: usize) -> u64 {
+    const LEN: usize = 65536;
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        ..FabricConfig::default()
+    };
+    let params = PairParams {
+        max_recv_sge: 4,
+        ..PairParams::new(4096, 1_000_000)
+    };
+    let p = Pair::connect_with(cfg, &params).unwrap();
+    let src = p.a.ctx.alloc_dma(LEN).unwrap();
+    let smr =
+        p.a.pd
+            .reg_mr(&src, 0, LEN, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dst = p.b.ctx.alloc_dma(LEN + 4 * 1024).unwrap();
+    let dmr =
+        p.b.pd
+            .reg_mr(&dst, 0, LEN + 4 * 1024, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    // Lengths 5 and 7 bytes off even shares (summing to LEN), so every boundary between entries falls
+    // inside a host word of the message and costs the scatter unit its cycle.
+    let piece = LEN / entries;
+    let skew = [5i64, -5, 7, -7];
+    let list: Vec<Sge> = (0..entries)
+        .map(|i| Sge {
+            addr: dmr.addr() + (i * (piece + 1024) + 3) as u64,
+            length: if entries == 1 {
+                LEN as u32
+            } else {
+                (piece as i64 + skew[i]) as u32
+            },
+            lkey: dmr.lkey(),
+        })
+        .collect();
+    // SAFETY: `dst` and its MR live to the end of the function, after the receive completion.
+    unsafe {
+        p.b.qp
+            .post_recv_scatter(&RecvWr {
+                wr_id: 3,
+                sg_list: &list,
+            })
+            .unwrap()
+    };
+    p.fabric.lock().unwrap().run(1000);
+    let wr = WorkRequest {
+        wr_id: 3,
+        op: SendOp::Send,
+        sge: Sge {
+            addr: smr.addr(),
+            length: LEN as u32,
+            lkey: smr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    // SAFETY: `src` lives to the end of the function, after both completions.
+    unsafe { p.a.qp.post_send(&wr).unwrap() };
+    let doorbell = p.cycles();
+    // Polled every cycle: the cycle the CQE is in host memory.
+    let mut wc = [WorkCompletion::default()];
+    let mut at = None;
+    for _ in 0..2_000_000 {
+        if p.b.recv_cq.poll(&mut wc) == 1 {
+            at = Some(p.cycles());
+            break;
+        }
+        p.fabric.lock().unwrap().run(1);
+    }
+    let at = at.expect("B received it");
+    assert_eq!(
+        (wc[0].status, wc[0].byte_len as usize),
+        (WcStatus::Success, LEN)
+    );
+    let c = p.wait_for(&p.a.send_cq, 1_000_000).expect("A completed it");
+    assert_eq!(c.status, WcStatus::Success);
+    at - doorbell
+}
+
 fn main() {
     println!("| measurement | value | conditions |");
     println!("|---|---|---|");
@@ -312,6 +397,14 @@ fn main() {
         let four = gather_cycles(width, 4);
         println!(
             "| 64 KiB SEND, doorbell -> last frame on the MAC, {}-bit | {one} cycles from 1 buffer, {four} from 4 | MTU 4096, buffers 3 bytes past a beat, DMA read latency default |",
+            width.bits()
+        );
+    }
+    for width in [Width::W64, Width::W512] {
+        let one = scatter_cycles(width, 1);
+        let four = scatter_cycles(width, 4);
+        println!(
+            "| 64 KiB SEND, doorbell -> receive completion at B, {}-bit | {one} cycles into 1 buffer, {four} into 4 | MTU 4096, 128-byte receive WQEs, buffers 3 bytes past a beat, the 4 of uneven length (boundaries inside words), DMA read latency default |",
             width.bits()
         );
     }
