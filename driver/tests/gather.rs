@@ -184,11 +184,16 @@ fn the_driver_refuses_lists_the_qp_or_the_core_cannot_take() {
         matches!(e, Err(Error::TooManySges { given: 5, max: 4 })),
         "{e:?}"
     );
-    let read = SendOp::RdmaRead {
+    // An atomic's local buffer is one 8-byte word (a READ's list scatters: driver/tests/scatter.rs).
+    let fetch_add = SendOp::AtomicFetchAdd {
         remote_addr: 0x1000,
         rkey: 1,
+        add: 1,
     };
-    let e = unsafe { p.a.qp.post_send_gather(&wr(read, &five[..2])) };
+    let e = unsafe {
+        p.a.qp
+            .post_send_gather(&wr(fetch_add, &[sge(0, 4), sge(8, 4)]))
+    };
     assert!(matches!(e, Err(Error::Unsupported(_))), "{e:?}");
     // The second entry runs past the MR.
     let e = unsafe {

@@ -4,9 +4,9 @@
 //! opcode, byte count, immediate, QPs), the target buffer byte for byte, and the 256 bytes after it stay
 //! untouched. The simulator's DMA firewall checks every access against the registered MRs throughout.
 //! Atomics (8 bytes by definition) are covered in `cosim.rs`. SGE counts: every WRITE and SEND gathers
-//! its message from 1 to 4 entries in turn (cut at uneven points, so packets cross entries off the beat;
-//! `gather.rs` also puts gaps between them), and every receive scatters it over 1 to 4 entries, cut at
-//! other uneven points (`scatter.rs` puts gaps between them); a READ's local buffer takes one.
+//! its message from 1 to 4 entries in turn and every READ scatters its responses over 1 to 4 (cut at
+//! uneven points, so packets cross entries off the beat; `gather.rs` and `scatter.rs` also put gaps
+//! between them), and every receive scatters its message over 1 to 4 entries, cut at other points.
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, RecvWr, SendFlags, SendOp, SendWr, Sge, WcOpcode,
@@ -155,9 +155,9 @@ impl Rig {
             }
             .unwrap();
         }
-        // The source as 1 to 4 gather entries (a READ's local buffer is one), cut 3 bytes past even
+        // The source (a READ's destination) as 1 to 4 gather (scatter) entries, cut 3 bytes past even
         // shares so the cuts fall off the beat.
-        let entries = if op == Op::Read || len < 16 {
+        let entries = if len < 16 {
             1
         } else {
             1 + (wr_id % 4) as usize

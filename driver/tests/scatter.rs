@@ -4,14 +4,16 @@
 //! tail unused. Every byte of every buffer, and everything around them, is checked. A WRITE with
 //! immediate consumes a scatter WQE without touching its buffers. Two senders into two QPs of one
 //! receiver interleave their multi-packet SENDs (the engine refetches a QP's list when another QP's WQE
-//! came between). Then what the driver refuses.
+//! came between). An RDMA READ's responses scatter over its local list, with frames lost on the way.
+//! Then what the driver refuses.
 use rocenic_driver::backend::sim::SimBackend;
 use rocenic_driver::pair::{ip, mac, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Context, Error, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RecvWr,
-    RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
+    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcOpcode, WcStatus, WorkCompletion,
+    WorkRequest,
 };
-use rocenic_sim::{Fabric, FabricConfig, SwitchConfig, Width};
+use rocenic_sim::{Fabric, FabricConfig, FaultPlan, SwitchConfig, Width};
 use std::sync::{Arc, Mutex};
 
 const BUDGET: u64 = 2_000_000;
@@ -374,6 +376,91 @@ fn interleaved_sends_of_two_qps_keep_their_own_lists() {
                 i, got[i], want[i]
             );
         }
+    }
+}
+
+#[test]
+fn reads_scatter_their_responses_over_the_local_list() {
+    const READS: u64 = 48;
+    // A READ's local buffer as a list of 1 to 4 entries (on a QP with 128-byte send WQEs): its
+    // responses land in the entries in order. 5 % of frames dropped, so READs are re-issued from the
+    // middle of the message and their responses land from an offset inside the list.
+    for width in [Width::W64, Width::W512] {
+        let beat = width.bytes() as u64;
+        let cfg = FabricConfig {
+            width,
+            host_mem_bytes: 4 << 20,
+            faults: FaultPlan {
+                drop_probability: 0.05,
+                ..FaultPlan::default()
+            },
+            seed: 0x5CA7 + beat,
+            ..FabricConfig::default()
+        };
+        let params = PairParams {
+            max_send_sge: 4,
+            ..PairParams::new(MTU, 20_000)
+        };
+        let p = Pair::connect_with(cfg, &params).unwrap();
+        let src = p.b.ctx.alloc_dma(REGION).unwrap();
+        let remote: Vec<u8> = (0..REGION)
+            .map(|i| (i as u8).wrapping_mul(29) ^ 0x3C)
+            .collect();
+        src.write(0, &remote).unwrap();
+        let smr =
+            p.b.pd
+                .reg_mr(&src, 0, REGION, AccessFlags::REMOTE_READ)
+                .unwrap();
+        let dst = p.a.ctx.alloc_dma(REGION).unwrap();
+        let dmr =
+            p.a.pd
+                .reg_mr(&dst, 0, REGION, AccessFlags::LOCAL_WRITE)
+                .unwrap();
+        let mut rng = Rng(0x4EAD + beat);
+        for i in 0..READS {
+            dst.write(0, &[FILL; REGION]).unwrap();
+            let entries = 1 + (i % 4) as usize;
+            let l = list(
+                &mut rng,
+                dmr.addr(),
+                dmr.lkey(),
+                entries,
+                &[0, 1, 200, 255, 256, 700, 1000],
+                beat,
+            );
+            let total: usize = l.iter().map(|e| e.length as usize).sum();
+            let off = rng.below((REGION - total) as u64) as usize;
+            let wr = SendWr {
+                wr_id: 100 + i,
+                op: SendOp::RdmaRead {
+                    remote_addr: smr.addr() + off as u64,
+                    rkey: smr.rkey(),
+                },
+                sg_list: &l,
+                flags: SendFlags::SIGNALED,
+            };
+            // SAFETY: `dst` outlives the completion polled below.
+            unsafe { p.a.qp.post_send_gather(&wr).unwrap() };
+            let wc = p
+                .wait_for(&p.a.send_cq, BUDGET)
+                .unwrap_or_else(|| panic!("{width:?} READ {i}: no completion"));
+            assert_eq!(
+                (wc.status, wc.wr_id, wc.opcode),
+                (WcStatus::Success, 100 + i, WcOpcode::RdmaRead),
+                "{width:?} READ {i}: {wc:?}"
+            );
+            let want = expected(&l, &remote[off..off + total], dmr.addr());
+            let mut got = vec![0; REGION];
+            dst.read(0, &mut got).unwrap();
+            let bad = (0..REGION).find(|&k| got[k] != want[k]);
+            assert!(
+                bad.is_none(),
+                "{width:?} READ {i} ({total} bytes over {l:?}): first wrong byte at {bad:?}"
+            );
+        }
+        let dropped = p.fabric.lock().unwrap().link_stats().dropped;
+        assert!(dropped > 0, "{width:?}: the link dropped no frame");
+        eprintln!("{width:?}: {READS} READs, {dropped} frames dropped");
     }
 }
 

@@ -26,10 +26,12 @@ impl QueuePair {
     /// Posts a send work request that gathers its message from `wr.sg_list` (SEND or RDMA WRITE, up to
     /// the QP's `max_send_sge` entries, each checked like [`QueuePair::post_send`]'s one). The core reads
     /// each entry's bytes in turn (hdl `host::gather`): a packet may take bytes from several entries.
+    /// For an RDMA READ the list is where the responses land, in order (hdl `host::scatter`; each entry
+    /// needs LOCAL_WRITE). An atomic takes one entry.
     ///
     /// # Safety
     /// Every buffer the list names must stay allocated, registered and unchanged until the request
-    /// completes (or is flushed).
+    /// completes (or is flushed); a READ's buffers must not be read as settled before then.
     pub unsafe fn post_send_gather(&self, wr: &SendWr) -> Result<()> {
         // SAFETY: forwarded to the caller.
         unsafe { self.post_send_with(wr, false) }
@@ -75,10 +77,10 @@ impl QueuePair {
                 max: max_sge,
             });
         }
-        if wr.sg_list.len() > 1 && wr.op.writes_local() {
-            // Their local buffer is written: that is a scatter list.
+        if wr.sg_list.len() > 1 && wr.op.is_atomic() {
+            // An atomic's local buffer is one 8-byte word.
             return Err(Error::Unsupported(
-                "a list of several local buffers on a READ or atomic (scatter lists)",
+                "a list of several local buffers on an atomic",
             ));
         }
         for sge in wr.sg_list {

@@ -148,7 +148,15 @@ impl SendOp {
         }
     }
 
-    /// Whether the request's local buffer is written (so it cannot gather).
+    /// Whether the request is an atomic (its local buffer one 8-byte word, never a list).
+    pub(crate) fn is_atomic(&self) -> bool {
+        matches!(
+            self,
+            SendOp::AtomicCmpSwap { .. } | SendOp::AtomicFetchAdd { .. }
+        )
+    }
+
+    /// Whether the request's local buffer is written (a READ's list scatters its responses).
     pub(crate) fn writes_local(&self) -> bool {
         matches!(
             self,

@@ -162,6 +162,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rd_req_gather: Signal<Out, bool>,
     pub rd_sgl: Signal<Out, Bits<512>>,
     pub rd_sgl_n: Signal<Out, Bits<3>>,
+    /// The WQE in progress has a list (`rd_sgl`): a READ's responses scatter over it, by `rd_laddr` =
+    /// 0 plus their offset in the message (host::scatter).
+    pub rd_scatter: Signal<Out, bool>,
     pub rd_resp_valid: Signal<In, bool>,
     pub rd_resp_data: Signal<In, Bits<W>>,
     pub rd_resp_last: Signal<In, bool>,
@@ -531,6 +534,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_req_len: Default::default(),
             rd_req_gather: Default::default(),
             rd_sgl: Default::default(),
+            rd_scatter: Default::default(),
             rd_sgl_n: Default::default(),
             rd_resp_valid: Default::default(),
             rd_resp_data: Default::default(),
@@ -957,6 +961,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_req_gather.next = false;
         self.rd_sgl.next = self.sgl_buf.q.val();
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
+        self.rd_scatter.next = self.w_gather.q.val();
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
         self.sgl_len0.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
             self.sgl_buf.q.val() >> self.sh_sge_len0.val(),
@@ -1547,11 +1552,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
-                } else if self.sgl_bad.val()
-                    || (self.w_gather.q.val() && (self.is_read.val() || self.is_atomic.val()))
-                {
-                    // A malformed gather list, or one on a READ or atomic (whose local buffer is
-                    // written: scatter lists are not built).
+                } else if self.sgl_bad.val() || (self.w_gather.q.val() && self.is_atomic.val()) {
+                    // A malformed list, or one on an atomic (one 8-byte word: a list of its
+                    // local buffer is not built). A READ's list is its scatter list.
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
                 } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
@@ -2581,8 +2584,8 @@ mod tests {
         b.post_list(2, 151, 1, &list, 2);
         b.run_until(300, |b| b.sq_ci == 1);
         b.qp_state = 3;
-        // A READ (4) with a list: its local buffer would be scattered, not built: LOC_QP_OP_ERR (2).
-        b.post_list(4, 150, 2, &list, 2);
+        // A FETCH_ADD (6) with a list (its one word in two buffers): LOC_QP_OP_ERR (2).
+        b.post_list(6, 150, 2, &list, 2);
         b.run_until(300, |b| b.sq_ci == 2);
         b.qp_state = 3;
         // More entries than a WQE holds: LOC_QP_OP_ERR.
@@ -2590,7 +2593,7 @@ mod tests {
         b.run_until(300, |b| b.sq_ci == 3);
         assert_eq!(
             b.cqes,
-            vec![(1, 1, 0, 151, 0), (2, 2, 2, 150, 0), (3, 2, 0, 150, 0)]
+            vec![(1, 1, 0, 151, 0), (2, 2, 4, 150, 0), (3, 2, 0, 150, 0)]
         );
         assert!(b.frames.is_empty() && b.gathers.is_empty());
         // A list in a 64-byte WQE (SQ_WQE_128 clear) is malformed too.

@@ -142,6 +142,11 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rd_atomic: Signal<In, bool>,
     pub rd_psn0: Signal<In, Bits<24>>,
     pub rd_laddr: Signal<In, Bits<64>>,
+    /// The READ's local buffer is the list `rd_sgl` (its first `rd_sgl_n` entries): `rd_laddr` is 0
+    /// and its responses' bursts are offsets in the list.
+    pub rd_scatter: Signal<In, bool>,
+    pub rd_sgl: Signal<In, Bits<512>>,
+    pub rd_sgl_n: Signal<In, Bits<3>>,
     pub rd_len: Signal<In, Bits<32>>,
     pub rd_restart: Signal<In, bool>,
     pub rd_restart_idx: Signal<In, Bits<24>>,
@@ -488,6 +493,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rd_atomic: Default::default(),
             rd_psn0: Default::default(),
             rd_laddr: Default::default(),
+            rd_scatter: Default::default(),
+            rd_sgl: Default::default(),
+            rd_sgl_n: Default::default(),
             rd_len: Default::default(),
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
@@ -962,7 +970,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             || (self.f_opcode.val() == 0x16);
         self.is_write.next = (self.has_reth.val() && !self.is_rreq.val()) || self.write_cont.val();
         self.is_send.next = (self.f_opcode.val() <= 0x05) || self.is_inv.val();
-        self.wr_scatter.next = self.is_send.val() && self.rq128.val() && self.sgl_scatter.q.val();
+        self.wr_scatter.next = (self.is_send.val() && self.rq128.val() && self.sgl_scatter.q.val())
+            || (self.is_rresp.val() && self.rd_scatter.val());
+        if self.is_rresp.val() {
+            self.wr_sgl.next = self.rd_sgl.val();
+            self.wr_sgl_n.next = self.rd_sgl_n.val();
+        }
         self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
             || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B))
             || self.is_inv.val();
