@@ -3,9 +3,10 @@
 //! FETCH_ADD, COMPARE_SWAP) of random sizes, over a link that drops, corrupts, duplicates and reorders
 //! frames. Every completion must be a success and every byte is checked against a model of the peer's
 //! memory as each operation completes; no progress for too long is a stall and fails the run.
+//! With `sge` > 1 the same traffic goes through gather and scatter lists.
 use crate::pair::Pair;
 use crate::verbs::{
-    AccessFlags, MemoryRegion, RecvRequest, SendFlags, SendOp, Sge, WorkCompletion, WorkRequest,
+    AccessFlags, MemoryRegion, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
 };
 use crate::{DmaRegion, WcOpcode, WcStatus};
 use rocenic_sim::fault::SplitMix64;
@@ -31,6 +32,11 @@ pub struct StressConfig {
     pub host_link: (usize, f64, f64),
     /// The host returns read completions of different tags out of order (PCIe-like).
     pub dma_reorder: bool,
+    /// Largest list per work request (1 to 4): above 1, every message but an atomic is gathered from (a
+    /// READ scattered over) 1 to `sge` entries, and every receive slot is a scatter list of 1 to `sge`
+    /// entries, all cut at random points of one contiguous buffer (so the model checks stay the same and
+    /// every cut, an empty entry included, goes through the gather and scatter units).
+    pub sge: usize,
 }
 
 /// Size of each side's source, target and receive regions.
@@ -124,6 +130,27 @@ fn nonzero_counters(sides: &[&crate::pair::Side; 2]) -> String {
     out
 }
 
+/// `len` bytes at `addr` as a list of 1 to `max` entries (how many, and where the cuts fall, drawn from
+/// `r`; cuts may coincide, giving empty entries). One entry when `max` is 1.
+fn cut_list(r: &mut SplitMix64, addr: u64, len: usize, lkey: u32, max: usize) -> Vec<Sge> {
+    let n = if max > 1 {
+        1 + r.below(max as u64) as usize
+    } else {
+        1
+    };
+    let mut cuts: Vec<usize> = (1..n).map(|_| r.below(len as u64 + 1) as usize).collect();
+    cuts.push(0);
+    cuts.push(len);
+    cuts.sort_unstable();
+    cuts.windows(2)
+        .map(|c| Sge {
+            addr: addr + c[0] as u64,
+            length: (c[1] - c[0]) as u32,
+            lkey,
+        })
+        .collect()
+}
+
 pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let e = |e: crate::Error| e.to_string();
     let fc = FabricConfig {
@@ -137,7 +164,15 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         dma_reorder: cfg.dma_reorder,
         ..FabricConfig::default()
     };
-    let pair = Pair::connect(fc, cfg.mtu, cfg.ack_timeout).map_err(e)?;
+    if !(1..=rocenic_proto::host::MAX_SEND_SGE).contains(&cfg.sge) {
+        return Err(format!("sge must be 1 to 4, not {}", cfg.sge));
+    }
+    let params = crate::pair::PairParams {
+        max_send_sge: cfg.sge,
+        max_recv_sge: cfg.sge,
+        ..crate::pair::PairParams::new(cfg.mtu, cfg.ack_timeout)
+    };
+    let pair = Pair::connect_with(fc, &params).map_err(e)?;
     let beat = pair.a.ctx.beat_bytes();
     let max_bytes = cfg.max_bytes.min(REGION / RECV_SLOTS);
     let sides = [&pair.a, &pair.b];
@@ -180,18 +215,22 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         .iter()
         .map(|m| (m.rbuf_mr.addr(), m.rbuf_mr.lkey()))
         .collect();
+    let cut_rng = std::cell::RefCell::new(SplitMix64::new(cfg.seed ^ 0x5C47_7E12));
     let post_recv = |side: usize, slot: usize| -> Result<(), String> {
         let (addr, lkey) = rbufs[side];
+        let list = cut_list(
+            &mut cut_rng.borrow_mut(),
+            addr + (slot * slot_bytes) as u64,
+            slot_bytes,
+            lkey,
+            cfg.sge,
+        );
         // SAFETY: the receive region lives until the end of `run`, after every completion was polled or
         // the QPs were destroyed.
         unsafe {
-            sides[side].qp.post_recv(&RecvRequest {
+            sides[side].qp.post_recv_scatter(&RecvWr {
                 wr_id: slot as u64,
-                sge: Sge {
-                    addr: addr + (slot * slot_bytes) as u64,
-                    length: slot_bytes as u32,
-                    lkey,
-                },
+                sg_list: &list,
             })
         }
         .map_err(e)
@@ -301,19 +340,17 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                     data: (kind != 1).then(|| data.clone()),
                 });
             }
-            let wr = WorkRequest {
+            let entries = if matches!(kind, 5 | 6) { 1 } else { cfg.sge };
+            let list = cut_list(r, m.src_mr.addr(), len, m.src_mr.lkey(), entries);
+            let wr = SendWr {
                 wr_id: sent[side] as u64,
                 op,
-                sge: Sge {
-                    addr: m.src_mr.addr(),
-                    length: len as u32,
-                    lkey: m.src_mr.lkey(),
-                },
+                sg_list: &list,
                 flags: SendFlags::SIGNALED,
             };
             // SAFETY: the source region lives until the end of `run`; it is not rewritten before this
             // message's completion (one message in flight per side).
-            unsafe { sides[side].qp.post_send(&wr) }.map_err(e)?;
+            unsafe { sides[side].qp.post_send_gather(&wr) }.map_err(e)?;
             inflight[side] = Some(InFlight {
                 kind,
                 len,

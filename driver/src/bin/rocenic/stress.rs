@@ -22,6 +22,8 @@ options:
   --corrupt P         probability a frame gets a bit flipped (default 0.001)
   --ack-timeout N     local ACK timeout in core cycles (default 20000)
   --dma-reorder       the host returns DMA read completions of different tags out of order, as PCIe may
+  --sge N             lists of 1 to N entries (N at most 4): every message but an atomic gathered from
+                      (a READ scattered over) them, every receive scattered over them (default 1)
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -37,6 +39,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         kinds: Vec::new(),
         host_link: (0, 0.0, 0.0),
         dma_reorder: false,
+        sge: 1,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut it = args.iter();
@@ -67,6 +70,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--duplicate" => dup = prob(v()?)?,
             "--corrupt" => corrupt = prob(v()?)?,
             "--dma-reorder" => c.dma_reorder = true,
+            "--sge" => c.sge = num(v()?)? as usize,
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS
