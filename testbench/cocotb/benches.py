@@ -15,6 +15,7 @@ BENCHES = {
     "parser": ("rx_buffer", (64, 512)),
     "pfc": ("pfc", (64, 512)),
     "dma": ("dma_split", (64, 512)),
+    "scatter": ("scatter", (64, 512)),
     "arp": ("arp", (64, 512)),
     "vlan": ("vlan_insert", (64, 512)),
     "vlan_strip": ("vlan_strip", (64, 512)),

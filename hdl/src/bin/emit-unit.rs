@@ -1,10 +1,11 @@
 //! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/`:
-//! `emit-unit <rx_buffer|crc32|pfc|dma_split|arp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
+//! `emit-unit <rx_buffer|crc32|pfc|dma_split|scatter|arp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
 //!
 //! Each unit is built with the generics `top/nic.rs` gives it at that width (`NicTop<64, 8, 11>` and
 //! `NicTop<512, 64, 8>`), so a bench tests the block exactly as the NIC instantiates it. The module is
 //! always `top`, with the block's own ports.
 use rocenic_hdl::host::dma_split::DmaReadSplit;
+use rocenic_hdl::host::scatter::Scatter;
 use rocenic_hdl::net::arp::ArpResponder;
 use rocenic_hdl::net::pfc::PfcUnit;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
@@ -13,7 +14,7 @@ use rocenic_hdl::prim::crc32::Crc32Lanes;
 use rocenic_hdl::{nic_verilog, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, arp, vlan_strip, vlan_insert, nic";
+const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, vlan_strip, vlan_insert, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -34,6 +35,8 @@ fn unit_verilog(unit: &str, width: Width) -> Option<String> {
         ("pfc", true) => emit::<PfcUnit<512, 64>>(),
         ("dma_split", false) => emit::<DmaReadSplit<8>>(),
         ("dma_split", true) => emit::<DmaReadSplit<64>>(),
+        ("scatter", false) => emit::<Scatter<64, 8>>(),
+        ("scatter", true) => emit::<Scatter<512, 64>>(),
         ("arp", false) => emit::<ArpResponder<64, 8>>(),
         ("arp", true) => emit::<ArpResponder<512, 64>>(),
         ("vlan_strip", false) => emit::<VlanStrip<64, 8>>(),
