@@ -1,5 +1,6 @@
 //! Scatter: lets the receive engine write a SEND's payload into a list of up to `MAX_SGE` buffers (a
-//! receive WQE's scatter list, `ibv_recv_wr` with `num_sge` > 1) as if it were one.
+//! receive WQE's scatter list, `ibv_recv_wr` with `num_sge` > 1), or an RDMA READ's responses into the
+//! READ's local list (a send WQE's, `ibv_send_wr` with `num_sge` > 1), as if it were one.
 //!
 //! The engine keeps writing one contiguous buffer: in a scatter burst a word's `addr` is the message
 //! offset of its lane 0 (the packet's offset plus `j * B`), lanes and strobes as for any burst. This unit
@@ -10,14 +11,15 @@
 //! piece's last word: one cycle per boundary inside a word, nothing else (the entry a word starts in
 //! is found from the list's running lengths for every word, so empty entries cost nothing and
 //! consecutive bursts may use different lists, as packets of several QPs' SENDs do). Other bursts (a
-//! WRITE's payload, READ responses, atomics, a one-buffer receive) pass straight through, unregistered.
+//! WRITE's payload, atomics, a one-buffer receive or READ) pass straight through, unregistered.
 //!
-//! The list is the receive WQE's scatter area as the engine holds it (`MAX_SGE` entries of 16 bytes:
-//! address u64, length u32, lkey u32, `rocenic_proto::host::sge`), stable during the burst. The engine
-//! guarantees that the WQE's length is the sum of the first `sgl_n` lengths and that a packet fits what is
-//! left of it (else it NAKs the packet before writing anything), so every byte lies in some entry; the
-//! last entry is not cut, so a byte past the list could only land past that entry's end (never
-//! reached). Lkeys are checked by the driver when it posts (as for one SGE).
+//! The list is the WQE's list area as the engine holds it (`MAX_SGE` entries of 16 bytes: address u64,
+//! length u32, lkey u32, `rocenic_proto::host::sge`), stable during the burst. The engines guarantee
+//! that the WQE's length is the sum of the first `sgl_n` lengths and that a packet fits what is left of it
+//! (a receive: else the packet is NAKed before anything is written; a READ: the transmit engine refuses
+//! a list that does not add up, and a response not carrying exactly the bytes expected is dropped), so
+//! every byte lies in some entry; the last entry is not cut, so a byte past the list could only land
+//! past that entry's end (never reached). Lkeys are checked by the driver when it posts (as for one SGE).
 use rust_hdl::prelude::*;
 
 /// Entries of a scatter list: a 128-byte receive WQE has 64 bytes of header and room for 4.
