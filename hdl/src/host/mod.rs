@@ -6,4 +6,5 @@ pub mod gather;
 pub mod read_align;
 pub mod regs;
 pub mod scatter;
+pub mod sgl_sum;
 pub mod write_align;

@@ -8,10 +8,11 @@
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
+use crate::host::sgl_sum::SglSum;
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
 use rocenic_proto::aeth::RNR_TIMER_US;
-use rocenic_proto::host::{sge, wqe};
+use rocenic_proto::host::wqe;
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
@@ -180,6 +181,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wqe_buf: DFF<Bits<512>>,
     /// A 128-byte WQE's second half: its gather list (proto::host::sge).
     sgl_buf: DFF<Bits<512>>,
+    /// The length of `sgl_buf`'s list (its counted entries' sum).
+    sgl_total: SglSum,
     w_nsge: DFF<Bits<8>>,
     /// The message is gathered from the list (NUM_SGE > 1): local addresses are message offsets.
     w_gather: DFF<bool>,
@@ -190,11 +193,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The send ring slot of WQE `SQ_CI` (its index mod 2^SQ_LOG_SIZE).
     sq_slot: Signal<Local, Bits<64>>,
     sq_ring: Signal<Local, Bits<64>>,
-    sgl_len0: Signal<Local, Bits<40>>,
-    sgl_len1: Signal<Local, Bits<40>>,
-    sgl_len2: Signal<Local, Bits<40>>,
-    sgl_len3: Signal<Local, Bits<40>>,
-    sgl_sum: Signal<Local, Bits<40>>,
     sgl_bad: Signal<Local, bool>,
     w_opcode: DFF<Bits<8>>,
     w_flags: DFF<Bits<8>>,
@@ -393,11 +391,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     hdr_top: Constant<Bits<16>>,
     wqe_in_shift: Constant<Bits<16>>,
     sh_nsge: Constant<Bits<16>>,
-    /// Bit offsets of the gather entries' lengths in `sgl_buf`.
-    sh_sge_len0: Constant<Bits<16>>,
-    sh_sge_len1: Constant<Bits<16>>,
-    sh_sge_len2: Constant<Bits<16>>,
-    sh_sge_len3: Constant<Bits<16>>,
     sh_flags: Constant<Bits<16>>,
     sh_len: Constant<Bits<16>>,
     sh_wrid: Constant<Bits<16>>,
@@ -548,6 +541,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             state: Default::default(),
             wqe_buf: Default::default(),
             sgl_buf: Default::default(),
+            sgl_total: Default::default(),
             w_nsge: Default::default(),
             w_gather: Default::default(),
             p_gather: Default::default(),
@@ -555,11 +549,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wqe_len: Default::default(),
             sq_slot: Default::default(),
             sq_ring: Default::default(),
-            sgl_len0: Default::default(),
-            sgl_len1: Default::default(),
-            sgl_len2: Default::default(),
-            sgl_len3: Default::default(),
-            sgl_sum: Default::default(),
             sgl_bad: Default::default(),
             w_opcode: Default::default(),
             w_flags: Default::default(),
@@ -739,10 +728,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             hdr_top: c16(1024 - W),
             wqe_in_shift: c16(512 - W),
             sh_nsge: c16(wqe::NUM_SGE * 8),
-            sh_sge_len0: c16(sge::LENGTH * 8),
-            sh_sge_len1: c16((sge::BYTES + sge::LENGTH) * 8),
-            sh_sge_len2: c16((2 * sge::BYTES + sge::LENGTH) * 8),
-            sh_sge_len3: c16((3 * sge::BYTES + sge::LENGTH) * 8),
             sh_flags: c16(wqe::FLAGS * 8),
             sh_len: c16(wqe::LENGTH * 8),
             sh_wrid: c16(wqe::WR_ID * 8),
@@ -963,29 +948,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
         self.rd_scatter.next = self.w_gather.q.val();
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
-        self.sgl_len0.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-            self.sgl_buf.q.val() >> self.sh_sge_len0.val(),
-        ));
-        self.sgl_len1.next = 0.into();
-        self.sgl_len2.next = 0.into();
-        self.sgl_len3.next = 0.into();
-        if self.w_nsge.q.val() >= 2 {
-            self.sgl_len1.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len1.val(),
-            ));
-        }
-        if self.w_nsge.q.val() >= 3 {
-            self.sgl_len2.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len2.val(),
-            ));
-        }
-        if self.w_nsge.q.val() >= 4 {
-            self.sgl_len3.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len3.val(),
-            ));
-        }
-        self.sgl_sum.next = (self.sgl_len0.val() + self.sgl_len1.val())
-            + (self.sgl_len2.val() + self.sgl_len3.val());
+        self.sgl_total.sgl.next = self.sgl_buf.q.val();
+        self.sgl_total.n.next = self.w_nsge.q.val();
         // More entries than the list holds, or a list in a 64-byte WQE.
         self.sgl_bad.next =
             (self.w_nsge.q.val() > 4) || (!self.wqe128.val() && (self.w_nsge.q.val() > 1));
@@ -1562,7 +1526,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 1.into(); // LOC_LEN_ERR
                 } else if self.w_gather.q.val()
-                    && (self.sgl_sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
+                    && (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
                 {
                     // The list must cover the message exactly: no read past its last entry.
                     self.w_done.d.next = true;
@@ -1922,6 +1886,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rocenic_proto::host::sge;
 
     #[test]
     fn synthesizes() {

@@ -5,6 +5,7 @@
 //! Frames come from the receive buffer already ICRC-checked. Per packet: read the metadata and header
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
+use crate::host::sgl_sum::SglSum;
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::slot_fill::SlotFill;
 use crate::roce::qp_table::RX_VEC;
@@ -13,7 +14,7 @@ use rocenic_proto::wire::ipv4_frame as F;
 /// Bytes of the captured header register (big-endian after the swap).
 const HDR_BYTES: usize = 128;
 use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
-use rocenic_proto::host::{sge, WQE_128_BYTES};
+use rocenic_proto::host::WQE_128_BYTES;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -229,6 +230,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// one-entry cache, so a SEND's MIDDLE/LAST packets refetch it only when another QP's WQE came
     /// between (its context does not hold the list).
     sgl_buf: DFF<Bits<512>>,
+    /// The length of `sgl_buf`'s list (its counted entries' sum).
+    sgl_total: SglSum,
     sgl_nsge: DFF<Bits<8>>,
     /// That WQE scatters (NUM_SGE > 1): the SEND's addresses are message offsets.
     sgl_scatter: DFF<bool>,
@@ -298,11 +301,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// This QP's receive WQEs take 128 bytes (RQ_LOG_SIZE bit 5, `RQ_WQE_128`).
     rq128: Signal<Local, bool>,
     rq_slot: Signal<Local, Bits<64>>,
-    sgl_len0: Signal<Local, Bits<40>>,
-    sgl_len1: Signal<Local, Bits<40>>,
-    sgl_len2: Signal<Local, Bits<40>>,
-    sgl_len3: Signal<Local, Bits<40>>,
-    sgl_sum: Signal<Local, Bits<40>>,
     /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
     sgl_bad: Signal<Local, bool>,
     is_last: Signal<Local, bool>,
@@ -412,11 +410,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     w_bits: Constant<Bits<16>>,
     sgl_in_shift: Constant<Bits<16>>,
     sh_nsge: Constant<Bits<16>>,
-    /// Bit offsets of the scatter entries' lengths in `sgl_buf`.
-    sh_sge_len0: Constant<Bits<16>>,
-    sh_sge_len1: Constant<Bits<16>>,
-    sh_sge_len2: Constant<Bits<16>>,
-    sh_sge_len3: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, A> {
@@ -558,6 +551,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             recv_len: Default::default(),
             send_total: Default::default(),
             sgl_buf: Default::default(),
+            sgl_total: Default::default(),
             sgl_nsge: Default::default(),
             sgl_scatter: Default::default(),
             sgl_qpn: Default::default(),
@@ -614,11 +608,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             is_send: Default::default(),
             rq128: Default::default(),
             rq_slot: Default::default(),
-            sgl_len0: Default::default(),
-            sgl_len1: Default::default(),
-            sgl_len2: Default::default(),
-            sgl_len3: Default::default(),
-            sgl_sum: Default::default(),
             sgl_bad: Default::default(),
             is_last: Default::default(),
             send_cont: Default::default(),
@@ -715,10 +704,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             w_bits: Constant::new((W as u64).into()),
             sgl_in_shift: Constant::new(((512 - W) as u64).into()),
             sh_nsge: Constant::new(((NUM_SGE % B) as u64 * 8).into()),
-            sh_sge_len0: Constant::new(((sge::LENGTH * 8) as u64).into()),
-            sh_sge_len1: Constant::new((((sge::BYTES + sge::LENGTH) * 8) as u64).into()),
-            sh_sge_len2: Constant::new((((2 * sge::BYTES + sge::LENGTH) * 8) as u64).into()),
-            sh_sge_len3: Constant::new((((3 * sge::BYTES + sge::LENGTH) * 8) as u64).into()),
         }
     }
 }
@@ -874,32 +859,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.rd_req_beats.next = self.wqe128_beats.val();
         }
         // The cached list: lengths of its counted entries, and whether they describe the WQE.
-        self.sgl_len0.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-            self.sgl_buf.q.val() >> self.sh_sge_len0.val(),
-        ));
-        self.sgl_len1.next = 0.into();
-        self.sgl_len2.next = 0.into();
-        self.sgl_len3.next = 0.into();
-        if self.sgl_nsge.q.val() >= 2 {
-            self.sgl_len1.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len1.val(),
-            ));
-        }
-        if self.sgl_nsge.q.val() >= 3 {
-            self.sgl_len2.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len2.val(),
-            ));
-        }
-        if self.sgl_nsge.q.val() >= 4 {
-            self.sgl_len3.next = bit_cast::<40, 32>(bit_cast::<32, 512>(
-                self.sgl_buf.q.val() >> self.sh_sge_len3.val(),
-            ));
-        }
-        self.sgl_sum.next = (self.sgl_len0.val() + self.sgl_len1.val())
-            + (self.sgl_len2.val() + self.sgl_len3.val());
+        self.sgl_total.sgl.next = self.sgl_buf.q.val();
+        self.sgl_total.n.next = self.sgl_nsge.q.val();
         self.sgl_bad.next = self.sgl_scatter.q.val()
             && ((self.sgl_nsge.q.val() > 4)
-                || (self.sgl_sum.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
+                || (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
         self.wr_sgl.next = self.sgl_buf.q.val();
         self.wr_sgl_n.next = bit_cast::<3, 8>(self.sgl_nsge.q.val() & 7);
         self.rd_resp_ready.next = false;
