@@ -9,6 +9,8 @@
 //!   the MAC, in core cycles, so the cost of packing is the difference.
 //! - A 64 KiB SEND received into one buffer and scattered over 4 (hdl host::scatter): doorbell → the
 //!   receive completion at B, in core cycles, so the cost of cutting is the difference.
+//! - Message rate on one QP: 16 small RDMA WRITEs posted back to back, the core cycles between
+//!   consecutive send completions at A once the ring is full, against what the line could carry.
 use rocenic_driver::backend::fake::FakeMemory;
 use rocenic_driver::backend::{Backend, DmaArena, DmaRegion};
 use rocenic_driver::pair::{Pair, PairParams};
@@ -369,6 +371,74 @@ fn scatter_cycles(width: Width, entries: usize) -> u64 {
     at - doorbell
 }
 
+/// Core cycles between consecutive send completions at A for `len`-byte RDMA WRITEs posted back to
+/// back on one QP (its 16-entry ring filled before the first completes), the median over the last 12,
+/// and the cycles one frame of that size takes at line rate.
+fn message_rate(width: Width, len: usize) -> (u64, u64) {
+    const N: usize = 16;
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        link_latency_cycles: 100,
+        dma_read_latency_cycles: 50,
+        ..FabricConfig::default()
+    };
+    let p = Pair::connect(cfg, 1024, 1_000_000).unwrap();
+    let src = p.a.ctx.alloc_dma(4096).unwrap();
+    let smr =
+        p.a.pd
+            .reg_mr(&src, 0, 4096, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dst = p.b.ctx.alloc_dma(4096).unwrap();
+    let dmr =
+        p.b.pd
+            .reg_mr(&dst, 0, 4096, AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
+            .unwrap();
+    p.fabric.lock().unwrap().run(1000);
+    for i in 0..N {
+        let wr = WorkRequest {
+            wr_id: i as u64,
+            op: SendOp::RdmaWrite {
+                remote_addr: dmr.addr(),
+                rkey: dmr.rkey(),
+            },
+            sge: Sge {
+                addr: smr.addr(),
+                length: len as u32,
+                lkey: smr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        };
+        // SAFETY: `src` and `dst` live to the end of the function, after every completion.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+    }
+    // Polled every cycle: the cycle each CQE is in host memory.
+    let mut wc = [WorkCompletion::default()];
+    let mut at = Vec::new();
+    for _ in 0..1_000_000 {
+        while p.a.send_cq.poll(&mut wc) == 1 {
+            assert_eq!(wc[0].status, WcStatus::Success);
+            at.push(p.cycles());
+        }
+        if at.len() == N {
+            break;
+        }
+        p.fabric.lock().unwrap().run(1);
+    }
+    assert_eq!(at.len(), N, "every WRITE completed");
+    let mut gaps: Vec<u64> = at.windows(2).skip(N - 13).map(|w| w[1] - w[0]).collect();
+    gaps.sort();
+    // The frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + payload + ICRC 4 + FCS 4, and 20
+    // bytes of preamble and gap, at 10 Gb/s (64-bit, 156.25 MHz: 8 bytes a cycle) or 100 Gb/s (512-bit,
+    // 322.27 MHz: about 38.8 bytes a cycle).
+    let wire = (14 + 20 + 8 + 12 + 16 + len + 4 + 4 + 20) as f64;
+    let per_cycle = match width {
+        Width::W64 => 8.0,
+        Width::W512 => 100e9 / 8.0 / 322.27e6,
+    };
+    (gaps[gaps.len() / 2], (wire / per_cycle).ceil() as u64)
+}
+
 fn main() {
     println!("| measurement | value | conditions |");
     println!("|---|---|---|");
@@ -407,5 +477,20 @@ fn main() {
             "| 64 KiB SEND, doorbell -> receive completion at B, {}-bit | {one} cycles into 1 buffer, {four} into 4 | MTU 4096, 128-byte receive WQEs, buffers 3 bytes past a beat, the 4 of uneven length (boundaries inside words), DMA read latency default |",
             width.bits()
         );
+    }
+    for width in [Width::W64, Width::W512] {
+        for len in [64usize, 1024] {
+            let (gap, line) = message_rate(width, len);
+            let mhz = match width {
+                Width::W64 => 156.25,
+                Width::W512 => 322.27,
+            };
+            println!(
+                "| message rate, {len}-byte RDMA WRITEs on one QP, {}-bit | {gap} cycles per message ({:.2} M/s at {mhz} MHz; the line: {line} cycles, {:.1} M/s) | signaled, MTU 1024, link latency 100 cycles each way, DMA read latency 50 cycles |",
+                width.bits(),
+                mhz / gap as f64,
+                mhz / line as f64
+            );
+        }
     }
 }
