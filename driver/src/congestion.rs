@@ -6,10 +6,9 @@
 //! Topology (one `Fabric` with a `Switch`): senders on ports 0 and 1, each with one QP; the receiver on
 //! port 2 with two QPs, one per sender; the switch's egress queue to port 2 is the congestion point.
 use crate::backend::sim::SimBackend;
-use crate::pair::{ip, mac};
+use crate::pair::{connect_qps, ip, mac, PairParams};
 use crate::verbs::{
-    AccessFlags, CompletionQueue, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs,
-    RtsAttrs, SendFlags, SendOp, Sge, WorkRequest,
+    AccessFlags, CompletionQueue, Context, QpCaps, QueuePair, SendFlags, SendOp, Sge, WorkRequest,
 };
 use crate::{DmaRegion, MemoryRegion, WcStatus};
 use rocenic_proto::regs;
@@ -174,28 +173,14 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
         let rqp = QueuePair::create(&rx_pd, &rx_cq, &rx_cq, caps).map_err(e)?;
         // RESET → INIT → RTR → RTS on both ends, each naming the other's QPN.
         let psn = 0x100 * (s as u32 + 1);
-        for (q, peer, port, peer_port) in [(&qp, &rqp, s, 2), (&rqp, &qp, 2, s)] {
-            q.modify(QpAttr::Init(InitAttrs::default())).map_err(e)?;
-            q.modify(QpAttr::Rtr(RtrAttrs {
-                path_mtu: 1024,
-                dest_qpn: peer.qp_num(),
-                rq_psn: psn,
-                dest_mac: mac(peer_port),
-                dest_ip: ip(peer_port),
-                udp_sport: 0xC000 + (port * 2 + s) as u16,
-                min_rnr_timer: 1,
-                traffic_class: 0,
-            }))
-            .map_err(e)?;
-            q.modify(QpAttr::Rts(RtsAttrs {
-                sq_psn: psn,
-                timeout: 14,
-                retry_cnt: 7,
-                rnr_retry: 7,
-                ack_timeout_cycles: Some(2_000_000),
-            }))
-            .map_err(e)?;
-        }
+        let params = PairParams {
+            mac: [mac(s), mac(2)],
+            ip: [ip(s), ip(2)],
+            psn: [psn, psn],
+            udp_sport: [0xC000 + (3 * s) as u16, 0xC000 + (4 + s) as u16],
+            ..PairParams::new(1024, 2_000_000)
+        };
+        connect_qps([&qp, &rqp], &params).map_err(e)?;
         let src = tx.alloc_dma(x.write_bytes).map_err(e)?;
         let dst = rx.alloc_dma(x.write_bytes).map_err(e)?;
         let data: Vec<u8> = (0..x.write_bytes).map(|i| (i * 7 + s) as u8).collect();

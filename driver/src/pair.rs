@@ -123,7 +123,6 @@ impl Pair {
                     max_recv_sge: p.max_recv_sge,
                 },
             )?;
-            qp.modify(QpAttr::Init(InitAttrs::default()))?;
             sides.push(Side {
                 ctx,
                 pd,
@@ -132,28 +131,7 @@ impl Pair {
                 qp,
             });
         }
-        // Each side's RTR names the other: what rdma_cm or ibv_rc_pingpong's TCP exchange would carry.
-        let qpns = [sides[0].qp.qp_num(), sides[1].qp.qp_num()];
-        for (i, s) in sides.iter().enumerate() {
-            let peer = 1 - i;
-            s.qp.modify(QpAttr::Rtr(RtrAttrs {
-                path_mtu: p.mtu,
-                dest_qpn: p.dest_qpn[i].unwrap_or(qpns[peer]),
-                rq_psn: p.psn[peer],
-                dest_mac: p.mac[peer],
-                dest_ip: p.ip[peer],
-                udp_sport: p.udp_sport[i],
-                min_rnr_timer: p.min_rnr_timer,
-                traffic_class: p.traffic_class,
-            }))?;
-            s.qp.modify(QpAttr::Rts(RtsAttrs {
-                sq_psn: p.psn[i],
-                timeout: p.timeout,
-                retry_cnt: p.retry_cnt,
-                rnr_retry: p.rnr_retry,
-                ack_timeout_cycles: Some(p.ack_timeout_cycles),
-            }))?;
-        }
+        connect_qps([&sides[0].qp, &sides[1].qp], p)?;
         let b = sides.pop().unwrap();
         let a = sides.pop().unwrap();
         Ok(Pair { fabric, a, b })
@@ -187,4 +165,35 @@ impl Pair {
             self.a.ctx.wait();
         }
     }
+}
+
+/// Moves two QPs RESET → INIT → RTR → RTS, each side's RTR naming the other (what rdma_cm or
+/// ibv_rc_pingpong's TCP exchange would carry): `qps[i]` is side `i` of `p` (its MAC, IPv4 address,
+/// send PSN and UDP source port), wherever the two sit in a fabric.
+pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
+    let qpns = [qps[0].qp_num(), qps[1].qp_num()];
+    for q in qps {
+        q.modify(QpAttr::Init(InitAttrs::default()))?;
+    }
+    for (i, q) in qps.into_iter().enumerate() {
+        let peer = 1 - i;
+        q.modify(QpAttr::Rtr(RtrAttrs {
+            path_mtu: p.mtu,
+            dest_qpn: p.dest_qpn[i].unwrap_or(qpns[peer]),
+            rq_psn: p.psn[peer],
+            dest_mac: p.mac[peer],
+            dest_ip: p.ip[peer],
+            udp_sport: p.udp_sport[i],
+            min_rnr_timer: p.min_rnr_timer,
+            traffic_class: p.traffic_class,
+        }))?;
+        q.modify(QpAttr::Rts(RtsAttrs {
+            sq_psn: p.psn[i],
+            timeout: p.timeout,
+            retry_cnt: p.retry_cnt,
+            rnr_retry: p.rnr_retry,
+            ack_timeout_cycles: Some(p.ack_timeout_cycles),
+        }))?;
+    }
+    Ok(())
 }

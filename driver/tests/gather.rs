@@ -3,51 +3,25 @@
 //! from 0 to several path MTUs, so packets take bytes from several buffers and buffers span several
 //! packets. The receiver's buffer holds the buffers' bytes one after the other and nothing around it
 //! changes. Both widths. Then what the driver refuses before the device sees it.
-use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Error, RecvRequest, SendFlags, SendOp, SendWr, Sge, WcOpcode, WcStatus,
     WorkRequest,
 };
-use rocenic_sim::{FabricConfig, Width};
+use rocenic_sim::Width;
+
+mod common;
+use common::{list_pair, Rng};
 
 const BUDGET: u64 = 2_000_000;
 const MTU: u32 = 256;
 const REGION: usize = 16384;
 const FILL: u8 = 0xEE;
 
-/// A small deterministic generator (xorshift), so every run posts the same lists.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn pair(width: Width, max_send_sge: usize) -> Pair {
-    let cfg = FabricConfig {
-        width,
-        host_mem_bytes: 4 << 20,
-        ..FabricConfig::default()
-    };
-    let params = PairParams {
-        max_send_sge,
-        ..PairParams::new(MTU, 20_000)
-    };
-    Pair::connect_with(cfg, &params).unwrap()
-}
-
 #[test]
 fn sends_and_writes_gather_their_buffers_in_order() {
     for width in [Width::W64, Width::W512] {
         let beat = width.bytes() as u64;
-        let p = pair(width, 4);
+        let p = list_pair(width, MTU, 4, 1);
         let src = p.a.ctx.alloc_dma(REGION).unwrap();
         let smr =
             p.a.pd
@@ -158,7 +132,7 @@ fn sends_and_writes_gather_their_buffers_in_order() {
 
 #[test]
 fn the_driver_refuses_lists_the_qp_or_the_core_cannot_take() {
-    let p = pair(Width::W64, 4);
+    let p = list_pair(Width::W64, MTU, 4, 1);
     let src = p.a.ctx.alloc_dma(4096).unwrap();
     let mr =
         p.a.pd
@@ -211,7 +185,7 @@ fn the_driver_refuses_lists_the_qp_or_the_core_cannot_take() {
     let e = unsafe { p.a.qp.post_send_push(&one) };
     assert!(matches!(e, Err(Error::BadAttr(_))), "{e:?}");
     // A QP with max_send_sge 1 takes one entry.
-    let q = pair(Width::W64, 1);
+    let q = list_pair(Width::W64, MTU, 1, 1);
     let buf1 = q.a.ctx.alloc_dma(4096).unwrap();
     let mr1 =
         q.a.pd

@@ -7,47 +7,21 @@
 //! came between). An RDMA READ's responses scatter over its local list, with frames lost on the way.
 //! Then what the driver refuses.
 use rocenic_driver::backend::sim::SimBackend;
-use rocenic_driver::pair::{ip, mac, Pair, PairParams};
+use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, Context, Error, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RecvWr,
-    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcOpcode, WcStatus, WorkCompletion,
-    WorkRequest,
+    AccessFlags, Context, Error, QpCaps, QueuePair, RecvRequest, RecvWr, SendFlags, SendOp, SendWr,
+    Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
 };
 use rocenic_sim::{Fabric, FabricConfig, FaultPlan, SwitchConfig, Width};
 use std::sync::{Arc, Mutex};
+
+mod common;
+use common::{list_pair, Rng};
 
 const BUDGET: u64 = 2_000_000;
 const MTU: u32 = 256;
 const REGION: usize = 16384;
 const FILL: u8 = 0xEE;
-
-/// A small deterministic generator (xorshift), so every run posts the same lists.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn pair(width: Width, max_recv_sge: usize) -> Pair {
-    let cfg = FabricConfig {
-        width,
-        host_mem_bytes: 4 << 20,
-        ..FabricConfig::default()
-    };
-    let params = PairParams {
-        max_recv_sge,
-        ..PairParams::new(MTU, 20_000)
-    };
-    Pair::connect_with(cfg, &params).unwrap()
-}
 
 /// A list of `entries` buffers one after another in a region at `base` (its MR `lkey`), at odd gaps,
 /// lengths from `lens`, in a shuffled order so the list does not walk memory upwards.
@@ -90,7 +64,7 @@ fn expected(list: &[Sge], msg: &[u8], base: u64) -> Vec<u8> {
 fn sends_scatter_into_the_receive_list_in_order() {
     for width in [Width::W64, Width::W512] {
         let beat = width.bytes() as u64;
-        let p = pair(width, 4);
+        let p = list_pair(width, MTU, 1, 4);
         let src = p.a.ctx.alloc_dma(REGION).unwrap();
         let smr =
             p.a.pd
@@ -265,28 +239,14 @@ fn interleaved_sends_of_two_qps_keep_their_own_lists() {
             let qp = QueuePair::create(&pd, &cq, &cq, caps).unwrap();
             let rqp = QueuePair::create(&rx_pd, &rx_cq, &rx_cq, caps).unwrap();
             let psn = 0x100 * (s as u32 + 1);
-            for (q, peer, port, peer_port) in [(&qp, &rqp, s, 2), (&rqp, &qp, 2, s)] {
-                q.modify(QpAttr::Init(InitAttrs::default())).unwrap();
-                q.modify(QpAttr::Rtr(RtrAttrs {
-                    path_mtu: MTU,
-                    dest_qpn: peer.qp_num(),
-                    rq_psn: psn,
-                    dest_mac: mac(peer_port),
-                    dest_ip: ip(peer_port),
-                    udp_sport: 0xC000 + (port * 2 + s) as u16,
-                    min_rnr_timer: 1,
-                    traffic_class: 0,
-                }))
-                .unwrap();
-                q.modify(QpAttr::Rts(RtsAttrs {
-                    sq_psn: psn,
-                    timeout: 14,
-                    retry_cnt: 7,
-                    rnr_retry: 7,
-                    ack_timeout_cycles: Some(200_000),
-                }))
-                .unwrap();
-            }
+            let params = PairParams {
+                mac: [mac(s), mac(2)],
+                ip: [ip(s), ip(2)],
+                psn: [psn, psn],
+                udp_sport: [0xC000 + (3 * s) as u16, 0xC000 + (4 + s) as u16],
+                ..PairParams::new(MTU, 200_000)
+            };
+            connect_qps([&qp, &rqp], &params).unwrap();
             // Each QP's list in its own half of the receive region: 4 entries, some 10 packets.
             let half = (REGION / 2 * s) as u64;
             let rlist = list(
@@ -466,7 +426,7 @@ fn reads_scatter_their_responses_over_the_local_list() {
 
 #[test]
 fn the_driver_refuses_lists_the_qp_cannot_take() {
-    let p = pair(Width::W64, 4);
+    let p = list_pair(Width::W64, MTU, 1, 4);
     let buf = p.b.ctx.alloc_dma(4096).unwrap();
     let mr =
         p.b.pd
@@ -503,7 +463,7 @@ fn the_driver_refuses_lists_the_qp_cannot_take() {
     let e = unsafe { p.b.qp.post_recv_scatter(&wr(&bad)) };
     assert!(matches!(e, Err(Error::LocalProtection { .. })), "{e:?}");
     // A QP with max_recv_sge 1 takes one entry; more than 4 cannot be asked for.
-    let q = pair(Width::W64, 1);
+    let q = list_pair(Width::W64, MTU, 1, 1);
     let buf1 = q.b.ctx.alloc_dma(64).unwrap();
     let mr1 =
         q.b.pd

@@ -392,7 +392,12 @@ fn message_rate(width: Width, len: usize) -> (u64, u64) {
     let dst = p.b.ctx.alloc_dma(4096).unwrap();
     let dmr =
         p.b.pd
-            .reg_mr(&dst, 0, 4096, AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE)
+            .reg_mr(
+                &dst,
+                0,
+                4096,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
             .unwrap();
     p.fabric.lock().unwrap().run(1000);
     for i in 0..N {

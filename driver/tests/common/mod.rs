@@ -1,5 +1,5 @@
 //! Set-ups the co-simulation tests share.
-use rocenic_driver::pair::Pair;
+use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
 };
@@ -84,6 +84,7 @@ pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair,
     (p, w)
 }
 
+#[allow(dead_code)]
 impl BigWrite {
     /// Posts the WRITE at A.
     pub fn post(&self, p: &Pair) {
@@ -99,4 +100,38 @@ impl BigWrite {
         self.dst.read(0, &mut got).unwrap();
         assert!(got == self.data, "data differs");
     }
+}
+
+/// A small deterministic generator (xorshift), so every run posts the same lists.
+#[allow(dead_code)]
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A pair at `width` with 4 MiB of host memory, path MTU `mtu`, an ACK timeout of 20,000 cycles and
+/// QPs taking lists of `max_send_sge` / `max_recv_sge` entries (the gather and scatter tests' set-up).
+#[allow(dead_code)]
+pub fn list_pair(width: Width, mtu: u32, max_send_sge: usize, max_recv_sge: usize) -> Pair {
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        ..FabricConfig::default()
+    };
+    let params = PairParams {
+        max_send_sge,
+        max_recv_sge,
+        ..PairParams::new(mtu, 20_000)
+    };
+    Pair::connect_with(cfg, &params).unwrap()
 }

@@ -37,7 +37,8 @@ pub struct Scatter<const W: usize, const B: usize> {
     pub in_strb: Signal<In, Bits<B>>,
     pub in_last: Signal<In, bool>,
     pub in_scatter: Signal<In, bool>,
-    /// The scatter list and how many of its entries count.
+    /// The scatter list and how many of its entries count: read one cycle late (registered ends), so
+    /// they must be in place a cycle before a scatter burst's first word and held through it.
     pub sgl: Signal<In, Bits<512>>,
     pub sgl_n: Signal<In, Bits<3>>,
     // Bursts to the write realigner: one per piece.
@@ -49,36 +50,58 @@ pub struct Scatter<const W: usize, const B: usize> {
     pub out_last: Signal<Out, bool>,
     /// Lanes of the offered word already written (it crossed an entry boundary).
     cut: DFF<Bits<16>>,
+    /// The list, digested a cycle ahead so no sum of lengths sits on a word's path: message offsets
+    /// where entries 0, 1 and 2 end, each entry's address less its start offset, the count.
+    end0: DFF<Bits<40>>,
+    end1: DFF<Bits<40>>,
+    end2: DFF<Bits<40>>,
+    adj0: DFF<Bits<64>>,
+    adj1: DFF<Bits<64>>,
+    adj2: DFF<Bits<64>>,
+    adj3: DFF<Bits<64>>,
+    n: DFF<Bits<3>>,
     len0: Signal<Local, Bits<40>>,
     len1: Signal<Local, Bits<40>>,
     len2: Signal<Local, Bits<40>>,
-    /// Message offsets where entries 0, 1 and 2 end.
-    end0: Signal<Local, Bits<40>>,
-    end1: Signal<Local, Bits<40>>,
-    end2: Signal<Local, Bits<40>>,
-    /// The first unwritten byte of the offered word, and the entry it falls in (`idx`, from `base` to
-    /// `e_end`).
-    pos: Signal<Local, Bits<40>>,
+    s_end1: Signal<Local, Bits<40>>,
+    s_end2: Signal<Local, Bits<40>>,
+    /// The word's message offset, and how far each entry's end lies past it (negative: behind).
+    m: Signal<Local, Bits<41>>,
+    d0: Signal<Local, Bits<41>>,
+    d1: Signal<Local, Bits<41>>,
+    d2: Signal<Local, Bits<41>>,
+    /// Entry k ends at or before the word's first unwritten byte (`m + cut`).
+    past0: Signal<Local, bool>,
+    past1: Signal<Local, bool>,
+    past2: Signal<Local, bool>,
+    /// The entry that byte falls in.
     idx: Signal<Local, Bits<3>>,
-    base: Signal<Local, Bits<40>>,
-    e_end: Signal<Local, Bits<40>>,
-    e_sh: Signal<Local, Bits<16>>,
-    e_addr: Signal<Local, Bits<64>>,
-    m: Signal<Local, Bits<40>>,
-    rel: Signal<Local, Bits<40>>,
+    /// The word's address in each entry, side by side (so the add does not wait for `idx`).
+    at0: Signal<Local, Bits<64>>,
+    at1: Signal<Local, Bits<64>>,
+    at2: Signal<Local, Bits<64>>,
+    at3: Signal<Local, Bits<64>>,
+    at: Signal<Local, Bits<64>>,
+    /// Bytes of the entry from the word's lane 0.
+    rel: Signal<Local, Bits<41>>,
     rel16: Signal<Local, Bits<16>>,
     last_entry: Signal<Local, bool>,
     ends_here: Signal<Local, bool>,
     end_mask: Signal<Local, Bits<B>>,
     cut_mask: Signal<Local, Bits<B>>,
     rem: Signal<Local, Bits<B>>,
-    /// Bit offsets of entries 0, 1 and 2's lengths in the list.
+    /// Bit offsets of entries 0, 1 and 2's lengths and of entries 0..3's addresses in the list.
     sh_len0: Constant<Bits<16>>,
     sh_len1: Constant<Bits<16>>,
     sh_len2: Constant<Bits<16>>,
-    beat_bytes: Constant<Bits<40>>,
+    sh_addr1: Constant<Bits<16>>,
+    sh_addr2: Constant<Bits<16>>,
+    sh_addr3: Constant<Bits<16>>,
+    beat_bytes: Constant<Bits<16>>,
     ones: Constant<Bits<B>>,
     one3: Constant<Bits<3>>,
+    two3: Constant<Bits<3>>,
+    three3: Constant<Bits<3>>,
 }
 
 impl<const W: usize, const B: usize> Default for Scatter<W, B> {
@@ -86,6 +109,7 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
         use rocenic_proto::host::sge;
         assert_eq!(W, 8 * B);
         let sh_len = |i: usize| Constant::new((((i * sge::BYTES + sge::LENGTH) * 8) as u64).into());
+        let sh_addr = |i: usize| Constant::new((((i * sge::BYTES + sge::ADDR) * 8) as u64).into());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -105,19 +129,32 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             out_strb: Default::default(),
             out_last: Default::default(),
             cut: Default::default(),
-            len0: Default::default(),
-            len1: Default::default(),
-            len2: Default::default(),
             end0: Default::default(),
             end1: Default::default(),
             end2: Default::default(),
-            pos: Default::default(),
-            idx: Default::default(),
-            base: Default::default(),
-            e_end: Default::default(),
-            e_sh: Default::default(),
-            e_addr: Default::default(),
+            adj0: Default::default(),
+            adj1: Default::default(),
+            adj2: Default::default(),
+            adj3: Default::default(),
+            n: Default::default(),
+            len0: Default::default(),
+            len1: Default::default(),
+            len2: Default::default(),
+            s_end1: Default::default(),
+            s_end2: Default::default(),
             m: Default::default(),
+            d0: Default::default(),
+            d1: Default::default(),
+            d2: Default::default(),
+            past0: Default::default(),
+            past1: Default::default(),
+            past2: Default::default(),
+            idx: Default::default(),
+            at0: Default::default(),
+            at1: Default::default(),
+            at2: Default::default(),
+            at3: Default::default(),
+            at: Default::default(),
             rel: Default::default(),
             rel16: Default::default(),
             last_entry: Default::default(),
@@ -128,9 +165,14 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             sh_len0: sh_len(0),
             sh_len1: sh_len(1),
             sh_len2: sh_len(2),
+            sh_addr1: sh_addr(1),
+            sh_addr2: sh_addr(2),
+            sh_addr3: sh_addr(3),
             beat_bytes: Constant::new((B as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
             one3: Constant::new(1.into()),
+            two3: Constant::new(2.into()),
+            three3: Constant::new(3.into()),
         }
     }
 }
@@ -138,9 +180,10 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
 impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cut);
-        // Where each entry ends in the message (the last one counted is never cut, so its end and
-        // those of entries after it do not matter).
+        dff_setup!(self, clock, cut, end0, end1, end2, adj0, adj1, adj2, adj3, n);
+        // The list, a cycle ahead: where each entry ends in the message (the last one counted is never
+        // cut, so its end and those of entries after it do not matter), and where an entry's byte for
+        // message offset 0 would be (its address less its start), so a word's address is one add.
         // (Shift amounts as 16-bit signals: a literal beside a 512-bit value does not emit.)
         self.len0.next =
             bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len0.val()));
@@ -148,39 +191,65 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
             bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len1.val()));
         self.len2.next =
             bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len2.val()));
-        self.end0.next = self.len0.val();
-        self.end1.next = self.end0.val() + self.len1.val();
-        self.end2.next = self.end1.val() + self.len2.val();
-        // The entry the word's first unwritten byte falls in: past every entry that ends at or before
-        // it (empty ones included), never past the last counted one. Found afresh for every word, so
-        // a burst may follow another QP's with another list, and nothing is walked.
-        self.m.next = bit_cast::<40, 64>(self.in_addr.val());
-        self.pos.next = self.m.val() + bit_cast::<40, 16>(self.cut.q.val());
+        self.s_end1.next = self.len0.val() + self.len1.val();
+        self.s_end2.next = self.s_end1.val() + self.len2.val();
+        self.end0.d.next = self.len0.val();
+        self.end1.d.next = self.s_end1.val();
+        self.end2.d.next = self.s_end2.val();
+        self.adj0.d.next = bit_cast::<64, 512>(self.sgl.val());
+        self.adj1.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr1.val())
+            - bit_cast::<64, 40>(self.len0.val());
+        self.adj2.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr2.val())
+            - bit_cast::<64, 40>(self.s_end1.val());
+        self.adj3.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr3.val())
+            - bit_cast::<64, 40>(self.s_end2.val());
+        self.n.d.next = self.sgl_n.val();
+
+        // The entry the word's first unwritten byte (`m + cut`) falls in: past every entry that ends at
+        // or before it (empty ones included), never past the last counted one. Found afresh for every
+        // word, so a burst may follow another QP's with another list, and nothing is walked. Each
+        // entry's distance from the word is one subtraction, side by side, and "at or before" is a
+        // compare of that distance with `cut` (under 2^16): no sum feeds a compare.
+        self.m.next = bit_cast::<41, 40>(bit_cast::<40, 64>(self.in_addr.val()));
+        self.d0.next = bit_cast::<41, 40>(self.end0.q.val()) - self.m.val();
+        self.d1.next = bit_cast::<41, 40>(self.end1.q.val()) - self.m.val();
+        self.d2.next = bit_cast::<41, 40>(self.end2.q.val()) - self.m.val();
+        self.past0.next = ((self.d0.val() >> 40) != 0)
+            || (((self.d0.val() >> 16) == 0)
+                && (bit_cast::<16, 41>(self.d0.val()) <= self.cut.q.val()));
+        self.past1.next = ((self.d1.val() >> 40) != 0)
+            || (((self.d1.val() >> 16) == 0)
+                && (bit_cast::<16, 41>(self.d1.val()) <= self.cut.q.val()));
+        self.past2.next = ((self.d2.val() >> 40) != 0)
+            || (((self.d2.val() >> 16) == 0)
+                && (bit_cast::<16, 41>(self.d2.val()) <= self.cut.q.val()));
+        self.at0.next = self.adj0.q.val() + self.in_addr.val();
+        self.at1.next = self.adj1.q.val() + self.in_addr.val();
+        self.at2.next = self.adj2.q.val() + self.in_addr.val();
+        self.at3.next = self.adj3.q.val() + self.in_addr.val();
         self.idx.next = 0.into();
-        self.base.next = 0.into();
-        self.e_end.next = self.end0.val();
-        if (self.sgl_n.val() > 1) && (self.end0.val() <= self.pos.val()) {
+        self.at.next = self.at0.val();
+        self.rel.next = self.d0.val();
+        if (self.n.q.val() > 1) && self.past0.val() {
             self.idx.next = 1.into();
-            self.base.next = self.end0.val();
-            self.e_end.next = self.end1.val();
+            self.at.next = self.at1.val();
+            self.rel.next = self.d1.val();
         }
-        if (self.sgl_n.val() > 2) && (self.end1.val() <= self.pos.val()) {
+        if (self.n.q.val() > 2) && self.past1.val() {
             self.idx.next = 2.into();
-            self.base.next = self.end1.val();
-            self.e_end.next = self.end2.val();
+            self.at.next = self.at2.val();
+            self.rel.next = self.d2.val();
         }
-        if (self.sgl_n.val() > 3) && (self.end2.val() <= self.pos.val()) {
+        if (self.n.q.val() > 3) && self.past2.val() {
             self.idx.next = 3.into();
-            self.base.next = self.end2.val();
+            self.at.next = self.at3.val();
         }
-        self.last_entry.next = (self.idx.val() + self.one3.val()) >= self.sgl_n.val();
-        self.e_sh.next = bit_cast::<16, 3>(self.idx.val()) << 7;
-        self.e_addr.next = bit_cast::<64, 512>(self.sgl.val() >> self.e_sh.val());
-        // Bytes of the entry from the word's lane 0.
-        self.rel.next = self.e_end.val() - self.m.val();
-        self.rel16.next = bit_cast::<16, 40>(self.rel.val());
-        // The entry ends inside this word or at its end.
-        self.ends_here.next = (self.rel.val() <= self.beat_bytes.val()) && !self.last_entry.val();
+        self.last_entry.next = (self.idx.val() + self.one3.val()) >= self.n.q.val();
+        self.rel16.next = bit_cast::<16, 41>(self.rel.val());
+        // The entry ends inside this word or at its end (not the last entry: `rel` > `cut` >= 0).
+        self.ends_here.next = ((self.rel.val() >> 16) == 0)
+            && (self.rel16.val() <= self.beat_bytes.val())
+            && !self.last_entry.val();
         self.end_mask.next = self.ones.val();
         if self.ends_here.val() {
             self.end_mask.next = !(self.ones.val() << self.rel16.val());
@@ -197,8 +266,7 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
         self.in_ready.next = self.out_ready.val();
         if self.in_scatter.val() {
             // The piece's words go where the entry holds their lane 0's offset.
-            self.out_addr.next =
-                self.e_addr.val() - bit_cast::<64, 40>(self.base.val()) + self.in_addr.val();
+            self.out_addr.next = self.at.val();
             self.out_strb.next = self.in_strb.val() & self.cut_mask.val() & self.end_mask.val();
             self.out_last.next =
                 (self.in_last.val() && (self.rem.val() == 0)) || self.ends_here.val();
@@ -401,10 +469,22 @@ mod tests {
             wait_clock_true!(sim, clock, x);
             let mut k = 0;
             let mut cycle = 0u64;
+            // The unit reads a list a cycle late: as the engines do, a new list goes in place a cycle
+            // before the first word that uses it (here a cycle with nothing offered; the first one
+            // before the count starts).
+            let mut shown = (words_in[0].5, words_in[0].6);
+            x.sgl.next = shown.0;
+            x.sgl_n.next = shown.1.into();
+            wait_clock_false!(sim, clock, x);
+            wait_clock_true!(sim, clock, x);
             while k < words_in.len() {
                 assert!(cycle < 8 * words_in.len() as u64 + 40, "stalled");
                 let (addr, data, strb, last, sc, sgl, n) = words_in[k];
-                let v = valid(cycle);
+                let mut v = valid(cycle);
+                if sc && (sgl, n) != shown {
+                    v = false;
+                }
+                shown = (sgl, n);
                 x.in_valid.next = v;
                 x.in_addr.next = addr.into();
                 x.in_data.next = data;

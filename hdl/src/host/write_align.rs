@@ -29,7 +29,7 @@ pub struct WriteAlign<const W: usize, const B: usize> {
     mid: DFF<bool>,
     carry_data: DFF<Bits<W>>,
     carry_strb: DFF<Bits<B>>,
-    /// The merged last word is written; the spill word (at `spill_addr`) is next.
+    /// The merged last word (at `spill_addr`) is written; the spill word, a beat above it, is next.
     spill_pend: DFF<bool>,
     spill_addr: DFF<Bits<64>>,
     off: Signal<Local, Bits<16>>,
@@ -39,7 +39,6 @@ pub struct WriteAlign<const W: usize, const B: usize> {
     hi_strb: Signal<Local, Bits<B>>,
     base: Signal<Local, Bits<64>>,
     main_strb: Signal<Local, Bits<B>>,
-    go: Signal<Local, bool>,
     low_mask: Constant<Bits<64>>,
     beat_bytes: Constant<Bits<16>>,
     beat_bytes64: Constant<Bits<64>>,
@@ -74,7 +73,6 @@ impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
             hi_strb: Default::default(),
             base: Default::default(),
             main_strb: Default::default(),
-            go: Default::default(),
             low_mask: Constant::new(((B - 1) as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
             beat_bytes64: Constant::new((B as u64).into()),
@@ -108,14 +106,15 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         }
         self.out_strb.next = self.main_strb.val();
         // A word with no byte to write is not written: its address may lie outside the buffer (a
-        // scatter piece's first word, whose lanes below the piece are not its own).
-        self.go.next = self.out_ready.val() || (self.main_strb.val() == 0);
+        // scatter piece's first word, whose lanes below the piece are not its own). It still waits for
+        // the port's ready, so the strobes (late: the scatter unit cuts them) stay off the ready path;
+        // the port's ready must not wait for valid (docs/interfaces.md).
         self.out_valid.next = self.in_valid.val() && (self.main_strb.val() != 0);
-        self.in_ready.next = self.go.val();
+        self.in_ready.next = self.out_ready.val();
         if self.spill_pend.q.val() {
             // The spill word; the last input word is accepted with it (so it waits while the input
             // is withdrawn: a gap must not let the word be taken twice).
-            self.out_addr.next = self.spill_addr.q.val();
+            self.out_addr.next = self.spill_addr.q.val() + self.beat_bytes64.val();
             self.out_data.next = self.carry_data.q.val();
             self.out_strb.next = self.carry_strb.q.val();
             self.out_valid.next = self.in_valid.val();
@@ -124,14 +123,15 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
                 self.spill_pend.d.next = false;
                 self.mid.d.next = false;
             }
-        } else if self.in_valid.val() && self.go.val() {
+        } else if self.in_valid.val() && self.out_ready.val() {
             self.carry_data.d.next = self.hi_data.val();
             self.carry_strb.d.next = self.hi_strb.val();
             if self.in_last.val() && (self.hi_strb.val() != 0) {
                 // Written the merged word; hold the input until the spill word is out.
                 self.in_ready.next = false;
                 self.spill_pend.d.next = true;
-                self.spill_addr.d.next = self.base.val() + self.beat_bytes64.val();
+                // The beat after the merged word's (added on the way out, off this word's path).
+                self.spill_addr.d.next = self.base.val();
             } else {
                 self.mid.d.next = !self.in_last.val();
             }

@@ -6,7 +6,8 @@ piece a burst of its own (out_last). Checked against model/scatter.py: every mes
 the model's address and nothing else is written; pieces are runs of consecutive words; a word costs one
 extra cycle exactly when an entry boundary falls inside it; bursts that are not scattered pass unchanged.
 Random lists (1 to 4 entries, empty ones, odd addresses, garbage past sgl_n), packet sizes and
-backpressure on both sides. One coroutine drives and samples every port.
+backpressure on both sides; each list is in place a cycle before its burst's first word, as the
+unit requires. One coroutine drives and samples every port.
 """
 import os
 import random
@@ -74,7 +75,12 @@ class Bench:
                 dut.sgl.value = pack_list(ents)
                 dut.sgl_n.value = len(cur["entries"])
                 dut.in_scatter.value = int(cur["scatter"])
-            valid = int(cur is not None and rng.random() >= self.in_gap_p)
+                # The unit reads the list a cycle late (it digests it into registers): as the engines
+                # do, a new list is in place a cycle before the first word that uses it.
+                fresh = True
+            else:
+                fresh = False
+            valid = int(cur is not None and not fresh and rng.random() >= self.in_gap_p)
             if cur is not None:
                 a, d, s = self._word(cur, j)
                 dut.in_addr.value, dut.in_data.value, dut.in_strb.value = a, d, s
