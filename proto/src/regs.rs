@@ -110,15 +110,16 @@ registers! {
     DSCP_PRIO_MAP_5 = 0x01F4, Rw, 0x5555_5555, "DSCP -> priority map, DSCPs 40..47.";
     DSCP_PRIO_MAP_6 = 0x01F8, Rw, 0x6666_6666, "DSCP -> priority map, DSCPs 48..55.";
     DSCP_PRIO_MAP_7 = 0x01FC, Rw, 0x7777_7777, "DSCP -> priority map, DSCPs 56..63.";
-    MR_BASE_LO = 0x0200, Rw, 0, "MR window: IOVA of the region's first byte, low 32 bits. MR_CMD WRITE stores the window (0x0200..0x0214) in entry MR_INDEX of the MR table.";
+    MR_BASE_LO = 0x0200, Rw, 0, "MR window: IOVA of the region's first byte, low 32 bits. MR_CMD WRITE stores the window (0x0200..0x0214 and MR_LEN_HI) in entry MR_INDEX of the MR table.";
     MR_BASE_HI = 0x0204, Rw, 0, "MR window: IOVA, high 32 bits.";
-    MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes (1 .. 2^32 - 1; an entry of length 0 is invalid).";
+    MR_LEN = 0x0208, Rw, 0, "MR window: length in bytes, low 32 bits (with MR_LEN_HI a 64-bit length; an entry of length 0 is invalid).";
     MR_KEY = 0x020C, Rw, 0, "MR window: key, lkey = rkey = MR_INDEX << 8 | an 8-bit variant the driver changes on every registration of the index (the core looks a key up at bits 8 .. 8 + MR_TABLE_LOG and compares all 32 bits).";
     MR_ACCESS = 0x0210, Rw, 0, "MR window: ibv_access_flags (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8), and bit 7: a SEND with invalidate may invalidate it (a fast-registration MR in kernel verbs; no ibv flag).";
     MR_PD = 0x0214, Rw, 0, "MR window: protection domain (24 bits); a remote access needs the QP's QP_PD.";
     MR_INDEX = 0x0218, Rw, 0, "MR table entry MR_CMD acts on (below 2^MR_TABLE_LOG).";
     MR_CMD = 0x021C, RwCore, 0, "MR command on entry MR_INDEX: bit 0 WRITE (the window into the entry), bit 1 INVALIDATE (the entry to length 0: deregistration); bit 4 CLEAR alone: every entry invalid (2^MR_TABLE_LOG cycles). Reads non-zero until the core has done it.";
     MR_TABLE_LOG = 0x0220, Ro, 0, "log2 of the number of entries of the MR table.";
+    MR_LEN_HI = 0x0224, Rw, 0, "MR window: length in bytes, high 32 bits (an MR of 4 GiB or more).";
     SQ_BASE_LO = 0x0300, Rw, 0, "Send queue ring IOVA, low 32 bits (B-aligned).";
     SQ_BASE_HI = 0x0304, Rw, 0, "Send queue ring IOVA, high 32 bits.";
     SQ_LOG_SIZE = 0x0308, Rw, 0, "Bits 4:0: log2 of the number of send WQEs. Bit 5 (SQ_WQE_128): each send WQE takes 128 bytes, its header and a gather list of up to 4 entries (a QP with max_send_sge > 1); clear: 64 bytes, one buffer per WQE.";

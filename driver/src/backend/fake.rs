@@ -83,7 +83,7 @@ pub struct FakeDevice {
     /// Per QPN, the window registers its commands stored (the QP table).
     qps: Mutex<HashMap<u32, HashMap<u16, u32>>>,
     /// Per MR table index, the MR window MR_CMD WRITE stored: BASE_LO, BASE_HI, LEN, KEY, ACCESS, PD.
-    mrs: Mutex<HashMap<u32, [u32; 6]>>,
+    mrs: Mutex<HashMap<u32, [u32; 7]>>,
     mem: Arc<FakeMemory>,
     arena: Arc<DmaArena>,
 }
@@ -213,8 +213,9 @@ impl FakeDevice {
         self.set(regs::QP_CMD, 0);
     }
 
-    /// MR table entry `index` as MR_CMD left it (`None`: invalid): BASE_LO, BASE_HI, LEN, KEY, ACCESS, PD.
-    pub fn mr(&self, index: u32) -> Option<[u32; 6]> {
+    /// MR table entry `index` as MR_CMD left it (`None`: invalid): BASE_LO, BASE_HI, LEN, KEY, ACCESS, PD,
+    /// LEN_HI.
+    pub fn mr(&self, index: u32) -> Option<[u32; 7]> {
         self.mrs.lock().unwrap().get(&index).copied()
     }
 
@@ -224,7 +225,9 @@ impl FakeDevice {
         let index = self.get(regs::MR_INDEX);
         if cmd & regs::MR_CMD_CLEAR != 0 {
             mrs.clear();
-        } else if cmd & regs::MR_CMD_WRITE != 0 && self.get(regs::MR_LEN) != 0 {
+        } else if cmd & regs::MR_CMD_WRITE != 0
+            && (self.get(regs::MR_LEN) != 0 || self.get(regs::MR_LEN_HI) != 0)
+        {
             let w = [
                 regs::MR_BASE_LO,
                 regs::MR_BASE_HI,
@@ -232,6 +235,7 @@ impl FakeDevice {
                 regs::MR_KEY,
                 regs::MR_ACCESS,
                 regs::MR_PD,
+                regs::MR_LEN_HI,
             ]
             .map(|r| self.get(r));
             mrs.insert(index, w);

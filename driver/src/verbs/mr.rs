@@ -72,12 +72,10 @@ impl ProtectionDomain {
         if access.0 & needs_local_write != 0 && !access.contains(AccessFlags::LOCAL_WRITE) {
             return Err(Error::InvalidAccess(access.0));
         }
-        // MR_LEN is 32 bits, and 0 there means "entry invalid".
-        let len32 = match u32::try_from(len) {
-            Ok(0) => return Err(Error::Unsupported("a zero-length MR")),
-            Ok(n) => n,
-            Err(_) => return Err(Error::Unsupported("an MR of 4 GiB or more")),
-        };
+        // Length 0 means "entry invalid" to the core (MR_LEN and MR_LEN_HI both 0).
+        if len == 0 {
+            return Err(Error::Unsupported("a zero-length MR"));
+        }
         let dev = &self.ctx.dev;
         let mut mrs = dev.mrs.lock().unwrap();
         let index = mrs
@@ -97,7 +95,7 @@ impl ProtectionDomain {
             invalidated: false,
         };
         dev.write64(regs::MR_BASE_LO, regs::MR_BASE_HI, mr.iova);
-        dev.write(regs::MR_LEN, len32);
+        dev.write64(regs::MR_LEN, regs::MR_LEN_HI, len as u64);
         dev.write(regs::MR_KEY, key);
         dev.write(regs::MR_ACCESS, access.0);
         dev.write(regs::MR_PD, self.pdn);

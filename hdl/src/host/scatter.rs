@@ -81,6 +81,12 @@ pub struct Scatter<const W: usize, const B: usize> {
     at1: Signal<Local, Bits<64>>,
     at2: Signal<Local, Bits<64>>,
     at3: Signal<Local, Bits<64>>,
+    /// All ones for the entry `idx` names: the select as AND-OR, not a multiplexer, which synthesis
+    /// would share into one add behind a multiplexer of the operands (and put the add back on the path).
+    sel0: Signal<Local, Bits<64>>,
+    sel1: Signal<Local, Bits<64>>,
+    sel2: Signal<Local, Bits<64>>,
+    sel3: Signal<Local, Bits<64>>,
     at: Signal<Local, Bits<64>>,
     /// Bytes of the entry from the word's lane 0.
     rel: Signal<Local, Bits<41>>,
@@ -99,6 +105,7 @@ pub struct Scatter<const W: usize, const B: usize> {
     sh_addr3: Constant<Bits<16>>,
     beat_bytes: Constant<Bits<16>>,
     ones: Constant<Bits<B>>,
+    ones64: Constant<Bits<64>>,
     one3: Constant<Bits<3>>,
     two3: Constant<Bits<3>>,
     three3: Constant<Bits<3>>,
@@ -154,6 +161,10 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             at1: Default::default(),
             at2: Default::default(),
             at3: Default::default(),
+            sel0: Default::default(),
+            sel1: Default::default(),
+            sel2: Default::default(),
+            sel3: Default::default(),
             at: Default::default(),
             rel: Default::default(),
             rel16: Default::default(),
@@ -170,6 +181,7 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             sh_addr3: sh_addr(3),
             beat_bytes: Constant::new((B as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
+            ones64: Constant::new(Bits::<64>::mask()),
             one3: Constant::new(1.into()),
             two3: Constant::new(2.into()),
             three3: Constant::new(3.into()),
@@ -228,22 +240,38 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
         self.at2.next = self.adj2.q.val() + self.in_addr.val();
         self.at3.next = self.adj3.q.val() + self.in_addr.val();
         self.idx.next = 0.into();
-        self.at.next = self.at0.val();
         self.rel.next = self.d0.val();
         if (self.n.q.val() > 1) && self.past0.val() {
             self.idx.next = 1.into();
-            self.at.next = self.at1.val();
             self.rel.next = self.d1.val();
         }
         if (self.n.q.val() > 2) && self.past1.val() {
             self.idx.next = 2.into();
-            self.at.next = self.at2.val();
             self.rel.next = self.d2.val();
         }
         if (self.n.q.val() > 3) && self.past2.val() {
             self.idx.next = 3.into();
-            self.at.next = self.at3.val();
         }
+        self.sel0.next = 0.into();
+        self.sel1.next = 0.into();
+        self.sel2.next = 0.into();
+        self.sel3.next = 0.into();
+        if self.idx.val() == 0 {
+            self.sel0.next = self.ones64.val();
+        }
+        if self.idx.val() == 1 {
+            self.sel1.next = self.ones64.val();
+        }
+        if self.idx.val() == 2 {
+            self.sel2.next = self.ones64.val();
+        }
+        if self.idx.val() == 3 {
+            self.sel3.next = self.ones64.val();
+        }
+        self.at.next = (self.at0.val() & self.sel0.val())
+            | (self.at1.val() & self.sel1.val())
+            | (self.at2.val() & self.sel2.val())
+            | (self.at3.val() & self.sel3.val());
         self.last_entry.next = (self.idx.val() + self.one3.val()) >= self.n.q.val();
         self.rel16.next = bit_cast::<16, 41>(self.rel.val());
         // The entry ends inside this word or at its end (not the last entry: `rel` > `cut` >= 0).

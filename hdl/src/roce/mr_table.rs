@@ -12,12 +12,13 @@
 //! side: the engine checks the entry it read the cycle before and asks for the write (`inv`), which goes
 //! before any host command, so nothing changes the entry between the check and the invalidation.
 //!
-//! Entry layout (bits): IOVA 0..64, length 64..96 (0 = invalid), key 96..128, access flags 128..136
-//! (ibv_access_flags; bit 7 remote invalidation allowed), PD 136..160.
+//! Entry layout (bits): IOVA 0..64, length 64..96 (low half; 0 = invalid), key 96..128, access flags
+//! 128..136 (ibv_access_flags; bit 7 remote invalidation allowed), PD 136..160, length 160..192 (high
+//! half: MRs of 4 GiB and more; the high half went last so the older fields kept their places).
 use rust_hdl::prelude::*;
 
 /// Bits of one entry.
-pub const MR_ENTRY: usize = 160;
+pub const MR_ENTRY: usize = 192;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum MrState {
@@ -36,6 +37,7 @@ pub struct MrTable<const M: usize> {
     pub cmd_done: Signal<Out, bool>,
     pub w_base: Signal<In, Bits<64>>,
     pub w_len: Signal<In, Bits<32>>,
+    pub w_len_hi: Signal<In, Bits<32>>,
     pub w_key: Signal<In, Bits<32>>,
     pub w_access: Signal<In, Bits<32>>,
     pub w_pd: Signal<In, Bits<32>>,
@@ -46,7 +48,7 @@ pub struct MrTable<const M: usize> {
     pub e_for: Signal<Out, Bits<32>>,
     pub e_fresh: Signal<Out, bool>,
     pub e_base: Signal<Out, Bits<64>>,
-    pub e_len: Signal<Out, Bits<32>>,
+    pub e_len: Signal<Out, Bits<64>>,
     pub e_key: Signal<Out, Bits<32>>,
     pub e_access: Signal<Out, Bits<32>>,
     pub e_pd: Signal<Out, Bits<32>>,
@@ -70,6 +72,7 @@ impl<const M: usize> Default for MrTable<M> {
             cmd_done: Default::default(),
             w_base: Default::default(),
             w_len: Default::default(),
+            w_len_hi: Default::default(),
             w_key: Default::default(),
             w_access: Default::default(),
             w_pd: Default::default(),
@@ -106,7 +109,8 @@ impl<const M: usize> Logic for MrTable<M> {
             | (bit_cast::<MR_ENTRY, 32>(self.w_len.val()) << 64)
             | (bit_cast::<MR_ENTRY, 32>(self.w_key.val()) << 96)
             | (bit_cast::<MR_ENTRY, 32>(self.w_access.val() & 0xFF) << 128)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 136);
+            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 136)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_len_hi.val()) << 160);
         self.ram.write_enable.next = false;
         self.cmd_done.next = false;
         self.sel_ok.next = self.sel.val() < self.n.val();
@@ -115,10 +119,13 @@ impl<const M: usize> Logic for MrTable<M> {
         self.e_for.next = self.lk_q.q.val();
         self.e_fresh.next = self.fresh.q.val();
         self.e_base.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val());
-        self.e_len.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 64);
+        self.e_len.next =
+            bit_cast::<64, 32>(bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 64))
+                | (bit_cast::<64, 32>(bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 160))
+                    << 32);
         self.e_key.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 96);
         self.e_access.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 128) & 0xFF;
-        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 136);
+        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 136) & 0xFF_FFFF;
 
         match self.state.q.val() {
             MrState::Idle => {

@@ -73,7 +73,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub mr_for: Signal<In, Bits<32>>,
     pub mr_fresh: Signal<In, bool>,
     pub mr_base: Signal<In, Bits<64>>,
-    pub mr_len: Signal<In, Bits<32>>,
+    pub mr_len: Signal<In, Bits<64>>,
     pub mr_key: Signal<In, Bits<32>>,
     pub mr_access: Signal<In, Bits<32>>,
     pub mr_pd: Signal<In, Bits<32>>,
@@ -1084,7 +1084,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             && ((self.mr_access.val() & self.need_acc.val()) != 0)
             && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
             && (self.f_va.val() >= self.mr_base.val())
-            && (self.end_va.val() <= (self.mr_base.val() + bit_cast::<64, 32>(self.mr_len.val())))
+            && (self.end_va.val() <= (self.mr_base.val() + self.mr_len.val()))
             && (self.end_va.val() >= self.f_va.val());
         // The QP's own remote access enables (a QP attribute, qp_access_flags): WRITE packets, READ, atomics.
         self.qp_acc_ok.next = !((self.is_write.val() && ((self.qp_access.val() & 2) == 0))

@@ -390,6 +390,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.mrt.w_base.next = (bit_cast::<64, 32>(self.regs.mr_base_hi.val()) << 32)
             | bit_cast::<64, 32>(self.regs.mr_base_lo.val());
         self.mrt.w_len.next = self.regs.mr_len.val();
+        self.mrt.w_len_hi.next = self.regs.mr_len_hi.val();
         self.mrt.w_key.next = self.regs.mr_key.val();
         self.mrt.w_access.next = self.regs.mr_access.val();
         self.mrt.w_pd.next = self.regs.mr_pd.val();
