@@ -85,6 +85,7 @@ MR_PD = 0x0214
 MR_INDEX = 0x0218
 MR_CMD = 0x021C
 MR_TABLE_LOG = 0x0220
+MR_LEN_HI = 0x0224
 SQ_BASE_LO = 0x0300
 SQ_BASE_HI = 0x0304
 SQ_LOG_SIZE = 0x0308
@@ -249,6 +250,7 @@ RESET = {
     "MR_INDEX": 0x0,
     "MR_CMD": 0x0,
     "MR_TABLE_LOG": 0x0,
+    "MR_LEN_HI": 0x0,
     "SQ_BASE_LO": 0x0,
     "SQ_BASE_HI": 0x0,
     "SQ_LOG_SIZE": 0x0,
@@ -412,6 +414,7 @@ ACCESS = {
     "MR_INDEX": "rw",
     "MR_CMD": "rw_core",
     "MR_TABLE_LOG": "ro",
+    "MR_LEN_HI": "rw",
     "SQ_BASE_LO": "rw",
     "SQ_BASE_HI": "rw",
     "SQ_LOG_SIZE": "rw",
@@ -512,9 +515,9 @@ BLOCK_HEADER_WORDS = [
     (0x0064, 0x00000070),
     (0x0068, 0x01800080),
     (0x006C, 0x0000001F),
-    (0x0070, 0x00040002),
+    (0x0070, 0x00040003),
     (0x0074, 0x00000080),
-    (0x0078, 0x02000024),
+    (0x0078, 0x02000028),
     (0x007C, 0x00000000),
     (0x0080, 0x00050001),
     (0x0084, 0x00000090),

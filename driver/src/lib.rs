@@ -26,7 +26,7 @@ pub use backend::{Backend, DmaRegion};
 pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
-    AccessFlags, CompletionQueue, Context, InitAttrs, MemoryRegion, ModifyAttrs, ProtectionDomain,
-    QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RecvWr, RtrAttrs, RtsAttrs, SendFlags, SendOp,
-    SendWr, Sge, Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
+    AccessFlags, CompletionQueue, Context, DeviceAttr, InitAttrs, MemoryRegion, ModifyAttrs,
+    ProtectionDomain, QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RecvWr, RtrAttrs, RtsAttrs,
+    SendFlags, SendOp, SendWr, Sge, Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
 };

@@ -4,35 +4,14 @@
 //! (IBA §9.7.5.1.7). With the length cut to 32 bits the region would end at 1 GiB and every access past
 //! it would fail. The simulator's host memory is anonymous pages, resident only where touched.
 use rocenic_driver::pair::Pair;
-use rocenic_driver::{
-    AccessFlags, MemoryRegion, QpState, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
-};
+use rocenic_driver::{AccessFlags, QpState, SendOp, WcStatus};
 use rocenic_sim::{FabricConfig, Width};
+
+mod common;
+use common::run_one;
 
 const BIG: usize = 5 << 30;
 const LEN: usize = 4096;
-
-/// Posts `op` for `len` bytes from `local` at `off`, waits for its completion, returns its status.
-fn run(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usize) -> WcStatus {
-    // SAFETY: `local` and the remote MR stay registered until the completion is polled below.
-    unsafe {
-        p.a.qp
-            .post_send(&WorkRequest {
-                wr_id: 1,
-                op,
-                sge: Sge {
-                    addr: local.addr() + off as u64,
-                    length: len as u32,
-                    lkey: local.lkey(),
-                },
-                flags: SendFlags::SIGNALED,
-            })
-            .unwrap();
-    }
-    p.wait_for(&p.a.send_cq, 2_000_000)
-        .expect("a completion")
-        .status
-}
 
 #[test]
 fn a_five_gib_mr_takes_writes_and_reads_past_four_gib() {
@@ -73,7 +52,7 @@ fn a_five_gib_mr_takes_writes_and_reads_past_four_gib() {
             rkey: bmr.rkey(),
         };
         assert_eq!(
-            run(&p, write, &smr, 0, LEN),
+            run_one(&p, write, &smr, 0, LEN),
             WcStatus::Success,
             "WRITE at {off:#x}"
         );
@@ -86,7 +65,7 @@ fn a_five_gib_mr_takes_writes_and_reads_past_four_gib() {
             rkey: bmr.rkey(),
         };
         assert_eq!(
-            run(&p, read, &rmr, 0, LEN),
+            run_one(&p, read, &rmr, 0, LEN),
             WcStatus::Success,
             "READ at {off:#x}"
         );
@@ -104,7 +83,7 @@ fn a_five_gib_mr_takes_writes_and_reads_past_four_gib() {
         remote_addr: bmr.addr() + (BIG - LEN + 1) as u64,
         rkey: bmr.rkey(),
     };
-    assert_eq!(run(&p, past, &smr, 0, LEN), WcStatus::RemAccessErr);
+    assert_eq!(run_one(&p, past, &smr, 0, LEN), WcStatus::RemAccessErr);
     let mut after = vec![0u8; LEN];
     big.read(BIG - LEN, &mut after).unwrap();
     assert!(after == before, "a refused WRITE changed memory");

@@ -9,6 +9,9 @@ use rocenic_driver::{
 };
 use rocenic_sim::{FabricConfig, Width};
 
+mod common;
+use common::run_one;
+
 /// Bytes per MR; each MR is its own slice of one buffer.
 const SZ: usize = 256;
 
@@ -30,28 +33,6 @@ fn pattern(i: usize) -> Vec<u8> {
     (0..SZ)
         .map(|k| (i as u8).wrapping_mul(13) ^ (i >> 8) as u8 ^ k as u8)
         .collect()
-}
-
-/// Posts `op` for `len` bytes from `local` at `off`, waits for its completion, returns its status.
-fn run(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usize) -> WcStatus {
-    // SAFETY: `local` and the remote MRs stay registered until the completion is polled below.
-    unsafe {
-        p.a.qp
-            .post_send(&WorkRequest {
-                wr_id: 1,
-                op,
-                sge: Sge {
-                    addr: local.addr() + off as u64,
-                    length: len as u32,
-                    lkey: local.lkey(),
-                },
-                flags: SendFlags::SIGNALED,
-            })
-            .unwrap();
-    }
-    p.wait_for(&p.a.send_cq, 2_000_000)
-        .expect("a completion")
-        .status
 }
 
 #[test]
@@ -157,7 +138,7 @@ fn refused(p: &Pair, rkey: u32, addr: u64, b_buf: &rocenic_driver::DmaRegion) {
             .unwrap();
     let mut before = vec![0; b_buf.len()];
     b_buf.read(0, &mut before).unwrap();
-    let status = run(
+    let status = run_one(
         p,
         SendOp::RdmaWrite {
             remote_addr: addr,
@@ -192,7 +173,7 @@ fn a_key_kept_after_its_entry_is_registered_again_is_refused() {
         p.a.pd
             .reg_mr(&a_src, 0, 64, AccessFlags::LOCAL_WRITE)
             .unwrap();
-    let ok = run(
+    let ok = run_one(
         &p,
         SendOp::RdmaWrite {
             remote_addr: old_addr,
@@ -265,7 +246,7 @@ fn a_send_with_invalidate_ends_an_mr_between_two_nics() {
         remote_addr: target.addr(),
         rkey: target.rkey(),
     };
-    assert_eq!(run(&p, write, &src, 0, 64), WcStatus::Success);
+    assert_eq!(run_one(&p, write, &src, 0, 64), WcStatus::Success);
     // SAFETY: `recv` stays registered until the completion is polled.
     unsafe {
         p.b.qp
@@ -282,7 +263,7 @@ fn a_send_with_invalidate_ends_an_mr_between_two_nics() {
     let inv = SendOp::SendWithInv {
         invalidate_rkey: target.rkey(),
     };
-    assert_eq!(run(&p, inv, &src, SZ, SZ), WcStatus::Success);
+    assert_eq!(run_one(&p, inv, &src, SZ, SZ), WcStatus::Success);
     let wc = p.wait_for(&p.b.recv_cq, 100_000).expect("B's receive");
     assert_eq!(wc.status, WcStatus::Success);
     assert_eq!(wc.invalidated_rkey, Some(target.rkey()), "{wc:?}");

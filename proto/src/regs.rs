@@ -278,9 +278,10 @@ pub const BLOCKS: &[Block] = &[
     },
     Block {
         kind: BlockKind::MrTable,
-        version: 2,
+        // 3: MR_LEN_HI (64-bit MR lengths).
+        version: 3,
         base: MR_BASE_LO,
-        size: 0x0024,
+        size: 0x0028,
         param: 0,
     },
     Block {

@@ -1,7 +1,8 @@
 //! The device context: opening a device, its port address, and the objects made from it.
 use super::cq::CompletionQueue;
-use super::device::{Device, MrTable, CMD_CLEAR};
+use super::device::{Device, MrTable, PdNumbers, CMD_CLEAR};
 use super::mr::ProtectionDomain;
+use super::MAX_DEPTH;
 use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
 use rocenic_proto::{regs, Width};
@@ -44,9 +45,10 @@ impl Context {
                 .ok_or_else(|| Error::BlockDirectory(format!("the device has no {kind:?} block")))
         };
         let mr_block = blocks.iter().find(|b| b.kind == regs::BlockKind::MrTable);
-        if mr_block.is_none_or(|b| b.version != 2) {
+        if mr_block.is_none_or(|b| b.version != 3) {
             return Err(Error::BlockDirectory(
-                "this driver drives an MR table block of version 2 (MR window, MR_INDEX, MR_CMD)"
+                "this driver drives an MR table block of version 3 (MR window with MR_LEN_HI, \
+                 MR_INDEX, MR_CMD)"
                     .into(),
             ));
         }
@@ -88,7 +90,10 @@ impl Context {
                 flushed_wqes: AtomicU64::new(0),
                 cqe_errors: Default::default(),
                 cqe_flushes: Default::default(),
-                next_pdn: AtomicU32::new(1),
+                pdns: Mutex::new(PdNumbers {
+                    next: 1,
+                    free: Vec::new(),
+                }),
             }),
         })
     }
@@ -100,6 +105,26 @@ impl Context {
     /// The register blocks the device described in its directory (kinds, versions, places, sizes).
     pub fn blocks(&self) -> &[regs::Block] {
         &self.dev.blocks
+    }
+
+    /// What the device supports, as `ibv_query_device` reports it (the fields rocenic has a value for).
+    pub fn query_device(&self) -> DeviceAttr {
+        DeviceAttr {
+            fw_ver: self.dev.backend.read32(regs::VERSION),
+            max_qp: self.max_qps(),
+            max_qp_wr: MAX_DEPTH,
+            max_send_sge: rocenic_proto::host::MAX_SEND_SGE,
+            max_recv_sge: rocenic_proto::host::MAX_RECV_SGE,
+            max_cqe: MAX_DEPTH,
+            max_mr: self.max_mrs(),
+            max_mr_size: u64::MAX,
+            max_pd: (1 << 24) - 1,
+            max_qp_rd_atom: 1,
+            max_qp_init_rd_atom: 1,
+            max_msg_sz: 1 << 31,
+            atomic_cap_hca: true,
+            width: self.dev.width,
+        }
     }
 
     /// Number of QPs the device's context table holds (2^QP_TABLE_LOG).
@@ -210,8 +235,27 @@ impl Context {
         Ok(())
     }
 
+    /// A protection domain. Its number goes back to the driver when the last handle (its MRs and QPs
+    /// hold one) is dropped, and a later PD may take it.
+    ///
+    /// # Panics
+    /// When 2^24 - 1 PDs are alive at once: the core tells PDs apart by 24 bits, so a further number
+    /// would alias a live PD's.
     pub fn alloc_pd(&self) -> Arc<ProtectionDomain> {
-        let pdn = self.dev.next_pdn.fetch_add(1, Ordering::Relaxed);
+        let pdn = {
+            let mut n = self.dev.pdns.lock().unwrap();
+            match n.free.pop() {
+                Some(pdn) => pdn,
+                None => {
+                    assert!(
+                        n.next < 1 << 24,
+                        "2^24 - 1 protection domains alive at once"
+                    );
+                    n.next += 1;
+                    n.next - 1
+                }
+            }
+        };
         Arc::new(ProtectionDomain::new(self.clone(), pdn))
     }
 
@@ -381,4 +425,37 @@ fn clear_table(backend: &dyn Backend, reg: u16, log: u32, what: &str) {
         backend.wait();
     }
     panic!("the device did not clear its {what} table: is the core running?");
+}
+
+/// The device's limits and capabilities ([`Context::query_device`]), named as `ibv_device_attr` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceAttr {
+    /// The register map's version (`VERSION`: major << 16 | minor), where ibverbs has the firmware's.
+    pub fw_ver: u32,
+    /// QPs the context table holds (2^QP_TABLE_LOG; QPNs from 0x11, as rxe hands them out).
+    pub max_qp: usize,
+    /// Work requests per send or receive queue.
+    pub max_qp_wr: usize,
+    /// Entries of a send WQE's gather list and of a receive WQE's scatter list.
+    pub max_send_sge: usize,
+    pub max_recv_sge: usize,
+    /// Completions a CQ holds.
+    pub max_cqe: usize,
+    /// MRs the MR table holds (2^MR_TABLE_LOG).
+    pub max_mr: usize,
+    /// Bytes of one MR: the MR table's length is 64 bits.
+    pub max_mr_size: u64,
+    /// Protection domains alive at once (the core's PD field is 24 bits; numbers of dropped PDs are
+    /// reused).
+    pub max_pd: usize,
+    /// READs and atomics a QP has outstanding as responder and as requester: one each (the transmit
+    /// engine runs one work request at a time; `docs/transport.md`, "Not built yet").
+    pub max_qp_rd_atom: u32,
+    pub max_qp_init_rd_atom: u32,
+    /// Largest message (IBA: 2^31 bytes).
+    pub max_msg_sz: u64,
+    /// Atomics are atomic with respect to the NIC's own accesses (IBV_ATOMIC_HCA), not to the host CPU's.
+    pub atomic_cap_hca: bool,
+    /// The datapath width (64 bits for 10G, 512 for 100G).
+    pub width: Width,
 }

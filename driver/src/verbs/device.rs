@@ -104,7 +104,15 @@ pub(crate) struct Device {
     /// req_cqe_error, resp_cqe_error, req_cqe_flush_error, resp_cqe_flush_error.
     pub cqe_errors: [AtomicU64; 2],
     pub cqe_flushes: [AtomicU64; 2],
-    pub next_pdn: AtomicU32,
+    /// PD numbers: the next never used, and those of dropped PDs (reused first).
+    pub pdns: Mutex<PdNumbers>,
+}
+
+/// Protection-domain numbers the driver hands out: 1 .. 2^24 (the core's PD field is 24 bits).
+#[derive(Default)]
+pub(crate) struct PdNumbers {
+    pub next: u32,
+    pub free: Vec<u32>,
 }
 
 /// The driver's copy of the device's MR table.

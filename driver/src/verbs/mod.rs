@@ -15,7 +15,7 @@ mod wr;
 pub use attr::{
     ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs, RtsAttrs,
 };
-pub use context::{Context, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
+pub use context::{Context, DeviceAttr, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
 pub use qp::{QueuePair, QPN};
@@ -24,8 +24,11 @@ pub use wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 use crate::error::{Error, Result};
 
 /// Ring and CQ depths: a power of two from 2 to 32768. Returns log2 of the depth.
+/// Deepest send, receive or completion queue (entries).
+pub const MAX_DEPTH: usize = 32768;
+
 fn check_depth(n: usize) -> Result<u32> {
-    if !(2..=32768).contains(&n) || !n.is_power_of_two() {
+    if !(2..=MAX_DEPTH).contains(&n) || !n.is_power_of_two() {
         return Err(Error::BadDepth(n));
     }
     Ok(n.trailing_zeros())

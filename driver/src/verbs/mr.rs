@@ -38,6 +38,13 @@ pub struct ProtectionDomain {
     pub(crate) pdn: u32,
 }
 
+impl Drop for ProtectionDomain {
+    fn drop(&mut self) {
+        // Nothing of this PD is left in the core: its MRs and QPs held it and are gone.
+        self.ctx.dev.pdns.lock().unwrap().free.push(self.pdn);
+    }
+}
+
 impl ProtectionDomain {
     pub(crate) fn new(ctx: Context, pdn: u32) -> ProtectionDomain {
         ProtectionDomain { ctx, pdn }

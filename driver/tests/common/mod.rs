@@ -135,3 +135,27 @@ pub fn list_pair(width: Width, mtu: u32, max_send_sge: usize, max_recv_sge: usiz
     };
     Pair::connect_with(cfg, &params).unwrap()
 }
+
+/// Posts `op` at A for `len` bytes of `local` from `off` (signaled, wr_id 1), waits up to 2,000,000
+/// cycles for its completion and returns its status.
+#[allow(dead_code)]
+pub fn run_one(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usize) -> WcStatus {
+    // SAFETY: `local` and the remote MR stay registered until the completion is polled below.
+    unsafe {
+        p.a.qp
+            .post_send(&WorkRequest {
+                wr_id: 1,
+                op,
+                sge: Sge {
+                    addr: local.addr() + off as u64,
+                    length: len as u32,
+                    lkey: local.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            })
+            .unwrap();
+    }
+    p.wait_for(&p.a.send_cq, 2_000_000)
+        .expect("a completion")
+        .status
+}

@@ -176,6 +176,92 @@ impl<const M: usize> Logic for MrTable<M> {
 mod tests {
     use super::*;
 
+    /// Writes entries through the window, looks them up by key, invalidates one, clears the table:
+    /// every field comes back in its place (a 64-bit length, a PD of 24 bits whatever lies beside it).
+    #[test]
+    fn entries_come_back_by_key_with_every_field() {
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<MrTable<6>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<MrTable<6>>| {
+            let mut x = sim.init()?;
+            wait_clock_true!(sim, clock, x);
+            // (index, base, length, key, access, pd)
+            let entries: [(u32, u64, u64, u32, u32, u32); 3] = [
+                (3, 0x1_2345_6789, 0x1_4000_0000, 3 << 8 | 7, 0x8F, 0xFF_FFFF),
+                (5, 0xFFFF_0000_0000_1000, 1, 5 << 8 | 1, 0x04, 1),
+                (
+                    63,
+                    0x1000,
+                    0xFFFF_FFFF_FFFF,
+                    63 << 8 | 0xFF,
+                    0x02,
+                    0x12_3456,
+                ),
+            ];
+            for &(idx, base, len, key, acc, pd) in &entries {
+                x.sel.next = idx.into();
+                x.w_base.next = base.into();
+                x.w_len.next = (len as u32).into();
+                x.w_len_hi.next = ((len >> 32) as u32).into();
+                x.w_key.next = key.into();
+                x.w_access.next = acc.into();
+                // Bits above the PD's 24 must not reach the entry.
+                x.w_pd.next = (pd | 0xAB00_0000).into();
+                x.cmd.next = 1.into();
+                wait_clock_cycle!(sim, clock, x);
+                x.cmd.next = 0.into();
+            }
+            let look = |x: &mut Box<MrTable<6>>, key: u32| {
+                x.lk_key.next = key.into();
+            };
+            for &(_, base, len, key, acc, pd) in &entries {
+                look(&mut x, key);
+                wait_clock_cycle!(sim, clock, x);
+                wait_clock_cycle!(sim, clock, x);
+                sim_assert_eq!(sim, x.e_for.val().to_u64(), key as u64, x);
+                sim_assert!(sim, x.e_fresh.val(), x);
+                sim_assert_eq!(sim, x.e_base.val().to_u64(), base, x);
+                sim_assert_eq!(sim, x.e_len.val().to_u64(), len, x);
+                sim_assert_eq!(sim, x.e_key.val().to_u64(), key as u64, x);
+                sim_assert_eq!(sim, x.e_access.val().to_u64(), acc as u64, x);
+                sim_assert_eq!(sim, x.e_pd.val().to_u64(), pd as u64, x);
+            }
+            // INVALIDATE entry 5: length 0, the others untouched.
+            x.sel.next = 5.into();
+            x.cmd.next = 2.into();
+            wait_clock_cycle!(sim, clock, x);
+            x.cmd.next = 0.into();
+            look(&mut x, entries[1].3);
+            wait_clock_cycle!(sim, clock, x);
+            wait_clock_cycle!(sim, clock, x);
+            sim_assert_eq!(sim, x.e_len.val().to_u64(), 0, x);
+            look(&mut x, entries[0].3);
+            wait_clock_cycle!(sim, clock, x);
+            wait_clock_cycle!(sim, clock, x);
+            sim_assert_eq!(sim, x.e_len.val().to_u64(), entries[0].2, x);
+            // CLEAR: every entry invalid once MR_CMD is done.
+            x.cmd.next = 16.into();
+            wait_clock_cycle!(sim, clock, x);
+            x.cmd.next = 0.into();
+            let mut n = 0;
+            while !x.cmd_done.val() {
+                wait_clock_cycle!(sim, clock, x);
+                n += 1;
+                sim_assert!(sim, n < 100, x);
+            }
+            for &(_, _, _, key, _, _) in &entries {
+                look(&mut x, key);
+                wait_clock_cycle!(sim, clock, x);
+                wait_clock_cycle!(sim, clock, x);
+                sim_assert_eq!(sim, x.e_len.val().to_u64(), 0, x);
+            }
+            sim.done(x)
+        });
+        let mut uut = MrTable::<6>::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 100_000).unwrap();
+    }
+
     #[test]
     fn mr_table_synthesizes() {
         let mut uut = MrTable::<6>::default();

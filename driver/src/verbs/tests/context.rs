@@ -169,7 +169,7 @@ fn the_block_directory_is_discovered_and_checked() {
         .iter()
         .find(|b| b.kind == regs::BlockKind::MrTable)
         .unwrap();
-    assert_eq!((mr.base, mr.version), (regs::MR_BASE_LO, 2));
+    assert_eq!((mr.base, mr.version), (regs::MR_BASE_LO, 3));
     drop(ctx);
 
     // Header words by (block index, word index).
@@ -232,7 +232,7 @@ fn the_block_directory_is_discovered_and_checked() {
     );
     dev.set(
         hdr(mr_index, 0),
-        (regs::BlockKind::MrTable as u32) << 16 | 2,
+        (regs::BlockKind::MrTable as u32) << 16 | 3,
     );
     // No directory at all.
     bad(&|| dev.set(regs::BLOCK_DIR, 0), "no directory");
@@ -245,4 +245,59 @@ fn the_block_directory_is_discovered_and_checked() {
     ));
     dev.set(hdr(1, 0), (regs::BlockKind::Qp as u32) << 16 | 1);
     Context::open(dev.clone()).unwrap();
+}
+
+#[test]
+fn query_device_reports_the_tables_the_device_has() {
+    let dev = FakeDevice::new(8);
+    dev.set(regs::MR_TABLE_LOG, 5);
+    dev.set(regs::VERSION, 0x0001_0003);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let a = ctx.query_device();
+    assert_eq!(a.fw_ver, 0x0001_0003);
+    assert_eq!(
+        (a.max_qp, a.max_mr),
+        (64, 32),
+        "2^QP_TABLE_LOG, 2^MR_TABLE_LOG"
+    );
+    assert_eq!((a.max_send_sge, a.max_recv_sge), (4, 4));
+    assert_eq!((a.max_qp_rd_atom, a.max_qp_init_rd_atom), (1, 1));
+    // What the limits say is what the verbs take: the deepest queue is created, one deeper is not.
+    drop(ctx.create_cq(a.max_cqe).unwrap());
+    assert!(ctx.create_cq(a.max_cqe * 2).is_err());
+    let cq = ctx.create_cq(64).unwrap();
+    let pd = ctx.alloc_pd();
+    let caps = |wr: usize, sge: usize| QpCaps {
+        max_send_wr: wr,
+        max_recv_wr: 16,
+        max_send_sge: sge,
+        max_recv_sge: 1,
+    };
+    assert!(QueuePair::create(&pd, &cq, &cq, caps(a.max_qp_wr * 2, 1)).is_err());
+    assert!(QueuePair::create(&pd, &cq, &cq, caps(16, a.max_send_sge + 1)).is_err());
+    QueuePair::create(&pd, &cq, &cq, caps(16, a.max_send_sge)).unwrap();
+}
+
+#[test]
+fn pd_numbers_are_distinct_while_alive_and_reused_after() {
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let a = ctx.alloc_pd();
+    let b = ctx.alloc_pd();
+    assert_ne!(a.pdn, b.pdn);
+    let (na, nb) = (a.pdn, b.pdn);
+    // An MR keeps its PD alive: the number is not handed out while the MR exists.
+    let buf = ctx.alloc_dma(64).unwrap();
+    let mr = b.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    drop(b);
+    let c = ctx.alloc_pd();
+    assert!(
+        c.pdn != na && c.pdn != nb,
+        "a live PD's number handed out again"
+    );
+    drop(mr);
+    let d = ctx.alloc_pd();
+    assert_eq!(d.pdn, nb, "the dropped PD's number is reused");
+    drop(a);
+    assert_eq!(ctx.alloc_pd().pdn, na);
 }
