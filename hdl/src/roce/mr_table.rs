@@ -186,7 +186,7 @@ mod tests {
             let mut x = sim.init()?;
             wait_clock_true!(sim, clock, x);
             // (index, base, length, key, access, pd)
-            let entries: [(u32, u64, u64, u32, u32, u32); 3] = [
+            let entries: [(u64, u64, u64, u64, u64, u64); 3] = [
                 (3, 0x1_2345_6789, 0x1_4000_0000, 3 << 8 | 7, 0x8F, 0xFF_FFFF),
                 (5, 0xFFFF_0000_0000_1000, 1, 5 << 8 | 1, 0x04, 1),
                 (
@@ -201,8 +201,8 @@ mod tests {
             for &(idx, base, len, key, acc, pd) in &entries {
                 x.sel.next = idx.into();
                 x.w_base.next = base.into();
-                x.w_len.next = (len as u32).into();
-                x.w_len_hi.next = ((len >> 32) as u32).into();
+                x.w_len.next = (len & 0xFFFF_FFFF).into();
+                x.w_len_hi.next = (len >> 32).into();
                 x.w_key.next = key.into();
                 x.w_access.next = acc.into();
                 // Bits above the PD's 24 must not reach the entry.
@@ -211,20 +211,20 @@ mod tests {
                 wait_clock_cycle!(sim, clock, x);
                 x.cmd.next = 0.into();
             }
-            let look = |x: &mut Box<MrTable<6>>, key: u32| {
+            let look = |x: &mut Box<MrTable<6>>, key: u64| {
                 x.lk_key.next = key.into();
             };
             for &(_, base, len, key, acc, pd) in &entries {
                 look(&mut x, key);
                 wait_clock_cycle!(sim, clock, x);
                 wait_clock_cycle!(sim, clock, x);
-                sim_assert_eq!(sim, x.e_for.val().to_u64(), key as u64, x);
+                sim_assert_eq!(sim, x.e_for.val().to_u64(), key, x);
                 sim_assert!(sim, x.e_fresh.val(), x);
                 sim_assert_eq!(sim, x.e_base.val().to_u64(), base, x);
                 sim_assert_eq!(sim, x.e_len.val().to_u64(), len, x);
-                sim_assert_eq!(sim, x.e_key.val().to_u64(), key as u64, x);
-                sim_assert_eq!(sim, x.e_access.val().to_u64(), acc as u64, x);
-                sim_assert_eq!(sim, x.e_pd.val().to_u64(), pd as u64, x);
+                sim_assert_eq!(sim, x.e_key.val().to_u64(), key, x);
+                sim_assert_eq!(sim, x.e_access.val().to_u64(), acc, x);
+                sim_assert_eq!(sim, x.e_pd.val().to_u64(), pd, x);
             }
             // INVALIDATE entry 5: length 0, the others untouched.
             x.sel.next = 5.into();
