@@ -7,7 +7,7 @@ use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
 use rocenic_proto::{regs, Width};
 use std::net::Ipv4Addr;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// An open device. Cheap to clone; every object made from it keeps the device alive.

@@ -11,7 +11,7 @@ use crate::backend::{Backend, DmaRegion};
 use rocenic_proto::host::{cqe, WcOpcode, WcStatus, CQE_BYTES};
 use rocenic_proto::{regs, Width};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, Weak};
 
 /// A registered memory region as the hardware's MR table holds it.
