@@ -62,9 +62,13 @@ impl HostMemory {
                 "host memory needs a non-zero 4 KiB-aligned base and a non-zero size, got {base:#x} +{size:#x}"
             )));
         }
-        // Anonymous pages are zero-filled and only become resident when touched.
+        // Anonymous pages are zero-filled and only become resident when touched; no swap is reserved
+        // for them either (MAP_NORESERVE), so under Linux's default heuristic overcommit a host memory of
+        // several GiB (an MR of 4 GiB and more) maps on a machine with less RAM and swap than that. With
+        // strict accounting (vm.overcommit_memory = 2) the flag is ignored and such a mapping may fail.
         let map = MmapOptions::new()
             .len(size)
+            .no_reserve_swap()
             .map_anon()
             .map_err(SimError::Mmap)?;
         Ok(HostMemory {
