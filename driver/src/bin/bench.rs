@@ -19,7 +19,7 @@ use rocenic_driver::{
     RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcStatus, WorkCompletion, WorkRequest,
 };
 use rocenic_proto::regs;
-use rocenic_sim::{FabricConfig, Width};
+use rocenic_sim::{line_bytes_per_cycle, FabricConfig, Width, WIRE_OVERHEAD_BYTES};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -433,14 +433,10 @@ fn message_rate(width: Width, len: usize) -> (u64, u64) {
     assert_eq!(at.len(), N, "every WRITE completed");
     let mut gaps: Vec<u64> = at.windows(2).skip(N - 13).map(|w| w[1] - w[0]).collect();
     gaps.sort();
-    // The frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + payload + ICRC 4 + FCS 4, and 20
-    // bytes of preamble and gap, at 10 Gb/s (64-bit, 156.25 MHz: 8 bytes a cycle) or 100 Gb/s (512-bit,
-    // 322.27 MHz: about 38.8 bytes a cycle).
-    let wire = (14 + 20 + 8 + 12 + 16 + len + 4 + 4 + 20) as f64;
-    let per_cycle = match width {
-        Width::W64 => 8.0,
-        Width::W512 => 100e9 / 8.0 / 322.27e6,
-    };
+    // The frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + payload + ICRC 4, and what the wire
+    // adds (FCS, preamble, gap), at the width's line rate and clock.
+    let wire = (14 + 20 + 8 + 12 + 16 + len + 4) as f64 + WIRE_OVERHEAD_BYTES;
+    let per_cycle = line_bytes_per_cycle(width.line_gbps(), width.clock_mhz());
     (gaps[gaps.len() / 2], (wire / per_cycle).ceil() as u64)
 }
 
@@ -486,12 +482,9 @@ fn main() {
     for width in [Width::W64, Width::W512] {
         for len in [64usize, 1024] {
             let (gap, line) = message_rate(width, len);
-            let mhz = match width {
-                Width::W64 => 156.25,
-                Width::W512 => 322.27,
-            };
+            let mhz = width.clock_mhz();
             println!(
-                "| message rate, {len}-byte RDMA WRITEs on one QP, {}-bit | {gap} cycles per message ({:.2} M/s at {mhz} MHz; the line: {line} cycles, {:.1} M/s) | signaled, MTU 1024, link latency 100 cycles each way, DMA read latency 50 cycles |",
+                "| message rate, {len}-byte RDMA WRITEs on one QP, {}-bit | {gap} cycles per message ({:.2} M/s at {mhz:.2} MHz; the line: {line} cycles, {:.1} M/s) | signaled, MTU 1024, link latency 100 cycles each way, DMA read latency 50 cycles |",
                 width.bits(),
                 mhz / gap as f64,
                 mhz / line as f64

@@ -1,6 +1,6 @@
 //! The device context: opening a device, its port address, and the objects made from it.
 use super::cq::CompletionQueue;
-use super::device::{Device, MrTable, PdNumbers, CMD_CLEAR};
+use super::device::{Device, MrTable, PdNumbers, CMD_CLEAR, MAX_PDN};
 use super::mr::ProtectionDomain;
 use super::MAX_DEPTH;
 use crate::backend::{Backend, DmaRegion};
@@ -118,7 +118,7 @@ impl Context {
             max_cqe: MAX_DEPTH,
             max_mr: self.max_mrs(),
             max_mr_size: u64::MAX,
-            max_pd: (1 << 24) - 1,
+            max_pd: MAX_PDN as usize,
             max_qp_rd_atom: 1,
             max_qp_init_rd_atom: 1,
             max_msg_sz: 1 << 31,
@@ -248,7 +248,7 @@ impl Context {
                 Some(pdn) => pdn,
                 None => {
                     assert!(
-                        n.next < 1 << 24,
+                        n.next <= MAX_PDN,
                         "2^24 - 1 protection domains alive at once"
                     );
                     n.next += 1;

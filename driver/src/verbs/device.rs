@@ -108,8 +108,10 @@ pub(crate) struct Device {
     pub pdns: Mutex<PdNumbers>,
 }
 
-/// Protection-domain numbers the driver hands out: 1 .. 2^24 (the core's PD field is 24 bits).
-#[derive(Default)]
+/// Highest PD number: the core's PD field is 24 bits.
+pub(crate) const MAX_PDN: u32 = (1 << 24) - 1;
+
+/// Protection-domain numbers the driver hands out: 1 ..= [`MAX_PDN`].
 pub(crate) struct PdNumbers {
     pub next: u32,
     pub free: Vec<u32>,

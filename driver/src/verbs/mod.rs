@@ -23,10 +23,10 @@ pub use wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 
 use crate::error::{Error, Result};
 
-/// Ring and CQ depths: a power of two from 2 to 32768. Returns log2 of the depth.
 /// Deepest send, receive or completion queue (entries).
 pub const MAX_DEPTH: usize = 32768;
 
+/// Ring and CQ depths: a power of two from 2 to [`MAX_DEPTH`]. Returns log2 of the depth.
 fn check_depth(n: usize) -> Result<u32> {
     if !(2..=MAX_DEPTH).contains(&n) || !n.is_power_of_two() {
         return Err(Error::BadDepth(n));

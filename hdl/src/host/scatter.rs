@@ -107,8 +107,6 @@ pub struct Scatter<const W: usize, const B: usize> {
     ones: Constant<Bits<B>>,
     ones64: Constant<Bits<64>>,
     one3: Constant<Bits<3>>,
-    two3: Constant<Bits<3>>,
-    three3: Constant<Bits<3>>,
 }
 
 impl<const W: usize, const B: usize> Default for Scatter<W, B> {
@@ -183,8 +181,6 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             ones: Constant::new(Bits::<B>::mask()),
             ones64: Constant::new(Bits::<64>::mask()),
             one3: Constant::new(1.into()),
-            two3: Constant::new(2.into()),
-            three3: Constant::new(3.into()),
         }
     }
 }
