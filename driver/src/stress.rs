@@ -37,7 +37,15 @@ pub struct StressConfig {
     /// entries, all cut at random points of one contiguous buffer (so the model checks stay the same and
     /// every cut, an empty entry included, goes through the gather and scatter units).
     pub sge: usize,
+    /// Work requests each side keeps posted and not yet completed (1 to [`MAX_WINDOW`]). Above 1 the
+    /// requester has several in flight (docs/transport.md); the source and target regions are then cut
+    /// into `window` slots, message n using slot n mod `window`, so that the messages in flight never
+    /// touch the same bytes and each can be checked against the model when it completes.
+    pub window: usize,
 }
+
+/// Largest [`StressConfig::window`].
+pub const MAX_WINDOW: usize = 16;
 
 /// Size of each side's source, target and receive regions.
 pub const REGION: usize = 256 << 10;
@@ -84,10 +92,14 @@ struct Mem {
     rbuf_mr: MemoryRegion,
 }
 
-/// The message a side has in flight, and what its completion must show.
+/// A message a side has in flight, and what its completion must show.
 struct InFlight {
     kind: usize,
     len: usize,
+    /// Its number on this side (its wr_id): completions come in posting order.
+    msg: usize,
+    /// Where in the side's source region its data (or a READ's or atomic's result) is.
+    src_off: usize,
     /// Target offset (in the peer's target region) or receive slot.
     off: usize,
     data: Vec<u8>,
@@ -167,6 +179,14 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     if !(1..=rocenic_proto::host::MAX_SEND_SGE).contains(&cfg.sge) {
         return Err(format!("sge must be 1 to 4, not {}", cfg.sge));
     }
+    if !(1..=MAX_WINDOW).contains(&cfg.window) {
+        return Err(format!(
+            "window must be 1 to {MAX_WINDOW}, not {}",
+            cfg.window
+        ));
+    }
+    // Source and target slots, one per message in flight.
+    let tslot = REGION / cfg.window;
     let params = crate::pair::PairParams {
         max_send_sge: cfg.sge,
         max_recv_sge: cfg.sge,
@@ -174,7 +194,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     };
     let pair = Pair::connect_with(fc, &params).map_err(e)?;
     let beat = pair.a.ctx.beat_bytes();
-    let max_bytes = cfg.max_bytes.min(REGION / RECV_SLOTS);
+    let max_bytes = cfg.max_bytes.min(REGION / RECV_SLOTS).min(tslot);
     let sides = [&pair.a, &pair.b];
     let mut mems = Vec::new();
     for s in sides {
@@ -246,7 +266,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         SplitMix64::new(cfg.seed ^ 0xA5A5_0000),
         SplitMix64::new(cfg.seed ^ 0x5A5A_0000_0000),
     ];
-    let mut inflight: [Option<InFlight>; 2] = [None, None];
+    let mut inflight: [VecDeque<InFlight>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut sent = [0usize; 2];
     let mut report = StressReport::default();
     let start = pair.cycles();
@@ -256,110 +276,119 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
 
     // Until every message is sent and completed, and every receive completion it implies has arrived.
     while sent.iter().any(|&n| n < cfg.messages)
-        || inflight.iter().any(Option::is_some)
+        || inflight.iter().any(|q| !q.is_empty())
         || expect.iter().any(|q| !q.is_empty())
     {
         for side in 0..2 {
-            if inflight[side].is_some() || sent[side] >= cfg.messages {
-                continue;
-            }
-            let peer = 1 - side;
-            let r = &mut rng[side];
-            let kind = if cfg.kinds.is_empty() {
-                match r.below(100) {
-                    0..=24 => 0,
-                    25..=34 => 1,
-                    35..=54 => 2,
-                    55..=64 => 3,
-                    65..=84 => 4,
-                    85..=92 => 5,
-                    _ => 6,
-                }
-            } else {
-                cfg.kinds[r.below(cfg.kinds.len() as u64) as usize]
-            };
-            let len = match kind {
-                5 | 6 => 8,
-                _ => match r.below(10) {
-                    0..=4 => r.below(257) as usize,
-                    5..=8 => r.below(4 * cfg.mtu as u64 + 1) as usize,
-                    _ => r.below(max_bytes as u64 + 1) as usize,
-                },
-            }
-            .min(max_bytes);
-            let off = match kind {
-                5 | 6 => (r.below((REGION / 8) as u64) * 8) as usize,
-                _ => (r.below(((REGION - len) / beat) as u64 + 1) as usize) * beat,
-            };
-            let data: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
-            let imm = r.next_u64() as u32;
-            let (a, b) = (r.next_u64(), r.next_u64());
-            let pm = &mems[peer];
-            let m = &mems[side];
-            m.src.write(0, &data).map_err(e)?;
-            let remote_addr = pm.tgt_mr.addr() + off as u64;
-            let rkey = pm.tgt_mr.rkey();
-            // For COMPARE_SWAP, compare with the current value half of the time so both outcomes happen.
-            let cur =
-                u64::from_le_bytes(pm.tgt_model[off.min(REGION - 8)..][..8].try_into().unwrap());
-            let compare = if a & 1 == 0 { cur } else { b };
-            let op = match kind {
-                0 => SendOp::RdmaWrite { remote_addr, rkey },
-                1 => SendOp::RdmaWriteWithImm {
-                    remote_addr,
-                    rkey,
-                    imm,
-                },
-                2 => SendOp::Send,
-                3 => SendOp::SendWithImm { imm },
-                4 => SendOp::RdmaRead { remote_addr, rkey },
-                5 => SendOp::AtomicFetchAdd {
-                    remote_addr,
-                    rkey,
-                    add: a,
-                },
-                _ => SendOp::AtomicCmpSwap {
-                    remote_addr,
-                    rkey,
-                    compare,
-                    swap: a,
-                },
-            };
-            if matches!(kind, 1..=3) {
-                let slot = next_slot[peer];
-                next_slot[peer] = (slot + 1) % RECV_SLOTS;
-                expect[peer].push_back(ExpectRecv {
-                    opcode: if kind == 1 {
-                        WcOpcode::RecvRdmaWithImm
-                    } else {
-                        WcOpcode::Recv
+            while inflight[side].len() < cfg.window && sent[side] < cfg.messages {
+                let peer = 1 - side;
+                let base = (sent[side] % cfg.window) * tslot;
+                let r = &mut rng[side];
+                let kind = if cfg.kinds.is_empty() {
+                    match r.below(100) {
+                        0..=24 => 0,
+                        25..=34 => 1,
+                        35..=54 => 2,
+                        55..=64 => 3,
+                        65..=84 => 4,
+                        85..=92 => 5,
+                        _ => 6,
+                    }
+                } else {
+                    cfg.kinds[r.below(cfg.kinds.len() as u64) as usize]
+                };
+                let len = match kind {
+                    5 | 6 => 8,
+                    _ => match r.below(10) {
+                        0..=4 => r.below(257) as usize,
+                        5..=8 => r.below(4 * cfg.mtu as u64 + 1) as usize,
+                        _ => r.below(max_bytes as u64 + 1) as usize,
                     },
+                }
+                .min(max_bytes);
+                let off = match kind {
+                    5 | 6 => base + (r.below((tslot / 8) as u64) * 8) as usize,
+                    _ => base + (r.below(((tslot - len) / beat) as u64 + 1) as usize) * beat,
+                };
+                let data: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
+                let imm = r.next_u64() as u32;
+                let (a, b) = (r.next_u64(), r.next_u64());
+                let pm = &mems[peer];
+                let m = &mems[side];
+                m.src.write(base, &data).map_err(e)?;
+                let remote_addr = pm.tgt_mr.addr() + off as u64;
+                let rkey = pm.tgt_mr.rkey();
+                // For COMPARE_SWAP, compare with the current value half of the time so both outcomes happen.
+                let cur = u64::from_le_bytes(
+                    pm.tgt_model[off.min(REGION - 8)..][..8].try_into().unwrap(),
+                );
+                let compare = if a & 1 == 0 { cur } else { b };
+                let op = match kind {
+                    0 => SendOp::RdmaWrite { remote_addr, rkey },
+                    1 => SendOp::RdmaWriteWithImm {
+                        remote_addr,
+                        rkey,
+                        imm,
+                    },
+                    2 => SendOp::Send,
+                    3 => SendOp::SendWithImm { imm },
+                    4 => SendOp::RdmaRead { remote_addr, rkey },
+                    5 => SendOp::AtomicFetchAdd {
+                        remote_addr,
+                        rkey,
+                        add: a,
+                    },
+                    _ => SendOp::AtomicCmpSwap {
+                        remote_addr,
+                        rkey,
+                        compare,
+                        swap: a,
+                    },
+                };
+                if matches!(kind, 1..=3) {
+                    let slot = next_slot[peer];
+                    next_slot[peer] = (slot + 1) % RECV_SLOTS;
+                    expect[peer].push_back(ExpectRecv {
+                        opcode: if kind == 1 {
+                            WcOpcode::RecvRdmaWithImm
+                        } else {
+                            WcOpcode::Recv
+                        },
+                        len,
+                        imm: (kind != 2).then_some(imm),
+                        slot,
+                        data: (kind != 1).then(|| data.clone()),
+                    });
+                }
+                let entries = if matches!(kind, 5 | 6) { 1 } else { cfg.sge };
+                let list = cut_list(
+                    r,
+                    m.src_mr.addr() + base as u64,
                     len,
-                    imm: (kind != 2).then_some(imm),
-                    slot,
-                    data: (kind != 1).then(|| data.clone()),
+                    m.src_mr.lkey(),
+                    entries,
+                );
+                let wr = SendWr {
+                    wr_id: sent[side] as u64,
+                    op,
+                    sg_list: &list,
+                    flags: SendFlags::SIGNALED,
+                };
+                // SAFETY: the source region lives until the end of `run`; this message's slot of it is not
+                // rewritten before its completion (the next message to use the slot is posted after it).
+                unsafe { sides[side].qp.post_send_gather(&wr) }.map_err(e)?;
+                inflight[side].push_back(InFlight {
+                    kind,
+                    len,
+                    src_off: base,
+                    msg: sent[side],
+                    off,
+                    data,
+                    a,
+                    b: compare,
                 });
+                sent[side] += 1;
             }
-            let entries = if matches!(kind, 5 | 6) { 1 } else { cfg.sge };
-            let list = cut_list(r, m.src_mr.addr(), len, m.src_mr.lkey(), entries);
-            let wr = SendWr {
-                wr_id: sent[side] as u64,
-                op,
-                sg_list: &list,
-                flags: SendFlags::SIGNALED,
-            };
-            // SAFETY: the source region lives until the end of `run`; it is not rewritten before this
-            // message's completion (one message in flight per side).
-            unsafe { sides[side].qp.post_send_gather(&wr) }.map_err(e)?;
-            inflight[side] = Some(InFlight {
-                kind,
-                len,
-                off,
-                data,
-                a,
-                b: compare,
-            });
-            sent[side] += 1;
         }
         pair.a.ctx.wait();
 
@@ -376,7 +405,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                          in flight {:?}; counters {}",
                         first,
                         inflight[side]
-                            .as_ref()
+                            .front()
                             .map(|f| (KINDS[f.kind], f.len, f.off)),
                         nonzero_counters(&sides)
                     ));
@@ -414,15 +443,15 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
             // Send completions: check the peer's memory or ours against the model.
             while sides[side].send_cq.poll(&mut wc) == 1 {
                 let w = wc[0];
-                let f = inflight[side].take().ok_or_else(|| {
+                let f = inflight[side].pop_front().ok_or_else(|| {
                     wc_err(&format!("side {side}: unexpected send completion"), &w)
                 })?;
                 let what = format!(
                     "side {side} message {} {} len {} off {:#x}",
                     w.wr_id, KINDS[f.kind], f.len, f.off
                 );
-                if w.status != WcStatus::Success {
-                    return Err(wc_err(&what, &w));
+                if w.status != WcStatus::Success || w.wr_id != f.msg as u64 {
+                    return Err(wc_err(&format!("{what} (expected wr_id {})", f.msg), &w));
                 }
                 let (m, pm) = if side == 0 {
                     let (x, y) = mems.split_at_mut(1);
@@ -442,7 +471,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                     }
                     4 => {
                         let mut got = vec![0; f.len];
-                        m.src.read(0, &mut got).map_err(e)?;
+                        m.src.read(f.src_off, &mut got).map_err(e)?;
                         if got[..] != pm.tgt_model[f.off..f.off + f.len] {
                             return Err(format!("{what}: data read differs from the model"));
                         }
@@ -451,7 +480,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                         let old =
                             u64::from_le_bytes(pm.tgt_model[f.off..f.off + 8].try_into().unwrap());
                         let mut got = [0u8; 8];
-                        m.src.read(0, &mut got).map_err(e)?;
+                        m.src.read(f.src_off, &mut got).map_err(e)?;
                         if u64::from_le_bytes(got) != old {
                             return Err(format!(
                                 "{what}: original value {:#x}, model {old:#x}",
@@ -486,7 +515,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                 "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); counters {}",
                 inflight
                     .iter()
-                    .map(|f| f.as_ref().map(|f| (KINDS[f.kind], f.len)))
+                    .map(|q| q.iter().map(|f| (KINDS[f.kind], f.len)).collect::<Vec<_>>())
                     .collect::<Vec<_>>(),
                 nonzero_counters(&sides)
             ));

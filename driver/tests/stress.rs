@@ -19,6 +19,7 @@ fn cfg(width: Width, mtu: u32, messages: usize, seed: u64, max_bytes: usize) -> 
         host_link: (0, 0.0, 0.0),
         dma_reorder: false,
         sge: 1,
+        window: 1,
     }
 }
 
@@ -115,5 +116,28 @@ fn mixed_traffic_with_gather_and_scatter_lists_over_a_faulty_link() {
             r.count
         );
         assert!(r.retransmits > 0, "{w:?}: go-back-N happened");
+    }
+}
+
+#[test]
+fn several_work_requests_in_flight_over_a_faulty_link() {
+    // Eight work requests per side posted at once: the requester keeps sending WRITEs and SENDs while
+    // earlier ones wait for their ACK (the outstanding ring, docs/transport.md), so drops, NAKs and
+    // timeouts land inside the ring and go back into WQEs already sent; READs and atomics wait their
+    // turn behind them. Completions must come in posting order with every byte right. More SENDs in
+    // flight than receive slots also gives RNR NAKs.
+    for (w, seed, mtu) in [(Width::W64, 31, 1024), (Width::W512, 32, 4096)] {
+        let mut c = cfg(w, mtu, 1500, seed, 8192);
+        c.window = 8;
+        c.faults = FaultPlan::none()
+            .random(0.001, 0.02)
+            .shuffle(0.001, 0.02, 3000);
+        let r = run(&c).unwrap_or_else(|e| panic!("{w:?}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 3000);
+        assert!(r.count.iter().all(|&n| n > 0), "{w:?}: {:?}", r.count);
+        assert!(
+            r.naks > 0 && r.timeouts > 0 && r.retransmits > 0,
+            "{w:?}: the faults reached the ring: {r:?}"
+        );
     }
 }

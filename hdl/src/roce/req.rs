@@ -16,6 +16,9 @@ use rocenic_proto::host::wqe;
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
+/// Work requests whose packets are all out, waiting for their ACK (the outstanding ring `rg`).
+const RG_DEPTH: u64 = 8;
+
 /// Payload reads the requester keeps ahead of the packet on the wire: enough to cover the host's read
 /// latency with MTU 1024 frames at 512 bits (about 18 cycles each against a 50-cycle read).
 const PF_DEPTH: u64 = 4;
@@ -45,6 +48,8 @@ enum TxState {
     PfDrain,
     /// Post the completion and advance SQ_CI.
     Cqe,
+    /// The same for the oldest WQE of the outstanding ring (`rg`).
+    RgCqe,
 }
 
 /// Transmit engine, `W` bits wide with `B = W / 8` byte lanes (lane 0 = bits 7:0 = first byte on the wire).
@@ -223,6 +228,39 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rnr_cycles: DFF<Bits<32>>,
     rnr_rom: ROM<Bits<32>, 5>,
     since_req: DFF<Bits<32>>,
+    /// Outstanding ring (docs/transport.md, "Several work requests in flight"): WRITEs and SENDs whose
+    /// packets are all out but not yet acknowledged, `rg_n` of them from `rg_head`, in SQ order: entry i
+    /// is WQE SQ_CI + i. One entry: first PSN, packets, wr_id, length, work request opcode, signaled.
+    rg: RAM<Bits<160>, 3>,
+    rg_head: DFF<Bits<3>>,
+    rg_n: DFF<Bits<4>>,
+    /// The head entry's RAM read lags a push or a pop by a cycle.
+    rg_stale: DFF<bool>,
+    /// Packets of the head entry acknowledged so far (a coalesced ACK may end inside it).
+    h_una: DFF<Bits<24>>,
+    /// Status and vendor syndrome of the head entry being completed (RgCqe).
+    rg_status: DFF<Bits<8>>,
+    rg_vendor: DFF<Bits<8>>,
+    /// Go-back-N into a WQE of the ring: the ring is dropped, WQE SQ_CI is fetched again and sent from
+    /// packet `rs_idx` on with its first PSN `rs_first` (PSNs are fixed when a WQE is first sent), after
+    /// an RNR wait if `rs_rnr`; the WQEs behind it follow as new.
+    rs_on: DFF<bool>,
+    rs_first: DFF<Bits<24>>,
+    rs_idx: DFF<Bits<24>>,
+    rs_rnr: DFF<bool>,
+    /// Send-queue index of the WQE being executed or fetched next (SQ_CI + the ring's entries).
+    sq_fi: Signal<Local, Bits<32>>,
+    /// The head entry's fields, the latched ACK/NAK's PSN and the next new PSN (SQ_PSN) relative to
+    /// its first PSN.
+    h_first: Signal<Local, Bits<24>>,
+    h_npk: Signal<Local, Bits<24>>,
+    h_d: Signal<Local, Bits<24>>,
+    h_end: Signal<Local, Bits<24>>,
+    rg_ok: Signal<Local, bool>,
+    rg_park: Signal<Local, bool>,
+    /// A NAK sends the ring's head WQE again (go-back-N into the ring).
+    rg_back: Signal<Local, bool>,
+    rg_depth: Constant<Bits<4>>,
     // ACK/NAK received, latched until the next packet boundary
     lat_valid: DFF<bool>,
     lat_syn: DFF<Bits<8>>,
@@ -587,6 +625,26 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
                     .into()
             },
             since_req: Default::default(),
+            rg: Default::default(),
+            rg_head: Default::default(),
+            rg_n: Default::default(),
+            rg_stale: Default::default(),
+            h_una: Default::default(),
+            rg_status: Default::default(),
+            rg_vendor: Default::default(),
+            rs_on: Default::default(),
+            rs_first: Default::default(),
+            rs_idx: Default::default(),
+            rs_rnr: Default::default(),
+            sq_fi: Default::default(),
+            h_first: Default::default(),
+            h_npk: Default::default(),
+            h_d: Default::default(),
+            h_end: Default::default(),
+            rg_ok: Default::default(),
+            rg_park: Default::default(),
+            rg_back: Default::default(),
+            rg_depth: Constant::new(RG_DEPTH.into()),
             lat_valid: Default::default(),
             lat_syn: Default::default(),
             lat_psn: Default::default(),
@@ -803,6 +861,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rnr_left,
             rnr_cycles,
             since_req,
+            rg_head,
+            rg_n,
+            rg_stale,
+            h_una,
+            rg_status,
+            rg_vendor,
+            rs_on,
+            rs_first,
+            rs_idx,
+            rs_rnr,
             lat_valid,
             lat_syn,
             lat_psn,
@@ -868,10 +936,30 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.tx_cnp_inc.next = false;
         self.rnr_retry_exc_inc.next = false;
         self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
+        // The outstanding ring: the head entry reads back a cycle late; a push writes behind the last.
+        self.rg.read_clock.next = self.clock.val();
+        self.rg.write_clock.next = self.clock.val();
+        self.rg.read_address.next = self.rg_head.q.val();
+        self.rg.write_address.next = self.rg_head.q.val() + bit_cast::<3, 4>(self.rg_n.q.val());
+        self.rg.write_data.next = bit_cast::<160, 24>(self.first_psn.q.val())
+            | (bit_cast::<160, 24>(self.npk.q.val()) << 24)
+            | (bit_cast::<160, 64>(self.w_wrid.q.val()) << 48)
+            | (bit_cast::<160, 32>(self.w_len.q.val()) << 112)
+            | (bit_cast::<160, 8>(self.w_opcode.q.val() & 0xF) << 144)
+            | (bit_cast::<160, 8>(self.w_flags.q.val() & 1) << 148);
+        self.rg.write_enable.next = false;
+        self.rg_stale.d.next = false;
+        self.rg_ok.next = !self.rg_stale.q.val();
+        self.h_first.next = bit_cast::<24, 160>(self.rg.read_data.val());
+        self.h_npk.next = bit_cast::<24, 160>(self.rg.read_data.val() >> 24);
+        // 24-bit modular distances (§9.7.6): an ACK/NAK older than the head is far above `h_end`.
+        self.h_d.next = self.lat_psn.q.val() - self.h_first.val();
+        self.h_end.next = bit_cast::<24, 32>(self.sq_psn.val()) - self.h_first.val();
+        self.sq_fi.next = self.sq_ci.val() + bit_cast::<32, 4>(self.rg_n.q.val());
         self.is_read.next = self.w_opcode.q.val() == 4;
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
         self.push_hit.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
-            && ((self.push_db.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF))
+            && ((self.push_db.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF))
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
             && !self.wqe128.val();
         self.av_qpn.next = self.av_q.q.val();
@@ -885,6 +973,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
         self.job_live.next = (self.job_state.val() >= 2) && (self.job_state.val() <= 4);
         self.sw_ok.next = !self.wqe_active.q.val()
+            && (self.rg_n.q.val() == 0)
+            && !self.rs_on.q.val()
             && (self.state.q.val() != TxState::WqeReq)
             && (self.state.q.val() != TxState::WqeData)
             && (self.state.q.val() != TxState::WqeParse)
@@ -931,7 +1021,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // gather lists (SQ_WQE_128, the QP's max_send_sge > 1); the push window holds 64 bytes, so
         // such a QP always fetches.
         self.sq_slot.next = bit_cast::<64, 32>(
-            self.sq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
+            self.sq_fi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
         );
         self.sq_ring.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.sq_base_lo.val());
@@ -1192,8 +1282,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.fire.next = false;
 
-        // The retransmission timer runs while a WQE is active; sends, ACK progress and restarts clear it.
-        if self.wqe_active.q.val() {
+        // The retransmission timer runs while a WQE is active or in the ring; sends, ACK progress and
+        // restarts clear it.
+        if self.wqe_active.q.val() || (self.rg_n.q.val() != 0) {
             self.timer.d.next = self.timer.q.val() + 1;
         }
 
@@ -1211,9 +1302,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.pf_inc.next = true;
             }
         }
+        // A WRITE or SEND whose packets are all out parks in the ring so that the next WQE can start; a
+        // READ or atomic waits for its responses (max_rd_atomic 1). Only in RTS: SQD starts no new WQE.
+        self.rg_park.next = self.wqe_active.q.val()
+            && !self.w_done.q.val()
+            && self.enable.val()
+            && self.rts.val()
+            && !self.hold.val()
+            && !self.rnr_wait.q.val()
+            && !self.is_read.val()
+            && !self.is_atomic.val()
+            && (self.snd_idx.q.val() == self.npk.q.val())
+            && (self.snd_max.q.val() == self.npk.q.val())
+            && !self.pf_any.val()
+            && (self.rg_n.q.val() != self.rg_depth.val())
+            && (self.sq_pi.val() != (self.sq_fi.val() + 1));
+        self.rg_back.next = false;
         match self.state.q.val() {
             TxState::Idle => {
-                if !self.wqe_active.q.val() {
+                if !self.wqe_active.q.val() && (self.rg_n.q.val() == 0) {
                     self.lat_valid.d.next = false;
                 }
                 // The address vector of the frame that goes next (lowest priority first).
@@ -1311,12 +1418,134 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.rr_last.d.next = 0.into();
                         self.rr_len_q.d.next = 0.into();
                     }
-                } else if self.wqe_active.q.val() && self.w_done.q.val() {
+                } else if ((self.rg_n.q.val() != 0) || self.rs_on.q.val()) && !self.sq_on.val() {
+                    // Left RTS with WQEs outstanding: drop them all, the driver flushes from SQ_CI.
+                    self.rg_n.d.next = 0.into();
+                    self.rs_on.d.next = false;
+                    self.wqe_active.d.next = false;
+                    self.lat_valid.d.next = false;
+                } else if (self.rg_n.q.val() != 0) && self.rg_ok.val() && self.lat_valid.q.val() {
+                    // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
+                    // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
+                    // ends inside is acknowledged that far, and a NAK inside one goes back to it.
+                    if (self.lat_syn.q.val() & 0xE0) == 0 {
+                        if self.h_d.val() >= self.h_end.val() {
+                            // Older than the head (a duplicate) or beyond what was sent.
+                            self.lat_valid.d.next = false;
+                        } else if self.h_d.val() >= (self.h_npk.val() - 1) {
+                            self.rg_status.d.next = 0.into();
+                            self.rg_vendor.d.next = 0.into();
+                            self.state.d.next = TxState::RgCqe;
+                        } else {
+                            self.lat_valid.d.next = false;
+                            if self.h_d.val() >= self.h_una.q.val() {
+                                self.h_una.d.next = self.h_d.val() + 1;
+                                self.timer.d.next = 0.into();
+                                self.retry.d.next = self.retry_cnt.val();
+                            }
+                        }
+                    } else if (self.h_d.val() > self.h_end.val())
+                        || (self.h_d.val() < self.h_una.q.val())
+                    {
+                        self.lat_valid.d.next = false;
+                    } else if self.h_d.val() >= self.h_npk.val() {
+                        // A NAK's PSN acknowledges every PSN before it.
+                        self.rg_status.d.next = 0.into();
+                        self.rg_vendor.d.next = 0.into();
+                        self.state.d.next = TxState::RgCqe;
+                    } else {
+                        self.lat_valid.d.next = false;
+                        self.rg_vendor.d.next = self.lat_syn.q.val();
+                        if self.lat_syn.q.val() == 0x60 {
+                            // PSN sequence error NAK: go back to the head entry's packet h_d.
+                            self.timer.d.next = 0.into();
+                            self.retransmits_inc.next = true;
+                            if self.retry.q.val() == 0 {
+                                self.rg_status.d.next = 12.into(); // RETRY_EXC_ERR
+                                self.state.d.next = TxState::RgCqe;
+                            } else {
+                                self.retry.d.next = self.retry.q.val() - 1;
+                                self.rg_back.next = true;
+                                self.rs_rnr.d.next = false;
+                            }
+                        } else if (self.lat_syn.q.val() & 0xE0) == 0x20 {
+                            // RNR NAK: the same, after the NAK's timer (C9-150).
+                            self.timer.d.next = 0.into();
+                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                            if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
+                                self.rg_status.d.next = 13.into(); // RNR_RETRY_EXC_ERR
+                                self.rnr_retry_exc_inc.next = true;
+                                self.state.d.next = TxState::RgCqe;
+                            } else {
+                                if self.rnr_retry.val() != 7 {
+                                    self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                                }
+                                self.rg_back.next = true;
+                                self.rs_rnr.d.next = true;
+                            }
+                        } else {
+                            // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
+                            self.rg_status.d.next = 11.into(); // REM_OP_ERR
+                            if self.lat_syn.q.val() == 0x61 {
+                                self.rg_status.d.next = 9.into(); // REM_INV_REQ_ERR
+                            }
+                            if self.lat_syn.q.val() == 0x62 {
+                                self.rg_status.d.next = 10.into(); // REM_ACCESS_ERR
+                            }
+                            self.state.d.next = TxState::RgCqe;
+                        }
+                    }
+                    // Going back: drop the ring and the WQE in progress, fetch the head's WQE (now
+                    // SQ_CI) again and resend from the NAK's PSN; SQ_PSN follows the resend.
+                    if self.rg_back.val() {
+                        self.rs_on.d.next = true;
+                        self.rs_first.d.next = self.h_first.val();
+                        self.rs_idx.d.next = self.h_d.val();
+                        self.rg_n.d.next = 0.into();
+                        self.wqe_active.d.next = false;
+                        self.since_req.d.next = 0.into();
+                        self.sq_psn_set.next = true;
+                        self.sq_psn_val.next =
+                            bit_cast::<32, 24>(self.h_first.val() + self.h_d.val());
+                    }
+                } else if (self.rg_n.q.val() != 0)
+                    && self.rg_ok.val()
+                    && !self.rnr_wait.q.val()
+                    && (self.ack_timeout.val() != 0)
+                    && (self.timer.q.val() >= self.ack_timeout.val())
+                {
+                    // Local ACK timeout with WQEs in the ring (§9.7.6): resend from the oldest
+                    // unacknowledged PSN, the head entry's packet h_una, while retries last.
+                    self.ack_timeouts_inc.next = true;
+                    self.timer.d.next = 0.into();
+                    if self.retry.q.val() == 0 {
+                        self.rg_status.d.next = 12.into(); // RETRY_EXC_ERR
+                        self.rg_vendor.d.next = 0.into();
+                        self.state.d.next = TxState::RgCqe;
+                    } else {
+                        self.retry.d.next = self.retry.q.val() - 1;
+                        self.retransmits_inc.next = true;
+                        self.rs_on.d.next = true;
+                        self.rs_rnr.d.next = false;
+                        self.rs_first.d.next = self.h_first.val();
+                        self.rs_idx.d.next = self.h_una.q.val();
+                        self.rg_n.d.next = 0.into();
+                        self.wqe_active.d.next = false;
+                        self.since_req.d.next = 0.into();
+                        self.sq_psn_set.next = true;
+                        self.sq_psn_val.next =
+                            bit_cast::<32, 24>(self.h_first.val() + self.h_una.q.val());
+                    }
+                } else if self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0)
+                {
                     self.state.d.next = TxState::Cqe;
                 } else if self.wqe_active.q.val() && !self.sq_on.val() {
                     // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
                     self.wqe_active.d.next = false;
-                } else if self.wqe_active.q.val() && self.lat_valid.q.val() {
+                } else if self.wqe_active.q.val()
+                    && self.lat_valid.q.val()
+                    && (self.rg_n.q.val() == 0)
+                {
                     self.lat_valid.d.next = false;
                     if (self.lat_syn.q.val() & 0xE0) == 0 {
                         // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
@@ -1402,6 +1631,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && (self.ack_timeout.val() != 0)
                     && (self.timer.q.val() >= self.ack_timeout.val())
                     && (self.una.q.val() != self.snd_max.q.val())
+                    && (self.rg_n.q.val() == 0)
                 {
                     // Local ACK timeout (§9.7.6): resend from the oldest unacknowledged PSN until the
                     // retry count is exhausted.
@@ -1417,18 +1647,29 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.since_req.d.next = 0.into();
                         self.retransmits_inc.next = true;
                     }
+                } else if self.rg_park.val() {
+                    self.rg.write_enable.next = true;
+                    self.rg_n.d.next = self.rg_n.q.val() + 1;
+                    self.rg_stale.d.next = true;
+                    self.wqe_active.d.next = false;
+                    if self.rg_n.q.val() == 0 {
+                        self.h_una.d.next = self.una.q.val();
+                    }
                 } else if self.wqe_active.q.val()
+                    && !self.w_done.q.val()
                     && self.enable.val()
                     && !self.rnr_wait.q.val()
                     && (self.snd_idx.q.val() != self.npk.q.val())
                     && self.av_ok_cur.val()
+                    && ((self.rg_n.q.val() == 0) || !(self.is_read.val() || self.is_atomic.val()))
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()
                     && self.enable.val()
                     && self.rts.val()
                     && !self.hold.val()
-                    && (self.sq_pi.val() != self.sq_ci.val())
+                    && !self.pf_any.val()
+                    && (self.sq_pi.val() != self.sq_fi.val())
                 {
                     self.state.d.next = TxState::WqeReq;
                 }
@@ -1512,7 +1753,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.timer.d.next = 0.into();
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
-                self.lat_valid.d.next = false;
+                if self.rg_n.q.val() == 0 {
+                    self.lat_valid.d.next = false;
+                } else {
+                    // The retry budgets belong to the oldest WQE outstanding, the ring's head.
+                    self.retry.d.next = self.retry.q.val();
+                    self.rnr_left.d.next = self.rnr_left.q.val();
+                }
+                if self.rs_on.q.val() {
+                    // Sent before: its PSNs stay, sending resumes at packet rs_idx, with the budgets
+                    // the NAK or timeout left.
+                    self.rs_on.d.next = false;
+                    self.first_psn.d.next = self.rs_first.q.val();
+                    self.snd_idx.d.next = self.rs_idx.q.val();
+                    self.snd_max.d.next = self.rs_idx.q.val();
+                    self.una.d.next = self.rs_idx.q.val();
+                    self.rnr_wait.d.next = self.rs_rnr.q.val();
+                    self.retry.d.next = self.retry.q.val();
+                    self.rnr_left.d.next = self.rnr_left.q.val();
+                }
                 if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
                     self.w_done.d.next = true;
                     self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
@@ -1848,6 +2107,40 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Idle;
                 }
             }
+            TxState::RgCqe => {
+                // The ring's oldest WQE: completed by an ACK or NAK covering it, or in error.
+                self.cqe_wr_id.next = bit_cast::<64, 160>(self.rg.read_data.val() >> 48);
+                self.cqe_byte_len.next = bit_cast::<32, 160>(self.rg.read_data.val() >> 112);
+                self.cqe_status.next = self.rg_status.q.val();
+                self.cqe_vendor_err.next = self.rg_vendor.q.val();
+                // ibv_wc_opcode RDMA_WRITE 1 for WRITE (with immediate), SEND 0 for the SENDs.
+                self.cqe_opcode.next = 0.into();
+                if (bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xE) == 0 {
+                    self.cqe_opcode.next = 1.into();
+                }
+                self.want_cqe.next = (self.rg_status.q.val() != 0)
+                    || ((bit_cast::<8, 160>(self.rg.read_data.val() >> 148) & 1) != 0);
+                self.cqe_valid.next = self.want_cqe.val();
+                if !self.want_cqe.val() || self.cqe_ready.val() {
+                    self.sq_ci_inc.next = true;
+                    self.rg_head.d.next = self.rg_head.q.val() + 1;
+                    self.rg_n.d.next = self.rg_n.q.val() - 1;
+                    self.rg_stale.d.next = true;
+                    self.h_una.d.next = 0.into();
+                    self.timer.d.next = 0.into();
+                    self.retry.d.next = self.retry_cnt.val();
+                    self.rnr_left.d.next = self.rnr_retry.val();
+                    if self.rg_status.q.val() != 0 {
+                        // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
+                        self.qp_err.next = true;
+                        self.rg_n.d.next = 0.into();
+                        self.wqe_active.d.next = false;
+                        self.rs_on.d.next = false;
+                        self.lat_valid.d.next = false;
+                    }
+                    self.state.d.next = TxState::Idle;
+                }
+            }
             _ => {
                 self.state.d.next = TxState::Idle;
             }
@@ -1872,6 +2165,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
+            self.rg_n.d.next = 0.into();
+            self.rs_on.d.next = false;
             self.pf_on.d.next = false;
             self.pf_n.d.next = 0.into();
             self.rr_active.d.next = false;

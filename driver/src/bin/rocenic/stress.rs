@@ -24,6 +24,8 @@ options:
   --dma-reorder       the host returns DMA read completions of different tags out of order, as PCIe may
   --sge N             lists of 1 to N entries (N at most 4): every message but an atomic gathered from
                       (a READ scattered over) them, every receive scattered over them (default 1)
+  --window N          work requests each side keeps in flight, 1 to 16 (default 1): source and target
+                      regions cut into N slots, one per message in flight
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -40,6 +42,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         host_link: (0, 0.0, 0.0),
         dma_reorder: false,
         sge: 1,
+        window: 1,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut it = args.iter();
@@ -71,6 +74,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--corrupt" => corrupt = prob(v()?)?,
             "--dma-reorder" => c.dma_reorder = true,
             "--sge" => c.sge = num(v()?)? as usize,
+            "--window" => c.window = num(v()?)? as usize,
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS
