@@ -274,7 +274,18 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
     for fl in flows.iter_mut() {
         fl.qp = None;
     }
-    fabric.lock().unwrap().run(50_000);
+    // The switch may still hold a queue for the receiver (without DCQCN it fills to its buffer): run
+    // until the receiver has taken no frame for a while, so no WRITE lands in memory about to go.
+    let mut last = u32::MAX;
+    for _ in 0..1000 {
+        let mut f = fabric.lock().unwrap();
+        f.run(20_000);
+        let now = f.reg_read(2, regs::RX_FRAMES);
+        if now == last {
+            break;
+        }
+        last = now;
+    }
     drop(rx_qps);
     drop(flows);
     Ok(t)

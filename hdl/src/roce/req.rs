@@ -2651,6 +2651,85 @@ mod tests {
     }
 
     #[test]
+    fn several_wqes_in_flight_then_a_nak_inside_the_ring() {
+        // Three WRITEs posted at once: the second and third go out before any ACK (the first two wait
+        // in the outstanding ring). An ACK ending in the first completes it alone; a PSN sequence NAK
+        // at the second's last packet goes back into it (its WQE fetched again, resent from that packet
+        // with the same PSN) and the third follows; one ACK then retires both, one CQE each, in order.
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        fill(&mut b.mem, 0x4000, 600, 1);
+        fill(&mut b.mem, 0x5000, 300, 2);
+        fill(&mut b.mem, 0x6000, 64, 3);
+        b.post(0, wqe::FLAG_SIGNALED, 600, 1, 0x4000, 7, 0x10000);
+        b.post(0, wqe::FLAG_SIGNALED, 300, 2, 0x5000, 7, 0x20000);
+        b.post(0, 0, 64, 3, 0x6000, 7, 0x30000);
+        b.run_until(4000, |b| b.frames.len() == 6);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+        assert_eq!(
+            p.iter().map(|p| (p.opcode, p.psn)).collect::<Vec<_>>(),
+            vec![
+                (0x06, 0xFF_FFFE),
+                (0x07, 0xFF_FFFF),
+                (0x08, 0),
+                (0x06, 1),
+                (0x08, 2),
+                (0x0A, 3)
+            ]
+        );
+        assert!(b.cqes.is_empty());
+        assert_eq!((b.sq_ci, b.sq_psn), (0, 4));
+        b.rx_ack(0x1F, 0);
+        b.run_until(100, |b| b.sq_ci == 1);
+        assert_eq!(b.cqes, vec![(1, 0, 1, 600, 0)]);
+        b.rx_ack(0x60, 2);
+        b.run_until(4000, |b| b.frames.len() == 8);
+        let p: Vec<Pkt> = b.frames[6..].iter().map(|f| check(f)).collect();
+        assert_eq!((p[0].opcode, p[0].psn), (0x08, 2));
+        assert_eq!(p[0].rest, b.mem[0x5000 + 256..0x5000 + 300].to_vec());
+        assert_eq!((p[1].opcode, p[1].psn), (0x0A, 3));
+        assert_eq!(be(&p[1].rest[0..8]), 0x30000);
+        assert_eq!(p[1].rest[16..], b.mem[0x6000..0x6000 + 64]);
+        assert_eq!((b.retransmits, b.sq_psn, b.sq_ci), (1, 4, 1));
+        b.rx_ack(0x1F, 3);
+        b.run_until(200, |b| b.sq_ci == 3);
+        // The third is unsignaled: it retires without a CQE.
+        assert_eq!(b.cqes, vec![(1, 0, 1, 600, 0), (2, 0, 1, 300, 0)]);
+        for _ in 0..100 {
+            b.step();
+        }
+        assert_eq!(b.frames.len(), 8);
+    }
+
+    #[test]
+    fn timeouts_inside_the_ring_then_retry_exceeded() {
+        // Two WRITEs and no ACK: the timeout goes back to the oldest (the ring's head) and both are sent
+        // again with their PSNs; the next timeout, retries spent, completes the oldest in error and
+        // moves the QP to ERR (the driver flushes the other).
+        let mut b = Bench::<64, 8>::new(8, 400, 1);
+        fill(&mut b.mem, 0x4000, 64, 4);
+        b.post(0, wqe::FLAG_SIGNALED, 64, 10, 0x4000, 1, 0x2000);
+        b.post(1, wqe::FLAG_SIGNALED, 64, 11, 0x4000, 1, 0x3000);
+        b.run_until(6000, |b| b.sq_ci == 1);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+        assert_eq!(
+            p.iter().map(|p| (p.opcode, p.psn)).collect::<Vec<_>>(),
+            vec![
+                (0x0A, 0xFF_FFFE),
+                (0x0B, 0xFF_FFFF),
+                (0x0A, 0xFF_FFFE),
+                (0x0B, 0xFF_FFFF)
+            ]
+        );
+        assert_eq!((b.timeouts, b.retransmits), (2, 1));
+        assert_eq!(b.cqes, vec![(10, 12, 1, 64, 0)]);
+        assert_eq!(b.qp_state, 6);
+        for _ in 0..200 {
+            b.step();
+        }
+        assert_eq!((b.frames.len(), b.sq_ci), (4, 1));
+    }
+
+    #[test]
     fn timeouts_then_retry_exceeded() {
         let mut b = Bench::<64, 8>::new(8, 300, 2);
         fill(&mut b.mem, 0x4000, 64, 9);
