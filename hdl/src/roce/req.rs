@@ -48,6 +48,8 @@ enum TxState {
     PfDrain,
     /// Post the completion and advance SQ_CI.
     Cqe,
+    /// Discard a WQE fetched ahead that is not the next one after all (a NAK or timeout went back).
+    WqeDrain,
     /// The same for the oldest WQE of the outstanding ring (`rg`).
     RgCqe,
 }
@@ -250,6 +252,19 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rs_rnr: DFF<bool>,
     /// Send-queue index of the WQE being executed or fetched next (SQ_CI + the ring's entries).
     sq_fi: Signal<Local, Bits<32>>,
+    /// The next WQE fetched ahead: while the last packet of a WRITE or SEND streams, the WQE behind it
+    /// (index `nx_idx`, at `nx_a`) is requested (`nx_claim`, held until the port takes it) so that its
+    /// read latency overlaps the packet's; `nx_on`: taken, its data not yet used. It is used once the
+    /// packet's WQE has parked, or discarded (`WqeDrain`) if anything else comes first.
+    nx_claim: DFF<bool>,
+    nx_on: DFF<bool>,
+    nx_idx: DFF<Bits<32>>,
+    nx_a: DFF<Bits<64>>,
+    nx_slot: Signal<Local, Bits<64>>,
+    nx_go: Signal<Local, bool>,
+    nx_any: Signal<Local, bool>,
+    nx_use: Signal<Local, bool>,
+    push_hit_nx: Signal<Local, bool>,
     /// The head entry's fields, the latched ACK/NAK's PSN and the next new PSN (SQ_PSN) relative to
     /// its first PSN.
     h_first: Signal<Local, Bits<24>>,
@@ -637,6 +652,15 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rs_idx: Default::default(),
             rs_rnr: Default::default(),
             sq_fi: Default::default(),
+            nx_claim: Default::default(),
+            nx_on: Default::default(),
+            nx_idx: Default::default(),
+            nx_a: Default::default(),
+            nx_slot: Default::default(),
+            nx_go: Default::default(),
+            nx_any: Default::default(),
+            nx_use: Default::default(),
+            push_hit_nx: Default::default(),
             h_first: Default::default(),
             h_npk: Default::default(),
             h_d: Default::default(),
@@ -871,6 +895,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rs_first,
             rs_idx,
             rs_rnr,
+            nx_claim,
+            nx_on,
+            nx_idx,
+            nx_a,
             lat_valid,
             lat_syn,
             lat_psn,
@@ -962,6 +990,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && ((self.push_db.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF))
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
             && !self.wqe128.val();
+        // The WQE after the one in progress is in the push window: it is not fetched ahead.
+        self.push_hit_nx.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
+            && ((self.push_db.val() & 0xFFFF) == ((self.sq_fi.val() + 1) & 0xFFFF))
+            && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
+            && !self.wqe128.val();
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
@@ -975,6 +1008,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.sw_ok.next = !self.wqe_active.q.val()
             && (self.rg_n.q.val() == 0)
             && !self.rs_on.q.val()
+            && !self.nx_claim.q.val()
+            && !self.nx_on.q.val()
             && (self.state.q.val() != TxState::WqeReq)
             && (self.state.q.val() != TxState::WqeData)
             && (self.state.q.val() != TxState::WqeParse)
@@ -1025,6 +1060,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         );
         self.sq_ring.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.sq_base_lo.val());
+        self.nx_slot.next = bit_cast::<64, 32>(
+            (self.sq_fi.val() + 1)
+                & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
+        );
         self.wqe_len.next = 64.into();
         self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 6);
         if self.wqe128.val() {
@@ -1104,6 +1143,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
         self.pf_go.next = !self.pf_on.q.val()
+            && !self.nx_claim.q.val()
+            && !self.nx_on.q.val()
             && (self.pf_n.q.val() < self.pf_depth.val())
             && self.wqe_active.q.val()
             && !self.w_done.q.val()
@@ -1302,6 +1343,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.pf_inc.next = true;
             }
         }
+        if self.nx_claim.q.val() {
+            self.rd_req_valid.next = true;
+            self.rd_req_addr.next = self.nx_a.q.val();
+            self.rd_req_len.next = self.wqe_len.val();
+            self.rd_req_gather.next = false;
+            if self.rd_req_ready.val() {
+                self.nx_claim.d.next = false;
+                self.nx_on.d.next = true;
+            }
+        }
         // A WRITE or SEND whose packets are all out parks in the ring so that the next WQE can start; a
         // READ or atomic waits for its responses (max_rd_atomic 1). Only in RTS: SQD starts no new WQE.
         self.rg_park.next = self.wqe_active.q.val()
@@ -1317,6 +1368,31 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.sq_pi.val() != (self.sq_fi.val() + 1));
+        self.nx_any.next = self.nx_claim.q.val() || self.nx_on.q.val();
+        // The WQE fetched ahead is the one to fetch now (or will be once the one in progress parks).
+        self.nx_use.next = !self.wqe_active.q.val()
+            && (self.nx_idx.q.val() == self.sq_fi.val())
+            && self.enable.val()
+            && self.rts.val()
+            && !self.hold.val();
+        // Fetch ahead from the last packet of a WQE that will park, while nothing else reads.
+        self.nx_go.next = !self.nx_any.val()
+            && !self.p_ack.q.val()
+            && !self.p_cnp.q.val()
+            && !self.p_resp.q.val()
+            && self.wqe_active.q.val()
+            && !self.w_done.q.val()
+            && !self.is_read.val()
+            && !self.is_atomic.val()
+            && (self.snd_idx.q.val() == self.last_idx.q.val())
+            && self.enable.val()
+            && self.rts.val()
+            && !self.hold.val()
+            && !self.rnr_wait.q.val()
+            && !self.pf_any.val()
+            && (self.rg_n.q.val() != self.rg_depth.val())
+            && (self.sq_pi.val() != (self.sq_fi.val() + 1))
+            && !self.push_hit_nx.val();
         self.rg_back.next = false;
         match self.state.q.val() {
             TxState::Idle => {
@@ -1347,6 +1423,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     if !self.pf_on.q.val() || (self.pf_n.q.val() != 0) {
                         self.state.d.next = TxState::PfDrain;
                     }
+                } else if self.nx_on.q.val() && !(self.rg_park.val() || self.nx_use.val()) {
+                    self.state.d.next = TxState::WqeDrain;
                 } else if self.ack_valid.val()
                     && !self.ack_hold.val()
                     && self.enable.val()
@@ -1395,6 +1473,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Load;
                 } else if self.rr_active.q.val()
                     && !self.pf_any.val()
+                    && !self.nx_any.val()
                     && self.enable.val()
                     && self.av_ok_rr.val()
                 {
@@ -1662,6 +1741,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && (self.snd_idx.q.val() != self.npk.q.val())
                     && self.av_ok_cur.val()
                     && ((self.rg_n.q.val() == 0) || !(self.is_read.val() || self.is_atomic.val()))
+                    && !self.nx_any.val()
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()
@@ -1669,9 +1749,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.rts.val()
                     && !self.hold.val()
                     && !self.pf_any.val()
+                    && !self.nx_claim.q.val()
                     && (self.sq_pi.val() != self.sq_fi.val())
                 {
                     self.state.d.next = TxState::WqeReq;
+                    if self.nx_on.q.val() {
+                        // Fetched ahead (the drain above took any other): its data is on the way.
+                        self.nx_on.d.next = false;
+                        self.state.d.next = TxState::WqeData;
+                    }
                 }
             }
             TxState::WqeReq => {
@@ -2025,6 +2111,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::Emit => {
+                if self.nx_go.val() {
+                    self.nx_claim.d.next = true;
+                    self.nx_idx.d.next = self.sq_fi.val() + 1;
+                    self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 6);
+                    if self.wqe128.val() {
+                        self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
+                    }
+                }
                 // The read port is free while the frame streams: claim the next packet's payload read.
                 if self.pf_go.val() {
                     self.pf_on.d.next = true;
@@ -2107,6 +2201,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.state.d.next = TxState::Idle;
                 }
             }
+            TxState::WqeDrain => {
+                self.rd_resp_ready.next = true;
+                if self.rd_resp_valid.val() && self.rd_resp_last.val() {
+                    self.nx_on.d.next = false;
+                    self.state.d.next = TxState::Idle;
+                }
+            }
             TxState::RgCqe => {
                 // The ring's oldest WQE: completed by an ACK or NAK covering it, or in error.
                 self.cqe_wr_id.next = bit_cast::<64, 160>(self.rg.read_data.val() >> 48);
@@ -2167,6 +2268,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.state.d.next = TxState::Idle;
             self.rg_n.d.next = 0.into();
             self.rs_on.d.next = false;
+            self.nx_claim.d.next = false;
+            self.nx_on.d.next = false;
             self.pf_on.d.next = false;
             self.pf_n.d.next = 0.into();
             self.rr_active.d.next = false;
