@@ -19,6 +19,10 @@ use rust_hdl::prelude::*;
 /// Work requests whose packets are all out, waiting for their ACK (the outstanding ring `rg`).
 const RG_DEPTH: u64 = 8;
 
+/// Work requests a QP may start in one turn (the scheduler switches QPs only once the ring is empty; a QP
+/// that keeps posting would otherwise keep the engine).
+const TURN_WQES: u64 = 16;
+
 /// Payload reads the requester keeps ahead of the packet on the wire: enough to cover the host's read
 /// latency with MTU 1024 frames at 512 bits (about 18 cycles each against a 50-cycle read).
 const PF_DEPTH: u64 = 4;
@@ -276,6 +280,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// A NAK sends the ring's head WQE again (go-back-N into the ring).
     rg_back: Signal<Local, bool>,
     rg_depth: Constant<Bits<4>>,
+    /// Work requests started in the current QP's turn (reset while `sw_ok`).
+    turn_n: DFF<Bits<5>>,
+    turn_max: Constant<Bits<5>>,
+    turn_one: Constant<Bits<5>>,
     // ACK/NAK received, latched until the next packet boundary
     lat_valid: DFF<bool>,
     lat_syn: DFF<Bits<8>>,
@@ -669,6 +677,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_park: Default::default(),
             rg_back: Default::default(),
             rg_depth: Constant::new(RG_DEPTH.into()),
+            turn_n: Default::default(),
+            turn_max: Constant::new(TURN_WQES.into()),
+            turn_one: Constant::new(1_u64.into()),
             lat_valid: Default::default(),
             lat_syn: Default::default(),
             lat_psn: Default::default(),
@@ -895,6 +906,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rs_first,
             rs_idx,
             rs_rnr,
+            turn_n,
             nx_claim,
             nx_on,
             nx_idx,
@@ -1367,6 +1379,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.snd_max.q.val() == self.npk.q.val())
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
+            && (self.turn_n.q.val() < self.turn_max.val())
             && (self.sq_pi.val() != (self.sq_fi.val() + 1));
         self.nx_any.next = self.nx_claim.q.val() || self.nx_on.q.val();
         // The WQE fetched ahead is the one to fetch now (or will be once the one in progress parks).
@@ -1391,6 +1404,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.rnr_wait.q.val()
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
+            && (self.turn_n.q.val() < self.turn_max.val())
             && (self.sq_pi.val() != (self.sq_fi.val() + 1))
             && !self.push_hit_nx.val();
         self.rg_back.next = false;
@@ -1846,6 +1860,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.retry.d.next = self.retry.q.val();
                     self.rnr_left.d.next = self.rnr_left.q.val();
                 }
+                if !self.rs_on.q.val() && (self.turn_n.q.val() < self.turn_max.val()) {
+                    self.turn_n.d.next = self.turn_n.q.val() + self.turn_one.val();
+                }
                 if self.rs_on.q.val() {
                     // Sent before: its PSNs stay, sending resumes at packet rs_idx, with the budgets
                     // the NAK or timeout left.
@@ -2258,6 +2275,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         {
             // RESET and ERR end the responder's read job (§10.3.1).
             self.rr_active.d.next = false;
+        }
+        if self.sw_ok.val() {
+            self.turn_n.d.next = 0.into();
         }
         if self.pf_inc.val() && !self.pf_dec.val() {
             self.pf_n.d.next = self.pf_n.q.val() + 1;
