@@ -1754,7 +1754,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && !self.rnr_wait.q.val()
                     && (self.snd_idx.q.val() != self.npk.q.val())
                     && self.av_ok_cur.val()
-                    && ((self.rg_n.q.val() == 0) || !(self.is_read.val() || self.is_atomic.val()))
                     && !self.nx_any.val()
                 {
                     self.state.d.next = TxState::PktSetup;
@@ -3007,6 +3006,27 @@ mod tests {
         b.run_until(100, |b| b.sq_ci == 1);
         assert_eq!(b.cqes, vec![(21, 0, 2, 600, 0)]);
         assert_eq!(b.frames.len(), 1, "no retransmission");
+    }
+
+    #[test]
+    fn a_read_behind_a_write_in_the_ring_goes_out_at_once() {
+        // A WRITE then a READ: the READ REQUEST leaves without waiting for the WRITE's ACK (the WRITE
+        // waits in the ring), and the READ's last response, acknowledging every PSN before it (§9.7.6),
+        // completes both, the WRITE first.
+        let mut b = Bench::<64, 8>::new(8, 100_000, 3);
+        fill(&mut b.mem, 0x4000, 64, 6);
+        b.post(0, wqe::FLAG_SIGNALED, 64, 30, 0x4000, 1, 0x2000);
+        b.post(4, wqe::FLAG_SIGNALED, 64, 31, 0x5000, 2, 0x3000);
+        b.run_until(2000, |b| b.frames.len() == 2);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
+        assert_eq!(
+            p.iter().map(|p| (p.opcode, p.psn)).collect::<Vec<_>>(),
+            vec![(0x0A, 0xFF_FFFE), (0x0C, 0xFF_FFFF)]
+        );
+        assert!(b.cqes.is_empty());
+        b.rx_ack_from(0x00, 0xFF_FFFF, true);
+        b.run_until(200, |b| b.sq_ci == 2);
+        assert_eq!(b.cqes, vec![(30, 0, 1, 64, 0), (31, 0, 2, 64, 0)]);
     }
 
     #[test]
