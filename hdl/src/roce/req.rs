@@ -269,6 +269,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nx_any: Signal<Local, bool>,
     nx_use: Signal<Local, bool>,
     push_hit_nx: Signal<Local, bool>,
+    /// The push window holds a WQE of this QP (a 64-byte one), for some index.
+    push_ok: Signal<Local, bool>,
     /// The head entry's fields, the latched ACK/NAK's PSN and the next new PSN (SQ_PSN) relative to
     /// its first PSN.
     h_first: Signal<Local, Bits<24>>,
@@ -277,8 +279,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     h_end: Signal<Local, Bits<24>>,
     rg_ok: Signal<Local, bool>,
     rg_park: Signal<Local, bool>,
-    /// A NAK sends the ring's head WQE again (go-back-N into the ring).
+    /// A NAK or timeout sends the ring's head WQE again from its packet `rg_at` (go-back-N into the ring).
     rg_back: Signal<Local, bool>,
+    rg_at: Signal<Local, Bits<24>>,
+    /// Its PSN, and the head entry's last packet (24-bit sums kept at their width, docs/lint.md).
+    rg_psn: Signal<Local, Bits<24>>,
+    h_last: Signal<Local, Bits<24>>,
+    one24: Constant<Bits<24>>,
+    /// Send-queue index of the WQE after the one in progress.
+    nx_i: Signal<Local, Bits<32>>,
     rg_depth: Constant<Bits<4>>,
     /// Work requests started in the current QP's turn (reset while `sw_ok`).
     turn_n: DFF<Bits<5>>,
@@ -669,6 +678,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_any: Default::default(),
             nx_use: Default::default(),
             push_hit_nx: Default::default(),
+            push_ok: Default::default(),
             h_first: Default::default(),
             h_npk: Default::default(),
             h_d: Default::default(),
@@ -676,6 +686,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_ok: Default::default(),
             rg_park: Default::default(),
             rg_back: Default::default(),
+            rg_at: Default::default(),
+            rg_psn: Default::default(),
+            h_last: Default::default(),
+            one24: Constant::new(1_u64.into()),
+            nx_i: Default::default(),
             rg_depth: Constant::new(RG_DEPTH.into()),
             turn_n: Default::default(),
             turn_max: Constant::new(TURN_WQES.into()),
@@ -996,17 +1011,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.h_d.next = self.lat_psn.q.val() - self.h_first.val();
         self.h_end.next = bit_cast::<24, 32>(self.sq_psn.val()) - self.h_first.val();
         self.sq_fi.next = self.sq_ci.val() + bit_cast::<32, 4>(self.rg_n.q.val());
+        self.nx_i.next = self.sq_fi.val() + 1;
+        self.h_last.next = self.h_npk.val() - self.one24.val();
         self.is_read.next = self.w_opcode.q.val() == 4;
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
-        self.push_hit.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
-            && ((self.push_db.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF))
+        self.push_ok.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
             && !self.wqe128.val();
+        self.push_hit.next =
+            self.push_ok.val() && ((self.push_db.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF));
         // The WQE after the one in progress is in the push window: it is not fetched ahead.
-        self.push_hit_nx.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
-            && ((self.push_db.val() & 0xFFFF) == ((self.sq_fi.val() + 1) & 0xFFFF))
-            && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
-            && !self.wqe128.val();
+        self.push_hit_nx.next =
+            self.push_ok.val() && ((self.push_db.val() & 0xFFFF) == (self.nx_i.val() & 0xFFFF));
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
@@ -1073,8 +1089,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.sq_ring.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
             + bit_cast::<64, 32>(self.sq_base_lo.val());
         self.nx_slot.next = bit_cast::<64, 32>(
-            (self.sq_fi.val() + 1)
-                & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
+            self.nx_i.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
         );
         self.wqe_len.next = 64.into();
         self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 6);
@@ -1380,7 +1395,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
-            && (self.sq_pi.val() != (self.sq_fi.val() + 1));
+            && (self.sq_pi.val() != self.nx_i.val());
         self.nx_any.next = self.nx_claim.q.val() || self.nx_on.q.val();
         // The WQE fetched ahead is the one to fetch now (or will be once the one in progress parks).
         self.nx_use.next = !self.wqe_active.q.val()
@@ -1405,9 +1420,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
-            && (self.sq_pi.val() != (self.sq_fi.val() + 1))
+            && (self.sq_pi.val() != self.nx_i.val())
             && !self.push_hit_nx.val();
         self.rg_back.next = false;
+        self.rg_at.next = self.h_d.val();
         match self.state.q.val() {
             TxState::Idle => {
                 if !self.wqe_active.q.val() && (self.rg_n.q.val() == 0) {
@@ -1525,14 +1541,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         if self.h_d.val() >= self.h_end.val() {
                             // Older than the head (a duplicate) or beyond what was sent.
                             self.lat_valid.d.next = false;
-                        } else if self.h_d.val() >= (self.h_npk.val() - 1) {
+                        } else if self.h_d.val() >= self.h_last.val() {
                             self.rg_status.d.next = 0.into();
                             self.rg_vendor.d.next = 0.into();
                             self.state.d.next = TxState::RgCqe;
                         } else {
                             self.lat_valid.d.next = false;
                             if self.h_d.val() >= self.h_una.q.val() {
-                                self.h_una.d.next = self.h_d.val() + 1;
+                                self.h_una.d.next = self.h_d.val() + self.one24.val();
                                 self.timer.d.next = 0.into();
                                 self.retry.d.next = self.retry_cnt.val();
                             }
@@ -1588,19 +1604,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.state.d.next = TxState::RgCqe;
                         }
                     }
-                    // Going back: drop the ring and the WQE in progress, fetch the head's WQE (now
-                    // SQ_CI) again and resend from the NAK's PSN; SQ_PSN follows the resend.
-                    if self.rg_back.val() {
-                        self.rs_on.d.next = true;
-                        self.rs_first.d.next = self.h_first.val();
-                        self.rs_idx.d.next = self.h_d.val();
-                        self.rg_n.d.next = 0.into();
-                        self.wqe_active.d.next = false;
-                        self.since_req.d.next = 0.into();
-                        self.sq_psn_set.next = true;
-                        self.sq_psn_val.next =
-                            bit_cast::<32, 24>(self.h_first.val() + self.h_d.val());
-                    }
                 } else if (self.rg_n.q.val() != 0)
                     && self.rg_ok.val()
                     && !self.rnr_wait.q.val()
@@ -1618,16 +1621,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     } else {
                         self.retry.d.next = self.retry.q.val() - 1;
                         self.retransmits_inc.next = true;
-                        self.rs_on.d.next = true;
+                        self.rg_back.next = true;
+                        self.rg_at.next = self.h_una.q.val();
                         self.rs_rnr.d.next = false;
-                        self.rs_first.d.next = self.h_first.val();
-                        self.rs_idx.d.next = self.h_una.q.val();
-                        self.rg_n.d.next = 0.into();
-                        self.wqe_active.d.next = false;
-                        self.since_req.d.next = 0.into();
-                        self.sq_psn_set.next = true;
-                        self.sq_psn_val.next =
-                            bit_cast::<32, 24>(self.h_first.val() + self.h_una.q.val());
                     }
                 } else if self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0)
                 {
@@ -2129,7 +2125,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             TxState::Emit => {
                 if self.nx_go.val() {
                     self.nx_claim.d.next = true;
-                    self.nx_idx.d.next = self.sq_fi.val() + 1;
+                    self.nx_idx.d.next = self.nx_i.val();
                     self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 6);
                     if self.wqe128.val() {
                         self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
@@ -2261,6 +2257,20 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             _ => {
                 self.state.d.next = TxState::Idle;
             }
+        }
+        // Going back into the ring (Idle, a NAK or timeout in it): drop the ring and the WQE in progress,
+        // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
+        // resend.
+        self.rg_psn.next = self.h_first.val() + self.rg_at.val();
+        if self.rg_back.val() {
+            self.rs_on.d.next = true;
+            self.rs_first.d.next = self.h_first.val();
+            self.rs_idx.d.next = self.rg_at.val();
+            self.rg_n.d.next = 0.into();
+            self.wqe_active.d.next = false;
+            self.since_req.d.next = 0.into();
+            self.sq_psn_set.next = true;
+            self.sq_psn_val.next = bit_cast::<32, 24>(self.rg_psn.val());
         }
         // An ACK/NAK received during a packet waits for the packet boundary (the latest one wins).
         if self.rx_ack_valid.val() {
