@@ -279,6 +279,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     h_end: Signal<Local, Bits<24>>,
     rg_ok: Signal<Local, bool>,
     rg_park: Signal<Local, bool>,
+    /// The WQE in progress may park once its packets are out: a WRITE or SEND, no error, RTS, room in
+    /// the ring and the turn, another WQE posted.
+    rg_may: Signal<Local, bool>,
+    /// Completion status of a fatal NAK (`lat_syn` 0x61..0x63, §9.3).
+    nak_status: Signal<Local, Bits<8>>,
+    /// Address of the WQE after the one in progress.
+    nx_addr: Signal<Local, Bits<64>>,
     /// A NAK or timeout sends the ring's head WQE again from its packet `rg_at` (go-back-N into the ring).
     rg_back: Signal<Local, bool>,
     rg_at: Signal<Local, Bits<24>>,
@@ -685,6 +692,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             h_end: Default::default(),
             rg_ok: Default::default(),
             rg_park: Default::default(),
+            rg_may: Default::default(),
+            nak_status: Default::default(),
+            nx_addr: Default::default(),
             rg_back: Default::default(),
             rg_at: Default::default(),
             rg_psn: Default::default(),
@@ -1093,9 +1103,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         );
         self.wqe_len.next = 64.into();
         self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 6);
+        self.nx_addr.next = self.sq_ring.val() + (self.nx_slot.val() << 6);
         if self.wqe128.val() {
             self.wqe_len.next = 128.into();
             self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 7);
+            self.nx_addr.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
         }
         self.rd_req_addr.next = self.sq_addr.val();
         self.rd_req_len.next = self.wqe_len.val();
@@ -1382,7 +1394,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         // A WRITE or SEND whose packets are all out parks in the ring so that the next WQE can start; a
         // READ or atomic waits for its responses (max_rd_atomic 1). Only in RTS: SQD starts no new WQE.
-        self.rg_park.next = self.wqe_active.q.val()
+        self.rg_may.next = self.wqe_active.q.val()
             && !self.w_done.q.val()
             && self.enable.val()
             && self.rts.val()
@@ -1390,12 +1402,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.rnr_wait.q.val()
             && !self.is_read.val()
             && !self.is_atomic.val()
-            && (self.snd_idx.q.val() == self.npk.q.val())
-            && (self.snd_max.q.val() == self.npk.q.val())
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
             && (self.sq_pi.val() != self.nx_i.val());
+        self.rg_park.next = self.rg_may.val()
+            && (self.snd_idx.q.val() == self.npk.q.val())
+            && (self.snd_max.q.val() == self.npk.q.val());
         self.nx_any.next = self.nx_claim.q.val() || self.nx_on.q.val();
         // The WQE fetched ahead is the one to fetch now (or will be once the one in progress parks).
         self.nx_use.next = !self.wqe_active.q.val()
@@ -1404,24 +1417,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && self.rts.val()
             && !self.hold.val();
         // Fetch ahead from the last packet of a WQE that will park, while nothing else reads.
-        self.nx_go.next = !self.nx_any.val()
+        self.nx_go.next = self.rg_may.val()
+            && !self.nx_any.val()
             && !self.p_ack.q.val()
             && !self.p_cnp.q.val()
             && !self.p_resp.q.val()
-            && self.wqe_active.q.val()
-            && !self.w_done.q.val()
-            && !self.is_read.val()
-            && !self.is_atomic.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
-            && self.enable.val()
-            && self.rts.val()
-            && !self.hold.val()
-            && !self.rnr_wait.q.val()
-            && !self.pf_any.val()
-            && (self.rg_n.q.val() != self.rg_depth.val())
-            && (self.turn_n.q.val() < self.turn_max.val())
-            && (self.sq_pi.val() != self.nx_i.val())
             && !self.push_hit_nx.val();
+        // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
+        self.nak_status.next = 11.into(); // REM_OP_ERR
+        if self.lat_syn.q.val() == 0x61 {
+            self.nak_status.next = 9.into(); // REM_INV_REQ_ERR
+        }
+        if self.lat_syn.q.val() == 0x62 {
+            self.nak_status.next = 10.into(); // REM_ACCESS_ERR
+        }
         self.rg_back.next = false;
         self.rg_at.next = self.h_d.val();
         match self.state.q.val() {
@@ -1594,13 +1604,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             }
                         } else {
                             // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
-                            self.rg_status.d.next = 11.into(); // REM_OP_ERR
-                            if self.lat_syn.q.val() == 0x61 {
-                                self.rg_status.d.next = 9.into(); // REM_INV_REQ_ERR
-                            }
-                            if self.lat_syn.q.val() == 0x62 {
-                                self.rg_status.d.next = 10.into(); // REM_ACCESS_ERR
-                            }
+                            self.rg_status.d.next = self.nak_status.val();
                             self.state.d.next = TxState::RgCqe;
                         }
                     }
@@ -1694,17 +1698,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 }
                             }
                         } else {
-                            // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote
-                            // operational error; the WQE completes in error and the QP goes to ERR.
+                            // Fatal NAKs: the WQE completes in error and the QP goes to ERR.
                             self.w_done.d.next = true;
                             self.w_vendor.d.next = self.lat_syn.q.val();
-                            self.w_status.d.next = 11.into(); // REM_OP_ERR
-                            if self.lat_syn.q.val() == 0x61 {
-                                self.w_status.d.next = 9.into(); // REM_INV_REQ_ERR
-                            }
-                            if self.lat_syn.q.val() == 0x62 {
-                                self.w_status.d.next = 10.into(); // REM_ACCESS_ERR
-                            }
+                            self.w_status.d.next = self.nak_status.val();
                         }
                     }
                 } else if self.wqe_active.q.val()
@@ -1850,8 +1847,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.since_req.d.next = 0.into();
                 if self.rg_n.q.val() == 0 {
                     self.lat_valid.d.next = false;
-                } else {
-                    // The retry budgets belong to the oldest WQE outstanding, the ring's head.
+                }
+                if (self.rg_n.q.val() != 0) || self.rs_on.q.val() {
+                    // The retry budgets belong to the oldest WQE outstanding (the ring's head, or the
+                    // one sent again after a NAK or timeout), not to this one.
                     self.retry.d.next = self.retry.q.val();
                     self.rnr_left.d.next = self.rnr_left.q.val();
                 }
@@ -1859,16 +1858,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.turn_n.d.next = self.turn_n.q.val() + self.turn_one.val();
                 }
                 if self.rs_on.q.val() {
-                    // Sent before: its PSNs stay, sending resumes at packet rs_idx, with the budgets
-                    // the NAK or timeout left.
+                    // Sent before: its PSNs stay, sending resumes at packet rs_idx.
                     self.rs_on.d.next = false;
                     self.first_psn.d.next = self.rs_first.q.val();
                     self.snd_idx.d.next = self.rs_idx.q.val();
                     self.snd_max.d.next = self.rs_idx.q.val();
                     self.una.d.next = self.rs_idx.q.val();
                     self.rnr_wait.d.next = self.rs_rnr.q.val();
-                    self.retry.d.next = self.retry.q.val();
-                    self.rnr_left.d.next = self.rnr_left.q.val();
                 }
                 if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
                     self.w_done.d.next = true;
@@ -2126,10 +2122,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.nx_go.val() {
                     self.nx_claim.d.next = true;
                     self.nx_idx.d.next = self.nx_i.val();
-                    self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 6);
-                    if self.wqe128.val() {
-                        self.nx_a.d.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
-                    }
+                    self.nx_a.d.next = self.nx_addr.val();
                 }
                 // The read port is free while the frame streams: claim the next packet's payload read.
                 if self.pf_go.val() {
@@ -2795,6 +2788,9 @@ mod tests {
         b.post(0, wqe::FLAG_SIGNALED, 600, 1, 0x4000, 7, 0x10000);
         b.post(0, wqe::FLAG_SIGNALED, 300, 2, 0x5000, 7, 0x20000);
         b.post(0, 0, 64, 3, 0x6000, 7, 0x30000);
+        // The second WQE is fetched while the first's last packet is still on the wire.
+        b.run_until(4000, |b| b.reads.contains(&(SQ_BASE as usize + 64, 64)));
+        assert_eq!(b.frames.len(), 2);
         b.run_until(4000, |b| b.frames.len() == 6);
         let p: Vec<Pkt> = b.frames.iter().map(|f| check(f)).collect();
         assert_eq!(
