@@ -44,6 +44,10 @@ QP_DUPLICATE_REQUEST = 0x0158
 QP_PACKET_SEQ_ERR = 0x015C
 QP_LOCAL_ACK_TIMEOUT_ERR = 0x0160
 QP_RETRANSMITS = 0x0164
+DEST_GID_0 = 0x0168
+DEST_GID_1 = 0x016C
+DEST_GID_2 = 0x0170
+QP_IPV6 = 0x0174
 PFC_PRIORITY = 0x0180
 PFC_QUANTUM_Q4 = 0x0184
 PFC_WATCHDOG_CYCLES = 0x0188
@@ -170,6 +174,22 @@ WQE_PUSH_13 = 0x0634
 WQE_PUSH_14 = 0x0638
 WQE_PUSH_15 = 0x063C
 WQE_PUSH_DB = 0x0640
+GID_0_0 = 0x0680
+GID_0_1 = 0x0684
+GID_0_2 = 0x0688
+GID_0_3 = 0x068C
+GID_1_0 = 0x0690
+GID_1_1 = 0x0694
+GID_1_2 = 0x0698
+GID_1_3 = 0x069C
+GID_2_0 = 0x06A0
+GID_2_1 = 0x06A4
+GID_2_2 = 0x06A8
+GID_2_3 = 0x06AC
+GID_3_0 = 0x06B0
+GID_3_1 = 0x06B4
+GID_3_2 = 0x06B8
+GID_3_3 = 0x06BC
 
 # Reset value and access of each register, by name.
 RESET = {
@@ -209,6 +229,10 @@ RESET = {
     "QP_PACKET_SEQ_ERR": 0x0,
     "QP_LOCAL_ACK_TIMEOUT_ERR": 0x0,
     "QP_RETRANSMITS": 0x0,
+    "DEST_GID_0": 0x0,
+    "DEST_GID_1": 0x0,
+    "DEST_GID_2": 0x0,
+    "QP_IPV6": 0x0,
     "PFC_PRIORITY": 0x3,
     "PFC_QUANTUM_Q4": 0x80,
     "PFC_WATCHDOG_CYCLES": 0x0,
@@ -335,6 +359,22 @@ RESET = {
     "WQE_PUSH_14": 0x0,
     "WQE_PUSH_15": 0x0,
     "WQE_PUSH_DB": 0x0,
+    "GID_0_0": 0x0,
+    "GID_0_1": 0x0,
+    "GID_0_2": 0x0,
+    "GID_0_3": 0x0,
+    "GID_1_0": 0x0,
+    "GID_1_1": 0x0,
+    "GID_1_2": 0x0,
+    "GID_1_3": 0x0,
+    "GID_2_0": 0x0,
+    "GID_2_1": 0x0,
+    "GID_2_2": 0x0,
+    "GID_2_3": 0x0,
+    "GID_3_0": 0x0,
+    "GID_3_1": 0x0,
+    "GID_3_2": 0x0,
+    "GID_3_3": 0x0,
 }
 ACCESS = {
     "ID": "ro",
@@ -373,6 +413,10 @@ ACCESS = {
     "QP_PACKET_SEQ_ERR": "ro",
     "QP_LOCAL_ACK_TIMEOUT_ERR": "ro",
     "QP_RETRANSMITS": "ro",
+    "DEST_GID_0": "rw",
+    "DEST_GID_1": "rw",
+    "DEST_GID_2": "rw",
+    "QP_IPV6": "rw",
     "PFC_PRIORITY": "rw",
     "PFC_QUANTUM_Q4": "rw",
     "PFC_WATCHDOG_CYCLES": "rw",
@@ -499,6 +543,22 @@ ACCESS = {
     "WQE_PUSH_14": "rw",
     "WQE_PUSH_15": "rw",
     "WQE_PUSH_DB": "rw_core",
+    "GID_0_0": "rw",
+    "GID_0_1": "rw",
+    "GID_0_2": "rw",
+    "GID_0_3": "rw",
+    "GID_1_0": "rw",
+    "GID_1_1": "rw",
+    "GID_1_2": "rw",
+    "GID_1_3": "rw",
+    "GID_2_0": "rw",
+    "GID_2_1": "rw",
+    "GID_2_2": "rw",
+    "GID_2_3": "rw",
+    "GID_3_0": "rw",
+    "GID_3_1": "rw",
+    "GID_3_2": "rw",
+    "GID_3_3": "rw",
 }
 
 # The register-block directory: (header offset, value) of every header word.
@@ -507,7 +567,7 @@ BLOCK_HEADER_WORDS = [
     (0x0044, 0x00000050),
     (0x0048, 0x00000100),
     (0x004C, 0x00000000),
-    (0x0050, 0x00020001),
+    (0x0050, 0x00020002),
     (0x0054, 0x00000060),
     (0x0058, 0x01000080),
     (0x005C, 0x00000001),
@@ -528,7 +588,11 @@ BLOCK_HEADER_WORDS = [
     (0x0098, 0x04000100),
     (0x009C, 0x00000032),
     (0x00A0, 0x00070001),
-    (0x00A4, 0x00000000),
+    (0x00A4, 0x000000B0),
     (0x00A8, 0x06000044),
     (0x00AC, 0x00000040),
+    (0x00B0, 0x00080001),
+    (0x00B4, 0x00000000),
+    (0x00B8, 0x06800040),
+    (0x00BC, 0x00000004),
 ]

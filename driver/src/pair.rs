@@ -7,7 +7,7 @@ use crate::verbs::{
     RtsAttrs, WorkCompletion,
 };
 use rocenic_sim::{Fabric, FabricConfig};
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::{Arc, Mutex};
 
 /// One side: its context, PD, CQs and QP.
@@ -33,6 +33,11 @@ pub fn ip(port: usize) -> Ipv4Addr {
     Ipv4Addr::new(10, 0, 0, 1 + port as u8)
 }
 
+/// Port `port`'s IPv6 address when a pair runs over IPv6: fd52:4f43:45::(1+p) (a unique local address).
+pub fn ipv6(port: usize) -> Ipv6Addr {
+    Ipv6Addr::new(0xFD52, 0x4F43, 0x45, 0, 0, 0, 0, 1 + port as u16)
+}
+
 /// Starting PSNs of A and B; B's is near the 24-bit wrap so every run crosses it.
 pub const PSN: [u32; 2] = [0x00_1000, 0xFF_FFF0];
 
@@ -44,6 +49,9 @@ pub struct PairParams {
     pub ack_timeout_cycles: u32,
     pub mac: [[u8; 6]; 2],
     pub ip: [Ipv4Addr; 2],
+    /// RoCEv2 over IPv6: each side's GID table entry 0, and the QPs' paths from one to the other; `None`:
+    /// IPv4 between `ip`.
+    pub gid: Option<[Ipv6Addr; 2]>,
     /// Each side's first send PSN (and so the other side's expected PSN).
     pub psn: [u32; 2],
     /// The QPN each side's RTR names as its destination; `None`: the other side's own QPN.
@@ -68,6 +76,7 @@ impl PairParams {
             ack_timeout_cycles,
             mac: [mac(0), mac(1)],
             ip: [ip(0), ip(1)],
+            gid: None,
             psn: PSN,
             dest_qpn: [None, None],
             udp_sport: [0xC000, 0xC001],
@@ -109,6 +118,9 @@ impl Pair {
         for (i, &port) in ports.iter().enumerate() {
             let ctx = Context::open(Arc::new(SimBackend::new(fabric.clone(), port)))?;
             ctx.set_port(p.mac[i], p.ip[i]);
+            if let Some(g) = p.gid {
+                ctx.set_gid(0, g[i])?;
+            }
             let pd = ctx.alloc_pd();
             let send_cq = ctx.create_cq(64)?;
             let recv_cq = ctx.create_cq(64)?;
@@ -182,7 +194,11 @@ pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
             dest_qpn: p.dest_qpn[i].unwrap_or(qpns[peer]),
             rq_psn: p.psn[peer],
             dest_mac: p.mac[peer],
-            dest_ip: p.ip[peer],
+            dest_ip: match p.gid {
+                Some(g) => g[peer].into(),
+                None => p.ip[peer].into(),
+            },
+            sgid_index: 0,
             udp_sport: p.udp_sport[i],
             min_rnr_timer: p.min_rnr_timer,
             traffic_class: p.traffic_class,

@@ -42,6 +42,8 @@ pub struct StressConfig {
     /// into `window` slots, message n using slot n mod `window`, so that the messages in flight never
     /// touch the same bytes and each can be checked against the model when it completes.
     pub window: usize,
+    /// RoCEv2 over IPv6 (the pair's GIDs [`crate::pair::ipv6`]) instead of IPv4.
+    pub ipv6: bool,
 }
 
 /// Largest [`StressConfig::window`].
@@ -190,6 +192,9 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let params = crate::pair::PairParams {
         max_send_sge: cfg.sge,
         max_recv_sge: cfg.sge,
+        gid: cfg
+            .ipv6
+            .then(|| [crate::pair::ipv6(0), crate::pair::ipv6(1)]),
         ..crate::pair::PairParams::new(cfg.mtu, cfg.ack_timeout)
     };
     let pair = Pair::connect_with(fc, &params).map_err(e)?;

@@ -20,6 +20,7 @@ fn cfg(width: Width, mtu: u32, messages: usize, seed: u64, max_bytes: usize) -> 
         dma_reorder: false,
         sge: 1,
         window: 1,
+        ipv6: false,
     }
 }
 
@@ -138,6 +139,28 @@ fn several_work_requests_in_flight_over_a_faulty_link() {
         assert!(
             r.naks > 0 && r.timeouts > 0 && r.retransmits > 0,
             "{w:?}: the faults reached the ring: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn mixed_traffic_over_ipv6_on_a_faulty_link() {
+    // RoCEv2 over IPv6 (annex A17.4): every operation, requests and responses, ACKs and NAKs, in 40-byte
+    // IPv6 headers with the ICRC over them, at both widths, with losses that make both sides resend, and
+    // several work requests in flight. (The frames themselves are checked in tests/ipv6.rs.)
+    for (w, seed, mtu) in [(Width::W64, 41, 1024), (Width::W512, 42, 2048)] {
+        let mut c = cfg(w, mtu, 400, seed, 6000);
+        c.ipv6 = true;
+        c.window = 4;
+        c.faults = FaultPlan::none()
+            .random(0.001, 0.02)
+            .shuffle(0.001, 0.02, 3000);
+        let r = run(&c).unwrap_or_else(|e| panic!("{w:?}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 800);
+        assert!(r.count.iter().all(|&n| n > 0), "{w:?}: {:?}", r.count);
+        assert!(
+            r.retransmits > 0,
+            "{w:?}: the faults made both sides resend: {r:?}"
         );
     }
 }

@@ -10,7 +10,8 @@
 //! The ICRC goes on the wire least-significant byte first. Its place is found from the IP length, not from
 //! the end of the frame, which may carry Ethernet padding.
 use crate::wire::{
-    ipv4_frame as f, len, locate, locate_ip, Bth, Error, Ipv4Packet, Ipv6Packet, UdpPacket,
+    ipv4_frame as f, ipv6_frame as g, len, locate, locate_ip, Bth, Error, Ipv4Packet, Ipv6Packet,
+    UdpPacket,
 };
 
 /// Byte offsets that count as all ones in an untagged IPv4 frame (what the RTL masks).
@@ -22,6 +23,20 @@ pub const MASKED_BYTES_IPV4: [usize; 7] = [
     f::UDP_CHECKSUM,
     f::UDP_CHECKSUM + 1,
     f::BTH_RESV8A,
+];
+
+/// Frame bits the ICRC counts as ones over IPv6 (annex A17.8), as (frame byte, bit mask): the traffic
+/// class (byte 14's low nibble and byte 15's high one), the flow label (the rest of 15, 16 and 17), the
+/// hop limit, the UDP checksum and the BTH's resv8a byte. The version nibble is covered.
+pub const MASKED_BITS_IPV6: [(usize, u8); 8] = [
+    (g::IP_VERSION_TC, 0x0F),
+    (g::IP_VERSION_TC + 1, 0xFF),
+    (g::IP_VERSION_TC + 2, 0xFF),
+    (g::IP_VERSION_TC + 3, 0xFF),
+    (g::IP_HOP_LIMIT, 0xFF),
+    (g::UDP_CHECKSUM, 0xFF),
+    (g::UDP_CHECKSUM + 1, 0xFF),
+    (g::BTH_RESV8A, 0xFF),
 ];
 
 /// The ICRC of an IP datagram `d` (starting with its IP header, ending with the ICRC).
@@ -186,7 +201,20 @@ mod tests {
         v6.extend_from_slice(&[0x20; 32]);
         v6.extend_from_slice(&CX4_CNP[34..]);
         let c = insert(&mut v6).unwrap();
-        for (byte, x) in [(14, 0x0F), (15, 0xFF), (16, 0xFF), (17, 0xFF), (21, 0xFF)] {
+        assert_eq!(
+            MASKED_BITS_IPV6,
+            [
+                (14, 0x0F),
+                (15, 0xFF),
+                (16, 0xFF),
+                (17, 0xFF),
+                (21, 0xFF),
+                (60, 0xFF),
+                (61, 0xFF),
+                (66, 0xFF)
+            ]
+        );
+        for (byte, x) in MASKED_BITS_IPV6 {
             let mut g = v6.clone();
             g[byte] ^= x;
             assert_eq!(compute(&g).unwrap(), c, "byte {byte}");

@@ -70,7 +70,7 @@ registers! {
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
     QP_DSCP = 0x0144, Rw, 0, "DSCP (0..63) of the QP's packets, requests and responses (the GRH traffic class >> 2): what a DSCP-trusting switch maps to the lossless class.";
-    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
+    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, DEST_GID_0..2, QP_IPV6, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
     QP_TABLE_LOG = 0x014C, Ro, 0, "log2 of the number of QPs the context table holds (QPNs 0 .. 2^n - 1).";
     QP_ACCESS = 0x0150, Rw, 0, "QP window: remote operations the QP's responder allows (qp_access_flags: REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8); a request needs this and its MR's flag. A request the QP does not allow gets an invalid request NAK and the QP goes to ERR (as rdma_rxe).";
     QP_OUT_OF_SEQUENCE = 0x0154, Ro, 0, "Per-QP counter out_of_sequence (loaded by QP_CMD QUERY): request packets with a PSN ahead of the expected one.";
@@ -78,6 +78,10 @@ registers! {
     QP_PACKET_SEQ_ERR = 0x015C, Ro, 0, "Per-QP counter packet_seq_err (loaded by QP_CMD QUERY): PSN sequence error NAKs received.";
     QP_LOCAL_ACK_TIMEOUT_ERR = 0x0160, Ro, 0, "Per-QP counter local_ack_timeout_err (loaded by QP_CMD QUERY): local ACK timeouts of the QP's requester.";
     QP_RETRANSMITS = 0x0164, Ro, 0, "Per-QP counter of go-back-N restarts (after a NAK or a timeout) of the QP's requester (loaded by QP_CMD QUERY).";
+    DEST_GID_0 = 0x0168, Rw, 0, "QP window: destination GID bytes 0..3 (big-endian word: byte 0 in bits 31..24). An IPv6 QP (QP_IPV6 bit 0) sends to the IPv6 address DEST_GID_0..2 : DEST_IPV4; an IPv4 QP uses DEST_IPV4 alone (its GID is ::ffff:DEST_IPV4).";
+    DEST_GID_1 = 0x016C, Rw, 0, "QP window: destination GID bytes 4..7.";
+    DEST_GID_2 = 0x0170, Rw, 0, "QP window: destination GID bytes 8..11 (bytes 12..15 are DEST_IPV4).";
+    QP_IPV6 = 0x0174, Rw, 0, "QP window: bit 0, the QP's packets and its responses and CNPs travel in IPv6 (RoCEv2 over IPv6), from the port GID SGID_INDEX (bits 2..1: entry of the GID table, GID_n_0..3) to DEST_GID_0..2 : DEST_IPV4; 0 = IPv4, from IPV4 to DEST_IPV4.";
     PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
@@ -204,6 +208,22 @@ registers! {
     WQE_PUSH_14 = 0x0638, Rw, 0, "WQE push window: bytes 56..59 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_15 = 0x063C, Rw, 0, "WQE push window: bytes 60..63 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_DB = 0x0640, RwCore, 0, "WQE push doorbell: bit 31 valid, bits 29:16 the QPN, bits 15:0 the send-queue index the pushed WQE is for; the core clears it when it takes the WQE.";
+    GID_0_0 = 0x0680, Rw, 0, "Port GID table entry 0, bytes 0..3 as a big-endian word (byte 0 in bits 31..24). Entries 0..3 are the port's IPv6 addresses (RoCEv2 GIDs); all zero = empty. An IPv6 RoCE frame is taken only when its destination address is a non-empty entry (else RX_DROP_DST_IP); an IPv6 QP sends from the entry its QP_IPV6 bits 2..1 name. The port's IPv4 address is IPV4 (its GID ::ffff:IPV4 is the driver's, not an entry here).";
+    GID_0_1 = 0x0684, Rw, 0, "GID table entry 0, bytes 4..7.";
+    GID_0_2 = 0x0688, Rw, 0, "GID table entry 0, bytes 8..11.";
+    GID_0_3 = 0x068C, Rw, 0, "GID table entry 0, bytes 12..15.";
+    GID_1_0 = 0x0690, Rw, 0, "Port GID table entry 1 (an IPv6 address of the port; all zero = empty): bytes 0..3, big-endian word.";
+    GID_1_1 = 0x0694, Rw, 0, "GID table entry 1, bytes 4..7.";
+    GID_1_2 = 0x0698, Rw, 0, "GID table entry 1, bytes 8..11.";
+    GID_1_3 = 0x069C, Rw, 0, "GID table entry 1, bytes 12..15.";
+    GID_2_0 = 0x06A0, Rw, 0, "Port GID table entry 2 (an IPv6 address of the port; all zero = empty): bytes 0..3, big-endian word.";
+    GID_2_1 = 0x06A4, Rw, 0, "GID table entry 2, bytes 4..7.";
+    GID_2_2 = 0x06A8, Rw, 0, "GID table entry 2, bytes 8..11.";
+    GID_2_3 = 0x06AC, Rw, 0, "GID table entry 2, bytes 12..15.";
+    GID_3_0 = 0x06B0, Rw, 0, "Port GID table entry 3 (an IPv6 address of the port; all zero = empty): bytes 0..3, big-endian word.";
+    GID_3_1 = 0x06B4, Rw, 0, "GID table entry 3, bytes 4..7.";
+    GID_3_2 = 0x06B8, Rw, 0, "GID table entry 3, bytes 8..11.";
+    GID_3_3 = 0x06BC, Rw, 0, "GID table entry 3, bytes 12..15.";
 }
 
 /// What a register block is, as its header names it.
@@ -225,14 +245,18 @@ pub enum BlockKind {
     Counters = 6,
     /// WQE push window (BlueFlame-style); param: window bytes.
     WqePush = 7,
+    /// Port GID table (IPv6 addresses, `GID_n_w`); param: number of entries.
+    GidTable = 8,
 }
 
 impl BlockKind {
     pub fn from_u16(v: u16) -> Option<BlockKind> {
         use BlockKind::*;
-        [Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush]
-            .into_iter()
-            .find(|k| *k as u16 == v)
+        [
+            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable,
+        ]
+        .into_iter()
+        .find(|k| *k as u16 == v)
     }
 }
 
@@ -264,7 +288,8 @@ pub const BLOCKS: &[Block] = &[
     },
     Block {
         kind: BlockKind::Qp,
-        version: 1,
+        // 2: IPv6 address vectors (DEST_GID_0..2, QP_IPV6).
+        version: 2,
         base: 0x0100,
         size: 0x0080,
         param: 1,
@@ -304,6 +329,13 @@ pub const BLOCKS: &[Block] = &[
         base: WQE_PUSH_0,
         size: 0x0044,
         param: 64,
+    },
+    Block {
+        kind: BlockKind::GidTable,
+        version: 1,
+        base: GID_0_0,
+        size: 0x0040,
+        param: GID_TABLE_LEN as u32,
     },
 ];
 
@@ -351,6 +383,12 @@ pub const MR_CMD_INVALIDATE: u32 = 2;
 pub const MR_CMD_CLEAR: u32 = 16;
 /// Bits of a key below the MR table index: the variant.
 pub const MR_KEY_VARIANT_BITS: u32 = 8;
+
+/// Entries of the port GID table (`GID_n_w`).
+pub const GID_TABLE_LEN: usize = 4;
+/// `QP_IPV6` bit 0: IPv6; bits 2..1: the source GID's entry.
+pub const QP_IPV6_ON: u32 = 1;
+pub const QP_IPV6_SGID_SHIFT: u32 = 1;
 
 /// `CONTROL` bit 0.
 pub const CONTROL_ENABLE: u32 = 1;

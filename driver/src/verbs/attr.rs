@@ -1,7 +1,7 @@
 //! QP capabilities and the attributes of each state transition (`ibv_qp_attr`, split by target state so a
 //! transition cannot be asked for without the attributes it needs).
 use super::mr::AccessFlags;
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 
 /// Ring depths: powers of two, 2..=32768.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,13 @@ pub struct RtrAttrs {
     /// First PSN the responder expects (24 bits).
     pub rq_psn: u32,
     pub dest_mac: [u8; 6],
-    pub dest_ip: Ipv4Addr,
+    /// The peer's address, its RoCEv2 GID (`ibv_ah_attr.grh.dgid`): an IPv4 address (or an IPv4-mapped
+    /// IPv6 one, `::ffff:a.b.c.d`) makes an IPv4 path from the port's IPv4 address; any other IPv6 address
+    /// an IPv6 path from the port GID `sgid_index`.
+    pub dest_ip: IpAddr,
+    /// The port GID table entry an IPv6 path leaves from (`ibv_ah_attr.grh.sgid_index`,
+    /// [`Context::set_gid`](super::Context::set_gid)); not used on an IPv4 path.
+    pub sgid_index: u8,
     /// UDP source port: the flow's ECMP entropy.
     pub udp_sport: u16,
     /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs

@@ -6,7 +6,7 @@ use super::MAX_DEPTH;
 use crate::backend::{Backend, DmaRegion};
 use crate::error::{Error, Result};
 use rocenic_proto::{regs, Width};
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -157,6 +157,41 @@ impl Context {
         self.dev
             .write64(regs::MAC_LO, regs::MAC_HI, mac_to_u64(mac));
         self.dev.write(regs::IPV4, u32::from(ip));
+    }
+
+    /// Sets entry `index` of the port GID table: an IPv6 address of the port, which IPv6 RoCE frames may
+    /// be sent to and IPv6 QPs whose `RtrAttrs::sgid_index` names it send from. `::` empties the entry.
+    /// The port's IPv4 address ([`set_port`](Self::set_port)) is its IPv4-mapped GID and needs no entry.
+    pub fn set_gid(&self, index: u8, gid: Ipv6Addr) -> Result<()> {
+        let i = index as usize;
+        if i >= regs::GID_TABLE_LEN {
+            return Err(Error::BadAttr("GID index beyond the port GID table"));
+        }
+        if gid.to_ipv4_mapped().is_some() {
+            return Err(Error::BadAttr(
+                "an IPv4-mapped GID is the port's IPv4 address (set_port), not a table entry",
+            ));
+        }
+        let v = u128::from(gid);
+        for w in 0..4 {
+            self.dev.write(
+                regs::GID_0_0 + (16 * i + 4 * w) as u16,
+                (v >> (96 - 32 * w)) as u32,
+            );
+        }
+        Ok(())
+    }
+
+    /// Entry `index` of the port GID table (`::` when empty).
+    pub fn gid(&self, index: u8) -> Result<Ipv6Addr> {
+        let i = index as usize;
+        if i >= regs::GID_TABLE_LEN {
+            return Err(Error::BadAttr("GID index beyond the port GID table"));
+        }
+        let w = super::qp::gid_words(&self.dev, i);
+        Ok(Ipv6Addr::from(
+            w.iter().fold(0u128, |a, &x| a << 32 | x as u128),
+        ))
     }
 
     /// Congestion-notification marking of the port: the DSCP of the CNPs it sends (0..63, 48 after

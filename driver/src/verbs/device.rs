@@ -38,6 +38,10 @@ pub(crate) struct QpWindow {
     pub sq_psn: u32,
     pub dest_mac: u64,
     pub dest_ip: u32,
+    /// An IPv6 path: the destination GID's bytes 0..11 as DEST_GID_0..2 (12..15 are `dest_ip`), and
+    /// QP_IPV6 (bit 0 IPv6, bits 2..1 the source GID's entry); 0 = IPv4.
+    pub dest_gid_hi: [u32; 3],
+    pub ipv6: u32,
     pub udp_sport: u32,
     pub min_rnr_timer: u32,
     /// qp_access_flags' remote bits (QP_ACCESS).
@@ -181,6 +185,10 @@ impl Device {
         self.write(regs::SQ_PSN, w.sq_psn & 0xFF_FFFF);
         self.write64(regs::DEST_MAC_LO, regs::DEST_MAC_HI, w.dest_mac);
         self.write(regs::DEST_IPV4, w.dest_ip);
+        self.write(regs::DEST_GID_0, w.dest_gid_hi[0]);
+        self.write(regs::DEST_GID_1, w.dest_gid_hi[1]);
+        self.write(regs::DEST_GID_2, w.dest_gid_hi[2]);
+        self.write(regs::QP_IPV6, w.ipv6);
         self.write(regs::UDP_SPORT, w.udp_sport);
         self.write(regs::MIN_RNR_TIMER, w.min_rnr_timer);
         self.write(regs::QP_ACCESS, w.access);

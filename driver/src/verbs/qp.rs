@@ -1,6 +1,6 @@
 //! RC queue pairs: creation with their rings, the checked state machine of `modify` (IBA §10.3), `query`,
 //! and the software flush of outstanding work requests when the QP enters ERR. Posting is in `post.rs`.
-use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpAttrs, QpCaps};
+use super::attr::{ack_timeout_cycles, InitAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs};
 use super::context::mac_to_u64;
 use super::cq::{CompletionQueue, WorkCompletion};
 use super::device::{Device, HwCq, QpWindow, CMD_INIT_RQ, CMD_INIT_SQ, CMD_MODIFY};
@@ -12,6 +12,7 @@ use rocenic_proto::host::{
 };
 use rocenic_proto::regs;
 use std::collections::VecDeque;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -422,7 +423,10 @@ impl QueuePair {
                 win.dest_qpn = a.dest_qpn & 0xFF_FFFF;
                 win.rq_psn = a.rq_psn & 0xFF_FFFF;
                 win.dest_mac = mac_to_u64(a.dest_mac);
-                win.dest_ip = u32::from(a.dest_ip);
+                let (ip, gid_hi, ipv6) = path_of(d, &a)?;
+                win.dest_ip = ip;
+                win.dest_gid_hi = gid_hi;
+                win.ipv6 = ipv6;
                 win.udp_sport = a.udp_sport as u32;
                 win.min_rnr_timer = a.min_rnr_timer as u32;
                 win.dscp = (a.traffic_class >> 2) as u32;
@@ -503,6 +507,40 @@ impl QueuePair {
 }
 
 /// The remote operation bits of an access mask, as QP_ACCESS holds them.
+/// The address-vector words of an RTR's path: DEST_IPV4, DEST_GID_0..2 and QP_IPV6. An IPv4 or
+/// IPv4-mapped destination is an IPv4 path; any other IPv6 one needs a non-empty source GID entry.
+fn path_of(d: &Device, a: &RtrAttrs) -> Result<(u32, [u32; 3], u32)> {
+    let v6 = match a.dest_ip {
+        IpAddr::V4(ip) => return Ok((u32::from(ip), [0; 3], 0)),
+        IpAddr::V6(ip) => match ip.to_ipv4_mapped() {
+            Some(v4) => return Ok((u32::from(v4), [0; 3], 0)),
+            None => ip,
+        },
+    };
+    if v6.is_unspecified() {
+        return Err(Error::BadAttr("destination GID :: (unspecified)"));
+    }
+    let i = a.sgid_index as usize;
+    if i >= regs::GID_TABLE_LEN {
+        return Err(Error::BadAttr("sgid_index beyond the port GID table"));
+    }
+    if gid_words(d, i) == [0; 4] {
+        return Err(Error::BadAttr("sgid_index names an empty GID table entry"));
+    }
+    let w = u128::from(v6);
+    let hi = [(w >> 96) as u32, (w >> 64) as u32, (w >> 32) as u32];
+    Ok((
+        w as u32,
+        hi,
+        regs::QP_IPV6_ON | (i as u32) << regs::QP_IPV6_SGID_SHIFT,
+    ))
+}
+
+/// Port GID table entry `i` as its four big-endian words (GID_i_0..3).
+pub(crate) fn gid_words(d: &Device, i: usize) -> [u32; 4] {
+    std::array::from_fn(|w| d.read(regs::GID_0_0 + (16 * i + 4 * w) as u16))
+}
+
 fn remote_bits(a: AccessFlags) -> u32 {
     a.0 & (AccessFlags::REMOTE_WRITE.0 | AccessFlags::REMOTE_READ.0 | AccessFlags::REMOTE_ATOMIC.0)
 }

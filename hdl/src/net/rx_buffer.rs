@@ -25,8 +25,9 @@ use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
 use crate::prim::slot_fill::SlotFill;
-use rocenic_proto::icrc::MASKED_BYTES_IPV4;
+use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rocenic_proto::wire::ipv4_frame as F;
+use rocenic_proto::wire::ipv6_frame as G;
 use rust_hdl::prelude::*;
 
 /// Bytes of the frame start captured to check addresses and find the IP length.
@@ -37,6 +38,10 @@ const ICRC_FIRST_BYTE: usize = F::IP;
 
 /// Minimum IPv4 total length of a RoCEv2 packet: IP 20 + UDP 8 + BTH 12 + ICRC 4.
 const MIN_IP_LEN: u64 = 44;
+/// Minimum IPv6 payload length of a RoCEv2 packet: UDP 8 + BTH 12 + ICRC 4.
+const MIN_IP6_PAYLOAD: u64 = 24;
+/// Bytes from the frame start in which the ICRC masks fields (IPv6's BTH resv8a is byte 66).
+const MASK_BYTES: usize = 128;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum Phase {
@@ -69,6 +74,11 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
     pub ipv4: Signal<In, Bits<32>>,
+    /// The port's IPv6 addresses (the GID table; all zero = empty entry).
+    pub gid0: Signal<In, Bits<128>>,
+    pub gid1: Signal<In, Bits<128>>,
+    pub gid2: Signal<In, Bits<128>>,
+    pub gid3: Signal<In, Bits<128>>,
     /// UDP destination port of RoCEv2 (4791 unless configured otherwise).
     pub udp_dport: Signal<In, Bits<16>>,
     // MAC side
@@ -143,6 +153,12 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     lanes_left: Signal<Local, Bits<16>>,
     len_next: Signal<Local, Bits<16>>,
     is_roce: Signal<Local, bool>,
+    /// The frame is IPv6 (EtherType 0x86DD): from the capture including this beat, and from the
+    /// registered capture.
+    v6_next: Signal<Local, bool>,
+    v6: Signal<Local, bool>,
+    ip6_dst: Signal<Local, Bits<128>>,
+    tos: Signal<Local, Bits<8>>,
     ok_mac: Signal<Local, bool>,
     ok_type: Signal<Local, bool>,
     ok_ihl: Signal<Local, bool>,
@@ -155,7 +171,14 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     ip_fold: Signal<Local, Bits<32>>,
     ip_fold2: Signal<Local, Bits<32>>,
     // Constants
-    icrc_mask: Constant<Bits<512>>,
+    icrc_mask: Constant<Bits<1024>>,
+    icrc_mask6: Constant<Bits<1024>>,
+    min_ip6_end: Constant<Bits<16>>,
+    sh_ip6_plen: Constant<Bits<16>>,
+    sh_ip6_vtc: Constant<Bits<16>>,
+    sh_ip6_next: Constant<Bits<16>>,
+    sh_ip6_dst: Constant<Bits<16>>,
+    sh_udp6_dport: Constant<Bits<16>>,
     icrc_skip: Constant<Bits<64>>,
     crc_start: Constant<Bits<32>>,
     crc_residue: Constant<Bits<32>>,
@@ -179,10 +202,16 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
-        let mut mask = Bits::<512>::default();
+        let mut mask = Bits::<1024>::default();
         // Bytes the ICRC counts as all ones (IBA annex A17.3.3): TOS, TTL, checksums, BTH resv8a.
         for p in MASKED_BYTES_IPV4 {
-            mask = mask | (bit_cast::<512, 8>(0xFF.into()) << (p * 8) as u64);
+            mask = mask | (bit_cast::<1024, 8>(0xFF.into()) << (p * 8) as u64);
+        }
+        // Over IPv6 (annex A17.8): traffic class, flow label, hop limit, UDP checksum, BTH resv8a.
+        let mut mask6 = Bits::<1024>::default();
+        for (p, m) in MASKED_BITS_IPV6 {
+            assert!(p < MASK_BYTES);
+            mask6 = mask6 | (bit_cast::<1024, 8>((m as u64).into()) << (p * 8) as u64);
         }
         let skip: u64 = (1 << ICRC_FIRST_BYTE) - 1;
         Self {
@@ -256,6 +285,21 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             lanes_left: Default::default(),
             len_next: Default::default(),
             is_roce: Default::default(),
+            v6_next: Default::default(),
+            v6: Default::default(),
+            ip6_dst: Default::default(),
+            tos: Default::default(),
+            gid0: Default::default(),
+            gid1: Default::default(),
+            gid2: Default::default(),
+            gid3: Default::default(),
+            icrc_mask6: Constant::new(mask6),
+            min_ip6_end: Constant::new((MIN_IP6_PAYLOAD + G::UDP as u64).into()),
+            sh_ip6_plen: Constant::new(be_shift(CAP_BYTES, G::IP_PAYLOAD_LEN, 2).into()),
+            sh_ip6_vtc: Constant::new(be_shift(CAP_BYTES, G::IP_VERSION_TC, 2).into()),
+            sh_ip6_next: Constant::new(be_shift(CAP_BYTES, G::IP_NEXT_HEADER, 1).into()),
+            sh_ip6_dst: Constant::new(be_shift(CAP_BYTES, G::IP_DST, 16).into()),
+            sh_udp6_dport: Constant::new(be_shift(CAP_BYTES, G::UDP_DPORT, 2).into()),
             ok_mac: Default::default(),
             ok_type: Default::default(),
             ok_ihl: Default::default(),
@@ -342,18 +386,34 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         // Everything below reads the registered capture, which holds the delayed beat `d_*` too.
         self.cap_swap.a.next = self.cap.q.val();
-        // IPv4 total length (bytes 16..17) bounds the ICRC region: Ethernet padding is not covered.
+        // IPv4 total length (bytes 16..17) or IPv6 payload length (18..19, after the 40-byte header)
+        // bounds the ICRC region: Ethernet padding is not covered.
+        self.v6.next =
+            bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x86DD;
         self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_len.val()) + 14;
+        if self.v6.val() {
+            self.ip_end.next =
+                bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_plen.val()) + 54;
+        }
         // The CRC covers lanes at frame bytes >= 14 and < 14 + IP length, with ICRC-masked fields as ones.
         // Which lanes, and the masking, are worked out as the beat arrives (from the capture including it,
         // `cap_next`: frame byte k is lane k) and registered with it, so the ICRC stage starts from flops.
+        // EtherType 0x86DD: lanes 12 and 13 hold 0x86 and 0xDD.
+        self.v6_next.next = bit_cast::<16, 512>(self.cap_next.val() >> 96) == 0xDD86;
         self.ip_end_next.next = (((bit_cast::<16, 512>(self.cap_next.val() >> 128) & 0xFF) << 8)
             | (bit_cast::<16, 512>(self.cap_next.val() >> 136) & 0xFF))
             + 14;
+        if self.v6_next.val() {
+            self.ip_end_next.next = (((bit_cast::<16, 512>(self.cap_next.val() >> 144) & 0xFF)
+                << 8)
+                | (bit_cast::<16, 512>(self.cap_next.val() >> 152) & 0xFF))
+                + 54;
+        }
         self.lanes_left.next = self.beat_bytes.val();
-        // Once bytes 16..17 (IP total length) are in, the ICRC region's end is known.
+        // Once bytes 16..19 (IPv4 total length, IPv6 payload length) are in, the ICRC region's end is
+        // known; the beat that brings them (byte 20 at the latest) is no later than for IPv4 alone.
         self.pos_end.next = self.pos.val() + self.beat_bytes.val();
-        if self.pos_end.val() > 18 {
+        if self.pos_end.val() > 20 {
             if self.ip_end_next.val() <= self.pos.val() {
                 self.lanes_left.next = 0.into();
             } else if (self.ip_end_next.val() - self.pos.val()) < self.beat_bytes.val() {
@@ -363,9 +423,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.lane_en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
         self.en_next.next = self.lane_en.val();
         self.data_next.next = self.rx_tdata.val();
-        if self.pos.val() < 64 {
+        if self.pos.val() < 128 {
             self.data_next.next = self.rx_tdata.val()
-                | bit_cast::<W, 512>(self.icrc_mask.val() >> (self.pos.val() << 3));
+                | bit_cast::<W, 1024>(self.icrc_mask.val() >> (self.pos.val() << 3));
+            if self.v6_next.val() {
+                self.data_next.next = self.rx_tdata.val()
+                    | bit_cast::<W, 1024>(self.icrc_mask6.val() >> (self.pos.val() << 3));
+            }
+        }
+        if self.pos.val() < 64 {
             self.en_next.next =
                 self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
         }
@@ -388,8 +454,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.ok_mac.next = bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
             == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
                 | bit_cast::<48, 32>(self.mac_lo.val()));
-        self.ok_type.next =
-            bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x0800;
+        self.ok_type.next = (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val())
+            == 0x0800)
+            || self.v6.val();
         self.ok_ihl.next =
             bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45;
         self.ok_dip.next =
@@ -400,6 +467,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 == self.udp_dport.val());
         self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
             && (self.frame_len.q.val() >= self.ip_end.val());
+        // IPv6 (RFC 8200): version 6; the destination one of the port's GIDs; next header UDP (an
+        // extension header fails here too) to the RoCEv2 port.
+        self.ip6_dst.next = bit_cast::<128, 512>(self.cap_swap.y.val() >> self.sh_ip6_dst.val());
+        if self.v6.val() {
+            self.ok_ihl.next =
+                (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_vtc.val()) >> 12) == 6;
+            self.ok_dip.next = (self.ip6_dst.val() != 0)
+                && ((self.ip6_dst.val() == self.gid0.val())
+                    || (self.ip6_dst.val() == self.gid1.val())
+                    || (self.ip6_dst.val() == self.gid2.val())
+                    || (self.ip6_dst.val() == self.gid3.val()));
+            self.ok_udp.next =
+                (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip6_next.val()) == 17)
+                    && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp6_dport.val())
+                        == self.udp_dport.val());
+            self.ok_len.next = (self.ip_end.val() >= self.min_ip6_end.val())
+                && (self.frame_len.q.val() >= self.ip_end.val());
+        }
         self.is_roce.next = self.ok_mac.val()
             && !self.d_vlan_bad.q.val()
             && self.ok_type.val()
@@ -441,12 +526,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 0));
         self.ip_fold.next = (self.ip_sum.val() & 0xFFFF) + (self.ip_sum.val() >> 16);
         self.ip_fold2.next = (self.ip_fold.val() & 0xFFFF) + (self.ip_fold.val() >> 16);
-        // 802.1Qbb priority: the DSCP (TOS >> 2) through the map, or the tag's PCP.
+        // 802.1Qbb priority: the DSCP (TOS >> 2, or IPv6's traffic class >> 2) through the map, or the
+        // tag's PCP.
+        self.tos.next = bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_tos.val());
+        if self.v6.val() {
+            self.tos.next = bit_cast::<8, 16>(
+                bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_vtc.val()) >> 4,
+            );
+        }
         self.prio.next = self.d_pcp.q.val();
         if self.trust_dscp.val() {
             self.prio.next = bit_cast::<3, 256>(
-                self.dscp_map.val()
-                    >> (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_tos.val()) & 0xFC),
+                self.dscp_map.val() >> (bit_cast::<16, 8>(self.tos.val()) & 0xFC),
             );
         }
         // Frames stored before this one (the ring up to `tail`; this frame's words come after it).
@@ -461,18 +552,23 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 self.overflow_inc.next = true;
             } else if !self.is_roce.val() || !self.enable.val() {
                 self.not_roce_inc.next = true;
-            } else if self.ip_fold2.val() != 0xFFFF {
+            } else if !self.v6.val() && (self.ip_fold2.val() != 0xFFFF) {
                 self.ip_csum_err_inc.next = true;
             } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
                 self.icrc_err_inc.next = true;
             } else if self.lossy_full.val() {
                 self.lossy_inc.next = true;
             } else {
-                // Metadata word: frame length in bytes. The frame becomes visible to the engine.
+                // Metadata word: frame length in bytes, bit 16 IPv6. The frame becomes visible to the
+                // engine.
                 self.roce_inc.next = true;
                 self.ram.write_enable.next = true;
                 self.ram.write_address.next = self.tail.q.val();
                 self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val());
+                if self.v6.val() {
+                    self.ram.write_data.next =
+                        bit_cast::<W, 16>(self.frame_len.q.val()) | (bits::<W>(1) << 16);
+                }
                 self.tail.d.next = self.wr_ptr.q.val();
             }
         } else {

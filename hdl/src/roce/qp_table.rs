@@ -10,7 +10,7 @@
 //! | `rxc` | responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
 //! | `txa` | requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
 //! | `txc` | requester context: state, SQ_PSN, SQ_CI | the switch, host commands |
-//! | `av` | address vector of the frames: MAC, IPv4, UDP source port, DEST_QPN, DSCP, PMTU | host commands |
+//! | `av` | address vector of the frames: MAC, IPv4, UDP source port, DEST_QPN, DSCP, PMTU, IPv6 (destination GID, source GID entry) | host commands |
 //! | `sqpi`, `rqpi` | producer indices | doorbells |
 //!
 //! One FSM owns every write port except the doorbells', so updates never race: host commands
@@ -82,6 +82,11 @@ pub struct QpTable<const Q: usize> {
     pub w_dest_ip: Signal<In, Bits<32>>,
     pub w_sport: Signal<In, Bits<32>>,
     pub w_dscp: Signal<In, Bits<32>>,
+    /// DEST_GID_0..2 and QP_IPV6 (bit 0 IPv6, bits 2..1 the source GID's entry).
+    pub w_dgid0: Signal<In, Bits<32>>,
+    pub w_dgid1: Signal<In, Bits<32>>,
+    pub w_dgid2: Signal<In, Bits<32>>,
+    pub w_ipv6: Signal<In, Bits<32>>,
     pub sq_db: Signal<In, bool>,
     pub rq_db: Signal<In, bool>,
     pub db_val: Signal<In, Bits<32>>,
@@ -160,11 +165,16 @@ pub struct QpTable<const Q: usize> {
     pub av_dest_qpn: Signal<Out, Bits<32>>,
     pub av_dscp: Signal<Out, Bits<32>>,
     pub av_pmtu: Signal<Out, Bits<32>>,
+    /// IPv6 address vector: the destination GID's bytes 0..11 (12..15 are `av_dest_ip`), IPv6 on, and
+    /// the entry of the port GID table the frames leave from.
+    pub av_dgid_hi: Signal<Out, Bits<96>>,
+    pub av_ipv6: Signal<Out, bool>,
+    pub av_sgid: Signal<Out, Bits<2>>,
     rxa: RAM<Bits<192>, Q>,
     rxc: RAM<Bits<RXC>, Q>,
     txa: RAM<Bits<192>, Q>,
     txc: RAM<Bits<TXC>, Q>,
-    av: RAM<Bits<160>, Q>,
+    av: RAM<Bits<264>, Q>,
     sqpi: RAM<Bits<32>, Q>,
     rqpi: RAM<Bits<32>, Q>,
     dbf: RAM<Bits<32>, Q>,
@@ -271,6 +281,10 @@ impl<const Q: usize> Default for QpTable<Q> {
             w_dest_ip: Default::default(),
             w_sport: Default::default(),
             w_dscp: Default::default(),
+            w_dgid0: Default::default(),
+            w_dgid1: Default::default(),
+            w_dgid2: Default::default(),
+            w_ipv6: Default::default(),
             sq_db: Default::default(),
             rq_db: Default::default(),
             db_val: Default::default(),
@@ -341,6 +355,9 @@ impl<const Q: usize> Default for QpTable<Q> {
             av_dest_qpn: Default::default(),
             av_dscp: Default::default(),
             av_pmtu: Default::default(),
+            av_dgid_hi: Default::default(),
+            av_ipv6: Default::default(),
+            av_sgid: Default::default(),
             rxa: Default::default(),
             rxc: Default::default(),
             txa: Default::default(),
@@ -540,13 +557,16 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_sq_pi.next = self.tx_pi_q.q.val();
         self.tx_sq_ci.next = self.tx_ci_q.q.val();
         self.av.read_address.next = bit_cast::<Q, 32>(self.av_qpn.val());
-        self.av_dest_mac_lo.next = bit_cast::<32, 160>(self.av.read_data.val());
-        self.av_dest_mac_hi.next = bit_cast::<32, 160>(self.av.read_data.val() >> 32) & 0xFFFF;
-        self.av_dest_ip.next = bit_cast::<32, 160>(self.av.read_data.val() >> 64);
-        self.av_sport.next = bit_cast::<32, 160>(self.av.read_data.val() >> 96) & 0xFFFF;
-        self.av_dest_qpn.next = bit_cast::<32, 160>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
-        self.av_dscp.next = bit_cast::<32, 160>(self.av.read_data.val() >> 136) & 0xFF;
-        self.av_pmtu.next = bit_cast::<32, 160>(self.av.read_data.val() >> 144) & 0xFF;
+        self.av_dest_mac_lo.next = bit_cast::<32, 264>(self.av.read_data.val());
+        self.av_dest_mac_hi.next = bit_cast::<32, 264>(self.av.read_data.val() >> 32) & 0xFFFF;
+        self.av_dest_ip.next = bit_cast::<32, 264>(self.av.read_data.val() >> 64);
+        self.av_sport.next = bit_cast::<32, 264>(self.av.read_data.val() >> 96) & 0xFFFF;
+        self.av_dest_qpn.next = bit_cast::<32, 264>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
+        self.av_dscp.next = bit_cast::<32, 264>(self.av.read_data.val() >> 136) & 0xFF;
+        self.av_pmtu.next = bit_cast::<32, 264>(self.av.read_data.val() >> 144) & 0xFF;
+        self.av_dgid_hi.next = bit_cast::<96, 264>(self.av.read_data.val() >> 160);
+        self.av_ipv6.next = (self.av.read_data.val() & (bits::<264>(1) << 256)) != 0;
+        self.av_sgid.next = bit_cast::<2, 264>(self.av.read_data.val() >> 257);
 
         // The current contexts packed as stored.
         self.rx_pack.next = bit_cast::<RXC, 32>(self.rx_state_q.q.val())
@@ -675,12 +695,16 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<192, 32>(self.w_ack_timeout.val()) << 32)
             | (bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 64)
             | (bit_cast::<192, 64>(self.w_sq_base.val()) << 128);
-        self.av.write_data.next = bit_cast::<160, 64>(self.w_dest_mac.val())
-            | (bit_cast::<160, 32>(self.w_dest_ip.val()) << 64)
-            | (bit_cast::<160, 32>(self.w_sport.val() & 0xFFFF) << 96)
-            | (bit_cast::<160, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
-            | (bit_cast::<160, 32>(self.w_dscp.val() & 0xFF) << 136)
-            | (bit_cast::<160, 32>(self.w_pmtu.val() & 0xFF) << 144);
+        self.av.write_data.next = bit_cast::<264, 64>(self.w_dest_mac.val())
+            | (bit_cast::<264, 32>(self.w_dest_ip.val()) << 64)
+            | (bit_cast::<264, 32>(self.w_sport.val() & 0xFFFF) << 96)
+            | (bit_cast::<264, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
+            | (bit_cast::<264, 32>(self.w_dscp.val() & 0xFF) << 136)
+            | (bit_cast::<264, 32>(self.w_pmtu.val() & 0xFF) << 144)
+            | (bit_cast::<264, 32>(self.w_dgid2.val()) << 160)
+            | (bit_cast::<264, 32>(self.w_dgid1.val()) << 192)
+            | (bit_cast::<264, 32>(self.w_dgid0.val()) << 224)
+            | (bit_cast::<264, 32>(self.w_ipv6.val() & 7) << 256);
         self.rxc.write_data.next = self.rx_pack.val();
         self.txc.write_data.next = self.tx_pack.val();
 

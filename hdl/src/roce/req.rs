@@ -13,6 +13,7 @@ use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
 use rocenic_proto::aeth::RNR_TIMER_US;
 use rocenic_proto::host::wqe;
+use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
@@ -72,6 +73,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub dest_mac_lo: Signal<In, Bits<32>>,
     pub dest_mac_hi: Signal<In, Bits<32>>,
     pub dest_ipv4: Signal<In, Bits<32>>,
+    /// RoCEv2 over IPv6 (QP_IPV6 bit 0): the frame leaves IPv6 from `src_gid` to `dest_gid_hi : dest_ipv4`
+    /// (address-vector inputs, like `dest_ipv4`).
+    pub ipv6: Signal<In, bool>,
+    pub src_gid: Signal<In, Bits<128>>,
+    pub dest_gid_hi: Signal<In, Bits<96>>,
     pub dest_qpn: Signal<In, Bits<32>>,
     pub udp_sport: Signal<In, Bits<32>>,
     /// UDP destination port of RoCEv2 (UDP_DPORT, 4791 after reset).
@@ -337,6 +343,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_aack: DFF<bool>,
     /// The packet is a CNP (opcode 0x81, BECN, 16 reserved bytes).
     p_cnp: DFF<bool>,
+    /// The packet leaves in IPv6: every header after the IP one sits 20 bytes later than in IPv4.
+    p_v6: DFF<bool>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
@@ -441,6 +449,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ck_f1: Signal<Local, Bits<32>>,
     ip_ck: Signal<Local, Bits<16>>,
     tos: Signal<Local, Bits<8>>,
+    /// The IPv4 form of the header (Load) and the extension header at its IPv4 place (Ext).
+    v4h: Signal<Local, Bits<1024>>,
+    ext_f: Signal<Local, Bits<1024>>,
     tos_ecn: Signal<Local, Bits<8>>,
     bth_b1: Signal<Local, Bits<8>>,
     bth_b8: Signal<Local, Bits<8>>,
@@ -493,6 +504,24 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ones_w: Constant<Bits<W>>,
     hdr_fixed: Constant<Bits<1024>>,
     icrc_mask: Constant<Bits<1024>>,
+    /// IPv6: payload starts 20 bytes later (the same names, H + 20), the fixed header fields, the bytes
+    /// kept from the IPv4 form (Ethernet addresses; UDP on, moved down 20 bytes) and the ICRC masks.
+    start54_6: Constant<Bits<16>>,
+    start70_6: Constant<Bits<16>>,
+    start58_6: Constant<Bits<16>>,
+    start74_6: Constant<Bits<16>>,
+    prev74_6: Constant<Bits<16>>,
+    cur74_6: Constant<Bits<16>>,
+    prev58_6: Constant<Bits<16>>,
+    cur58_6: Constant<Bits<16>>,
+    prev54_6: Constant<Bits<16>>,
+    cur54_6: Constant<Bits<16>>,
+    prev70_6: Constant<Bits<16>>,
+    cur70_6: Constant<Bits<16>>,
+    hdr6_fixed: Constant<Bits<1024>>,
+    keep_eth: Constant<Bits<1024>>,
+    keep_l4: Constant<Bits<1024>>,
+    icrc_mask6: Constant<Bits<1024>>,
     icrc_start: Constant<Bits<32>>,
 }
 
@@ -516,8 +545,23 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         // ICRC masks (§7.8, annex A17): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
         // and BTH byte 4 (46) count as all ones. Lane order: frame byte p at bits 8p+7:8p.
         let mut icrc_mask: Bits<1024> = 0.into();
-        for p in [15usize, 22, 24, 25, 40, 41, 46] {
+        for p in MASKED_BYTES_IPV4 {
             icrc_mask = icrc_mask | (bit_cast::<1024, 64>(0xFF_u64.into()) << (8 * p) as u64);
+        }
+        // IPv6 (RFC 8200): EtherType 0x86DD; version 6 (the traffic class and payload length are added in
+        // Load, the flow label stays 0); next header UDP, hop limit 64.
+        let hdr6_fixed =
+            be_field(0x86DD, 12, 2) | be_field(0x6000_0000, 14, 4) | be_field(0x1140, 20, 2);
+        let keep_eth = be_field(u64::MAX, 0, 8) | be_field(0xFFFF_FFFF, 8, 4);
+        let mut keep_l4: Bits<1024> = 0.into();
+        for p in 34..128 {
+            keep_l4 = keep_l4 | be_field(0xFF, p, 1);
+        }
+        // ICRC masks over IPv6 (annex A17.8): traffic class (the low nibble of byte 14, byte 15's high
+        // nibble), flow label (the rest of 15, 16, 17), hop limit (21); UDP checksum (60-61); BTH byte 4 (66).
+        let mut icrc_mask6: Bits<1024> = 0.into();
+        for (p, m) in MASKED_BITS_IPV6 {
+            icrc_mask6 = icrc_mask6 | (bit_cast::<1024, 64>((m as u64).into()) << (8 * p) as u64);
         }
         let c16 = |v: usize| -> Constant<Bits<16>> { Constant::new((v as u64).into()) };
         Self {
@@ -531,6 +575,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             dest_mac_lo: Default::default(),
             dest_mac_hi: Default::default(),
             dest_ipv4: Default::default(),
+            ipv6: Default::default(),
+            src_gid: Default::default(),
+            dest_gid_hi: Default::default(),
             dest_qpn: Default::default(),
             udp_sport: Default::default(),
             udp_dport: Default::default(),
@@ -734,6 +781,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_atomic: Default::default(),
             p_aack: Default::default(),
             p_cnp: Default::default(),
+            p_v6: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -817,6 +865,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ck_f1: Default::default(),
             ip_ck: Default::default(),
             tos: Default::default(),
+            v4h: Default::default(),
+            ext_f: Default::default(),
             tos_ecn: Default::default(),
             qp_dscp: Default::default(),
             cnp_dscp: Default::default(),
@@ -873,6 +923,22 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ones_w: Constant::new(Bits::<W>::mask()),
             hdr_fixed: Constant::new(hdr_fixed),
             icrc_mask: Constant::new(icrc_mask),
+            start54_6: c16(74 / B * B),
+            start70_6: c16(90 / B * B),
+            start58_6: c16(78 / B * B),
+            start74_6: c16(94 / B * B),
+            prev74_6: c16((B - 94 % B) * 8),
+            cur74_6: c16(94 % B * 8),
+            prev58_6: c16((B - 78 % B) * 8),
+            cur58_6: c16(78 % B * 8),
+            prev54_6: c16((B - 74 % B) * 8),
+            cur54_6: c16(74 % B * 8),
+            prev70_6: c16((B - 90 % B) * 8),
+            cur70_6: c16(90 % B * 8),
+            hdr6_fixed: Constant::new(hdr6_fixed),
+            keep_eth: Constant::new(keep_eth),
+            keep_l4: Constant::new(keep_l4),
+            icrc_mask6: Constant::new(icrc_mask6),
             icrc_start: Constant::new((ICRC_START as u64).into()),
         }
     }
@@ -954,6 +1020,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_atomic,
             p_aack,
             p_cnp,
+            p_v6,
             rr_atomic_q,
             rr_orig_q,
             rr_qp_q,
@@ -1324,6 +1391,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.pay.next =
                 (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
         }
+        if self.p_v6.q.val() {
+            if self.p_reth.q.val() && self.p_imm.q.val() {
+                self.pay.next = (self.prev.q.val() >> self.prev74_6.val())
+                    | (self.cur_m.val() << self.cur74_6.val());
+            } else if self.p_reth.q.val() {
+                self.pay.next = (self.prev.q.val() >> self.prev70_6.val())
+                    | (self.cur_m.val() << self.cur70_6.val());
+            } else if self.p_aeth.q.val() || self.p_imm.q.val() {
+                self.pay.next = (self.prev.q.val() >> self.prev58_6.val())
+                    | (self.cur_m.val() << self.cur58_6.val());
+            } else {
+                self.pay.next = (self.prev.q.val() >> self.prev54_6.val())
+                    | (self.cur_m.val() << self.cur54_6.val());
+            }
+        }
         self.base.next = self.swap.y.val() | self.pay.val();
         // ICRC over frame bytes [14, e_pos) with the masked fields set to ones (§7.8, annex A17).
         self.to_e.next = self.e_pos.q.val() - self.pos.q.val();
@@ -1342,6 +1424,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.crc_u.crc_in.next = self.crc.q.val();
         self.crc_u.data.next =
             self.base.val() | bit_cast::<W, 1024>(self.icrc_mask.val() >> (self.pos.q.val() << 3));
+        if self.p_v6.q.val() {
+            self.crc_u.data.next = self.base.val()
+                | bit_cast::<W, 1024>(self.icrc_mask6.val() >> (self.pos.q.val() << 3));
+        }
         self.crc_u.en.next = self.en_lo.val() & self.en_hi.val();
         // The ICRC is the complemented CRC, least-significant byte first; it may straddle two words.
         self.icrc.next = !self.crc_u.crc_out.val();
@@ -1361,6 +1447,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.tx_tkeep.next = !(self.ones_b.val() << self.to_f.val());
         }
         self.fire.next = false;
+        self.v4h.next = 0.into();
+        self.ext_f.next = 0.into();
 
         // The retransmission timer runs while a WQE is active or in the ring; sends, ACK progress and
         // restarts clear it.
@@ -1987,7 +2075,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::Load => {
                 // Ethernet II, IPv4 (RFC 791), UDP (checksum 0, allowed for RoCEv2, annex A17), BTH (§9.2).
-                self.hdr.d.next = self.hdr_fixed.val()
+                self.v4h.next = self.hdr_fixed.val()
                     | (bit_cast::<1024, 32>(self.dest_mac_hi.val() & 0xFFFF) << 1008)
                     | (bit_cast::<1024, 32>(self.dest_mac_lo.val()) << 976)
                     | (bit_cast::<1024, 32>(self.mac_hi.val() & 0xFFFF) << 960)
@@ -2005,9 +2093,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 32>(self.dest_qpn.val() & 0xFF_FFFF) << 624)
                     | (bit_cast::<1024, 8>(self.bth_b8.val()) << 616)
                     | (bit_cast::<1024, 24>(self.p_psn.q.val()) << 592);
+                self.hdr.d.next = self.v4h.val();
                 // Frame layout: ICRC at e_pos = 14 + IP length - 4, frame end f_pos = 14 + IP length.
                 self.e_pos.d.next = self.ip_len.val() + 10;
                 self.f_pos.d.next = self.ip_len.val() + 14;
+                self.p_v6.d.next = self.ipv6.val();
+                if self.ipv6.val() {
+                    // IPv6 (RFC 8200, RoCEv2 annex A17.4): the 40-byte header in place of IPv4's 20, its
+                    // traffic class the TOS byte, payload length the UDP length; UDP on 20 bytes later.
+                    self.hdr.d.next = (self.v4h.val() & self.keep_eth.val())
+                        | self.hdr6_fixed.val()
+                        | (bit_cast::<1024, 8>(self.tos.val()) << 900)
+                        | (bit_cast::<1024, 16>(self.udp_len.val()) << 864)
+                        | (bit_cast::<1024, 128>(self.src_gid.val()) << 720)
+                        | (bit_cast::<1024, 96>(self.dest_gid_hi.val()) << 624)
+                        | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 592)
+                        | ((self.v4h.val() & self.keep_l4.val()) >> 160);
+                    self.e_pos.d.next = self.ip_len.val() + 30;
+                    self.f_pos.d.next = self.ip_len.val() + 34;
+                }
                 self.nd.d.next = self.nd_l.val();
                 self.last_j.d.next = self.nd_l.val() - 1;
                 self.last_wmask.d.next = self.ones_w.val();
@@ -2025,6 +2129,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.p_reth.q.val() && self.p_imm.q.val() {
                     self.data_start.d.next = self.start74.val();
                 }
+                if self.ipv6.val() {
+                    self.data_start.d.next = self.start54_6.val();
+                    if self.p_reth.q.val() {
+                        self.data_start.d.next = self.start70_6.val();
+                    }
+                    if self.p_aeth.q.val() || self.p_imm.q.val() {
+                        self.data_start.d.next = self.start58_6.val();
+                    }
+                    if self.p_reth.q.val() && self.p_imm.q.val() {
+                        self.data_start.d.next = self.start74_6.val();
+                    }
+                }
                 self.pos.d.next = 0.into();
                 self.j.d.next = 0.into();
                 self.prev.d.next = 0.into();
@@ -2033,54 +2149,52 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Ext;
             }
             TxState::Ext => {
+                // Each extension header at its IPv4 place (`ext_f`), moved down 20 bytes in IPv6.
+                self.ext_f.next = 0.into();
                 // AETH (§9.3): syndrome, MSN. RETH (§9.3): VA, R_Key, DMA length = the whole message.
                 if self.p_aeth.q.val() {
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
+                    self.ext_f.next = (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
                         | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560);
                 }
                 if self.p_reth.q.val() {
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
+                    self.ext_f.next = (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464);
                 }
                 if self.p_atomic.q.val() {
                     // AtomicETH (§9.3): VA, R_Key, swap or add value, compare value.
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
+                    self.ext_f.next = (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 64>(self.w_swap.q.val()) << 432)
                         | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 368);
                     if self.w_opcode.q.val() == 6 {
-                        self.hdr.d.next = self.hdr.q.val()
-                            | (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
+                        self.ext_f.next = (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
                             | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                             | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 432);
                     }
                 }
                 if self.p_cnp.q.val() {
                     // BTH byte 4: FECN (0x80) and BECN (0x40); a CNP carries BECN.
-                    self.hdr.d.next =
-                        self.hdr.q.val() | (bit_cast::<1024, 8>(bits::<8>(0x40)) << 648);
+                    self.ext_f.next = bit_cast::<1024, 8>(bits::<8>(0x40)) << 648;
                 }
                 if self.p_aack.q.val() {
                     // AETH then AtomicAckETH: the original value (§9.3).
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
+                    self.ext_f.next = (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
                         | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560)
                         | (bit_cast::<1024, 64>(self.rr_orig_q.q.val()) << 496);
                 }
                 // ImmDt (§9.3): after the RETH on WRITE ONLY with immediate, else right after the BTH.
                 if self.p_imm.q.val() && self.p_reth.q.val() {
-                    self.hdr.d.next = self.hdr.q.val()
-                        | (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
+                    self.ext_f.next = (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464)
                         | (bit_cast::<1024, 32>(self.w_imm.q.val()) << 432);
                 } else if self.p_imm.q.val() {
-                    self.hdr.d.next =
-                        self.hdr.q.val() | (bit_cast::<1024, 32>(self.w_imm.q.val()) << 560);
+                    self.ext_f.next = bit_cast::<1024, 32>(self.w_imm.q.val()) << 560;
+                }
+                self.hdr.d.next = self.hdr.q.val() | self.ext_f.val();
+                if self.p_v6.q.val() {
+                    self.hdr.d.next = self.hdr.q.val() | (self.ext_f.val() >> 160);
                 }
                 if self.nd.q.val() != 0 {
                     self.state.d.next = TxState::DmaReq;
@@ -2365,6 +2479,8 @@ mod tests {
     const SIP: u32 = 0x0A00_0001;
     const DIP: u32 = 0x0A00_0002;
     const DQPN: u32 = 0x12_3456;
+    const SGID: u128 = 0xFD00_0000_0000_0000_0000_0000_0A00_0001;
+    const DGID: u128 = 0xFD00_0000_0000_0000_0000_0000_0A00_0002;
     const SQ_BASE: u64 = 0x1000;
 
     /// Plays the registers, host memory (DMA reads), the CQE writer and the MAC around one engine.
@@ -2602,6 +2718,15 @@ mod tests {
             }
         }
 
+        /// The QP's frames leave in IPv6, from SGID to DGID.
+        fn ipv6(mut self) -> Self {
+            self.uut.ipv6.next = true;
+            self.uut.src_gid.next = wide(SGID);
+            self.uut.dest_gid_hi.next = wide(DGID >> 32);
+            self.uut.dest_ipv4.next = ((DGID & 0xFFFF_FFFF) as u64).into();
+            self
+        }
+
         /// The QP's send WQEs take 128 bytes (SQ_LOG_SIZE bit 5).
         fn wqe_128(mut self) -> Self {
             self.stride = 128;
@@ -2677,6 +2802,120 @@ mod tests {
             psn: be(&f[51..54]) as u32,
             rest: f[54..f.len() - 4 - pad].to_vec(),
         }
+    }
+
+    /// A 128-bit value as `Bits<N>` (N from 64 to 128; rust-hdl converts from u64 only).
+    fn wide<const N: usize>(v: u128) -> Bits<N> {
+        (bit_cast::<N, 64>(((v >> 64) as u64).into()) << 64) | bit_cast::<N, 64>((v as u64).into())
+    }
+
+    /// [`check`] for IPv6 (RFC 8200, annex A17.4): the 40-byte header, then UDP and the transport 20
+    /// bytes later; the ICRC with IPv6's masked fields. Checked against the ICRC of `rocenic_proto`.
+    fn check6(f: &[u8]) -> Pkt {
+        assert_eq!(be(&f[0..6]), DMAC);
+        assert_eq!(be(&f[6..12]), SMAC);
+        assert_eq!(be(&f[12..14]), 0x86DD);
+        let word0 = be(&f[14..18]) as u32;
+        assert_eq!(word0 >> 28, 6, "version");
+        assert_eq!(
+            word0 >> 20 & 0xFF,
+            26 << 2 | 0x02,
+            "traffic class: DSCP 26, ECT(0)"
+        );
+        assert_eq!(be(&f[18..20]) as usize, f.len() - 54, "payload length");
+        assert_eq!((f[20], f[21]), (17, 64), "next header UDP, hop limit 64");
+        assert_eq!(u128::from_be_bytes(f[22..38].try_into().unwrap()), SGID);
+        assert_eq!(u128::from_be_bytes(f[38..54].try_into().unwrap()), DGID);
+        assert_eq!(be(&f[54..56]), 0xC123);
+        assert_eq!(be(&f[56..58]), 4791);
+        assert_eq!(be(&f[58..60]) as usize, f.len() - 54, "UDP length");
+        assert_eq!(be(&f[64..66]), 0xFFFF);
+        assert_eq!(be(&f[67..70]) as u32, DQPN);
+        let mut m = f[14..f.len() - 4].to_vec();
+        m[0] |= 0x0F;
+        for p in [15, 16, 17, 21, 60, 61, 66] {
+            m[p - 14] = 0xFF;
+        }
+        let mut all = vec![0xFF; 8];
+        all.extend_from_slice(&m);
+        let icrc = u32::from_le_bytes(f[f.len() - 4..].try_into().unwrap());
+        assert_eq!(icrc, !over(&all), "ICRC");
+        assert_eq!(
+            rocenic_proto::icrc::check(f),
+            Ok(true),
+            "ICRC (rocenic_proto)"
+        );
+        let pad = (f[63] >> 4 & 3) as usize;
+        assert!(f[f.len() - 4 - pad..f.len() - 4].iter().all(|&x| x == 0));
+        Pkt {
+            opcode: f[62],
+            pad,
+            ack_req: f[70] & 0x80 != 0,
+            psn: be(&f[71..74]) as u32,
+            rest: f[74..f.len() - 4 - pad].to_vec(),
+        }
+    }
+
+    /// Every header layout in IPv6 at both widths: WRITE FIRST (RETH) / MIDDLE / LAST, WRITE ONLY with
+    /// immediate (RETH + ImmDt), SEND ONLY with immediate (ImmDt), an ACK (AETH): the payload starts at
+    /// frame bytes 90, 74, 94 and 78, and the ICRC covers IPv6's header with its masks.
+    fn ipv6_frames<const W: usize, const B: usize>() {
+        let mut b = Bench::<W, B>::new(8, 0, 3).ipv6();
+        fill(&mut b.mem, 0x4000, 600, 3);
+        fill(&mut b.mem, 0x5001, 37, 9);
+        b.post(
+            0,
+            wqe::FLAG_SIGNALED,
+            600,
+            1,
+            0x4000,
+            0x1234_5678,
+            0x7F00_0000_1000,
+        );
+        b.post(1, 0, 37, 2, 0x5001, 0x1234_5678, 0x7F00_0000_2000);
+        b.post(3, 0, 37, 3, 0x5001, 0, 0);
+        for w in [1, 2] {
+            let at = SQ_BASE as usize + w * 64 + wqe::IMM;
+            b.mem[at..at + 4].copy_from_slice(&0xA1B2_C3D4_u32.to_le_bytes());
+        }
+        b.run_until(4000, |b| b.frames.len() == 5);
+        let p: Vec<Pkt> = b.frames.iter().map(|f| check6(f)).collect();
+        assert_eq!(
+            p.iter().map(|p| p.opcode).collect::<Vec<_>>(),
+            vec![0x06, 0x07, 0x08, 0x0B, 0x05]
+        );
+        assert_eq!(be(&p[0].rest[0..8]), 0x7F00_0000_1000);
+        assert_eq!(be(&p[0].rest[8..12]), 0x1234_5678);
+        assert_eq!(be(&p[0].rest[12..16]), 600);
+        let mut data = p[0].rest[16..].to_vec();
+        data.extend_from_slice(&p[1].rest);
+        data.extend_from_slice(&p[2].rest);
+        assert_eq!(data, b.mem[0x4000..0x4000 + 600].to_vec());
+        assert_eq!(be(&p[3].rest[0..8]), 0x7F00_0000_2000);
+        assert_eq!(be(&p[3].rest[12..16]), 37);
+        assert_eq!(&p[3].rest[16..20], &0xA1B2_C3D4_u32.to_be_bytes());
+        assert_eq!(p[3].rest[20..], b.mem[0x5001..0x5001 + 37]);
+        assert_eq!(&p[4].rest[0..4], &0xA1B2_C3D4_u32.to_be_bytes());
+        assert_eq!(p[4].rest[4..], b.mem[0x5001..0x5001 + 37]);
+        b.uut.ack_valid.next = true;
+        b.uut.ack_syndrome.next = 0x1F_u64.into();
+        b.uut.ack_psn.next = 0x00AB_CDEF_u64.into();
+        b.uut.ack_msn.next = 0x0001_0203_u64.into();
+        b.run_until(400, |b| b.frames.len() == 6);
+        let a = check6(&b.frames[5]);
+        assert_eq!(b.frames[5].len(), 82);
+        assert_eq!((a.opcode, a.psn), (0x11, 0xAB_CDEF));
+        assert_eq!(a.rest, vec![0x1F, 0x01, 0x02, 0x03]);
+    }
+
+    #[test]
+    fn ipv6_frames_64() {
+        ipv6_frames::<64, 8>();
+    }
+
+    #[test]
+    fn ipv6_frames_512() {
+        ipv6_frames::<512, 64>();
     }
 
     fn fill(mem: &mut [u8], at: usize, len: usize, seed: u8) {

@@ -10,6 +10,7 @@ use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::slot_fill::SlotFill;
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::wire::ipv4_frame as F;
+use rocenic_proto::wire::ipv6_frame as G;
 
 /// Bytes of the captured header register (big-endian after the swap).
 const HDR_BYTES: usize = 128;
@@ -196,6 +197,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
     frame_words: DFF<Bits<A>>,
+    /// The packet came over IPv6 (receive buffer metadata bit 16).
+    v6: DFF<bool>,
     // decoded packet
     opcode: DFF<Bits<8>>,
     psn: DFF<Bits<24>>,
@@ -366,6 +369,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_psn_l: Signal<Local, Bits<24>>,
     ack_msn_l: Signal<Local, Bits<24>>,
     meta_round: Signal<Local, Bits<16>>,
+    /// The header with its transport part at IPv4 offsets; the TOS (IPv6: traffic class).
+    hv: Signal<Local, Bits<1024>>,
+    tos: Signal<Local, Bits<8>>,
+    /// Header words to read at most and at least (IPv4 or IPv6).
+    hw_max: Signal<Local, Bits<16>>,
+    hw_min: Signal<Local, Bits<16>>,
     hdr_len: Signal<Local, Bits<16>>,
     /// Slot words (after the metadata word) the packet's headers occupy.
     hdr_need: Signal<Local, Bits<16>>,
@@ -399,6 +408,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// Slot words to read before the BTH's opcode and pad count are in `hdr` (so the header length and the
     /// payload length can be computed from it).
     hdr_min: Constant<Bits<16>>,
+    /// The same over IPv6 (headers 20 bytes longer).
+    hdr_words6: Constant<Bits<16>>,
+    hdr_min6: Constant<Bits<16>>,
+    bth_end6: Constant<Bits<16>>,
+    sh_ip6_plen: Constant<Bits<16>>,
+    sh_ip6_tc: Constant<Bits<16>>,
     wqe_beats: Constant<Bits<16>>,
     wqe_wrid_beat: Constant<Bits<16>>,
     wqe_wrid_shift: Constant<Bits<16>>,
@@ -529,6 +544,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             hdr_fill: Default::default(),
             k: Default::default(),
             frame_words: Default::default(),
+            v6: Default::default(),
+            hv: Default::default(),
+            tos: Default::default(),
+            hw_max: Default::default(),
+            hw_min: Default::default(),
             opcode: Default::default(),
             psn: Default::default(),
             ack_req: Default::default(),
@@ -693,6 +713,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             // covers RETH + ImmDt (74) and AETH + AtomicAckETH (66).
             hdr_words: Constant::new(((F::ATOMIC_COMPARE + 8).div_ceil(B) as u64).into()),
             hdr_min: Constant::new(((F::BTH + 2).div_ceil(B) as u64 + 1).into()),
+            hdr_words6: Constant::new(
+                ((F::ATOMIC_COMPARE + 8 + G::SHIFT).div_ceil(B) as u64).into(),
+            ),
+            hdr_min6: Constant::new(((G::BTH + 2).div_ceil(B) as u64 + 1).into()),
+            bth_end6: Constant::new(((F::EXT + G::SHIFT) as u64).into()),
+            sh_ip6_plen: Constant::new(be_shift(HDR_BYTES, G::IP_PAYLOAD_LEN, 2).into()),
+            // The traffic class: bits 11..4 of the first 16-bit word.
+            sh_ip6_tc: Constant::new((be_shift(HDR_BYTES, G::IP_VERSION_TC, 2) + 4).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
@@ -718,6 +746,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             hdr,
             k,
             frame_words,
+            v6,
             opcode,
             psn,
             ack_req,
@@ -890,19 +919,30 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ack_msn_l.next = self.msn.q.val();
 
         // Header fields, big-endian offsets in an untagged IPv4 frame (BTH at byte 42, RETH/AETH at 54).
+        // Over IPv6 (metadata bit 16) every header after the IP one sits 20 bytes later: `hv` moves them
+        // to their IPv4 places, so the fields below have one set of offsets; the IP length becomes what
+        // IPv4's total length would be (payload length + 20), and the traffic class stands for the TOS.
         self.hdr_swap.a.next = self.hdr.q.val();
+        self.hv.next = self.hdr_swap.y.val();
         self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip_len.val());
-        self.f_opcode.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_opcode.val());
-        self.f_pad.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_pad.val()) & 3;
-        self.f_se.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_se.val()) & 1;
-        self.f_dqpn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_dqpn.val());
+        self.tos.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_tos.val());
+        if self.v6.q.val() {
+            self.hv.next = self.hdr_swap.y.val() << 160;
+            self.ip_len.next =
+                bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip6_plen.val()) + 20;
+            self.tos.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ip6_tc.val());
+        }
+        self.f_opcode.next = bit_cast::<8, 1024>(self.hv.val() >> self.sh_opcode.val());
+        self.f_pad.next = bit_cast::<16, 1024>(self.hv.val() >> self.sh_pad.val()) & 3;
+        self.f_se.next = bit_cast::<16, 1024>(self.hv.val() >> self.sh_se.val()) & 1;
+        self.f_dqpn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_dqpn.val());
         self.want_qpn.next = bit_cast::<32, 24>(self.f_dqpn.val());
-        self.f_psn.next = bit_cast::<24, 1024>(self.hdr_swap.y.val() >> self.sh_psn.val());
-        self.f_va.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_va.val());
-        self.f_rkey.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_rkey.val());
-        self.f_dmalen.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_dmalen.val());
-        self.f_syn.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_syn.val());
-        self.f_ce.next = (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_tos.val()) & 3) == 3;
+        self.f_psn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_psn.val());
+        self.f_va.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_va.val());
+        self.f_rkey.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_rkey.val());
+        self.f_dmalen.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_dmalen.val());
+        self.f_syn.next = bit_cast::<8, 1024>(self.hv.val() >> self.sh_syn.val());
+        self.f_ce.next = (self.tos.val() & 3) == 3;
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
         // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
@@ -911,9 +951,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.is_rreq.next = self.f_opcode.val() == 0x0C;
         self.is_atreq.next = (self.f_opcode.val() == 0x13) || (self.f_opcode.val() == 0x14);
         self.is_aack.next = self.f_opcode.val() == 0x12;
-        self.f_swap.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_swap.val());
-        self.f_cmp.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_cmp.val());
-        self.f_orig.next = bit_cast::<64, 1024>(self.hdr_swap.y.val() >> self.sh_orig.val());
+        self.f_swap.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_swap.val());
+        self.f_cmp.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_cmp.val());
+        self.f_orig.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_orig.val());
         self.is_rresp.next = (self.f_opcode.val() >= 0x0D) && (self.f_opcode.val() <= 0x10);
         // With immediate: SEND LAST 0x03, SEND ONLY 0x05, WRITE LAST 0x09, WRITE ONLY 0x0B.
         self.has_reth.next = (self.f_opcode.val() == 0x06)
@@ -943,9 +983,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
             || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B))
             || self.is_inv.val();
-        self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm.val());
+        self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm.val());
         if self.has_reth.val() {
-            self.f_imm.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_imm_reth.val());
+            self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm_reth.val());
         }
         self.cqe_imm.next = self.f_imm.val();
         self.cqe_flags.next = 0.into();
@@ -1110,11 +1150,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.hdr_fill.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
         self.hdr_fill.en.next = true;
         self.hdr_len.next = self.bth_end.val() + self.ext_len.val();
+        if self.v6.q.val() {
+            self.hdr_len.next = self.bth_end6.val() + self.ext_len.val();
+        }
         self.hdr_need.next = (self.hdr_len.val() + self.beat_bytes_m1.val()) >> self.log_b.val();
         self.hdr_words_a.next = bit_cast::<A, 16>(self.hdr_len.val() >> self.log_b.val());
         self.pay_round.next = self.pay_len.q.val() + self.beat_bytes_m1.val();
         self.psn_next.next = self.psn.q.val() + 1;
         self.fire.next = false;
+        self.hw_max.next = self.hdr_words.val();
+        self.hw_min.next = self.hdr_min.val();
+        if self.v6.q.val() {
+            self.hw_max.next = self.hdr_words6.val();
+            self.hw_min.next = self.hdr_min6.val();
+        }
 
         match self.state.q.val() {
             RespState::Idle => {
@@ -1130,14 +1179,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if self.k.q.val() == 0 {
                     self.frame_words.d.next =
                         bit_cast::<A, 16>(self.meta_round.val() >> self.log_b.val());
+                    self.v6.d.next = (self.buf_rd_data.val() & (bits::<W>(1) << 16)) != 0;
                 } else {
                     self.hdr.d.next = self.hdr_fill.y.val();
                 }
                 self.k.d.next = self.k.q.val() + 1;
                 // Read only as many words as this packet's headers take (the opcode, known once
                 // `hdr_min` words are in, gives the extension headers), at most the longest header's.
-                if (self.k.q.val() == self.hdr_words.val())
-                    || ((self.k.q.val() >= self.hdr_min.val())
+                if (self.k.q.val() == self.hw_max.val())
+                    || ((self.k.q.val() >= self.hw_min.val())
                         && (self.k.q.val() >= self.hdr_need.val()))
                 {
                     self.state.d.next = RespState::Decode;
@@ -1156,8 +1206,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.opcode.d.next = self.f_opcode.val();
                     self.psn.d.next = self.f_psn.val();
                     self.ack_req.d.next =
-                        (bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ackreq.val()) & 0x80)
-                            != 0;
+                        (bit_cast::<8, 1024>(self.hv.val() >> self.sh_ackreq.val()) & 0x80) != 0;
                     self.pay_word.d.next = self.hdr_words_a.val() + 1;
                     self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                     self.state.d.next = RespState::Pop;

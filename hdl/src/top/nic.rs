@@ -99,6 +99,12 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
     rd_resp_ready: Signal<Local, bool>,
+    /// The port GID table's entries (GID_n_0..3, big-endian words) and the one the current frame leaves from.
+    gid0: Signal<Local, Bits<128>>,
+    gid1: Signal<Local, Bits<128>>,
+    gid2: Signal<Local, Bits<128>>,
+    gid3: Signal<Local, Bits<128>>,
+    src_gid: Signal<Local, Bits<128>>,
     log_b32: Constant<Bits<32>>,
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
@@ -176,6 +182,11 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             enable: Default::default(),
             rd_max_beats: Default::default(),
             rd_resp_ready: Default::default(),
+            gid0: Default::default(),
+            gid1: Default::default(),
+            gid2: Default::default(),
+            gid3: Default::default(),
+            src_gid: Default::default(),
             log_b32: Constant::new((B.trailing_zeros() as u64).into()),
             id_value: Constant::new((rocenic_proto::regs::ID_VALUE as u64).into()),
             version_value: Constant::new((rocenic_proto::regs::VERSION_VALUE as u64).into()),
@@ -232,7 +243,27 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.enable.next = self.enable.val();
         self.rx_buf.mac_lo.next = self.regs.mac_lo.val();
         self.rx_buf.mac_hi.next = self.regs.mac_hi.val();
+        self.gid0.next = (bit_cast::<128, 32>(self.regs.gid_0_0.val()) << 96)
+            | (bit_cast::<128, 32>(self.regs.gid_0_1.val()) << 64)
+            | (bit_cast::<128, 32>(self.regs.gid_0_2.val()) << 32)
+            | bit_cast::<128, 32>(self.regs.gid_0_3.val());
+        self.gid1.next = (bit_cast::<128, 32>(self.regs.gid_1_0.val()) << 96)
+            | (bit_cast::<128, 32>(self.regs.gid_1_1.val()) << 64)
+            | (bit_cast::<128, 32>(self.regs.gid_1_2.val()) << 32)
+            | bit_cast::<128, 32>(self.regs.gid_1_3.val());
+        self.gid2.next = (bit_cast::<128, 32>(self.regs.gid_2_0.val()) << 96)
+            | (bit_cast::<128, 32>(self.regs.gid_2_1.val()) << 64)
+            | (bit_cast::<128, 32>(self.regs.gid_2_2.val()) << 32)
+            | bit_cast::<128, 32>(self.regs.gid_2_3.val());
+        self.gid3.next = (bit_cast::<128, 32>(self.regs.gid_3_0.val()) << 96)
+            | (bit_cast::<128, 32>(self.regs.gid_3_1.val()) << 64)
+            | (bit_cast::<128, 32>(self.regs.gid_3_2.val()) << 32)
+            | bit_cast::<128, 32>(self.regs.gid_3_3.val());
         self.rx_buf.ipv4.next = self.regs.ipv4.val();
+        self.rx_buf.gid0.next = self.gid0.val();
+        self.rx_buf.gid1.next = self.gid1.val();
+        self.rx_buf.gid2.next = self.gid2.val();
+        self.rx_buf.gid3.next = self.gid3.val();
         self.rx_buf.udp_dport.next = bit_cast::<16, 32>(self.regs.udp_dport.val());
         // 802.1Q: in VLAN mode the tag comes off before the receive buffer and goes on after the transmit
         // arbiter (RoCE and ARP frames; PFC/PAUSE frames are never tagged). Out of VLAN mode both blocks
@@ -353,6 +384,10 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.w_dest_ip.next = self.regs.dest_ipv4.val();
         self.qpt.w_sport.next = self.regs.udp_sport.val();
         self.qpt.w_dscp.next = self.regs.qp_dscp.val();
+        self.qpt.w_dgid0.next = self.regs.dest_gid_0.val();
+        self.qpt.w_dgid1.next = self.regs.dest_gid_1.val();
+        self.qpt.w_dgid2.next = self.regs.dest_gid_2.val();
+        self.qpt.w_ipv6.next = self.regs.qp_ipv6.val();
         self.qpt.sq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x030C);
         self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
         self.qpt.db_val.next = self.reg_wr_data.val();
@@ -433,6 +468,19 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.dest_mac_lo.next = self.qpt.av_dest_mac_lo.val();
         self.tx_eng.dest_mac_hi.next = self.qpt.av_dest_mac_hi.val();
         self.tx_eng.dest_ipv4.next = self.qpt.av_dest_ip.val();
+        self.tx_eng.ipv6.next = self.qpt.av_ipv6.val();
+        self.tx_eng.dest_gid_hi.next = self.qpt.av_dgid_hi.val();
+        self.src_gid.next = self.gid0.val();
+        if self.qpt.av_sgid.val() == 1 {
+            self.src_gid.next = self.gid1.val();
+        }
+        if self.qpt.av_sgid.val() == 2 {
+            self.src_gid.next = self.gid2.val();
+        }
+        if self.qpt.av_sgid.val() == 3 {
+            self.src_gid.next = self.gid3.val();
+        }
+        self.tx_eng.src_gid.next = self.src_gid.val();
         self.tx_eng.dest_qpn.next = self.qpt.av_dest_qpn.val();
         self.tx_eng.udp_sport.next = self.qpt.av_sport.val();
         self.tx_eng.udp_dport.next = bit_cast::<16, 32>(self.regs.udp_dport.val());

@@ -208,6 +208,28 @@ pub mod ipv4_frame {
     pub const ATOMIC_ORIG: usize = EXT + len::AETH + atomic_ack_eth::field::ORIG_DATA;
 }
 
+/// Byte offsets in an untagged Ethernet II + IPv6 (no extension headers) + UDP + BTH frame, the RoCEv2
+/// layout over IPv6 (annex A17.4): every header after the IP one sits 20 bytes later than in
+/// [`ipv4_frame`], whose transport offsets plus [`ipv6_frame::SHIFT`] give this layout's.
+pub mod ipv6_frame {
+    use super::{bth, ipv6, len, udp};
+    pub const IP: usize = len::ETH;
+    /// Version (high nibble), then the traffic class across this byte and the next.
+    pub const IP_VERSION_TC: usize = IP;
+    pub const IP_PAYLOAD_LEN: usize = IP + ipv6::field::PAYLOAD_LEN;
+    pub const IP_NEXT_HEADER: usize = IP + ipv6::field::NEXT_HEADER;
+    pub const IP_HOP_LIMIT: usize = IP + ipv6::field::HOP_LIMIT;
+    pub const IP_SRC: usize = IP + ipv6::field::SRC;
+    pub const IP_DST: usize = IP + ipv6::field::DST;
+    pub const UDP: usize = IP + len::IPV6;
+    pub const UDP_DPORT: usize = UDP + udp::field::DST_PORT;
+    pub const UDP_CHECKSUM: usize = UDP + udp::field::CHECKSUM;
+    pub const BTH: usize = UDP + len::UDP;
+    pub const BTH_RESV8A: usize = BTH + bth::field::RESV8A;
+    /// How much later than over IPv4 everything from the UDP header on sits.
+    pub const SHIFT: usize = len::IPV6 - len::IPV4;
+}
+
 /// ARP for IPv4 over Ethernet (RFC 826) in an Ethernet II frame: byte offsets from the frame start. The NIC
 /// answers requests for its own IPv4 address (`hdl/src/net/arp.rs`).
 pub mod arp_frame {

@@ -277,7 +277,8 @@ pub fn run(o: Opts) -> Result<(), String> {
             dest_qpn: peer.qpn,
             rq_psn: peer.psn,
             dest_mac: mac,
-            dest_ip: ip,
+            dest_ip: ip.into(),
+            sgid_index: 0,
             udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
             // As ibv_rc_pingpong: 12 = 0.64 ms.
             min_rnr_timer: 12,

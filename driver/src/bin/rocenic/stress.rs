@@ -26,6 +26,7 @@ options:
                       (a READ scattered over) them, every receive scattered over them (default 1)
   --window N          work requests each side keeps in flight, 1 to 16 (default 1): source and target
                       regions cut into N slots, one per message in flight
+  --ipv6              RoCEv2 over IPv6 between fd52:4f43:45::1 and ::2 (default IPv4)
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -43,6 +44,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         dma_reorder: false,
         sge: 1,
         window: 1,
+        ipv6: false,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut it = args.iter();
@@ -75,6 +77,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--dma-reorder" => c.dma_reorder = true,
             "--sge" => c.sge = num(v()?)? as usize,
             "--window" => c.window = num(v()?)? as usize,
+            "--ipv6" => c.ipv6 = true,
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS

@@ -1,0 +1,254 @@
+//! RoCEv2 over IPv6 (annex A17.4) between two co-simulated NICs: with GIDs in the port GID tables and
+//! IPv6 paths at RTR, every frame both sides send (requests, READ responses, ACKs) is IPv6 from the
+//! sender's GID to the peer's, with a good ICRC over IPv6's masked header; a NIC whose GID table lacks the
+//! destination takes none of them (RX_DROP_DST_IP) until the address is added, and then the requester's
+//! retransmission completes. Mixed operations over a lossy link: tests/stress.rs.
+use rocenic_driver::pair::{ipv6, Pair, PairParams};
+use rocenic_driver::{
+    AccessFlags, Error, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs, SendFlags, SendOp, Sge,
+    WcStatus, WorkRequest,
+};
+use rocenic_proto::wire::{Frame, IpRepr, ETHERTYPE_IPV6};
+use rocenic_proto::{icrc, regs};
+use rocenic_sim::{FabricConfig, Width};
+use std::net::Ipv6Addr;
+
+fn pair(width: Width) -> Pair {
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        ..FabricConfig::default()
+    };
+    let params = PairParams {
+        gid: Some([ipv6(0), ipv6(1)]),
+        traffic_class: 26 << 2,
+        ..PairParams::new(1024, 20_000)
+    };
+    Pair::connect_with(cfg, &params).unwrap()
+}
+
+/// Checks that every frame is RoCEv2 over IPv6 from `src` to `dst` with DSCP 26 and a good ICRC;
+/// returns how many.
+fn all_ipv6(frames: &[Vec<u8>], src: Ipv6Addr, dst: Ipv6Addr) -> usize {
+    for f in frames {
+        assert_eq!(u16::from_be_bytes([f[12], f[13]]), ETHERTYPE_IPV6);
+        let fr = Frame::parse(f).expect("a RoCEv2 frame over IPv6");
+        let IpRepr::V6(ip) = fr.ip else {
+            panic!("not IPv6")
+        };
+        assert_eq!((ip.src, ip.dst), (src.octets(), dst.octets()));
+        assert_eq!((ip.next_header, ip.hop_limit), (17, 64));
+        assert_eq!(ip.traffic_class >> 2, 26, "the QP's DSCP");
+        assert_eq!(
+            ip.payload_len as usize,
+            f.len() - 54,
+            "payload length (no padding at these sizes)"
+        );
+        assert!(icrc::check(f).unwrap(), "bad ICRC over IPv6");
+    }
+    frames.len()
+}
+
+/// A `len`-byte RDMA WRITE from A to B, then an RDMA READ of it back into another buffer of A's:
+/// returns whether both completed and both copies match.
+fn write_then_read(p: &Pair, len: usize, cycles: u64) -> bool {
+    let data: Vec<u8> = (0..len).map(|i| (i * 13 + 5) as u8).collect();
+    let src = p.a.ctx.alloc_dma(len).unwrap();
+    let back = p.a.ctx.alloc_dma(len).unwrap();
+    let dst = p.b.ctx.alloc_dma(len).unwrap();
+    src.write(0, &data).unwrap();
+    let src_mr =
+        p.a.pd
+            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let back_mr =
+        p.a.pd
+            .reg_mr(&back, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let remote = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    let dst_mr = p.b.pd.reg_mr(&dst, 0, len, remote).unwrap();
+    let ops = [
+        (
+            SendOp::RdmaWrite {
+                remote_addr: dst_mr.addr(),
+                rkey: dst_mr.rkey(),
+            },
+            &src_mr,
+        ),
+        (
+            SendOp::RdmaRead {
+                remote_addr: dst_mr.addr(),
+                rkey: dst_mr.rkey(),
+            },
+            &back_mr,
+        ),
+    ];
+    for (i, (op, mr)) in ops.into_iter().enumerate() {
+        // SAFETY: the buffers and MRs live until this function returns, after the completion.
+        unsafe {
+            p.a.qp
+                .post_send(&WorkRequest {
+                    wr_id: i as u64,
+                    op,
+                    sge: Sge {
+                        addr: mr.addr(),
+                        length: len as u32,
+                        lkey: mr.lkey(),
+                    },
+                    flags: SendFlags::SIGNALED,
+                })
+                .unwrap();
+        }
+        match p.wait_for(&p.a.send_cq, cycles) {
+            Some(wc) if wc.status == WcStatus::Success => {}
+            _ => return false,
+        }
+    }
+    let (mut got, mut got_back) = (vec![0; len], vec![0; len]);
+    dst.read(0, &mut got).unwrap();
+    back.read(0, &mut got_back).unwrap();
+    got == data && got_back == data
+}
+
+fn write_and_read_over_ipv6(width: Width) {
+    let p = pair(width);
+    p.fabric.lock().unwrap().record_frames();
+    assert!(write_then_read(&p, 40_000, 2_000_000));
+    let mut f = p.fabric.lock().unwrap();
+    let (a, b) = (f.take_sent(0), f.take_sent(1));
+    // 40 WRITE packets and a READ request from A (and its ACKs of nothing); 40 READ responses and the
+    // WRITE's ACKs from B.
+    assert!(all_ipv6(&a, ipv6(0), ipv6(1)) >= 41, "A sent {}", a.len());
+    assert!(all_ipv6(&b, ipv6(1), ipv6(0)) >= 41, "B sent {}", b.len());
+    for port in 0..2 {
+        assert_eq!(f.reg_read(port, regs::RX_DROP_NOT_ROCE), 0);
+        assert_eq!(f.reg_read(port, regs::RX_ICRC_ERRORS), 0);
+    }
+}
+
+#[test]
+fn rdma_write_and_read_over_ipv6_64() {
+    write_and_read_over_ipv6(Width::W64);
+}
+
+#[test]
+fn rdma_write_and_read_over_ipv6_512() {
+    write_and_read_over_ipv6(Width::W512);
+}
+
+#[test]
+fn a_destination_missing_from_the_gid_table_is_not_taken_until_added() {
+    let p = pair(Width::W64);
+    let other: Ipv6Addr = "fd52:4f43:45::99".parse().unwrap();
+    p.b.ctx.set_gid(0, other).unwrap();
+    assert_eq!(p.b.ctx.gid(0).unwrap(), other);
+    // B's QP still sends from its entry 0 (now `other`), which A does not check: only the
+    // destination must be the receiver's.
+    let len = 8 << 10;
+    let data = vec![0x5A; len];
+    let src = p.a.ctx.alloc_dma(len).unwrap();
+    let dst = p.b.ctx.alloc_dma(len).unwrap();
+    src.write(0, &data).unwrap();
+    let src_mr =
+        p.a.pd
+            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dst_mr =
+        p.b.pd
+            .reg_mr(
+                &dst,
+                0,
+                len,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
+            .unwrap();
+    // SAFETY: the buffers and MRs live until the completion below.
+    unsafe {
+        p.a.qp
+            .post_send(&WorkRequest {
+                wr_id: 7,
+                op: SendOp::RdmaWrite {
+                    remote_addr: dst_mr.addr(),
+                    rkey: dst_mr.rkey(),
+                },
+                sge: Sge {
+                    addr: src_mr.addr(),
+                    length: len as u32,
+                    lkey: src_mr.lkey(),
+                },
+                flags: SendFlags::SIGNALED,
+            })
+            .unwrap();
+    }
+    p.fabric.lock().unwrap().run(15_000);
+    {
+        let mut f = p.fabric.lock().unwrap();
+        let dropped = f.reg_read(1, regs::RX_DROP_DST_IP);
+        assert!(dropped >= 8, "B dropped A's 8 packets: {dropped}");
+        assert_eq!(
+            f.reg_read(1, regs::RX_DROP_NOT_ROCE),
+            dropped,
+            "for no other reason"
+        );
+        assert_eq!(f.reg_read(1, regs::RX_ROCE_PACKETS), 0);
+    }
+    // Entry 1 holds B's address: taken again, and the retransmission lands.
+    p.b.ctx.set_gid(1, ipv6(1)).unwrap();
+    let wc = p
+        .wait_for(&p.a.send_cq, 2_000_000)
+        .expect("WRITE completion");
+    assert_eq!((wc.wr_id, wc.status), (7, WcStatus::Success));
+    let mut got = vec![0; len];
+    dst.read(0, &mut got).unwrap();
+    assert_eq!(got, data);
+}
+
+#[test]
+fn ipv6_paths_need_a_source_gid() {
+    let p = pair(Width::W64);
+    let qp = QueuePair::create(
+        &p.a.pd,
+        &p.a.send_cq,
+        &p.a.recv_cq,
+        QpCaps {
+            max_send_wr: 4,
+            max_recv_wr: 4,
+            max_send_sge: 1,
+            max_recv_sge: 1,
+        },
+    )
+    .unwrap();
+    qp.modify(QpAttr::Init(InitAttrs::default())).unwrap();
+    let rtr = |dest_ip: std::net::IpAddr, sgid_index: u8| RtrAttrs {
+        path_mtu: 1024,
+        dest_qpn: 5,
+        rq_psn: 0,
+        dest_mac: [2, 0, 0, 0, 0, 9],
+        dest_ip,
+        sgid_index,
+        udp_sport: 0xC000,
+        min_rnr_timer: 1,
+        traffic_class: 0,
+    };
+    let bad = |r: Result<(), Error>| matches!(r, Err(Error::BadAttr(_)));
+    assert!(
+        bad(qp.modify(QpAttr::Rtr(rtr(ipv6(1).into(), 1)))),
+        "entry 1 is empty"
+    );
+    assert!(
+        bad(qp.modify(QpAttr::Rtr(rtr(ipv6(1).into(), 4)))),
+        "beyond the table"
+    );
+    assert!(bad(
+        qp.modify(QpAttr::Rtr(rtr(Ipv6Addr::UNSPECIFIED.into(), 0)))
+    ));
+    assert!(p.a.ctx.set_gid(4, ipv6(0)).is_err());
+    assert!(p
+        .a
+        .ctx
+        .set_gid(0, "::ffff:10.0.0.1".parse().unwrap())
+        .is_err());
+    // An IPv4-mapped destination is an IPv4 path and needs no entry.
+    qp.modify(QpAttr::Rtr(rtr("::ffff:10.0.0.2".parse().unwrap(), 3)))
+        .unwrap();
+}
