@@ -2896,9 +2896,10 @@ fn vlan_tagged_not_taken(b: &mut Bench) -> Result<(), String> {
     not_roce(b, bad, good, p, &d, regs::RX_DROP_ETHERTYPE)
 }
 
-fn ipv6_not_taken(b: &mut Bench) -> Result<(), String> {
+fn ipv6_to_an_address_not_in_the_gid_table_not_taken(b: &mut Bench) -> Result<(), String> {
     let (good, p, d) = good_write(b, 76);
-    // The same packet over IPv6, to A's IPv4-mapped GID (::ffff:10.0.0.1).
+    // The same packet over IPv6, to A's IPv4-mapped GID (::ffff:10.0.0.1): not an IPv6 address of the
+    // port (its GID table is empty here), so not taken; IPv6 to a table entry: tests/ipv6.rs.
     let v4mapped = |ip: std::net::Ipv4Addr| ip.to_ipv6_mapped().octets();
     let bad = edited(&good, |f| {
         f.eth.ethertype = ETHERTYPE_IPV6;
@@ -2912,7 +2913,7 @@ fn ipv6_not_taken(b: &mut Bench) -> Result<(), String> {
             dst: v4mapped(ip(0)),
         });
     });
-    not_roce(b, bad, good, p, &d, regs::RX_DROP_ETHERTYPE)
+    not_roce(b, bad, good, p, &d, regs::RX_DROP_DST_IP)
 }
 
 /// `frame` with an 802.1Q tag (PCP 3, VID `vid`) after the source MAC.
@@ -3675,7 +3676,7 @@ pub const CASES: &[Case] = &[
     Case { name: "eth_other_mac_not_taken", rule: "IEEE 802.3: a frame for another unicast MAC address is not taken, counted", run: eth_other_mac_not_taken },
     Case { name: "ipv4_other_address_not_taken", rule: "RFC 1122 3.2.1.3: a datagram for another IPv4 address is not taken, counted", run: ipv4_other_address_not_taken },
     Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: a port not on a VLAN (VLAN register 0) does not take tagged frames: dropped whole, counted as an EtherType drop", run: vlan_tagged_not_taken },
-    Case { name: "ipv6_not_taken", rule: "annex A17: RoCEv2 over IPv6 is not taken by this generation; dropped whole and counted as an EtherType drop", run: ipv6_not_taken },
+    Case { name: "ipv6_to_an_address_not_in_the_gid_table_not_taken", rule: "annex A17.4, RFC 8200: an IPv6 packet is taken only when its destination is one of the port's GIDs (the GID table; the IPv4-mapped GID ::ffff:IPV4 is not an IPv6 address of the port); dropped whole and counted as a destination-IP drop", run: ipv6_to_an_address_not_in_the_gid_table_not_taken },
     Case { name: "vlan_port_takes_its_vlan_only", rule: "IEEE 802.1Q: a port on VLAN 100 takes frames tagged 100 and answers tagged (PCP = its RoCE priority); untagged frames and other VIDs are dropped and counted", run: vlan_port_takes_its_vlan_only },
     Case { name: "port_disabled_not_taken", rule: "a RoCE frame reaching a disabled port (CONTROL bit 0 clear) is dropped and counted, and taken once the port is enabled", run: port_disabled_not_taken },
     Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },

@@ -21,6 +21,11 @@ MY_MAC = 0x02A1B2C3D4E5
 PEER_MAC = 0x02A1B2C3D4F0
 MY_IP = 0x0A000105          # 10.0.1.5
 PEER_IP = 0x0A000106
+# The port's GID table: entries 0 and 2 hold addresses, 1 and 3 are empty.
+MY_GID = bytes.fromhex("fd524f43004500000000000000000105")
+MY_GID2 = bytes.fromhex("fe80000000000000a1b2c3fffed4e5ff")
+PEER_GID = bytes.fromhex("fd524f43004500000000000000000106")
+MY_GIDS = [MY_GID, bytes(16), MY_GID2, bytes(16)]
 VERDICTS = ["roce_inc", "not_roce_inc", "ip_csum_err_inc", "icrc_err_inc", "overflow_inc", "lossy_inc"]
 LOSSY = "lossy"
 NAME = {"roce_inc": F.ROCE, "not_roce_inc": F.NOT_ROCE, "ip_csum_err_inc": F.IP_CSUM,
@@ -47,6 +52,8 @@ class Bench:
         dut.mac_lo.value = MY_MAC & 0xFFFFFFFF
         dut.mac_hi.value = MY_MAC >> 32
         dut.ipv4.value = MY_IP
+        for i, g in enumerate(MY_GIDS):
+            getattr(dut, f"gid{i}").value = int.from_bytes(g, "big")
         dut.udp_dport.value = F.ROCE_PORT
         dut.pcp.value = 0
         dut.trust_dscp.value = 1
@@ -92,7 +99,7 @@ class Bench:
         """Per frame: the model's verdict (or overflow when allowed); delivered == the frames judged
         RoCE, in order, byte for byte."""
         for i, (f, v) in enumerate(zip(frame_list, verdicts)):
-            want = F.classify(f, MY_MAC, MY_IP)
+            want = F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS)
             if not (v == want or (allow_overflow and v == F.OVERFLOW)):
                 raise AssertionError(f"frame {i} ({len(f)} bytes): verdict {v}, model says {want}")
         taken = [f for f, v in zip(frame_list, verdicts) if v == F.ROCE]
@@ -213,13 +220,13 @@ async def test_malformed_frames_dropped_and_counted(dut):
     bad = malformed(rng, tb.nb)
     fl, names = [], []
     for name, f in bad:
-        want = F.classify(f, MY_MAC, MY_IP)
+        want = F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS)
         assert want != F.ROCE, f"bench error: '{name}' is a good frame"
         fl += [f, good(rng, rng.randrange(60, 400))]
         names += [name, "good"]
     verdicts = await tb.send(fl)
     for name, f, v in zip(names, fl, verdicts):
-        want = F.classify(f, MY_MAC, MY_IP)
+        want = F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS)
         assert v == want, f"{name}: verdict {v}, expected {want}"
     await tb.drain()
     tb.check_delivered([f for f, n in zip(fl, names) if n == "good"])
@@ -403,3 +410,78 @@ async def test_lossy_priority_admission(dut):
     tb.reader.hold = False
     await tb.drain()
     tb.check_delivered(taken)
+
+
+def good6(rng, length, dst=MY_GID, **kw):
+    """A good RoCEv2 frame over IPv6 of exactly `length` bytes (at least 78)."""
+    head = F.ETH_LEN + F.IP6_LEN + F.UDP_LEN + F.BTH_LEN + F.ICRC_LEN
+    f = F.roce6_frame(MY_MAC, PEER_MAC, PEER_GID, dst, payload=rng.randbytes(max(0, length - head)),
+                      dest_qp=rng.randrange(1 << 24), psn=rng.randrange(1 << 24), **kw)
+    assert len(f) == max(length, 78), (len(f), length)
+    return f
+
+
+def malformed6(rng):
+    """(name, frame) pairs over IPv6 that must all be dropped."""
+    base = good6(rng, 300)
+    out = [(f"IPv6 truncated to {n} bytes", base[:n]) for n in (20, 54, 57, 61, 73, 77, 150, 299)]
+    out.append(("IPv6 version 4", good6(rng, 120, version=4)))
+    out.append(("IPv6 version 7", good6(rng, 120, version=7)))
+    out.append(("IPv6 next header TCP", good6(rng, 120, next_header=6)))
+    out.append(("IPv6 hop-by-hop extension header", good6(rng, 120, next_header=0)))
+    out.append(("IPv6 to another address", good6(rng, 120, dst=PEER_GID)))
+    out.append(("IPv6 to :: (the empty entries)", good6(rng, 120, dst=bytes(16))))
+    out.append(("IPv6 UDP port 4792", good6(rng, 120, udp_dport=4792)))
+    plen = int.from_bytes(base[18:20], "big")
+    out.append(("IPv6 payload length beyond the frame", good6(rng, 300, payload_len=plen + 4)))
+    out.append(("IPv6 payload length 23 (< UDP+BTH+ICRC)", good6(rng, 100, payload_len=23)))
+    out.append(("IPv6 payload length 4 short of the ICRC", good6(rng, 300, payload_len=plen - 4)))
+    for pos in (14, 20 + 2, 22, 37, 38 + 15, 54, 62, 70, 200, 299):  # version, src, dst, UDP, BTH, ...
+        f = bytearray(base)
+        f[pos] ^= 0x10 if pos == 14 else 1 << rng.randrange(8)
+        out.append((f"IPv6 bit flip at byte {pos}", bytes(f)))
+    out.append(("IPv6 bad ICRC", good6(rng, 200, icrc=b"\x01\x02\x03\x04")))
+    return out
+
+
+@cocotb.test()
+async def test_ipv6_frames_good_and_malformed(dut):
+    """RoCEv2 over IPv6 (annex A17.4): good frames of every last-beat shape up to jumbo, to either
+    non-empty GID entry, with the ICRC-masked fields (traffic class, flow label, hop limit, UDP checksum,
+    BTH byte 4) changed after the ICRC, are taken byte for byte; truncated ones, wrong versions, next
+    headers other than UDP, other or empty destinations, bad payload lengths, corrupted bits and a bad
+    ICRC get the model's drop verdict; IPv4 frames in between are unaffected."""
+    tb = Bench(dut, valid_gaps=True, reader_gap=lambda r: r.choice([0, 0, 0, 3, 20]), seed=19)
+    await tb.start()
+    rng = random.Random(16)
+    fl, names = [], []
+    for n in [x for x in sizes_upto(tb.nb, 4200) if x >= 78] + [78, 79, 9000]:
+        fl.append(good6(rng, n, dst=MY_GID if n % 2 else MY_GID2))
+        names.append("good")
+    f = bytearray(good6(rng, 333))
+    f[14] = (f[14] & 0xF0) | 0x0B
+    f[15:18] = b"\x9a\xbc\xde"
+    f[21] = 3
+    f[60:62] = b"\x12\x34"
+    f[66] = 0xC0
+    fl.append(bytes(f))
+    names.append("good")
+    for name, f in malformed6(rng):
+        assert F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS) != F.ROCE, f"bench error: {name}"
+        fl += [f, good(rng, rng.randrange(60, 400))]
+        names += [name, "good"]
+    verdicts = []
+    for i in range(0, len(fl), 4):
+        verdicts += await tb.send(fl[i:i + 4])
+        await tb.drain()
+    for name, f, v in zip(names, fl, verdicts):
+        want = F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS)
+        assert v == want, f"{name} ({len(f)} bytes): verdict {v}, expected {want}"
+        if name == "good":
+            assert v == F.ROCE, f"a good frame of {len(f)} bytes: {v}"
+    tb.check_delivered([f for f, n in zip(fl, names) if n == "good"])
+    by = {}
+    for v in verdicts:
+        by[v] = by.get(v, 0) + 1
+    dut._log.info("IPv6 verdicts: %s", by)
+    assert by.get(F.ICRC_ERR, 0) >= 5 and by.get(F.NOT_ROCE, 0) >= 15
