@@ -20,6 +20,8 @@ demo --width 512 --write-bytes 65536 --pcap out/test-512.pcap
 python3 testbench/check_pcap.py --tshark out/test-512.pcap
 demo --width 64 --write-bytes 65536 --mtu 1024 --vlan 100 --pcap out/test-vlan.pcap
 python3 testbench/check_pcap.py --tshark --vlan 100 out/test-vlan.pcap
+demo --width 512 --write-bytes 65536 --mtu 1024 --ipv6 --pcap out/test-ipv6.pcap
+python3 testbench/check_pcap.py --tshark --ipv6 out/test-ipv6.pcap
 demo --width 64 --write-bytes 65536 --mtu 1024 --flip-bit 3:900 --pcap out/test-flip.pcap
 python3 testbench/check_pcap.py --tshark --allow-bad 1 out/test-flip.pcap
 # A stage whose output has one "  PASS ..." / "  FAIL ..." line per check: count them; a stage that exits

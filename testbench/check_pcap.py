@@ -8,7 +8,8 @@ header with its checksum as ones, the BTH with byte 4 as ones, then everything u
 found from the IP length (short Ethernet frames carry padding after it) and is stored least-significant
 byte first. With --tshark, also have Wireshark decode every frame and fail on any RoCE frame whose BTH it
 does not decode, or any frame it marks malformed. With --vlan VID, every RoCE frame must be tagged with
-that VLAN ID (and tshark must decode the tag so).
+that VLAN ID (and tshark must decode the tag so). With --ipv6, every RoCE frame must be IPv6 (and tshark
+must decode it so).
 
 Prints "N passed, M failed" (one check per RoCE frame, plus one per frame with --tshark) and exits 1 on
 any failure, or when the capture holds no RoCE frame.
@@ -91,9 +92,10 @@ PAYLOAD_HEURISTICS = [
 ]
 
 
-def tshark_problems(path, roce_frames, source_ports, vlan=None):
+def tshark_problems(path, roce_frames, source_ports, vlan=None, ipv6=False):
     """Frame numbers tshark does not decode as InfiniBand BTH (RoCE frames) or marks malformed (any);
-    with `vlan`, also RoCE frames tshark does not decode as tagged with that VLAN ID."""
+    with `vlan`, also RoCE frames tshark does not decode as tagged with that VLAN ID; with `ipv6`, RoCE
+    frames it does not decode as IPv6."""
     if not shutil.which("tshark"):
         sys.exit("tshark not found: scripts/setup.sh installs it (apt-get install tshark)")
     # Wireshark's UDP dissector tries the lower port first; a RoCE source port below 4791 that another
@@ -105,20 +107,23 @@ def tshark_problems(path, roce_frames, source_ports, vlan=None):
     # payloads here are opaque application bytes, so a guess that fails is not a RoCE defect.
     for h in PAYLOAD_HEURISTICS:
         decode_as += ["--disable-heuristic", h]
-    fields = ["frame.number", "infiniband.bth.opcode", "_ws.malformed", "_ws.expert.message", "vlan.id"]
+    fields = ["frame.number", "infiniband.bth.opcode", "_ws.malformed", "_ws.expert.message", "vlan.id",
+              "ipv6.version"]
     cmd = ["tshark", "-r", path, *decode_as, "-T", "fields", "-E", "occurrence=a"]
     for f in fields:
         cmd += ["-e", f]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     problems, seen = {}, set()
     for line in out.splitlines():
-        number, opcode, malformed, expert, vid = (line.split("\t") + ["", "", "", "", ""])[:5]
+        number, opcode, malformed, expert, vid, v6 = (line.split("\t") + [""] * 6)[:6]
         number = int(number)
         seen.add(number)
         if number in roce_frames and not opcode:
             problems[number] = "not decoded as InfiniBand BTH"
         elif vlan is not None and number in roce_frames and vid != str(vlan):
             problems[number] = f"802.1Q VLAN ID {vid or 'none'}, expected {vlan}"
+        elif ipv6 and number in roce_frames and v6 != "6":
+            problems[number] = "not decoded as IPv6"
         elif malformed or "Malformed" in expert:
             problems[number] = f"malformed: {malformed or expert}"
     for number in roce_frames - seen:
@@ -137,6 +142,7 @@ def main():
     ap.add_argument("--tshark", action="store_true", help="also decode every frame with tshark")
     ap.add_argument("--vlan", type=int, metavar="VID",
                     help="every RoCE frame must carry an 802.1Q tag with this VLAN ID")
+    ap.add_argument("--ipv6", action="store_true", help="every RoCE frame must be RoCEv2 over IPv6")
     a = ap.parse_args()
 
     passed = failed = 0
@@ -149,6 +155,10 @@ def main():
         ip, hl, _, end = layout
         if a.vlan is not None and (ip != 18 or struct.unpack(">H", f[14:16])[0] & 0xFFF != a.vlan):
             print(f"frame {number}: not tagged with VLAN {a.vlan}")
+            failed += 1
+            continue
+        if a.ipv6 and not layout[2]:
+            print(f"frame {number}: not IPv6")
             failed += 1
             continue
         source_ports.add(struct.unpack(">H", f[ip + hl:ip + hl + 2])[0])
@@ -177,7 +187,7 @@ def main():
         failed += 1
 
     if a.tshark:
-        problems, decoded = tshark_problems(a.pcap, roce, source_ports, a.vlan)
+        problems, decoded = tshark_problems(a.pcap, roce, source_ports, a.vlan, a.ipv6)
         for number in short:
             problems.pop(number, None)
         for number, why in sorted(problems.items()):

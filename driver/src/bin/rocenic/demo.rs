@@ -1,6 +1,6 @@
 //! `rocenic demo`: the main job. Two co-simulated NICs, connected RC QPs, an RDMA WRITE and a SEND from A
 //! to B, B's memory checked, a pcap of every frame.
-use rocenic_driver::pair::Pair;
+use rocenic_driver::pair::{self, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, QpState, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
 };
@@ -27,6 +27,8 @@ options:
   --line-gbps G         each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit,
                         the core's datapath rate)
   --vlan VID            put both ports on 802.1Q VLAN VID (1..4094): every RoCE frame tagged
+  --ipv6                RoCEv2 over IPv6 between fd52:4f43:45::1 (A) and ::2 (B), each port's GID table
+                        entry 0 (default IPv4, 10.0.0.1 and .2)
   --max-cycles N        give up after N simulated cycles (default 5000000)
   --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
 
@@ -43,6 +45,7 @@ pub struct Opts {
     max_cycles: u64,
     vcd: Option<PathBuf>,
     vlan: Option<u16>,
+    ipv6: bool,
 }
 
 pub fn parse(args: &[String]) -> Result<Opts, String> {
@@ -59,6 +62,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         max_cycles: 5_000_000,
         vcd: None,
         vlan: None,
+        ipv6: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str| -> Result<u64, String> {
@@ -78,6 +82,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--seed" => o.seed = num(it.next(), a)?,
             "--ack-timeout" => o.ack_timeout = num(it.next(), a)? as u32,
             "--max-cycles" => o.max_cycles = num(it.next(), a)?,
+            "--ipv6" => o.ipv6 = true,
             "--vlan" => {
                 let v = num(it.next(), a)?;
                 if !(1..=4094).contains(&v) {
@@ -149,7 +154,11 @@ pub fn run(o: Opts) -> Result<(), String> {
     };
     let wall = Instant::now();
     let e = |e: rocenic_driver::Error| e.to_string();
-    let pair = Pair::connect(cfg, o.mtu, o.ack_timeout).map_err(e)?;
+    let params = PairParams {
+        gid: o.ipv6.then(|| [pair::ipv6(0), pair::ipv6(1)]),
+        ..PairParams::new(o.mtu, o.ack_timeout)
+    };
+    let pair = Pair::connect_with(cfg, &params).map_err(e)?;
     let (a, b) = (&pair.a, &pair.b);
     a.ctx.set_vlan(o.vlan).map_err(e)?;
     b.ctx.set_vlan(o.vlan).map_err(e)?;
