@@ -11,7 +11,7 @@ use rocenic_proto::wire::arp_frame as arp;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, UdpSocket};
 
 /// Where the other end of the wire is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +86,8 @@ pub struct ExternalStats {
     pub frames_out: u64,
     /// ARP requests sent on the NIC's behalf to resolve a peer.
     pub arp_requests_sent: u64,
+    /// IPv6 neighbour solicitations sent on the NIC's behalf to resolve a peer.
+    pub ns_sent: u64,
 }
 
 /// The socket end of the wire plus address resolution on the NIC's behalf.
@@ -95,6 +97,10 @@ pub struct ExternalPort {
     /// The NIC's address, once [`ExternalPort::set_address`] gave it.
     me: Option<([u8; 6], Ipv4Addr)>,
     neighbours: HashMap<Ipv4Addr, [u8; 6]>,
+    /// The NIC's IPv6 address (its GID) and the IPv6 neighbours seen (RFC 4861 advertisements and
+    /// solicitations that name their link-layer address).
+    me6: Option<Ipv6Addr>,
+    neighbours6: HashMap<Ipv6Addr, [u8; 6]>,
     stats: ExternalStats,
 }
 
@@ -127,6 +133,8 @@ impl ExternalPort {
             spec: spec.clone(),
             me: None,
             neighbours: HashMap::new(),
+            me6: None,
+            neighbours6: HashMap::new(),
             stats: ExternalStats::default(),
         })
     }
@@ -142,6 +150,27 @@ impl ExternalPort {
     /// The NIC's MAC and IPv4 address, the sender of resolution requests.
     pub fn set_address(&mut self, mac: [u8; 6], ip: Ipv4Addr) {
         self.me = Some((mac, ip));
+    }
+
+    /// The NIC's IPv6 address, the sender of neighbour solicitations.
+    pub fn set_address6(&mut self, ip: Ipv6Addr) {
+        self.me6 = Some(ip);
+    }
+
+    /// The MAC of `ip` if a neighbour advertisement (or a solicitation naming its link-layer address) from
+    /// it was seen.
+    pub fn neighbour6(&self, ip: Ipv6Addr) -> Option<[u8; 6]> {
+        self.neighbours6.get(&ip).copied()
+    }
+
+    /// A neighbour solicitation for `target` (RFC 4861 §4.3, §7.2.2) from the NIC's MAC and IPv6 address
+    /// to the target's solicited-node multicast address, with a source link-layer address option (None
+    /// until [`ExternalPort::set_address`] and [`ExternalPort::set_address6`]).
+    pub fn ns_request(&mut self, target: Ipv6Addr) -> Option<Vec<u8>> {
+        let (mac, _) = self.me?;
+        let src = self.me6?;
+        self.stats.ns_sent += 1;
+        Some(ndp::solicitation(mac, src, target))
     }
 
     /// The MAC of `ip` if an ARP frame from it was seen.
@@ -240,12 +269,129 @@ impl ExternalPort {
 
     /// If `f` is an ARP frame (RFC 826, Ethernet/IPv4), remember its sender's addresses.
     fn learn(&mut self, f: &[u8]) {
+        if let Some((ip, mac)) = ndp::sender(f) {
+            self.neighbours6.insert(ip, mac);
+        }
         if let Some((_, sha, spa)) = arp::sender(f) {
             let spa = Ipv4Addr::from(spa);
             if spa != Ipv4Addr::UNSPECIFIED {
                 self.neighbours.insert(spa, sha);
             }
         }
+    }
+}
+
+/// IPv6 neighbour discovery (RFC 4861) as the NIC's host software sees it: the solicitations it sends to
+/// resolve a peer, and the link-layer addresses peers announce.
+pub mod ndp {
+    use std::net::Ipv6Addr;
+
+    const ICMPV6: u8 = 58;
+    const SOLICITATION: u8 = 135;
+    const ADVERTISEMENT: u8 = 136;
+    /// Option types: source and target link-layer address.
+    const SLLA: u8 = 1;
+    const TLLA: u8 = 2;
+
+    /// The ICMPv6 checksum (RFC 8200 §8.1): over the pseudo-header and the message.
+    pub fn checksum(src: Ipv6Addr, dst: Ipv6Addr, msg: &[u8]) -> u16 {
+        let mut sum: u32 = 0;
+        let mut add = |b: &[u8]| {
+            for c in b.chunks(2) {
+                sum += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+            }
+        };
+        add(&src.octets());
+        add(&dst.octets());
+        add(&(msg.len() as u32).to_be_bytes());
+        add(&[0, 0, 0, ICMPV6]);
+        add(msg);
+        while sum >> 16 != 0 {
+            sum = (sum & 0xFFFF) + (sum >> 16);
+        }
+        !(sum as u16)
+    }
+
+    /// An IPv6 frame from `smac`/`src` to `dmac`/`dst` carrying ICMPv6 `msg` (its checksum filled in), hop
+    /// limit 255 as neighbour discovery requires.
+    fn icmpv6_frame(
+        smac: [u8; 6],
+        dmac: [u8; 6],
+        src: Ipv6Addr,
+        dst: Ipv6Addr,
+        mut msg: Vec<u8>,
+    ) -> Vec<u8> {
+        let c = checksum(src, dst, &msg);
+        msg[2..4].copy_from_slice(&c.to_be_bytes());
+        let mut f = Vec::with_capacity(54 + msg.len());
+        f.extend_from_slice(&dmac);
+        f.extend_from_slice(&smac);
+        f.extend_from_slice(&[0x86, 0xDD, 0x60, 0, 0, 0]);
+        f.extend_from_slice(&(msg.len() as u16).to_be_bytes());
+        f.extend_from_slice(&[ICMPV6, 255]);
+        f.extend_from_slice(&src.octets());
+        f.extend_from_slice(&dst.octets());
+        f.extend_from_slice(&msg);
+        f
+    }
+
+    /// A neighbour solicitation for `target` from `mac`/`src`, to the target's solicited-node multicast
+    /// address ff02::1:ffXX:XXXX and its MAC 33:33:ff:XX:XX:XX, with a source link-layer address option.
+    pub fn solicitation(mac: [u8; 6], src: Ipv6Addr, target: Ipv6Addr) -> Vec<u8> {
+        let t = target.octets();
+        let dst = Ipv6Addr::new(
+            0xFF02,
+            0,
+            0,
+            0,
+            0,
+            1,
+            0xFF00 | t[13] as u16,
+            (t[14] as u16) << 8 | t[15] as u16,
+        );
+        let dmac = [0x33, 0x33, 0xFF, t[13], t[14], t[15]];
+        let mut msg = vec![SOLICITATION, 0, 0, 0, 0, 0, 0, 0];
+        msg.extend_from_slice(&t);
+        msg.extend_from_slice(&[SLLA, 1]);
+        msg.extend_from_slice(&mac);
+        icmpv6_frame(mac, dmac, src, dst, msg)
+    }
+
+    /// The (IPv6 address, MAC) a neighbour discovery frame announces: an advertisement's target and its
+    /// target link-layer address (or the frame's source MAC), or a solicitation's source and its source
+    /// link-layer address option. Frames with a bad checksum or a hop limit other than 255 announce nothing.
+    pub fn sender(f: &[u8]) -> Option<(Ipv6Addr, [u8; 6])> {
+        if f.len() < 78
+            || f[12..14] != [0x86, 0xDD]
+            || f[14] >> 4 != 6
+            || f[20] != ICMPV6
+            || f[21] != 255
+        {
+            return None;
+        }
+        let plen = u16::from_be_bytes([f[18], f[19]]) as usize;
+        let msg = f.get(54..54 + plen)?;
+        let src = Ipv6Addr::from(<[u8; 16]>::try_from(&f[22..38]).ok()?);
+        let dst = Ipv6Addr::from(<[u8; 16]>::try_from(&f[38..54]).ok()?);
+        if plen < 24 || checksum(src, dst, msg) != 0 {
+            return None;
+        }
+        let target = Ipv6Addr::from(<[u8; 16]>::try_from(&msg[8..24]).ok()?);
+        let (ip, want) = match msg[0] {
+            ADVERTISEMENT => (target, TLLA),
+            SOLICITATION if !src.is_unspecified() => (src, SLLA),
+            _ => return None,
+        };
+        let mut mac: [u8; 6] = f[6..12].try_into().ok()?;
+        let mut opts = &msg[24..];
+        while opts.len() >= 8 && opts[1] != 0 {
+            let n = opts[1] as usize * 8;
+            if opts[0] == want && n >= 8 {
+                mac.copy_from_slice(&opts[2..8]);
+            }
+            opts = opts.get(n..).unwrap_or(&[]);
+        }
+        Some((ip, mac))
     }
 }
 
@@ -266,6 +412,44 @@ mod tests {
     use super::*;
 
     const NIC_MAC: [u8; 6] = [2, 0x52, 0x4F, 0x43, 0x45, 0];
+
+    #[test]
+    fn neighbour_solicitation_and_what_advertisements_teach() {
+        let me: Ipv6Addr = "fd52:4f43:45::2".parse().unwrap();
+        let peer: Ipv6Addr = "fd52:4f43:45::1".parse().unwrap();
+        let ns = ndp::solicitation(NIC_MAC, me, peer);
+        assert_eq!(ns.len(), 86);
+        assert_eq!(
+            ns[..6],
+            [0x33, 0x33, 0xFF, 0, 0, 1],
+            "solicited-node multicast MAC"
+        );
+        assert_eq!(
+            ns[38..54],
+            "ff02::1:ff00:1".parse::<Ipv6Addr>().unwrap().octets()
+        );
+        // The solicitation itself names our link-layer address; its checksum verifies (sum 0).
+        assert_eq!(ndp::sender(&ns), Some((me, NIC_MAC)));
+        let mut bad = ns.clone();
+        bad[60] ^= 1;
+        assert_eq!(ndp::sender(&bad), None, "a bad checksum teaches nothing");
+        // An advertisement from the peer, built by hand: type 136, S and O, target, TLLA option.
+        let mut msg = vec![136, 0, 0, 0, 0x60, 0, 0, 0];
+        msg.extend_from_slice(&peer.octets());
+        msg.extend_from_slice(&[2, 1, 0x52, 0x54, 0, 0, 0, 9]);
+        let c = ndp::checksum(peer, me, &msg);
+        msg[2..4].copy_from_slice(&c.to_be_bytes());
+        let mut na = NIC_MAC.to_vec();
+        na.extend_from_slice(&[
+            0x52, 0x54, 0, 0, 0, 7, 0x86, 0xDD, 0x60, 0, 0, 0, 0, 32, 58, 255,
+        ]);
+        na.extend_from_slice(&peer.octets());
+        na.extend_from_slice(&me.octets());
+        na.extend_from_slice(&msg);
+        assert_eq!(ndp::sender(&na), Some((peer, [0x52, 0x54, 0, 0, 0, 9])));
+        na[21] = 64;
+        assert_eq!(ndp::sender(&na), None, "hop limit must be 255");
+    }
     const PEER_MAC: [u8; 6] = [0x52, 0x54, 0, 0, 0, 1];
 
     fn pair() -> (ExternalPort, UdpSocket) {

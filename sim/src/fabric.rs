@@ -8,7 +8,7 @@ use crate::nic::{line_bytes_per_cycle, Nic, NicConfig, REG_TIMEOUT_CYCLES, RESET
 use crate::switch::{Sample, Switch, SwitchConfig, SwitchStats};
 use crate::SimError;
 use rocenic_proto::Width;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -283,6 +283,37 @@ impl Fabric {
         if let Some(x) = &mut self.external {
             x.set_address(mac, ip);
         }
+    }
+
+    /// Tell the external port the NIC's IPv6 address, the sender of its neighbour solicitations.
+    pub fn set_external_address6(&mut self, ip: Ipv6Addr) {
+        if let Some(x) = &mut self.external {
+            x.set_address6(ip);
+        }
+    }
+
+    /// [`Fabric::resolve`] for an IPv6 neighbour: neighbour solicitations (RFC 4861) instead of ARP.
+    pub fn resolve6(
+        &mut self,
+        ip: Ipv6Addr,
+        retry_cycles: u64,
+        max_cycles: u64,
+    ) -> Option<[u8; 6]> {
+        let start = self.cycle;
+        let mut next = start;
+        while self.cycle - start < max_cycles {
+            let x = self.external.as_mut()?;
+            if let Some(mac) = x.neighbour6(ip) {
+                return Some(mac);
+            }
+            if self.cycle >= next {
+                let req = x.ns_request(ip)?;
+                self.link.send(0, req, self.cycle);
+                next = self.cycle + retry_cycles;
+            }
+            self.run(EXTERNAL_POLL_CYCLES);
+        }
+        None
     }
 
     /// The MAC of `ip` beyond the external port: ARP for it (again every `retry_cycles`) while running

@@ -6,6 +6,7 @@
 #   --iters N     iterations per case (default 100)
 #   --out DIR     logs and one pcap per case and role (default out/interop)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536")
+#   --roles LIST  which roles to run (default "1 2 3 4")
 #
 # Role 1: the guest runs ibv_rc_pingpong as the server; rocenic connects to it through a QEMU user-net
 #         port forward (host 127.0.0.1:PORT -> guest 10.0.2.15:18515).
@@ -14,6 +15,10 @@
 # One guest boot per role runs every case in turn (guest eth0 MTU 4200, so RoCE MTU 4096 is possible).
 # Role 3: as role 1 for one case, with 3 % of the frames dropped in each direction on the simulated link (among the first 4 * iters),
 #         so both sides' retransmissions (rxe's and the NIC's) are exercised.
+# Role 4: as role 1 for one case, over IPv6: the guest's eth0 gets fd52:4f43:45::1 (rxe adds its GID) and
+#         ibv_rc_pingpong uses that GID; rocenic --ipv6 fd52:4f43:45::2 resolves the guest's MAC by neighbour
+#         solicitation; the guest is given the NIC's MAC as a static neighbour (the NIC does not answer
+#         neighbour solicitations yet).
 # Each case: both programs must report every iteration, rocenic checks every message byte for byte
 # against the echo, and the pcap must pass testbench/check_pcap.py (ICRC recomputed, tshark decode).
 # Prints "interop: N passed, M failed" and exits non-zero if any case failed.
@@ -24,11 +29,13 @@ root=$(cd "$here/../.." && pwd)
 iters=100
 out=$root/out/interop
 cases="1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536"
+roles="1 2 3 4"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --iters) iters=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --cases) cases=${2:?}; shift 2 ;;
+        --roles) roles=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "rc-pingpong.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -50,14 +57,14 @@ report() { # name status detail
 }
 
 # Checks one case's rocenic log and pcap.
-check_case() { # name log pcap
-    local name=$1 log=$2 pcap=$3
+check_case() { # name log pcap [check_pcap.py options]
+    local name=$1 log=$2 pcap=$3 extra=${4:-}
     if ! grep -q "^$iters iters in" "$log"; then report "$name" fail "rocenic did not finish (see $log)"; return; fi
     if ! grep -Eq "(checked against what we sent;|echo mode)" "$log" ||
        ! grep -Eq "^rocenic: ($iters|$((iters - 1))) of $iters received messages checked" "$log"; then
         report "$name" fail "data not checked (see $log)"; return
     fi
-    if ! python3 "$root/testbench/check_pcap.py" --tshark "$pcap" > "$pcap.check" 2>&1; then
+    if ! python3 "$root/testbench/check_pcap.py" --tshark $extra "$pcap" > "$pcap.check" 2>&1; then
         report "$name" fail "pcap check failed (see $pcap.check)"; return
     fi
     report "$name" ok
@@ -66,6 +73,9 @@ check_case() { # name log pcap
 guest_cases=""
 for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
 
+role() { [[ " $roles " == *" $1 "* ]]; }
+
+if role 1; then
 echo "interop role 1: rxe ibv_rc_pingpong server <- rocenic rc-pingpong client"
 u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
 script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; ibv_rc_pingpong -g 1 -m \$m -s \$s -n $iters || exit 1; done"
@@ -81,7 +91,9 @@ for c in $cases; do
 done
 if wait "$guest"; then report "rxe side of role 1 (every ibv_rc_pingpong run exited 0)" ok
 else report "rxe side of role 1" fail "guest exit $? (see $out/role1-guest.log)"; fi
+fi
 
+if role 2; then
 echo "interop role 2: rocenic rc-pingpong server <- rxe ibv_rc_pingpong client"
 u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
 # The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
@@ -100,7 +112,9 @@ for c in $cases; do
 done
 if wait "$guest"; then report "rxe side of role 2 (every ibv_rc_pingpong run exited 0)" ok
 else report "rxe side of role 2" fail "guest exit $? (see $out/role2-guest.log)"; fi
+fi
 
+if role 3; then
 echo "interop role 3: rxe ibv_rc_pingpong server <- rocenic client over a lossy link (3 % of frames dropped each way)"
 u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
 timeout 1200 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
@@ -119,6 +133,29 @@ timeout 900 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -
 check_case "$name" "$log" "$pcap"
 if wait "$guest"; then report "rxe side of role 3 (ibv_rc_pingpong exited 0 despite the loss)" ok
 else report "rxe side of role 3" fail "guest exit $? (see $out/role3-guest.log)"; fi
+fi
+
+if role 4; then
+echo "interop role 4: rxe ibv_rc_pingpong server <- rocenic client, RoCEv2 over IPv6"
+u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
+# rxe adds a GID for each address of its netdev; find the index of ours (sysfs spells every group out).
+script="ip -6 addr add fd52:4f43:45::1/64 dev eth0 nodad || exit 1; ip -6 neigh add fd52:4f43:45::2 lladdr 02:52:4f:43:45:02 dev eth0 nud permanent; g=; for i in \$(seq 1 50); do \
+for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do [ \"\$(cat \$f 2>/dev/null)\" = fd52:4f43:0045:0000:0000:0000:0000:0001 ] && g=\${f##*/}; done; \
+[ -n \"\$g\" ] && break; sleep 0.1; done; [ -n \"\$g\" ] || exit 1; echo \"== IPv6 GID index \$g\"; \
+ibv_rc_pingpong -g \$g -m 1024 -s 4096 -n $iters || exit 1; ip -6 neigh show dev eth0"
+timeout 1200 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --oob-port "$oob" --timeout 600 "$script" > "$out/role4-guest.log" 2>&1 &
+guest=$!
+name="rxe-server/rocenic-client IPv6 mtu 1024 size 4096"
+log=$out/role4-1024-4096.log pcap=$out/role4-1024-4096.pcap
+timeout 600 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.0.2 --ipv6 fd52:4f43:45::2 \
+    -m 1024 -s 4096 -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+check_case "$name" "$log" "$pcap" --ipv6
+if ! grep -q "GID fd52:4f43:45::1" "$log"; then report "$name: the peer's GID is IPv6" fail "see $log"
+else report "$name: the peer's GID is IPv6" ok; fi
+if wait "$guest"; then report "rxe side of role 4 (ibv_rc_pingpong over IPv6 exited 0)" ok
+else report "rxe side of role 4" fail "guest exit $? (see $out/role4-guest.log)"; fi
+fi
 
 echo "interop: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

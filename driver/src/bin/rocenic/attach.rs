@@ -3,7 +3,7 @@
 use rocenic_driver::backend::sim::SimBackend;
 use rocenic_driver::Context;
 use rocenic_sim::{ExternalSpec, Fabric, FabricConfig, Width};
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +11,8 @@ pub const HELP: &str = "NIC attachment:
   --link udp:LOCAL_PORT:REMOTE_PORT   the NIC's Ethernet port is a UDP socket on 127.0.0.1 (QEMU -netdev dgram)
   --link tcp:HOST:PORT                ... or a TCP connection to QEMU -netdev stream,server=on
   --ip ADDR[/PREFIX]                  the NIC's IPv4 address (default 10.0.0.2/24); its GID is ::ffff:ADDR
+  --ipv6 ADDR                         also an IPv6 address (the port's GID table entry 0): the GID the tool
+                                      gives its peer, whose own GID must then be IPv6 too (RoCEv2 over IPv6)
   --mac MAC                           the NIC's MAC (default 02:52:4f:43:45:02)
   --pcap FILE                         capture every frame on the wire
   --width 64|512                      datapath width of the simulated core (default 64)
@@ -22,6 +24,7 @@ pub const HELP: &str = "NIC attachment:
 pub struct Attach {
     pub link: Option<ExternalSpec>,
     pub ip: Ipv4Addr,
+    pub ip6: Option<Ipv6Addr>,
     pub mac: [u8; 6],
     pub pcap: Option<PathBuf>,
     pub width: Width,
@@ -35,6 +38,7 @@ impl Default for Attach {
         Attach {
             link: None,
             ip: Ipv4Addr::new(10, 0, 0, 2),
+            ip6: None,
             mac: [0x02, 0x52, 0x4F, 0x43, 0x45, 0x02],
             pcap: None,
             width: Width::W64,
@@ -72,6 +76,14 @@ impl Attach {
                 self.ip = addr
                     .parse()
                     .map_err(|_| format!("--ip: not an IPv4 address: {v}"))?;
+            }
+            "--ipv6" => {
+                let v = need("an address")?;
+                let addr = v.split('/').next().unwrap_or_default();
+                self.ip6 = Some(
+                    addr.parse()
+                        .map_err(|_| format!("--ipv6: not an IPv6 address: {v}"))?,
+                );
             }
             "--mac" => self.mac = parse_mac(&need("a MAC")?)?,
             "--pcap" => self.pcap = Some(PathBuf::from(need("a file")?)),
@@ -141,6 +153,10 @@ impl Attach {
             .lock()
             .unwrap()
             .set_external_address(self.mac, self.ip);
+        if let Some(ip6) = self.ip6 {
+            ctx.set_gid(0, ip6).map_err(|e| format!("--ipv6: {e}"))?;
+            fabric.lock().unwrap().set_external_address6(ip6);
+        }
         Ok((fabric, ctx))
     }
 }

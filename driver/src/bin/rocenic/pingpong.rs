@@ -33,7 +33,7 @@ Options of ibv_rc_pingpong:
   -n, --iters=<iters>    number of exchanges (default 1000)
   -l, --sl=<sl>          service level value (accepted; RoCEv2 priority is not mapped from it yet)
   -e, --events           sleep on CQ events (the CQ is armed and the tool waits for the interrupt)
-  -g, --gid-idx=<index>  local port gid index (accepted; the port has one GID, ::ffff:<ip>)
+  -g, --gid-idx=<index>  local port gid index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
   -c, --chk              validate received buffer (always done here)
 Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory), -N.
 
@@ -253,7 +253,10 @@ pub fn run(o: Opts) -> Result<(), String> {
         qpn: qp.qp_num(),
         // Seeded, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
         psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
-        gid: mapped_gid(o.attach.ip),
+        gid: match o.attach.ip6 {
+            Some(ip6) => ip6.octets(),
+            None => mapped_gid(o.attach.ip),
+        },
     };
     println!(
         "  local address:  LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}",
@@ -263,21 +266,41 @@ pub fn run(o: Opts) -> Result<(), String> {
         me.gid_text()
     );
     let connect = |peer: &Dest| -> Result<(), String> {
-        let ip = peer.ipv4().ok_or(format!(
-            "peer GID {} is not IPv4-mapped: use the peer's RoCEv2 IPv4 GID (rxe: -g 1)",
-            peer.gid_text()
-        ))?;
-        let mac = fabric
-            .lock()
-            .unwrap()
-            .resolve(ip, 2_000_000, 40_000_000)
-            .ok_or(format!("no ARP reply from {ip}"))?;
+        // The peer's GID is its address: IPv4-mapped for an IPv4 path, else IPv6 (we need one too).
+        let (ip, mac): (std::net::IpAddr, _) = match (peer.ipv4(), o.attach.ip6) {
+            (Some(ip), _) => (
+                ip.into(),
+                fabric
+                    .lock()
+                    .unwrap()
+                    .resolve(ip, 2_000_000, 40_000_000)
+                    .ok_or(format!("no ARP reply from {ip}"))?,
+            ),
+            (None, Some(_)) => {
+                let ip6 = std::net::Ipv6Addr::from(peer.gid);
+                (
+                    ip6.into(),
+                    fabric
+                        .lock()
+                        .unwrap()
+                        .resolve6(ip6, 2_000_000, 40_000_000)
+                        .ok_or(format!("no neighbour advertisement from {ip6}"))?,
+                )
+            }
+            (None, None) => {
+                return Err(format!(
+                    "peer GID {} is IPv6: give the NIC an IPv6 address (--ipv6) or use the peer's \
+                     IPv4-mapped GID (rxe: -g 1)",
+                    peer.gid_text()
+                ))
+            }
+        };
         qp.modify(QpAttr::Rtr(RtrAttrs {
             path_mtu: o.mtu,
             dest_qpn: peer.qpn,
             rq_psn: peer.psn,
             dest_mac: mac,
-            dest_ip: ip.into(),
+            dest_ip: ip,
             sgid_index: 0,
             udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
             // As ibv_rc_pingpong: 12 = 0.64 ms.
