@@ -1,4 +1,4 @@
-//! What the rdma-core-compatible tools share: getopt-style option parsing, GIDs of RoCEv2 over IPv4, and
+//! What the rdma-core-compatible tools share: getopt-style option parsing, GIDs (IPv4-mapped or IPv6) and
 //! the out-of-band TCP exchange with the simulated NIC kept running while the tool waits for its peer.
 use rocenic_driver::{Context, WorkCompletion};
 use std::io::{ErrorKind, Read, Write};
@@ -62,6 +62,46 @@ pub fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
     g[11] = 0xFF;
     g[12..].copy_from_slice(&ip.octets());
     g
+}
+
+/// The GID a tool gives its peer: the NIC's IPv6 address (`--ipv6`) or its IPv4-mapped one.
+pub fn my_gid(attach: &super::attach::Attach) -> [u8; 16] {
+    match attach.ip6 {
+        Some(ip6) => ip6.octets(),
+        None => mapped_gid(attach.ip),
+    }
+}
+
+/// The path to a peer whose GID is `gid`: its address (IPv4 if the GID is IPv4-mapped, else IPv6, which
+/// needs the NIC to have an IPv6 address too) and its MAC, resolved beyond the external port by ARP or
+/// neighbour solicitation. `flag` is the peer tool's option for a GID index, for the error message.
+pub fn peer_path(
+    fabric: &Mutex<rocenic_sim::Fabric>,
+    attach: &super::attach::Attach,
+    gid: &[u8; 16],
+    flag: &str,
+) -> Result<(std::net::IpAddr, [u8; 6]), String> {
+    let mut f = fabric.lock().unwrap();
+    match (gid_ipv4(gid), attach.ip6) {
+        (Some(ip), _) => Ok((
+            ip.into(),
+            f.resolve(ip, 2_000_000, 40_000_000)
+                .ok_or(format!("no ARP reply from {ip}"))?,
+        )),
+        (None, Some(_)) => {
+            let ip6 = std::net::Ipv6Addr::from(*gid);
+            Ok((
+                ip6.into(),
+                f.resolve6(ip6, 2_000_000, 40_000_000)
+                    .ok_or(format!("no neighbour advertisement from {ip6}"))?,
+            ))
+        }
+        (None, None) => Err(format!(
+            "peer GID {} is IPv6: give the NIC an IPv6 address (--ipv6) or use the peer's IPv4-mapped \
+             GID (rxe: {flag} 1)",
+            gid_text(gid)
+        )),
+    }
 }
 
 /// The IPv4 address of an IPv4-mapped GID.

@@ -30,7 +30,7 @@
 //! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
 //! does, so a perftest server's buffer covers every access; ours is registered the same size perftest's is.
 use super::attach::{self, Attach};
-use super::oob::{gid_ipv4, gid_text, mapped_gid, Args, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcStatus, WorkRequest,
@@ -93,7 +93,7 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -s, --size=<size>        size of message to exchange (default 65536; write-lat 2)
   -n, --iters=<iters>      number of exchanges (default 5000; write-lat 1000)
   -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
-  -x, --gid-index=<index>  GID index (accepted; the port has one GID, ::ffff:<ip>)
+  -x, --gid-index=<index>  GID index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
   -q, --qp=<num>           number of QPs (1: rocenic's perftest drives one QP per run)
   -t, --tx-depth=<dep>     send queue depth (default 128)
   -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
@@ -529,7 +529,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             } else {
                 0
             },
-        gid: mapped_gid(o.attach.ip),
+        gid: my_gid(&o.attach),
         srqn: 0,
     };
     println!("{RESULT_LINE}");
@@ -545,21 +545,13 @@ pub fn run(o: Opts) -> Result<(), String> {
     println!(" Outstand reads  : 1");
     println!("{RESULT_LINE}");
     let peer = x.hand_shake(&me, "exchanging QP addresses")?;
-    let peer_ip = gid_ipv4(&peer.gid).ok_or(format!(
-        "peer GID {} is not IPv4-mapped: use the peer's RoCEv2 IPv4 GID (rxe: -x 1)",
-        gid_text(&peer.gid)
-    ))?;
-    let mac = fabric
-        .lock()
-        .unwrap()
-        .resolve(peer_ip, 2_000_000, 40_000_000)
-        .ok_or(format!("no ARP reply from {peer_ip}"))?;
+    let (peer_ip, mac) = peer_path(&fabric, &o.attach, &peer.gid, "-x")?;
     qp.modify(QpAttr::Rtr(RtrAttrs {
         path_mtu: mtu,
         dest_qpn: peer.qpn,
         rq_psn: peer.psn,
         dest_mac: mac,
-        dest_ip: peer_ip.into(),
+        dest_ip: peer_ip,
         sgid_index: 0,
         udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
         min_rnr_timer: 12,
@@ -1020,6 +1012,7 @@ fn finish(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> Res
 
 #[cfg(test)]
 mod tests {
+    use super::super::oob::mapped_gid;
     use super::*;
 
     #[test]

@@ -11,13 +11,12 @@
 //! message it last received. Each message we send carries a fresh pattern, and every message we receive
 //! (after the server's first, which is the client's initial buffer) must be the pattern we sent last.
 use super::attach::{self, Attach};
-use super::oob::{gid_ipv4, gid_text, mapped_gid, Args, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
 };
 use rocenic_sim::fault::SplitMix64;
-use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 pub const USAGE: &str = "usage: rocenic rc-pingpong [options]          start a server and wait for connection
@@ -174,10 +173,6 @@ impl Dest {
         })
     }
 
-    fn ipv4(&self) -> Option<Ipv4Addr> {
-        gid_ipv4(&self.gid)
-    }
-
     fn gid_text(&self) -> String {
         gid_text(&self.gid)
     }
@@ -253,10 +248,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         qpn: qp.qp_num(),
         // Seeded, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
         psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
-        gid: match o.attach.ip6 {
-            Some(ip6) => ip6.octets(),
-            None => mapped_gid(o.attach.ip),
-        },
+        gid: my_gid(&o.attach),
     };
     println!(
         "  local address:  LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}",
@@ -266,35 +258,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         me.gid_text()
     );
     let connect = |peer: &Dest| -> Result<(), String> {
-        // The peer's GID is its address: IPv4-mapped for an IPv4 path, else IPv6 (we need one too).
-        let (ip, mac): (std::net::IpAddr, _) = match (peer.ipv4(), o.attach.ip6) {
-            (Some(ip), _) => (
-                ip.into(),
-                fabric
-                    .lock()
-                    .unwrap()
-                    .resolve(ip, 2_000_000, 40_000_000)
-                    .ok_or(format!("no ARP reply from {ip}"))?,
-            ),
-            (None, Some(_)) => {
-                let ip6 = std::net::Ipv6Addr::from(peer.gid);
-                (
-                    ip6.into(),
-                    fabric
-                        .lock()
-                        .unwrap()
-                        .resolve6(ip6, 2_000_000, 40_000_000)
-                        .ok_or(format!("no neighbour advertisement from {ip6}"))?,
-                )
-            }
-            (None, None) => {
-                return Err(format!(
-                    "peer GID {} is IPv6: give the NIC an IPv6 address (--ipv6) or use the peer's \
-                     IPv4-mapped GID (rxe: -g 1)",
-                    peer.gid_text()
-                ))
-            }
-        };
+        let (ip, mac) = peer_path(&fabric, &o.attach, &peer.gid, "-g")?;
         qp.modify(QpAttr::Rtr(RtrAttrs {
             path_mtu: o.mtu,
             dest_qpn: peer.qpn,
@@ -494,7 +458,9 @@ pub fn help() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::oob::{gid_ipv4, mapped_gid};
     use super::*;
+    use std::net::Ipv4Addr;
 
     #[test]
     fn exchange_message_matches_rc_pingpong_format() {
@@ -511,7 +477,7 @@ mod tests {
         );
         assert_eq!(m[51], 0);
         assert_eq!(Dest::from_wire(&m).unwrap(), d);
-        assert_eq!(d.ipv4(), Some(Ipv4Addr::new(10, 0, 0, 2)));
+        assert_eq!(gid_ipv4(&d.gid), Some(Ipv4Addr::new(10, 0, 0, 2)));
         assert!(Dest::from_wire(b"0000:11:22").is_err());
     }
 
