@@ -43,6 +43,13 @@ pub fn big_write_at(width: Width, mem: usize, ack_timeout: u32, len: usize) -> (
 #[allow(dead_code)]
 pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
     let p = Pair::connect(cfg, 1024, ack_timeout).unwrap();
+    let w = big_write_on(&p, len);
+    (p, w)
+}
+
+/// A `len`-byte WRITE from A to B of an existing pair, ready to post.
+#[allow(dead_code)]
+pub fn big_write_on(p: &Pair, len: usize) -> BigWrite {
     let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
     let src = p.a.ctx.alloc_dma(len).unwrap();
     let dst = p.b.ctx.alloc_dma(len).unwrap();
@@ -73,15 +80,14 @@ pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair,
         },
         flags: SendFlags::SIGNALED,
     };
-    let w = BigWrite {
+    BigWrite {
         data,
         src,
         dst,
         src_mr,
         dst_mr,
         wr,
-    };
-    (p, w)
+    }
 }
 
 #[allow(dead_code)]
