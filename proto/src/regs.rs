@@ -191,6 +191,8 @@ registers! {
     RX_DROP_VLAN = 0x04BC, Counter, 0, "Counter: frames to the port's MAC not taken because of their 802.1Q tag: in VLAN mode untagged or of another VID.";
     RX_DROP_LOSSY = 0x04C0, Counter, 0, "Counter: RoCE frames of a lossy priority (not PFC_PRIORITY) dropped because the receive buffer held RX_LOSSY_WORDS or more (rx_prioN_discards, summed over the lossy priorities).";
     IMPLIED_NAK_SEQ_ERR = 0x04C4, Counter, 0, "Counter: implied NAKs (implied_nak_seq_err): READ responses that arrived ahead of the one expected, so the ones between were lost; the requester re-issued the READ from the missing PSN at once instead of after its ACK timeout.";
+    RX_NDP_SOLICITATIONS = 0x04C8, Counter, 0, "Counter: IPv6 Neighbor Solicitations (RFC 4861) for one of the port's GID table addresses received, answered or not: duplicate address detection probes (source ::), NS with more options than one link-layer address (their checksum is not checked) and NS that arrive while an advertisement is being sent count here but get no answer.";
+    TX_NDP_ADVERTISEMENTS = 0x04CC, Counter, 0, "Counter: IPv6 Neighbor Advertisements sent (solicited, override, with the port's MAC as target link-layer address).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";

@@ -17,6 +17,7 @@ BENCHES = {
     "dma": ("dma_split", (64, 512)),
     "scatter": ("scatter", (64, 512)),
     "arp": ("arp", (64, 512)),
+    "ndp": ("ndp", (64, 512)),
     "vlan": ("vlan_insert", (64, 512)),
     "vlan_strip": ("vlan_strip", (64, 512)),
     "nic": ("nic", (64,)),

@@ -1,5 +1,5 @@
 //! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/`:
-//! `emit-unit <rx_buffer|crc32|pfc|dma_split|scatter|arp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
+//! `emit-unit <rx_buffer|crc32|pfc|dma_split|scatter|arp|ndp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
 //!
 //! Each unit is built with the generics `top/nic.rs` gives it at that width (`NicTop<64, 8, 11>` and
 //! `NicTop<512, 64, 8>`), so a bench tests the block exactly as the NIC instantiates it. The module is
@@ -7,6 +7,7 @@
 use rocenic_hdl::host::dma_split::DmaReadSplit;
 use rocenic_hdl::host::scatter::Scatter;
 use rocenic_hdl::net::arp::ArpResponder;
+use rocenic_hdl::net::ndp::NdpResponder;
 use rocenic_hdl::net::pfc::PfcUnit;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
@@ -14,7 +15,8 @@ use rocenic_hdl::prim::crc32::Crc32Lanes;
 use rocenic_hdl::{nic_verilog, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, vlan_strip, vlan_insert, nic";
+const UNITS: &str =
+    "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -39,6 +41,8 @@ fn unit_verilog(unit: &str, width: Width) -> Option<String> {
         ("scatter", true) => emit::<Scatter<512, 64>>(),
         ("arp", false) => emit::<ArpResponder<64, 8>>(),
         ("arp", true) => emit::<ArpResponder<512, 64>>(),
+        ("ndp", false) => emit::<NdpResponder<64, 8>>(),
+        ("ndp", true) => emit::<NdpResponder<512, 64>>(),
         ("vlan_strip", false) => emit::<VlanStrip<64, 8>>(),
         ("vlan_strip", true) => emit::<VlanStrip<512, 64>>(),
         ("vlan_insert", false) => emit::<VlanInsert<64, 8>>(),

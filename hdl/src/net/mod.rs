@@ -1,6 +1,7 @@
 //! Network layer: MAC frames in, verified RoCEv2 packets out.
 pub mod arp;
 pub mod dcqcn;
+pub mod ndp;
 pub mod pfc;
 pub mod rx_buffer;
 pub mod short_frame;

@@ -1,6 +1,8 @@
-//! The two halves every Ethernet-control responder needs (ARP, PFC): the first 64 bytes of each received
-//! frame as a big-endian register, and a transmitter for one minimum-size (60-byte) frame built in such a
-//! register. Fields are then plain bit slices at `be_shift(64, offset, len)`.
+//! The two halves every Ethernet-control responder needs (ARP, PFC, NDP): the first `N / 8` bytes of each
+//! received frame as a big-endian register, and a transmitter for one frame of `LEN` bytes built in such a
+//! register. Fields are then plain bit slices at `be_shift(N / 8, offset, len)`. ARP and PFC use 64 bytes
+//! and one minimum-size (60-byte) frame ([`FrameHead`], [`ShortFrameTx`]); neighbour discovery needs
+//! 86 bytes, so 128-byte registers.
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::slot_fill::SlotFill;
 use crate::prim::slot_pick::SlotPick;
@@ -11,29 +13,32 @@ pub const REG_BYTES: usize = 64;
 /// A minimum Ethernet frame without FCS (the MAC appends it).
 pub const FRAME_BYTES: usize = 60;
 
-/// Watches a W-bit MAC receive stream: at a frame's last beat (`done`), `head` holds its first 64 bytes,
-/// big-endian (byte 0 most significant); shorter frames read as zero beyond their end.
+/// The 64-byte head of ARP and PFC.
+pub type FrameHead<const W: usize> = FrameHeadN<W, 512>;
+
+/// Watches a W-bit MAC receive stream: at a frame's last beat (`done`), `head` holds its first N / 8
+/// bytes, big-endian (byte 0 most significant); shorter frames read as zero beyond their end.
 #[derive(LogicBlock)]
-pub struct FrameHead<const W: usize> {
+pub struct FrameHeadN<const W: usize, const N: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     /// A beat is taken this cycle (valid and ready).
     pub rx_fire: Signal<In, bool>,
-    pub head: Signal<Out, Bits<512>>,
+    pub head: Signal<Out, Bits<N>>,
     pub done: Signal<Out, bool>,
-    cap: DFF<Bits<512>>,
+    cap: DFF<Bits<N>>,
     k: DFF<Bits<8>>,
-    cap_now: Signal<Local, Bits<512>>,
-    swap: ByteSwap<512>,
-    fill: SlotFill<512, W>,
+    cap_now: Signal<Local, Bits<N>>,
+    swap: ByteSwap<N>,
+    fill: SlotFill<N, W>,
     cap_beats: Constant<Bits<8>>,
 }
 
-impl<const W: usize> Default for FrameHead<W> {
+impl<const W: usize, const N: usize> Default for FrameHeadN<W, N> {
     fn default() -> Self {
-        assert!(W <= 512 && 512 % W == 0);
+        assert!(W <= N && N % W == 0 && N / W < 256);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -47,12 +52,12 @@ impl<const W: usize> Default for FrameHead<W> {
             cap_now: Default::default(),
             swap: Default::default(),
             fill: Default::default(),
-            cap_beats: Constant::new(((512 / W) as u64).into()),
+            cap_beats: Constant::new(((N / W) as u64).into()),
         }
     }
 }
 
-impl<const W: usize> Logic for FrameHead<W> {
+impl<const W: usize, const N: usize> Logic for FrameHeadN<W, N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, cap, k);
@@ -85,14 +90,17 @@ impl<const W: usize> Logic for FrameHead<W> {
     }
 }
 
-/// Sends one 60-byte frame, loaded as a big-endian register (`load` while not `busy`), as a W-bit
+/// The 60-byte frame of ARP and PFC, in a 64-byte register.
+pub type ShortFrameTx<const W: usize, const B: usize> = FrameTx<W, B, 512, FRAME_BYTES>;
+
+/// Sends one LEN-byte frame, loaded as a big-endian N-bit register (`load` while not `busy`), as a W-bit
 /// AXI-Stream source; `sent` pulses with its last beat.
 #[derive(LogicBlock)]
-pub struct ShortFrameTx<const W: usize, const B: usize> {
+pub struct FrameTx<const W: usize, const B: usize, const N: usize, const LEN: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub load: Signal<In, bool>,
-    pub frame: Signal<In, Bits<512>>,
+    pub frame: Signal<In, Bits<N>>,
     pub busy: Signal<Out, bool>,
     pub sent: Signal<Out, bool>,
     pub tx_tdata: Signal<Out, Bits<W>>,
@@ -103,10 +111,10 @@ pub struct ShortFrameTx<const W: usize, const B: usize> {
     pend: DFF<bool>,
     /// The frame, loaded once and read a beat at a time (not shifted: the bits a responder never changes
     /// stay constant flip-flops, which synthesis removes).
-    rep: DFF<Bits<512>>,
+    rep: DFF<Bits<N>>,
     pos: DFF<Bits<16>>,
     beat: DFF<Bits<8>>,
-    pick: SlotPick<512, W>,
+    pick: SlotPick<N, W>,
     swap: ByteSwap<W>,
     to_f: Signal<Local, Bits<16>>,
     last: Signal<Local, bool>,
@@ -116,10 +124,12 @@ pub struct ShortFrameTx<const W: usize, const B: usize> {
     ones_b: Constant<Bits<B>>,
 }
 
-impl<const W: usize, const B: usize> Default for ShortFrameTx<W, B> {
+impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Default
+    for FrameTx<W, B, N, LEN>
+{
     fn default() -> Self {
         assert_eq!(W, 8 * B);
-        assert!(W <= 512);
+        assert!(W <= N && N % W == 0 && N / W <= 256 && LEN <= N / 8);
         let c16 = |v: usize| Constant::new((v as u64).into());
         Self {
             clock: Default::default(),
@@ -141,15 +151,17 @@ impl<const W: usize, const B: usize> Default for ShortFrameTx<W, B> {
             swap: Default::default(),
             to_f: Default::default(),
             last: Default::default(),
-            last_slot: Constant::new(((512 / W - 1) as u64).into()),
+            last_slot: Constant::new(((N / W - 1) as u64).into()),
             beat_bytes: c16(B),
-            frame_bytes: c16(FRAME_BYTES),
+            frame_bytes: c16(LEN),
             ones_b: Constant::new(Bits::<B>::mask()),
         }
     }
 }
 
-impl<const W: usize, const B: usize> Logic for ShortFrameTx<W, B> {
+impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Logic
+    for FrameTx<W, B, N, LEN>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, pend, rep, pos, beat);

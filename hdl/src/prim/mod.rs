@@ -1,5 +1,5 @@
-//! Primitives generated from Rust: the parallel CRC-32, a byte-order swap, a lane rotator, and slot writes
-//! and reads.
+//! Primitives generated from Rust: the parallel CRC-32, a byte-order swap, a lane rotator, slot writes
+//! and reads, and a sum of 16-bit words.
 //! Their Verilog is written by Rust code (an XOR matrix computed here, a fixed wiring, per-slot selects),
 //! and their `update` is the reference model that rust-hdl's simulator runs.
 pub mod byteswap;
@@ -8,3 +8,4 @@ pub mod lane_count;
 pub mod lane_rotate;
 pub mod slot_fill;
 pub mod slot_pick;
+pub mod word_sum;

@@ -10,6 +10,7 @@ use crate::host::scatter::Scatter;
 use crate::host::write_align::WriteAlign;
 use crate::net::arp::ArpResponder;
 use crate::net::dcqcn::Dcqcn;
+use crate::net::ndp::NdpResponder;
 use crate::net::pfc::PfcUnit;
 use crate::net::rx_buffer::RxBuffer;
 use crate::net::vlan::{VlanInsert, VlanStrip};
@@ -80,6 +81,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     ralign: ReadAlign<W, B>,
     dma_split: DmaReadSplit<B>,
     arp: ArpResponder<W, B>,
+    ndp: NdpResponder<W, B>,
     pfc: PfcUnit<W, B>,
     dcqcn: Dcqcn<B>,
     qpt: QpTable<Q>,
@@ -88,9 +90,10 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     same_qp: Signal<Local, bool>,
     q_log: Constant<Bits<32>>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
-    /// engine, 2 the ARP responder).
-    tx_own: DFF<Bits<2>>,
+    /// engine, 2 the ARP responder, 3 PFC, 4 the NDP responder).
+    tx_own: DFF<Bits<3>>,
     grant_arp: Signal<Local, bool>,
+    grant_ndp: Signal<Local, bool>,
     grant_pfc: Signal<Local, bool>,
     grant_tx: Signal<Local, bool>,
     tx_fire: Signal<Local, bool>,
@@ -167,6 +170,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             ralign: Default::default(),
             dma_split: Default::default(),
             arp: Default::default(),
+            ndp: Default::default(),
             pfc: Default::default(),
             dcqcn: Default::default(),
             qpt: Default::default(),
@@ -175,6 +179,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             q_log: Constant::new((Q as u64).into()),
             tx_own: Default::default(),
             grant_arp: Default::default(),
+            grant_ndp: Default::default(),
             grant_pfc: Default::default(),
             grant_tx: Default::default(),
             tx_fire: Default::default(),
@@ -215,6 +220,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_own.clock.next = self.clock.val();
         self.tx_own.d.next = self.tx_own.q.val();
         self.arp.reset.next = self.reset.val();
+        self.ndp.clock.next = self.clock.val();
+        self.ndp.reset.next = self.reset.val();
         self.pfc.clock.next = self.clock.val();
         self.dcqcn.clock.next = self.clock.val();
         self.dcqcn.reset.next = self.reset.val();
@@ -578,6 +585,19 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
+        // NDP responder (RFC 4861): the same observed stream, for the GID table's IPv6 addresses.
+        self.ndp.enable.next = self.enable.val() && !self.vlan_rx.vlan_drop.val();
+        self.ndp.mac_lo.next = self.regs.mac_lo.val();
+        self.ndp.mac_hi.next = self.regs.mac_hi.val();
+        self.ndp.gid0.next = self.gid0.val();
+        self.ndp.gid1.next = self.gid1.val();
+        self.ndp.gid2.next = self.gid2.val();
+        self.ndp.gid3.next = self.gid3.val();
+        self.ndp.rx_tdata.next = self.vlan_rx.out_tdata.val();
+        self.ndp.rx_tlast.next = self.vlan_rx.out_tlast.val();
+        self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.regs.rx_ndp_solicitations_inc.next = self.ndp.requests_inc.val();
+        self.regs.tx_ndp_advertisements_inc.next = self.ndp.replies_inc.val();
         // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from the receive buffer's fill.
         self.pfc.enable.next = self.enable.val();
         self.pfc.mac_lo.next = self.regs.mac_lo.val();
@@ -599,17 +619,25 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
         self.regs.tx_pfc_xoff_inc.next = self.pfc.tx_xoff_inc.val();
         self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
-        // Transmit arbiter, whole frames: PFC first, then an ARP reply, then RoCE unless paused.
+        // Transmit arbiter, whole frames: PFC first, then an ARP reply, then an NDP advertisement, then
+        // RoCE unless paused. A source is granted only while the MAC is free or already its own, so the
+        // owner found at a frame's first beat keeps it to the last.
         self.grant_pfc.next =
             (self.tx_own.q.val() == 3) || ((self.tx_own.q.val() == 0) && self.pfc.tx_tvalid.val());
         self.grant_arp.next = (self.tx_own.q.val() == 2)
             || ((self.tx_own.q.val() == 0)
                 && !self.pfc.tx_tvalid.val()
                 && self.arp.tx_tvalid.val());
+        self.grant_ndp.next = (self.tx_own.q.val() == 4)
+            || ((self.tx_own.q.val() == 0)
+                && !self.pfc.tx_tvalid.val()
+                && !self.arp.tx_tvalid.val()
+                && self.ndp.tx_tvalid.val());
         self.grant_tx.next = (self.tx_own.q.val() == 1)
             || ((self.tx_own.q.val() == 0)
                 && !self.pfc.tx_tvalid.val()
                 && !self.arp.tx_tvalid.val()
+                && !self.ndp.tx_tvalid.val()
                 && !self.pfc.paused.val()
                 && !self.dcqcn.hold.val());
         self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
@@ -618,6 +646,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.vlan_tx.in_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
         self.tx_eng.tx_tready.next = self.vlan_tx.in_tready.val() && self.grant_tx.val();
         self.arp.tx_tready.next = false;
+        self.ndp.tx_tready.next = false;
         self.pfc.tx_tready.next = false;
         if self.grant_pfc.val() {
             self.vlan_tx.in_tdata.next = self.pfc.tx_tdata.val();
@@ -633,6 +662,13 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.vlan_tx.in_tvalid.next = self.arp.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
             self.arp.tx_tready.next = self.vlan_tx.in_tready.val();
+        } else if self.grant_ndp.val() {
+            self.vlan_tx.in_tdata.next = self.ndp.tx_tdata.val();
+            self.vlan_tx.in_tkeep.next = self.ndp.tx_tkeep.val();
+            self.vlan_tx.in_tlast.next = self.ndp.tx_tlast.val();
+            self.vlan_tx.in_tvalid.next = self.ndp.tx_tvalid.val();
+            self.tx_eng.tx_tready.next = false;
+            self.ndp.tx_tready.next = self.vlan_tx.in_tready.val();
         }
         self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
         self.vlan_tx.clock.next = self.clock.val();
@@ -660,13 +696,17 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dcqcn.beat_sent.next = self.tx_fire.val()
             && self.grant_tx.val()
             && !self.grant_pfc.val()
-            && !self.grant_arp.val();
+            && !self.grant_arp.val()
+            && !self.grant_ndp.val();
         self.regs.dcqcn_rate.next = self.dcqcn.rate.val();
         self.regs.dcqcn_rate_decreases_inc.next = self.dcqcn.decrease_inc.val();
         if self.tx_fire.val() {
             self.tx_own.d.next = 1.into();
             if self.grant_arp.val() {
                 self.tx_own.d.next = 2.into();
+            }
+            if self.grant_ndp.val() {
+                self.tx_own.d.next = 4.into();
             }
             if self.grant_pfc.val() {
                 self.tx_own.d.next = 3.into();

@@ -315,6 +315,150 @@ pub mod arp_frame {
     }
 }
 
+/// IPv6 neighbour discovery (RFC 4861) in an untagged Ethernet II frame: byte offsets from the frame start
+/// of a Neighbor Solicitation or Advertisement carried straight after the IPv6 header (no extension
+/// headers), and the values the NIC's responder (`hdl/src/net/ndp.rs`) checks and sends.
+pub mod ndp_frame {
+    use super::{ipv6_frame, len, ETHERTYPE_IPV6};
+    pub const ETHERTYPE: u16 = ETHERTYPE_IPV6;
+    pub const IP_VERSION_TC: usize = ipv6_frame::IP_VERSION_TC;
+    pub const IP_PAYLOAD_LEN: usize = ipv6_frame::IP_PAYLOAD_LEN;
+    pub const IP_NEXT_HEADER: usize = ipv6_frame::IP_NEXT_HEADER;
+    pub const IP_HOP_LIMIT: usize = ipv6_frame::IP_HOP_LIMIT;
+    pub const IP_SRC: usize = ipv6_frame::IP_SRC;
+    pub const IP_DST: usize = ipv6_frame::IP_DST;
+    /// The ICMPv6 message (RFC 4443 §2.1) and its fields.
+    pub const ICMP: usize = len::ETH + len::IPV6;
+    pub const ICMP_TYPE: usize = ICMP;
+    pub const ICMP_CODE: usize = ICMP + 1;
+    pub const ICMP_CHECKSUM: usize = ICMP + 2;
+    /// NS: reserved; NA: the R, S, O flags in the top bits, then reserved (RFC 4861 §4.3, §4.4).
+    pub const FLAGS: usize = ICMP + 4;
+    pub const TARGET: usize = ICMP + 8;
+    /// The first option (RFC 4861 §4.6): type, length in units of 8 bytes, then its data.
+    pub const OPT: usize = ICMP + 24;
+    pub const OPT_TYPE: usize = OPT;
+    pub const OPT_LEN: usize = OPT + 1;
+    pub const OPT_LLADDR: usize = OPT + 2;
+    /// ICMPv6 bytes of an NS or NA without options, and with one link-layer address option.
+    pub const MSG_LEN: usize = 24;
+    pub const MSG_LEN_LLA: usize = 32;
+    /// Whole frames without FCS: without options, and with one link-layer address option.
+    pub const LEN: usize = ICMP + MSG_LEN;
+    pub const LEN_LLA: usize = ICMP + MSG_LEN_LLA;
+    /// IPv6 next header of ICMPv6.
+    pub const NEXT_HEADER_ICMPV6: u8 = 58;
+    /// Hop limit of every ND message; a receiver drops any other (RFC 4861 §7.1.1, §7.1.2).
+    pub const HOP_LIMIT: u8 = 255;
+    pub const TYPE_NS: u8 = 135;
+    pub const TYPE_NA: u8 = 136;
+    /// NA flags word: Router 0x8000_0000, Solicited 0x4000_0000, Override 0x2000_0000.
+    pub const NA_FLAGS_SOLICITED_OVERRIDE: u32 = 0x6000_0000;
+    pub const OPT_SOURCE_LLA: u8 = 1;
+    pub const OPT_TARGET_LLA: u8 = 2;
+
+    /// The solicited-node multicast address of `addr`: ff02::1:ff00:0 with its low 24 bits (RFC 4291 §2.7.1).
+    pub fn solicited_node(addr: [u8; 16]) -> [u8; 16] {
+        let mut a = [0u8; 16];
+        a[0] = 0xFF;
+        a[1] = 0x02;
+        a[11] = 0x01;
+        a[12] = 0xFF;
+        a[13..].copy_from_slice(&addr[13..]);
+        a
+    }
+
+    /// The Ethernet multicast address of IPv6 multicast `addr`: 33:33 and its low 32 bits (RFC 2464 §7).
+    pub fn multicast_mac(addr: [u8; 16]) -> [u8; 6] {
+        [0x33, 0x33, addr[12], addr[13], addr[14], addr[15]]
+    }
+
+    /// The ICMPv6 checksum (RFC 4443 §2.3): the one's complement of the one's-complement sum over the
+    /// pseudo-header (RFC 8200 §8.1) and `msg`, whose checksum field must be zero.
+    pub fn checksum(src: [u8; 16], dst: [u8; 16], msg: &[u8]) -> u16 {
+        let mut words: Vec<u8> = Vec::with_capacity(40 + msg.len() + 1);
+        words.extend_from_slice(&src);
+        words.extend_from_slice(&dst);
+        words.extend_from_slice(&(msg.len() as u32).to_be_bytes());
+        words.extend_from_slice(&[0, 0, 0, NEXT_HEADER_ICMPV6]);
+        words.extend_from_slice(msg);
+        if words.len() % 2 == 1 {
+            words.push(0);
+        }
+        let mut s: u32 = words
+            .chunks(2)
+            .map(|w| u16::from_be_bytes([w[0], w[1]]) as u32)
+            .sum();
+        while s > 0xFFFF {
+            s = (s & 0xFFFF) + (s >> 16);
+        }
+        !(s as u16)
+    }
+
+    /// A Neighbor Solicitation for `target` from `src_mac`/`src_ip` to `dst_mac`/`dst_ip`, with a source
+    /// link-layer address option when `slla` ([`LEN_LLA`] bytes, else [`LEN`]), checksum filled in.
+    pub fn solicitation(
+        dst_mac: [u8; 6],
+        src_mac: [u8; 6],
+        src_ip: [u8; 16],
+        dst_ip: [u8; 16],
+        target: [u8; 16],
+        slla: bool,
+    ) -> Vec<u8> {
+        let mut msg = vec![TYPE_NS, 0, 0, 0, 0, 0, 0, 0];
+        msg.extend_from_slice(&target);
+        if slla {
+            msg.extend_from_slice(&[OPT_SOURCE_LLA, 1]);
+            msg.extend_from_slice(&src_mac);
+        }
+        let ck = checksum(src_ip, dst_ip, &msg);
+        msg[2..4].copy_from_slice(&ck.to_be_bytes());
+        let mut f = Vec::with_capacity(LEN_LLA);
+        f.extend_from_slice(&dst_mac);
+        f.extend_from_slice(&src_mac);
+        f.extend_from_slice(&ETHERTYPE.to_be_bytes());
+        f.extend_from_slice(&[0x60, 0, 0, 0]);
+        f.extend_from_slice(&(msg.len() as u16).to_be_bytes());
+        f.extend_from_slice(&[NEXT_HEADER_ICMPV6, HOP_LIMIT]);
+        f.extend_from_slice(&src_ip);
+        f.extend_from_slice(&dst_ip);
+        f.extend_from_slice(&msg);
+        f
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn offsets_and_a_solicitation() {
+            assert_eq!((ICMP, TARGET, OPT, LEN, LEN_LLA), (54, 62, 78, 78, 86));
+            let target = [
+                0xFD, 0x52, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xAB, 0xCD, 0xEF,
+            ];
+            let sn = solicited_node(target);
+            assert_eq!(&sn[..13], &[0xFF, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xFF]);
+            assert_eq!(&sn[13..], &[0xAB, 0xCD, 0xEF]);
+            assert_eq!(multicast_mac(sn), [0x33, 0x33, 0xFF, 0xAB, 0xCD, 0xEF]);
+            let mut src = [0u8; 16];
+            src[0] = 0xFE;
+            src[1] = 0x80;
+            src[15] = 1;
+            let f = solicitation(multicast_mac(sn), [2, 0, 0, 0, 0, 1], src, sn, target, true);
+            assert_eq!(f.len(), LEN_LLA);
+            assert_eq!(f[ICMP_TYPE], TYPE_NS);
+            assert_eq!(&f[TARGET..TARGET + 16], &target);
+            assert_eq!(&f[OPT_LLADDR..OPT_LLADDR + 6], &[2, 0, 0, 0, 0, 1]);
+            // A message with its checksum in place sums to 0xFFFF, i.e. checks as 0.
+            assert_eq!(checksum(src, sn, &f[ICMP..]), 0);
+            assert_eq!(
+                solicitation([0; 6], [0; 6], src, sn, target, false).len(),
+                LEN
+            );
+        }
+    }
+}
+
 /// Why a buffer is not a RoCEv2 frame we can parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
