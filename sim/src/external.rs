@@ -282,116 +282,54 @@ impl ExternalPort {
 }
 
 /// IPv6 neighbour discovery (RFC 4861) as the NIC's host software sees it: the solicitations it sends to
-/// resolve a peer, and the link-layer addresses peers announce.
+/// resolve a peer, and the link-layer addresses peers announce (offsets and checksum: `ndp_frame`).
 pub mod ndp {
+    use rocenic_proto::wire::ndp_frame as N;
     use std::net::Ipv6Addr;
 
-    const ICMPV6: u8 = 58;
-    const SOLICITATION: u8 = 135;
-    const ADVERTISEMENT: u8 = 136;
-    /// Option types: source and target link-layer address.
-    const SLLA: u8 = 1;
-    const TLLA: u8 = 2;
-
-    /// The ICMPv6 checksum (RFC 8200 §8.1): over the pseudo-header and the message.
-    pub fn checksum(src: Ipv6Addr, dst: Ipv6Addr, msg: &[u8]) -> u16 {
-        let mut sum: u32 = 0;
-        let mut add = |b: &[u8]| {
-            for c in b.chunks(2) {
-                sum += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
-            }
-        };
-        add(&src.octets());
-        add(&dst.octets());
-        add(&(msg.len() as u32).to_be_bytes());
-        add(&[0, 0, 0, ICMPV6]);
-        add(msg);
-        while sum >> 16 != 0 {
-            sum = (sum & 0xFFFF) + (sum >> 16);
-        }
-        !(sum as u16)
-    }
-
-    /// An IPv6 frame from `smac`/`src` to `dmac`/`dst` carrying ICMPv6 `msg` (its checksum filled in), hop
-    /// limit 255 as neighbour discovery requires.
-    fn icmpv6_frame(
-        smac: [u8; 6],
-        dmac: [u8; 6],
-        src: Ipv6Addr,
-        dst: Ipv6Addr,
-        mut msg: Vec<u8>,
-    ) -> Vec<u8> {
-        let c = checksum(src, dst, &msg);
-        msg[2..4].copy_from_slice(&c.to_be_bytes());
-        let mut f = Vec::with_capacity(54 + msg.len());
-        f.extend_from_slice(&dmac);
-        f.extend_from_slice(&smac);
-        f.extend_from_slice(&[0x86, 0xDD, 0x60, 0, 0, 0]);
-        f.extend_from_slice(&(msg.len() as u16).to_be_bytes());
-        f.extend_from_slice(&[ICMPV6, 255]);
-        f.extend_from_slice(&src.octets());
-        f.extend_from_slice(&dst.octets());
-        f.extend_from_slice(&msg);
-        f
-    }
-
     /// A neighbour solicitation for `target` from `mac`/`src`, to the target's solicited-node multicast
-    /// address ff02::1:ffXX:XXXX and its MAC 33:33:ff:XX:XX:XX, with a source link-layer address option.
+    /// address and its MAC, with a source link-layer address option.
     pub fn solicitation(mac: [u8; 6], src: Ipv6Addr, target: Ipv6Addr) -> Vec<u8> {
         let t = target.octets();
-        let dst = Ipv6Addr::new(
-            0xFF02,
-            0,
-            0,
-            0,
-            0,
-            1,
-            0xFF00 | t[13] as u16,
-            (t[14] as u16) << 8 | t[15] as u16,
-        );
-        let dmac = [0x33, 0x33, 0xFF, t[13], t[14], t[15]];
-        let mut msg = vec![SOLICITATION, 0, 0, 0, 0, 0, 0, 0];
-        msg.extend_from_slice(&t);
-        msg.extend_from_slice(&[SLLA, 1]);
-        msg.extend_from_slice(&mac);
-        icmpv6_frame(mac, dmac, src, dst, msg)
+        let group = N::solicited_node(t);
+        N::solicitation(N::multicast_mac(group), mac, src.octets(), group, t, true)
     }
 
     /// The (IPv6 address, MAC) a neighbour discovery frame announces: an advertisement's target and its
     /// target link-layer address (or the frame's source MAC), or a solicitation's source and its source
     /// link-layer address option. Frames with a bad checksum or a hop limit other than 255 announce nothing.
     pub fn sender(f: &[u8]) -> Option<(Ipv6Addr, [u8; 6])> {
-        if f.len() < 78
-            || f[12..14] != [0x86, 0xDD]
-            || f[14] >> 4 != 6
-            || f[20] != ICMPV6
-            || f[21] != 255
+        if f.len() < N::LEN
+            || f[12..14] != N::ETHERTYPE.to_be_bytes()
+            || f[N::IP_VERSION_TC] >> 4 != 6
+            || f[N::IP_NEXT_HEADER] != N::NEXT_HEADER_ICMPV6
+            || f[N::IP_HOP_LIMIT] != N::HOP_LIMIT
         {
             return None;
         }
-        let plen = u16::from_be_bytes([f[18], f[19]]) as usize;
-        let msg = f.get(54..54 + plen)?;
-        let src = Ipv6Addr::from(<[u8; 16]>::try_from(&f[22..38]).ok()?);
-        let dst = Ipv6Addr::from(<[u8; 16]>::try_from(&f[38..54]).ok()?);
-        if plen < 24 || checksum(src, dst, msg) != 0 {
+        let plen = u16::from_be_bytes([f[N::IP_PAYLOAD_LEN], f[N::IP_PAYLOAD_LEN + 1]]) as usize;
+        let msg = f.get(N::ICMP..N::ICMP + plen)?;
+        let src: [u8; 16] = f[N::IP_SRC..N::IP_SRC + 16].try_into().ok()?;
+        let dst: [u8; 16] = f[N::IP_DST..N::IP_DST + 16].try_into().ok()?;
+        if plen < N::MSG_LEN || N::checksum(src, dst, msg) != 0 {
             return None;
         }
-        let target = Ipv6Addr::from(<[u8; 16]>::try_from(&msg[8..24]).ok()?);
+        let target: [u8; 16] = f[N::TARGET..N::TARGET + 16].try_into().ok()?;
         let (ip, want) = match msg[0] {
-            ADVERTISEMENT => (target, TLLA),
-            SOLICITATION if !src.is_unspecified() => (src, SLLA),
+            N::TYPE_NA => (target, N::OPT_TARGET_LLA),
+            N::TYPE_NS if src != [0; 16] => (src, N::OPT_SOURCE_LLA),
             _ => return None,
         };
         let mut mac: [u8; 6] = f[6..12].try_into().ok()?;
-        let mut opts = &msg[24..];
+        let mut opts = &msg[N::MSG_LEN..];
         while opts.len() >= 8 && opts[1] != 0 {
             let n = opts[1] as usize * 8;
-            if opts[0] == want && n >= 8 {
+            if opts[0] == want {
                 mac.copy_from_slice(&opts[2..8]);
             }
             opts = opts.get(n..).unwrap_or(&[]);
         }
-        Some((ip, mac))
+        Some((Ipv6Addr::from(ip), mac))
     }
 }
 
@@ -437,7 +375,7 @@ mod tests {
         let mut msg = vec![136, 0, 0, 0, 0x60, 0, 0, 0];
         msg.extend_from_slice(&peer.octets());
         msg.extend_from_slice(&[2, 1, 0x52, 0x54, 0, 0, 0, 9]);
-        let c = ndp::checksum(peer, me, &msg);
+        let c = rocenic_proto::wire::ndp_frame::checksum(peer.octets(), me.octets(), &msg);
         msg[2..4].copy_from_slice(&c.to_be_bytes());
         let mut na = NIC_MAC.to_vec();
         na.extend_from_slice(&[
