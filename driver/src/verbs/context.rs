@@ -172,13 +172,7 @@ impl Context {
                 "an IPv4-mapped GID is the port's IPv4 address (set_port), not a table entry",
             ));
         }
-        let v = u128::from(gid);
-        for w in 0..4 {
-            self.dev.write(
-                regs::GID_0_0 + (16 * i + 4 * w) as u16,
-                (v >> (96 - 32 * w)) as u32,
-            );
-        }
+        self.dev.set_gid(i, gid);
         Ok(())
     }
 
@@ -188,10 +182,7 @@ impl Context {
         if i >= regs::GID_TABLE_LEN {
             return Err(Error::BadAttr("GID index beyond the port GID table"));
         }
-        let w = super::qp::gid_words(&self.dev, i);
-        Ok(Ipv6Addr::from(
-            w.iter().fold(0u128, |a, &x| a << 32 | x as u128),
-        ))
+        Ok(self.dev.gid(i))
     }
 
     /// Congestion-notification marking of the port: the DSCP of the CNPs it sends (0..63, 48 after

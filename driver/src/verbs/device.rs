@@ -172,6 +172,24 @@ impl Device {
         self.write(lo, v as u32);
         self.write(hi, (v >> 32) as u32);
     }
+    /// Port GID table entry `i` (GID_i_0..3, big-endian words; `::` when empty). `i` below GID_TABLE_LEN.
+    pub fn gid(&self, i: usize) -> std::net::Ipv6Addr {
+        let v = (0..4).fold(0u128, |a, w| {
+            a << 32 | self.read(Self::gid_reg(i, w)) as u128
+        });
+        v.into()
+    }
+    /// Writes port GID table entry `i`.
+    pub fn set_gid(&self, i: usize, gid: std::net::Ipv6Addr) {
+        let v = u128::from(gid);
+        for w in 0..4 {
+            self.write(Self::gid_reg(i, w), (v >> (96 - 32 * w)) as u32);
+        }
+    }
+    fn gid_reg(i: usize, w: usize) -> u16 {
+        assert!(i < regs::GID_TABLE_LEN);
+        regs::GID_0_0 + (16 * i + 4 * w) as u16
+    }
     /// Writes QP `qpn`'s whole context through the window and runs `cmd` on it (MODIFY, INIT_RQ,
     /// INIT_SQ; INIT loads consumer index 0).
     pub fn qp_command(&self, qpn: u32, w: &QpWindow, cmd: u32) {

@@ -524,7 +524,7 @@ fn path_of(d: &Device, a: &RtrAttrs) -> Result<(u32, [u32; 3], u32)> {
     if i >= regs::GID_TABLE_LEN {
         return Err(Error::BadAttr("sgid_index beyond the port GID table"));
     }
-    if gid_words(d, i) == [0; 4] {
+    if d.gid(i).is_unspecified() {
         return Err(Error::BadAttr("sgid_index names an empty GID table entry"));
     }
     let w = u128::from(v6);
@@ -534,11 +534,6 @@ fn path_of(d: &Device, a: &RtrAttrs) -> Result<(u32, [u32; 3], u32)> {
         hi,
         regs::QP_IPV6_ON | (i as u32) << regs::QP_IPV6_SGID_SHIFT,
     ))
-}
-
-/// Port GID table entry `i` as its four big-endian words (GID_i_0..3).
-pub(crate) fn gid_words(d: &Device, i: usize) -> [u32; 4] {
-    std::array::from_fn(|w| d.read(regs::GID_0_0 + (16 * i + 4 * w) as u16))
 }
 
 fn remote_bits(a: AccessFlags) -> u32 {
