@@ -29,4 +29,5 @@ pub use verbs::{
     AccessFlags, CompletionQueue, Context, DeviceAttr, InitAttrs, MemoryRegion, ModifyAttrs,
     ProtectionDomain, QpAttr, QpAttrs, QpCaps, QueuePair, RecvRequest, RecvWr, RtrAttrs, RtsAttrs,
     SendFlags, SendOp, SendWr, Sge, Trust, WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO,
+    DEFAULT_HOP_LIMIT,
 };

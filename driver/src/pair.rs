@@ -4,7 +4,7 @@ use crate::backend::sim::SimBackend;
 use crate::error::{Error, Result};
 use crate::verbs::{
     CompletionQueue, Context, InitAttrs, ProtectionDomain, QpAttr, QpCaps, QueuePair, RtrAttrs,
-    RtsAttrs, WorkCompletion,
+    RtsAttrs, WorkCompletion, DEFAULT_HOP_LIMIT,
 };
 use rocenic_sim::{Fabric, FabricConfig};
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -63,6 +63,9 @@ pub struct PairParams {
     pub rnr_retry: u8,
     /// Both sides' GRH traffic class (DSCP << 2).
     pub traffic_class: u8,
+    /// Both sides' hop limit (IPv4 TTL) and IPv6 flow label.
+    pub hop_limit: u8,
+    pub flow_label: u32,
     /// Both QPs' `max_send_sge` (1: 64-byte send WQEs).
     pub max_send_sge: usize,
     /// Both QPs' `max_recv_sge` (1: 64-byte receive WQEs).
@@ -86,6 +89,8 @@ impl PairParams {
             retry_cnt: 7,
             rnr_retry: 7,
             traffic_class: 0,
+            hop_limit: DEFAULT_HOP_LIMIT,
+            flow_label: 0,
             max_send_sge: 1,
             max_recv_sge: 1,
         }
@@ -202,6 +207,8 @@ pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
             udp_sport: p.udp_sport[i],
             min_rnr_timer: p.min_rnr_timer,
             traffic_class: p.traffic_class,
+            hop_limit: p.hop_limit,
+            flow_label: p.flow_label,
         }))?;
         q.modify(QpAttr::Rts(RtsAttrs {
             sq_psn: p.psn[i],

@@ -2,18 +2,24 @@
 //! IPv6 paths at RTR, every frame both sides send (requests, READ responses, ACKs) is IPv6 from the
 //! sender's GID to the peer's, with a good ICRC over IPv6's masked header; a NIC whose GID table lacks the
 //! destination takes none of them (RX_DROP_DST_IP) until the address is added, and then the requester's
-//! retransmission completes. Mixed operations over a lossy link: tests/stress.rs.
+//! retransmission completes. The QP's hop limit and flow label (RtrAttrs, from its address vector) are on
+//! every frame of both sides, and on IPv4 its TTL, under a good header checksum. Mixed operations over
+//! a lossy link: tests/stress.rs.
 mod common;
 use common::big_write_on;
 use rocenic_driver::pair::{ipv6, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Error, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs, SendFlags, SendOp, Sge,
-    WcStatus, WorkRequest,
+    WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
 };
-use rocenic_proto::wire::{Frame, IpRepr, ETHERTYPE_IPV6};
+use rocenic_proto::wire::{Frame, IpRepr, Ipv4Packet, ETHERTYPE_IPV6};
 use rocenic_proto::{icrc, regs};
 use rocenic_sim::{FabricConfig, Width};
 use std::net::Ipv6Addr;
+
+/// The pairs' hop limit and flow label: neither 64 nor 0, so a constant in the core shows.
+const HOP: u8 = 9;
+const FLOW: u32 = 0x5_1234;
 
 fn pair(width: Width) -> Pair {
     let cfg = FabricConfig {
@@ -24,13 +30,15 @@ fn pair(width: Width) -> Pair {
     let params = PairParams {
         gid: Some([ipv6(0), ipv6(1)]),
         traffic_class: 26 << 2,
+        hop_limit: HOP,
+        flow_label: FLOW,
         ..PairParams::new(1024, 20_000)
     };
     Pair::connect_with(cfg, &params).unwrap()
 }
 
-/// Checks that every frame is RoCEv2 over IPv6 from `src` to `dst` with DSCP 26 and a good ICRC;
-/// returns how many.
+/// Checks that every frame is RoCEv2 over IPv6 from `src` to `dst` with DSCP 26, the QPs' hop limit and
+/// flow label and a good ICRC; returns how many.
 fn all_ipv6(frames: &[Vec<u8>], src: Ipv6Addr, dst: Ipv6Addr) -> usize {
     for f in frames {
         assert_eq!(u16::from_be_bytes([f[12], f[13]]), ETHERTYPE_IPV6);
@@ -39,7 +47,8 @@ fn all_ipv6(frames: &[Vec<u8>], src: Ipv6Addr, dst: Ipv6Addr) -> usize {
             panic!("not IPv6")
         };
         assert_eq!((ip.src, ip.dst), (src.octets(), dst.octets()));
-        assert_eq!((ip.next_header, ip.hop_limit), (17, 64));
+        assert_eq!((ip.next_header, ip.hop_limit), (17, HOP));
+        assert_eq!(ip.flow_label, FLOW);
         assert_eq!(ip.traffic_class >> 2, 26, "the QP's DSCP");
         assert_eq!(
             ip.payload_len as usize,
@@ -189,6 +198,8 @@ fn ipv6_paths_need_a_source_gid() {
         dest_ip,
         sgid_index,
         udp_sport: 0xC000,
+        hop_limit: DEFAULT_HOP_LIMIT,
+        flow_label: 0,
         min_rnr_timer: 1,
         traffic_class: 0,
     };
@@ -204,6 +215,15 @@ fn ipv6_paths_need_a_source_gid() {
     assert!(bad(
         qp.modify(QpAttr::Rtr(rtr(Ipv6Addr::UNSPECIFIED.into(), 0)))
     ));
+    let path = rtr(ipv6(1).into(), 0);
+    assert!(bad(qp.modify(QpAttr::Rtr(RtrAttrs {
+        hop_limit: 0,
+        ..path
+    }))));
+    assert!(bad(qp.modify(QpAttr::Rtr(RtrAttrs {
+        flow_label: 1 << 20,
+        ..path
+    }))));
     assert!(p.a.ctx.set_gid(4, ipv6(0)).is_err());
     assert!(p
         .a
@@ -232,6 +252,34 @@ fn ipv6_on_a_vlan() {
         let parsed = Frame::parse(fr).expect("a tagged RoCEv2 frame over IPv6");
         assert_eq!(parsed.vlan.map(|v| v.vid), Some(100));
         assert!(matches!(parsed.ip, IpRepr::V6(_)));
+        assert!(icrc::check(fr).unwrap());
+    }
+}
+
+#[test]
+fn the_qps_ttl_on_ipv4() {
+    // The same address-vector field is IPv4's TTL; the header checksum must cover it.
+    let cfg = FabricConfig {
+        host_mem_bytes: 4 << 20,
+        ..FabricConfig::default()
+    };
+    let params = PairParams {
+        hop_limit: HOP,
+        ..PairParams::new(1024, 20_000)
+    };
+    let p = Pair::connect_with(cfg, &params).unwrap();
+    assert_eq!(p.a.qp.query_qp().hop_limit, HOP);
+    p.fabric.lock().unwrap().record_frames();
+    assert!(write_then_read(&p, 8 << 10, 1_000_000));
+    let mut f = p.fabric.lock().unwrap();
+    let sent: Vec<Vec<u8>> = f.take_sent(0).into_iter().chain(f.take_sent(1)).collect();
+    assert!(sent.len() >= 18, "{} frames", sent.len());
+    for fr in &sent {
+        let IpRepr::V4(ip) = Frame::parse(fr).expect("RoCEv2 over IPv4").ip else {
+            panic!("not IPv4")
+        };
+        assert_eq!(ip.ttl, HOP);
+        assert!(Ipv4Packet::new_unchecked(&fr[14..]).verify_checksum());
         assert!(icrc::check(fr).unwrap());
     }
 }

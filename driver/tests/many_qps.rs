@@ -8,6 +8,7 @@ use rocenic_driver::pair::{ip, mac, PSN};
 use rocenic_driver::{
     AccessFlags, CompletionQueue, Context, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest,
     RtrAttrs, RtsAttrs, SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkCompletion, WorkRequest,
+    DEFAULT_HOP_LIMIT,
 };
 use rocenic_sim::{Fabric, FabricConfig, FaultPlan, Width};
 use std::sync::{Arc, Mutex};
@@ -108,6 +109,8 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
                 dest_ip: ip(peer).into(),
                 sgid_index: 0,
                 udp_sport: 0xC000 + i as u16,
+                hop_limit: DEFAULT_HOP_LIMIT,
+                flow_label: 0,
                 min_rnr_timer: 1,
                 traffic_class: 0,
             }))

@@ -70,7 +70,7 @@ registers! {
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
     QP_DSCP = 0x0144, Rw, 0, "DSCP (0..63) of the QP's packets, requests and responses (the GRH traffic class >> 2): what a DSCP-trusting switch maps to the lossless class.";
-    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, DEST_GID_0..2, QP_IPV6, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
+    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, DEST_GID_0..2, QP_IPV6, QP_HOP_LIMIT, QP_FLOW_LABEL, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
     QP_TABLE_LOG = 0x014C, Ro, 0, "log2 of the number of QPs the context table holds (QPNs 0 .. 2^n - 1).";
     QP_ACCESS = 0x0150, Rw, 0, "QP window: remote operations the QP's responder allows (qp_access_flags: REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8); a request needs this and its MR's flag. A request the QP does not allow gets an invalid request NAK and the QP goes to ERR (as rdma_rxe).";
     QP_OUT_OF_SEQUENCE = 0x0154, Ro, 0, "Per-QP counter out_of_sequence (loaded by QP_CMD QUERY): request packets with a PSN ahead of the expected one.";
@@ -82,6 +82,8 @@ registers! {
     DEST_GID_1 = 0x016C, Rw, 0, "QP window: destination GID bytes 4..7.";
     DEST_GID_2 = 0x0170, Rw, 0, "QP window: destination GID bytes 8..11 (bytes 12..15 are DEST_IPV4).";
     QP_IPV6 = 0x0174, Rw, 0, "QP window: bit 0, the QP's packets and its responses and CNPs travel in IPv6 (RoCEv2 over IPv6), from the port GID SGID_INDEX (bits 2..1: entry of the GID table, GID_n_0..3) to DEST_GID_0..2 : DEST_IPV4; 0 = IPv4, from IPV4 to DEST_IPV4.";
+    QP_HOP_LIMIT = 0x0178, Rw, 64, "QP window: the hop limit (IPv6) or TTL (IPv4) of the QP's packets, its responses and CNPs, bits 7..0 (ibv_ah_attr.grh.hop_limit).";
+    QP_FLOW_LABEL = 0x017C, Rw, 0, "QP window: the IPv6 flow label of the QP's packets, responses and CNPs, bits 19..0 (ibv_ah_attr.grh.flow_label; 0 = unlabelled, RFC 6437). Not in the ICRC, so a switch may rewrite it.";
     PFC_PRIORITY = 0x0180, Rw, 3, "802.1Qbb priority of the RoCE traffic (0..7): the PFC class this NIC honours and generates.";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
@@ -237,7 +239,8 @@ pub enum BlockKind {
     /// QP context; param: number of QPs.
     Qp = 2,
     /// PFC, PAUSE, CNP and DCQCN settings; param: features (bit 0 ARP, bit 1 PFC/PAUSE, bit 2 DCQCN,
-    /// bit 3 802.1Q VLAN, bit 4 priority classification: PRIO_TRUST, DSCP_PRIO_MAP_n, RX_LOSSY_WORDS).
+    /// bit 3 802.1Q VLAN, bit 4 priority classification: PRIO_TRUST, DSCP_PRIO_MAP_n, RX_LOSSY_WORDS,
+    /// bit 5 RoCEv2 over IPv6 (QP_IPV6, the GidTable block), bit 6 IPv6 neighbour discovery).
     Ethernet = 3,
     /// Memory-region table (the MR window and MR_CMD; MR_TABLE_LOG gives its size); param: 0.
     MrTable = 4,
@@ -290,8 +293,8 @@ pub const BLOCKS: &[Block] = &[
     },
     Block {
         kind: BlockKind::Qp,
-        // 2: IPv6 address vectors (DEST_GID_0..2, QP_IPV6).
-        version: 2,
+        // 2: IPv6 address vectors (DEST_GID_0..2, QP_IPV6); 3: QP_HOP_LIMIT, QP_FLOW_LABEL.
+        version: 3,
         base: 0x0100,
         size: 0x0080,
         param: 1,
@@ -301,7 +304,7 @@ pub const BLOCKS: &[Block] = &[
         version: 1,
         base: 0x0180,
         size: 0x0080,
-        param: 0b1_1111,
+        param: 0b111_1111,
     },
     Block {
         kind: BlockKind::MrTable,

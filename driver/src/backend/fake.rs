@@ -164,6 +164,8 @@ impl FakeDevice {
             regs::DEST_GID_1,
             regs::DEST_GID_2,
             regs::QP_IPV6,
+            regs::QP_HOP_LIMIT,
+            regs::QP_FLOW_LABEL,
             regs::UDP_SPORT,
             regs::MIN_RNR_TIMER,
             regs::QP_ACCESS,

@@ -17,6 +17,7 @@ use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Context, InitAttrs, MemoryRegion, QpAttr, QpCaps, QueuePair, RecvRequest, RecvWr,
     RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, WcStatus, WorkCompletion, WorkRequest,
+    DEFAULT_HOP_LIMIT,
 };
 use rocenic_proto::regs;
 use rocenic_sim::{line_bytes_per_cycle, FabricConfig, Width, WIRE_OVERHEAD_BYTES};
@@ -98,6 +99,8 @@ fn post_send_ns() -> f64 {
         dest_ip: Ipv4Addr::new(10, 0, 0, 2).into(),
         sgid_index: 0,
         udp_sport: 0xC000,
+        hop_limit: DEFAULT_HOP_LIMIT,
+        flow_label: 0,
         min_rnr_timer: 12,
         traffic_class: 0,
     }))

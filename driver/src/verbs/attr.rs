@@ -62,6 +62,10 @@ impl Default for InitAttrs {
     }
 }
 
+/// The hop limit (IPv6) and TTL (IPv4) Linux gives its packets (`net.ipv6.conf.*.hop_limit`,
+/// `net.ipv4.ip_default_ttl`).
+pub const DEFAULT_HOP_LIMIT: u8 = 64;
+
 /// INIT → RTR attributes: the path and the responder's starting PSN.
 #[derive(Clone, Copy, Debug)]
 pub struct RtrAttrs {
@@ -80,6 +84,12 @@ pub struct RtrAttrs {
     pub sgid_index: u8,
     /// UDP source port: the flow's ECMP entropy.
     pub udp_sport: u16,
+    /// The IPv4 TTL or IPv6 hop limit of the QP's packets, its responses and CNPs
+    /// (`ibv_ah_attr.grh.hop_limit`), 1..=255; [`DEFAULT_HOP_LIMIT`] is Linux's default.
+    pub hop_limit: u8,
+    /// The IPv6 flow label of the QP's packets (`ibv_ah_attr.grh.flow_label`, 20 bits; 0 = unlabelled,
+    /// RFC 6437); an IPv4 path has none.
+    pub flow_label: u32,
     /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs
     /// ... 31 = 491.52 ms, 0 = 655.36 ms).
     pub min_rnr_timer: u8,
@@ -139,6 +149,9 @@ pub struct QpAttrs {
     pub udp_sport: u16,
     /// GRH traffic class (DSCP << 2).
     pub traffic_class: u8,
+    /// The IPv4 TTL or IPv6 hop limit, and the IPv6 flow label (0 before RTR).
+    pub hop_limit: u8,
+    pub flow_label: u32,
     pub cap: QpCaps,
 }
 

@@ -42,6 +42,9 @@ pub(crate) struct QpWindow {
     /// QP_IPV6 (bit 0 IPv6, bits 2..1 the source GID's entry); 0 = IPv4.
     pub dest_gid_hi: [u32; 3],
     pub ipv6: u32,
+    /// QP_HOP_LIMIT (the IPv4 TTL or IPv6 hop limit) and QP_FLOW_LABEL (IPv6).
+    pub hop_limit: u32,
+    pub flow_label: u32,
     pub udp_sport: u32,
     pub min_rnr_timer: u32,
     /// qp_access_flags' remote bits (QP_ACCESS).
@@ -207,6 +210,8 @@ impl Device {
         self.write(regs::DEST_GID_1, w.dest_gid_hi[1]);
         self.write(regs::DEST_GID_2, w.dest_gid_hi[2]);
         self.write(regs::QP_IPV6, w.ipv6);
+        self.write(regs::QP_HOP_LIMIT, w.hop_limit);
+        self.write(regs::QP_FLOW_LABEL, w.flow_label);
         self.write(regs::UDP_SPORT, w.udp_sport);
         self.write(regs::MIN_RNR_TIMER, w.min_rnr_timer);
         self.write(regs::QP_ACCESS, w.access);

@@ -14,6 +14,7 @@ mod wr;
 
 pub use attr::{
     ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs, RtsAttrs,
+    DEFAULT_HOP_LIMIT,
 };
 pub use context::{Context, DeviceAttr, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
 pub use cq::{CompletionQueue, WorkCompletion};

@@ -335,6 +335,8 @@ impl QueuePair {
             rnr_retry: w.rnr_retry as u8,
             udp_sport: w.udp_sport as u16,
             traffic_class: (w.dscp << 2) as u8,
+            hop_limit: w.hop_limit as u8,
+            flow_label: w.flow_label,
             cap: QpCaps {
                 max_send_wr: 1 << w.sq_log,
                 max_recv_wr: 1 << w.rq_log,
@@ -419,6 +421,17 @@ impl QueuePair {
                     return Err(Error::BadMtu(a.path_mtu));
                 }
                 check_min_rnr_timer(a.min_rnr_timer)?;
+                if a.hop_limit == 0 {
+                    // RFC 1122 3.2.1.7, RFC 8200 3: a host never sends a packet with TTL or hop limit 0.
+                    return Err(Error::BadAttr(
+                        "hop_limit 0: a packet needs at least one hop",
+                    ));
+                }
+                if a.flow_label > 0xF_FFFF {
+                    return Err(Error::BadAttr("flow_label has 20 bits"));
+                }
+                win.hop_limit = a.hop_limit as u32;
+                win.flow_label = a.flow_label;
                 win.pmtu_log = a.path_mtu.trailing_zeros();
                 win.dest_qpn = a.dest_qpn & 0xFF_FFFF;
                 win.rq_psn = a.rq_psn & 0xFF_FFFF;

@@ -84,6 +84,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub udp_dport: Signal<In, Bits<16>>,
     /// DSCP of the QP's packets and of CNPs; ECT(0) on or off (the IPv4 TOS byte is DSCP << 2 | ECN).
     pub qp_dscp: Signal<In, Bits<32>>,
+    /// The QP's IPv4 TTL or IPv6 hop limit, and its IPv6 flow label (address vector, QP_HOP_LIMIT and
+    /// QP_FLOW_LABEL): on its requests, responses and CNPs.
+    pub hop_limit: Signal<In, Bits<8>>,
+    pub flow_label: Signal<In, Bits<20>>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
@@ -535,12 +539,13 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         assert_eq!(W, 8 * B);
         assert!(64 % B == 0 || B == 64);
         // Header fields that never change: EtherType IPv4; version/IHL 0x45 (the TOS byte follows from
-        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; TTL 64, protocol UDP; P_Key 0xFFFF (default partition).
+        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; protocol UDP (the TTL is the QP's); P_Key 0xFFFF
+        // (default partition).
         // The UDP destination port (4791, annex A17, unless UDP_DPORT says otherwise) is added in `Load`.
         let hdr_fixed = be_field(0x0800, 12, 2)
             | be_field(0x4500, 14, 2)
             | be_field(0x4000, 20, 2)
-            | be_field(0x4011, 22, 2)
+            | be_field(0x0011, 22, 2)
             | be_field(0xFFFF, 44, 2);
         // ICRC masks (§7.8, annex A17): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
         // and BTH byte 4 (46) count as all ones. Lane order: frame byte p at bits 8p+7:8p.
@@ -548,10 +553,10 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         for p in MASKED_BYTES_IPV4 {
             icrc_mask = icrc_mask | (bit_cast::<1024, 64>(0xFF_u64.into()) << (8 * p) as u64);
         }
-        // IPv6 (RFC 8200): EtherType 0x86DD; version 6 (the traffic class and payload length are added in
-        // Load, the flow label stays 0); next header UDP, hop limit 64.
+        // IPv6 (RFC 8200): EtherType 0x86DD; version 6; next header UDP. The traffic class, flow label,
+        // payload length and hop limit are added in Load.
         let hdr6_fixed =
-            be_field(0x86DD, 12, 2) | be_field(0x6000_0000, 14, 4) | be_field(0x1140, 20, 2);
+            be_field(0x86DD, 12, 2) | be_field(0x6000_0000, 14, 4) | be_field(0x1100, 20, 2);
         let keep_eth = be_field(u64::MAX, 0, 8) | be_field(0xFFFF_FFFF, 8, 4);
         let mut keep_l4: Bits<1024> = 0.into();
         for p in 34..128 {
@@ -869,6 +874,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ext_f: Default::default(),
             tos_ecn: Default::default(),
             qp_dscp: Default::default(),
+            hop_limit: Default::default(),
+            flow_label: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
             bth_b1: Default::default(),
@@ -1338,14 +1345,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 bit_cast::<8, 32>((self.cnp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
         }
         // IPv4 header checksum (RFC 791): one's-complement sum of the 16-bit words; the constant words
-        // 0x4500 + 0x4000 (ID 0) + 0x4011 sum to 0xC511, and the TOS adds to the first.
+        // 0x4500 + 0x4000 (ID 0) + 0x0011 sum to 0x8511, the TOS adds to the first, the TTL to the fifth.
         self.ck_sum.next = bit_cast::<32, 16>(self.ip_len.val())
             + bit_cast::<32, 8>(self.tos.val())
+            + (bit_cast::<32, 8>(self.hop_limit.val()) << 8)
             + (self.ipv4.val() >> 16)
             + (self.ipv4.val() & 0xFFFF)
             + (self.dest_ipv4.val() >> 16)
             + (self.dest_ipv4.val() & 0xFFFF)
-            + 0xC511;
+            + 0x8511;
         self.ck_f1.next = (self.ck_sum.val() & 0xFFFF) + (self.ck_sum.val() >> 16);
         self.ip_ck.next =
             !bit_cast::<16, 32>((self.ck_f1.val() & 0xFFFF) + (self.ck_f1.val() >> 16));
@@ -2082,6 +2090,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 32>(self.mac_lo.val()) << 928)
                     | (bit_cast::<1024, 8>(self.tos.val()) << 896)
                     | (bit_cast::<1024, 16>(self.ip_len.val()) << 880)
+                    | (bit_cast::<1024, 8>(self.hop_limit.val()) << 840)
                     | (bit_cast::<1024, 16>(self.ip_ck.val()) << 816)
                     | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
                     | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 752)
@@ -2104,7 +2113,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.hdr.d.next = (self.v4h.val() & self.keep_eth.val())
                         | self.hdr6_fixed.val()
                         | (bit_cast::<1024, 8>(self.tos.val()) << 900)
+                        | (bit_cast::<1024, 20>(self.flow_label.val()) << 880)
                         | (bit_cast::<1024, 16>(self.udp_len.val()) << 864)
+                        | (bit_cast::<1024, 8>(self.hop_limit.val()) << 848)
                         | (bit_cast::<1024, 128>(self.src_gid.val()) << 720)
                         | (bit_cast::<1024, 96>(self.dest_gid_hi.val()) << 624)
                         | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 592)
@@ -2479,6 +2490,9 @@ mod tests {
     const SIP: u32 = 0x0A00_0001;
     const DIP: u32 = 0x0A00_0002;
     const DQPN: u32 = 0x12_3456;
+    /// Not 64 and not symmetric, so a constant TTL or a swapped nibble shows.
+    const HOP: u8 = 0x27;
+    const FLOW: u32 = 0xA_5C31;
     const SGID: u128 = 0xFD00_0000_0000_0000_0000_0000_0A00_0001;
     const DGID: u128 = 0xFD00_0000_0000_0000_0000_0000_0A00_0002;
     const SQ_BASE: u64 = 0x1000;
@@ -2524,6 +2538,7 @@ mod tests {
             uut.udp_dport.next = 4791.into();
             // DSCP 26 (a common RoCE class) with ECT(0): TOS 0x6A, and the checksum must cover it.
             uut.qp_dscp.next = 26.into();
+            uut.hop_limit.next = (HOP as u64).into();
             uut.cnp_dscp.next = 48.into();
             uut.tx_ecn.next = true;
             uut.pmtu.next = (pmtu as u64).into();
@@ -2724,6 +2739,7 @@ mod tests {
             self.uut.src_gid.next = wide(SGID);
             self.uut.dest_gid_hi.next = wide(DGID >> 32);
             self.uut.dest_ipv4.next = ((DGID & 0xFFFF_FFFF) as u64).into();
+            self.uut.flow_label.next = (FLOW as u64).into();
             self
         }
 
@@ -2770,7 +2786,7 @@ mod tests {
         assert_eq!(f[15], 26 << 2 | 0x02, "TOS: DSCP 26, ECT(0)");
         assert_eq!(be(&f[16..18]) as usize, f.len() - 14, "IP total length");
         assert_eq!(be(&f[20..22]), 0x4000);
-        assert_eq!((f[22], f[23]), (64, 17));
+        assert_eq!((f[22], f[23]), (HOP, 17), "TTL the QP's, protocol UDP");
         let sum: u32 = (0..10).map(|i| be(&f[14 + 2 * i..16 + 2 * i]) as u32).sum();
         assert_eq!((sum & 0xFFFF) + (sum >> 16), 0xFFFF, "IPv4 header checksum");
         assert_eq!(be(&f[26..30]) as u32, SIP);
@@ -2823,7 +2839,12 @@ mod tests {
             "traffic class: DSCP 26, ECT(0)"
         );
         assert_eq!(be(&f[18..20]) as usize, f.len() - 54, "payload length");
-        assert_eq!((f[20], f[21]), (17, 64), "next header UDP, hop limit 64");
+        assert_eq!(word0 & 0xF_FFFF, FLOW, "flow label");
+        assert_eq!(
+            (f[20], f[21]),
+            (17, HOP),
+            "next header UDP, the QP's hop limit"
+        );
         assert_eq!(u128::from_be_bytes(f[22..38].try_into().unwrap()), SGID);
         assert_eq!(u128::from_be_bytes(f[38..54].try_into().unwrap()), DGID);
         assert_eq!(be(&f[54..56]), 0xC123);

@@ -395,6 +395,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.w_dgid1.next = self.regs.dest_gid_1.val();
         self.qpt.w_dgid2.next = self.regs.dest_gid_2.val();
         self.qpt.w_ipv6.next = self.regs.qp_ipv6.val();
+        self.qpt.w_hop_limit.next = self.regs.qp_hop_limit.val();
+        self.qpt.w_flow_label.next = self.regs.qp_flow_label.val();
         self.qpt.sq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x030C);
         self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
         self.qpt.db_val.next = self.reg_wr_data.val();
@@ -476,6 +478,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.dest_mac_hi.next = self.qpt.av_dest_mac_hi.val();
         self.tx_eng.dest_ipv4.next = self.qpt.av_dest_ip.val();
         self.tx_eng.ipv6.next = self.qpt.av_ipv6.val();
+        self.tx_eng.hop_limit.next = self.qpt.av_hop_limit.val();
+        self.tx_eng.flow_label.next = self.qpt.av_flow_label.val();
         self.tx_eng.dest_gid_hi.next = self.qpt.av_dgid_hi.val();
         self.src_gid.next = self.gid0.val();
         if self.qpt.av_sgid.val() == 1 {

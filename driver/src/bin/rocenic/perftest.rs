@@ -33,7 +33,7 @@ use super::attach::{self, Attach};
 use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
-    SendOp, Sge, WcStatus, WorkRequest,
+    SendOp, Sge, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
 };
 use rocenic_sim::fault::SplitMix64;
 use std::net::TcpStream;
@@ -554,6 +554,8 @@ pub fn run(o: Opts) -> Result<(), String> {
         dest_ip: peer_ip,
         sgid_index: 0,
         udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
+        hop_limit: DEFAULT_HOP_LIMIT,
+        flow_label: 0,
         min_rnr_timer: 12,
         traffic_class: 0,
     }))

@@ -14,7 +14,7 @@ use super::attach::{self, Attach};
 use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
-    SendOp, Sge, WcOpcode, WcStatus, WorkRequest,
+    SendOp, Sge, WcOpcode, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
 };
 use rocenic_sim::fault::SplitMix64;
 use std::time::{Duration, Instant};
@@ -267,6 +267,8 @@ pub fn run(o: Opts) -> Result<(), String> {
             dest_ip: ip,
             sgid_index: 0,
             udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
+            hop_limit: DEFAULT_HOP_LIMIT,
+            flow_label: 0,
             // As ibv_rc_pingpong: 12 = 0.64 ms.
             min_rnr_timer: 12,
             traffic_class: 0,

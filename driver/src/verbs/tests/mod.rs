@@ -79,6 +79,8 @@ pub(super) fn rtr_attrs() -> RtrAttrs {
         dest_ip: Ipv4Addr::new(10, 0, 0, 9).into(),
         sgid_index: 0,
         udp_sport: 0xC001,
+        hop_limit: DEFAULT_HOP_LIMIT,
+        flow_label: 0,
         min_rnr_timer: 12,
         traffic_class: 0,
     }

@@ -157,6 +157,8 @@ fn modify_programs_each_transition_as_one_qp_command() {
         dest_qpn: 0x7F00_0022,      // only 24 bits are a QPN
         rq_psn: 0x0100_1234,        // and a PSN
         traffic_class: 26 << 2 | 3, // DSCP 26; the ECN bits are the NIC's
+        hop_limit: 9,
+        flow_label: 0xF_FFFF,
         ..rtr_attrs()
     };
     let w = writes_of(&s, QpAttr::Rtr(rtr));
@@ -175,6 +177,8 @@ fn modify_programs_each_transition_as_one_qp_command() {
             (regs::UDP_SPORT, 0xC001),
             (regs::MIN_RNR_TIMER, 12),
             (regs::QP_DSCP, 26),
+            (regs::QP_HOP_LIMIT, 9),
+            (regs::QP_FLOW_LABEL, 0xF_FFFF),
         ],
     );
 
