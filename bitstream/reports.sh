@@ -43,19 +43,8 @@ mkdir -p "$out"
 qp_log=$(( width == 64 ? 13 : 14 ))
 (cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v" "$qp_log")
 cd "$out"
-flow="synth_xilinx -family xcup -flatten -top top -run :map_luts
-opt_expr -mux_undef -noclkinv
-abc -fast -lut 6
-clean
-techmap -map +/xilinx/ff_map.v
-xilinx_srl -fixed -minlen 3
-techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6
-xilinx_dffopt
-opt_lut_ins -tech xilinx
-synth_xilinx -family xcup -top top -run finalize:
-tee -q -o stat-xcup-$width.txt stat
-read_verilog -lib +/xilinx/cells_sim.v
-tee -q -o ltp-xcup-$width.txt ltp w:* t:LUT* t:MUXF* t:CARRY*"
+source "$root/bitstream/xcup-flow.sh"
+flow=$(xcup_flow "$width")
 start=$(date +%s)
 # Warnings (hundreds of RAM port resizes) go to the log only.
 yosys -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; ${flow//$'\n'/; }" > /dev/null

@@ -24,11 +24,10 @@
 //! Override set, Router clear, and a target link-layer address option with the port's MAC: 86 bytes, no
 //! FCS (the MAC adds it), sent between two RoCE frames by the top's transmit arbiter.
 //!
-//! At the frame's last beat the checks and the two 32-bit sums (the solicitation's and the
-//! advertisement's) are registered; a cycle later the sums are folded, the solicitation's compared and the
-//! advertisement's inserted as it is loaded. The head is not registered first: that would cost some 650
-//! flip-flops (bitstream/reports.sh budgets them) for a path no longer than the receive buffer's IPv4
-//! header check.
+//! The cycle after the frame's last beat, the checks and the two 32-bit sums (the solicitation's and the
+//! advertisement's) are computed from the capture register itself (`head_q`: no multiplexer puts the last
+//! beat into a combinational head, so the capture costs no LUT per bit) and registered; a cycle later the
+//! sums are folded, the solicitation's compared and the advertisement's inserted as it is loaded.
 use super::short_frame::{FrameHeadN, FrameTx};
 use crate::prim::byteswap::be_shift;
 use crate::prim::word_sum::WordSum;
@@ -38,9 +37,6 @@ use rust_hdl::prelude::*;
 /// Bytes of the head and frame registers: the 86 bytes of an NS or NA with one option, rounded up to
 /// a multiple of the widest beat.
 pub const REG_BYTES: usize = 128;
-/// The IPv6 addresses and the ICMPv6 message: bytes 22..86, contiguous, summed as one 64-byte window.
-const WIN: usize = N::IP_SRC;
-const WIN_BYTES: usize = N::LEN_LLA - N::IP_SRC;
 
 #[derive(LogicBlock)]
 pub struct NdpResponder<const W: usize, const B: usize> {
@@ -68,8 +64,13 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     pub replies_inc: Signal<Out, bool>,
     rx: FrameHeadN<W, 1024>,
     tx: FrameTx<W, B, 1024, { N::LEN_LLA }>,
-    ns_sum: WordSum<512>,
-    na_sum: WordSum<512>,
+    /// The two checksums share their parts: the solicitation's source address and target are also the
+    /// advertisement's destination, source and target, so three sums serve both (35 words, not 59).
+    sip_sum: WordSum<128>,
+    target_sum: WordSum<128>,
+    /// The rest of the solicitation: its destination, the ICMPv6 words before the target, the option.
+    rest_sum: WordSum<256>,
+    mac_sum: WordSum<48>,
     /// A solicitation for us ended last cycle (checksum still to compare): its kind, sums and the
     /// reply's fields.
     p_ns: DFF<bool>,
@@ -100,7 +101,8 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     is_ns: Signal<Local, bool>,
     len_ok: Signal<Local, bool>,
     long: Signal<Local, bool>,
-    win: Signal<Local, Bits<512>>,
+    f_icmp_head: Signal<Local, Bits<64>>,
+    f_opt: Signal<Local, Bits<64>>,
     ns_total: Signal<Local, Bits<32>>,
     na_total: Signal<Local, Bits<32>>,
     ns_f1: Signal<Local, Bits<32>>,
@@ -111,8 +113,6 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     na_ck: Signal<Local, Bits<16>>,
     sn_prefix: Constant<Bits<128>>,
     mc_prefix: Constant<Bits<48>>,
-    /// Clears the option's 8 bytes at the bottom of the window for an NS without options.
-    no_opt_mask: Constant<Bits<512>>,
     /// The advertisement's constant words in its checksum: type and code, flags, option type and length,
     /// and the pseudo-header's length (32) and next header (58).
     na_const: Constant<Bits<32>>,
@@ -130,7 +130,8 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     sh_target: Constant<Bits<16>>,
     sh_opt_len: Constant<Bits<16>>,
     sh_lla: Constant<Bits<16>>,
-    sh_win: Constant<Bits<16>>,
+    sh_icmp_head: Constant<Bits<16>>,
+    sh_opt: Constant<Bits<16>>,
     /// The advertisement's constant fields: EtherType, version, payload length, next header, hop limit,
     /// type, flags, option type and length.
     fixed: Constant<Bits<1024>>,
@@ -181,8 +182,10 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             replies_inc: Default::default(),
             rx: Default::default(),
             tx: Default::default(),
-            ns_sum: Default::default(),
-            na_sum: Default::default(),
+            sip_sum: Default::default(),
+            target_sum: Default::default(),
+            rest_sum: Default::default(),
+            mac_sum: Default::default(),
             p_ns: Default::default(),
             p_long: Default::default(),
             p_dad: Default::default(),
@@ -211,7 +214,8 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             is_ns: Default::default(),
             len_ok: Default::default(),
             long: Default::default(),
-            win: Default::default(),
+            f_icmp_head: Default::default(),
+            f_opt: Default::default(),
             ns_total: Default::default(),
             na_total: Default::default(),
             ns_f1: Default::default(),
@@ -222,7 +226,6 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             na_ck: Default::default(),
             sn_prefix: Constant::new(sn_prefix),
             mc_prefix: Constant::new(0x3333_FF00_0000_u64.into()),
-            no_opt_mask: Constant::new(!bit_cast::<512, 64>(u64::MAX.into())),
             na_const: Constant::new((na_const as u64).into()),
             sh_dst: sh(0, 6),
             sh_src: sh(6, 6),
@@ -238,7 +241,8 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             sh_target: sh(N::TARGET, 16),
             sh_opt_len: sh(N::OPT_LEN, 1),
             sh_lla: sh(N::OPT_LLADDR, 6),
-            sh_win: sh(WIN, WIN_BYTES),
+            sh_icmp_head: sh(N::ICMP, 8),
+            sh_opt: sh(N::OPT, 8),
             fixed: Constant::new(fixed),
         }
     }
@@ -259,18 +263,18 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
             | bit_cast::<48, 32>(self.mac_lo.val());
 
         // At the last beat: the solicitation's fields, checks and sums.
-        self.f_dst.next = bit_cast::<48, 1024>(self.rx.head.val() >> self.sh_dst.val());
-        self.f_smac.next = bit_cast::<48, 1024>(self.rx.head.val() >> self.sh_src.val());
-        self.f_type.next = bit_cast::<16, 1024>(self.rx.head.val() >> self.sh_type.val());
-        self.f_vtc.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_vtc.val());
-        self.f_plen.next = bit_cast::<16, 1024>(self.rx.head.val() >> self.sh_plen.val());
-        self.f_nh.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_nh.val());
-        self.f_hop.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_hop.val());
-        self.f_sip.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_sip.val());
-        self.f_dip.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_dip.val());
-        self.f_icmp.next = bit_cast::<16, 1024>(self.rx.head.val() >> self.sh_icmp.val());
-        self.f_target.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_target.val());
-        self.f_opt_len.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_opt_len.val());
+        self.f_dst.next = bit_cast::<48, 1024>(self.rx.head_q.val() >> self.sh_dst.val());
+        self.f_smac.next = bit_cast::<48, 1024>(self.rx.head_q.val() >> self.sh_src.val());
+        self.f_type.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_type.val());
+        self.f_vtc.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_vtc.val());
+        self.f_plen.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_plen.val());
+        self.f_nh.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_nh.val());
+        self.f_hop.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_hop.val());
+        self.f_sip.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_sip.val());
+        self.f_dip.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_dip.val());
+        self.f_icmp.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_icmp.val());
+        self.f_target.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_target.val());
+        self.f_opt_len.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_opt_len.val());
         // Solicited-node multicast address and its MAC (RFC 4291 §2.7.1, RFC 2464 §7).
         self.low24.next = bit_cast::<32, 128>(self.f_target.val()) & 0xFF_FFFF;
         self.sn_ip.next = self.sn_prefix.val() | bit_cast::<128, 32>(self.low24.val());
@@ -295,22 +299,31 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
             (self.f_plen.val() == 24) || ((self.f_plen.val() == 32) && (self.f_opt_len.val() == 1));
         self.long.next = self.f_plen.val() > 32;
         // Checksum (RFC 8200 §8.1): the addresses and the message, then the pseudo-header's length and
-        // next header; without options the window's last 8 bytes are past the message.
-        self.win.next = bit_cast::<512, 1024>(self.rx.head.val() >> self.sh_win.val());
-        if self.f_plen.val() == 24 {
-            self.win.next = bit_cast::<512, 1024>(self.rx.head.val() >> self.sh_win.val())
-                & self.no_opt_mask.val();
+        // next header; without options the 8 bytes after the message are not part of it.
+        self.f_icmp_head.next =
+            bit_cast::<64, 1024>(self.rx.head_q.val() >> self.sh_icmp_head.val());
+        self.f_opt.next = 0.into();
+        if self.f_plen.val() != 24 {
+            self.f_opt.next = bit_cast::<64, 1024>(self.rx.head_q.val() >> self.sh_opt.val());
         }
-        self.ns_sum.a.next = self.win.val();
-        self.ns_total.next = self.ns_sum.y.val() + bit_cast::<32, 16>(self.f_plen.val()) + 58;
-        // The advertisement's variable words: its source (the target), destination (the asker), target
-        // field and our MAC in the option.
-        self.na_sum.a.next = (bit_cast::<512, 128>(self.f_target.val()) << 384)
-            | (bit_cast::<512, 128>(self.f_sip.val()) << 256)
-            | (bit_cast::<512, 128>(self.f_target.val()) << 128)
-            | (bit_cast::<512, 48>(self.my_mac.val()) << 80);
-        self.na_total.next = self.na_sum.y.val() + self.na_const.val();
-        self.p_ns.d.next = self.rx.done.val()
+        self.sip_sum.a.next = self.f_sip.val();
+        self.target_sum.a.next = self.f_target.val();
+        self.rest_sum.a.next = (bit_cast::<256, 128>(self.f_dip.val()) << 128)
+            | (bit_cast::<256, 64>(self.f_icmp_head.val()) << 64)
+            | bit_cast::<256, 64>(self.f_opt.val());
+        self.ns_total.next = self.sip_sum.y.val()
+            + self.target_sum.y.val()
+            + self.rest_sum.y.val()
+            + bit_cast::<32, 16>(self.f_plen.val())
+            + 58;
+        // The advertisement's variable words: its source and target (both the solicitation's target),
+        // its destination (the asker) and our MAC in the option.
+        self.mac_sum.a.next = self.my_mac.val();
+        self.na_total.next = (self.target_sum.y.val() << 1)
+            + self.sip_sum.y.val()
+            + self.mac_sum.y.val()
+            + self.na_const.val();
+        self.p_ns.d.next = self.rx.done_q.val()
             && self.enable.val()
             && self.is_ns.val()
             && (self.len_ok.val() || self.long.val());

@@ -96,7 +96,9 @@ async def test_pfc_pauses_exactly_our_priority(dut):
             lat, n = await tb.pause_length(P.pfc_frame(PEER, 0xFF, times))
             want = P.pause_cycles(times[prio], q4)
             assert n == want, f"prio {prio} q4 {q4}: paused {n} cycles, expected {times[prio]} quanta = {want}"
-            assert lat in (1, 2), f"pause started {lat} cycles after the frame's last beat"
+            # The unit reads the frame from its capture register the cycle after the last beat, decides
+            # there and pauses from the next (2 or 3 cycles, with the bench's sampling).
+            assert lat in (2, 3), f"pause started {lat} cycles after the frame's last beat"
             d = tb.count.delta(before)
             assert d == {"rx_pause_inc": 1, "pause_cycle_inc": want}, f"counters {d}"
 

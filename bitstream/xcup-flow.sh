@@ -1,0 +1,21 @@
+# The Yosys flow for UltraScale+ that reports.sh and unit.sh share (sourced, not run): synth_xilinx up to its
+# LUT mapping, `abc -fast -lut 6`, then the rest of synth_xilinx; `stat` into stat-xcup-$1.txt and the
+# longest path into ltp-xcup-$1.txt. reports.sh explains the choices.
+xcup_flow() {
+    local name=$1
+    cat <<FLOW
+synth_xilinx -family xcup -flatten -top top -run :map_luts
+opt_expr -mux_undef -noclkinv
+abc -fast -lut 6
+clean
+techmap -map +/xilinx/ff_map.v
+xilinx_srl -fixed -minlen 3
+techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6
+xilinx_dffopt
+opt_lut_ins -tech xilinx
+synth_xilinx -family xcup -top top -run finalize:
+tee -q -o stat-xcup-$name.txt stat
+read_verilog -lib +/xilinx/cells_sim.v
+tee -q -o ltp-xcup-$name.txt ltp w:* t:LUT* t:MUXF* t:CARRY*
+FLOW
+}
