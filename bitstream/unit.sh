@@ -14,7 +14,8 @@ mkdir -p "$out"
 cd "$out"
 source "$root/bitstream/xcup-flow.sh"
 flow=$(xcup_flow "$unit$width")
-yosys -q -l "synth-$unit$width.log" -p "read_verilog $unit$width.v; ${flow//$'\n'/; }" > /dev/null
+yosys -q -l "synth-$unit$width.log" -p "read_verilog $unit$width.v; ${flow//$'\n'/; }" > /dev/null \
+    2> >(grep -v "Resizing cell port" >&2)
 count() { awk -v c="$1" '$1 == c {n += $2} END {print n + 0}' "stat-xcup-$unit$width.txt"; }
 luts=0
 for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do luts=$((luts + $(count $c))); done

@@ -132,7 +132,8 @@ make_ip qdma rocenic_qdma [list \
 set async [expr {$core_clock eq "pcie" ? 1 : 0}]
 set axis_common [list CONFIG.TDATA_NUM_BYTES 64 CONFIG.HAS_TKEEP 1 CONFIG.HAS_TLAST 1 \
     CONFIG.IS_ACLK_ASYNC $async CONFIG.SYNCHRONIZATION_STAGES 3]
-make_ip axis_data_fifo rocenic_axis_rx_fifo [concat $axis_common [list CONFIG.FIFO_DEPTH 64]]
+# The receive FIFO carries the CMAC's tuser (a bad FCS, with the last beat) to the core's rx_tuser.
+make_ip axis_data_fifo rocenic_axis_rx_fifo [concat $axis_common [list CONFIG.FIFO_DEPTH 64 CONFIG.TUSER_WIDTH 1]]
 make_ip axis_data_fifo rocenic_axis_tx_fifo [concat $axis_common [list CONFIG.FIFO_DEPTH 512 CONFIG.FIFO_MODE 2]]
 
 # PCIe-side clock converters, needed only when the core runs on the MAC clock.

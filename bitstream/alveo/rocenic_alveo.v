@@ -84,7 +84,7 @@ module rocenic_alveo #(
     wire core_reset = core_rst_sync[3];
 
     // ---------------------------------------------------------------- the core
-    wire          rx_tvalid, rx_tlast, rx_tready;
+    wire          rx_tvalid, rx_tlast, rx_tready, rx_tuser;
     wire [W-1:0]  rx_tdata;
     wire [B-1:0]  rx_tkeep;
     wire          tx_tvalid, tx_tlast, tx_tready;
@@ -108,7 +108,7 @@ module rocenic_alveo #(
     top core (
         .clock(core_clk), .reset(core_reset),
         .rx_tdata(rx_tdata), .rx_tkeep(rx_tkeep), .rx_tlast(rx_tlast), .rx_tvalid(rx_tvalid),
-        .rx_tready(rx_tready),
+        .rx_tuser(rx_tuser), .rx_tready(rx_tready),
         .tx_tdata(tx_tdata), .tx_tkeep(tx_tkeep), .tx_tlast(tx_tlast), .tx_tvalid(tx_tvalid),
         .tx_tready(tx_tready),
         .reg_wr_valid(reg_wr_valid), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),
@@ -408,15 +408,16 @@ module rocenic_alveo #(
         .tx_preamblein(56'h0), .tx_ovfout(), .tx_unfout());
 
     // Receive: the CMAC cannot be stalled; the core keeps up (64 bytes a cycle at >= 250 MHz is more than
-    // 100 Gb/s). Frames the CMAC marks bad (tuser, FCS error) still reach the core, whose ICRC check drops
-    // a corrupted RoCE packet. The FIFO is a clock crossing when the core is on axi_aclk.
+    // 100 Gb/s). Frames the CMAC marks bad (tuser with the last beat: a bad FCS) reach the core with the
+    // mark, which drops and counts them (RX_FCS_ERRORS) before any unit acts on them. The FIFO is a clock
+    // crossing when the core is on axi_aclk.
     rocenic_axis_rx_fifo rx_fifo (
         .s_axis_aclk(mac_clk), .s_axis_aresetn(!mac_tx_reset),
         .s_axis_tvalid(mac_rx_tvalid), .s_axis_tready(), .s_axis_tdata(mac_rx_tdata),
-        .s_axis_tkeep(mac_rx_tkeep), .s_axis_tlast(mac_rx_tlast),
+        .s_axis_tkeep(mac_rx_tkeep), .s_axis_tlast(mac_rx_tlast), .s_axis_tuser(mac_rx_tuser),
         .m_axis_aclk(core_clk),
         .m_axis_tvalid(rx_tvalid), .m_axis_tready(rx_tready), .m_axis_tdata(rx_tdata),
-        .m_axis_tkeep(rx_tkeep), .m_axis_tlast(rx_tlast));
+        .m_axis_tkeep(rx_tkeep), .m_axis_tlast(rx_tlast), .m_axis_tuser(rx_tuser));
 
     // Transmit: the core does not pad to the 60-byte minimum and the CMAC does not either. At 64 bytes a
     // beat a frame shorter than 60 bytes is a single beat, so a first beat that is also the last one is

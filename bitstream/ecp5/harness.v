@@ -29,7 +29,8 @@ module harness (
 
     top core (
         .clock(clk), .reset(rst),
-        .rx_tdata(lfsr), .rx_tkeep(r1[7:0]), .rx_tlast(r1[8]), .rx_tvalid(r1[9]), .rx_tready(rx_tready),
+        .rx_tdata(lfsr), .rx_tkeep(r1[7:0]), .rx_tlast(r1[8]), .rx_tvalid(r1[9]), .rx_tuser(r1[17]),
+        .rx_tready(rx_tready),
         .tx_tdata(tx_tdata), .tx_tkeep(tx_tkeep), .tx_tlast(tx_tlast), .tx_tvalid(tx_tvalid),
         .tx_tready(r1[10]),
         .reg_wr_valid(r1[11]), .reg_wr_addr(r2[15:0]), .reg_wr_data(r3[31:0]), .reg_wr_ready(reg_wr_ready),

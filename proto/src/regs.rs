@@ -195,6 +195,7 @@ registers! {
     IMPLIED_NAK_SEQ_ERR = 0x04C4, Counter, 0, "Counter: implied NAKs (implied_nak_seq_err): READ responses that arrived ahead of the one expected, so the ones between were lost; the requester re-issued the READ from the missing PSN at once instead of after its ACK timeout.";
     RX_NDP_SOLICITATIONS = 0x04C8, Counter, 0, "Counter: IPv6 Neighbor Solicitations (RFC 4861) for one of the port's GID table addresses received, answered or not: duplicate address detection probes (source ::), NS with more options than one link-layer address (their checksum is not checked) and NS that arrive while an advertisement is being sent count here but get no answer.";
     TX_NDP_ADVERTISEMENTS = 0x04CC, Counter, 0, "Counter: IPv6 Neighbor Advertisements sent (solicited, override, with the port's MAC as target link-layer address).";
+    RX_FCS_ERRORS = 0x04D0, Counter, 0, "Counter: frames the MAC delivered marked bad (rx_tuser with the last beat: a bad FCS, as the CMAC's rx_axis_tuser), dropped and not seen by the ARP, neighbour discovery or PFC units (ethtool rx_crc_errors_phy; part of port_rcv_errors).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";

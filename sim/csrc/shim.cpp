@@ -37,6 +37,7 @@ typedef struct {
     uint8_t dma_rd_resp_tag;
     uint8_t dma_rd_resp_last;
     uint8_t dma_wr_ready;
+    uint8_t rx_tuser;
 } RnIn;
 
 typedef struct {
@@ -139,6 +140,7 @@ static void rn_set_inputs(M* m, const RnIn* in) {
         put_bus(m->rx_tdata, in->rx_tdata);
         m->rx_tkeep = in->rx_tkeep;
         m->rx_tlast = in->rx_tlast;
+        m->rx_tuser = in->rx_tuser;
     }
     m->tx_tready = in->tx_tready;
     m->reg_wr_valid = in->reg_wr_valid;

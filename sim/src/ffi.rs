@@ -26,6 +26,8 @@ pub struct NicIn {
     pub dma_rd_resp_tag: u8,
     pub dma_rd_resp_last: u8,
     pub dma_wr_ready: u8,
+    /// With `rx_tlast`: the frame is marked bad (a bad FCS, as a MAC flags it).
+    pub rx_tuser: u8,
 }
 
 /// Outputs of the core, sampled with the clock low after the inputs settled (so they decide which

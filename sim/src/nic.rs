@@ -113,7 +113,8 @@ pub struct Nic {
     out: NicOut,
     cycle: u64,
 
-    rx_queue: VecDeque<Vec<u8>>,
+    /// Frames for the receive port, each with its bad-FCS mark.
+    rx_queue: VecDeque<(Vec<u8>, bool)>,
     /// Byte offset of the current beat in the front frame of `rx_queue`.
     rx_pos: usize,
     /// `inp` holds the current receive beat.
@@ -262,7 +263,15 @@ impl Nic {
     /// accepts it. Empty frames are ignored.
     pub fn push_rx_frame(&mut self, frame: Vec<u8>) {
         if !frame.is_empty() {
-            self.rx_queue.push_back(frame);
+            self.rx_queue.push_back((frame, false));
+        }
+    }
+
+    /// Queue a frame as [`Nic::push_rx_frame`] does, marked bad with its last beat (`rx_tuser`): what a
+    /// MAC delivers when the frame's FCS does not match.
+    pub fn push_rx_frame_bad_fcs(&mut self, frame: Vec<u8>) {
+        if !frame.is_empty() {
+            self.rx_queue.push_back((frame, true));
         }
     }
 
@@ -371,7 +380,7 @@ impl Nic {
         if self.rx_loaded || self.inp.reset != 0 {
             return;
         }
-        let Some(frame) = self.rx_queue.front() else {
+        let Some((frame, bad)) = self.rx_queue.front() else {
             return;
         };
         let n = (frame.len() - self.rx_pos).min(self.beat);
@@ -380,6 +389,7 @@ impl Nic {
         bytes_to_lanes(&buf, &mut self.inp.rx_tdata, self.beat);
         self.inp.rx_tkeep = keep_mask(n);
         self.inp.rx_tlast = (self.rx_pos + n == frame.len()) as u8;
+        self.inp.rx_tuser = self.inp.rx_tlast & *bad as u8;
         self.inp.rx_tvalid = 1;
         self.rx_loaded = true;
     }

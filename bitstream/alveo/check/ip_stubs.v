@@ -83,10 +83,10 @@ endmodule
 module rocenic_axis_rx_fifo (
     input wire s_axis_aclk, input wire s_axis_aresetn,
     input wire s_axis_tvalid, output wire s_axis_tready, input wire [511:0] s_axis_tdata,
-    input wire [63:0] s_axis_tkeep, input wire s_axis_tlast,
+    input wire [63:0] s_axis_tkeep, input wire s_axis_tlast, input wire [0:0] s_axis_tuser,
     input wire m_axis_aclk,
     output wire m_axis_tvalid, input wire m_axis_tready, output wire [511:0] m_axis_tdata,
-    output wire [63:0] m_axis_tkeep, output wire m_axis_tlast);
+    output wire [63:0] m_axis_tkeep, output wire m_axis_tlast, output wire [0:0] m_axis_tuser);
 endmodule
 
 module rocenic_axis_tx_fifo (

@@ -9,7 +9,7 @@
 module top (
     input wire clock, input wire reset,
     input wire [511:0] rx_tdata, input wire [63:0] rx_tkeep, input wire rx_tlast, input wire rx_tvalid,
-    output wire rx_tready,
+    input wire rx_tuser, output wire rx_tready,
     output wire [511:0] tx_tdata, output wire [63:0] tx_tkeep, output wire tx_tlast, output wire tx_tvalid,
     input wire tx_tready,
     input wire reg_wr_valid, input wire [15:0] reg_wr_addr, input wire [31:0] reg_wr_data,

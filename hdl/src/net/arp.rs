@@ -21,6 +21,8 @@ pub struct ArpResponder<const W: usize, const B: usize> {
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_fire: Signal<In, bool>,
+    /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
+    pub rx_tuser: Signal<In, bool>,
     /// The reply, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -83,6 +85,7 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
             rx_tdata: Default::default(),
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
+            rx_tuser: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -132,6 +135,7 @@ impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
         self.rx.rx_tdata.next = self.rx_tdata.val();
         self.rx.rx_tlast.next = self.rx_tlast.val();
         self.rx.rx_fire.next = self.rx_fire.val();
+        self.rx.rx_tuser.next = self.rx_tuser.val();
         self.f_dst.next = bit_cast::<48, 512>(self.rx.head_q.val() >> self.sh_dst.val());
         self.f_type.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_type.val());
         self.f_htype.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_htype.val());

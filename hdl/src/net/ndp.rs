@@ -54,6 +54,8 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_fire: Signal<In, bool>,
+    /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
+    pub rx_tuser: Signal<In, bool>,
     /// The advertisement, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -173,6 +175,7 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             rx_tdata: Default::default(),
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
+            rx_tuser: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -259,6 +262,7 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
         self.rx.rx_tdata.next = self.rx_tdata.val();
         self.rx.rx_tlast.next = self.rx_tlast.val();
         self.rx.rx_fire.next = self.rx_fire.val();
+        self.rx.rx_tuser.next = self.rx_tuser.val();
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 

@@ -40,6 +40,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_fire: Signal<In, bool>,
+    /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
+    pub rx_tuser: Signal<In, bool>,
     /// RoCE transmission must not start a frame.
     pub paused: Signal<Out, bool>,
     /// Generated PFC frames, as an AXI-Stream source.
@@ -118,6 +120,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             rx_tdata: Default::default(),
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
+            rx_tuser: Default::default(),
             paused: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
@@ -184,6 +187,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.rx.rx_tdata.next = self.rx_tdata.val();
         self.rx.rx_tlast.next = self.rx_tlast.val();
         self.rx.rx_fire.next = self.rx_fire.val();
+        self.rx.rx_tuser.next = self.rx_tuser.val();
         self.rx_pause_inc.next = false;
         self.pause_cycle_inc.next = false;
         self.watchdog_inc.next = false;

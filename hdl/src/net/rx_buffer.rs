@@ -86,6 +86,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub rx_tkeep: Signal<In, Bits<B>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_tvalid: Signal<In, bool>,
+    /// With the last beat: the MAC marked the frame bad (a bad FCS). It is dropped and counted.
+    pub rx_tuser: Signal<In, bool>,
     pub rx_tready: Signal<Out, bool>,
     // Engine side: frame at `head` (its metadata word) is available while `pending`
     pub pending: Signal<Out, bool>,
@@ -107,6 +109,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub drop_reason: Signal<Out, Bits<3>>,
     pub overflow_inc: Signal<Out, bool>,
     pub ip_csum_err_inc: Signal<Out, bool>,
+    /// A frame the MAC marked bad, dropped.
+    pub fcs_err_inc: Signal<Out, bool>,
     /// A good RoCE frame of a lossy priority dropped for want of room.
     pub lossy_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
@@ -132,6 +136,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     d_en: DFF<Bits<B>>,
     /// With a frame's last beat: its tag was not the port's, or the ring overflowed.
     d_vlan_bad: DFF<bool>,
+    d_fcs_bad: DFF<bool>,
     d_overflow: DFF<bool>,
     d_pcp: DFF<Bits<3>>,
     // Combinational intermediates
@@ -236,6 +241,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             rx_tkeep: Default::default(),
             rx_tlast: Default::default(),
             rx_tvalid: Default::default(),
+            rx_tuser: Default::default(),
             rx_tready: Default::default(),
             pending: Default::default(),
             head: Default::default(),
@@ -251,6 +257,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             drop_reason: Default::default(),
             overflow_inc: Default::default(),
             ip_csum_err_inc: Default::default(),
+            fcs_err_inc: Default::default(),
             ram: Default::default(),
             crc_unit: Default::default(),
             cap_swap: Default::default(),
@@ -273,6 +280,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             en_next: Default::default(),
             data_next: Default::default(),
             d_vlan_bad: Default::default(),
+            d_fcs_bad: Default::default(),
             d_overflow: Default::default(),
             waddr: Default::default(),
             waddr_inc: Default::default(),
@@ -338,7 +346,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
-            d_first, d_data, d_en, d_vlan_bad, d_overflow, d_pcp
+            d_first, d_data, d_en, d_vlan_bad, d_fcs_bad, d_overflow, d_pcp
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -353,6 +361,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.not_roce_inc.next = false;
         self.overflow_inc.next = false;
         self.ip_csum_err_inc.next = false;
+        self.fcs_err_inc.next = false;
         self.lossy_inc.next = false;
         self.ram.write_enable.next = false;
         self.ram.write_address.next = self.wr_ptr.q.val();
@@ -550,6 +559,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.phase.d.next = Phase::Idle;
             if self.d_overflow.q.val() {
                 self.overflow_inc.next = true;
+            } else if self.d_fcs_bad.q.val() {
+                // Whatever the headers say: they may be what the bad FCS is about.
+                self.fcs_err_inc.next = true;
             } else if !self.is_roce.val() || !self.enable.val() {
                 self.not_roce_inc.next = true;
             } else if !self.v6.val() && (self.ip_fold2.val() != 0xFFFF) {
@@ -597,6 +609,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                     self.frames_inc.next = true;
                     self.phase.d.next = Phase::Check;
                     self.d_vlan_bad.d.next = self.vlan_bad.val();
+                    self.d_fcs_bad.d.next = self.rx_tuser.val();
                     self.d_pcp.d.next = self.pcp.val();
                     self.d_overflow.d.next = (self.overflow.q.val()
                         && self.phase.q.val() == Phase::Frame)

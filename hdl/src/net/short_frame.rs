@@ -29,6 +29,8 @@ pub struct FrameHeadN<const W: usize, const N: usize> {
     pub rx_tlast: Signal<In, bool>,
     /// A beat is taken this cycle (valid and ready).
     pub rx_fire: Signal<In, bool>,
+    /// With the last beat: the MAC marked the frame bad (a bad FCS); such a frame is never `done`.
+    pub rx_tuser: Signal<In, bool>,
     pub head: Signal<Out, Bits<N>>,
     pub done: Signal<Out, bool>,
     pub head_q: Signal<Out, Bits<N>>,
@@ -52,6 +54,7 @@ impl<const W: usize, const N: usize> Default for FrameHeadN<W, N> {
             rx_tdata: Default::default(),
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
+            rx_tuser: Default::default(),
             head: Default::default(),
             done: Default::default(),
             head_q: Default::default(),
@@ -83,8 +86,8 @@ impl<const W: usize, const N: usize> Logic for FrameHeadN<W, N> {
         self.cap_now.next = self.fill.y.val();
         self.swap.a.next = self.cap_now.val();
         self.head.next = self.swap.y.val();
-        self.done.next = self.rx_fire.val() && self.rx_tlast.val();
-        self.done_r.d.next = self.rx_fire.val() && self.rx_tlast.val();
+        self.done.next = self.rx_fire.val() && self.rx_tlast.val() && !self.rx_tuser.val();
+        self.done_r.d.next = self.rx_fire.val() && self.rx_tlast.val() && !self.rx_tuser.val();
         self.done_q.next = self.done_r.q.val();
         self.swap_q.a.next = self.cap.q.val();
         self.head_q.next = self.swap_q.y.val();

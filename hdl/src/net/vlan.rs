@@ -59,11 +59,15 @@ pub struct VlanStrip<const W: usize, const B: usize> {
     pub in_tkeep: Signal<In, Bits<B>>,
     pub in_tlast: Signal<In, bool>,
     pub in_tvalid: Signal<In, bool>,
+    /// The MAC's bad-frame flag (a bad FCS), with the last beat; `out_tuser` carries it to the output's
+    /// last beat.
+    pub in_tuser: Signal<In, bool>,
     pub in_tready: Signal<Out, bool>,
     pub out_tdata: Signal<Out, Bits<W>>,
     pub out_tkeep: Signal<Out, Bits<B>>,
     pub out_tlast: Signal<Out, bool>,
     pub out_tvalid: Signal<Out, bool>,
+    pub out_tuser: Signal<Out, bool>,
     pub out_tready: Signal<In, bool>,
     pub vlan_drop: Signal<Out, bool>,
     pub pcp: Signal<Out, Bits<3>>,
@@ -76,6 +80,7 @@ pub struct VlanStrip<const W: usize, const B: usize> {
     hd: DFF<Bits<W>>,
     hk: DFF<Bits<B>>,
     hl: DFF<bool>,
+    hu: DFF<bool>,
     k: DFF<Bits<2>>,
     /// The frame's tag, once its beat 0 has left.
     frame_tagged: DFF<bool>,
@@ -128,11 +133,13 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             in_tkeep: Default::default(),
             in_tlast: Default::default(),
             in_tvalid: Default::default(),
+            in_tuser: Default::default(),
             in_tready: Default::default(),
             out_tdata: Default::default(),
             out_tkeep: Default::default(),
             out_tlast: Default::default(),
             out_tvalid: Default::default(),
+            out_tuser: Default::default(),
             out_tready: Default::default(),
             vlan_drop: Default::default(),
             pcp: Default::default(),
@@ -142,6 +149,7 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             hd: Default::default(),
             hk: Default::default(),
             hl: Default::default(),
+            hu: Default::default(),
             k: Default::default(),
             frame_tagged: Default::default(),
             tci: Default::default(),
@@ -181,7 +189,20 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
 impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, on, mid, hv, hd, hk, hl, k, frame_tagged, tci);
+        dff_setup!(
+            self,
+            clock,
+            on,
+            mid,
+            hv,
+            hd,
+            hk,
+            hl,
+            hu,
+            k,
+            frame_tagged,
+            tci
+        );
         // The mode a frame starting now gets.
         self.start_mode.next = self.on.q.val();
         if !self.mid.q.val() && !self.hv.q.val() {
@@ -259,6 +280,7 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.hd.d.next = self.in_tdata.val();
             self.hk.d.next = self.in_tkeep.val();
             self.hl.d.next = self.in_tlast.val();
+            self.hu.d.next = self.in_tuser.val();
         }
         // Each output is assigned once (a glitch on a port makes event-driven simulators re-evaluate
         // the whole NIC around it). Mode off: the frame passes in the same cycle.
@@ -267,6 +289,11 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.out_tkeep.next = self.s_tkeep.val();
             self.out_tlast.next = self.s_tlast.val();
             self.out_tvalid.next = self.s_tvalid.val();
+            // The flag of the last beat: held with it, or the incoming one when that ends the frame here.
+            self.out_tuser.next = self.in_tuser.val();
+            if self.hl.q.val() {
+                self.out_tuser.next = self.hu.q.val();
+            }
             self.in_tready.next = self.s_tready.val();
             self.vlan_drop.next = self.s_drop.val();
             self.pcp.next = self.s_pcp.val();
@@ -275,6 +302,7 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.out_tkeep.next = self.in_tkeep.val();
             self.out_tlast.next = self.in_tlast.val();
             self.out_tvalid.next = self.in_tvalid.val();
+            self.out_tuser.next = self.in_tuser.val();
             self.in_tready.next = self.out_tready.val();
             self.vlan_drop.next = false;
             self.pcp.next = 0.into();

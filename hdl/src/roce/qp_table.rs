@@ -180,7 +180,7 @@ pub struct QpTable<const Q: usize> {
     rxc: RAM<Bits<RXC>, Q>,
     txa: RAM<Bits<192>, Q>,
     txc: RAM<Bits<TXC>, Q>,
-    av: RAM<Bits<288>, Q>,
+    av: RAM<Bits<264>, Q>,
     sqpi: RAM<Bits<32>, Q>,
     rqpi: RAM<Bits<32>, Q>,
     dbf: RAM<Bits<32>, Q>,
@@ -567,18 +567,22 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_sq_pi.next = self.tx_pi_q.q.val();
         self.tx_sq_ci.next = self.tx_ci_q.q.val();
         self.av.read_address.next = bit_cast::<Q, 32>(self.av_qpn.val());
-        self.av_dest_mac_lo.next = bit_cast::<32, 288>(self.av.read_data.val());
-        self.av_dest_mac_hi.next = bit_cast::<32, 288>(self.av.read_data.val() >> 32) & 0xFFFF;
-        self.av_dest_ip.next = bit_cast::<32, 288>(self.av.read_data.val() >> 64);
-        self.av_sport.next = bit_cast::<32, 288>(self.av.read_data.val() >> 96) & 0xFFFF;
-        self.av_dest_qpn.next = bit_cast::<32, 288>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
-        self.av_dscp.next = bit_cast::<32, 288>(self.av.read_data.val() >> 136) & 0xFF;
-        self.av_pmtu.next = bit_cast::<32, 288>(self.av.read_data.val() >> 144) & 0xFF;
-        self.av_dgid_hi.next = bit_cast::<96, 288>(self.av.read_data.val() >> 160);
-        self.av_ipv6.next = (self.av.read_data.val() & (bits::<288>(1) << 256)) != 0;
-        self.av_sgid.next = bit_cast::<2, 288>(self.av.read_data.val() >> 257);
-        self.av_hop_limit.next = bit_cast::<8, 288>(self.av.read_data.val() >> 152);
-        self.av_flow_label.next = bit_cast::<20, 288>(self.av.read_data.val() >> 264);
+        self.av_dest_mac_lo.next = bit_cast::<32, 264>(self.av.read_data.val());
+        self.av_dest_mac_hi.next = bit_cast::<32, 264>(self.av.read_data.val() >> 32) & 0xFFFF;
+        self.av_dest_ip.next = bit_cast::<32, 264>(self.av.read_data.val() >> 64);
+        self.av_sport.next = bit_cast::<32, 264>(self.av.read_data.val() >> 96) & 0xFFFF;
+        self.av_dest_qpn.next = bit_cast::<32, 264>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
+        self.av_dscp.next = bit_cast::<32, 264>(self.av.read_data.val() >> 136) & 0xFF;
+        self.av_pmtu.next = bit_cast::<32, 264>(self.av.read_data.val() >> 144) & 0xFF;
+        self.av_dgid_hi.next = bit_cast::<96, 264>(self.av.read_data.val() >> 160);
+        self.av_ipv6.next = (self.av.read_data.val() & (bits::<264>(1) << 256)) != 0;
+        self.av_sgid.next = bit_cast::<2, 264>(self.av.read_data.val() >> 257);
+        self.av_hop_limit.next = bit_cast::<8, 264>(self.av.read_data.val() >> 152);
+        // The flow label fills bits the other fields leave free: 48..63 (above the MAC) and 259..262.
+        self.av_flow_label.next = bit_cast::<20, 264>(
+            ((self.av.read_data.val() >> 48) & 0xFFFF)
+                | ((self.av.read_data.val() >> 243) & 0xF_0000),
+        );
 
         // The current contexts packed as stored.
         self.rx_pack.next = bit_cast::<RXC, 32>(self.rx_state_q.q.val())
@@ -707,18 +711,21 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<192, 32>(self.w_ack_timeout.val()) << 32)
             | (bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 64)
             | (bit_cast::<192, 64>(self.w_sq_base.val()) << 128);
-        self.av.write_data.next = bit_cast::<288, 64>(self.w_dest_mac.val())
-            | (bit_cast::<288, 32>(self.w_dest_ip.val()) << 64)
-            | (bit_cast::<288, 32>(self.w_sport.val() & 0xFFFF) << 96)
-            | (bit_cast::<288, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
-            | (bit_cast::<288, 32>(self.w_dscp.val() & 0xFF) << 136)
-            | (bit_cast::<288, 32>(self.w_pmtu.val() & 0xFF) << 144)
-            | (bit_cast::<288, 32>(self.w_dgid2.val()) << 160)
-            | (bit_cast::<288, 32>(self.w_dgid1.val()) << 192)
-            | (bit_cast::<288, 32>(self.w_dgid0.val()) << 224)
-            | (bit_cast::<288, 32>(self.w_hop_limit.val() & 0xFF) << 152)
-            | (bit_cast::<288, 32>(self.w_ipv6.val() & 7) << 256)
-            | (bit_cast::<288, 32>(self.w_flow_label.val() & 0xF_FFFF) << 264);
+        // The MAC's 48 bits only: the flow label's low half sits above them.
+        self.av.write_data.next = (bit_cast::<264, 64>(self.w_dest_mac.val())
+            & bit_cast::<264, 64>(0xFFFF_FFFF_FFFF_u64.into()))
+            | (bit_cast::<264, 32>(self.w_dest_ip.val()) << 64)
+            | (bit_cast::<264, 32>(self.w_sport.val() & 0xFFFF) << 96)
+            | (bit_cast::<264, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
+            | (bit_cast::<264, 32>(self.w_dscp.val() & 0xFF) << 136)
+            | (bit_cast::<264, 32>(self.w_pmtu.val() & 0xFF) << 144)
+            | (bit_cast::<264, 32>(self.w_dgid2.val()) << 160)
+            | (bit_cast::<264, 32>(self.w_dgid1.val()) << 192)
+            | (bit_cast::<264, 32>(self.w_dgid0.val()) << 224)
+            | (bit_cast::<264, 32>(self.w_hop_limit.val() & 0xFF) << 152)
+            | (bit_cast::<264, 32>(self.w_ipv6.val() & 7) << 256)
+            | (bit_cast::<264, 32>(self.w_flow_label.val() & 0xFFFF) << 48)
+            | (bit_cast::<264, 32>(self.w_flow_label.val() & 0xF_0000) << 243);
         self.rxc.write_data.next = self.rx_pack.val();
         self.txc.write_data.next = self.tx_pack.val();
 

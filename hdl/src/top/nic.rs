@@ -31,6 +31,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     pub rx_tkeep: Signal<In, Bits<B>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_tvalid: Signal<In, bool>,
+    /// With `rx_tlast`: the MAC marks the frame bad (a bad FCS; the CMAC's rx_axis_tuser). Such a frame
+    /// is dropped and counted (RX_FCS_ERRORS), and no ARP, neighbour discovery or PFC unit acts on it.
+    pub rx_tuser: Signal<In, bool>,
     pub rx_tready: Signal<Out, bool>,
     // MAC transmit stream
     pub tx_tdata: Signal<Out, Bits<W>>,
@@ -126,6 +129,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             rx_tkeep: Default::default(),
             rx_tlast: Default::default(),
             rx_tvalid: Default::default(),
+            rx_tuser: Default::default(),
             rx_tready: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
@@ -285,11 +289,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.vlan_rx.in_tkeep.next = self.rx_tkeep.val();
         self.vlan_rx.in_tlast.next = self.rx_tlast.val();
         self.vlan_rx.in_tvalid.next = self.rx_tvalid.val();
+        self.vlan_rx.in_tuser.next = self.rx_tuser.val();
         self.rx_tready.next = self.vlan_rx.in_tready.val();
         self.rx_buf.rx_tdata.next = self.vlan_rx.out_tdata.val();
         self.rx_buf.rx_tkeep.next = self.vlan_rx.out_tkeep.val();
         self.rx_buf.rx_tlast.next = self.vlan_rx.out_tlast.val();
         self.rx_buf.rx_tvalid.next = self.vlan_rx.out_tvalid.val();
+        self.rx_buf.rx_tuser.next = self.vlan_rx.out_tuser.val();
+        self.regs.rx_fcs_errors_inc.next = self.rx_buf.fcs_err_inc.val();
         self.rx_buf.vlan_bad.next = self.vlan_rx.vlan_drop.val();
         // Priority of received RoCE frames and the shared buffer's room for lossy ones.
         self.rx_buf.pcp.next = self.vlan_rx.pcp.val();
@@ -586,6 +593,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // ARP sees frames with the tag taken off (a request on the port's VLAN is tagged).
         self.arp.rx_tdata.next = self.vlan_rx.out_tdata.val();
         self.arp.rx_tlast.next = self.vlan_rx.out_tlast.val();
+        self.arp.rx_tuser.next = self.vlan_rx.out_tuser.val();
         self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
@@ -599,6 +607,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.ndp.gid3.next = self.gid3.val();
         self.ndp.rx_tdata.next = self.vlan_rx.out_tdata.val();
         self.ndp.rx_tlast.next = self.vlan_rx.out_tlast.val();
+        self.ndp.rx_tuser.next = self.vlan_rx.out_tuser.val();
         self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_ndp_solicitations_inc.next = self.ndp.requests_inc.val();
         self.regs.tx_ndp_advertisements_inc.next = self.ndp.replies_inc.val();
@@ -617,6 +626,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.pfc.refresh_cycles.next = self.regs.pfc_refresh_cycles.val();
         self.pfc.rx_tdata.next = self.rx_tdata.val();
         self.pfc.rx_tlast.next = self.rx_tlast.val();
+        self.pfc.rx_tuser.next = self.rx_tuser.val();
         self.pfc.rx_fire.next = self.rx_tvalid.val() && self.vlan_rx.in_tready.val();
         self.regs.rx_pause_frames_inc.next = self.pfc.rx_pause_inc.val();
         self.regs.rx_pause_duration_inc.next = self.pfc.pause_cycle_inc.val();

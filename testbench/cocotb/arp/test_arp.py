@@ -79,7 +79,8 @@ async def test_answers_requests_for_our_address(dut):
 @cocotb.test()
 async def test_ignores_what_is_not_a_request_for_us(dut):
     """Requests for another IP, to another unicast MAC, ARP replies, non-Ethernet/IPv4 ARP, other
-    EtherTypes, and any request while disabled or with IPV4 = 0: no reply, nothing counted."""
+    EtherTypes, a request the MAC marks bad (rx_tuser: a bad FCS), and any request while disabled or with
+    IPV4 = 0: no reply, nothing counted."""
     tb = Bench(dut)
     await start(dut)
     req = arp_request(ASKER, ASKER_IP, MY_IP)
@@ -97,6 +98,9 @@ async def test_ignores_what_is_not_a_request_for_us(dut):
         await cycles(dut, 40)
         assert tb.sink.empty(), f"{name}: replied"
         assert tb.count.counts == {"requests_inc": 0, "replies_inc": 0}, f"{name}: {tb.count.counts}"
+    await tb.rx.send(req, gaps=True, bad=True)
+    await cycles(dut, 40)
+    assert tb.sink.empty() and tb.count.counts["requests_inc"] == 0, "a bad-FCS request answered"
     dut.enable.value = 0
     await tb.rx.send(req)
     await cycles(dut, 40)

@@ -146,7 +146,8 @@ async def test_answers_solicitations_for_our_addresses(dut):
 async def test_ignores_what_is_not_a_solicitation_for_us(dut):
     """Another address, the empty entry (::), another entry's solicited-node address, another unicast
     MAC, a bad checksum, hop limit 64, an advertisement (type 136), a zero option length, the IPv4
-    EtherType, and any solicitation while disabled: no reply, nothing counted."""
+    EtherType, a good solicitation the MAC marks bad (rx_tuser: a bad FCS), and any solicitation while
+    disabled: no reply, nothing counted."""
     tb = Bench(dut)
     await start(dut)
     g = GIDS[1]
@@ -166,6 +167,9 @@ async def test_ignores_what_is_not_a_solicitation_for_us(dut):
         await cycles(dut, 40)
         assert tb.sink.empty(), f"{name}: replied"
         assert tb.count.counts == {"requests_inc": 0, "replies_inc": 0}, f"{name}: {tb.count.counts}"
+    await tb.rx.send(ns(g), gaps=True, bad=True)
+    await cycles(dut, 40)
+    assert tb.sink.empty() and tb.count.counts["requests_inc"] == 0, "a bad-FCS solicitation answered"
     dut.enable.value = 0
     await tb.rx.send(ns(g))
     await cycles(dut, 40)

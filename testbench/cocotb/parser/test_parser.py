@@ -26,10 +26,12 @@ MY_GID = bytes.fromhex("fd524f43004500000000000000000105")
 MY_GID2 = bytes.fromhex("fe80000000000000a1b2c3fffed4e5ff")
 PEER_GID = bytes.fromhex("fd524f43004500000000000000000106")
 MY_GIDS = [MY_GID, bytes(16), MY_GID2, bytes(16)]
-VERDICTS = ["roce_inc", "not_roce_inc", "ip_csum_err_inc", "icrc_err_inc", "overflow_inc", "lossy_inc"]
+VERDICTS = ["roce_inc", "not_roce_inc", "ip_csum_err_inc", "icrc_err_inc", "overflow_inc", "lossy_inc",
+            "fcs_err_inc"]
 LOSSY = "lossy"
+FCS = "fcs_err"
 NAME = {"roce_inc": F.ROCE, "not_roce_inc": F.NOT_ROCE, "ip_csum_err_inc": F.IP_CSUM,
-        "icrc_err_inc": F.ICRC_ERR, "overflow_inc": F.OVERFLOW, "lossy_inc": LOSSY}
+        "icrc_err_inc": F.ICRC_ERR, "overflow_inc": F.OVERFLOW, "lossy_inc": LOSSY, "fcs_err_inc": FCS}
 # DSCP_PRIO_MAP_n's reset values side by side: DSCP d -> priority d >> 3.
 DEFAULT_DSCP_MAP = sum((d >> 3) << (4 * d) for d in range(64))
 
@@ -71,11 +73,12 @@ class Bench:
     async def start(self):
         await start(self.dut)
 
-    async def send(self, frame_list):
-        """Send frames, wait until every one has its verdict; returns the verdicts in order."""
+    async def send(self, frame_list, bad=()):
+        """Send frames (those whose index is in `bad` marked bad by the MAC: tuser, a bad FCS), wait
+        until every one has its verdict; returns the verdicts in order."""
         first = len(self.verdicts())
-        for f in frame_list:
-            await self.src.send(AxiStreamFrame(f))
+        for i, f in enumerate(frame_list):
+            await self.src.send(AxiStreamFrame(f, tuser=int(i in bad)))
         await self.src.wait()
         for _ in range(50):
             await RisingEdge(self.dut.clock)
@@ -235,6 +238,26 @@ async def test_malformed_frames_dropped_and_counted(dut):
         by[v] = by.get(v, 0) + 1
     dut._log.info("verdicts: %s", by)
     assert by.get(F.NOT_ROCE, 0) >= 20 and by.get(F.IP_CSUM, 0) >= 2 and by.get(F.ICRC_ERR, 0) >= 5
+
+
+@cocotb.test()
+async def test_frames_marked_bad_by_the_mac_dropped(dut):
+    """A frame the MAC marks bad (tuser with the last beat: a bad FCS) is dropped and counted as such,
+    whatever its bytes: good RoCE frames of every last-beat fill level and a malformed one; each sent
+    again unmarked gets its own verdict, and only those are delivered."""
+    tb = Bench(dut, valid_gaps=True)
+    await tb.start()
+    rng = random.Random(15)
+    frames = [good(rng, n) for n in (60, 61, tb.nb + 1, 2 * tb.nb - 1, 1000, 4096)]
+    frames.append(malformed(rng, tb.nb)[0][1])
+    fl = [f for f in frames for _ in range(2)]
+    marked = set(range(0, len(fl), 2))
+    verdicts = await tb.send(fl, bad=marked)
+    for i, (f, v) in enumerate(zip(fl, verdicts)):
+        want = FCS if i in marked else F.classify(f, MY_MAC, MY_IP, my_gids=MY_GIDS)
+        assert v == want, f"frame {i} ({len(f)} bytes, marked {i in marked}): verdict {v}, expected {want}"
+    await tb.drain()
+    tb.check_delivered([f for i, f in enumerate(fl) if i not in marked and verdicts[i] == F.ROCE])
 
 
 @cocotb.test()

@@ -65,9 +65,10 @@ class Bench:
     async def start(self):
         await start(self.dut)
 
-    async def pause_length(self, frame, limit=20000):
-        """Send a frame, then (cycles until `paused` first rises, cycles it stays high)."""
-        await self.rx.send(frame)
+    async def pause_length(self, frame, limit=20000, bad=False):
+        """Send a frame (marked bad with its last beat if `bad`), then (cycles until `paused` first
+        rises, cycles it stays high)."""
+        await self.rx.send(frame, bad=bad)
         t0 = len(self.paused_trace)
         for _ in range(limit):
             await RisingEdge(self.dut.clock)
@@ -106,8 +107,8 @@ async def test_pfc_pauses_exactly_our_priority(dut):
 @cocotb.test()
 async def test_other_priorities_and_non_pause_frames_ignored(dut):
     """A PFC frame naming only the other seven classes (with times), a unicast or wrong-EtherType or
-    wrong-opcode frame, and anything with the unit disabled: no pause and nothing counted. A PFC frame
-    for our class with time 0 is counted and does not pause."""
+    wrong-opcode frame, a PFC or PAUSE frame the MAC marks bad, and anything with the unit disabled: no
+    pause and nothing counted. A PFC frame for our class with time 0 is counted and does not pause."""
     tb = Bench(dut, prio=6)
     await tb.start()
     ours = 1 << 6
@@ -127,6 +128,11 @@ async def test_other_priorities_and_non_pause_frames_ignored(dut):
     before = tb.count.snapshot()
     lat, n = await tb.pause_length(P.pfc_frame(PEER, ours, [0] * 8))
     assert n == 0 and tb.count.delta(before) == {"rx_pause_inc": 1}
+    # A good frame for us the MAC marks bad (rx_tuser: a bad FCS): its time may be what is corrupt.
+    for f in (P.pfc_frame(PEER, 0xFF, [500] * 8), P.pause_frame(PEER, 500)):
+        before = tb.count.snapshot()
+        lat, n = await tb.pause_length(f, bad=True)
+        assert n == 0 and tb.count.delta(before) == {}, "a bad-FCS pause frame honoured"
     dut.enable.value = 0
     for f in (P.pfc_frame(PEER, 0xFF, [500] * 8), P.pause_frame(PEER, 500)):
         before = tb.count.snapshot()

@@ -1,6 +1,6 @@
-"""Driver for the observe-only receive ports of the Ethernet-control units (ARP, PFC): `rx_tdata`,
-`rx_tlast` and `rx_fire` (a beat is taken), with no tkeep: lanes past a frame's end carry junk, as a
-MAC may leave them."""
+"""Driver for the observe-only receive ports of the Ethernet-control units (ARP, NDP, PFC): `rx_tdata`,
+`rx_tlast`, `rx_fire` (a beat is taken) and `rx_tuser` (with the last beat: the MAC marks the frame bad,
+a bad FCS), with no tkeep: lanes past a frame's end carry junk, as a MAC may leave them."""
 import random
 
 from cocotb.triggers import RisingEdge
@@ -14,9 +14,11 @@ class ObservedRx:
         dut.rx_fire.value = 0
         dut.rx_tlast.value = 0
         dut.rx_tdata.value = 0
+        dut.rx_tuser.value = 0
 
-    async def send(self, frame: bytes, gaps: bool = False):
-        """Drive one frame; returns after the edge that takes its last beat."""
+    async def send(self, frame: bytes, gaps: bool = False, bad: bool = False):
+        """Drive one frame, marked bad with its last beat if `bad`; returns after the edge that takes its
+        last beat."""
         dut, nb = self.dut, self.nb
         n = -(-len(frame) // nb)
         for i in range(n):
@@ -29,7 +31,9 @@ class ObservedRx:
             junk = self.rng.randbytes(nb - len(chunk))
             dut.rx_tdata.value = int.from_bytes(chunk + junk, "little")
             dut.rx_tlast.value = int(i == n - 1)
+            dut.rx_tuser.value = int(bad and i == n - 1)
             dut.rx_fire.value = 1
             await RisingEdge(dut.clock)
         dut.rx_fire.value = 0
         dut.rx_tlast.value = 0
+        dut.rx_tuser.value = 0
