@@ -340,14 +340,16 @@ impl Context {
             ("req_cqe_flush_error", a(&self.dev.cqe_flushes[0])),
             ("resp_cqe_flush_error", a(&self.dev.cqe_flushes[1])),
             ("rx_icrc_errors", r(regs::RX_ICRC_ERRORS)),
+            ("rx_crc_errors_phy", r(regs::RX_FCS_ERRORS)),
             ("rx_ip_checksum_errors", r(regs::RX_IP_CHECKSUM_ERRORS)),
             ("port_rcv_packets", r(regs::RX_ROCE_PACKETS)),
-            // IBA PortRcvErrors: packets received with an error (ICRC, malformed: here a bad IPv4
-            // checksum or length) or discarded for a buffer overrun. Lossy-priority drops are policy,
-            // not errors, and are not in it.
+            // IBA PortRcvErrors: packets received with an error (a bad FCS the MAC marked, ICRC,
+            // malformed: here a bad IPv4 checksum or length) or discarded for a buffer overrun.
+            // Lossy-priority drops are policy, not errors, and are not in it.
             (
                 "port_rcv_errors",
-                r(regs::RX_ICRC_ERRORS)
+                r(regs::RX_FCS_ERRORS)
+                    + r(regs::RX_ICRC_ERRORS)
                     + r(regs::RX_IP_CHECKSUM_ERRORS)
                     + r(regs::RX_DROP_LENGTH)
                     + r(regs::RX_DROP_OVERFLOW),

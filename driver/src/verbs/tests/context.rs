@@ -87,11 +87,13 @@ fn port_rcv_errors_sums_the_error_counters_but_not_policy_drops() {
     dev.set(regs::RX_IP_CHECKSUM_ERRORS, 3);
     dev.set(regs::RX_DROP_LENGTH, 5);
     dev.set(regs::RX_DROP_OVERFLOW, 7);
+    dev.set(regs::RX_FCS_ERRORS, 11);
     dev.set(regs::RX_DROP_LOSSY, 100);
     dev.set(regs::RX_DROP_UDP_PORT, 1000);
     let c = ctx.rdma_counters();
     let get = |n: &str| c.iter().find(|(k, _)| *k == n).unwrap().1;
-    assert_eq!(get("port_rcv_errors"), 17);
+    assert_eq!(get("port_rcv_errors"), 28);
+    assert_eq!(get("rx_crc_errors_phy"), 11);
     assert_eq!(get("rx_icrc_errors"), 2);
 }
 
