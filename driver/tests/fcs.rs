@@ -2,13 +2,15 @@
 //! two co-simulated NICs, at both widths and on a VLAN: the receiver drops each and counts it in
 //! RX_FCS_ERRORS, whatever it holds. An ARP request gets no reply, a PFC frame pauses nothing, and a
 //! duplicate WRITE packet, which the responder would re-ACK, gets no ACK; the same frames unmarked are
-//! answered, honoured and re-ACKed. The bytes are good, so only the mark can stop them.
+//! answered, honoured and re-ACKed. The bytes are good, so only the mark can stop them. And over a link
+//! that flips bits on the wire (the receiving MAC marks those frames), a WRITE completes intact, every
+//! hit frame counted as an FCS error and none reaching the ICRC check.
 mod common;
-use common::big_write_at;
+use common::{big_write_at, big_write_with};
 use rocenic_driver::pair::{ip, mac, Pair};
 use rocenic_proto::regs;
 use rocenic_proto::wire::arp_frame;
-use rocenic_sim::Width;
+use rocenic_sim::{FabricConfig, FaultPlan, Width};
 
 /// Inserts an 802.1Q tag (TPID 0x8100, PCP 3, `vid`) after the MAC addresses.
 fn tagged(f: &[u8], vid: u16) -> Vec<u8> {
@@ -150,5 +152,31 @@ fn bad_fcs_frames_are_dropped_on_a_vlan() {
     // The VLAN stage holds a beat: the mark must follow the frame's last beat through it.
     for width in [Width::W64, Width::W512] {
         bad_frames_are_dropped(width, Some(100));
+    }
+}
+
+#[test]
+fn a_write_over_a_link_with_fcs_errors_completes() {
+    for width in [Width::W64, Width::W512] {
+        let cfg = FabricConfig {
+            width,
+            host_mem_bytes: 2 << 20,
+            faults: FaultPlan::none().fcs_errors(0.03),
+            seed: 7,
+            ..FabricConfig::default()
+        };
+        let (p, w) = big_write_with(cfg, 20_000, 256 << 10);
+        w.post(&p);
+        w.finish(&p, 5_000_000);
+        let mut f = p.fabric.lock().unwrap();
+        let hit = f.link_stats().fcs_errors;
+        let counted: u64 = (0..2)
+            .map(|port| f.reg_read(port, regs::RX_FCS_ERRORS) as u64)
+            .sum();
+        assert!(hit >= 3, "{width:?}: {hit} frames hit");
+        assert_eq!(counted, hit, "{width:?}: every hit frame counted");
+        for port in 0..2 {
+            assert_eq!(f.reg_read(port, regs::RX_ICRC_ERRORS), 0, "{width:?}");
+        }
     }
 }

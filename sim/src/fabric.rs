@@ -236,9 +236,12 @@ impl Fabric {
                 self.link.send(port, frame, c);
             }
         }
-        while let Some((to, frame)) = self.link.poll(self.cycle) {
+        while let Some((to, frame, fcs_bad)) = self.link.poll(self.cycle) {
             match self.nics.get_mut(to) {
+                Some(n) if fcs_bad => n.push_rx_frame_bad_fcs(frame),
                 Some(n) => n.push_rx_frame(frame),
+                // The external peer's MAC would drop it.
+                None if fcs_bad => {}
                 None => self.to_external(&frame),
             }
         }
@@ -408,10 +411,10 @@ impl Net {
         }
     }
     #[inline]
-    fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
+    fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>, bool)> {
         match self {
             Net::Link(l) => l.poll(cycle),
-            Net::Switch(s) => s.poll(cycle),
+            Net::Switch(s) => s.poll(cycle).map(|(to, f)| (to, f, false)),
         }
     }
     fn record(&mut self) {

@@ -18,8 +18,12 @@ pub enum Fault {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FaultPlan {
     pub entries: Vec<Fault>,
-    /// Probability that a frame gets one random bit flipped (0 disables; draws use the fabric's seed).
+    /// Probability that a frame gets one random bit flipped (0 disables; draws use the fabric's seed) where
+    /// no FCS sees it: inside a switch that recomputes the FCS, so only the ICRC can catch it.
     pub corrupt_probability: f64,
+    /// Probability that a frame gets one random bit flipped on the wire: the receiving MAC's FCS check
+    /// fails and it delivers the frame marked bad (`rx_tuser`).
+    pub fcs_error_probability: f64,
     /// Probability that a frame is dropped.
     pub drop_probability: f64,
     /// Probability that a frame is delivered twice.
@@ -38,6 +42,8 @@ pub struct FaultPlan {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Fate {
     pub corrupted: bool,
+    /// Corrupted on the wire: the receiving MAC marks it bad.
+    pub fcs_bad: bool,
     pub dropped: bool,
     pub duplicated: bool,
     pub reordered: bool,
@@ -85,6 +91,13 @@ impl FaultPlan {
         self
     }
 
+    /// Add: flip a bit of each frame on the wire with probability `p`, so that its FCS fails at the
+    /// receiver.
+    pub fn fcs_errors(mut self, p: f64) -> FaultPlan {
+        self.fcs_error_probability = p;
+        self
+    }
+
     /// Add: delay every frame by a uniform extra 0..=`cycles`.
     pub fn jitter(mut self, cycles: u64) -> FaultPlan {
         self.jitter_cycles = cycles;
@@ -92,7 +105,7 @@ impl FaultPlan {
     }
 
     /// Apply the plan to frame number `index` of `port`. Random draws happen only for non-zero
-    /// probabilities, in a fixed order (corrupt, drop, duplicate, reorder, jitter), so a plan without
+    /// probabilities, in a fixed order (corrupt, drop, duplicate, reorder, jitter, FCS), so a plan without
     /// random faults never touches `rng` and adding a later kind of fault keeps the earlier draws.
     pub fn apply(&self, port: usize, index: u64, frame: &mut [u8], rng: &mut SplitMix64) -> Fate {
         let mut fate = Fate::default();
@@ -135,6 +148,12 @@ impl FaultPlan {
         }
         if self.jitter_cycles > 0 {
             fate.extra_delay += rng.next_u64() % (self.jitter_cycles + 1);
+        }
+        // Last, so that plans without it draw exactly as before.
+        if self.fcs_error_probability > 0.0 && rng.next_f64() < self.fcs_error_probability {
+            let bit = (rng.next_u64() % (frame.len() as u64 * 8)) as usize;
+            frame[bit / 8] ^= 1 << (bit % 8);
+            fate.fcs_bad = true;
         }
         fate
     }

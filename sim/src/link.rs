@@ -21,8 +21,10 @@ pub struct LinkStats {
     pub frames: [u64; 2],
     /// Bytes sent by each port, after padding, without FCS.
     pub bytes: [u64; 2],
-    /// Frames with at least one bit flipped.
+    /// Frames with at least one bit flipped where no FCS sees it.
     pub corrupted: u64,
+    /// Frames with a bit flipped on the wire, delivered marked bad (a failed FCS).
+    pub fcs_errors: u64,
     /// Frames not delivered.
     pub dropped: u64,
     /// Frames delivered twice.
@@ -68,7 +70,7 @@ impl PcapTap {
 
 /// Frames in flight, earliest delivery first: (delivery cycle, sequence number, bytes). The sequence number
 /// keeps frames due on the same cycle in the order they were sent.
-type InFlight = BinaryHeap<Reverse<(u64, u64, Vec<u8>)>>;
+type InFlight = BinaryHeap<Reverse<(u64, u64, Vec<u8>, bool)>>;
 
 /// The point-to-point link between port 0 and port 1.
 pub struct Link {
@@ -118,6 +120,7 @@ impl Link {
         self.stats.frames[port] += 1;
         self.stats.bytes[port] += frame.len() as u64;
         self.stats.corrupted += fate.corrupted as u64;
+        self.stats.fcs_errors += fate.fcs_bad as u64;
         self.stats.dropped += fate.dropped as u64;
         self.stats.duplicated += (fate.duplicated && !fate.dropped) as u64;
         self.stats.reordered += (fate.reordered && !fate.dropped) as u64;
@@ -131,23 +134,23 @@ impl Link {
             let due = cycle + self.latency + fate.extra_delay;
             if fate.duplicated {
                 self.seq += 1;
-                self.in_flight[port].push(Reverse((due, self.seq, frame.clone())));
+                self.in_flight[port].push(Reverse((due, self.seq, frame.clone(), fate.fcs_bad)));
             }
             self.seq += 1;
-            self.in_flight[port].push(Reverse((due, self.seq, frame)));
+            self.in_flight[port].push(Reverse((due, self.seq, frame, fate.fcs_bad)));
         }
     }
 
-    /// The next frame due at or before `cycle`, as (receiving port, frame).
+    /// The next frame due at or before `cycle`, as (receiving port, frame, whether its FCS fails).
     #[inline]
-    pub fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>)> {
+    pub fn poll(&mut self, cycle: u64) -> Option<(usize, Vec<u8>, bool)> {
         for from in 0..2 {
             if self.in_flight[from]
                 .peek()
-                .is_some_and(|Reverse((due, _, _))| *due <= cycle)
+                .is_some_and(|Reverse((due, _, _, _))| *due <= cycle)
             {
-                let Reverse((_, _, f)) = self.in_flight[from].pop().unwrap();
-                return Some((1 - from, f));
+                let Reverse((_, _, f, bad)) = self.in_flight[from].pop().unwrap();
+                return Some((1 - from, f, bad));
             }
         }
         None

@@ -30,9 +30,14 @@ fn frame(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
-/// Drain everything due by `cycle`.
+/// Drain everything due by `cycle` (none of it marked bad: only `fcs_errors` marks frames).
 fn poll_all(link: &mut Link, cycle: u64) -> Vec<(usize, Vec<u8>)> {
-    std::iter::from_fn(|| link.poll(cycle)).collect()
+    std::iter::from_fn(|| link.poll(cycle))
+        .map(|(to, f, bad)| {
+            assert!(!bad, "a frame marked bad without an FCS fault");
+            (to, f)
+        })
+        .collect()
 }
 
 #[test]
@@ -66,6 +71,7 @@ fn pads_delays_and_captures() {
             frames: [1, 1],
             bytes: [60, 100],
             corrupted: 0,
+            fcs_errors: 0,
             dropped: 0,
             duplicated: 0,
             reordered: 0
@@ -172,7 +178,7 @@ fn duplicates_and_reorders_by_due_time() {
     }
     let mut got = Vec::new();
     for c in 0..200 {
-        while let Some((to, f)) = link.poll(c) {
+        while let Some((to, f, _)) = link.poll(c) {
             assert_eq!(to, 1);
             got.push(f[0]);
         }
@@ -200,4 +206,34 @@ fn duplicates_and_reorders_by_due_time() {
         (0..20).collect::<Vec<u8>>(),
         "some overtaking"
     );
+}
+
+#[test]
+fn fcs_errors_flip_a_bit_and_mark_the_frame() {
+    // Every frame hit: each arrives marked bad with exactly one bit different; the plan's other draws
+    // come first, so a plan without FCS faults draws as before.
+    let plan = FaultPlan::none().fcs_errors(1.0);
+    let mut link = Link::new(5, 156.25, plan, 9, None);
+    for i in 0..50u8 {
+        link.send(0, frame(64 + i as usize, i), i as u64);
+    }
+    let mut n = 0;
+    for c in 0..100 {
+        while let Some((to, f, bad)) = link.poll(c) {
+            let i = (f.len() - 64) as u8;
+            let diff: u32 = f
+                .iter()
+                .zip(frame(f.len(), i))
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum();
+            assert!(
+                bad && to == 1 && diff == 1,
+                "frame {i}: marked {bad}, {diff} bits differ"
+            );
+            n += 1;
+        }
+    }
+    assert_eq!(n, 50);
+    assert_eq!(link.stats().fcs_errors, 50);
+    assert_eq!(link.stats().corrupted, 0);
 }
