@@ -30,8 +30,9 @@ out=$root/build/reports
 # header in either layout, the receive side's IPv6 checks and 20-byte shift, a 4-entry GID table compared in
 # parallel, a 264-bit address vector; net/ndp.rs with a 1,024-bit capture, a 1,024-bit frame register and
 # two adder trees. Measured 64-bit 38,578 LUTs / 18,575 FF (IPv6 +2,545 / +1,124, NDP +3,215 / +1,495 over
-# 32,818 / 15,956), 512-bit 72,694 / 22,735. NDP is the costly part and the first place to win back
-# (a serial checksum over the beats, one register for capture and reply: docs/ethernet.md).
+# 32,818 / 15,956), 512-bit 72,694 / 22,735. Session 19 won 2,546 / 2,472 LUTs back (the Ethernet-control
+# receivers read their capture register, NDP shares its checksum parts): 64-bit 36,032 / 18,675, 512-bit
+# 70,222 / 22,835 (docs/resources.md).
 declare -A lut_budget=([64]=40500 [512]=76000)
 declare -A ff_budget=([64]=19500 [512]=23800)
 declare -A bram_budget=([64]=400 [512]=780)

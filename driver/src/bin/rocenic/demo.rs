@@ -22,7 +22,10 @@ options:
   --pcap FILE           capture file (default out/demo-<width>.pcap)
   --seed N              seed of the link's fault injection (default 1)
   --flip-bit FRAME:BIT  flip bit BIT of the FRAME-th frame A sends (repeatable)
-  --corrupt P           corrupt each frame with probability P (seeded)
+  --corrupt P           corrupt each frame with probability P (seeded), unseen by the FCS (only the ICRC
+                        catches it)
+  --fcs-errors P        flip a bit of each frame on the wire with probability P (seeded): the receiving
+                        MAC marks it bad and the NIC drops it (RX_FCS_ERRORS)
   --ack-timeout N       local ACK timeout in core cycles (default 20000)
   --line-gbps G         each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit,
                         the core's datapath rate)
@@ -106,6 +109,15 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
                     .parse()
                     .map_err(|_| format!("--corrupt: not a probability: {v}"))?;
                 o.faults = o.faults.random(p, 0.0);
+            }
+            "--fcs-errors" => {
+                let v = it.next().ok_or("--fcs-errors needs a probability")?;
+                let p: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..=1.0).contains(p))
+                    .ok_or(format!("--fcs-errors: not a probability: {v}"))?;
+                o.faults = o.faults.fcs_errors(p);
             }
             "--flip-bit" => {
                 let v = it.next().ok_or("--flip-bit needs FRAME:BIT")?;
@@ -374,10 +386,10 @@ pub fn run(o: Opts) -> Result<(), String> {
     );
     println!("  RDMA WRITE {} bytes + SEND {} bytes from A to B, RDMA READ {} bytes back, FETCH_ADD + COMPARE_SWAP:", o.write_bytes, o.send_bytes, read_bytes);
     println!("              data and atomic results checked byte for byte, 6 completions");
-    println!("  frames      A->B {} ({} bytes), B->A {} ({} bytes); corrupted on the link {}, dropped {}",
-        stats.frames[0], stats.bytes[0], stats.frames[1], stats.bytes[1], stats.corrupted, stats.dropped);
-    println!("  recovery    B: ICRC errors {}, receive-buffer overflows {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
-        get(&counters_b, "rx_icrc_errors"), get(&counters_b, "rx_drop_overflow"), get(&counters_b, "rx_seq_errors"), get(&counters_b, "rx_dup_requests"),
+    println!("  frames      A->B {} ({} bytes), B->A {} ({} bytes); corrupted on the link {}, FCS errors {}, dropped {}",
+        stats.frames[0], stats.bytes[0], stats.frames[1], stats.bytes[1], stats.corrupted, stats.fcs_errors, stats.dropped);
+    println!("  recovery    B: FCS errors {}, ICRC errors {}, receive-buffer overflows {}, PSN sequence errors {}, duplicates {}; A: NAKs {}, timeouts {}, retransmits {}",
+        get(&counters_b, "rx_fcs_errors"), get(&counters_b, "rx_icrc_errors"), get(&counters_b, "rx_drop_overflow"), get(&counters_b, "rx_seq_errors"), get(&counters_b, "rx_dup_requests"),
         get(&counters_a, "rx_naks"), get(&counters_a, "ack_timeouts"), get(&counters_a, "retransmits"));
     println!(
         "  simulated   {} cycles = {:.1} us ({} cycles for the WRITE)",
