@@ -121,6 +121,16 @@ fn write_then_read(p: &Pair, len: usize, cycles: u64) -> bool {
     got == data && got_back == data
 }
 
+/// The frames both sides send for an 8 KiB WRITE and its READ back (which must succeed): at least 18.
+fn frames_of_a_small_write_then_read(p: &Pair) -> Vec<Vec<u8>> {
+    p.fabric.lock().unwrap().record_frames();
+    assert!(write_then_read(p, 8 << 10, 1_000_000));
+    let mut f = p.fabric.lock().unwrap();
+    let sent: Vec<Vec<u8>> = f.take_sent(0).into_iter().chain(f.take_sent(1)).collect();
+    assert!(sent.len() >= 18, "{} frames", sent.len());
+    sent
+}
+
 fn write_and_read_over_ipv6(width: Width) {
     let p = pair(width);
     p.fabric.lock().unwrap().record_frames();
@@ -243,11 +253,7 @@ fn ipv6_on_a_vlan() {
     for s in [&p.a, &p.b] {
         s.ctx.set_vlan(Some(100)).unwrap();
     }
-    p.fabric.lock().unwrap().record_frames();
-    assert!(write_then_read(&p, 8 << 10, 1_000_000));
-    let mut f = p.fabric.lock().unwrap();
-    let sent: Vec<Vec<u8>> = f.take_sent(0).into_iter().chain(f.take_sent(1)).collect();
-    assert!(sent.len() >= 18, "{} frames", sent.len());
+    let sent = frames_of_a_small_write_then_read(&p);
     for fr in &sent {
         let parsed = Frame::parse(fr).expect("a tagged RoCEv2 frame over IPv6");
         assert_eq!(parsed.vlan.map(|v| v.vid), Some(100));
@@ -269,11 +275,7 @@ fn the_qps_ttl_on_ipv4() {
     };
     let p = Pair::connect_with(cfg, &params).unwrap();
     assert_eq!(p.a.qp.query_qp().hop_limit, HOP);
-    p.fabric.lock().unwrap().record_frames();
-    assert!(write_then_read(&p, 8 << 10, 1_000_000));
-    let mut f = p.fabric.lock().unwrap();
-    let sent: Vec<Vec<u8>> = f.take_sent(0).into_iter().chain(f.take_sent(1)).collect();
-    assert!(sent.len() >= 18, "{} frames", sent.len());
+    let sent = frames_of_a_small_write_then_read(&p);
     for fr in &sent {
         let IpRepr::V4(ip) = Frame::parse(fr).expect("RoCEv2 over IPv4").ip else {
             panic!("not IPv4")
