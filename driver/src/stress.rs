@@ -69,6 +69,8 @@ pub struct StressReport {
     pub duplicates: u64,
     pub seq_errors: u64,
     pub icrc_errors: u64,
+    /// Frames the MACs marked bad (a failed FCS), dropped (RX_FCS_ERRORS of both sides).
+    pub fcs_errors: u64,
     /// DMA read requests (both sides) whose completions overtook an older request's.
     pub dma_reordered: u64,
 }
@@ -541,6 +543,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         report.duplicates += get("rx_dup_requests");
         report.seq_errors += get("rx_seq_errors");
         report.icrc_errors += get("rx_icrc_errors");
+        report.fcs_errors += get("rx_fcs_errors");
     }
     Ok(report)
 }

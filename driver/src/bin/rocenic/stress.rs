@@ -19,7 +19,9 @@ options:
   --drop P            drop probability per frame (default 0.01)
   --reorder P         probability a frame is held back 3000 cycles, so later frames overtake it (default 0.01)
   --duplicate P       probability a frame is delivered twice (default 0.001)
-  --corrupt P         probability a frame gets a bit flipped (default 0.001)
+  --corrupt P         probability a frame gets a bit flipped that no FCS sees, inside a switch (default 0.001)
+  --fcs-errors P      probability a frame gets a bit flipped on the wire, which the receiving MAC marks
+                      bad (a failed FCS) and the NIC drops (default 0)
   --ack-timeout N     local ACK timeout in core cycles (default 20000)
   --dma-reorder       the host returns DMA read completions of different tags out of order, as PCIe may
   --sge N             lists of 1 to N entries (N at most 4): every message but an atomic gathered from
@@ -47,6 +49,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         ipv6: false,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
+    let mut fcs = 0.0;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut v = || it.next().ok_or(format!("{a} needs a value"));
@@ -74,6 +77,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--reorder" => reorder = prob(v()?)?,
             "--duplicate" => dup = prob(v()?)?,
             "--corrupt" => corrupt = prob(v()?)?,
+            "--fcs-errors" => fcs = prob(v()?)?,
             "--dma-reorder" => c.dma_reorder = true,
             "--sge" => c.sge = num(v()?)? as usize,
             "--window" => c.window = num(v()?)? as usize,
@@ -99,7 +103,8 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
     }
     c.faults = FaultPlan::none()
         .random(corrupt, drop)
-        .shuffle(dup, reorder, 3000);
+        .shuffle(dup, reorder, 3000)
+        .fcs_errors(fcs);
     Ok(c)
 }
 
@@ -109,7 +114,7 @@ pub fn run(c: StressConfig) -> Result<(), String> {
     let secs = wall.elapsed().as_secs_f64();
     let total: u64 = r.count.iter().sum();
     println!(
-        "rocenic stress: {}-bit, MTU {}, seed {}, {} messages per direction, faults: drop {}, reorder {}, duplicate {}, corrupt {}",
+        "rocenic stress: {}-bit, MTU {}, seed {}, {} messages per direction, faults: drop {}, reorder {}, duplicate {}, corrupt {}, FCS errors {}",
         c.width.bits(),
         c.mtu,
         c.seed,
@@ -117,7 +122,8 @@ pub fn run(c: StressConfig) -> Result<(), String> {
         c.faults.drop_probability,
         c.faults.reorder_probability,
         c.faults.duplicate_probability,
-        c.faults.corrupt_probability
+        c.faults.corrupt_probability,
+        c.faults.fcs_error_probability
     );
     println!("| operation | messages |");
     println!("|---|---|");
@@ -127,12 +133,12 @@ pub fn run(c: StressConfig) -> Result<(), String> {
     println!("| all | {total} ({} bytes) |", r.bytes);
     let l = r.link;
     println!(
-        "link: frames {} + {}, dropped {}, reordered {}, duplicated {}, corrupted {}",
-        l.frames[0], l.frames[1], l.dropped, l.reordered, l.duplicated, l.corrupted
+        "link: frames {} + {}, dropped {}, reordered {}, duplicated {}, corrupted {}, FCS errors {}",
+        l.frames[0], l.frames[1], l.dropped, l.reordered, l.duplicated, l.corrupted, l.fcs_errors
     );
     println!(
-        "NICs: NAKs {}, ACK timeouts {}, retransmissions {}, duplicate requests {}, PSN sequence errors {}, ICRC errors {}",
-        r.naks, r.timeouts, r.retransmits, r.duplicates, r.seq_errors, r.icrc_errors
+        "NICs: NAKs {}, ACK timeouts {}, retransmissions {}, duplicate requests {}, PSN sequence errors {}, ICRC errors {}, FCS errors {}",
+        r.naks, r.timeouts, r.retransmits, r.duplicates, r.seq_errors, r.icrc_errors, r.fcs_errors
     );
     if r.dma_reordered > 0 {
         println!(
