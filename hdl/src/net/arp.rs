@@ -136,16 +136,16 @@ impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
         self.rx.rx_tlast.next = self.rx_tlast.val();
         self.rx.rx_fire.next = self.rx_fire.val();
         self.rx.rx_tuser.next = self.rx_tuser.val();
-        self.f_dst.next = bit_cast::<48, 512>(self.rx.head_q.val() >> self.sh_dst.val());
-        self.f_type.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_type.val());
-        self.f_htype.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_htype.val());
-        self.f_ptype.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_ptype.val());
-        self.f_hlen.next = bit_cast::<8, 512>(self.rx.head_q.val() >> self.sh_hlen.val());
-        self.f_plen.next = bit_cast::<8, 512>(self.rx.head_q.val() >> self.sh_plen.val());
-        self.f_oper.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_oper.val());
-        self.f_sha.next = bit_cast::<48, 512>(self.rx.head_q.val() >> self.sh_sha.val());
-        self.f_spa.next = bit_cast::<32, 512>(self.rx.head_q.val() >> self.sh_spa.val());
-        self.f_tpa.next = bit_cast::<32, 512>(self.rx.head_q.val() >> self.sh_tpa.val());
+        self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
+        self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
+        self.f_htype.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_htype.val());
+        self.f_ptype.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_ptype.val());
+        self.f_hlen.next = bit_cast::<8, 512>(self.rx.head.val() >> self.sh_hlen.val());
+        self.f_plen.next = bit_cast::<8, 512>(self.rx.head.val() >> self.sh_plen.val());
+        self.f_oper.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_oper.val());
+        self.f_sha.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_sha.val());
+        self.f_spa.next = bit_cast::<32, 512>(self.rx.head.val() >> self.sh_spa.val());
+        self.f_tpa.next = bit_cast::<32, 512>(self.rx.head.val() >> self.sh_tpa.val());
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
         // A request for our address (RFC 826: Ethernet/IPv4, opcode 1), broadcast or to our MAC.
@@ -159,7 +159,7 @@ impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
             && (self.ipv4.val() != 0)
             && ((self.f_dst.val() == self.broadcast.val())
                 || (self.f_dst.val() == self.my_mac.val()));
-        self.requests_inc.next = self.rx.done_q.val() && self.is_request.val() && self.enable.val();
+        self.requests_inc.next = self.rx.done.val() && self.is_request.val() && self.enable.val();
         // The reply: to the asker, from us; we are the sender, the asker the target.
         self.tx.load.next = self.requests_inc.val();
         self.tx.frame.next = self.fixed.val()

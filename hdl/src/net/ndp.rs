@@ -25,8 +25,8 @@
 //! FCS (the MAC adds it), sent between two RoCE frames by the top's transmit arbiter.
 //!
 //! The cycle after the frame's last beat, the checks and the two 32-bit sums (the solicitation's and the
-//! advertisement's) are computed from the capture register itself (`head_q`: no multiplexer puts the last
-//! beat into a combinational head, so the capture costs no LUT per bit) and registered; a cycle later the
+//! advertisement's) are computed from the capture register itself (`FrameHeadN::head`: no multiplexer
+//! puts the last beat into a combinational copy, so the capture costs no LUT per bit) and registered; a cycle later the
 //! sums are folded, the solicitation's compared and the advertisement's inserted as it is loaded.
 use super::short_frame::{FrameHeadN, FrameTx};
 use crate::prim::byteswap::be_shift;
@@ -127,7 +127,6 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     sh_hop: Constant<Bits<16>>,
     sh_sip: Constant<Bits<16>>,
     sh_dip: Constant<Bits<16>>,
-    sh_icmp: Constant<Bits<16>>,
     sh_csum: Constant<Bits<16>>,
     sh_target: Constant<Bits<16>>,
     sh_opt_len: Constant<Bits<16>>,
@@ -239,7 +238,6 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             sh_hop: sh(N::IP_HOP_LIMIT, 1),
             sh_sip: sh(N::IP_SRC, 16),
             sh_dip: sh(N::IP_DST, 16),
-            sh_icmp: sh(N::ICMP_TYPE, 2),
             sh_csum: sh(N::ICMP_CHECKSUM, 2),
             sh_target: sh(N::TARGET, 16),
             sh_opt_len: sh(N::OPT_LEN, 1),
@@ -266,19 +264,21 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 
-        // At the last beat: the solicitation's fields, checks and sums.
-        self.f_dst.next = bit_cast::<48, 1024>(self.rx.head_q.val() >> self.sh_dst.val());
-        self.f_smac.next = bit_cast::<48, 1024>(self.rx.head_q.val() >> self.sh_src.val());
-        self.f_type.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_type.val());
-        self.f_vtc.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_vtc.val());
-        self.f_plen.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_plen.val());
-        self.f_nh.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_nh.val());
-        self.f_hop.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_hop.val());
-        self.f_sip.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_sip.val());
-        self.f_dip.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_dip.val());
-        self.f_icmp.next = bit_cast::<16, 1024>(self.rx.head_q.val() >> self.sh_icmp.val());
-        self.f_target.next = bit_cast::<128, 1024>(self.rx.head_q.val() >> self.sh_target.val());
-        self.f_opt_len.next = bit_cast::<8, 1024>(self.rx.head_q.val() >> self.sh_opt_len.val());
+        // The cycle after the last beat: the solicitation's fields, checks and sums.
+        self.f_dst.next = bit_cast::<48, 1024>(self.rx.head.val() >> self.sh_dst.val());
+        self.f_smac.next = bit_cast::<48, 1024>(self.rx.head.val() >> self.sh_src.val());
+        self.f_type.next = bit_cast::<16, 1024>(self.rx.head.val() >> self.sh_type.val());
+        self.f_vtc.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_vtc.val());
+        self.f_plen.next = bit_cast::<16, 1024>(self.rx.head.val() >> self.sh_plen.val());
+        self.f_nh.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_nh.val());
+        self.f_hop.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_hop.val());
+        self.f_sip.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_sip.val());
+        self.f_dip.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_dip.val());
+        // The ICMPv6 message's first 8 bytes (type, code, checksum, flags); type and code lead.
+        self.f_icmp_head.next = bit_cast::<64, 1024>(self.rx.head.val() >> self.sh_icmp_head.val());
+        self.f_icmp.next = bit_cast::<16, 64>(self.f_icmp_head.val() >> 48);
+        self.f_target.next = bit_cast::<128, 1024>(self.rx.head.val() >> self.sh_target.val());
+        self.f_opt_len.next = bit_cast::<8, 1024>(self.rx.head.val() >> self.sh_opt_len.val());
         // Solicited-node multicast address and its MAC (RFC 4291 §2.7.1, RFC 2464 §7).
         self.low24.next = bit_cast::<32, 128>(self.f_target.val()) & 0xFF_FFFF;
         self.sn_ip.next = self.sn_prefix.val() | bit_cast::<128, 32>(self.low24.val());
@@ -304,11 +304,9 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
         self.long.next = self.f_plen.val() > 32;
         // Checksum (RFC 8200 §8.1): the addresses and the message, then the pseudo-header's length and
         // next header; without options the 8 bytes after the message are not part of it.
-        self.f_icmp_head.next =
-            bit_cast::<64, 1024>(self.rx.head_q.val() >> self.sh_icmp_head.val());
         self.f_opt.next = 0.into();
         if self.f_plen.val() != 24 {
-            self.f_opt.next = bit_cast::<64, 1024>(self.rx.head_q.val() >> self.sh_opt.val());
+            self.f_opt.next = bit_cast::<64, 1024>(self.rx.head.val() >> self.sh_opt.val());
         }
         self.sip_sum.a.next = self.f_sip.val();
         self.target_sum.a.next = self.f_target.val();
@@ -327,7 +325,7 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
             + self.sip_sum.y.val()
             + self.mac_sum.y.val()
             + self.na_const.val();
-        self.p_ns.d.next = self.rx.done_q.val()
+        self.p_ns.d.next = self.rx.done.val()
             && self.enable.val()
             && self.is_ns.val()
             && (self.len_ok.val() || self.long.val());

@@ -197,13 +197,13 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             | bit_cast::<48, 32>(self.mac_lo.val());
 
         // Reception: decode the frame's head at its last beat.
-        self.f_dst.next = bit_cast::<48, 512>(self.rx.head_q.val() >> self.sh_dst.val());
-        self.f_type.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_type.val());
-        self.f_op.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_op.val());
-        self.f_cev.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_cev.val());
+        self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
+        self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
+        self.f_op.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_op.val());
+        self.f_cev.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_cev.val());
         self.prio3.next = bit_cast::<16, 32>(self.prio.val() & 7);
         self.sh_time.next = self.sh_t0.val() - (self.prio3.val() << 4);
-        self.f_time.next = bit_cast::<16, 512>(self.rx.head_q.val() >> self.sh_time.val());
+        self.f_time.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_time.val());
         self.f_pause_time.next = self.f_cev.val(); // PAUSE: its one time field is where PFC's vector is
                                                    // 802.1Qbb: opcode 0x0101 with our priority's class-enable bit; 802.3x: opcode 0x0001 (all traffic).
         self.for_us.next = false;
@@ -234,7 +234,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         }
         // A pause frame received restarts the count with its time (an XON: zero), after the countdown
         // so that a frame landing on a quantum boundary is not overridden by it.
-        if self.rx.done_q.val() && self.for_us.val() && self.enable.val() {
+        if self.rx.done.val() && self.for_us.val() && self.enable.val() {
             self.rx_pause_inc.next = true;
             if self.ignore_left.q.val() == 0 {
                 self.quanta_left.d.next = self.quanta.val();

@@ -16,11 +16,10 @@ pub const FRAME_BYTES: usize = 60;
 /// The 64-byte head of ARP and PFC.
 pub type FrameHead<const W: usize> = FrameHeadN<W, 512>;
 
-/// Watches a W-bit MAC receive stream: at a frame's last beat (`done`), `head` holds its first N / 8
-/// bytes, big-endian (byte 0 most significant); shorter frames read as zero beyond their end. `head_q` and
-/// `done_q` are the same a cycle later, straight from the capture register: a user that can wait the
-/// cycle saves the multiplexer per bit that puts the last beat into `head` (the register's own input
-/// multiplexer becomes the flip-flops' clock enable).
+/// Watches a W-bit MAC receive stream: the cycle after a frame's last beat (`done`), `head` holds its
+/// first N / 8 bytes, big-endian (byte 0 most significant); shorter frames read as zero beyond their end.
+/// `head` is the capture register itself: no multiplexer per bit puts the last beat into a combinational
+/// copy, and the register's own input multiplexer becomes its flip-flops' clock enable.
 #[derive(LogicBlock)]
 pub struct FrameHeadN<const W: usize, const N: usize> {
     pub clock: Signal<In, Clock>,
@@ -33,11 +32,8 @@ pub struct FrameHeadN<const W: usize, const N: usize> {
     pub rx_tuser: Signal<In, bool>,
     pub head: Signal<Out, Bits<N>>,
     pub done: Signal<Out, bool>,
-    pub head_q: Signal<Out, Bits<N>>,
-    pub done_q: Signal<Out, bool>,
     cap: DFF<Bits<N>>,
     done_r: DFF<bool>,
-    swap_q: ByteSwap<N>,
     k: DFF<Bits<8>>,
     cap_now: Signal<Local, Bits<N>>,
     swap: ByteSwap<N>,
@@ -57,11 +53,8 @@ impl<const W: usize, const N: usize> Default for FrameHeadN<W, N> {
             rx_tuser: Default::default(),
             head: Default::default(),
             done: Default::default(),
-            head_q: Default::default(),
-            done_q: Default::default(),
             cap: Default::default(),
             done_r: Default::default(),
-            swap_q: Default::default(),
             k: Default::default(),
             cap_now: Default::default(),
             swap: Default::default(),
@@ -84,13 +77,10 @@ impl<const W: usize, const N: usize> Logic for FrameHeadN<W, N> {
         self.fill.slot.next = self.k.q.val();
         self.fill.en.next = self.k.q.val() < self.cap_beats.val();
         self.cap_now.next = self.fill.y.val();
-        self.swap.a.next = self.cap_now.val();
-        self.head.next = self.swap.y.val();
-        self.done.next = self.rx_fire.val() && self.rx_tlast.val() && !self.rx_tuser.val();
         self.done_r.d.next = self.rx_fire.val() && self.rx_tlast.val() && !self.rx_tuser.val();
-        self.done_q.next = self.done_r.q.val();
-        self.swap_q.a.next = self.cap.q.val();
-        self.head_q.next = self.swap_q.y.val();
+        self.done.next = self.done_r.q.val();
+        self.swap.a.next = self.cap.q.val();
+        self.head.next = self.swap.y.val();
         if self.rx_fire.val() {
             self.cap.d.next = self.cap_now.val();
             // Counts only up to the captured beats: an 8-bit count of every beat wrapped after 256
