@@ -195,6 +195,10 @@ GID_3_0 = 0x06B0
 GID_3_1 = 0x06B4
 GID_3_2 = 0x06B8
 GID_3_3 = 0x06BC
+VLAN_1 = 0x06C0
+VLAN_2 = 0x06C4
+VLAN_3 = 0x06C8
+QP_VLAN = 0x06CC
 
 # Reset value and access of each register, by name.
 RESET = {
@@ -385,6 +389,10 @@ RESET = {
     "GID_3_1": 0x0,
     "GID_3_2": 0x0,
     "GID_3_3": 0x0,
+    "VLAN_1": 0x0,
+    "VLAN_2": 0x0,
+    "VLAN_3": 0x0,
+    "QP_VLAN": 0x0,
 }
 ACCESS = {
     "ID": "ro",
@@ -574,6 +582,10 @@ ACCESS = {
     "GID_3_1": "rw",
     "GID_3_2": "rw",
     "GID_3_3": "rw",
+    "VLAN_1": "rw",
+    "VLAN_2": "rw",
+    "VLAN_3": "rw",
+    "QP_VLAN": "rw",
 }
 
 # The register-block directory: (header offset, value) of every header word.
@@ -607,7 +619,11 @@ BLOCK_HEADER_WORDS = [
     (0x00A8, 0x06000044),
     (0x00AC, 0x00000040),
     (0x00B0, 0x00080001),
-    (0x00B4, 0x00000000),
+    (0x00B4, 0x000000C0),
     (0x00B8, 0x06800040),
     (0x00BC, 0x00000004),
+    (0x00C0, 0x00090001),
+    (0x00C4, 0x00000000),
+    (0x00C8, 0x06C00010),
+    (0x00CC, 0x00000004),
 ]

@@ -66,6 +66,8 @@ pub struct PairParams {
     /// Both sides' hop limit (IPv4 TTL) and IPv6 flow label.
     pub hop_limit: u8,
     pub flow_label: u32,
+    /// Both QPs' 802.1Q VLAN (`RtrAttrs::vlan`); `connect_with` puts both ports on it (`add_vlan`).
+    pub vlan: Option<u16>,
     /// Both QPs' `max_send_sge` (1: 64-byte send WQEs).
     pub max_send_sge: usize,
     /// Both QPs' `max_recv_sge` (1: 64-byte receive WQEs).
@@ -91,6 +93,7 @@ impl PairParams {
             traffic_class: 0,
             hop_limit: DEFAULT_HOP_LIMIT,
             flow_label: 0,
+            vlan: None,
             max_send_sge: 1,
             max_recv_sge: 1,
         }
@@ -125,6 +128,9 @@ impl Pair {
             ctx.set_port(p.mac[i], p.ip[i]);
             if let Some(g) = p.gid {
                 ctx.set_gid(0, g[i])?;
+            }
+            if let Some(v) = p.vlan {
+                ctx.add_vlan(v)?;
             }
             let pd = ctx.alloc_pd();
             let send_cq = ctx.create_cq(64)?;
@@ -209,6 +215,7 @@ pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
             traffic_class: p.traffic_class,
             hop_limit: p.hop_limit,
             flow_label: p.flow_label,
+            vlan: p.vlan,
         }))?;
         q.modify(QpAttr::Rts(RtsAttrs {
             sq_psn: p.psn[i],

@@ -210,6 +210,7 @@ fn ipv6_paths_need_a_source_gid() {
         udp_sport: 0xC000,
         hop_limit: DEFAULT_HOP_LIMIT,
         flow_label: 0,
+        vlan: None,
         min_rnr_timer: 1,
         traffic_class: 0,
     };

@@ -111,6 +111,7 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
                 udp_sport: 0xC000 + i as u16,
                 hop_limit: DEFAULT_HOP_LIMIT,
                 flow_label: 0,
+                vlan: None,
                 min_rnr_timer: 1,
                 traffic_class: 0,
             }))

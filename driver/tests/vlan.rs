@@ -1,12 +1,16 @@
 //! 802.1Q VLANs on two co-simulated NICs: on a VLAN every RoCE frame leaves tagged with the port's VID and
 //! the RoCE priority as PCP and the transfer is byte-exact; a NIC on another VLAN takes none of them
-//! (RX_DROP_VLAN), and once it joins the sender's VLAN the requester's retransmission completes.
+//! (RX_DROP_VLAN), and once it joins the sender's VLAN the requester's retransmission completes. Per-QP
+//! VLANs: QPs of one port on VLANs 200 and 300 (the port VLAN table) and untagged at once, every frame
+//! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
 mod common;
-use common::big_write_at;
+use common::{big_write_at, big_write_on, BigWrite};
+use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
+use rocenic_driver::{Error, QpAttr, QpCaps, QueuePair, RtrAttrs, DEFAULT_HOP_LIMIT};
 use rocenic_proto::icrc;
 use rocenic_proto::regs;
-use rocenic_proto::wire::{Frame, ETHERTYPE_VLAN};
-use rocenic_sim::Width;
+use rocenic_proto::wire::{arp_frame, Frame, ETHERTYPE_VLAN};
+use rocenic_sim::{FabricConfig, Width};
 
 /// Checks that `frames` are all RoCE frames tagged with `vid` and PCP 3 (PFC_PRIORITY after reset),
 /// parse as tagged RoCEv2 and carry a good ICRC; returns how many.
@@ -106,4 +110,301 @@ fn vlan_ids_are_checked() {
     );
     p.a.ctx.set_vlan(None).unwrap();
     assert_eq!(p.fabric.lock().unwrap().reg_read(0, regs::VLAN), 0);
+}
+
+/// A QP on each side of `p`, sharing the pair's PD and CQs, connected with `params` (its VLAN among
+/// them), and a 16 KiB WRITE from A's to B's with `wr_id`.
+fn second_qps(p: &Pair, params: &PairParams, wr_id: u64) -> ([QueuePair; 2], BigWrite) {
+    let caps = QpCaps {
+        max_send_wr: 16,
+        max_recv_wr: 16,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+    };
+    let a = QueuePair::create(&p.a.pd, &p.a.send_cq, &p.a.recv_cq, caps).unwrap();
+    let b = QueuePair::create(&p.b.pd, &p.b.send_cq, &p.b.recv_cq, caps).unwrap();
+    connect_qps([&a, &b], params).unwrap();
+    let mut w = big_write_on(p, 16 << 10);
+    w.wr.wr_id = wr_id;
+    ([a, b], w)
+}
+
+/// The VID a frame is tagged with (`None`: untagged), checking PCP 3 and the ICRC of tagged ones.
+fn vid_of(f: &[u8]) -> Option<u16> {
+    if u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_VLAN {
+        return None;
+    }
+    let tci = u16::from_be_bytes([f[14], f[15]]);
+    assert_eq!(tci >> 13, 3, "PCP of TCI {tci:#06x}");
+    Some(tci & 0xFFF)
+}
+
+fn qps_on_their_own_vlans(width: Width) {
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        ..FabricConfig::default()
+    };
+    // The pair's QPs on VLAN 200 (both ports join it), a second pair on 300, a third untagged: the
+    // ports are on no VLAN of their own, so untagged frames stay theirs.
+    let base = PairParams::new(1024, 200_000);
+    let p = Pair::connect_with(
+        cfg,
+        &PairParams {
+            vlan: Some(200),
+            ..base
+        },
+    )
+    .unwrap();
+    p.a.ctx.add_vlan(300).unwrap();
+    p.b.ctx.add_vlan(300).unwrap();
+    assert_eq!(p.a.ctx.vlans(), vec![200, 300]);
+    let w200 = big_write_on(&p, 16 << 10);
+    let (q300, w300) = second_qps(
+        &p,
+        &PairParams {
+            vlan: Some(300),
+            udp_sport: [0xC100, 0xC101],
+            ..base
+        },
+        2,
+    );
+    let (q0, w0) = second_qps(
+        &p,
+        &PairParams {
+            udp_sport: [0xC200, 0xC201],
+            ..base
+        },
+        3,
+    );
+    assert_eq!(q300[0].query_qp().vlan, Some(300));
+    assert_eq!(q0[0].query_qp().vlan, None);
+    let want = |qpn: u32| -> Option<u16> {
+        if qpn == p.a.qp.qp_num() || qpn == p.b.qp.qp_num() {
+            Some(200)
+        } else if qpn == q300[0].qp_num() || qpn == q300[1].qp_num() {
+            Some(300)
+        } else {
+            assert!(
+                qpn == q0[0].qp_num() || qpn == q0[1].qp_num(),
+                "QPN {qpn:#x}"
+            );
+            None
+        }
+    };
+    p.fabric.lock().unwrap().record_frames();
+    // SAFETY: the buffers and MRs live in the BigWrites until the end of the test.
+    unsafe {
+        p.a.qp.post_send(&w200.wr).unwrap();
+        q300[0].post_send(&w300.wr).unwrap();
+        q0[0].post_send(&w0.wr).unwrap();
+    }
+    let mut done = Vec::new();
+    for _ in 0..3 {
+        let wc = p
+            .wait_for(&p.a.send_cq, 2_000_000)
+            .expect("WRITE completion");
+        assert_eq!(wc.status, rocenic_driver::WcStatus::Success);
+        done.push(wc.wr_id);
+    }
+    done.sort();
+    assert_eq!(done, vec![1, 2, 3]);
+    for w in [&w200, &w300, &w0] {
+        let mut got = vec![0; w.data.len()];
+        w.dst.read(0, &mut got).unwrap();
+        assert!(got == w.data, "data differs");
+    }
+    let mut f = p.fabric.lock().unwrap();
+    let mut seen = [0usize; 3];
+    for port in 0..2 {
+        for fr in f.take_sent(port) {
+            let parsed = Frame::parse(&fr).expect("a RoCEv2 frame");
+            let vid = vid_of(&fr);
+            assert_eq!(parsed.vlan.map(|v| v.vid), vid);
+            assert!(icrc::check(&fr).unwrap(), "bad ICRC");
+            assert_eq!(
+                vid,
+                want(parsed.bth.dest_qp),
+                "port {port}'s frame to QP {:#x}",
+                parsed.bth.dest_qp
+            );
+            seen[match vid {
+                Some(200) => 0,
+                Some(300) => 1,
+                _ => 2,
+            }] += 1;
+        }
+    }
+    // 16 packets of each WRITE and at least one ACK back.
+    assert!(seen.iter().all(|&n| n >= 17), "frames per VLAN: {seen:?}");
+    for port in 0..2 {
+        assert_eq!(f.reg_read(port, regs::RX_DROP_VLAN), 0);
+        assert_eq!(f.reg_read(port, regs::RX_DROP_NOT_ROCE), 0);
+    }
+}
+
+#[test]
+fn qps_on_their_own_vlans_64() {
+    qps_on_their_own_vlans(Width::W64);
+}
+
+#[test]
+fn qps_on_their_own_vlans_512() {
+    qps_on_their_own_vlans(Width::W512);
+}
+
+/// An ARP request for B's address, as A would send it.
+fn who_has() -> Vec<u8> {
+    let mut f = arp_frame::emit(
+        arp_frame::OPER_REQUEST,
+        mac(0),
+        ip(0).octets(),
+        [0xFF; 6],
+        [0; 6],
+        ip(1).octets(),
+    );
+    f.resize(60, 0);
+    f
+}
+
+fn tag(f: &[u8], vid: u16) -> Vec<u8> {
+    let mut t = f[..12].to_vec();
+    t.extend_from_slice(&[0x81, 0x00, (vid >> 8) as u8, vid as u8]);
+    t.extend_from_slice(&f[12..]);
+    t
+}
+
+/// Delivers `frame` to B and returns what B sent in the next 500 cycles.
+fn answers(p: &Pair, frame: Vec<u8>) -> Vec<Vec<u8>> {
+    let mut f = p.fabric.lock().unwrap();
+    f.take_sent(1);
+    f.nic_mut(1).push_rx_frame(frame);
+    f.run(500);
+    f.take_sent(1)
+}
+
+fn arp_on_each_vlan(width: Width) {
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 1 << 20,
+        ..FabricConfig::default()
+    };
+    let p = Pair::connect_with(cfg, &PairParams::new(1024, 200_000)).unwrap();
+    p.fabric.lock().unwrap().record_frames();
+    p.b.ctx.add_vlan(300).unwrap();
+    p.b.ctx.add_vlan(7).unwrap();
+    // Untagged, asked untagged (the port is on no VLAN of its own); tagged on each joined VLAN.
+    for (vid, back) in [(None, None), (Some(300), Some(300)), (Some(7), Some(7))] {
+        let req = match vid {
+            Some(v) => tag(&who_has(), v),
+            None => who_has(),
+        };
+        let out = answers(&p, req);
+        assert_eq!(out.len(), 1, "asked on {vid:?}: one reply");
+        assert_eq!(vid_of(&out[0]), back, "asked on {vid:?}");
+        let body = if back.is_some() {
+            [&out[0][..12], &out[0][16..]].concat()
+        } else {
+            out[0].clone()
+        };
+        assert_eq!(
+            u16::from_be_bytes([body[20], body[21]]),
+            arp_frame::OPER_REPLY,
+            "an ARP reply"
+        );
+    }
+    // A VLAN the port is not on: neither answered nor counted as a request (the broadcast frame itself
+    // counts with the other frames not to the port's MAC, a check that comes before the tag's).
+    let reqs = p.fabric.lock().unwrap().reg_read(1, regs::RX_ARP_REQUESTS);
+    assert!(answers(&p, tag(&who_has(), 301)).is_empty());
+    assert_eq!(
+        p.fabric.lock().unwrap().reg_read(1, regs::RX_ARP_REQUESTS),
+        reqs
+    );
+    // In VLAN mode (its own VLAN 100) the port takes no untagged request; 300 still answers on 300.
+    p.b.ctx.set_vlan(Some(100)).unwrap();
+    assert!(answers(&p, who_has()).is_empty());
+    assert_eq!(vid_of(&answers(&p, tag(&who_has(), 100))[0]), Some(100));
+    assert_eq!(vid_of(&answers(&p, tag(&who_has(), 300))[0]), Some(300));
+    // Off VLAN 300: no longer answered.
+    p.b.ctx.remove_vlan(300).unwrap();
+    assert!(answers(&p, tag(&who_has(), 300)).is_empty());
+    assert_eq!(p.b.ctx.vlans(), vec![100, 7]);
+}
+
+#[test]
+fn arp_is_answered_on_the_vlan_it_was_asked_on_64() {
+    arp_on_each_vlan(Width::W64);
+}
+
+#[test]
+fn arp_is_answered_on_the_vlan_it_was_asked_on_512() {
+    arp_on_each_vlan(Width::W512);
+}
+
+#[test]
+fn qp_vlans_are_checked() {
+    let (p, _w) = big_write_at(Width::W64, 1 << 20, 20_000, 4096);
+    let ctx = &p.a.ctx;
+    assert!(ctx.add_vlan(0).is_err());
+    assert!(ctx.add_vlan(4095).is_err());
+    for v in [10, 11, 12] {
+        ctx.add_vlan(v).unwrap();
+    }
+    ctx.add_vlan(11).unwrap(); // already on: not a second entry
+    assert!(
+        matches!(ctx.add_vlan(13), Err(Error::BadAttr(_))),
+        "three entries beside the port's own"
+    );
+    assert!(ctx.remove_vlan(13).is_err());
+    ctx.remove_vlan(11).unwrap();
+    ctx.add_vlan(13).unwrap();
+    assert_eq!(ctx.vlans(), vec![10, 13, 12]);
+    assert_eq!(
+        p.fabric.lock().unwrap().reg_read(0, regs::VLAN_1 + 4),
+        regs::VLAN_ON | 13
+    );
+    // An RTR naming a VLAN the port is not on is refused; one it is on programs QP_VLAN with the entry.
+    let qp = QueuePair::create(
+        &p.a.pd,
+        &p.a.send_cq,
+        &p.a.recv_cq,
+        QpCaps {
+            max_send_wr: 4,
+            max_recv_wr: 4,
+            max_send_sge: 1,
+            max_recv_sge: 1,
+        },
+    )
+    .unwrap();
+    qp.modify(QpAttr::Init(Default::default())).unwrap();
+    let rtr = RtrAttrs {
+        path_mtu: 1024,
+        dest_qpn: 5,
+        rq_psn: 0,
+        dest_mac: mac(1),
+        dest_ip: ip(1).into(),
+        sgid_index: 0,
+        udp_sport: 0xC000,
+        hop_limit: DEFAULT_HOP_LIMIT,
+        flow_label: 0,
+        vlan: Some(99),
+        min_rnr_timer: 1,
+        traffic_class: 0,
+    };
+    assert!(matches!(
+        qp.modify(QpAttr::Rtr(rtr)),
+        Err(Error::BadAttr(_))
+    ));
+    qp.modify(QpAttr::Rtr(RtrAttrs {
+        vlan: Some(12),
+        ..rtr
+    }))
+    .unwrap();
+    assert_eq!(qp.query_qp().vlan, Some(12));
+    assert_eq!(
+        p.fabric.lock().unwrap().reg_read(0, regs::QP_VLAN),
+        regs::QP_VLAN_ON | 3,
+        "entry 3 (VLAN_3)"
+    );
 }

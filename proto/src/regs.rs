@@ -70,7 +70,7 @@ registers! {
     RNR_RETRY = 0x013C, Rw, 7, "RNR NAKs the requester waits out per WQE before RNR_RETRY_EXC_ERR; 7 = retry forever (IBA).";
     MIN_RNR_TIMER = 0x0140, Rw, 1, "RNR NAK timer code (0..31, IBA Table 45) the responder sends: how long the requester waits.";
     QP_DSCP = 0x0144, Rw, 0, "DSCP (0..63) of the QP's packets, requests and responses (the GRH traffic class >> 2): what a DSCP-trusting switch maps to the lossless class.";
-    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, DEST_GID_0..2, QP_IPV6, QP_HOP_LIMIT, QP_FLOW_LABEL, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
+    QP_CMD = 0x0148, RwCore, 0, "QP command on QPN, from the window registers (0x0100..0x0144, QP_ACCESS, DEST_GID_0..2, QP_IPV6, QP_HOP_LIMIT, QP_FLOW_LABEL, QP_VLAN, 0x0300..0x0330): bit 0 MODIFY (attributes and QP_STATE), bit 1 INIT_RQ (RQ_PSN, RQ_PI, RQ_CI; responder context cleared), bit 2 INIT_SQ (SQ_PSN, SQ_PI, SQ_CI), bit 3 QUERY (loads QP_STATE, SQ_PSN, RQ_PSN, SQ_CI, RQ_CI and the per-QP counters); bit 4 CLEAR alone: every QP of the table to RESET with zero contexts (2^QP_TABLE_LOG cycles). Reads non-zero until the core has done it.";
     QP_TABLE_LOG = 0x014C, Ro, 0, "log2 of the number of QPs the context table holds (QPNs 0 .. 2^n - 1).";
     QP_ACCESS = 0x0150, Rw, 0, "QP window: remote operations the QP's responder allows (qp_access_flags: REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8); a request needs this and its MR's flag. A request the QP does not allow gets an invalid request NAK and the QP goes to ERR (as rdma_rxe).";
     QP_OUT_OF_SEQUENCE = 0x0154, Ro, 0, "Per-QP counter out_of_sequence (loaded by QP_CMD QUERY): request packets with a PSN ahead of the expected one.";
@@ -105,7 +105,7 @@ registers! {
     DCQCN_RATE = 0x01C8, Ro, 2048, "The reaction point's current rate RC, bytes per cycle x 256; after reset the line rate (DCQCN_LINE_RATE, 2048 by default).";
     CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
     TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
-    VLAN = 0x01D4, Rw, 0, "802.1Q: bit 16 VLAN mode, bits 0..11 the port's VID. In VLAN mode RoCE frames and ARP replies leave tagged with this VID and PCP = PFC_PRIORITY, and only frames tagged with this VID are taken (untagged frames and other VIDs count in RX_DROP_VLAN); PFC and PAUSE frames are never tagged. Change it while the port is idle.";
+    VLAN = 0x01D4, Rw, 0, "802.1Q: bit 16 VLAN mode, bits 0..11 the port's VID; entry 0 of the port VLAN table (VLAN_1..3 are the others). In VLAN mode RoCE frames of QPs without QP_VLAN leave tagged with this VID and PCP = PFC_PRIORITY, and untagged frames are not taken. A frame tagged with the VID of an entry that is on (this one in VLAN mode, VLAN_n with its bit 16) is taken with its tag removed; other tags, and untagged frames in VLAN mode, count in RX_DROP_VLAN. ARP and neighbour discovery replies leave on the VLAN their request came on (untagged for an untagged request). PFC and PAUSE frames are never tagged. Change it while the port is idle.";
     PRIO_TRUST = 0x01D8, Rw, 1, "Which field gives a received RoCE frame its 802.1Qbb priority: bit 0 set, DSCP trust (the IPv4 DSCP through DSCP_PRIO_MAP_n); clear, PCP trust (the 802.1Q tag's PCP; untagged frames are priority 0). Transmitted RoCE frames take the priority DSCP_PRIO_MAP_n gives their DSCP in both modes, which is also their PCP in VLAN mode.";
     RX_LOSSY_WORDS = 0x01DC, Rw, 0, "Receive-buffer words of earlier frames at or above which a RoCE frame whose priority is not PFC_PRIORITY (a lossy priority) is dropped and counted in RX_DROP_LOSSY, keeping the rest of the buffer for the lossless priority (0 = off: every priority shares the whole buffer).";
     DSCP_PRIO_MAP_0 = 0x01E0, Rw, 0x0000_0000, "DSCP -> priority map, DSCPs 0..7: bits 4k..4k+2 the priority of DSCP k (bit 4k+3 unused). The default of every DSCP_PRIO_MAP_n maps DSCP d to d >> 3, Linux's default.";
@@ -190,7 +190,7 @@ registers! {
     RX_DROP_UDP_PORT = 0x04B0, Counter, 0, "Counter: IPv4 packets to this port that are not UDP to port 4791 (RoCEv2), not taken.";
     RX_DROP_LENGTH = 0x04B4, Counter, 0, "Counter: RoCEv2 frames whose IPv4 total length is under 44 bytes or runs past the frame (truncated, runts), not taken.";
     RX_DROP_DISABLED = 0x04B8, Counter, 0, "Counter: RoCEv2 frames for this port received while CONTROL bit 0 (enable) is clear, not taken.";
-    RX_DROP_VLAN = 0x04BC, Counter, 0, "Counter: frames to the port's MAC not taken because of their 802.1Q tag: in VLAN mode untagged or of another VID.";
+    RX_DROP_VLAN = 0x04BC, Counter, 0, "Counter: frames to the port's MAC not taken because of their 802.1Q tag: untagged in VLAN mode, or tagged with a VID no entry of the port VLAN table (VLAN, VLAN_1..3) that is on has, while one is on.";
     RX_DROP_LOSSY = 0x04C0, Counter, 0, "Counter: RoCE frames of a lossy priority (not PFC_PRIORITY) dropped because the receive buffer held RX_LOSSY_WORDS or more (rx_prioN_discards, summed over the lossy priorities).";
     IMPLIED_NAK_SEQ_ERR = 0x04C4, Counter, 0, "Counter: implied NAKs (implied_nak_seq_err): READ responses that arrived ahead of the one expected, so the ones between were lost; the requester re-issued the READ from the missing PSN at once instead of after its ACK timeout.";
     RX_NDP_SOLICITATIONS = 0x04C8, Counter, 0, "Counter: IPv6 Neighbor Solicitations (RFC 4861) for one of the port's GID table addresses received, answered or not: duplicate address detection probes (source ::), NS with more options than one link-layer address (their checksum is not checked) and NS that arrive while an advertisement is being sent count here but get no answer.";
@@ -229,6 +229,10 @@ registers! {
     GID_3_1 = 0x06B4, Rw, 0, "GID table entry 3, bytes 4..7.";
     GID_3_2 = 0x06B8, Rw, 0, "GID table entry 3, bytes 8..11.";
     GID_3_3 = 0x06BC, Rw, 0, "GID table entry 3, bytes 12..15.";
+    VLAN_1 = 0x06C0, Rw, 0, "Port VLAN table entry 1: bit 16 on, bits 0..11 a VID (1..4094). While on, frames tagged with the VID are taken (tag removed), as for VLAN in VLAN mode, and a QP whose QP_VLAN names this entry sends tagged with it. Unlike VLAN mode it does not stop untagged frames: the port stays on its own VLAN (or none) too.";
+    VLAN_2 = 0x06C4, Rw, 0, "Port VLAN table entry 2 (VLAN_1's layout).";
+    VLAN_3 = 0x06C8, Rw, 0, "Port VLAN table entry 3 (VLAN_1's layout).";
+    QP_VLAN = 0x06CC, Rw, 0, "QP window (QP_CMD MODIFY stores it with the rest): bit 16, the QP's packets, its responses and CNPs leave tagged with the VID of port VLAN table entry bits 1..0 (0 = VLAN, 1..3 = VLAN_n) and PCP = PFC_PRIORITY, whether or not the entry is on (the driver names only entries that are); clear, as VLAN says (its VID in VLAN mode, else untagged). Linux's model: the VLAN of the netdev of the QP's source GID.";
 }
 
 /// What a register block is, as its header names it.
@@ -253,13 +257,16 @@ pub enum BlockKind {
     WqePush = 7,
     /// Port GID table (IPv6 addresses, `GID_n_w`); param: number of entries.
     GidTable = 8,
+    /// Port VLAN table (`VLAN` is entry 0, `VLAN_1..3`) and the QP window's `QP_VLAN`; param: number of
+    /// entries.
+    VlanTable = 9,
 }
 
 impl BlockKind {
     pub fn from_u16(v: u16) -> Option<BlockKind> {
         use BlockKind::*;
         [
-            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable,
+            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable, VlanTable,
         ]
         .into_iter()
         .find(|k| *k as u16 == v)
@@ -343,6 +350,13 @@ pub const BLOCKS: &[Block] = &[
         size: 0x0040,
         param: GID_TABLE_LEN as u32,
     },
+    Block {
+        kind: BlockKind::VlanTable,
+        version: 1,
+        base: VLAN_1,
+        size: 0x0010,
+        param: VLAN_TABLE_LEN as u32,
+    },
 ];
 
 /// Number of counter registers.
@@ -400,6 +414,12 @@ pub const QP_IPV6_SGID_SHIFT: u32 = 1;
 pub const CONTROL_ENABLE: u32 = 1;
 /// `VLAN` bit 16: VLAN mode (bits 0..11 are the VID).
 pub const VLAN_MODE: u32 = 1 << 16;
+/// Entries of the port VLAN table: `VLAN` (entry 0) and `VLAN_1..3`.
+pub const VLAN_TABLE_LEN: usize = 4;
+/// `VLAN_n` bit 16: the entry is on.
+pub const VLAN_ON: u32 = 1 << 16;
+/// `QP_VLAN` bit 16: the QP sends on the VLAN of entry bits 1..0.
+pub const QP_VLAN_ON: u32 = 1 << 16;
 
 /// Look a register up by offset.
 pub fn by_offset(offset: u16) -> Option<&'static Register> {

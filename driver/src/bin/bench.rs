@@ -101,6 +101,7 @@ fn post_send_ns() -> f64 {
         udp_sport: 0xC000,
         hop_limit: DEFAULT_HOP_LIMIT,
         flow_label: 0,
+        vlan: None,
         min_rnr_timer: 12,
         traffic_class: 0,
     }))

@@ -90,6 +90,11 @@ pub struct RtrAttrs {
     /// The IPv6 flow label of the QP's packets (`ibv_ah_attr.grh.flow_label`, 20 bits; 0 = unlabelled,
     /// RFC 6437); an IPv4 path has none.
     pub flow_label: u32,
+    /// The 802.1Q VLAN the QP's packets, its responses and CNPs leave on (VID 1..=4094): one the port
+    /// takes frames from ([`Context::set_vlan`](super::Context::set_vlan) or
+    /// [`Context::add_vlan`](super::Context::add_vlan)). `None` leaves them on the port's VLAN (tagged in
+    /// VLAN mode, else untagged). Linux gets it from the netdev of the source GID; here it is explicit.
+    pub vlan: Option<u16>,
     /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs
     /// ... 31 = 491.52 ms, 0 = 655.36 ms).
     pub min_rnr_timer: u8,
@@ -152,6 +157,8 @@ pub struct QpAttrs {
     /// The IPv4 TTL or IPv6 hop limit, and the IPv6 flow label (0 before RTR).
     pub hop_limit: u8,
     pub flow_label: u32,
+    /// The VLAN the RTR named (`None`: the port's).
+    pub vlan: Option<u16>,
     pub cap: QpCaps,
 }
 

@@ -215,15 +215,61 @@ impl Context {
     pub fn set_vlan(&self, vid: Option<u16>) -> Result<()> {
         let v = match vid {
             None => 0,
-            Some(v @ 1..=4094) => regs::VLAN_MODE | v as u32,
-            Some(_) => {
-                return Err(Error::BadAttr(
-                    "VLAN ID outside 1..=4094 (0 and 4095 are reserved)",
-                ))
+            Some(v) => {
+                check_vid(v)?;
+                regs::VLAN_MODE | v as u32
             }
         };
         self.dev.write(regs::VLAN, v);
         Ok(())
+    }
+
+    /// Puts the port on one more 802.1Q VLAN, beside its own ([`set_vlan`](Self::set_vlan)): frames
+    /// tagged with `vid` (1..=4094) are taken too, with the tag removed, and QPs whose
+    /// [`RtrAttrs::vlan`](super::RtrAttrs::vlan) names it send tagged with it (PCP = the RoCE priority).
+    /// ARP and neighbour discovery answer on it. Untagged frames stay as `set_vlan` says. The port VLAN
+    /// table holds three such VLANs (`VLAN_1..3`); a VLAN the port is already on is not added twice.
+    /// Set it while the port is idle (a frame in flight may be cut).
+    pub fn add_vlan(&self, vid: u16) -> Result<()> {
+        check_vid(vid)?;
+        if self.dev.vlan_entry(vid).is_some() {
+            return Ok(());
+        }
+        let free = (1..regs::VLAN_TABLE_LEN)
+            .find(|&i| self.dev.read(Device::vlan_reg(i)) & regs::VLAN_ON == 0)
+            .ok_or(Error::BadAttr(
+                "the port VLAN table is full (three VLANs beside the port's own)",
+            ))?;
+        self.dev
+            .write(Device::vlan_reg(free), regs::VLAN_ON | vid as u32);
+        Ok(())
+    }
+
+    /// Takes the port off a VLAN [`add_vlan`](Self::add_vlan) put it on: its frames are no longer taken.
+    /// QPs that still name it keep sending tagged with it; move them first.
+    pub fn remove_vlan(&self, vid: u16) -> Result<()> {
+        match (1..regs::VLAN_TABLE_LEN).find(|&i| {
+            let v = self.dev.read(Device::vlan_reg(i));
+            v & regs::VLAN_ON != 0 && v & 0xFFF == vid as u32
+        }) {
+            Some(i) => {
+                self.dev.write(Device::vlan_reg(i), 0);
+                Ok(())
+            }
+            None => Err(Error::BadAttr(
+                "the port was not put on this VLAN by add_vlan",
+            )),
+        }
+    }
+
+    /// The VLANs the port takes frames from: its own ([`set_vlan`](Self::set_vlan)) first, then those of
+    /// [`add_vlan`](Self::add_vlan).
+    pub fn vlans(&self) -> Vec<u16> {
+        (0..regs::VLAN_TABLE_LEN)
+            .map(|i| self.dev.read(Device::vlan_reg(i)))
+            .filter(|v| v & regs::VLAN_ON != 0)
+            .map(|v| (v & 0xFFF) as u16)
+            .collect()
     }
 
     /// How received RoCE frames get their 802.1Qbb priority, and how much of the receive buffer lossy
@@ -486,4 +532,15 @@ pub struct DeviceAttr {
     pub atomic_cap_hca: bool,
     /// The datapath width (64 bits for 10G, 512 for 100G).
     pub width: Width,
+}
+
+/// A VLAN ID a port may be on: 1..=4094 (802.1Q: 0 is a priority tag, 4095 reserved).
+fn check_vid(vid: u16) -> Result<()> {
+    if (1..=4094).contains(&vid) {
+        Ok(())
+    } else {
+        Err(Error::BadAttr(
+            "VLAN ID outside 1..=4094 (0 and 4095 are reserved)",
+        ))
+    }
 }

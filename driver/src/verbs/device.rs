@@ -45,6 +45,8 @@ pub(crate) struct QpWindow {
     /// QP_HOP_LIMIT (the IPv4 TTL or IPv6 hop limit) and QP_FLOW_LABEL (IPv6).
     pub hop_limit: u32,
     pub flow_label: u32,
+    /// QP_VLAN: bit 16 on, bits 1..0 the port VLAN table entry.
+    pub vlan: u32,
     pub udp_sport: u32,
     pub min_rnr_timer: u32,
     /// qp_access_flags' remote bits (QP_ACCESS).
@@ -189,6 +191,23 @@ impl Device {
             self.write(Self::gid_reg(i, w), (v >> (96 - 32 * w)) as u32);
         }
     }
+    /// The port VLAN table register of entry `i` (`VLAN`, then `VLAN_1..3`).
+    pub fn vlan_reg(i: usize) -> u16 {
+        assert!(i < regs::VLAN_TABLE_LEN);
+        if i == 0 {
+            regs::VLAN
+        } else {
+            regs::VLAN_1 + 4 * (i as u16 - 1)
+        }
+    }
+    /// The entry of the port VLAN table that is on with VID `vid`, if any (`VLAN` in VLAN mode is
+    /// entry 0; `VLAN_MODE` and `VLAN_ON` are the same bit).
+    pub fn vlan_entry(&self, vid: u16) -> Option<usize> {
+        (0..regs::VLAN_TABLE_LEN).find(|&i| {
+            let v = self.read(Self::vlan_reg(i));
+            v & regs::VLAN_ON != 0 && v & 0xFFF == vid as u32
+        })
+    }
     fn gid_reg(i: usize, w: usize) -> u16 {
         assert!(i < regs::GID_TABLE_LEN);
         regs::GID_0_0 + (16 * i + 4 * w) as u16
@@ -212,6 +231,7 @@ impl Device {
         self.write(regs::QP_IPV6, w.ipv6);
         self.write(regs::QP_HOP_LIMIT, w.hop_limit);
         self.write(regs::QP_FLOW_LABEL, w.flow_label);
+        self.write(regs::QP_VLAN, w.vlan);
         self.write(regs::UDP_SPORT, w.udp_sport);
         self.write(regs::MIN_RNR_TIMER, w.min_rnr_timer);
         self.write(regs::QP_ACCESS, w.access);

@@ -56,6 +56,8 @@ pub(crate) struct Soft {
     pub access: AccessFlags,
     /// The QP's whole hardware context as last written (the window is shared by every QP).
     pub win: QpWindow,
+    /// The VID the RTR named (`win.vlan` holds its entry).
+    pub vlan: Option<u16>,
 }
 
 /// The part of a QP the device's CQE routing reaches (through a `Weak`), so that dropping the
@@ -275,6 +277,7 @@ impl QueuePair {
                 path_mtu: 0,
                 access: AccessFlags::default(),
                 win,
+                vlan: None,
             }),
             send_out: Mutex::new(VecDeque::new()),
             recv_out: Mutex::new(VecDeque::new()),
@@ -337,6 +340,7 @@ impl QueuePair {
             traffic_class: (w.dscp << 2) as u8,
             hop_limit: w.hop_limit as u8,
             flow_label: w.flow_label,
+            vlan: soft.vlan,
             cap: QpCaps {
                 max_send_wr: 1 << w.sq_log,
                 max_recv_wr: 1 << w.rq_log,
@@ -432,6 +436,15 @@ impl QueuePair {
                 }
                 win.hop_limit = a.hop_limit as u32;
                 win.flow_label = a.flow_label;
+                win.vlan = match a.vlan {
+                    None => 0,
+                    Some(vid) => match d.vlan_entry(vid) {
+                        Some(i) => regs::QP_VLAN_ON | i as u32,
+                        None => return Err(Error::BadAttr(
+                            "RtrAttrs::vlan names a VLAN the port is not on (Context::add_vlan)",
+                        )),
+                    },
+                };
                 win.pmtu_log = a.path_mtu.trailing_zeros();
                 win.dest_qpn = a.dest_qpn & 0xFF_FFFF;
                 win.rq_psn = a.rq_psn & 0xFF_FFFF;
@@ -447,6 +460,7 @@ impl QueuePair {
                 win.rq_pi = rq.pi;
                 cmd |= CMD_INIT_RQ;
                 soft.path_mtu = a.path_mtu;
+                soft.vlan = a.vlan;
             }
             QpAttr::Rts(a) => {
                 check_retry_cnt(a.retry_cnt)?;

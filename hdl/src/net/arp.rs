@@ -21,8 +21,13 @@ pub struct ArpResponder<const W: usize, const B: usize> {
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_fire: Signal<In, bool>,
-    /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
+    /// With the last beat: the MAC marked the frame bad (a bad FCS), or its 802.1Q tag is not the port's;
+    /// it is ignored.
     pub rx_tuser: Signal<In, bool>,
+    /// With the last beat: the VID the request came tagged with (0 = untagged).
+    pub rx_vid: Signal<In, Bits<12>>,
+    /// With the reply: the VLAN it leaves on, its request's (0 = untagged).
+    pub tx_vid: Signal<Out, Bits<12>>,
     /// The reply, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -33,6 +38,8 @@ pub struct ArpResponder<const W: usize, const B: usize> {
     pub replies_inc: Signal<Out, bool>,
     rx: FrameHead<W>,
     tx: ShortFrameTx<W, B>,
+    vid_last: DFF<Bits<12>>,
+    vid_rep: DFF<Bits<12>>,
     f_dst: Signal<Local, Bits<48>>,
     f_type: Signal<Local, Bits<16>>,
     f_htype: Signal<Local, Bits<16>>,
@@ -86,6 +93,10 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
             rx_tuser: Default::default(),
+            rx_vid: Default::default(),
+            tx_vid: Default::default(),
+            vid_last: Default::default(),
+            vid_rep: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -128,6 +139,7 @@ impl<const W: usize, const B: usize> Default for ArpResponder<W, B> {
 impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, vid_last, vid_rep);
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -162,6 +174,15 @@ impl<const W: usize, const B: usize> Logic for ArpResponder<W, B> {
         self.requests_inc.next = self.rx.done.val() && self.is_request.val() && self.enable.val();
         // The reply: to the asker, from us; we are the sender, the asker the target.
         self.tx.load.next = self.requests_inc.val();
+        // The reply goes back on the request's VLAN: its VID is taken with the last beat, and kept for
+        // the reply when the transmitter accepts it (a request it is too busy for is not answered).
+        if self.rx_fire.val() && self.rx_tlast.val() {
+            self.vid_last.d.next = self.rx_vid.val();
+        }
+        if self.requests_inc.val() && !self.tx.busy.val() {
+            self.vid_rep.d.next = self.vid_last.q.val();
+        }
+        self.tx_vid.next = self.vid_rep.q.val();
         self.tx.frame.next = self.fixed.val()
             | (bit_cast::<512, 48>(self.f_sha.val()) << self.sh_dst.val())
             | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())

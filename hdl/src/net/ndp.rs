@@ -56,6 +56,10 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     pub rx_fire: Signal<In, bool>,
     /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
     pub rx_tuser: Signal<In, bool>,
+    /// With the last beat: the VID the solicitation came tagged with (0 = untagged).
+    pub rx_vid: Signal<In, Bits<12>>,
+    /// With the advertisement: the VLAN it leaves on, its solicitation's (0 = untagged).
+    pub tx_vid: Signal<Out, Bits<12>>,
     /// The advertisement, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -76,6 +80,9 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     /// A solicitation for us ended last cycle (checksum still to compare): its kind, sums and the
     /// reply's fields.
     p_ns: DFF<bool>,
+    vid_last: DFF<Bits<12>>,
+    p_vid: DFF<Bits<12>>,
+    vid_rep: DFF<Bits<12>>,
     p_long: DFF<bool>,
     p_dad: DFF<bool>,
     p_ns_sum: DFF<Bits<32>>,
@@ -175,6 +182,11 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             rx_tlast: Default::default(),
             rx_fire: Default::default(),
             rx_tuser: Default::default(),
+            rx_vid: Default::default(),
+            tx_vid: Default::default(),
+            vid_last: Default::default(),
+            p_vid: Default::default(),
+            vid_rep: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -252,7 +264,10 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
 impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, p_ns, p_long, p_dad, p_ns_sum, p_na_sum, p_smac, p_sip, p_target);
+        dff_setup!(
+            self, clock, p_ns, vid_last, p_vid, vid_rep, p_long, p_dad, p_ns_sum, p_na_sum, p_smac,
+            p_sip, p_target
+        );
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -356,6 +371,17 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
             | (bit_cast::<1024, 16>(self.na_ck.val()) << self.sh_csum.val())
             | (bit_cast::<1024, 128>(self.p_target.q.val()) << self.sh_target.val())
             | (bit_cast::<1024, 48>(self.my_mac.val()) << self.sh_lla.val());
+        // The advertisement goes back on the solicitation's VLAN (its VID taken with the last beat).
+        if self.rx_fire.val() && self.rx_tlast.val() {
+            self.vid_last.d.next = self.rx_vid.val();
+        }
+        if self.rx.done.val() {
+            self.p_vid.d.next = self.vid_last.q.val();
+        }
+        if self.tx.load.val() && !self.tx.busy.val() {
+            self.vid_rep.d.next = self.p_vid.q.val();
+        }
+        self.tx_vid.next = self.vid_rep.q.val();
         self.tx_tdata.next = self.tx.tx_tdata.val();
         self.tx_tkeep.next = self.tx.tx_tkeep.val();
         self.tx_tlast.next = self.tx.tx_tlast.val();

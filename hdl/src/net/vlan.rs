@@ -47,14 +47,21 @@ fn lane_bits<const W: usize>(m: u64) -> Bits<W> {
 
 /// Removes the 802.1Q tag of received frames while `mode` is set. With the mode set, each frame is held
 /// one beat (the tag may only be complete in the second), a tagged frame leaves 4 bytes shorter, and
-/// `vlan_drop` (valid with every output beat) says the frame should not be taken: it was untagged or its
-/// VID is not `vid`. `pcp` is the received priority (valid with the beats of a tagged frame).
+/// `vlan_drop` (valid with every output beat) says the frame should not be taken: it was untagged while
+/// `untagged_ok` is clear, or its VID is none of the port VLAN table's entries that are on (`vid`,
+/// `vid1`..`vid3`, entry i on when `vid_on` bit i). `pcp` and `rx_vid` are the received priority and
+/// VID (valid with the beats of a tagged frame; `rx_vid` is 0 for an untagged one).
 #[derive(LogicBlock)]
 pub struct VlanStrip<const W: usize, const B: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub mode: Signal<In, bool>,
+    pub untagged_ok: Signal<In, bool>,
     pub vid: Signal<In, Bits<12>>,
+    pub vid1: Signal<In, Bits<12>>,
+    pub vid2: Signal<In, Bits<12>>,
+    pub vid3: Signal<In, Bits<12>>,
+    pub vid_on: Signal<In, Bits<4>>,
     pub in_tdata: Signal<In, Bits<W>>,
     pub in_tkeep: Signal<In, Bits<B>>,
     pub in_tlast: Signal<In, bool>,
@@ -71,6 +78,7 @@ pub struct VlanStrip<const W: usize, const B: usize> {
     pub out_tready: Signal<In, bool>,
     pub vlan_drop: Signal<Out, bool>,
     pub pcp: Signal<Out, Bits<3>>,
+    pub rx_vid: Signal<Out, Bits<12>>,
     /// The mode of the frame in progress (taken at its first beat).
     on: DFF<bool>,
     /// A pass-through frame is in progress (its first beat went through, its last not yet).
@@ -106,6 +114,9 @@ pub struct VlanStrip<const W: usize, const B: usize> {
     s_tready: Signal<Local, bool>,
     s_drop: Signal<Local, bool>,
     s_pcp: Signal<Local, Bits<3>>,
+    s_vid: Signal<Local, Bits<12>>,
+    /// The frame's VID is an entry that is on.
+    vid_hit: Signal<Local, bool>,
     d0: Constant<Bits<B>>,
     d1: Constant<Bits<B>>,
     d0_bits: Constant<Bits<W>>,
@@ -128,7 +139,12 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             clock: Default::default(),
             reset: Default::default(),
             mode: Default::default(),
+            untagged_ok: Default::default(),
             vid: Default::default(),
+            vid1: Default::default(),
+            vid2: Default::default(),
+            vid3: Default::default(),
+            vid_on: Default::default(),
             in_tdata: Default::default(),
             in_tkeep: Default::default(),
             in_tlast: Default::default(),
@@ -143,6 +159,7 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             out_tready: Default::default(),
             vlan_drop: Default::default(),
             pcp: Default::default(),
+            rx_vid: Default::default(),
             on: Default::default(),
             mid: Default::default(),
             hv: Default::default(),
@@ -171,6 +188,8 @@ impl<const W: usize, const B: usize> Default for VlanStrip<W, B> {
             s_tready: Default::default(),
             s_drop: Default::default(),
             s_pcp: Default::default(),
+            s_vid: Default::default(),
+            vid_hit: Default::default(),
             d0: Constant::new(d0.into()),
             d1: Constant::new(d1.into()),
             d0_bits: Constant::new(lane_bits::<W>(d0)),
@@ -223,8 +242,19 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
                 | bit_cast::<16, 32>(self.tag32.val() >> 24);
         }
         self.s_pcp.next = bit_cast::<3, 16>(self.cur_tci.val() >> 13);
-        self.s_drop.next = !self.cur_tagged.val()
-            || ((self.cur_tci.val() & 0x0FFF) != bit_cast::<16, 12>(self.vid.val()));
+        self.s_vid.next = 0.into();
+        if self.cur_tagged.val() {
+            self.s_vid.next = bit_cast::<12, 16>(self.cur_tci.val() & 0x0FFF);
+        }
+        self.vid_hit.next = (((self.vid_on.val() & 1) != 0)
+            && (self.s_vid.val() == self.vid.val()))
+            || (((self.vid_on.val() & 2) != 0) && (self.s_vid.val() == self.vid1.val()))
+            || (((self.vid_on.val() & 4) != 0) && (self.s_vid.val() == self.vid2.val()))
+            || (((self.vid_on.val() & 8) != 0) && (self.s_vid.val() == self.vid3.val()));
+        self.s_drop.next = !self.untagged_ok.val();
+        if self.cur_tagged.val() {
+            self.s_drop.next = !self.vid_hit.val();
+        }
         // A tagged frame: lanes before the tag from the held beat, the rest 4 bytes further on.
         self.direct.next = 0.into();
         self.direct_bits.next = 0.into();
@@ -297,6 +327,7 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.in_tready.next = self.s_tready.val();
             self.vlan_drop.next = self.s_drop.val();
             self.pcp.next = self.s_pcp.val();
+            self.rx_vid.next = self.s_vid.val();
         } else {
             self.out_tdata.next = self.in_tdata.val();
             self.out_tkeep.next = self.in_tkeep.val();
@@ -306,6 +337,7 @@ impl<const W: usize, const B: usize> Logic for VlanStrip<W, B> {
             self.in_tready.next = self.out_tready.val();
             self.vlan_drop.next = false;
             self.pcp.next = 0.into();
+            self.rx_vid.next = 0.into();
             self.hv.d.next = false;
             if self.in_tvalid.val() && self.out_tready.val() {
                 self.on.d.next = false;

@@ -90,6 +90,8 @@ pub struct QpTable<const Q: usize> {
     /// QP_HOP_LIMIT (bits 7..0) and QP_FLOW_LABEL (bits 19..0).
     pub w_hop_limit: Signal<In, Bits<32>>,
     pub w_flow_label: Signal<In, Bits<32>>,
+    /// QP_VLAN as written: bit 16 on, bits 1..0 the port VLAN table entry.
+    pub w_vlan: Signal<In, Bits<32>>,
     pub sq_db: Signal<In, bool>,
     pub rq_db: Signal<In, bool>,
     pub db_val: Signal<In, Bits<32>>,
@@ -176,6 +178,8 @@ pub struct QpTable<const Q: usize> {
     /// The IPv4 TTL or IPv6 hop limit, and the IPv6 flow label.
     pub av_hop_limit: Signal<Out, Bits<8>>,
     pub av_flow_label: Signal<Out, Bits<20>>,
+    /// The QP's VLAN: bit 0 on, bits 2..1 the port VLAN table entry.
+    pub av_vlan: Signal<Out, Bits<3>>,
     rxa: RAM<Bits<192>, Q>,
     rxc: RAM<Bits<RXC>, Q>,
     txa: RAM<Bits<192>, Q>,
@@ -293,6 +297,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             w_ipv6: Default::default(),
             w_hop_limit: Default::default(),
             w_flow_label: Default::default(),
+            w_vlan: Default::default(),
             sq_db: Default::default(),
             rq_db: Default::default(),
             db_val: Default::default(),
@@ -368,6 +373,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             av_sgid: Default::default(),
             av_hop_limit: Default::default(),
             av_flow_label: Default::default(),
+            av_vlan: Default::default(),
             rxa: Default::default(),
             rxc: Default::default(),
             txa: Default::default(),
@@ -539,7 +545,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
         // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, QP_ACCESS 48, PD 64,
         // RQ_LOG_SIZE 96, RQ_BASE 128. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
         // SQ_BASE 128. rxc: state 0, RQ_PSN 32, RQ_CI 64, engine registers 128. txc: state 0, SQ_PSN 32,
-        // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144.
+        // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144 (4 bits), VLAN 148
+        // (on, then the entry: 3 bits), hop limit 152, DEST_GID_0..2 160, QP_IPV6 256.
         self.rx_qpn.next = self.rx_idx.q.val();
         self.rx_state.next = self.rx_state_q.q.val();
         self.rx_dest_qpn.next = bit_cast::<32, 192>(self.rx_a.q.val()) & 0xFF_FFFF;
@@ -573,7 +580,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.av_sport.next = bit_cast::<32, 264>(self.av.read_data.val() >> 96) & 0xFFFF;
         self.av_dest_qpn.next = bit_cast::<32, 264>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
         self.av_dscp.next = bit_cast::<32, 264>(self.av.read_data.val() >> 136) & 0xFF;
-        self.av_pmtu.next = bit_cast::<32, 264>(self.av.read_data.val() >> 144) & 0xFF;
+        self.av_pmtu.next = bit_cast::<32, 264>(self.av.read_data.val() >> 144) & 0xF;
+        // The VLAN in bits the PMTU (8..12, 4 bits) leaves free: on at 148, the entry at 149..150.
+        self.av_vlan.next = bit_cast::<3, 264>(self.av.read_data.val() >> 148);
         self.av_dgid_hi.next = bit_cast::<96, 264>(self.av.read_data.val() >> 160);
         self.av_ipv6.next = (self.av.read_data.val() & (bits::<264>(1) << 256)) != 0;
         self.av_sgid.next = bit_cast::<2, 264>(self.av.read_data.val() >> 257);
@@ -718,7 +727,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<264, 32>(self.w_sport.val() & 0xFFFF) << 96)
             | (bit_cast::<264, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
             | (bit_cast::<264, 32>(self.w_dscp.val() & 0xFF) << 136)
-            | (bit_cast::<264, 32>(self.w_pmtu.val() & 0xFF) << 144)
+            | (bit_cast::<264, 32>(self.w_pmtu.val() & 0xF) << 144)
+            | (bit_cast::<264, 32>((self.w_vlan.val() >> 16) & 1) << 148)
+            | (bit_cast::<264, 32>(self.w_vlan.val() & 3) << 149)
             | (bit_cast::<264, 32>(self.w_dgid2.val()) << 160)
             | (bit_cast::<264, 32>(self.w_dgid1.val()) << 192)
             | (bit_cast::<264, 32>(self.w_dgid0.val()) << 224)

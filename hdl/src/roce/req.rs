@@ -88,6 +88,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// QP_FLOW_LABEL): on its requests, responses and CNPs.
     pub hop_limit: Signal<In, Bits<8>>,
     pub flow_label: Signal<In, Bits<20>>,
+    /// The QP's VLAN (address vector, QP_VLAN): bit 0 on, bits 2..1 the port VLAN table entry; `tx_vlan`
+    /// is the frame on the MAC stream's, taken with its header.
+    pub vlan: Signal<In, Bits<3>>,
+    pub tx_vlan: Signal<Out, Bits<3>>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
@@ -349,6 +353,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_cnp: DFF<bool>,
     /// The packet leaves in IPv6: every header after the IP one sits 20 bytes later than in IPv4.
     p_v6: DFF<bool>,
+    p_vlan: DFF<Bits<3>>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
@@ -787,6 +792,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_aack: Default::default(),
             p_cnp: Default::default(),
             p_v6: Default::default(),
+            p_vlan: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -876,6 +882,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             qp_dscp: Default::default(),
             hop_limit: Default::default(),
             flow_label: Default::default(),
+            vlan: Default::default(),
+            tx_vlan: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
             bth_b1: Default::default(),
@@ -958,6 +966,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self,
             clock,
             state,
+            p_vlan,
             wqe_buf,
             sgl_buf,
             w_nsge,
@@ -1399,6 +1408,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.pay.next =
                 (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
         }
+        self.tx_vlan.next = self.p_vlan.q.val();
         if self.p_v6.q.val() {
             if self.p_reth.q.val() && self.p_imm.q.val() {
                 self.pay.next = (self.prev.q.val() >> self.prev74_6.val())
@@ -2107,6 +2117,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.e_pos.d.next = self.ip_len.val() + 10;
                 self.f_pos.d.next = self.ip_len.val() + 14;
                 self.p_v6.d.next = self.ipv6.val();
+                self.p_vlan.d.next = self.vlan.val();
                 if self.ipv6.val() {
                     // IPv6 (RFC 8200, RoCEv2 annex A17.4): the 40-byte header in place of IPv4's 20, its
                     // traffic class the TOS byte, payload length the UDP length; UDP on 20 bytes later.

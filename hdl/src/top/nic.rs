@@ -102,6 +102,11 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     tx_fire: Signal<Local, bool>,
     /// The port is on an 802.1Q VLAN.
     vlan_on: Signal<Local, bool>,
+    /// Entries of the port VLAN table that are on (bit i: entry i; VLAN is entry 0).
+    vlan_table_on: Signal<Local, Bits<4>>,
+    /// The VID and tag of the frame the transmit arbiter is sending.
+    tx_vid: Signal<Local, Bits<12>>,
+    tx_tagged: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
     rd_resp_ready: Signal<Local, bool>,
@@ -188,6 +193,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             grant_tx: Default::default(),
             tx_fire: Default::default(),
             vlan_on: Default::default(),
+            vlan_table_on: Default::default(),
+            tx_vid: Default::default(),
+            tx_tagged: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
             rd_resp_ready: Default::default(),
@@ -281,10 +289,22 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // pass frames through in the same cycle.
         self.vlan_rx.clock.next = self.clock.val();
         self.vlan_rx.reset.next = self.reset.val();
-        // VLAN bit 16 (regs::VLAN_MODE).
+        // VLAN bit 16 (regs::VLAN_MODE); VLAN_n bit 16 (regs::VLAN_ON). Tags come off while any entry of
+        // the port VLAN table is on; untagged frames are taken unless the port is in VLAN mode.
         self.vlan_on.next = (self.regs.vlan.val() & 0x1_0000) != 0;
-        self.vlan_rx.mode.next = self.vlan_on.val();
+        self.vlan_table_on.next = bit_cast::<4, 32>(
+            ((self.regs.vlan.val() >> 16) & 1)
+                | ((self.regs.vlan_1.val() >> 15) & 2)
+                | ((self.regs.vlan_2.val() >> 14) & 4)
+                | ((self.regs.vlan_3.val() >> 13) & 8),
+        );
+        self.vlan_rx.mode.next = self.vlan_table_on.val() != 0;
+        self.vlan_rx.untagged_ok.next = !self.vlan_on.val();
+        self.vlan_rx.vid_on.next = self.vlan_table_on.val();
         self.vlan_rx.vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
+        self.vlan_rx.vid1.next = bit_cast::<12, 32>(self.regs.vlan_1.val() & 0xFFF);
+        self.vlan_rx.vid2.next = bit_cast::<12, 32>(self.regs.vlan_2.val() & 0xFFF);
+        self.vlan_rx.vid3.next = bit_cast::<12, 32>(self.regs.vlan_3.val() & 0xFFF);
         self.vlan_rx.in_tdata.next = self.rx_tdata.val();
         self.vlan_rx.in_tkeep.next = self.rx_tkeep.val();
         self.vlan_rx.in_tlast.next = self.rx_tlast.val();
@@ -404,6 +424,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.w_ipv6.next = self.regs.qp_ipv6.val();
         self.qpt.w_hop_limit.next = self.regs.qp_hop_limit.val();
         self.qpt.w_flow_label.next = self.regs.qp_flow_label.val();
+        self.qpt.w_vlan.next = self.regs.qp_vlan.val();
         self.qpt.sq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x030C);
         self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
         self.qpt.db_val.next = self.reg_wr_data.val();
@@ -487,6 +508,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.ipv6.next = self.qpt.av_ipv6.val();
         self.tx_eng.hop_limit.next = self.qpt.av_hop_limit.val();
         self.tx_eng.flow_label.next = self.qpt.av_flow_label.val();
+        self.tx_eng.vlan.next = self.qpt.av_vlan.val();
         self.tx_eng.dest_gid_hi.next = self.qpt.av_dgid_hi.val();
         self.src_gid.next = self.gid0.val();
         if self.qpt.av_sgid.val() == 1 {
@@ -586,19 +608,22 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();
         self.regs.ack_timeouts_inc.next = self.tx_eng.ack_timeouts_inc.val();
         // ARP responder: observes the receive stream, answers through the transmit arbiter.
-        self.arp.enable.next = self.enable.val() && !self.vlan_rx.vlan_drop.val();
+        self.arp.enable.next = self.enable.val();
         self.arp.mac_lo.next = self.regs.mac_lo.val();
         self.arp.mac_hi.next = self.regs.mac_hi.val();
         self.arp.ipv4.next = self.regs.ipv4.val();
         // ARP sees frames with the tag taken off (a request on the port's VLAN is tagged).
         self.arp.rx_tdata.next = self.vlan_rx.out_tdata.val();
         self.arp.rx_tlast.next = self.vlan_rx.out_tlast.val();
-        self.arp.rx_tuser.next = self.vlan_rx.out_tuser.val();
+        // A frame whose tag the port does not take counts as bad here (the flag is sampled with the last
+        // beat, where the tag stage's verdict is the frame's own).
+        self.arp.rx_tuser.next = self.vlan_rx.out_tuser.val() || self.vlan_rx.vlan_drop.val();
+        self.arp.rx_vid.next = self.vlan_rx.rx_vid.val();
         self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
         // NDP responder (RFC 4861): the same observed stream, for the GID table's IPv6 addresses.
-        self.ndp.enable.next = self.enable.val() && !self.vlan_rx.vlan_drop.val();
+        self.ndp.enable.next = self.enable.val();
         self.ndp.mac_lo.next = self.regs.mac_lo.val();
         self.ndp.mac_hi.next = self.regs.mac_hi.val();
         self.ndp.gid0.next = self.gid0.val();
@@ -607,7 +632,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.ndp.gid3.next = self.gid3.val();
         self.ndp.rx_tdata.next = self.vlan_rx.out_tdata.val();
         self.ndp.rx_tlast.next = self.vlan_rx.out_tlast.val();
-        self.ndp.rx_tuser.next = self.vlan_rx.out_tuser.val();
+        self.ndp.rx_tuser.next = self.vlan_rx.out_tuser.val() || self.vlan_rx.vlan_drop.val();
+        self.ndp.rx_vid.next = self.vlan_rx.rx_vid.val();
         self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_ndp_solicitations_inc.next = self.ndp.requests_inc.val();
         self.regs.tx_ndp_advertisements_inc.next = self.ndp.replies_inc.val();
@@ -687,10 +713,37 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
         self.vlan_tx.clock.next = self.clock.val();
         self.vlan_tx.reset.next = self.reset.val();
-        self.vlan_tx.tag_en.next = self.vlan_on.val() && !self.grant_pfc.val();
-        // TCI: PCP = the RoCE priority (the class PFC pauses), DEI 0, the port's VID.
+        // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
+        // VLAN table), else the port's in VLAN mode; an ARP or NDP reply's from its request; PFC and
+        // PAUSE frames never. PCP = the RoCE priority (the class PFC pauses), DEI 0.
+        self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
+        self.tx_tagged.next = self.vlan_on.val();
+        if (self.tx_eng.tx_vlan.val() & 1) != 0 {
+            self.tx_tagged.next = true;
+            if (self.tx_eng.tx_vlan.val() >> 1) == 1 {
+                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_1.val() & 0xFFF);
+            }
+            if (self.tx_eng.tx_vlan.val() >> 1) == 2 {
+                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_2.val() & 0xFFF);
+            }
+            if (self.tx_eng.tx_vlan.val() >> 1) == 3 {
+                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_3.val() & 0xFFF);
+            }
+        }
+        if self.grant_arp.val() {
+            self.tx_vid.next = self.arp.tx_vid.val();
+            self.tx_tagged.next = self.arp.tx_vid.val() != 0;
+        }
+        if self.grant_ndp.val() {
+            self.tx_vid.next = self.ndp.tx_vid.val();
+            self.tx_tagged.next = self.ndp.tx_vid.val() != 0;
+        }
+        if self.grant_pfc.val() {
+            self.tx_tagged.next = false;
+        }
+        self.vlan_tx.tag_en.next = self.tx_tagged.val();
         self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
-            | bit_cast::<16, 32>(self.regs.vlan.val() & 0xFFF);
+            | bit_cast::<16, 12>(self.tx_vid.val());
         self.tx_tdata.next = self.vlan_tx.out_tdata.val();
         self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
         self.tx_tlast.next = self.vlan_tx.out_tlast.val();

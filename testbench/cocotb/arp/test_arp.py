@@ -77,6 +77,19 @@ async def test_answers_requests_for_our_address(dut):
 
 
 @cocotb.test()
+async def test_reply_leaves_on_the_request_vlan(dut):
+    """`tx_vid` gives each reply the VID its request came with (`rx_vid` with the last beat; junk on the
+    other beats), 0 for an untagged one, and holds it while the reply is sent."""
+    tb = Bench(dut)
+    await start(dut)
+    for i, vid in enumerate([300, 0, 4094, 1, 7]):
+        await tb.rx.send(arp_request(ASKER, ASKER_IP, MY_IP), gaps=bool(i % 2), vid=vid)
+        tb.check_reply(await tb.reply())
+        assert int(dut.tx_vid.value) == vid, f"reply on VID {int(dut.tx_vid.value)}, asked on {vid}"
+        await cycles(dut, 3)
+
+
+@cocotb.test()
 async def test_ignores_what_is_not_a_request_for_us(dut):
     """Requests for another IP, to another unicast MAC, ARP replies, non-Ethernet/IPv4 ARP, other
     EtherTypes, a request the MAC marks bad (rx_tuser: a bad FCS), and any request while disabled or with

@@ -120,8 +120,9 @@ class Bench:
 async def test_answers_solicitations_for_our_addresses(dut):
     """For every non-empty GID entry: a solicitation to its solicited-node address with a source
     link-layer option (86 bytes) and one to the address and our MAC without options (78 bytes), from
-    random askers, some with gaps between beats: one advertisement each, right field by field (scapy),
-    each counted as a request and a reply."""
+    random askers, some with gaps between beats, untagged and on VLANs: one advertisement each, right
+    field by field (scapy), on the solicitation's VLAN (`tx_vid`), each counted as a request and a
+    reply."""
     tb = Bench(dut)
     await start(dut)
     rng = random.Random(1)
@@ -135,8 +136,10 @@ async def test_answers_solicitations_for_our_addresses(dut):
                 f = ns(target, src=asker_ip, dst=target, eth_dst=MY_MAC, eth_src=asker, options=b"")
             else:
                 f = ns(target, src=asker_ip, eth_src=asker)
-            await tb.rx.send(f, gaps=bool(n % 2))
+            vid = [0, 300, 4094][n % 3]
+            await tb.rx.send(f, gaps=bool(n % 2), vid=vid)
             tb.check_reply(await tb.reply(), target, asker, asker_ip)
+            assert int(dut.tx_vid.value) == vid, f"advertised on VID {int(dut.tx_vid.value)}, not {vid}"
             await cycles(dut, 3)
             n += 1
             assert tb.count.counts == {"requests_inc": n, "replies_inc": n}, tb.count.counts

@@ -81,6 +81,7 @@ pub(super) fn rtr_attrs() -> RtrAttrs {
         udp_sport: 0xC001,
         hop_limit: DEFAULT_HOP_LIMIT,
         flow_label: 0,
+        vlan: None,
         min_rnr_timer: 12,
         traffic_class: 0,
     }
