@@ -2357,6 +2357,51 @@ fn write_in_init_dropped(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+fn packet_from_another_source_dropped(b: &mut Bench) -> Result<(), String> {
+    let (good, p, d) = good_write(b, 78);
+    let stranger = |f: &mut Frame| {
+        if let IpRepr::V4(ip) = &mut f.ip {
+            ip.src[3] ^= 0x40;
+        }
+    };
+    let bad = edited(&good, stranger);
+    check!(bad != good, "the source address must change");
+    let read = edited(
+        &b.frame(
+            op::RC_RDMA_READ_REQUEST,
+            p,
+            b.reth(0, 64, b.mr.rkey()),
+            &[],
+            true,
+        ),
+        stranger,
+    );
+    let before = b.mem_at(0, 64);
+    let (src, qp) = (
+        b.counter(regs::RX_DROP_SRC_ADDR),
+        b.counter(regs::RX_DROP_QP),
+    );
+    b.inject(bad, 3000);
+    b.expect_silence()?;
+    b.inject(read, 3000);
+    b.expect_silence()?;
+    check!(
+        b.counter(regs::RX_DROP_SRC_ADDR) == src + 2,
+        "RX_DROP_SRC_ADDR counts both"
+    );
+    check!(b.counter(regs::RX_DROP_QP) == qp, "not a QP-state drop");
+    check!(
+        b.counter(regs::RX_ICRC_ERRORS) == 0,
+        "the frames' ICRC is good: only the source address may drop them"
+    );
+    check!(b.mem_at(0, 64) == before, "nothing written");
+    // From the peer the same packet is still the expected one: the drops consumed no PSN.
+    b.inject(good, 3000);
+    b.expect_ack(0x00, p, Some(1))?;
+    check!(b.mem_at(0, 64) == d, "the peer's WRITE lands");
+    Ok(())
+}
+
 fn write_in_err_dropped(b: &mut Bench) -> Result<(), String> {
     b.modify(crate::verbs::QpAttr::Err)?;
     check!(b.qp_state() == QpState::Err, "QP in ERR");
@@ -3622,6 +3667,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_write_other_pd", rule: "C9-88: an R_Key of an MR in another protection domain than the QP's is a remote access error", run: write_other_pd },
     Case { name: "rc_write_in_rtr", rule: "10.3.1: a QP in RTR receives: the WRITE lands and is ACKed", run: write_in_rtr },
     Case { name: "rc_write_in_sqd", rule: "10.3.1: a QP in SQD goes on responding: WRITE ACKed, READ answered", run: write_in_sqd },
+    Case { name: "rc_packet_from_another_source_dropped", rule: "a connected QP takes packets from its peer only (as rdma_rxe's check_addr): a WRITE and a READ for the QP from another IP source are dropped and counted, unanswered, no PSN consumed", run: packet_from_another_source_dropped },
     Case { name: "rc_write_in_init_dropped", rule: "10.3.1: a QP in INIT does not receive: the packet is dropped silently and counted, its PSN not consumed", run: write_in_init_dropped },
     Case { name: "rc_write_in_err_dropped", rule: "10.3.1: a QP in ERR answers nothing: WRITE and READ dropped and counted, no memory touched", run: write_in_err_dropped },
     Case { name: "rc_msn_counts_messages", rule: "9.7.5.1: the AETH MSN counts every completed message (WRITE, READ, atomic, SEND) and moves only at a message's end", run: msn_counts_messages },

@@ -157,14 +157,15 @@ fn rdma_write_and_read_over_ipv6_512() {
     write_and_read_over_ipv6(Width::W512);
 }
 
+/// An IPv6 RoCE frame to an address not in the receiver's GID table is dropped until it is added; and
+/// an answer from another source address than the QP's peer is not taken either.
 #[test]
 fn a_destination_missing_from_the_gid_table_is_not_taken_until_added() {
     let p = pair(Width::W64);
     let other: Ipv6Addr = "fd52:4f43:45::99".parse().unwrap();
     p.b.ctx.set_gid(0, other).unwrap();
     assert_eq!(p.b.ctx.gid(0).unwrap(), other);
-    // B's QP still sends from its entry 0 (now `other`), which A does not check: only the
-    // destination must be the receiver's.
+    // B's QP still sends from its entry 0 (now `other`).
     let w = big_write_on(&p, 8 << 10);
     w.post(&p);
     p.fabric.lock().unwrap().run(15_000);
@@ -179,8 +180,18 @@ fn a_destination_missing_from_the_gid_table_is_not_taken_until_added() {
         );
         assert_eq!(f.reg_read(1, regs::RX_ROCE_PACKETS), 0);
     }
-    // Entry 1 holds B's address: taken again, and the retransmission lands.
+    // Entry 1 holds B's address: taken again, and a retransmission lands; but B answers from entry 0,
+    // `other`, and A takes nothing for its QP from another host than its peer.
     p.b.ctx.set_gid(1, ipv6(1)).unwrap();
+    p.fabric.lock().unwrap().run(60_000);
+    {
+        let mut f = p.fabric.lock().unwrap();
+        assert!(f.reg_read(1, regs::RX_ROCE_PACKETS) >= 1, "B took A's packets");
+        let foreign = f.reg_read(0, regs::RX_DROP_SRC_ADDR);
+        assert!(foreign >= 1, "A dropped B's ACKs from `other`: {foreign}");
+    }
+    // Entry 0 back to B's address: its ACK of the next retransmission completes the WRITE.
+    p.b.ctx.set_gid(0, ipv6(1)).unwrap();
     w.finish(&p, 2_000_000);
 }
 
@@ -285,4 +296,54 @@ fn the_qps_ttl_on_ipv4() {
         assert!(Ipv4Packet::new_unchecked(&fr[14..]).verify_checksum());
         assert!(icrc::check(fr).unwrap());
     }
+}
+
+/// B takes packets for its QP from A's address only: A's last WRITE packet again, but from another
+/// source address, is dropped (RX_DROP_SRC_ADDR) and not re-ACKed; the same packet from A is a duplicate
+/// and re-ACKed. The check compares the last 32 bits of the source (what the receive side keeps of the
+/// peer GID), so a source differing only in its first 96 bits passes: the test shows that limit too.
+#[test]
+fn packets_from_another_source_are_dropped() {
+    let p = pair(Width::W64);
+    p.fabric.lock().unwrap().record_frames();
+    assert!(write_then_read(&p, 1000, 1_000_000));
+    let last_write = p
+        .fabric
+        .lock()
+        .unwrap()
+        .take_sent(0)
+        .into_iter()
+        .filter(|f| {
+            Frame::parse(f)
+                .map(|fr| fr.bth.opcode == 0x0A)
+                .unwrap_or(false)
+        })
+        .last()
+        .expect("A's WRITE ONLY");
+    let from = |edit: fn(&mut [u8; 16])| {
+        let mut fr = Frame::parse(&last_write).unwrap();
+        if let IpRepr::V6(ip) = &mut fr.ip {
+            edit(&mut ip.src);
+        }
+        fr.seal().unwrap();
+        fr.emit()
+    };
+    let deliver = |frame: Vec<u8>| {
+        let mut f = p.fabric.lock().unwrap();
+        f.take_sent(1);
+        f.nic_mut(1).push_rx_frame(frame);
+        f.run(3000);
+        (f.take_sent(1).len(), f.reg_read(1, regs::RX_DROP_SRC_ADDR))
+    };
+    assert_eq!(
+        deliver(from(|s| s[15] ^= 1)),
+        (0, 1),
+        "another host: dropped"
+    );
+    assert_eq!(deliver(from(|_| ())), (1, 1), "from A: re-ACKed");
+    assert_eq!(
+        deliver(from(|s| s[0] ^= 0x20)),
+        (1, 1),
+        "only the last 32 bits are compared"
+    );
 }

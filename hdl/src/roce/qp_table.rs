@@ -6,7 +6,7 @@
 //!
 //! | RAM | holds | written by |
 //! |---|---|---|
-//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, QP_ACCESS, PD, receive ring | host commands |
+//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, QP_ACCESS, PD, receive ring, the peer's address | host commands |
 //! | `rxc` | responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
 //! | `txa` | requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
 //! | `txc` | requester context: state, SQ_PSN, SQ_CI | the switch, host commands |
@@ -129,6 +129,9 @@ pub struct QpTable<const Q: usize> {
     pub rx_min_rnr: Signal<Out, Bits<32>>,
     pub rx_access: Signal<Out, Bits<32>>,
     pub rx_pd: Signal<Out, Bits<32>>,
+    /// The peer's IPv4 address (DEST_IPV4; of an IPv6 peer its GID's last 32 bits): the receive side
+    /// drops packets from another source.
+    pub rx_peer_ip: Signal<Out, Bits<32>>,
     pub rx_rq_base_lo: Signal<Out, Bits<32>>,
     pub rx_rq_base_hi: Signal<Out, Bits<32>>,
     pub rx_rq_log: Signal<Out, Bits<32>>,
@@ -180,7 +183,7 @@ pub struct QpTable<const Q: usize> {
     pub av_flow_label: Signal<Out, Bits<20>>,
     /// The QP's VLAN: bit 0 on, bits 2..1 the port VLAN table entry.
     pub av_vlan: Signal<Out, Bits<3>>,
-    rxa: RAM<Bits<192>, Q>,
+    rxa: RAM<Bits<224>, Q>,
     rxc: RAM<Bits<RXC>, Q>,
     txa: RAM<Bits<192>, Q>,
     txc: RAM<Bits<TXC>, Q>,
@@ -193,7 +196,7 @@ pub struct QpTable<const Q: usize> {
     // current receive QP
     rx_idx: DFF<Bits<32>>,
     rx_state_q: DFF<Bits<32>>,
-    rx_a: DFF<Bits<192>>,
+    rx_a: DFF<Bits<224>>,
     rx_psn_q: DFF<Bits<32>>,
     rx_pi_q: DFF<Bits<32>>,
     rx_ci_q: DFF<Bits<32>>,
@@ -330,6 +333,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             rx_min_rnr: Default::default(),
             rx_access: Default::default(),
             rx_pd: Default::default(),
+            rx_peer_ip: Default::default(),
             rx_rq_base_lo: Default::default(),
             rx_rq_base_hi: Default::default(),
             rx_rq_log: Default::default(),
@@ -543,20 +547,21 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.pick.next = self.cand.q.val();
 
         // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, QP_ACCESS 48, PD 64,
-        // RQ_LOG_SIZE 96, RQ_BASE 128. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
+        // RQ_LOG_SIZE 96, RQ_BASE 128, DEST_IPV4 192. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
         // SQ_BASE 128. rxc: state 0, RQ_PSN 32, RQ_CI 64, engine registers 128. txc: state 0, SQ_PSN 32,
         // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144 (4 bits), VLAN 148
         // (on, then the entry: 3 bits), hop limit 152, DEST_GID_0..2 160, QP_IPV6 256.
         self.rx_qpn.next = self.rx_idx.q.val();
         self.rx_state.next = self.rx_state_q.q.val();
-        self.rx_dest_qpn.next = bit_cast::<32, 192>(self.rx_a.q.val()) & 0xFF_FFFF;
-        self.rx_pmtu.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 32) & 0xFF;
-        self.rx_min_rnr.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 40) & 0xFF;
-        self.rx_access.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 48) & 0xFF;
-        self.rx_pd.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 64);
-        self.rx_rq_log.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 96);
-        self.rx_rq_base_lo.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 128);
-        self.rx_rq_base_hi.next = bit_cast::<32, 192>(self.rx_a.q.val() >> 160);
+        self.rx_dest_qpn.next = bit_cast::<32, 224>(self.rx_a.q.val()) & 0xFF_FFFF;
+        self.rx_pmtu.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 32) & 0xFF;
+        self.rx_min_rnr.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 40) & 0xFF;
+        self.rx_access.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 48) & 0xFF;
+        self.rx_pd.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 64);
+        self.rx_rq_log.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 96);
+        self.rx_rq_base_lo.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 128);
+        self.rx_rq_base_hi.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 160);
+        self.rx_peer_ip.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 192);
         self.rx_rq_psn.next = self.rx_psn_q.q.val();
         self.rx_rq_pi.next = self.rx_pi_q.q.val();
         self.rx_rq_ci.next = self.rx_ci_q.q.val();
@@ -706,13 +711,14 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.txc.write_address.next = bit_cast::<Q, 32>(self.sel.val());
         self.rqf.write_address.next = bit_cast::<Q, 32>(self.rq_wp.q.val());
         self.rqf.write_data.next = self.tx_idx.q.val();
-        self.rxa.write_data.next = bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF)
-            | (bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF) << 32)
-            | (bit_cast::<192, 32>(self.w_min_rnr.val() & 0xFF) << 40)
-            | (bit_cast::<192, 32>(self.w_access.val() & 0xFF) << 48)
-            | (bit_cast::<192, 32>(self.w_pd.val()) << 64)
-            | (bit_cast::<192, 32>(self.w_rq_log.val()) << 96)
-            | (bit_cast::<192, 64>(self.w_rq_base.val()) << 128);
+        self.rxa.write_data.next = bit_cast::<224, 32>(self.w_dest_qpn.val() & 0xFF_FFFF)
+            | (bit_cast::<224, 32>(self.w_pmtu.val() & 0xFF) << 32)
+            | (bit_cast::<224, 32>(self.w_min_rnr.val() & 0xFF) << 40)
+            | (bit_cast::<224, 32>(self.w_access.val() & 0xFF) << 48)
+            | (bit_cast::<224, 32>(self.w_pd.val()) << 64)
+            | (bit_cast::<224, 32>(self.w_rq_log.val()) << 96)
+            | (bit_cast::<224, 64>(self.w_rq_base.val()) << 128)
+            | (bit_cast::<224, 32>(self.w_dest_ip.val()) << 192);
         self.txa.write_data.next = bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF)
             | (bit_cast::<192, 32>(self.w_retry.val() & 0xFF) << 8)
             | (bit_cast::<192, 32>(self.w_rnr_retry.val() & 0xFF) << 16)

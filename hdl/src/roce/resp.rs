@@ -60,6 +60,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub pmtu: Signal<In, Bits<32>>,
     pub rq_psn: Signal<In, Bits<32>>,
     pub qp_pd: Signal<In, Bits<32>>,
+    /// The QP's peer address (DEST_IPV4; an IPv6 peer's last 32 bits): packets from another are dropped.
+    pub qp_peer_ip: Signal<In, Bits<32>>,
     pub rq_base_lo: Signal<In, Bits<32>>,
     pub rq_base_hi: Signal<In, Bits<32>>,
     pub rq_log_size: Signal<In, Bits<32>>,
@@ -85,6 +87,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rq_ci_inc: Signal<Out, bool>,
     pub last_syndrome: Signal<Out, Bits<32>>,
     pub drop_qp_inc: Signal<Out, bool>,
+    /// A packet for a receiving QP from another source address than its peer's, dropped.
+    pub drop_src_inc: Signal<Out, bool>,
     pub rx_acks_inc: Signal<Out, bool>,
     pub rx_naks_inc: Signal<Out, bool>,
     pub dup_inc: Signal<Out, bool>,
@@ -318,6 +322,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     is_rreq: Signal<Local, bool>,
     /// IP ECN field is CE (binary 11).
     f_ce: Signal<Local, bool>,
+    /// The IP source address (IPv6: its last 32 bits), and whether it is the QP's peer.
+    f_sip: Signal<Local, Bits<32>>,
+    from_peer: Signal<Local, bool>,
     /// CMP_SWAP 0x13 / FETCH_ADD 0x14 request; ATOMIC ACKNOWLEDGE 0x12.
     is_atreq: Signal<Local, bool>,
     is_aack: Signal<Local, bool>,
@@ -386,6 +393,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     bth_end: Constant<Bits<16>>,
     sh_ip_len: Constant<Bits<16>>,
     sh_tos: Constant<Bits<16>>,
+    sh_sip: Constant<Bits<16>>,
+    sh_sip6: Constant<Bits<16>>,
     sh_opcode: Constant<Bits<16>>,
     sh_pad: Constant<Bits<16>>,
     sh_se: Constant<Bits<16>>,
@@ -440,6 +449,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             pmtu: Default::default(),
             rq_psn: Default::default(),
             qp_pd: Default::default(),
+            qp_peer_ip: Default::default(),
             rq_base_lo: Default::default(),
             rq_base_hi: Default::default(),
             rq_log_size: Default::default(),
@@ -460,6 +470,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq_ci_inc: Default::default(),
             last_syndrome: Default::default(),
             drop_qp_inc: Default::default(),
+            drop_src_inc: Default::default(),
             rx_acks_inc: Default::default(),
             rx_naks_inc: Default::default(),
             dup_inc: Default::default(),
@@ -638,6 +649,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             f_imm: Default::default(),
             is_rreq: Default::default(),
             f_ce: Default::default(),
+            f_sip: Default::default(),
+            from_peer: Default::default(),
             is_atreq: Default::default(),
             is_aack: Default::default(),
             f_swap: Default::default(),
@@ -691,6 +704,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             bth_end: Constant::new((F::EXT as u64).into()),
             sh_ip_len: Constant::new(be_shift(HDR_BYTES, F::IP_TOTAL_LEN, 2).into()),
             sh_tos: Constant::new(be_shift(HDR_BYTES, F::IP_TOS, 1).into()),
+            sh_sip: Constant::new(be_shift(HDR_BYTES, F::IP_SRC, 4).into()),
+            sh_sip6: Constant::new(be_shift(HDR_BYTES, G::IP_SRC + 12, 4).into()),
             sh_opcode: Constant::new(be_shift(HDR_BYTES, F::BTH_OPCODE, 1).into()),
             // PadCnt: bits 5..4 of BTH byte 1.
             sh_pad: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 4).into()),
@@ -810,6 +825,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.qp_err.next = false;
         self.rq_ci_inc.next = false;
         self.drop_qp_inc.next = false;
+        self.drop_src_inc.next = false;
         self.rx_acks_inc.next = false;
         self.rx_naks_inc.next = false;
         self.dup_inc.next = false;
@@ -926,6 +942,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.hv.next = self.hdr_swap.y.val();
         self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip_len.val());
         self.tos.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_tos.val());
+        self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip.val());
+        if self.v6.q.val() {
+            self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip6.val());
+        }
         if self.v6.q.val() {
             self.hv.next = self.hdr_swap.y.val() << 160;
             self.ip_len.next =
@@ -943,6 +963,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_dmalen.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_dmalen.val());
         self.f_syn.next = bit_cast::<8, 1024>(self.hv.val() >> self.sh_syn.val());
         self.f_ce.next = (self.tos.val() & 3) == 3;
+        self.from_peer.next = self.f_sip.val() == self.qp_peer_ip.val();
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
         // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
@@ -1217,6 +1238,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
                     if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
                         && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
+                        && self.from_peer.val()
                         && self.f_ce.val()
                     {
                         // Notification point: a CE-marked packet for our QP; one CNP per interval.
@@ -1235,6 +1257,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
                     {
                         self.drop_qp_inc.next = true;
+                    } else if !self.from_peer.val() {
+                        // Not from the QP's peer (as rdma_rxe's check_addr): no answer, no PSN consumed.
+                        self.drop_src_inc.next = true;
                     } else if self.f_opcode.val() == 0x81 {
                         // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
                         self.rp_cnp_inc.next = true;

@@ -371,6 +371,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_eng.pmtu.next = self.qpt.rx_pmtu.val();
         self.rx_eng.rq_psn.next = self.qpt.rx_rq_psn.val();
         self.rx_eng.qp_pd.next = self.qpt.rx_pd.val();
+        self.rx_eng.qp_peer_ip.next = self.qpt.rx_peer_ip.val();
         self.rx_eng.rq_base_lo.next = self.qpt.rx_rq_base_lo.val();
         self.rx_eng.rq_base_hi.next = self.qpt.rx_rq_base_hi.val();
         self.rx_eng.rq_log_size.next = self.qpt.rx_rq_log.val();
@@ -480,6 +481,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();
         self.rx_eng.ack_taken.next = self.tx_eng.ack_taken.val();
         self.regs.rx_drop_qp_inc.next = self.rx_eng.drop_qp_inc.val();
+        self.regs.rx_drop_src_addr_inc.next = self.rx_eng.drop_src_inc.val();
         self.regs.rx_acks_inc.next = self.rx_eng.rx_acks_inc.val();
         self.regs.rx_naks_inc.next = self.rx_eng.rx_naks_inc.val();
         self.regs.rx_dup_requests_inc.next = self.rx_eng.dup_inc.val();
