@@ -6,19 +6,10 @@
 //! that flips bits on the wire (the receiving MAC marks those frames), a WRITE completes intact, every
 //! hit frame counted as an FCS error and none reaching the ICRC check.
 mod common;
-use common::{big_write_at, big_write_with};
-use rocenic_driver::pair::{ip, mac, Pair};
+use common::{big_write_at, big_write_with, tagged, who_has};
+use rocenic_driver::pair::{mac, Pair};
 use rocenic_proto::regs;
-use rocenic_proto::wire::arp_frame;
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
-
-/// Inserts an 802.1Q tag (TPID 0x8100, PCP 3, `vid`) after the MAC addresses.
-fn tagged(f: &[u8], vid: u16) -> Vec<u8> {
-    let mut t = f[..12].to_vec();
-    t.extend_from_slice(&[0x81, 0x00, (3 << 5) | (vid >> 8) as u8, vid as u8]);
-    t.extend_from_slice(&f[12..]);
-    t
-}
 
 /// A PFC frame (802.1Qbb: MAC control, opcode 0x0101) from A pausing every class for 0x400 quanta.
 fn pfc_frame() -> Vec<u8> {
@@ -57,7 +48,7 @@ fn bad_frames_are_dropped(width: Width, vlan: Option<u16>) {
         }
     }
     let wire = |f: Vec<u8>| match vlan {
-        Some(v) => tagged(&f, v),
+        Some(v) => tagged(&f, 3, v),
         None => f,
     };
     p.fabric.lock().unwrap().record_frames();
@@ -68,16 +59,7 @@ fn bad_frames_are_dropped(width: Width, vlan: Option<u16>) {
     let ctx = format!("{width:?}, VLAN {vlan:?}");
 
     // ARP: a request for B's address.
-    let mut who_has = arp_frame::emit(
-        arp_frame::OPER_REQUEST,
-        mac(0),
-        ip(0).octets(),
-        [0xFF; 6],
-        [0; 6],
-        ip(1).octets(),
-    );
-    who_has.resize(60, 0);
-    let who_has = wire(who_has);
+    let who_has = wire(who_has());
     let (req0, fcs0) = (reg(&p, regs::RX_ARP_REQUESTS), reg(&p, regs::RX_FCS_ERRORS));
     assert!(
         deliver(&p, &who_has, true, 500).is_empty(),

@@ -186,7 +186,10 @@ fn a_destination_missing_from_the_gid_table_is_not_taken_until_added() {
     p.fabric.lock().unwrap().run(60_000);
     {
         let mut f = p.fabric.lock().unwrap();
-        assert!(f.reg_read(1, regs::RX_ROCE_PACKETS) >= 1, "B took A's packets");
+        assert!(
+            f.reg_read(1, regs::RX_ROCE_PACKETS) >= 1,
+            "B took A's packets"
+        );
         let foreign = f.reg_read(0, regs::RX_DROP_SRC_ADDR);
         assert!(foreign >= 1, "A dropped B's ACKs from `other`: {foreign}");
     }

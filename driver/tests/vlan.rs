@@ -4,7 +4,7 @@
 //! VLANs: QPs of one port on VLANs 200 and 300 (the port VLAN table) and untagged at once, every frame
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
 mod common;
-use common::{big_write_at, big_write_on, BigWrite};
+use common::{big_write_at, big_write_on, tagged, who_has, BigWrite};
 use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
 use rocenic_driver::{Error, QpAttr, QpCaps, QueuePair, RtrAttrs, DEFAULT_HOP_LIMIT};
 use rocenic_proto::icrc;
@@ -253,27 +253,6 @@ fn qps_on_their_own_vlans_512() {
     qps_on_their_own_vlans(Width::W512);
 }
 
-/// An ARP request for B's address, as A would send it.
-fn who_has() -> Vec<u8> {
-    let mut f = arp_frame::emit(
-        arp_frame::OPER_REQUEST,
-        mac(0),
-        ip(0).octets(),
-        [0xFF; 6],
-        [0; 6],
-        ip(1).octets(),
-    );
-    f.resize(60, 0);
-    f
-}
-
-fn tag(f: &[u8], vid: u16) -> Vec<u8> {
-    let mut t = f[..12].to_vec();
-    t.extend_from_slice(&[0x81, 0x00, (vid >> 8) as u8, vid as u8]);
-    t.extend_from_slice(&f[12..]);
-    t
-}
-
 /// Delivers `frame` to B and returns what B sent in the next 500 cycles.
 fn answers(p: &Pair, frame: Vec<u8>) -> Vec<Vec<u8>> {
     let mut f = p.fabric.lock().unwrap();
@@ -296,7 +275,7 @@ fn arp_on_each_vlan(width: Width) {
     // Untagged, asked untagged (the port is on no VLAN of its own); tagged on each joined VLAN.
     for (vid, back) in [(None, None), (Some(300), Some(300)), (Some(7), Some(7))] {
         let req = match vid {
-            Some(v) => tag(&who_has(), v),
+            Some(v) => tagged(&who_has(), 0, v),
             None => who_has(),
         };
         let out = answers(&p, req);
@@ -316,7 +295,7 @@ fn arp_on_each_vlan(width: Width) {
     // A VLAN the port is not on: neither answered nor counted as a request (the broadcast frame itself
     // counts with the other frames not to the port's MAC, a check that comes before the tag's).
     let reqs = p.fabric.lock().unwrap().reg_read(1, regs::RX_ARP_REQUESTS);
-    assert!(answers(&p, tag(&who_has(), 301)).is_empty());
+    assert!(answers(&p, tagged(&who_has(), 0, 301)).is_empty());
     assert_eq!(
         p.fabric.lock().unwrap().reg_read(1, regs::RX_ARP_REQUESTS),
         reqs
@@ -324,11 +303,17 @@ fn arp_on_each_vlan(width: Width) {
     // In VLAN mode (its own VLAN 100) the port takes no untagged request; 300 still answers on 300.
     p.b.ctx.set_vlan(Some(100)).unwrap();
     assert!(answers(&p, who_has()).is_empty());
-    assert_eq!(vid_of(&answers(&p, tag(&who_has(), 100))[0]), Some(100));
-    assert_eq!(vid_of(&answers(&p, tag(&who_has(), 300))[0]), Some(300));
+    assert_eq!(
+        vid_of(&answers(&p, tagged(&who_has(), 0, 100))[0]),
+        Some(100)
+    );
+    assert_eq!(
+        vid_of(&answers(&p, tagged(&who_has(), 0, 300))[0]),
+        Some(300)
+    );
     // Off VLAN 300: no longer answered.
     p.b.ctx.remove_vlan(300).unwrap();
-    assert!(answers(&p, tag(&who_has(), 300)).is_empty());
+    assert!(answers(&p, tagged(&who_has(), 0, 300)).is_empty());
     assert_eq!(p.b.ctx.vlans(), vec![100, 7]);
 }
 

@@ -1,8 +1,9 @@
 //! Set-ups the co-simulation tests share.
-use rocenic_driver::pair::{Pair, PairParams};
+use rocenic_driver::pair::{ip, mac, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
 };
+use rocenic_proto::wire::arp_frame;
 use rocenic_sim::{FabricConfig, Width};
 
 /// A's buffer of `data`, B's target of the same size (REMOTE_WRITE), both registered, and the signaled
@@ -164,4 +165,28 @@ pub fn run_one(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usiz
     p.wait_for(&p.a.send_cq, 2_000_000)
         .expect("a completion")
         .status
+}
+
+/// An ARP request for B's address (port 1), as A (port 0) would broadcast it: 60 bytes, untagged.
+#[allow(dead_code)]
+pub fn who_has() -> Vec<u8> {
+    let mut f = arp_frame::emit(
+        arp_frame::OPER_REQUEST,
+        mac(0),
+        ip(0).octets(),
+        [0xFF; 6],
+        [0; 6],
+        ip(1).octets(),
+    );
+    f.resize(60, 0);
+    f
+}
+
+/// `f` with an 802.1Q tag (TPID 0x8100, priority `pcp`, DEI 0, `vid`) inserted after the MAC addresses.
+#[allow(dead_code)]
+pub fn tagged(f: &[u8], pcp: u8, vid: u16) -> Vec<u8> {
+    let mut t = f[..12].to_vec();
+    t.extend_from_slice(&[0x81, 0x00, pcp << 5 | (vid >> 8) as u8, vid as u8]);
+    t.extend_from_slice(&f[12..]);
+    t
 }
