@@ -101,6 +101,9 @@ pub struct ExternalPort {
     /// solicitations that name their link-layer address).
     me6: Option<Ipv6Addr>,
     neighbours6: HashMap<Ipv6Addr, [u8; 6]>,
+    /// The 802.1Q VLAN the NIC resolves its peers on: requests leave tagged with it, and only answers
+    /// tagged with it are learned (None: untagged).
+    vlan: Option<u16>,
     stats: ExternalStats,
 }
 
@@ -135,6 +138,7 @@ impl ExternalPort {
             neighbours: HashMap::new(),
             me6: None,
             neighbours6: HashMap::new(),
+            vlan: None,
             stats: ExternalStats::default(),
         })
     }
@@ -157,6 +161,25 @@ impl ExternalPort {
         self.me6 = Some(ip);
     }
 
+    /// Resolve peers on 802.1Q VLAN `vid` (None: untagged): requests leave tagged (PCP 0, as Linux sends
+    /// ARP from a VLAN netdev), and answers count only with that tag.
+    pub fn set_vlan(&mut self, vid: Option<u16>) {
+        self.vlan = vid;
+    }
+
+    /// `f` tagged with the resolution VLAN, if there is one.
+    fn on_vlan(&self, f: Vec<u8>) -> Vec<u8> {
+        match self.vlan {
+            Some(vid) => {
+                let mut t = f[..12].to_vec();
+                t.extend_from_slice(&[0x81, 0x00, (vid >> 8) as u8 & 0x0F, vid as u8]);
+                t.extend_from_slice(&f[12..]);
+                t
+            }
+            None => f,
+        }
+    }
+
     /// The MAC of `ip` if a neighbour advertisement (or a solicitation naming its link-layer address) from
     /// it was seen.
     pub fn neighbour6(&self, ip: Ipv6Addr) -> Option<[u8; 6]> {
@@ -170,7 +193,7 @@ impl ExternalPort {
         let (mac, _) = self.me?;
         let src = self.me6?;
         self.stats.ns_sent += 1;
-        Some(ndp::solicitation(mac, src, target))
+        Some(self.on_vlan(ndp::solicitation(mac, src, target)))
     }
 
     /// The MAC of `ip` if an ARP frame from it was seen.
@@ -182,7 +205,7 @@ impl ExternalPort {
     pub fn arp_request(&mut self, ip: Ipv4Addr) -> Option<Vec<u8>> {
         let (mac, my_ip) = self.me?;
         self.stats.arp_requests_sent += 1;
-        Some(arp_frame(ARP_REQUEST, mac, my_ip, [0xFF; 6], [0; 6], ip))
+        Some(self.on_vlan(arp_frame(ARP_REQUEST, mac, my_ip, [0xFF; 6], [0; 6], ip)))
     }
 
     /// Send one frame to the other end. A send that fails is reported: nothing is dropped silently.
@@ -269,6 +292,17 @@ impl ExternalPort {
 
     /// If `f` is an ARP frame (RFC 826, Ethernet/IPv4), remember its sender's addresses.
     fn learn(&mut self, f: &[u8]) {
+        // On the resolution VLAN only: the tag comes off; untagged or other tags teach nothing.
+        let tagged = f.len() >= 18 && f[12..14] == [0x81, 0x00];
+        let untagged;
+        let f = match (self.vlan, tagged) {
+            (None, false) => f,
+            (Some(vid), true) if u16::from_be_bytes([f[14], f[15]]) & 0xFFF == vid => {
+                untagged = [&f[..12], &f[16..]].concat();
+                &untagged[..]
+            }
+            _ => return,
+        };
         if let Some((ip, mac)) = ndp::sender(f) {
             self.neighbours6.insert(ip, mac);
         }

@@ -288,6 +288,13 @@ impl Fabric {
         }
     }
 
+    /// Tell the external port which 802.1Q VLAN the NIC resolves its peers on (None: untagged).
+    pub fn set_external_vlan(&mut self, vid: Option<u16>) {
+        if let Some(x) = &mut self.external {
+            x.set_vlan(vid);
+        }
+    }
+
     /// Tell the external port the NIC's IPv6 address, the sender of its neighbour solicitations.
     pub fn set_external_address6(&mut self, ip: Ipv6Addr) {
         if let Some(x) = &mut self.external {

@@ -138,9 +138,10 @@ printf 'root:x:0:\n' > "$rf/etc/group"
 printf '127.0.0.1 localhost\n' > "$rf/etc/hosts"
 
 # ---- 6. kernel modules with their dependencies ---------------------------------------------------
-# vfio-pci and the type-1 IOMMU backend: the VFIO test binds QEMU's edu device to them.
+# vfio-pci and the type-1 IOMMU backend: the VFIO test binds QEMU's edu device to them. 8021q: the
+# interop run's VLAN role puts rxe on eth0.100.
 mods=(rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_net virtio_pci 9pnet_virtio 9p crc32_generic
-      vfio vfio_iommu_type1 vfio_pci)
+      vfio vfio_iommu_type1 vfio_pci 8021q)
 depmod -b "$st/usr" "$kver" 2>/dev/null || depmod -b "$st" "$kver"
 mdir=$st/usr/lib/modules/$kver
 declare -A kos=()

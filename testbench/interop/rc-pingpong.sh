@@ -6,7 +6,7 @@
 #   --iters N     iterations per case (default 100)
 #   --out DIR     logs and one pcap per case and role (default out/interop)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536")
-#   --roles LIST  which roles to run (default "1 2 3 4")
+#   --roles LIST  which roles to run (default "1 2 3 4 5")
 #
 # Role 1: the guest runs ibv_rc_pingpong as the server; rocenic connects to it through a QEMU user-net
 #         port forward (host 127.0.0.1:PORT -> guest 10.0.2.15:18515).
@@ -20,6 +20,11 @@
 #         solicitation and the guest's kernel resolves ours the same way: the NIC's neighbour discovery
 #         responder (hdl/src/net/ndp.rs) answers, and the guest's neighbour table must show the NIC's MAC
 #         learned (not a static entry).
+# Role 5: as role 1 for one case, over 802.1Q VLAN 100: the guest's rxe uses the GID of eth0.100
+#         (10.0.100.1), so its frames leave tagged; rocenic --vlan 100 joins the VLAN (port VLAN table) and
+#         its QP sends tagged (QP_VLAN), it resolves the guest's MAC with a tagged ARP request, and the
+#         guest's kernel resolves ours with one the NIC answers on VLAN 100. Every RoCE frame in the pcap
+#         must be tagged 100, and the guest's neighbour table must show the NIC's MAC on eth0.100.
 # Each case: both programs must report every iteration, rocenic checks every message byte for byte
 # against the echo, and the pcap must pass testbench/check_pcap.py (ICRC recomputed, tshark decode).
 # Prints "interop: N passed, M failed" and exits non-zero if any case failed.
@@ -30,7 +35,7 @@ root=$(cd "$here/../.." && pwd)
 iters=100
 out=$root/out/interop
 cases="1024:1 1024:1024 1024:4096 1024:65536 4096:4096 4096:65536"
-roles="1 2 3 4"
+roles="1 2 3 4 5"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --iters) iters=${2:?}; shift 2 ;;
@@ -159,6 +164,30 @@ else report "rxe side of role 4" fail "guest exit $? (see $out/role4-guest.log)"
 if grep -q "^fd52:4f43:45::2 lladdr 02:52:4f:43:45:02 \(REACHABLE\|STALE\|DELAY\|PROBE\)" "$out/role4-guest.log"; then
     report "the guest learned the NIC's MAC from the NIC's neighbour advertisement" ok
 else report "the guest learned the NIC's MAC" fail "no learned neighbour entry in $out/role4-guest.log"; fi
+fi
+
+if role 5; then
+echo "interop role 5: rxe ibv_rc_pingpong server <- rocenic client, over 802.1Q VLAN 100"
+u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
+# rxe adds a GID for each address of its netdev's upper devices too: find eth0.100's (IPv4-mapped).
+script="ip link add link eth0 name eth0.100 type vlan id 100 || exit 1; ip addr add 10.0.100.1/24 dev eth0.100; \
+ip link set eth0.100 up; g=; for i in \$(seq 1 50); do \
+for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do [ \"\$(cat \$f 2>/dev/null)\" = 0000:0000:0000:0000:0000:ffff:0a00:6401 ] && g=\${f##*/}; done; \
+[ -n \"\$g\" ] && break; sleep 0.1; done; [ -n \"\$g\" ] || exit 1; echo \"== VLAN GID index \$g\"; \
+ibv_rc_pingpong -g \$g -m 1024 -s 4096 -n $iters || exit 1; ip neigh show dev eth0.100"
+timeout 1200 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --oob-port "$oob" --timeout 600 "$script" > "$out/role5-guest.log" 2>&1 &
+guest=$!
+name="rxe-server/rocenic-client VLAN 100 mtu 1024 size 4096"
+log=$out/role5-1024-4096.log pcap=$out/role5-1024-4096.pcap
+timeout 600 "$rocenic" rc-pingpong --link "udp:$u_host:$u_guest" --ip 10.0.100.2 --vlan 100 \
+    -m 1024 -s 4096 -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+check_case "$name" "$log" "$pcap" "--vlan 100"
+if wait "$guest"; then report "rxe side of role 5 (ibv_rc_pingpong over VLAN 100 exited 0)" ok
+else report "rxe side of role 5" fail "guest exit $? (see $out/role5-guest.log)"; fi
+if grep -q "^10.0.100.2 lladdr 02:52:4f:43:45:02 \(REACHABLE\|STALE\|DELAY\|PROBE\)" "$out/role5-guest.log"; then
+    report "the guest learned the NIC's MAC on VLAN 100 from the NIC's tagged ARP reply" ok
+else report "the guest learned the NIC's MAC on VLAN 100" fail "no learned neighbour entry in $out/role5-guest.log"; fi
 fi
 
 echo "interop: $passed passed, $failed failed"

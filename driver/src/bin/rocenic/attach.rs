@@ -1,5 +1,5 @@
 //! Options every tool shares to put one co-simulated NIC on a real wire: `--link`, `--ip`, `--mac`,
-//! `--pcap`, `--width`. The NIC is port 0 of a [`Fabric`] whose port 1 is the socket.
+//! `--pcap`, `--width`, `--vlan`. The NIC is port 0 of a [`Fabric`] whose port 1 is the socket.
 use rocenic_driver::backend::sim::SimBackend;
 use rocenic_driver::Context;
 use rocenic_sim::{ExternalSpec, Fabric, FabricConfig, Width};
@@ -13,6 +13,9 @@ pub const HELP: &str = "NIC attachment:
   --ip ADDR[/PREFIX]                  the NIC's IPv4 address (default 10.0.0.2/24); its GID is ::ffff:ADDR
   --ipv6 ADDR                         also an IPv6 address (the port's GID table entry 0): the GID the tool
                                       gives its peer, whose own GID must then be IPv6 too (RoCEv2 over IPv6)
+  --vlan VID                          the QP's 802.1Q VLAN: the port joins it (tags off what it receives on it,
+                                      ARP/NDP answered on it) beside its untagged self, the QP sends tagged
+                                      with it, and the tool resolves its peer there (a Linux peer on eth0.VID)
   --mac MAC                           the NIC's MAC (default 02:52:4f:43:45:02)
   --pcap FILE                         capture every frame on the wire
   --width 64|512                      datapath width of the simulated core (default 64)
@@ -31,6 +34,8 @@ pub struct Attach {
     pub drop: f64,
     pub drop_frames: Option<u64>,
     pub link_seed: u64,
+    /// The 802.1Q VLAN of the QP (`--vlan`): the port joins it beside its untagged self.
+    pub vlan: Option<u16>,
 }
 
 impl Default for Attach {
@@ -45,6 +50,7 @@ impl Default for Attach {
             drop: 0.0,
             drop_frames: None,
             link_seed: 1,
+            vlan: None,
         }
     }
 }
@@ -108,6 +114,13 @@ impl Attach {
                     .parse()
                     .map_err(|_| format!("--link-seed: not a number: {v}"))?;
             }
+            "--vlan" => {
+                let v = need("a VLAN ID")?;
+                self.vlan = Some(
+                    v.parse()
+                        .map_err(|_| format!("--vlan: not a VLAN ID: {v}"))?,
+                );
+            }
             "--width" => {
                 let v = need("64 or 512")?;
                 self.width =
@@ -156,6 +169,10 @@ impl Attach {
         if let Some(ip6) = self.ip6 {
             ctx.set_gid(0, ip6).map_err(|e| format!("--ipv6: {e}"))?;
             fabric.lock().unwrap().set_external_address6(ip6);
+        }
+        if let Some(vid) = self.vlan {
+            ctx.add_vlan(vid).map_err(|e| format!("--vlan: {e}"))?;
+            fabric.lock().unwrap().set_external_vlan(Some(vid));
         }
         Ok((fabric, ctx))
     }

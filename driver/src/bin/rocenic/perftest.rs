@@ -556,7 +556,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         udp_sport: 0xC000 | (me.qpn as u16 & 0x3FFF),
         hop_limit: DEFAULT_HOP_LIMIT,
         flow_label: 0,
-        vlan: None,
+        vlan: o.attach.vlan,
         min_rnr_timer: 12,
         traffic_class: 0,
     }))
