@@ -3017,6 +3017,67 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+fn qp_vlan_tags_its_packets(b: &mut Bench) -> Result<(), String> {
+    // The port stays untagged and also joins VLAN 200 (VLAN_1); A's QP names that entry (QP_VLAN).
+    b.set_reg(regs::VLAN_1, regs::VLAN_ON | 200);
+    set_qp(b, &[(regs::QP_VLAN, regs::QP_VLAN_ON | 1)]);
+    let r = qp_vlan_checks(b);
+    set_qp(b, &[(regs::QP_VLAN, 0)]);
+    b.set_reg(regs::VLAN_1, 0);
+    r
+}
+
+/// A's next frame must be one ACK of `psn` tagged with VID 200 and PCP 3.
+fn ack_on_vlan_200(b: &mut Bench, psn: u32) -> Result<(), String> {
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    check!(raw.len() == 1, "one ACK, A sent {} frames", raw.len());
+    let r = &raw[0];
+    check!(
+        r[12..14] == [0x81, 0x00] && u16::from_be_bytes([r[14], r[15]]) == (3 << 13) | 200,
+        "the ACK's tag is {:02x?}, expected 81 00 and TCI PCP 3, VID 200",
+        &r[12..16]
+    );
+    let f = Frame::parse(r).map_err(|e| format!("the tagged ACK does not parse: {e}"))?;
+    check!(
+        f.bth.opcode == op::RC_ACKNOWLEDGE && f.bth.psn == psn,
+        "an ACK of PSN {psn:#x}"
+    );
+    Ok(())
+}
+
+fn qp_vlan_checks(b: &mut Bench) -> Result<(), String> {
+    // Another VID than the table's: not taken.
+    let (good, p, d) = good_write(b, 79);
+    dropped_for(b, tagged(&good, 201), regs::RX_DROP_VLAN)?;
+    // Tagged 200: taken, and answered on the QP's VLAN.
+    b.inject(tagged(&good, 200), 3000);
+    ack_on_vlan_200(b, p)?;
+    check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
+    // Untagged (the port is not in VLAN mode, so untagged frames are its own too): taken, and the ACK
+    // still leaves on the QP's VLAN.
+    let (good, p, d) = good_write(b, 80);
+    b.inject(good, 3000);
+    ack_on_vlan_200(b, p)?;
+    check!(b.mem_at(0, 64) == d, "the untagged WRITE landed");
+    // ARP is answered on the VLAN it was asked on: tagged 200, and untagged.
+    let arp = arp_request_for_a();
+    b.inject(tagged(&arp, 200), 500);
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    check!(raw.len() == 1, "one ARP reply, A sent {}", raw.len());
+    check!(
+        raw[0][12..16] == [0x81, 0x00, 0x60, 200] && raw[0][16..18] == [0x08, 0x06],
+        "an ARP reply tagged 200"
+    );
+    b.inject(arp, 500);
+    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+    check!(raw.len() == 1, "one ARP reply, A sent {}", raw.len());
+    check!(
+        raw[0][12..14] == [0x08, 0x06] && raw[0][20..22] == [0, 2],
+        "an untagged ARP reply"
+    );
+    Ok(())
+}
+
 fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
     let (good, p, d) = good_write(b, 77);
     b.set_reg(regs::CONTROL, 0);
@@ -3723,6 +3784,7 @@ pub const CASES: &[Case] = &[
     Case { name: "ipv4_other_address_not_taken", rule: "RFC 1122 3.2.1.3: a datagram for another IPv4 address is not taken, counted", run: ipv4_other_address_not_taken },
     Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: a port not on a VLAN (VLAN register 0) does not take tagged frames: dropped whole, counted as an EtherType drop", run: vlan_tagged_not_taken },
     Case { name: "ipv6_to_an_address_not_in_the_gid_table_not_taken", rule: "annex A17.4, RFC 8200: an IPv6 packet is taken only when its destination is one of the port's GIDs (the GID table; the IPv4-mapped GID ::ffff:IPV4 is not an IPv6 address of the port); dropped whole and counted as a destination-IP drop", run: ipv6_to_an_address_not_in_the_gid_table_not_taken },
+    Case { name: "vlan_qp_tags_its_packets", rule: "IEEE 802.1Q per QP: a port off VLAN mode that also joined VLAN 200 takes frames tagged 200 and untagged ones, drops other VIDs; the QP on VLAN 200 answers tagged 200 either way; ARP is answered on the VLAN it was asked on", run: qp_vlan_tags_its_packets },
     Case { name: "vlan_port_takes_its_vlan_only", rule: "IEEE 802.1Q: a port on VLAN 100 takes frames tagged 100 and answers tagged (PCP = its RoCE priority); untagged frames and other VIDs are dropped and counted", run: vlan_port_takes_its_vlan_only },
     Case { name: "port_disabled_not_taken", rule: "a RoCE frame reaching a disabled port (CONTROL bit 0 clear) is dropped and counted, and taken once the port is enabled", run: port_disabled_not_taken },
     Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
