@@ -2984,19 +2984,7 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
     check!(b.mem_at(0, 64) != d, "nothing written yet");
     // Tagged with the port's VID: taken, and the ACK leaves tagged with VID 100 and PCP = PFC_PRIORITY.
     b.inject(tagged(&good, 100), 3000);
-    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
-    check!(raw.len() == 1, "one ACK, A sent {} frames", raw.len());
-    let r = &raw[0];
-    check!(
-        r[12..14] == [0x81, 0x00] && u16::from_be_bytes([r[14], r[15]]) == (3 << 13) | 100,
-        "the ACK's tag is {:02x?}, expected 81 00 and TCI PCP 3, VID 100",
-        &r[12..16]
-    );
-    let f = Frame::parse(r).map_err(|e| format!("the tagged ACK does not parse: {e}"))?;
-    check!(
-        f.bth.opcode == op::RC_ACKNOWLEDGE && f.bth.psn == p,
-        "an ACK of PSN {p:#x}"
-    );
+    ack_on_vlan(b, p, 100)?;
     check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
     // A tagged ARP request for the port's address: answered, tagged.
     let arp = arp_request_for_a();
@@ -3027,14 +3015,14 @@ fn qp_vlan_tags_its_packets(b: &mut Bench) -> Result<(), String> {
     r
 }
 
-/// A's next frame must be one ACK of `psn` tagged with VID 200 and PCP 3.
-fn ack_on_vlan_200(b: &mut Bench, psn: u32) -> Result<(), String> {
+/// A's next frame must be one ACK of `psn` tagged with `vid` and PCP 3 (PFC_PRIORITY).
+fn ack_on_vlan(b: &mut Bench, psn: u32, vid: u16) -> Result<(), String> {
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);
     check!(raw.len() == 1, "one ACK, A sent {} frames", raw.len());
     let r = &raw[0];
     check!(
-        r[12..14] == [0x81, 0x00] && u16::from_be_bytes([r[14], r[15]]) == (3 << 13) | 200,
-        "the ACK's tag is {:02x?}, expected 81 00 and TCI PCP 3, VID 200",
+        r[12..14] == [0x81, 0x00] && u16::from_be_bytes([r[14], r[15]]) == (3 << 13) | vid,
+        "the ACK's tag is {:02x?}, expected 81 00 and TCI PCP 3, VID {vid}",
         &r[12..16]
     );
     let f = Frame::parse(r).map_err(|e| format!("the tagged ACK does not parse: {e}"))?;
@@ -3051,13 +3039,13 @@ fn qp_vlan_checks(b: &mut Bench) -> Result<(), String> {
     dropped_for(b, tagged(&good, 201), regs::RX_DROP_VLAN)?;
     // Tagged 200: taken, and answered on the QP's VLAN.
     b.inject(tagged(&good, 200), 3000);
-    ack_on_vlan_200(b, p)?;
+    ack_on_vlan(b, p, 200)?;
     check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
     // Untagged (the port is not in VLAN mode, so untagged frames are its own too): taken, and the ACK
     // still leaves on the QP's VLAN.
     let (good, p, d) = good_write(b, 80);
     b.inject(good, 3000);
-    ack_on_vlan_200(b, p)?;
+    ack_on_vlan(b, p, 200)?;
     check!(b.mem_at(0, 64) == d, "the untagged WRITE landed");
     // ARP is answered on the VLAN it was asked on: tagged 200, and untagged.
     let arp = arp_request_for_a();
