@@ -5,7 +5,7 @@
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
 mod common;
 use common::{big_write_at, big_write_on, tagged, who_has, BigWrite};
-use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
+use rocenic_driver::pair::{connect_qps, ip, ipv6, mac, Pair, PairParams};
 use rocenic_driver::{Error, QpAttr, QpCaps, QueuePair, RtrAttrs, DEFAULT_HOP_LIMIT};
 use rocenic_proto::icrc;
 use rocenic_proto::regs;
@@ -315,6 +315,34 @@ fn arp_on_each_vlan(width: Width) {
     p.b.ctx.remove_vlan(300).unwrap();
     assert!(answers(&p, tagged(&who_has(), 0, 300)).is_empty());
     assert_eq!(p.b.ctx.vlans(), vec![100, 7]);
+}
+
+/// The same for IPv6 neighbour discovery: a solicitation for B's GID asked untagged, on VLAN 300 and
+/// on VLAN 301 (not joined) gets its advertisement untagged, tagged 300, and none.
+#[test]
+fn neighbour_solicitations_are_answered_on_the_vlan_they_were_asked_on() {
+    let cfg = FabricConfig {
+        width: Width::W64,
+        host_mem_bytes: 1 << 20,
+        ..FabricConfig::default()
+    };
+    let p = Pair::connect_with(cfg, &PairParams::new(1024, 200_000)).unwrap();
+    p.fabric.lock().unwrap().record_frames();
+    p.b.ctx.set_gid(0, ipv6(1)).unwrap();
+    p.b.ctx.add_vlan(300).unwrap();
+    let ns = rocenic_sim::external::ndp::solicitation(mac(0), ipv6(0), ipv6(1));
+    let out = answers(&p, ns.clone());
+    assert_eq!(out.len(), 1, "asked untagged: one advertisement");
+    assert_eq!(vid_of(&out[0]), None);
+    let out = answers(&p, tagged(&ns, 0, 300));
+    assert_eq!(out.len(), 1, "asked on VLAN 300: one advertisement");
+    assert_eq!(vid_of(&out[0]), Some(300));
+    // The tag off, it is the untagged advertisement's bytes.
+    assert_eq!(
+        [&out[0][..12], &out[0][16..]].concat(),
+        answers(&p, ns.clone())[0]
+    );
+    assert!(answers(&p, tagged(&ns, 0, 301)).is_empty());
 }
 
 #[test]

@@ -248,10 +248,7 @@ impl Context {
     /// Takes the port off a VLAN [`add_vlan`](Self::add_vlan) put it on: its frames are no longer taken.
     /// QPs that still name it keep sending tagged with it; move them first.
     pub fn remove_vlan(&self, vid: u16) -> Result<()> {
-        match (1..regs::VLAN_TABLE_LEN).find(|&i| {
-            let v = self.dev.read(Device::vlan_reg(i));
-            v & regs::VLAN_ON != 0 && v & 0xFFF == vid as u32
-        }) {
+        match self.dev.vlan_entry_in(vid, 1..regs::VLAN_TABLE_LEN) {
             Some(i) => {
                 self.dev.write(Device::vlan_reg(i), 0);
                 Ok(())

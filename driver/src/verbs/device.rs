@@ -203,7 +203,11 @@ impl Device {
     /// The entry of the port VLAN table that is on with VID `vid`, if any (`VLAN` in VLAN mode is
     /// entry 0; `VLAN_MODE` and `VLAN_ON` are the same bit).
     pub fn vlan_entry(&self, vid: u16) -> Option<usize> {
-        (0..regs::VLAN_TABLE_LEN).find(|&i| {
+        self.vlan_entry_in(vid, 0..regs::VLAN_TABLE_LEN)
+    }
+    /// [`vlan_entry`](Self::vlan_entry) among `entries` only.
+    pub fn vlan_entry_in(&self, vid: u16, entries: std::ops::Range<usize>) -> Option<usize> {
+        entries.into_iter().find(|&i| {
             let v = self.read(Self::vlan_reg(i));
             v & regs::VLAN_ON != 0 && v & 0xFFF == vid as u32
         })

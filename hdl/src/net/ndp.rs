@@ -54,7 +54,8 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_fire: Signal<In, bool>,
-    /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
+    /// With the last beat: the MAC marked the frame bad (a bad FCS), or its 802.1Q tag is not the port's;
+    /// it is ignored.
     pub rx_tuser: Signal<In, bool>,
     /// With the last beat: the VID the solicitation came tagged with (0 = untagged).
     pub rx_vid: Signal<In, Bits<12>>,

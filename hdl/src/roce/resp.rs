@@ -945,8 +945,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip.val());
         if self.v6.q.val() {
             self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip6.val());
-        }
-        if self.v6.q.val() {
             self.hv.next = self.hdr_swap.y.val() << 160;
             self.ip_len.next =
                 bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip6_plen.val()) + 20;
