@@ -200,6 +200,7 @@ VLAN_1 = 0x06C0
 VLAN_2 = 0x06C4
 VLAN_3 = 0x06C8
 QP_VLAN = 0x06CC
+QP_MAX_RD_ATOMIC = 0x06D0
 
 # Reset value and access of each register, by name.
 RESET = {
@@ -395,6 +396,7 @@ RESET = {
     "VLAN_2": 0x0,
     "VLAN_3": 0x0,
     "QP_VLAN": 0x0,
+    "QP_MAX_RD_ATOMIC": 0x1,
 }
 ACCESS = {
     "ID": "ro",
@@ -589,6 +591,7 @@ ACCESS = {
     "VLAN_2": "rw",
     "VLAN_3": "rw",
     "QP_VLAN": "rw",
+    "QP_MAX_RD_ATOMIC": "rw",
 }
 
 # The register-block directory: (header offset, value) of every header word.
@@ -626,7 +629,11 @@ BLOCK_HEADER_WORDS = [
     (0x00B8, 0x06800040),
     (0x00BC, 0x00000004),
     (0x00C0, 0x00090001),
-    (0x00C4, 0x00000000),
+    (0x00C4, 0x000000D0),
     (0x00C8, 0x06C00010),
     (0x00CC, 0x00000004),
+    (0x00D0, 0x000A0001),
+    (0x00D4, 0x00000000),
+    (0x00D8, 0x06D00004),
+    (0x00DC, 0x00000004),
 ]

@@ -61,6 +61,8 @@ pub struct PairParams {
     pub timeout: u8,
     pub retry_cnt: u8,
     pub rnr_retry: u8,
+    /// `RtsAttrs::max_rd_atomic` of both QPs.
+    pub max_rd_atomic: u8,
     /// Both sides' GRH traffic class (DSCP << 2).
     pub traffic_class: u8,
     /// Both sides' hop limit (IPv4 TTL) and IPv6 flow label.
@@ -90,6 +92,7 @@ impl PairParams {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
+            max_rd_atomic: rocenic_proto::regs::RD_ATOMIC_DEPTH as u8,
             traffic_class: 0,
             hop_limit: DEFAULT_HOP_LIMIT,
             flow_label: 0,
@@ -222,6 +225,7 @@ pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
             timeout: p.timeout,
             retry_cnt: p.retry_cnt,
             rnr_retry: p.rnr_retry,
+            max_rd_atomic: p.max_rd_atomic,
             ack_timeout_cycles: Some(p.ack_timeout_cycles),
         }))?;
     }

@@ -86,14 +86,17 @@ pub const KINDS: [&str; 7] = [
 ];
 
 /// One side's buffers and the model of its target region (what the peer may write and read).
+/// The MRs come first: fields drop in order, so each is deregistered before its memory is unmapped. A
+/// request still on the link when the run ends (a delayed duplicate READ, say) then meets a missing key,
+/// not memory the IOMMU no longer maps.
 struct Mem {
-    src: DmaRegion,
     src_mr: MemoryRegion,
-    tgt: DmaRegion,
     tgt_mr: MemoryRegion,
+    rbuf_mr: MemoryRegion,
+    src: DmaRegion,
+    tgt: DmaRegion,
     tgt_model: Vec<u8>,
     rbuf: DmaRegion,
-    rbuf_mr: MemoryRegion,
 }
 
 /// A message a side has in flight, and what its completion must show.

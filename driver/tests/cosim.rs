@@ -982,6 +982,7 @@ fn sqd_drains_the_send_queue_and_rts_resumes_it() {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
+            max_rd_atomic: 1,
             ack_timeout_cycles: Some(20_000),
         }))
         .unwrap();

@@ -121,6 +121,7 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
                 timeout: 14,
                 retry_cnt: 7,
                 rnr_retry: 7,
+                max_rd_atomic: 1,
                 ack_timeout_cycles: Some(60_000),
             }))
             .unwrap();

@@ -114,6 +114,12 @@ fn read_bw_pair() {
     pair("read-bw", 100, 30, 4096, 2048, &[]);
 }
 
+/// perftest's `-o`: each side's QP keeps up to 4 READs outstanding (max_rd_atomic 4).
+#[test]
+fn read_bw_pair_with_four_reads_outstanding() {
+    pair("read-bw", 100, 30, 4096, 2048, &["-o", "4"]);
+}
+
 /// SENDs of several packets into a server that keeps only 8 receives posted: it reposts as they complete,
 /// and a SEND that finds none waits out an RNR NAK.
 #[test]

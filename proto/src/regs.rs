@@ -234,6 +234,7 @@ registers! {
     VLAN_2 = 0x06C4, Rw, 0, "Port VLAN table entry 2 (VLAN_1's layout).";
     VLAN_3 = 0x06C8, Rw, 0, "Port VLAN table entry 3 (VLAN_1's layout).";
     QP_VLAN = 0x06CC, Rw, 0, "QP window (QP_CMD MODIFY stores it with the rest): bit 16, the QP's packets, its responses and CNPs leave tagged with the VID of port VLAN table entry bits 1..0 (0 = VLAN, 1..3 = VLAN_n) and PCP = PFC_PRIORITY, whether or not the entry is on (the driver names only entries that are); clear, as VLAN says (its VID in VLAN mode, else untagged). Linux's model: the VLAN of the netdev of the QP's source GID.";
+    QP_MAX_RD_ATOMIC = 0x06D0, Rw, 1, "QP window (QP_CMD MODIFY stores it with the rest): max_rd_atomic, the RDMA READ and atomic requests the QP's requester keeps outstanding at once (1..RD_ATOMIC_DEPTH, the RdAtomic block's param; 0 acts as 1). READs and atomics beyond it wait for the oldest to complete. A READ with a scatter list (NUM_SGE > 1) always waits until none is outstanding.";
 }
 
 /// What a register block is, as its header names it.
@@ -261,13 +262,16 @@ pub enum BlockKind {
     /// Port VLAN table (`VLAN` is entry 0, `VLAN_1..3`) and the QP window's `QP_VLAN`; param: number of
     /// entries.
     VlanTable = 9,
+    /// Outstanding READ/atomic requests per QP (the QP window's `QP_MAX_RD_ATOMIC`); param: the most a
+    /// QP may keep (max_qp_init_rd_atom). Without this block a QP keeps one.
+    RdAtomic = 10,
 }
 
 impl BlockKind {
     pub fn from_u16(v: u16) -> Option<BlockKind> {
         use BlockKind::*;
         [
-            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable, VlanTable,
+            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable, VlanTable, RdAtomic,
         ]
         .into_iter()
         .find(|k| *k as u16 == v)
@@ -358,6 +362,13 @@ pub const BLOCKS: &[Block] = &[
         size: 0x0010,
         param: VLAN_TABLE_LEN as u32,
     },
+    Block {
+        kind: BlockKind::RdAtomic,
+        version: 1,
+        base: QP_MAX_RD_ATOMIC,
+        size: 0x0004,
+        param: RD_ATOMIC_DEPTH as u32,
+    },
 ];
 
 /// Number of counter registers.
@@ -415,6 +426,9 @@ pub const QP_IPV6_SGID_SHIFT: u32 = 1;
 pub const CONTROL_ENABLE: u32 = 1;
 /// `VLAN` bit 16: VLAN mode (bits 0..11 are the VID).
 pub const VLAN_MODE: u32 = 1 << 16;
+/// READ/atomic requests a QP's requester may keep outstanding (`QP_MAX_RD_ATOMIC`; the transmit
+/// engine's READ context queue).
+pub const RD_ATOMIC_DEPTH: usize = 4;
 /// Entries of the port VLAN table: `VLAN` (entry 0) and `VLAN_1..3`.
 pub const VLAN_TABLE_LEN: usize = 4;
 /// `VLAN_n` bit 16: the entry is on.

@@ -173,6 +173,7 @@ impl FakeDevice {
             regs::ACK_TIMEOUT,
             regs::RETRY_CNT,
             regs::RNR_RETRY,
+            regs::QP_MAX_RD_ATOMIC,
             regs::SQ_BASE_LO,
             regs::SQ_BASE_HI,
             regs::SQ_LOG_SIZE,

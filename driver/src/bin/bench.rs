@@ -10,7 +10,8 @@
 //! - A 64 KiB SEND received into one buffer and scattered over 4 (hdl host::scatter): doorbell → the
 //!   receive completion at B, in core cycles, so the cost of cutting is the difference.
 //! - Message rate on one QP: 16 small RDMA WRITEs posted back to back, the core cycles between
-//!   consecutive send completions at A once the ring is full, against what the line could carry.
+//!   consecutive send completions at A once the ring is full, against what the line could carry; and
+//!   the same for small RDMA READs with max_rd_atomic 1 and the device's most (READs outstanding).
 use rocenic_driver::backend::fake::FakeMemory;
 use rocenic_driver::backend::{Backend, DmaArena, DmaRegion};
 use rocenic_driver::pair::{Pair, PairParams};
@@ -111,6 +112,7 @@ fn post_send_ns() -> f64 {
         timeout: 14,
         retry_cnt: 7,
         rnr_retry: 7,
+        max_rd_atomic: 1,
         ack_timeout_cycles: None,
     }))
     .unwrap();
@@ -376,10 +378,10 @@ fn scatter_cycles(width: Width, entries: usize) -> u64 {
     at - doorbell
 }
 
-/// Core cycles between consecutive send completions at A for `len`-byte RDMA WRITEs posted back to
-/// back on one QP (its 16-entry ring filled before the first completes), the median over the last 12,
-/// and the cycles one frame of that size takes at line rate.
-fn message_rate(width: Width, len: usize) -> (u64, u64) {
+/// Core cycles between consecutive send completions at A for `len`-byte RDMA WRITEs (READs if `read`,
+/// with `max_rd_atomic`) posted back to back on one QP (its 16-entry ring filled before the first
+/// completes), the median over the last 12, and the cycles one frame of that size takes at line rate.
+fn message_rate(width: Width, len: usize, read: bool, max_rd_atomic: u8) -> (u64, u64) {
     const N: usize = 16;
     let cfg = FabricConfig {
         width,
@@ -388,7 +390,11 @@ fn message_rate(width: Width, len: usize) -> (u64, u64) {
         dma_read_latency_cycles: 50,
         ..FabricConfig::default()
     };
-    let p = Pair::connect(cfg, 1024, 1_000_000).unwrap();
+    let params = PairParams {
+        max_rd_atomic,
+        ..PairParams::new(1024, 1_000_000)
+    };
+    let p = Pair::connect_with(cfg, &params).unwrap();
     let src = p.a.ctx.alloc_dma(4096).unwrap();
     let smr =
         p.a.pd
@@ -401,16 +407,23 @@ fn message_rate(width: Width, len: usize) -> (u64, u64) {
                 &dst,
                 0,
                 4096,
-                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ,
             )
             .unwrap();
     p.fabric.lock().unwrap().run(1000);
     for i in 0..N {
         let wr = WorkRequest {
             wr_id: i as u64,
-            op: SendOp::RdmaWrite {
-                remote_addr: dmr.addr(),
-                rkey: dmr.rkey(),
+            op: if read {
+                SendOp::RdmaRead {
+                    remote_addr: dmr.addr(),
+                    rkey: dmr.rkey(),
+                }
+            } else {
+                SendOp::RdmaWrite {
+                    remote_addr: dmr.addr(),
+                    rkey: dmr.rkey(),
+                }
             },
             sge: Sge {
                 addr: smr.addr(),
@@ -438,9 +451,10 @@ fn message_rate(width: Width, len: usize) -> (u64, u64) {
     assert_eq!(at.len(), N, "every WRITE completed");
     let mut gaps: Vec<u64> = at.windows(2).skip(N - 13).map(|w| w[1] - w[0]).collect();
     gaps.sort();
-    // The frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + payload + ICRC 4, and what the wire
-    // adds (FCS, preamble, gap), at the width's line rate and clock.
-    let wire = (14 + 20 + 8 + 12 + 16 + len + 4) as f64 + WIRE_OVERHEAD_BYTES;
+    // The frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 (a READ response: AETH 4) + payload +
+    // ICRC 4, and what the wire adds (FCS, preamble, gap), at the width's line rate and clock.
+    let ext = if read { 4 } else { 16 };
+    let wire = (14 + 20 + 8 + 12 + ext + len + 4) as f64 + WIRE_OVERHEAD_BYTES;
     let per_cycle = line_bytes_per_cycle(width.line_gbps(), width.clock_mhz());
     (gaps[gaps.len() / 2], (wire / per_cycle).ceil() as u64)
 }
@@ -486,10 +500,22 @@ fn main() {
     }
     for width in [Width::W64, Width::W512] {
         for len in [64usize, 1024] {
-            let (gap, line) = message_rate(width, len);
+            let (gap, line) = message_rate(width, len, false, 1);
             let mhz = width.clock_mhz();
             println!(
                 "| message rate, {len}-byte RDMA WRITEs on one QP, {}-bit | {gap} cycles per message ({:.2} M/s at {mhz:.2} MHz; the line: {line} cycles, {:.1} M/s) | signaled, MTU 1024, link latency 100 cycles each way, DMA read latency 50 cycles |",
+                width.bits(),
+                mhz / gap as f64,
+                mhz / line as f64
+            );
+        }
+    }
+    for width in [Width::W64, Width::W512] {
+        for max in [1u8, regs::RD_ATOMIC_DEPTH as u8] {
+            let (gap, line) = message_rate(width, 64, true, max);
+            let mhz = width.clock_mhz();
+            println!(
+                "| message rate, 64-byte RDMA READs on one QP, max_rd_atomic {max}, {}-bit | {gap} cycles per message ({:.2} M/s at {mhz:.2} MHz; the line: {line} cycles per response, {:.1} M/s) | signaled, MTU 1024, link latency 100 cycles each way, DMA read latency 50 cycles |",
                 width.bits(),
                 mhz / gap as f64,
                 mhz / line as f64

@@ -116,6 +116,9 @@ pub struct RtsAttrs {
     pub retry_cnt: u8,
     /// RNR NAKs waited out per WR before it fails with RNR_RETRY_EXC_ERR (0..=6), 7 = forever.
     pub rnr_retry: u8,
+    /// `max_rd_atomic`: RDMA READ and atomic requests the QP keeps outstanding at once, up to the device's
+    /// `max_qp_init_rd_atom` (0 acts as 1). Keep it within the peer's `max_dest_rd_atomic`.
+    pub max_rd_atomic: u8,
     /// Replaces `timeout` with a number of core cycles: simulations need timeouts of microseconds, far
     /// below the smallest useful IB encoding on real links.
     pub ack_timeout_cycles: Option<u32>,
@@ -151,6 +154,7 @@ pub struct QpAttrs {
     pub ack_timeout_cycles: u32,
     pub retry_cnt: u8,
     pub rnr_retry: u8,
+    pub max_rd_atomic: u8,
     pub udp_sport: u16,
     /// GRH traffic class (DSCP << 2).
     pub traffic_class: u8,

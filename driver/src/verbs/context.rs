@@ -120,7 +120,7 @@ impl Context {
             max_mr_size: u64::MAX,
             max_pd: MAX_PDN as usize,
             max_qp_rd_atom: 1,
-            max_qp_init_rd_atom: 1,
+            max_qp_init_rd_atom: self.dev.max_rd_atomic(),
             max_msg_sz: 1 << 31,
             atomic_cap_hca: true,
             width: self.dev.width,
@@ -519,9 +519,11 @@ pub struct DeviceAttr {
     /// Protection domains alive at once (the core's PD field is 24 bits; numbers of dropped PDs are
     /// reused).
     pub max_pd: usize,
-    /// READs and atomics a QP has outstanding as responder and as requester: one each (the transmit
-    /// engine runs one work request at a time; `docs/transport.md`, "Not built yet").
+    /// READs and atomics a QP has outstanding as responder: one. The responder takes any number of
+    /// READs, in order (each is executed when it arrives, again if it comes again), but keeps one
+    /// atomic result per QP to replay to a duplicate (`docs/transport.md`).
     pub max_qp_rd_atom: u32,
+    /// As requester (`RtsAttrs::max_rd_atomic`): the transmit engine's READ context queue.
     pub max_qp_init_rd_atom: u32,
     /// Largest message (IBA: 2^31 bytes).
     pub max_msg_sz: u64,

@@ -55,6 +55,8 @@ pub(crate) struct QpWindow {
     pub ack_timeout: u32,
     pub retry_cnt: u32,
     pub rnr_retry: u32,
+    /// QP_MAX_RD_ATOMIC.
+    pub max_rd_atomic: u32,
     pub sq_base: u64,
     pub sq_log: u32,
     /// 128-byte send WQEs with gather lists (SQ_LOG_SIZE bit 5).
@@ -206,6 +208,14 @@ impl Device {
         self.vlan_entry_in(vid, 0..regs::VLAN_TABLE_LEN)
     }
     /// [`vlan_entry`](Self::vlan_entry) among `entries` only.
+    /// READ/atomic requests a QP may keep outstanding (the RdAtomic block's param; 1 without it).
+    pub fn max_rd_atomic(&self) -> u32 {
+        self.blocks
+            .iter()
+            .find(|b| b.kind == regs::BlockKind::RdAtomic)
+            .map_or(1, |b| b.param.max(1))
+    }
+
     pub fn vlan_entry_in(&self, vid: u16, entries: std::ops::Range<usize>) -> Option<usize> {
         entries.into_iter().find(|&i| {
             let v = self.read(Self::vlan_reg(i));
@@ -243,6 +253,7 @@ impl Device {
         self.write(regs::ACK_TIMEOUT, w.ack_timeout);
         self.write(regs::RETRY_CNT, w.retry_cnt);
         self.write(regs::RNR_RETRY, w.rnr_retry);
+        self.write(regs::QP_MAX_RD_ATOMIC, w.max_rd_atomic);
         self.write64(regs::SQ_BASE_LO, regs::SQ_BASE_HI, w.sq_base);
         self.write(
             regs::SQ_LOG_SIZE,

@@ -244,6 +244,7 @@ impl QueuePair {
             ack_timeout: 100_000,
             retry_cnt: 7,
             rnr_retry: 7,
+            max_rd_atomic: 1,
             min_rnr_timer: 1,
             sq_base: sq.iova(),
             sq_log,
@@ -336,6 +337,7 @@ impl QueuePair {
             ack_timeout_cycles: w.ack_timeout,
             retry_cnt: w.retry_cnt as u8,
             rnr_retry: w.rnr_retry as u8,
+            max_rd_atomic: w.max_rd_atomic as u8,
             udp_sport: w.udp_sport as u16,
             traffic_class: (w.dscp << 2) as u8,
             hop_limit: w.hop_limit as u8,
@@ -465,6 +467,11 @@ impl QueuePair {
             QpAttr::Rts(a) => {
                 check_retry_cnt(a.retry_cnt)?;
                 check_rnr_retry(a.rnr_retry)?;
+                if a.max_rd_atomic as u32 > d.max_rd_atomic() {
+                    return Err(Error::BadAttr(
+                        "max_rd_atomic above the device's max_qp_init_rd_atom",
+                    ));
+                }
                 let cycles = a
                     .ack_timeout_cycles
                     .unwrap_or_else(|| ack_timeout_cycles(a.timeout, d.width.clock_mhz()));
@@ -476,6 +483,7 @@ impl QueuePair {
                 win.ack_timeout = cycles;
                 win.retry_cnt = a.retry_cnt as u32;
                 win.rnr_retry = a.rnr_retry as u32;
+                win.max_rd_atomic = (a.max_rd_atomic as u32).max(1);
             }
             QpAttr::Sqd => {}
             QpAttr::Modify(m) => {

@@ -92,6 +92,8 @@ pub struct QpTable<const Q: usize> {
     pub w_flow_label: Signal<In, Bits<32>>,
     /// QP_VLAN as written: bit 16 on, bits 1..0 the port VLAN table entry.
     pub w_vlan: Signal<In, Bits<32>>,
+    /// QP_MAX_RD_ATOMIC (bits 2..0).
+    pub w_max_rd: Signal<In, Bits<32>>,
     pub sq_db: Signal<In, bool>,
     pub rq_db: Signal<In, bool>,
     pub db_val: Signal<In, Bits<32>>,
@@ -151,6 +153,8 @@ pub struct QpTable<const Q: usize> {
     pub tx_pmtu: Signal<Out, Bits<32>>,
     pub tx_ack_timeout: Signal<Out, Bits<32>>,
     pub tx_retry: Signal<Out, Bits<32>>,
+    /// The current QP's max_rd_atomic (QP_MAX_RD_ATOMIC).
+    pub tx_max_rd: Signal<Out, Bits<3>>,
     pub tx_rnr_retry: Signal<Out, Bits<32>>,
     pub tx_sq_base_lo: Signal<Out, Bits<32>>,
     pub tx_sq_base_hi: Signal<Out, Bits<32>>,
@@ -301,6 +305,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             w_hop_limit: Default::default(),
             w_flow_label: Default::default(),
             w_vlan: Default::default(),
+            w_max_rd: Default::default(),
             sq_db: Default::default(),
             rq_db: Default::default(),
             db_val: Default::default(),
@@ -352,6 +357,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             tx_pmtu: Default::default(),
             tx_ack_timeout: Default::default(),
             tx_retry: Default::default(),
+            tx_max_rd: Default::default(),
             tx_rnr_retry: Default::default(),
             tx_sq_base_lo: Default::default(),
             tx_sq_base_hi: Default::default(),
@@ -568,7 +574,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_qpn.next = self.tx_idx.q.val();
         self.tx_state.next = self.tx_state_q.q.val();
         self.tx_pmtu.next = bit_cast::<32, 192>(self.tx_a.q.val()) & 0xFF;
-        self.tx_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 8) & 0xFF;
+        // RETRY_CNT is 3 bits (IBA); max_rd_atomic sits above it in the same byte.
+        self.tx_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 8) & 7;
+        self.tx_max_rd.next = bit_cast::<3, 192>(self.tx_a.q.val() >> 11);
         self.tx_rnr_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 16) & 0xFF;
         self.tx_sq_log.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 24) & 0xFF;
         self.tx_ack_timeout.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 32);
@@ -720,7 +728,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<224, 64>(self.w_rq_base.val()) << 128)
             | (bit_cast::<224, 32>(self.w_dest_ip.val()) << 192);
         self.txa.write_data.next = bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF)
-            | (bit_cast::<192, 32>(self.w_retry.val() & 0xFF) << 8)
+            | (bit_cast::<192, 32>(self.w_retry.val() & 7) << 8)
+            | (bit_cast::<192, 32>(self.w_max_rd.val() & 7) << 11)
             | (bit_cast::<192, 32>(self.w_rnr_retry.val() & 0xFF) << 16)
             | (bit_cast::<192, 32>(self.w_sq_log.val() & 0xFF) << 24)
             | (bit_cast::<192, 32>(self.w_ack_timeout.val()) << 32)

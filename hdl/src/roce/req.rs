@@ -20,6 +20,10 @@ use rust_hdl::prelude::*;
 /// Work requests whose packets are all out, waiting for their ACK (the outstanding ring `rg`).
 const RG_DEPTH: u64 = 8;
 
+/// READ/atomic requests outstanding at once (max_qp_init_rd_atom; proto::regs::RD_ATOMIC_DEPTH): the
+/// READ context queue `rdq`.
+const RDQ_DEPTH: u64 = rocenic_proto::regs::RD_ATOMIC_DEPTH as u64;
+
 /// Work requests a QP may start in one turn (the scheduler switches QPs only once the ring is empty; a QP
 /// that keeps posting would otherwise keep the engine).
 const TURN_WQES: u64 = 16;
@@ -97,6 +101,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub pmtu: Signal<In, Bits<32>>,
     pub ack_timeout: Signal<In, Bits<32>>,
     pub retry_cnt: Signal<In, Bits<32>>,
+    /// The QP's max_rd_atomic: READ/atomic requests it keeps outstanding (0 acts as 1, at most RDQ_DEPTH).
+    pub max_rd_atomic: Signal<In, Bits<3>>,
     /// RNR NAKs to wait out per WQE; 7 = forever.
     pub rnr_retry: Signal<In, Bits<32>>,
     pub rnr_retry_exc_inc: Signal<Out, bool>,
@@ -162,6 +168,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rd_len: Signal<Out, Bits<32>>,
     pub rd_restart: Signal<Out, bool>,
     pub rd_restart_idx: Signal<Out, Bits<24>>,
+    /// The receive engine landed the last response of its READ context (the oldest in `rdq`).
+    pub rd_done: Signal<In, bool>,
     // ACK/NAK received for our requests (one-cycle pulse)
     pub rx_ack_valid: Signal<In, bool>,
     /// The acknowledgement is a landed READ response or ATOMIC ACKNOWLEDGE.
@@ -253,6 +261,43 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// is WQE SQ_CI + i. One entry: first PSN, packets, wr_id, length, work request opcode, signaled.
     rg: RAM<Bits<160>, 3>,
     rg_head: DFF<Bits<3>>,
+    /// READ context queue: one entry per READ or atomic without a scatter list whose request went out and
+    /// which has not completed, oldest first (local address, length, first PSN, atomic), so several
+    /// can be outstanding (max_rd_atomic). `rdq_n` entries end at `rdq_tail`; the last `rdq_rxn` of them
+    /// still wait for responses, and the oldest of those is the receive engine's READ context (responses
+    /// come in PSN order, §9.7.5.1.5). The others have landed and retire from the ring (or as the WQE in
+    /// progress) in order. A READ with a list is sent only with the queue empty, and is the receive
+    /// engine's context itself while in progress (`rd_sgl`).
+    rdq: RAM<Bits<128>, 2>,
+    /// The PSN after the highest one sent in this QP's turn. Going back (go-back-N) moves SQ_PSN back but
+    /// not this: a responder that executed packets past the resend point acknowledges them (a duplicate
+    /// is answered with the last PSN it executed, §9.7.5.1.2), and those ACKs are for packets we sent.
+    hi_psn: DFF<Bits<24>>,
+    /// `hi_psn` relative to the WQE in progress's first PSN.
+    hi_d: Signal<Local, Bits<24>>,
+    /// How far a new SQ_PSN is past `hi_psn` (a 24-bit modular distance kept at its width).
+    hi_step: Signal<Local, Bits<24>>,
+    rdq_tail: DFF<Bits<2>>,
+    rdq_n: DFF<Bits<3>>,
+    rdq_rxn: DFF<Bits<3>>,
+    /// An atomic is among them: another waits (below).
+    rdq_atom: DFF<bool>,
+    /// The context entry reads back a cycle late after a push into an empty set or a landing.
+    rdq_stale: DFF<bool>,
+    /// The WQE in progress has its entry in `rdq`.
+    w_rdq: DFF<bool>,
+    rdq_push: Signal<Local, bool>,
+    rdq_pop: Signal<Local, bool>,
+    rdq_clear: Signal<Local, bool>,
+    rdq_max: Signal<Local, Bits<3>>,
+    rdq_depth: Constant<Bits<3>>,
+    /// The WQE in progress may send its request: not a READ or atomic, or one that fits in `rdq`.
+    rd_go: Signal<Local, bool>,
+    /// The ring's head entry is a READ or atomic; it has landed (its context passed the receive engine).
+    h_rd: Signal<Local, bool>,
+    h_landed: Signal<Local, bool>,
+    /// An ACK for a landed response beyond the head READ: kept until the landing retires the head.
+    h_wait: Signal<Local, bool>,
     rg_n: DFF<Bits<4>>,
     /// The head entry's RAM read lags a push or a pop by a cycle.
     rg_stale: DFF<bool>,
@@ -723,6 +768,27 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             since_req: Default::default(),
             rg: Default::default(),
             rg_head: Default::default(),
+            rdq: Default::default(),
+            hi_psn: Default::default(),
+            hi_d: Default::default(),
+            hi_step: Default::default(),
+            rdq_tail: Default::default(),
+            rdq_n: Default::default(),
+            rdq_rxn: Default::default(),
+            rdq_atom: Default::default(),
+            rdq_stale: Default::default(),
+            w_rdq: Default::default(),
+            rdq_push: Default::default(),
+            rdq_pop: Default::default(),
+            rdq_clear: Default::default(),
+            rdq_max: Default::default(),
+            rdq_depth: Constant::new(RDQ_DEPTH.into()),
+            rd_go: Default::default(),
+            h_rd: Default::default(),
+            h_landed: Default::default(),
+            h_wait: Default::default(),
+            max_rd_atomic: Default::default(),
+            rd_done: Default::default(),
             rg_n: Default::default(),
             rg_stale: Default::default(),
             h_una: Default::default(),
@@ -1004,6 +1070,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rnr_cycles,
             since_req,
             rg_head,
+            rdq_tail,
+            hi_psn,
+            rdq_n,
+            rdq_rxn,
+            rdq_atom,
+            rdq_stale,
+            w_rdq,
             rg_n,
             rg_stale,
             h_una,
@@ -1102,10 +1175,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.h_npk.next = bit_cast::<24, 160>(self.rg.read_data.val() >> 24);
         // 24-bit modular distances (§9.7.6): an ACK/NAK older than the head is far above `h_end`.
         self.h_d.next = self.lat_psn.q.val() - self.h_first.val();
-        self.h_end.next = bit_cast::<24, 32>(self.sq_psn.val()) - self.h_first.val();
+        self.h_end.next = self.hi_psn.q.val() - self.h_first.val();
         self.sq_fi.next = self.sq_ci.val() + bit_cast::<32, 4>(self.rg_n.q.val());
         self.nx_i.next = self.sq_fi.val() + 1;
         self.h_last.next = self.h_npk.val() - self.one24.val();
+        self.h_rd.next = ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) >= 4)
+            && ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) <= 6);
+        // Entries of rdq that landed and have not completed: the oldest is the head's, if it is a READ.
+        self.h_landed.next = self.rdq_n.q.val() != self.rdq_rxn.q.val();
+        self.h_wait.next = self.h_rd.val()
+            && self.lat_resp.q.val()
+            && ((self.lat_syn.q.val() & 0xE0) == 0)
+            && (self.h_d.val() >= self.h_last.val())
+            && (self.h_d.val() < self.h_end.val());
         self.is_read.next = self.w_opcode.q.val() == 4;
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
         self.push_ok.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
@@ -1139,11 +1221,60 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
         self.rd_active.next = self.wqe_active.q.val()
             && (self.is_read.val() || self.is_atomic.val())
-            && !self.w_done.q.val();
+            && !self.w_done.q.val()
+            && !self.w_rdq.q.val();
         self.rd_atomic.next = self.is_atomic.val();
         self.rd_psn0.next = self.first_psn.q.val();
         self.rd_laddr.next = self.w_laddr.q.val();
         self.rd_len.next = self.w_len.q.val();
+        // The READ context queue: pushed behind the last entry, read at the oldest entry still waiting
+        // for responses (tail - rxn, modulo the depth).
+        self.rdq.read_clock.next = self.clock.val();
+        self.rdq.write_clock.next = self.clock.val();
+        self.rdq.read_address.next = self.rdq_tail.q.val() - bit_cast::<2, 3>(self.rdq_rxn.q.val());
+        self.rdq.write_address.next = self.rdq_tail.q.val();
+        self.rdq.write_data.next = bit_cast::<128, 64>(self.w_laddr.q.val())
+            | (bit_cast::<128, 32>(self.w_len.q.val()) << 64)
+            | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96);
+        if self.is_atomic.val() {
+            self.rdq.write_data.next = bit_cast::<128, 64>(self.w_laddr.q.val())
+                | (bit_cast::<128, 32>(self.w_len.q.val()) << 64)
+                | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96)
+                | (bit_cast::<128, 8>(1.into()) << 120);
+        }
+        self.rdq_push.next = false;
+        self.rdq_pop.next = false;
+        self.rdq_clear.next = false;
+        self.rdq.write_enable.next = false;
+        self.rd_scatter.next = self.w_gather.q.val();
+        if self.rdq_rxn.q.val() != 0 {
+            self.rd_active.next = !self.rdq_stale.q.val();
+            self.rd_atomic.next = (bit_cast::<8, 128>(self.rdq.read_data.val() >> 120) & 1) != 0;
+            self.rd_psn0.next = bit_cast::<24, 128>(self.rdq.read_data.val() >> 96);
+            self.rd_laddr.next = bit_cast::<64, 128>(self.rdq.read_data.val());
+            self.rd_len.next = bit_cast::<32, 128>(self.rdq.read_data.val() >> 64);
+            self.rd_scatter.next = false;
+        }
+        self.rdq_max.next = self.max_rd_atomic.val();
+        if self.max_rd_atomic.val() == 0 {
+            self.rdq_max.next = 1.into();
+        }
+        if self.max_rd_atomic.val() > self.rdq_depth.val() {
+            self.rdq_max.next = self.rdq_depth.val();
+        }
+        // A READ or atomic sends its request once it fits: a new entry under max_rd_atomic, or, with a
+        // scatter list (the receive engine takes that one from the WQE in progress), none outstanding.
+        self.rd_go.next = !(self.is_read.val() || self.is_atomic.val()) || self.w_rdq.q.val();
+        if (self.is_read.val() || self.is_atomic.val()) && !self.w_rdq.q.val() {
+            if self.w_gather.q.val() {
+                self.rd_go.next = self.rdq_n.q.val() == 0;
+            } else {
+                // One atomic at a time: a responder may keep only the last atomic's result to replay
+                // to a duplicate (rocenic's does), so two outstanding could not both be asked again.
+                self.rd_go.next = (self.rdq_n.q.val() < self.rdq_max.val())
+                    && !(self.is_atomic.val() && self.rdq_atom.q.val());
+            }
+        }
         self.rd_restart.next = false;
         self.rd_restart_idx.next = self.snd_idx.q.val();
         self.cqe_valid.next = false;
@@ -1197,7 +1328,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_req_gather.next = false;
         self.rd_sgl.next = self.sgl_buf.q.val();
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
-        self.rd_scatter.next = self.w_gather.q.val();
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.w_nsge.q.val();
@@ -1315,6 +1445,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
         self.psn_end.next = self.first_psn.q.val() + self.npk.q.val();
+        self.hi_d.next = self.hi_psn.q.val() - self.first_psn.q.val();
 
         // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
         // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
@@ -1498,16 +1629,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.nx_on.d.next = true;
             }
         }
-        // A WRITE or SEND whose packets are all out parks in the ring so that the next WQE can start; a
-        // READ or atomic waits for its responses (max_rd_atomic 1). Only in RTS: SQD starts no new WQE.
+        // A WRITE or SEND whose packets are all out parks in the ring so that the next WQE can start, and
+        // so does a READ or atomic whose request is out and whose context is in rdq (one with a scatter
+        // list waits for its responses). Only in RTS: SQD starts no new WQE.
         self.rg_may.next = self.wqe_active.q.val()
             && !self.w_done.q.val()
             && self.enable.val()
             && self.rts.val()
             && !self.hold.val()
             && !self.rnr_wait.q.val()
-            && !self.is_read.val()
-            && !self.is_atomic.val()
+            && (self.w_rdq.q.val() || !(self.is_read.val() || self.is_atomic.val()))
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
@@ -1649,13 +1780,30 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rs_on.d.next = false;
                     self.wqe_active.d.next = false;
                     self.lat_valid.d.next = false;
-                } else if (self.rg_n.q.val() != 0) && self.rg_ok.val() && self.lat_valid.q.val() {
+                } else if (self.rg_n.q.val() != 0)
+                    && self.rg_ok.val()
+                    && self.h_rd.val()
+                    && self.h_landed.val()
+                {
+                    // The head READ or atomic has landed: its last response acknowledged it (§9.7.6).
+                    self.rg_status.d.next = 0.into();
+                    self.rg_vendor.d.next = 0.into();
+                    self.state.d.next = TxState::RgCqe;
+                } else if (self.rg_n.q.val() != 0)
+                    && self.rg_ok.val()
+                    && self.lat_valid.q.val()
+                    && !self.h_wait.val()
+                {
                     // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
                     // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
                     // ends inside is acknowledged that far, and a NAK inside one goes back to it.
                     if (self.lat_syn.q.val() & 0xE0) == 0 {
                         if self.h_d.val() >= self.h_end.val() {
                             // Older than the head (a duplicate) or beyond what was sent.
+                            self.lat_valid.d.next = false;
+                        } else if self.h_rd.val() && !self.lat_resp.q.val() {
+                            // An ACK packet at or beyond a READ or atomic whose responses have not
+                            // landed: they were lost; the ACK timeout asks again (§9.7.6).
                             self.lat_valid.d.next = false;
                         } else if self.h_d.val() >= self.h_last.val() {
                             self.rg_status.d.next = 0.into();
@@ -1674,10 +1822,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     {
                         self.lat_valid.d.next = false;
                     } else if self.h_d.val() >= self.h_npk.val() {
-                        // A NAK's PSN acknowledges every PSN before it.
+                        // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
+                        // which only its responses complete (lost, if the NAK passed them).
                         self.rg_status.d.next = 0.into();
                         self.rg_vendor.d.next = 0.into();
                         self.state.d.next = TxState::RgCqe;
+                        if self.h_rd.val() {
+                            self.lat_valid.d.next = false;
+                            self.state.d.next = TxState::Idle;
+                        }
                     } else {
                         self.lat_valid.d.next = false;
                         self.rg_vendor.d.next = self.lat_syn.q.val();
@@ -1738,6 +1891,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0)
                 {
                     self.state.d.next = TxState::Cqe;
+                } else if self.wqe_active.q.val()
+                    && self.w_rdq.q.val()
+                    && !self.w_done.q.val()
+                    && (self.rdq_rxn.q.val() == 0)
+                    && (self.rg_n.q.val() == 0)
+                {
+                    // The READ or atomic in progress has landed (its context passed the receive engine):
+                    // done, whether or not the last response's acknowledgement is still latched.
+                    self.una.d.next = self.npk.q.val();
+                    self.w_done.d.next = true;
+                    self.w_status.d.next = 0.into();
                 } else if self.wqe_active.q.val() && !self.sq_on.val() {
                     // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
                     self.wqe_active.d.next = false;
@@ -1765,6 +1929,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.w_done.d.next = true;
                                 self.w_status.d.next = 0.into();
                             }
+                        } else if (self.ack_d.val() >= self.npk.q.val())
+                            && (self.ack_d.val() < self.hi_d.val())
+                            && !(self.is_read.val() || self.is_atomic.val())
+                        {
+                            // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
+                            // responder executed all of it (and more), so the rest need not go again.
+                            self.una.d.next = self.npk.q.val();
+                            self.snd_idx.d.next = self.npk.q.val();
+                            self.snd_max.d.next = self.npk.q.val();
+                            self.timer.d.next = 0.into();
+                            self.retry.d.next = self.retry_cnt.val();
+                            self.w_done.d.next = true;
+                            self.w_status.d.next = 0.into();
+                            self.sq_psn_set.next = true;
+                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
                         }
                     } else if (self.ack_d.val() >= self.una.q.val())
                         && (self.ack_d.val() <= self.snd_max.q.val())
@@ -1854,6 +2033,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && (self.snd_idx.q.val() != self.npk.q.val())
                     && self.av_ok_cur.val()
                     && !self.nx_any.val()
+                    && self.rd_go.val()
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()
@@ -1937,6 +2117,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             TxState::WqeCheck => {
                 // The message starts at SQ_PSN (§9.7); a zero-length message is one packet.
                 self.wqe_active.d.next = true;
+                self.w_rdq.d.next = false;
                 self.w_done.d.next = false;
                 self.w_status.d.next = 0.into();
                 self.w_vendor.d.next = 0.into();
@@ -2303,8 +2484,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.rr_active.d.next = false;
                             }
                         } else if self.is_read.val() {
-                            // A READ request stands for all its responses' PSNs.
-                            self.rd_restart.next = true;
+                            // A READ request stands for all its responses' PSNs. Its context joins
+                            // rdq (one with a list is the receive engine's context as the WQE in
+                            // progress); the receive engine restarts at this request's first response if
+                            // the READ is (or becomes) its context, not while it lands older ones.
+                            self.rdq_push.next = !self.w_gather.q.val() && !self.w_rdq.q.val();
+                            self.rd_restart.next = (self.rdq_rxn.q.val() == 0)
+                                || (self.w_rdq.q.val() && (self.rdq_rxn.q.val() == 1));
                             self.snd_idx.d.next = self.npk.q.val();
                             self.timer.d.next = 0.into();
                             self.since_req.d.next = 0.into();
@@ -2314,6 +2500,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
                             }
                         } else {
+                            // An atomic's context joins rdq as a READ's does.
+                            self.rdq_push.next = self.is_atomic.val() && !self.w_rdq.q.val();
                             self.snd_idx.d.next = self.snd_idx.q.val() + 1;
                             self.timer.d.next = 0.into();
                             self.since_req.d.next = self.since_req.q.val() + 1;
@@ -2337,6 +2525,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
                     self.qp_err.next = self.w_status.q.val() != 0;
+                    self.rdq_pop.next = self.w_rdq.q.val();
+                    self.rdq_clear.next = self.w_status.q.val() != 0;
+                    if self.w_rdq.q.val() && self.is_atomic.val() {
+                        self.rdq_atom.d.next = false;
+                    }
                     self.wqe_active.d.next = false;
                     self.w_done.d.next = false;
                     self.state.d.next = TxState::Idle;
@@ -2360,6 +2553,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if (bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xE) == 0 {
                     self.cqe_opcode.next = 1.into();
                 }
+                // RDMA_READ 2, COMP_SWAP 3, FETCH_ADD 4 for the work requests 4, 5, 6.
+                if self.h_rd.val() {
+                    self.cqe_opcode.next =
+                        (bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) - 2;
+                }
                 self.want_cqe.next = (self.rg_status.q.val() != 0)
                     || ((bit_cast::<8, 160>(self.rg.read_data.val() >> 148) & 1) != 0);
                 self.cqe_valid.next = self.want_cqe.val();
@@ -2372,6 +2570,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.timer.d.next = 0.into();
                     self.retry.d.next = self.retry_cnt.val();
                     self.rnr_left.d.next = self.rnr_retry.val();
+                    self.rdq_pop.next = self.h_rd.val();
+                    self.rdq_clear.next = self.rg_status.q.val() != 0;
+                    if self.h_rd.val()
+                        && ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) != 4)
+                    {
+                        // An atomic (5, 6) completes: the next may go.
+                        self.rdq_atom.d.next = false;
+                    }
                     if self.rg_status.q.val() != 0 {
                         // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
                         self.qp_err.next = true;
@@ -2391,6 +2597,47 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
         // resend.
         self.rg_psn.next = self.h_first.val() + self.rg_at.val();
+        // hi_psn: each new highest PSN sent; at a turn's start (nothing outstanding) the QP's SQ_PSN.
+        self.hi_step.next = bit_cast::<24, 32>(self.sq_psn_val.val()) - self.hi_psn.q.val();
+        if self.sq_psn_set.val() && !self.rg_back.val() && (self.hi_step.val() < 0x80_0000) {
+            self.hi_psn.d.next = bit_cast::<24, 32>(self.sq_psn_val.val());
+        }
+        if self.sw_ok.val() {
+            self.hi_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
+        }
+        if self.rg_back.val() || !self.sq_on.val() || self.sw_ok.val() {
+            // Going back drops every request outstanding (they are sent again); so does leaving RTS/SQD.
+            self.rdq_clear.next = true;
+        }
+        self.rdq.write_enable.next = self.rdq_push.val();
+        self.rdq_stale.d.next = (self.rdq_push.val() && (self.rdq_rxn.q.val() == 0))
+            || (self.rd_done.val() && (self.rdq_rxn.q.val() != 0));
+        if self.rdq_push.val() {
+            self.w_rdq.d.next = true;
+            if self.is_atomic.val() {
+                self.rdq_atom.d.next = true;
+            }
+            self.rdq_tail.d.next = self.rdq_tail.q.val() + 1;
+            self.rdq_n.d.next = self.rdq_n.q.val() + 1;
+            if self.rdq_pop.val() {
+                self.rdq_n.d.next = self.rdq_n.q.val();
+            }
+            self.rdq_rxn.d.next = self.rdq_rxn.q.val() + 1;
+            if self.rd_done.val() && (self.rdq_rxn.q.val() != 0) {
+                self.rdq_rxn.d.next = self.rdq_rxn.q.val();
+            }
+        } else if self.rd_done.val() && (self.rdq_rxn.q.val() != 0) {
+            self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
+        }
+        if self.rdq_pop.val() && !self.rdq_push.val() && (self.rdq_n.q.val() != 0) {
+            self.rdq_n.d.next = self.rdq_n.q.val() - 1;
+        }
+        if self.rdq_clear.val() {
+            self.rdq_atom.d.next = false;
+            self.rdq_n.d.next = 0.into();
+            self.rdq_rxn.d.next = 0.into();
+            self.w_rdq.d.next = false;
+        }
         if self.rg_back.val() {
             self.rs_on.d.next = true;
             self.rs_first.d.next = self.h_first.val();

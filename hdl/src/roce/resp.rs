@@ -156,6 +156,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rd_len: Signal<In, Bits<32>>,
     pub rd_restart: Signal<In, bool>,
     pub rd_restart_idx: Signal<In, Bits<24>>,
+    /// The READ context's last response (or its ATOMIC ACKNOWLEDGE) landed: the transmit engine moves
+    /// the context to its next outstanding READ, whose first response is expected next.
+    pub rd_done: Signal<Out, bool>,
     pub rx_ack_valid: Signal<Out, bool>,
     /// The pulse is a READ response or ATOMIC ACKNOWLEDGE that landed, not an ACK packet.
     pub rx_ack_resp: Signal<Out, bool>,
@@ -518,6 +521,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rd_len: Default::default(),
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
+            rd_done: Default::default(),
             rx_ack_valid: Default::default(),
             rx_ack_resp: Default::default(),
             rx_ack_syndrome: Default::default(),
@@ -829,6 +833,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rx_acks_inc.next = false;
         self.rx_naks_inc.next = false;
         self.dup_inc.next = false;
+        self.rd_done.next = false;
         self.seq_err_inc.next = false;
         self.rem_access_inc.next = false;
         self.inv_err_inc.next = false;
@@ -1589,6 +1594,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if self.is_rresp.val() || self.is_aack.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
+                    if self.is_aack.val() || (self.rd_exp.q.val() == self.rd_last.val()) {
+                        self.rd_done.next = true;
+                        self.rd_exp.d.next = 0.into();
+                    }
                     self.imp_arm.d.next = true;
                     self.rx_ack_valid.next = true;
                     self.rx_ack_resp.next = true;

@@ -426,6 +426,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.qpt.w_hop_limit.next = self.regs.qp_hop_limit.val();
         self.qpt.w_flow_label.next = self.regs.qp_flow_label.val();
         self.qpt.w_vlan.next = self.regs.qp_vlan.val();
+        self.qpt.w_max_rd.next = self.regs.qp_max_rd_atomic.val();
         self.qpt.sq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x030C);
         self.qpt.rq_db.next = self.reg_wr_valid.val() && (self.reg_wr_addr.val() == 0x032C);
         self.qpt.db_val.next = self.reg_wr_data.val();
@@ -542,6 +543,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.pmtu.next = self.qpt.tx_pmtu.val();
         self.tx_eng.ack_timeout.next = self.qpt.tx_ack_timeout.val();
         self.tx_eng.retry_cnt.next = self.qpt.tx_retry.val();
+        self.tx_eng.max_rd_atomic.next = self.qpt.tx_max_rd.val();
         self.tx_eng.push_db.next = self.regs.wqe_push_db.val();
         self.tx_eng.push_wqe.next = (bit_cast::<512, 32>(self.regs.wqe_push_0.val()) << 0)
             | (bit_cast::<512, 32>(self.regs.wqe_push_1.val()) << 32)
@@ -605,6 +607,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_eng.rd_len.next = self.tx_eng.rd_len.val();
         self.rx_eng.rd_restart.next = self.tx_eng.rd_restart.val();
         self.rx_eng.rd_restart_idx.next = self.tx_eng.rd_restart_idx.val();
+        self.tx_eng.rd_done.next = self.rx_eng.rd_done.val();
         self.regs.tx_frames_inc.next = self.tx_eng.tx_frames_inc.val();
         self.regs.tx_acks_inc.next = self.tx_eng.tx_acks_inc.val();
         self.regs.retransmits_inc.next = self.tx_eng.retransmits_inc.val();

@@ -97,7 +97,8 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -q, --qp=<num>           number of QPs (1: rocenic's perftest drives one QP per run)
   -t, --tx-depth=<dep>     send queue depth (default 128)
   -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
-  -o, --outs=<num>         outstanding reads (read-bw; 1: one READ in flight is what the hardware does)
+  -o, --outs=<num>         outstanding reads: the QP's max_rd_atomic, 1 to 4 (default 1, the NIC's
+                           max_qp_rd_atom as responder; keep it within the peer's)
   -c, --connection=<RC>    transport (RC only)
   -e, --events             sleep on CQ events instead of polling
   -F, --CPU-freq           accepted (perftest's CPU frequency warning does not apply)
@@ -129,6 +130,8 @@ pub struct Opts {
     seed: u64,
     ack_timeout_cycles: Option<u32>,
     attach: Attach,
+    /// Outstanding reads (`--outs`): the QP's max_rd_atomic, and what the address message says.
+    outs: u8,
 }
 
 pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
@@ -148,6 +151,7 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
         seed: 1,
         ack_timeout_cycles: None,
         attach: Attach::default(),
+        outs: 1,
     };
     let mut a = Args::new(args);
     while let Some(name) = a.next_opt() {
@@ -178,9 +182,14 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
                 }
             }
             "-o" | "--outs" => {
-                if a.num("--outs")? != 1 {
-                    return Err("--outs: the requester keeps one READ in flight".into());
+                let n = a.num("--outs")?;
+                if !(1..=rocenic_proto::regs::RD_ATOMIC_DEPTH as u64).contains(&n) {
+                    return Err(format!(
+                        "--outs {n}: the requester keeps 1 to {} READs outstanding",
+                        rocenic_proto::regs::RD_ATOMIC_DEPTH
+                    ));
                 }
+                o.outs = n as u8;
             }
             "-c" | "--connection" => {
                 let v = a.value().ok_or("--connection needs a value")?;
@@ -519,7 +528,7 @@ pub fn run(o: Opts) -> Result<(), String> {
     let mr = pd.reg_mr(&buf, 0, buf_len, access).map_err(e)?;
     let me = Dest {
         lid: 0,
-        out_reads: 1,
+        out_reads: o.outs as u16,
         qpn: qp.qp_num(),
         psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
         rkey: mr.rkey(),
@@ -566,6 +575,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         timeout: 14,
         retry_cnt: 7,
         rnr_retry: 7,
+        max_rd_atomic: o.outs,
         ack_timeout_cycles: o.ack_timeout_cycles,
     }))
     .map_err(e)?;

@@ -280,6 +280,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
+            max_rd_atomic: 1,
             ack_timeout_cycles: o.ack_timeout_cycles,
         }))
         .map_err(e)

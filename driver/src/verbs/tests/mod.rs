@@ -93,6 +93,7 @@ pub(super) fn rts_attrs() -> RtsAttrs {
         timeout: 14,
         retry_cnt: 3,
         rnr_retry: 7,
+        max_rd_atomic: 1,
         ack_timeout_cycles: None,
     }
 }

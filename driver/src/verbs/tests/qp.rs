@@ -358,6 +358,11 @@ fn illegal_transitions_and_attributes_are_refused_without_touching_the_device() 
         ..rts_attrs()
     });
     refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
+    let attr = QpAttr::Rts(RtsAttrs {
+        max_rd_atomic: regs::RD_ATOMIC_DEPTH as u8 + 1,
+        ..rts_attrs()
+    });
+    refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
     s.qp.modify(rts).unwrap();
     refused(&s, rtr, bad_transition(Rts, Rtr));
     s.qp.modify(QpAttr::Err).unwrap();

@@ -1,0 +1,203 @@
+//! max_rd_atomic: a QP keeps up to that many RDMA READ and atomic requests outstanding (the transmit
+//! engine's READ context queue, `hdl/src/roce/req.rs`), and never more; atomics one at a time. Counted on
+//! the wire, cycle by cycle: requests A sent minus the READs (atomics) whose last response B sent, which
+//! can only be below what A has outstanding.
+use rocenic_driver::pair::{Pair, PairParams};
+use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcOpcode, WcStatus, WorkRequest};
+use rocenic_proto::regs;
+use rocenic_sim::{FabricConfig, Width};
+
+/// BTH opcode of an untagged IPv4 RoCEv2 frame (Ethernet 14 + IPv4 20 + UDP 8).
+fn opcode(f: &[u8]) -> u8 {
+    f[42]
+}
+
+/// RDMA READ request; READ RESPONSE LAST and ONLY; the atomic requests; ATOMIC ACKNOWLEDGE (IBA §9.2).
+const READ_REQ: u8 = 0x0C;
+const READ_END: [u8; 2] = [0x0F, 0x10];
+const ATOMIC_REQ: [u8; 2] = [0x13, 0x14];
+const ATOMIC_ACK: u8 = 0x12;
+
+struct Peak {
+    reads: i64,
+    atomics: i64,
+}
+
+/// A posts `ops` (true: FETCH_ADD, false: a 3000-byte READ, three responses at MTU 1024) at once on a
+/// pair whose QPs have `max_rd_atomic`; every completion and every byte is checked, and the most READ +
+/// atomic requests and the most atomics seen outstanding on the wire are returned.
+fn run(width: Width, max_rd_atomic: u8, ops: &[bool]) -> Peak {
+    const LEN: usize = 3000;
+    let cfg = FabricConfig {
+        width,
+        host_mem_bytes: 4 << 20,
+        link_latency_cycles: 100,
+        ..FabricConfig::default()
+    };
+    let params = PairParams {
+        max_rd_atomic,
+        ..PairParams::new(1024, 200_000)
+    };
+    let p = Pair::connect_with(cfg, &params).unwrap();
+    assert_eq!(p.a.qp.query_qp().max_rd_atomic, max_rd_atomic);
+    let n = ops.len();
+    let data: Vec<u8> = (0..n * LEN).map(|i| (i * 7 + i / 251) as u8).collect();
+    let remote = p.b.ctx.alloc_dma(n * LEN).unwrap();
+    remote.write(0, &data).unwrap();
+    let rmr =
+        p.b.pd
+            .reg_mr(
+                &remote,
+                0,
+                n * LEN,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC,
+            )
+            .unwrap();
+    let local = p.a.ctx.alloc_dma(n * LEN).unwrap();
+    let lmr =
+        p.a.pd
+            .reg_mr(&local, 0, n * LEN, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    p.fabric.lock().unwrap().record_frames();
+    for (i, &atomic) in ops.iter().enumerate() {
+        let at = (i * LEN) as u64;
+        let wr = WorkRequest {
+            wr_id: i as u64,
+            op: if atomic {
+                SendOp::AtomicFetchAdd {
+                    remote_addr: rmr.addr() + at,
+                    rkey: rmr.rkey(),
+                    add: 1 << 40,
+                }
+            } else {
+                SendOp::RdmaRead {
+                    remote_addr: rmr.addr() + at,
+                    rkey: rmr.rkey(),
+                }
+            },
+            sge: Sge {
+                addr: lmr.addr() + at,
+                length: if atomic { 8 } else { LEN as u32 },
+                lkey: lmr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        };
+        // SAFETY: both buffers live to the end of the function, after every completion.
+        unsafe { p.a.qp.post_send(&wr).unwrap() };
+    }
+    let mut peak = Peak {
+        reads: 0,
+        atomics: 0,
+    };
+    let (mut reads, mut atomics) = (0i64, 0i64);
+    let mut done = 0;
+    let mut wc = [Default::default()];
+    for _ in 0..2_000_000 {
+        p.fabric.lock().unwrap().run(1);
+        {
+            let mut f = p.fabric.lock().unwrap();
+            for fr in f.take_sent(0) {
+                if opcode(&fr) == READ_REQ {
+                    reads += 1;
+                } else if ATOMIC_REQ.contains(&opcode(&fr)) {
+                    reads += 1;
+                    atomics += 1;
+                }
+            }
+            for fr in f.take_sent(1) {
+                if READ_END.contains(&opcode(&fr)) {
+                    reads -= 1;
+                } else if opcode(&fr) == ATOMIC_ACK {
+                    reads -= 1;
+                    atomics -= 1;
+                }
+            }
+        }
+        peak.reads = peak.reads.max(reads);
+        peak.atomics = peak.atomics.max(atomics);
+        while p.a.send_cq.poll(&mut wc) == 1 {
+            let c = wc[0];
+            let want = if ops[done] {
+                WcOpcode::FetchAdd
+            } else {
+                WcOpcode::RdmaRead
+            };
+            assert_eq!(
+                (c.wr_id, c.status, c.opcode),
+                (done as u64, WcStatus::Success, want),
+                "completions in order, each a success"
+            );
+            done += 1;
+        }
+        if done == n {
+            break;
+        }
+    }
+    assert_eq!(done, n, "every request completed");
+    let mut got = vec![0; n * LEN];
+    local.read(0, &mut got).unwrap();
+    let mut now = vec![0; n * LEN];
+    remote.read(0, &mut now).unwrap();
+    for (i, &atomic) in ops.iter().enumerate() {
+        let r = i * LEN..(i + 1) * LEN;
+        if atomic {
+            // The original value came back; B's word went up by 2^40.
+            assert_eq!(
+                got[r.start..r.start + 8],
+                data[r.start..r.start + 8],
+                "op {i}"
+            );
+            let old = u64::from_le_bytes(data[r.start..r.start + 8].try_into().unwrap());
+            let new = u64::from_le_bytes(now[r.start..r.start + 8].try_into().unwrap());
+            assert_eq!(new, old.wrapping_add(1 << 40), "op {i}: added once");
+        } else {
+            assert!(got[r.clone()] == data[r], "op {i}: READ data differs");
+        }
+    }
+    peak
+}
+
+#[test]
+fn the_device_offers_a_read_context_queue() {
+    let p = Pair::connect(FabricConfig::default(), 1024, 200_000).unwrap();
+    let d = p.a.ctx.query_device();
+    assert_eq!(d.max_qp_init_rd_atom, regs::RD_ATOMIC_DEPTH as u32);
+    assert_eq!(d.max_qp_rd_atom, 1);
+}
+
+fn reads_fill_the_queue_and_no_more(width: Width) {
+    let reads = [false; 10];
+    for max in [1u8, 2, 4] {
+        let peak = run(width, max, &reads);
+        assert_eq!(
+            peak.reads, max as i64,
+            "{width:?}: max_rd_atomic {max}: READs outstanding"
+        );
+    }
+}
+
+#[test]
+fn reads_fill_the_queue_and_no_more_64() {
+    reads_fill_the_queue_and_no_more(Width::W64);
+}
+
+#[test]
+fn reads_fill_the_queue_and_no_more_512() {
+    reads_fill_the_queue_and_no_more(Width::W512);
+}
+
+/// Atomics mixed with READs: the queue fills, but never with two atomics (a responder may replay only
+/// the last atomic's result to a duplicate).
+#[test]
+fn atomics_go_one_at_a_time_among_reads() {
+    let ops = [
+        true, false, true, false, false, true, true, false, false, false, true,
+    ];
+    let peak = run(Width::W64, 4, &ops);
+    assert_eq!(peak.atomics, 1, "one atomic outstanding at a time");
+    assert!(
+        peak.reads >= 2,
+        "READs go out behind an atomic: {} outstanding at most",
+        peak.reads
+    );
+}
