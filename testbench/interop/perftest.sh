@@ -3,17 +3,20 @@
 # unmodified perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` / `ib_write_lat` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
 # dgram link. Same harness as rc-pingpong.sh (run-guest.sh, port forwards both ways).
 #
-# usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."]
+# usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."] [--tools "VERB ..."]
 #   --iters N     iterations per case (default 100)
 #   --out DIR     logs and one pcap per case and role (default out/interop-perftest)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:65536 4096:65536 1024:64")
+#   --tools LIST  of write-bw read-bw send-bw write-lat (default all four)
 #
 # For each tool (write-bw, read-bw, send-bw, write-lat): role A, the guest's perftest is the server and rocenic the client; role B,
 # rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
 # case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
 # pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
 # in the guest exits 0; in role A the guest's server must also print a row for every case (write and read:
-# the report rocenic's client sent it; send and write-lat: its own measurement).
+# the report rocenic's client sent it; send and write-lat: its own measurement). In role A rocenic's read-bw
+# client keeps 4 READs outstanding (`-o 4`, max_rd_atomic 4); in role B rxe's client keeps as many as its
+# perftest chooses, which rocenic's responder takes in order.
 # Prints "interop-perftest: N passed, M failed" and exits non-zero if any case failed.
 set -euo pipefail
 
@@ -22,11 +25,13 @@ root=$(cd "$here/../.." && pwd)
 iters=100
 out=$root/out/interop-perftest
 cases="1024:65536 4096:65536 1024:64"
+tools="write-bw read-bw send-bw write-lat"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --iters) iters=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --cases) cases=${2:?}; shift 2 ;;
+        --tools) tools=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "perftest.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -60,6 +65,9 @@ check_case() { # name log pcap size
 
 for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat:ib_write_lat; do
     verb=${spec%%:*} tool=${spec##*:}
+    [[ " $tools " == *" $verb "* ]] || continue
+    outs=()
+    [[ $verb == read-bw ]] && outs=(-o 4)
     guest_cases=""
     for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
 
@@ -73,7 +81,7 @@ for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat
         m=${c%%:*} s=${c##*:} name="$verb: rxe-server/rocenic-client mtu $m size $s"
         log=$out/$verb-A-$m-$s.log pcap=$out/$verb-A-$m-$s.pcap
         timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
-            -n "$iters" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+            -n "$iters" "${outs[@]}" -p "$oob" --timeout 500 --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
         check_case "$name" "$log" "$pcap" "$s"
     done
     if wait "$guest"; then report "$verb: rxe side of role A (every $tool server exited 0)" ok
