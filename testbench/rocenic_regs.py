@@ -201,6 +201,7 @@ VLAN_2 = 0x06C4
 VLAN_3 = 0x06C8
 QP_VLAN = 0x06CC
 QP_MAX_RD_ATOMIC = 0x06D0
+TX_STATUS = 0x06D4
 
 # Reset value and access of each register, by name.
 RESET = {
@@ -397,6 +398,7 @@ RESET = {
     "VLAN_3": 0x0,
     "QP_VLAN": 0x0,
     "QP_MAX_RD_ATOMIC": 0x1,
+    "TX_STATUS": 0x0,
 }
 ACCESS = {
     "ID": "ro",
@@ -592,6 +594,7 @@ ACCESS = {
     "VLAN_3": "rw",
     "QP_VLAN": "rw",
     "QP_MAX_RD_ATOMIC": "rw",
+    "TX_STATUS": "ro",
 }
 
 # The register-block directory: (header offset, value) of every header word.
@@ -634,6 +637,6 @@ BLOCK_HEADER_WORDS = [
     (0x00CC, 0x00000004),
     (0x00D0, 0x000A0001),
     (0x00D4, 0x00000000),
-    (0x00D8, 0x06D00004),
+    (0x00D8, 0x06D00008),
     (0x00DC, 0x00000004),
 ]

@@ -9,6 +9,7 @@ use crate::verbs::{
     AccessFlags, MemoryRegion, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
 };
 use crate::{DmaRegion, WcOpcode, WcStatus};
+use rocenic_proto::regs;
 use rocenic_sim::fault::SplitMix64;
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::collections::VecDeque;
@@ -522,11 +523,16 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         }
         if pair.cycles() - last_progress > stall {
             return Err(format!(
-                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); counters {}",
+                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); TX_STATUS {:08x?}; \
+                 counters {}",
                 inflight
                     .iter()
                     .map(|q| q.iter().map(|f| (KINDS[f.kind], f.len)).collect::<Vec<_>>())
                     .collect::<Vec<_>>(),
+                {
+                    let mut f = pair.fabric.lock().unwrap();
+                    [f.reg_read(0, regs::TX_STATUS), f.reg_read(1, regs::TX_STATUS)]
+                },
                 nonzero_counters(&sides)
             ));
         }

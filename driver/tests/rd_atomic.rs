@@ -21,6 +21,8 @@ const ATOMIC_ACK: u8 = 0x12;
 struct Peak {
     reads: i64,
     atomics: i64,
+    /// The most READ/atomic contexts TX_STATUS showed queued (bits 20..22).
+    queued: u32,
 }
 
 /// A posts `ops` (true: FETCH_ADD, false: a 3000-byte READ, three responses at MTU 1024) at once on a
@@ -88,6 +90,7 @@ fn run(width: Width, max_rd_atomic: u8, ops: &[bool]) -> Peak {
     let mut peak = Peak {
         reads: 0,
         atomics: 0,
+        queued: 0,
     };
     let (mut reads, mut atomics) = (0i64, 0i64);
     let mut done = 0;
@@ -96,6 +99,7 @@ fn run(width: Width, max_rd_atomic: u8, ops: &[bool]) -> Peak {
         p.fabric.lock().unwrap().run(1);
         {
             let mut f = p.fabric.lock().unwrap();
+            peak.queued = peak.queued.max((f.reg_read(0, regs::TX_STATUS) >> 20) & 7);
             for fr in f.take_sent(0) {
                 if opcode(&fr) == READ_REQ {
                     reads += 1;
@@ -172,6 +176,10 @@ fn reads_fill_the_queue_and_no_more(width: Width) {
         assert_eq!(
             peak.reads, max as i64,
             "{width:?}: max_rd_atomic {max}: READs outstanding"
+        );
+        assert_eq!(
+            peak.queued, max as u32,
+            "{width:?}: max_rd_atomic {max}: contexts TX_STATUS showed queued"
         );
     }
 }

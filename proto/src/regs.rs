@@ -235,6 +235,7 @@ registers! {
     VLAN_3 = 0x06C8, Rw, 0, "Port VLAN table entry 3 (VLAN_1's layout).";
     QP_VLAN = 0x06CC, Rw, 0, "QP window (QP_CMD MODIFY stores it with the rest): bit 16, the QP's packets, its responses and CNPs leave tagged with the VID of port VLAN table entry bits 1..0 (0 = VLAN, 1..3 = VLAN_n) and PCP = PFC_PRIORITY, whether or not the entry is on (the driver names only entries that are); clear, as VLAN says (its VID in VLAN mode, else untagged). Linux's model: the VLAN of the netdev of the QP's source GID.";
     QP_MAX_RD_ATOMIC = 0x06D0, Rw, 1, "QP window (QP_CMD MODIFY stores it with the rest): max_rd_atomic, the RDMA READ and atomic requests the QP's requester keeps outstanding at once (1..RD_ATOMIC_DEPTH, the RdAtomic block's param; 0 acts as 1). READs and atomics beyond it wait for the oldest to complete. A READ with a scatter list (NUM_SGE > 1) always waits until none is outstanding.";
+    TX_STATUS = 0x06D4, Ro, 0, "The transmit engine's requester state, for finding out why a QP's send queue stands still (live, of the QP in its turn): bit 0 a WQE in progress, 1 it is done (completing), 2 going back (refetch pending), 3 RNR wait, 4 next WQE claimed, 5 next WQE fetched, 6 a payload prefetch claimed, 7 the WQE's READ/atomic context is queued, 8 an atomic is outstanding, 9 the WQE may send (READ/atomic room), 10 an ACK/NAK latched, 11 it waits for a READ to land, 12 a READ response job, 13 between turns, 14 the ring head is valid, 15 the head is a READ/atomic, 16..19 outstanding ring entries, 20..22 READ/atomic contexts queued, 24..26 of them not landed, 28 Idle, 29 payload reads in flight, 30 paused (hold), 31 enabled.";
 }
 
 /// What a register block is, as its header names it.
@@ -262,8 +263,9 @@ pub enum BlockKind {
     /// Port VLAN table (`VLAN` is entry 0, `VLAN_1..3`) and the QP window's `QP_VLAN`; param: number of
     /// entries.
     VlanTable = 9,
-    /// Outstanding READ/atomic requests per QP (the QP window's `QP_MAX_RD_ATOMIC`); param: the most a
-    /// QP may keep (max_qp_init_rd_atom). Without this block a QP keeps one.
+    /// The requester: outstanding READ/atomic requests per QP (the QP window's `QP_MAX_RD_ATOMIC`) and
+    /// the transmit engine's state (`TX_STATUS`); param: the READs/atomics a QP may keep outstanding
+    /// (max_qp_init_rd_atom). Without this block a QP keeps one.
     RdAtomic = 10,
 }
 
@@ -366,7 +368,7 @@ pub const BLOCKS: &[Block] = &[
         kind: BlockKind::RdAtomic,
         version: 1,
         base: QP_MAX_RD_ATOMIC,
-        size: 0x0004,
+        size: 0x0008,
         param: RD_ATOMIC_DEPTH as u32,
     },
 ];

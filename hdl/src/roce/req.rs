@@ -103,6 +103,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub retry_cnt: Signal<In, Bits<32>>,
     /// The QP's max_rd_atomic: READ/atomic requests it keeps outstanding (0 acts as 1, at most RDQ_DEPTH).
     pub max_rd_atomic: Signal<In, Bits<3>>,
+    /// TX_STATUS (proto::regs): the requester's state bits, for debugging a stuck send queue.
+    pub status: Signal<Out, Bits<32>>,
+    st_idle: Signal<Local, bool>,
     /// RNR NAKs to wait out per WQE; 7 = forever.
     pub rnr_retry: Signal<In, Bits<32>>,
     pub rnr_retry_exc_inc: Signal<Out, bool>,
@@ -788,6 +791,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             h_landed: Default::default(),
             h_wait: Default::default(),
             max_rd_atomic: Default::default(),
+            status: Default::default(),
+            st_idle: Default::default(),
             rd_done: Default::default(),
             rg_n: Default::default(),
             rg_stale: Default::default(),
@@ -1945,6 +1950,22 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.sq_psn_set.next = true;
                             self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
                         }
+                    } else if (self.ack_d.val() >= self.npk.q.val())
+                        && (self.ack_d.val() <= self.hi_d.val())
+                        && !(self.is_read.val() || self.is_atomic.val())
+                    {
+                        // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
+                        // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
+                        // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
+                        self.una.d.next = self.npk.q.val();
+                        self.snd_idx.d.next = self.npk.q.val();
+                        self.snd_max.d.next = self.npk.q.val();
+                        self.timer.d.next = 0.into();
+                        self.retry.d.next = self.retry_cnt.val();
+                        self.w_done.d.next = true;
+                        self.w_status.d.next = 0.into();
+                        self.sq_psn_set.next = true;
+                        self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
                     } else if (self.ack_d.val() >= self.una.q.val())
                         && (self.ack_d.val() <= self.snd_max.q.val())
                     {
@@ -2597,6 +2618,30 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
         // resend.
         self.rg_psn.next = self.h_first.val() + self.rg_at.val();
+        self.st_idle.next = self.state.q.val() == TxState::Idle;
+        self.status.next = bit_cast::<32, 1>(self.wqe_active.q.val().into())
+            | (bit_cast::<32, 1>(self.w_done.q.val().into()) << 1)
+            | (bit_cast::<32, 1>(self.rs_on.q.val().into()) << 2)
+            | (bit_cast::<32, 1>(self.rnr_wait.q.val().into()) << 3)
+            | (bit_cast::<32, 1>(self.nx_claim.q.val().into()) << 4)
+            | (bit_cast::<32, 1>(self.nx_on.q.val().into()) << 5)
+            | (bit_cast::<32, 1>(self.pf_on.q.val().into()) << 6)
+            | (bit_cast::<32, 1>(self.w_rdq.q.val().into()) << 7)
+            | (bit_cast::<32, 1>(self.rdq_atom.q.val().into()) << 8)
+            | (bit_cast::<32, 1>(self.rd_go.val().into()) << 9)
+            | (bit_cast::<32, 1>(self.lat_valid.q.val().into()) << 10)
+            | (bit_cast::<32, 1>(self.h_wait.val().into()) << 11)
+            | (bit_cast::<32, 1>(self.rr_active.q.val().into()) << 12)
+            | (bit_cast::<32, 1>(self.sw_ok.val().into()) << 13)
+            | (bit_cast::<32, 1>(self.rg_ok.val().into()) << 14)
+            | (bit_cast::<32, 1>(self.h_rd.val().into()) << 15)
+            | (bit_cast::<32, 4>(self.rg_n.q.val()) << 16)
+            | (bit_cast::<32, 3>(self.rdq_n.q.val()) << 20)
+            | (bit_cast::<32, 3>(self.rdq_rxn.q.val()) << 24)
+            | (bit_cast::<32, 1>(self.st_idle.val().into()) << 28)
+            | (bit_cast::<32, 1>(self.pf_any.val().into()) << 29)
+            | (bit_cast::<32, 1>(self.hold.val().into()) << 30)
+            | (bit_cast::<32, 1>(self.enable.val().into()) << 31);
         // hi_psn: each new highest PSN sent; at a turn's start (nothing outstanding) the QP's SQ_PSN.
         self.hi_step.next = bit_cast::<24, 32>(self.sq_psn_val.val()) - self.hi_psn.q.val();
         if self.sq_psn_set.val() && !self.rg_back.val() && (self.hi_step.val() < 0x80_0000) {

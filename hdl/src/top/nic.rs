@@ -544,6 +544,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.ack_timeout.next = self.qpt.tx_ack_timeout.val();
         self.tx_eng.retry_cnt.next = self.qpt.tx_retry.val();
         self.tx_eng.max_rd_atomic.next = self.qpt.tx_max_rd.val();
+        self.regs.tx_status.next = self.tx_eng.status.val();
         self.tx_eng.push_db.next = self.regs.wqe_push_db.val();
         self.tx_eng.push_wqe.next = (bit_cast::<512, 32>(self.regs.wqe_push_0.val()) << 0)
             | (bit_cast::<512, 32>(self.regs.wqe_push_1.val()) << 32)
