@@ -106,6 +106,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// TX_STATUS (proto::regs): the requester's state bits, for debugging a stuck send queue.
     pub status: Signal<Out, Bits<32>>,
     st_idle: Signal<Local, bool>,
+    /// An ACK or NAK past the WRITE or SEND in progress acknowledges it whole.
+    w_past: Signal<Local, bool>,
     /// RNR NAKs to wait out per WQE; 7 = forever.
     pub rnr_retry: Signal<In, Bits<32>>,
     pub rnr_retry_exc_inc: Signal<Out, bool>,
@@ -793,6 +795,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             max_rd_atomic: Default::default(),
             status: Default::default(),
             st_idle: Default::default(),
+            w_past: Default::default(),
             rd_done: Default::default(),
             rg_n: Default::default(),
             rg_stale: Default::default(),
@@ -1248,6 +1251,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 | (bit_cast::<128, 8>(1.into()) << 120);
         }
         self.rdq_push.next = false;
+        self.w_past.next = false;
         self.rdq_pop.next = false;
         self.rdq_clear.next = false;
         self.rdq.write_enable.next = false;
@@ -1940,15 +1944,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         {
                             // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
                             // responder executed all of it (and more), so the rest need not go again.
-                            self.una.d.next = self.npk.q.val();
-                            self.snd_idx.d.next = self.npk.q.val();
-                            self.snd_max.d.next = self.npk.q.val();
-                            self.timer.d.next = 0.into();
-                            self.retry.d.next = self.retry_cnt.val();
-                            self.w_done.d.next = true;
-                            self.w_status.d.next = 0.into();
-                            self.sq_psn_set.next = true;
-                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
+                            self.w_past.next = true;
                         }
                     } else if (self.ack_d.val() >= self.npk.q.val())
                         && (self.ack_d.val() <= self.hi_d.val())
@@ -1957,15 +1953,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
                         // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
                         // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
-                        self.una.d.next = self.npk.q.val();
-                        self.snd_idx.d.next = self.npk.q.val();
-                        self.snd_max.d.next = self.npk.q.val();
-                        self.timer.d.next = 0.into();
-                        self.retry.d.next = self.retry_cnt.val();
-                        self.w_done.d.next = true;
-                        self.w_status.d.next = 0.into();
-                        self.sq_psn_set.next = true;
-                        self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
+                        self.w_past.next = true;
                     } else if (self.ack_d.val() >= self.una.q.val())
                         && (self.ack_d.val() <= self.snd_max.q.val())
                     {
@@ -2613,6 +2601,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             _ => {
                 self.state.d.next = TxState::Idle;
             }
+        }
+        if self.w_past.val() {
+            // The WQE in progress is acknowledged whole by an ACK or NAK past it (Idle, above).
+            self.una.d.next = self.npk.q.val();
+            self.snd_idx.d.next = self.npk.q.val();
+            self.snd_max.d.next = self.npk.q.val();
+            self.timer.d.next = 0.into();
+            self.retry.d.next = self.retry_cnt.val();
+            self.w_done.d.next = true;
+            self.w_status.d.next = 0.into();
+            self.sq_psn_set.next = true;
+            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
         }
         // Going back into the ring (Idle, a NAK or timeout in it): drop the ring and the WQE in progress,
         // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
