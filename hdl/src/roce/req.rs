@@ -300,6 +300,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rd_go: Signal<Local, bool>,
     /// The ring's head entry is a READ or atomic; it has landed (its context passed the receive engine).
     h_rd: Signal<Local, bool>,
+    /// The ring head's work request opcode (ibv_wr_opcode).
+    h_op: Signal<Local, Bits<8>>,
+    /// The receive engine landed its context's last response (`rd_done` while one waits).
+    rx_land: Signal<Local, bool>,
     h_landed: Signal<Local, bool>,
     /// An ACK for a landed response beyond the head READ: kept until the landing retires the head.
     h_wait: Signal<Local, bool>,
@@ -790,6 +794,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rdq_depth: Constant::new(RDQ_DEPTH.into()),
             rd_go: Default::default(),
             h_rd: Default::default(),
+            h_op: Default::default(),
+            rx_land: Default::default(),
             h_landed: Default::default(),
             h_wait: Default::default(),
             max_rd_atomic: Default::default(),
@@ -1187,8 +1193,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.sq_fi.next = self.sq_ci.val() + bit_cast::<32, 4>(self.rg_n.q.val());
         self.nx_i.next = self.sq_fi.val() + 1;
         self.h_last.next = self.h_npk.val() - self.one24.val();
-        self.h_rd.next = ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) >= 4)
-            && ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) <= 6);
+        self.h_op.next = bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF;
+        self.h_rd.next = (self.h_op.val() >= 4) && (self.h_op.val() <= 6);
         // Entries of rdq that landed and have not completed: the oldest is the head's, if it is a READ.
         self.h_landed.next = self.rdq_n.q.val() != self.rdq_rxn.q.val();
         self.h_wait.next = self.h_rd.val()
@@ -1243,13 +1249,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rdq.write_address.next = self.rdq_tail.q.val();
         self.rdq.write_data.next = bit_cast::<128, 64>(self.w_laddr.q.val())
             | (bit_cast::<128, 32>(self.w_len.q.val()) << 64)
-            | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96);
-        if self.is_atomic.val() {
-            self.rdq.write_data.next = bit_cast::<128, 64>(self.w_laddr.q.val())
-                | (bit_cast::<128, 32>(self.w_len.q.val()) << 64)
-                | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96)
-                | (bit_cast::<128, 8>(1.into()) << 120);
-        }
+            | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96)
+            | (bit_cast::<128, 1>(self.is_atomic.val().into()) << 120);
         self.rdq_push.next = false;
         self.w_past.next = false;
         self.rdq_pop.next = false;
@@ -2564,8 +2565,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
                 // RDMA_READ 2, COMP_SWAP 3, FETCH_ADD 4 for the work requests 4, 5, 6.
                 if self.h_rd.val() {
-                    self.cqe_opcode.next =
-                        (bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) - 2;
+                    self.cqe_opcode.next = self.h_op.val() - 2;
                 }
                 self.want_cqe.next = (self.rg_status.q.val() != 0)
                     || ((bit_cast::<8, 160>(self.rg.read_data.val() >> 148) & 1) != 0);
@@ -2581,9 +2581,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rnr_left.d.next = self.rnr_retry.val();
                     self.rdq_pop.next = self.h_rd.val();
                     self.rdq_clear.next = self.rg_status.q.val() != 0;
-                    if self.h_rd.val()
-                        && ((bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF) != 4)
-                    {
+                    if self.h_rd.val() && (self.h_op.val() != 4) {
                         // An atomic (5, 6) completes: the next may go.
                         self.rdq_atom.d.next = false;
                     }
@@ -2654,28 +2652,28 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             // Going back drops every request outstanding (they are sent again); so does leaving RTS/SQD.
             self.rdq_clear.next = true;
         }
+        self.rx_land.next = self.rd_done.val() && (self.rdq_rxn.q.val() != 0);
         self.rdq.write_enable.next = self.rdq_push.val();
-        self.rdq_stale.d.next = (self.rdq_push.val() && (self.rdq_rxn.q.val() == 0))
-            || (self.rd_done.val() && (self.rdq_rxn.q.val() != 0));
+        self.rdq_stale.d.next =
+            (self.rdq_push.val() && (self.rdq_rxn.q.val() == 0)) || self.rx_land.val();
         if self.rdq_push.val() {
             self.w_rdq.d.next = true;
             if self.is_atomic.val() {
                 self.rdq_atom.d.next = true;
             }
             self.rdq_tail.d.next = self.rdq_tail.q.val() + 1;
-            self.rdq_n.d.next = self.rdq_n.q.val() + 1;
-            if self.rdq_pop.val() {
-                self.rdq_n.d.next = self.rdq_n.q.val();
-            }
-            self.rdq_rxn.d.next = self.rdq_rxn.q.val() + 1;
-            if self.rd_done.val() && (self.rdq_rxn.q.val() != 0) {
-                self.rdq_rxn.d.next = self.rdq_rxn.q.val();
-            }
-        } else if self.rd_done.val() && (self.rdq_rxn.q.val() != 0) {
-            self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
         }
-        if self.rdq_pop.val() && !self.rdq_push.val() && (self.rdq_n.q.val() != 0) {
+        // Entries: a push adds one, a completion removes one; contexts waiting: a push adds one, a
+        // landing removes one.
+        if self.rdq_push.val() && !self.rdq_pop.val() {
+            self.rdq_n.d.next = self.rdq_n.q.val() + 1;
+        } else if self.rdq_pop.val() && !self.rdq_push.val() && (self.rdq_n.q.val() != 0) {
             self.rdq_n.d.next = self.rdq_n.q.val() - 1;
+        }
+        if self.rdq_push.val() && !self.rx_land.val() {
+            self.rdq_rxn.d.next = self.rdq_rxn.q.val() + 1;
+        } else if self.rx_land.val() && !self.rdq_push.val() {
+            self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
         }
         if self.rdq_clear.val() {
             self.rdq_atom.d.next = false;
