@@ -398,7 +398,7 @@ RESET = {
     "VLAN_3": 0x0,
     "QP_VLAN": 0x0,
     "QP_MAX_RD_ATOMIC": 0x1,
-    "TX_STATUS": 0x0,
+    "TX_STATUS": 0x10006200,
 }
 ACCESS = {
     "ID": "ro",

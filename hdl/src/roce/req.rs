@@ -106,6 +106,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// TX_STATUS (proto::regs): the requester's state bits, for debugging a stuck send queue.
     pub status: Signal<Out, Bits<32>>,
     st_idle: Signal<Local, bool>,
+    /// TX_STATUS bit 15: the ring head is a READ/atomic (only with entries in the ring; the RAM word of an
+    /// empty ring is not defined).
+    st_hrd: Signal<Local, bool>,
     /// An ACK or NAK past the WRITE or SEND in progress acknowledges it whole.
     w_past: Signal<Local, bool>,
     /// RNR NAKs to wait out per WQE; 7 = forever.
@@ -801,6 +804,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             max_rd_atomic: Default::default(),
             status: Default::default(),
             st_idle: Default::default(),
+            st_hrd: Default::default(),
             w_past: Default::default(),
             rd_done: Default::default(),
             rg_n: Default::default(),
@@ -2617,6 +2621,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // resend.
         self.rg_psn.next = self.h_first.val() + self.rg_at.val();
         self.st_idle.next = self.state.q.val() == TxState::Idle;
+        self.st_hrd.next = self.h_rd.val() && (self.rg_n.q.val() != 0);
         self.status.next = bit_cast::<32, 1>(self.wqe_active.q.val().into())
             | (bit_cast::<32, 1>(self.w_done.q.val().into()) << 1)
             | (bit_cast::<32, 1>(self.rs_on.q.val().into()) << 2)
@@ -2632,7 +2637,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             | (bit_cast::<32, 1>(self.rr_active.q.val().into()) << 12)
             | (bit_cast::<32, 1>(self.sw_ok.val().into()) << 13)
             | (bit_cast::<32, 1>(self.rg_ok.val().into()) << 14)
-            | (bit_cast::<32, 1>(self.h_rd.val().into()) << 15)
+            | (bit_cast::<32, 1>(self.st_hrd.val().into()) << 15)
             | (bit_cast::<32, 4>(self.rg_n.q.val()) << 16)
             | (bit_cast::<32, 3>(self.rdq_n.q.val()) << 20)
             | (bit_cast::<32, 3>(self.rdq_rxn.q.val()) << 24)

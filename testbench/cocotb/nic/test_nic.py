@@ -81,7 +81,10 @@ class Nic:
         for _ in range(4):
             await RisingEdge(dut.clock)
             if dut.reg_rd_data_valid.value == 1:
-                return int(dut.reg_rd_data.value)
+                v = dut.reg_rd_data.value
+                if not v.is_resolvable:
+                    raise AssertionError(f"register {addr:#x} reads {v} (X/Z bits)")
+                return int(v)
         raise AssertionError(f"no read data for {addr:#x}")
 
     async def counters(self):
