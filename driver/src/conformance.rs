@@ -1345,6 +1345,49 @@ fn atomic_replay(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+/// The responder keeps the results of its last ATOMIC_RESULTS atomics (max_qp_rd_atom): a requester
+/// with that many outstanding may ask for any of them again, in any order. One older has left the cache:
+/// its duplicate is dropped and counted (as rdma_rxe's duplicate_request does for a resource it no longer
+/// has), never executed again.
+fn atomic_replay_depth(b: &mut Bench) -> Result<(), String> {
+    let n = regs::ATOMIC_RESULTS as u32;
+    let mut v = word(b, 32);
+    let p = b.take_psn(n + 1);
+    let psn = |i: u32| (p + i) & 0xFF_FFFF;
+    let add = |i: u32| 1u64 << (8 * i);
+    let mut orig = Vec::new();
+    for i in 0..=n {
+        let o = atomic(b, op::RC_FETCH_ADD, 32, add(i), 0, psn(i))?;
+        check!(o == v, "atomic {i}: original {o:#x}, memory had {v:#x}");
+        orig.push(o);
+        v = v.wrapping_add(add(i));
+    }
+    // The newest ATOMIC_RESULTS, newest first then scattered: each gets its own result.
+    let mut order: Vec<u32> = (1..=n).rev().collect();
+    order.swap(0, 2);
+    for i in order {
+        let o = atomic(b, op::RC_FETCH_ADD, 32, add(i), 0, psn(i))?;
+        check!(o == orig[i as usize], "duplicate of atomic {i}: {o:#x}, saved {:#x}", orig[i as usize]);
+    }
+    check!(word(b, 32) == v, "memory {:#x}: an atomic ran twice (want {v:#x})", word(b, 32));
+    let dups = b.counter(regs::RX_DUP_REQUESTS);
+    let e = ExtHeaders {
+        atomic_eth: Some(AtomicEthRepr {
+            va: b.mr.addr() + 32,
+            rkey: b.mr.rkey(),
+            swap_add: add(0),
+            compare: 0,
+        }),
+        ..ExtHeaders::default()
+    };
+    b.inject(b.frame(op::RC_FETCH_ADD, psn(0), e, &[], true), 3000);
+    b.expect_silence()?;
+    check!(b.counter(regs::RX_DUP_REQUESTS) == dups + 1, "the evicted duplicate not counted");
+    check!(word(b, 32) == v, "the evicted duplicate was executed");
+    check!(b.qp_state() == QpState::Rts, "still RTS");
+    Ok(())
+}
+
 fn atomic_misaligned(b: &mut Bench) -> Result<(), String> {
     let p = b.take_psn(1);
     let e = ExtHeaders {
@@ -3755,6 +3798,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_atomic_fetch_add", rule: "9.4.5: FETCH_ADD returns the original value and adds", run: atomic_fetch_add },
     Case { name: "rc_atomic_compare_swap", rule: "9.4.5: COMPARE_SWAP swaps only on a match, returns the original either way", run: atomic_compare_swap_hit_and_miss },
     Case { name: "rc_atomic_replay", rule: "9.4.5: a duplicate atomic gets the saved result and is not executed twice", run: atomic_replay },
+    Case { name: "rc_atomic_replay_depth", rule: "9.4.5: the last max_qp_rd_atom (4) atomic results are kept; each duplicate gets its own, an older one is dropped and counted", run: atomic_replay_depth },
     Case { name: "rc_atomic_misaligned", rule: "9.4.5: a misaligned atomic is an invalid request", run: atomic_misaligned },
     Case { name: "rc_atomic_without_remote_atomic", rule: "C9-88: an MR with remote WRITE and READ but not REMOTE_ATOMIC refuses an atomic (remote access error), though it takes a WRITE", run: atomic_without_remote_atomic },
     Case { name: "rc_atomic_out_of_bounds", rule: "C9-88: an atomic on the MR's last word executes; on the word past its end it is a remote access error", run: atomic_out_of_bounds },

@@ -215,6 +215,7 @@ pub fn connect_qps(qps: [&QueuePair; 2], p: &PairParams) -> Result<()> {
             sgid_index: 0,
             udp_sport: p.udp_sport[i],
             min_rnr_timer: p.min_rnr_timer,
+            max_dest_rd_atomic: p.max_rd_atomic,
             traffic_class: p.traffic_class,
             hop_limit: p.hop_limit,
             flow_label: p.flow_label,

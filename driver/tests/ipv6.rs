@@ -226,6 +226,7 @@ fn ipv6_paths_need_a_source_gid() {
         flow_label: 0,
         vlan: None,
         min_rnr_timer: 1,
+        max_dest_rd_atomic: 4,
         traffic_class: 0,
     };
     let bad = |r: Result<(), Error>| matches!(r, Err(Error::BadAttr(_)));

@@ -113,6 +113,7 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
                 flow_label: 0,
                 vlan: None,
                 min_rnr_timer: 1,
+                max_dest_rd_atomic: 4,
                 traffic_class: 0,
             }))
             .unwrap();

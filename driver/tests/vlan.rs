@@ -403,6 +403,7 @@ fn qp_vlans_are_checked() {
         flow_label: 0,
         vlan: Some(99),
         min_rnr_timer: 1,
+        max_dest_rd_atomic: 4,
         traffic_class: 0,
     };
     assert!(matches!(

@@ -264,8 +264,9 @@ pub enum BlockKind {
     /// entries.
     VlanTable = 9,
     /// The requester: outstanding READ/atomic requests per QP (the QP window's `QP_MAX_RD_ATOMIC`) and
-    /// the transmit engine's state (`TX_STATUS`); param: the READs/atomics a QP may keep outstanding
-    /// (max_qp_init_rd_atom). Without this block a QP keeps one.
+    /// the transmit engine's state (`TX_STATUS`); param bits 7..0: the READs/atomics a QP may keep
+    /// outstanding (max_qp_init_rd_atom); from version 2, bits 15..8: the atomic results a QP's
+    /// responder keeps for duplicates (max_qp_rd_atom). Without this block a QP keeps one of each.
     RdAtomic = 10,
 }
 
@@ -366,10 +367,10 @@ pub const BLOCKS: &[Block] = &[
     },
     Block {
         kind: BlockKind::RdAtomic,
-        version: 1,
+        version: 2,
         base: QP_MAX_RD_ATOMIC,
         size: 0x0008,
-        param: RD_ATOMIC_DEPTH as u32,
+        param: (ATOMIC_RESULTS as u32) << 8 | RD_ATOMIC_DEPTH as u32,
     },
 ];
 
@@ -431,6 +432,9 @@ pub const VLAN_MODE: u32 = 1 << 16;
 /// READ/atomic requests a QP's requester may keep outstanding (`QP_MAX_RD_ATOMIC`; the transmit
 /// engine's READ context queue).
 pub const RD_ATOMIC_DEPTH: usize = 4;
+/// Atomic results a QP's responder keeps to answer duplicates (max_qp_rd_atom, the limit of
+/// max_dest_rd_atomic): the receive engine's atomic result cache, held in the QP context.
+pub const ATOMIC_RESULTS: usize = 4;
 /// Entries of the port VLAN table: `VLAN` (entry 0) and `VLAN_1..3`.
 pub const VLAN_TABLE_LEN: usize = 4;
 /// `VLAN_n` bit 16: the entry is on.

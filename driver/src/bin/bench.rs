@@ -104,6 +104,7 @@ fn post_send_ns() -> f64 {
         flow_label: 0,
         vlan: None,
         min_rnr_timer: 12,
+        max_dest_rd_atomic: 4,
         traffic_class: 0,
     }))
     .unwrap();

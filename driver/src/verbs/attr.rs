@@ -98,6 +98,11 @@ pub struct RtrAttrs {
     /// RNR NAK timer code this QP's responder sends when no receive is posted (IBA Table 45: 1 = 10 µs
     /// ... 31 = 491.52 ms, 0 = 655.36 ms).
     pub min_rnr_timer: u8,
+    /// `max_dest_rd_atomic`: READ and atomic requests the peer may keep outstanding to this QP's
+    /// responder, up to the device's `max_qp_rd_atom`. The responder executes READs as they come
+    /// whatever their number, and keeps the results of its last `max_qp_rd_atom` atomics for
+    /// duplicates whatever this says; the value is checked and reported by `query_qp`.
+    pub max_dest_rd_atomic: u8,
     /// GRH traffic class (`ibv_ah_attr.grh.traffic_class`; for RoCEv2 the IPv4 TOS byte): its DSCP,
     /// `traffic_class >> 2`, marks the QP's packets so a DSCP-trusting switch puts them in the lossless
     /// class; the ECN bits are the NIC's (`TX_ECN`, ECT(0) by default).
@@ -155,6 +160,7 @@ pub struct QpAttrs {
     pub retry_cnt: u8,
     pub rnr_retry: u8,
     pub max_rd_atomic: u8,
+    pub max_dest_rd_atomic: u8,
     pub udp_sport: u16,
     /// GRH traffic class (DSCP << 2).
     pub traffic_class: u8,

@@ -119,7 +119,7 @@ impl Context {
             max_mr: self.max_mrs(),
             max_mr_size: u64::MAX,
             max_pd: MAX_PDN as usize,
-            max_qp_rd_atom: 1,
+            max_qp_rd_atom: self.dev.max_dest_rd_atomic(),
             max_qp_init_rd_atom: self.dev.max_rd_atomic(),
             max_msg_sz: 1 << 31,
             atomic_cap_hca: true,
@@ -519,9 +519,9 @@ pub struct DeviceAttr {
     /// Protection domains alive at once (the core's PD field is 24 bits; numbers of dropped PDs are
     /// reused).
     pub max_pd: usize,
-    /// READs and atomics a QP has outstanding as responder: one. The responder takes any number of
-    /// READs, in order (each is executed when it arrives, again if it comes again), but keeps one
-    /// atomic result per QP to replay to a duplicate (`docs/transport.md`).
+    /// READs and atomics a QP may have outstanding as responder (`max_dest_rd_atomic`'s limit): the
+    /// atomic results each QP keeps to replay to a duplicate (4). READs need no such resource: each is
+    /// executed when it arrives, again if it comes again (`docs/transport.md`).
     pub max_qp_rd_atom: u32,
     /// As requester (`RtsAttrs::max_rd_atomic`): the transmit engine's READ context queue.
     pub max_qp_init_rd_atom: u32,

@@ -207,15 +207,27 @@ impl Device {
     pub fn vlan_entry(&self, vid: u16) -> Option<usize> {
         self.vlan_entry_in(vid, 0..regs::VLAN_TABLE_LEN)
     }
-    /// [`vlan_entry`](Self::vlan_entry) among `entries` only.
-    /// READ/atomic requests a QP may keep outstanding (the RdAtomic block's param; 1 without it).
+    /// READ/atomic requests a QP may keep outstanding as requester (the RdAtomic block's param bits
+    /// 7..0; 1 without the block).
     pub fn max_rd_atomic(&self) -> u32 {
+        self.rd_atomic_param().map_or(1, |p| (p & 0xFF).max(1))
+    }
+    /// Atomic results a QP's responder keeps for duplicates (RdAtomic block version 2, param bits
+    /// 15..8; one before).
+    pub fn max_dest_rd_atomic(&self) -> u32 {
+        self.blocks
+            .iter()
+            .find(|b| b.kind == regs::BlockKind::RdAtomic && b.version >= 2)
+            .map_or(1, |b| ((b.param >> 8) & 0xFF).max(1))
+    }
+    fn rd_atomic_param(&self) -> Option<u32> {
         self.blocks
             .iter()
             .find(|b| b.kind == regs::BlockKind::RdAtomic)
-            .map_or(1, |b| b.param.max(1))
+            .map(|b| b.param)
     }
 
+    /// [`vlan_entry`](Self::vlan_entry) among `entries` only.
     pub fn vlan_entry_in(&self, vid: u16, entries: std::ops::Range<usize>) -> Option<usize> {
         entries.into_iter().find(|&i| {
             let v = self.read(Self::vlan_reg(i));

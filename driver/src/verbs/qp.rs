@@ -58,6 +58,8 @@ pub(crate) struct Soft {
     pub win: QpWindow,
     /// The VID the RTR named (`win.vlan` holds its entry).
     pub vlan: Option<u16>,
+    /// The RTR's max_dest_rd_atomic (the hardware keeps its atomic results whatever it says).
+    pub max_dest_rd_atomic: u8,
 }
 
 /// The part of a QP the device's CQE routing reaches (through a `Weak`), so that dropping the
@@ -279,6 +281,7 @@ impl QueuePair {
                 access: AccessFlags::default(),
                 win,
                 vlan: None,
+                max_dest_rd_atomic: 0,
             }),
             send_out: Mutex::new(VecDeque::new()),
             recv_out: Mutex::new(VecDeque::new()),
@@ -343,6 +346,7 @@ impl QueuePair {
             hop_limit: w.hop_limit as u8,
             flow_label: w.flow_label,
             vlan: soft.vlan,
+            max_dest_rd_atomic: soft.max_dest_rd_atomic,
             cap: QpCaps {
                 max_send_wr: 1 << w.sq_log,
                 max_recv_wr: 1 << w.rq_log,
@@ -427,6 +431,11 @@ impl QueuePair {
                     return Err(Error::BadMtu(a.path_mtu));
                 }
                 check_min_rnr_timer(a.min_rnr_timer)?;
+                if a.max_dest_rd_atomic as u32 > d.max_dest_rd_atomic() {
+                    return Err(Error::BadAttr(
+                        "max_dest_rd_atomic above the device's max_qp_rd_atom",
+                    ));
+                }
                 if a.hop_limit == 0 {
                     // RFC 1122 3.2.1.7, RFC 8200 3: a host never sends a packet with TTL or hop limit 0.
                     return Err(Error::BadAttr(
@@ -463,6 +472,7 @@ impl QueuePair {
                 cmd |= CMD_INIT_RQ;
                 soft.path_mtu = a.path_mtu;
                 soft.vlan = a.vlan;
+                soft.max_dest_rd_atomic = a.max_dest_rd_atomic;
             }
             QpAttr::Rts(a) => {
                 check_retry_cnt(a.retry_cnt)?;

@@ -25,8 +25,8 @@
 use rust_hdl::prelude::*;
 
 /// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
-pub const RX_VEC: usize = 544;
-const RXC: usize = 672;
+pub const RX_VEC: usize = 832;
+const RXC: usize = 960;
 /// Requester context: state 0, SQ_PSN 32, SQ_CI 64, and the per-QP counters local_ack_timeout_err 96 and
 /// retransmits 128 (the transmit engine's pulses, counted here for the current QP).
 const TXC: usize = 160;

@@ -262,9 +262,25 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     at_val: DFF<Bits<64>>,
     at_orig: DFF<Bits<64>>,
     at_req_side: DFF<bool>,
+    // Entry 0 of the QP's atomic result cache; entries 1..3 below. The responder keeps the results of its
+    // last ATOMIC_RESULTS (proto::regs) atomics, its max_qp_rd_atom, so a requester with that many
+    // outstanding can ask for any of them again (§9.4.5). `ac_next` is the entry written next (the oldest).
     ac_valid: DFF<bool>,
     ac_psn: DFF<Bits<24>>,
     ac_orig: DFF<Bits<64>>,
+    ac_valid1: DFF<bool>,
+    ac_psn1: DFF<Bits<24>>,
+    ac_orig1: DFF<Bits<64>>,
+    ac_valid2: DFF<bool>,
+    ac_psn2: DFF<Bits<24>>,
+    ac_orig2: DFF<Bits<64>>,
+    ac_valid3: DFF<bool>,
+    ac_psn3: DFF<Bits<24>>,
+    ac_orig3: DFF<Bits<64>>,
+    ac_next: DFF<Bits<2>>,
+    /// The packet's PSN is in the cache (a duplicate atomic that can be answered), and its result.
+    ac_hit: Signal<Local, bool>,
+    ac_hit_orig: Signal<Local, Bits<64>>,
     /// Per-QP counters (rdma-core names), kept in the QP's context: out_of_sequence (PSN sequence errors
     /// seen as responder), duplicate_request, packet_seq_err (sequence NAKs received as requester).
     qc_oos: DFF<Bits<32>>,
@@ -606,6 +622,18 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ac_valid: Default::default(),
             ac_psn: Default::default(),
             ac_orig: Default::default(),
+            ac_valid1: Default::default(),
+            ac_psn1: Default::default(),
+            ac_orig1: Default::default(),
+            ac_valid2: Default::default(),
+            ac_psn2: Default::default(),
+            ac_orig2: Default::default(),
+            ac_valid3: Default::default(),
+            ac_psn3: Default::default(),
+            ac_orig3: Default::default(),
+            ac_next: Default::default(),
+            ac_hit: Default::default(),
+            ac_hit_orig: Default::default(),
             qc_oos: Default::default(),
             qc_dup: Default::default(),
             qc_seq_nak: Default::default(),
@@ -807,6 +835,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ac_valid,
             ac_psn,
             ac_orig,
+            ac_valid1,
+            ac_psn1,
+            ac_orig1,
+            ac_valid2,
+            ac_psn2,
+            ac_orig2,
+            ac_valid3,
+            ac_psn3,
+            ac_orig3,
+            ac_next,
             qc_oos,
             qc_dup,
             qc_seq_nak,
@@ -870,6 +908,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.cnp_seen.q.val() {
             self.ctx_flags.next = self.ctx_flags.val() | 16;
         }
+        self.ctx_flags.next = self.ctx_flags.val() | (bit_cast::<8, 2>(self.ac_next.q.val()) << 5);
         self.ctx_out.next = bit_cast::<RX_VEC, 24>(self.msn.q.val())
             | (bit_cast::<RX_VEC, 8>(self.ctx_flags.val()) << 24)
             | (bit_cast::<RX_VEC, 24>(self.ac_psn.q.val()) << 32)
@@ -884,7 +923,35 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             | (bit_cast::<RX_VEC, 64>(self.ac_orig.q.val()) << 384)
             | (bit_cast::<RX_VEC, 32>(self.qc_oos.q.val()) << 448)
             | (bit_cast::<RX_VEC, 32>(self.qc_dup.q.val()) << 480)
-            | (bit_cast::<RX_VEC, 32>(self.qc_seq_nak.q.val()) << 512);
+            | (bit_cast::<RX_VEC, 32>(self.qc_seq_nak.q.val()) << 512)
+            | (bit_cast::<RX_VEC, 24>(self.ac_psn1.q.val()) << 544)
+            | (bit_cast::<RX_VEC, 1>(self.ac_valid1.q.val().into()) << 568)
+            | (bit_cast::<RX_VEC, 64>(self.ac_orig1.q.val()) << 576)
+            | (bit_cast::<RX_VEC, 24>(self.ac_psn2.q.val()) << 640)
+            | (bit_cast::<RX_VEC, 1>(self.ac_valid2.q.val().into()) << 664)
+            | (bit_cast::<RX_VEC, 64>(self.ac_orig2.q.val()) << 672)
+            | (bit_cast::<RX_VEC, 24>(self.ac_psn3.q.val()) << 736)
+            | (bit_cast::<RX_VEC, 1>(self.ac_valid3.q.val().into()) << 760)
+            | (bit_cast::<RX_VEC, 64>(self.ac_orig3.q.val()) << 768);
+        // The atomic result cache, looked up by the packet's PSN (a duplicate atomic).
+        self.ac_hit.next = false;
+        self.ac_hit_orig.next = self.ac_orig.q.val();
+        if self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig1.q.val();
+        }
+        if self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig2.q.val();
+        }
+        if self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig3.q.val();
+        }
+        if (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()))
+            || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()))
+            || (self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()))
+            || (self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()))
+        {
+            self.ac_hit.next = true;
+        }
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -1342,10 +1409,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
                         // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
                         self.dup_inc.next = true;
-                        if self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()) {
+                        // Older than the cache holds: not answered (a requester keeps at most
+                        // max_dest_rd_atomic outstanding), counted as a duplicate.
+                        if self.ac_hit.val() {
                             self.rr_pend.d.next = true;
                             self.rr_atomic_q.d.next = true;
-                            self.rr_orig_q.d.next = self.ac_orig.q.val();
+                            self.rr_orig_q.d.next = self.ac_hit_orig.val();
                             self.rr_psn_q.d.next = self.f_psn.val();
                             self.rr_msn_q.d.next = self.msn.q.val();
                         }
@@ -1693,9 +1762,41 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.rr_psn_q.d.next = self.psn.q.val();
                 self.rr_msn_q.d.next = self.msn.q.val() + 1;
                 self.msn.d.next = self.msn.q.val() + 1;
-                self.ac_valid.d.next = true;
-                self.ac_psn.d.next = self.psn.q.val();
-                self.ac_orig.d.next = self.at_orig.q.val();
+                // Into entry ac_next, the oldest. An older entry of the same PSN (2^24 PSNs ago) goes, so a
+                // lookup never finds two.
+                if self.ac_psn.q.val() == self.psn.q.val() {
+                    self.ac_valid.d.next = false;
+                }
+                if self.ac_psn1.q.val() == self.psn.q.val() {
+                    self.ac_valid1.d.next = false;
+                }
+                if self.ac_psn2.q.val() == self.psn.q.val() {
+                    self.ac_valid2.d.next = false;
+                }
+                if self.ac_psn3.q.val() == self.psn.q.val() {
+                    self.ac_valid3.d.next = false;
+                }
+                if self.ac_next.q.val() == 0 {
+                    self.ac_valid.d.next = true;
+                    self.ac_psn.d.next = self.psn.q.val();
+                    self.ac_orig.d.next = self.at_orig.q.val();
+                }
+                if self.ac_next.q.val() == 1 {
+                    self.ac_valid1.d.next = true;
+                    self.ac_psn1.d.next = self.psn.q.val();
+                    self.ac_orig1.d.next = self.at_orig.q.val();
+                }
+                if self.ac_next.q.val() == 2 {
+                    self.ac_valid2.d.next = true;
+                    self.ac_psn2.d.next = self.psn.q.val();
+                    self.ac_orig2.d.next = self.at_orig.q.val();
+                }
+                if self.ac_next.q.val() == 3 {
+                    self.ac_valid3.d.next = true;
+                    self.ac_psn3.d.next = self.psn.q.val();
+                    self.ac_orig3.d.next = self.at_orig.q.val();
+                }
+                self.ac_next.d.next = self.ac_next.q.val() + 1;
                 self.nak_sent.d.next = false;
                 self.rq_psn_set.next = true;
                 self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
@@ -1755,6 +1856,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.qp_state.val() == 0 {
             self.ac_valid.d.next = false;
+            self.ac_valid1.d.next = false;
+            self.ac_valid2.d.next = false;
+            self.ac_valid3.d.next = false;
+            self.ac_next.d.next = 0.into();
         }
         if self.qp_state.val() == 0 {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.
@@ -1803,6 +1908,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.send_total.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 320);
             self.cnp_last.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 352);
             self.ac_orig.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 384);
+            self.ac_next.d.next = bit_cast::<2, RX_VEC>(self.ctx_in.val() >> 29);
+            self.ac_psn1.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 544);
+            self.ac_valid1.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 568) & 1) != 0;
+            self.ac_orig1.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 576);
+            self.ac_psn2.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 640);
+            self.ac_valid2.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 664) & 1) != 0;
+            self.ac_orig2.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 672);
+            self.ac_psn3.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 736);
+            self.ac_valid3.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 760) & 1) != 0;
+            self.ac_orig3.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 768);
             self.qc_oos.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 448);
             self.qc_dup.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 480);
             self.qc_seq_nak.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 512);

@@ -97,8 +97,8 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -q, --qp=<num>           number of QPs (1: rocenic's perftest drives one QP per run)
   -t, --tx-depth=<dep>     send queue depth (default 128)
   -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
-  -o, --outs=<num>         outstanding reads: the QP's max_rd_atomic, 1 to 4 (default 1, the NIC's
-                           max_qp_rd_atom as responder; keep it within the peer's)
+  -o, --outs=<num>         outstanding reads: the QP's max_rd_atomic and max_dest_rd_atomic, 1 to 4
+                           (default 1; keep it within the peer's)
   -c, --connection=<RC>    transport (RC only)
   -e, --events             sleep on CQ events instead of polling
   -F, --CPU-freq           accepted (perftest's CPU frequency warning does not apply)
@@ -551,7 +551,7 @@ pub fn run(o: Opts) -> Result<(), String> {
     println!(" TX depth        : {}", o.tx_depth);
     println!(" Mtu             : {mtu}[B]");
     println!(" Link type       : Ethernet");
-    println!(" Outstand reads  : 1");
+    println!(" Outstand reads  : {}", o.outs);
     println!("{RESULT_LINE}");
     let peer = x.hand_shake(&me, "exchanging QP addresses")?;
     let (peer_ip, mac) = peer_path(&fabric, &o.attach, &peer.gid, "-x")?;
@@ -567,6 +567,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         flow_label: 0,
         vlan: o.attach.vlan,
         min_rnr_timer: 12,
+        max_dest_rd_atomic: o.outs,
         traffic_class: 0,
     }))
     .map_err(e)?;

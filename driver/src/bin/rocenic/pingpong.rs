@@ -272,6 +272,7 @@ pub fn run(o: Opts) -> Result<(), String> {
             vlan: o.attach.vlan,
             // As ibv_rc_pingpong: 12 = 0.64 ms.
             min_rnr_timer: 12,
+            max_dest_rd_atomic: 1,
             traffic_class: 0,
         }))
         .map_err(e)?;

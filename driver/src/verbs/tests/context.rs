@@ -265,7 +265,7 @@ fn query_device_reports_the_tables_the_device_has() {
     assert_eq!((a.max_send_sge, a.max_recv_sge), (4, 4));
     assert_eq!(
         (a.max_qp_rd_atom, a.max_qp_init_rd_atom),
-        (1, regs::RD_ATOMIC_DEPTH as u32)
+        (regs::ATOMIC_RESULTS as u32, regs::RD_ATOMIC_DEPTH as u32)
     );
     // What the limits say is what the verbs take: the deepest queue is created, one deeper is not.
     drop(ctx.create_cq(a.max_cqe).unwrap());

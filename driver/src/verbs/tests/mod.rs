@@ -83,6 +83,7 @@ pub(super) fn rtr_attrs() -> RtrAttrs {
         flow_label: 0,
         vlan: None,
         min_rnr_timer: 12,
+        max_dest_rd_atomic: 4,
         traffic_class: 0,
     }
 }

@@ -346,6 +346,11 @@ fn illegal_transitions_and_attributes_are_refused_without_touching_the_device() 
         });
         refused(&s, attr, |e| matches!(e, Error::BadMtu(m) if *m == mtu));
     }
+    let attr = QpAttr::Rtr(RtrAttrs {
+        max_dest_rd_atomic: regs::ATOMIC_RESULTS as u8 + 1,
+        ..rtr_attrs()
+    });
+    refused(&s, attr, |e| matches!(e, Error::BadAttr(_)));
     s.qp.modify(rtr).unwrap();
     refused(&s, init, bad_transition(Rtr, Init));
     let attr = QpAttr::Rts(RtsAttrs {
