@@ -288,8 +288,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rdq_tail: DFF<Bits<2>>,
     rdq_n: DFF<Bits<3>>,
     rdq_rxn: DFF<Bits<3>>,
-    /// An atomic is among them: another waits (below).
-    rdq_atom: DFF<bool>,
     /// The context entry reads back a cycle late after a push into an empty set or a landing.
     rdq_stale: DFF<bool>,
     /// The WQE in progress has its entry in `rdq`.
@@ -787,7 +785,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rdq_tail: Default::default(),
             rdq_n: Default::default(),
             rdq_rxn: Default::default(),
-            rdq_atom: Default::default(),
             rdq_stale: Default::default(),
             w_rdq: Default::default(),
             rdq_push: Default::default(),
@@ -1092,7 +1089,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             hi_psn,
             rdq_n,
             rdq_rxn,
-            rdq_atom,
             rdq_stale,
             w_rdq,
             rg_n,
@@ -1283,10 +1279,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             if self.w_gather.q.val() {
                 self.rd_go.next = self.rdq_n.q.val() == 0;
             } else {
-                // One atomic at a time: a responder may keep only the last atomic's result to replay
-                // to a duplicate (rocenic's does), so two outstanding could not both be asked again.
-                self.rd_go.next = (self.rdq_n.q.val() < self.rdq_max.val())
-                    && !(self.is_atomic.val() && self.rdq_atom.q.val());
+                // Atomics count as READs do: the peer's responder keeps max_dest_rd_atomic results to
+                // replay to duplicates, and max_rd_atomic is set within it (IBA §9.4.5, ch. 11).
+                self.rd_go.next = self.rdq_n.q.val() < self.rdq_max.val();
             }
         }
         self.rd_restart.next = false;
@@ -2541,9 +2536,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.qp_err.next = self.w_status.q.val() != 0;
                     self.rdq_pop.next = self.w_rdq.q.val();
                     self.rdq_clear.next = self.w_status.q.val() != 0;
-                    if self.w_rdq.q.val() && self.is_atomic.val() {
-                        self.rdq_atom.d.next = false;
-                    }
                     self.wqe_active.d.next = false;
                     self.w_done.d.next = false;
                     self.state.d.next = TxState::Idle;
@@ -2585,10 +2577,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rnr_left.d.next = self.rnr_retry.val();
                     self.rdq_pop.next = self.h_rd.val();
                     self.rdq_clear.next = self.rg_status.q.val() != 0;
-                    if self.h_rd.val() && (self.h_op.val() != 4) {
-                        // An atomic (5, 6) completes: the next may go.
-                        self.rdq_atom.d.next = false;
-                    }
                     if self.rg_status.q.val() != 0 {
                         // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
                         self.qp_err.next = true;
@@ -2630,7 +2618,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             | (bit_cast::<32, 1>(self.nx_on.q.val().into()) << 5)
             | (bit_cast::<32, 1>(self.pf_on.q.val().into()) << 6)
             | (bit_cast::<32, 1>(self.w_rdq.q.val().into()) << 7)
-            | (bit_cast::<32, 1>(self.rdq_atom.q.val().into()) << 8)
             | (bit_cast::<32, 1>(self.rd_go.val().into()) << 9)
             | (bit_cast::<32, 1>(self.lat_valid.q.val().into()) << 10)
             | (bit_cast::<32, 1>(self.h_wait.val().into()) << 11)
@@ -2663,9 +2650,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             (self.rdq_push.val() && (self.rdq_rxn.q.val() == 0)) || self.rx_land.val();
         if self.rdq_push.val() {
             self.w_rdq.d.next = true;
-            if self.is_atomic.val() {
-                self.rdq_atom.d.next = true;
-            }
             self.rdq_tail.d.next = self.rdq_tail.q.val() + 1;
         }
         // Entries: a push adds one, a completion removes one; contexts waiting: a push adds one, a
@@ -2681,7 +2665,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
         }
         if self.rdq_clear.val() {
-            self.rdq_atom.d.next = false;
             self.rdq_n.d.next = 0.into();
             self.rdq_rxn.d.next = 0.into();
             self.w_rdq.d.next = false;
