@@ -1,4 +1,4 @@
-//! `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` between two processes, each one co-simulated NIC whose Ethernet port is a
+//! `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` / `atomic-bw` between two processes, each one co-simulated NIC whose Ethernet port is a
 //! UDP socket: perftest's out-of-band exchange in both directions (versions, page and cache-line sizes, the
 //! MTU taken as the smaller, QP addresses three times, the client's report carried to the server), and
 //! the RDMA traffic over a real socket. The interop tests pair the same tools with perftest on rxe.
@@ -131,4 +131,22 @@ fn send_bw_pair() {
 #[test]
 fn write_lat_pair() {
     pair("write-lat", 200, 30, 4096, 1024, &[]);
+}
+
+/// ib_atomic_bw: FETCH_AND_ADDs on 8-byte words, four outstanding (max_rd_atomic 4 on the client, the
+/// server's responder keeping the results of its last four); the report carried to the server.
+#[test]
+fn atomic_bw_pair_with_four_outstanding() {
+    pair("atomic-bw", 8, 40, 1024, 4096, &["-o", "4"]);
+}
+
+/// An atomic is one 8-byte word: another size is refused before anything starts.
+#[test]
+fn atomic_bw_refuses_other_sizes() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rocenic"))
+        .args(["atomic-bw", "-s", "16"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out).contains("8-byte word"), "{}", text(&out));
 }

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Interop: `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` (the co-simulated rocenic NIC) against
-# unmodified perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` / `ib_write_lat` on Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
+# Interop: `rocenic write-bw` / `read-bw` / `send-bw` / `write-lat` / `atomic-bw` (the co-simulated rocenic NIC)
+# against unmodified perftest `ib_write_bw` / `ib_read_bw` / `ib_send_bw` / `ib_write_lat` / `ib_atomic_bw` on
+# Linux Soft-RoCE (rdma_rxe) in a QEMU guest, in both roles, over a QEMU
 # dgram link. Same harness as rc-pingpong.sh (run-guest.sh, port forwards both ways).
 #
 # usage: testbench/interop/perftest.sh [--iters N] [--out DIR] [--cases "MTU:SIZE ..."] [--tools "VERB ..."]
 #   --iters N     iterations per case (default 100)
 #   --out DIR     logs and one pcap per case and role (default out/interop-perftest)
 #   --cases LIST  "MTU:SIZE" pairs (default "1024:65536 4096:65536 1024:64")
-#   --tools LIST  of write-bw read-bw send-bw write-lat (default all four)
+#   --tools LIST  of write-bw read-bw send-bw write-lat atomic-bw (default all five)
 #
-# For each tool (write-bw, read-bw, send-bw, write-lat): role A, the guest's perftest is the server and rocenic the client; role B,
+# atomic-bw's message is one 8-byte FETCH_AND_ADD: its cases are "MTU:8" (ROCENIC_INTEROP_ATOMIC_CASES,
+# default "1024:8"), the guest's ib_atomic_bw gets no -s, and rocenic keeps ROCENIC_INTEROP_ATOMIC_OUTS
+# atomics outstanding as client and offers as many as server (`-o`, default 4).
+#
+# For each tool: role A, the guest's perftest is the server and rocenic the client; role B,
 # rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
 # case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
 # pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
@@ -27,7 +32,7 @@ root=$(cd "$here/../.." && pwd)
 iters=100
 out=$root/out/interop-perftest
 cases="1024:65536 4096:65536 1024:64"
-tools="write-bw read-bw send-bw write-lat"
+tools="write-bw read-bw send-bw write-lat atomic-bw"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --iters) iters=${2:?}; shift 2 ;;
@@ -65,17 +70,22 @@ check_case() { # name log pcap size
     report "$name" ok
 }
 
-for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat:ib_write_lat; do
+all_cases=$cases
+for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat:ib_write_lat atomic-bw:ib_atomic_bw; do
     verb=${spec%%:*} tool=${spec##*:}
     [[ " $tools " == *" $verb "* ]] || continue
-    outs=()
+    outs=() souts=() cases=$all_cases sflag='-s $s'
     [[ $verb == read-bw ]] && outs=(-o "${ROCENIC_INTEROP_OUTS:-1}")
+    if [[ $verb == atomic-bw ]]; then
+        outs=(-o "${ROCENIC_INTEROP_ATOMIC_OUTS:-4}") souts=("${outs[@]}")
+        cases=${ROCENIC_INTEROP_ATOMIC_CASES:-1024:8} sflag=''
+    fi
     guest_cases=""
     for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
 
     echo "interop $verb A: rxe $tool server <- rocenic $verb client"
     u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
-    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; $tool -F -x 1 -m \$m -s \$s -n $iters || exit 1; done"
+    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; $tool -F -x 1 -m \$m $sflag -n $iters || exit 1; done"
     timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
         --mtu 4200 --oob-port "$oob" --timeout 1400 "$script" > "$out/$verb-A-guest.log" 2>&1 &
     guest=$!
@@ -99,7 +109,7 @@ for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat
     u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
     # The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
     script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; n=0; \
-while :; do $tool -F -x 1 -m \$m -s \$s -n $iters 10.0.2.100 > /tmp/pt.log 2>&1; rc=\$?; cat /tmp/pt.log; \
+while :; do $tool -F -x 1 -m \$m $sflag -n $iters 10.0.2.100 > /tmp/pt.log 2>&1; rc=\$?; cat /tmp/pt.log; \
 [ \$rc -eq 0 ] && break; grep -q 'remote address' /tmp/pt.log && exit 1; n=\$((n+1)); [ \$n -ge 60 ] && exit 1; sleep 1; done; done"
     timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
         --mtu 4200 --host-fwd "18515:$srv" --timeout 1400 "$script" > "$out/$verb-B-guest.log" 2>&1 &
@@ -108,7 +118,7 @@ while :; do $tool -F -x 1 -m \$m -s \$s -n $iters 10.0.2.100 > /tmp/pt.log 2>&1;
         m=${c%%:*} s=${c##*:} name="$verb: rocenic-server/rxe-client mtu $m size $s"
         log=$out/$verb-B-$m-$s.log pcap=$out/$verb-B-$m-$s.pcap
         timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
-            -n "$iters" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
+            -n "$iters" "${souts[@]}" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
         check_case "$name" "$log" "$pcap" "$s"
     done
     if wait "$guest"; then report "$verb: rxe side of role B (every $tool client exited 0)" ok

@@ -2,7 +2,7 @@
 //!
 //! - `rocenic demo`: the main job, two co-simulated NICs doing RDMA traffic into a pcap.
 //! - `rocenic rc-pingpong`: `ibv_rc_pingpong` on a co-simulated NIC attached to a real wire.
-//! - `rocenic write-bw`, `read-bw`: perftest's `ib_write_bw`, `ib_read_bw` likewise.
+//! - `rocenic write-bw`, `read-bw`, `send-bw`, `write-lat`, `atomic-bw`: perftest's tools likewise.
 mod attach;
 mod conformance;
 mod dcqcn;
@@ -23,6 +23,7 @@ commands:
   read-bw       perftest's ib_read_bw likewise
   send-bw       perftest's ib_send_bw likewise
   write-lat     perftest's ib_write_lat likewise
+  atomic-bw     perftest's ib_atomic_bw likewise (FETCH_AND_ADD)
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
   dcqcn         two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time
@@ -66,6 +67,11 @@ fn main() -> ExitCode {
             "read-bw",
             perftest::parse(perftest::Verb::Read, &args[1..]).and_then(perftest::run),
             &perftest::usage(perftest::Verb::Read),
+        ),
+        Some("atomic-bw") => finish(
+            "atomic-bw",
+            perftest::parse(perftest::Verb::Atomic, &args[1..]).and_then(perftest::run),
+            &perftest::usage(perftest::Verb::Atomic),
         ),
         Some("send-bw") => finish(
             "send-bw",

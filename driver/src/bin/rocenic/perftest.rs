@@ -53,6 +53,8 @@ pub enum Verb {
     Read,
     Send,
     WriteLat,
+    /// ib_atomic_bw: FETCH_AND_ADD on one 8-byte word per request.
+    Atomic,
 }
 
 impl Verb {
@@ -62,6 +64,7 @@ impl Verb {
             Verb::Read => "read-bw",
             Verb::Send => "send-bw",
             Verb::WriteLat => "write-lat",
+            Verb::Atomic => "atomic-bw",
         }
     }
     fn title(self) -> &'static str {
@@ -70,6 +73,7 @@ impl Verb {
             Verb::Read => "RDMA_Read BW Test",
             Verb::Send => "Send BW Test",
             Verb::WriteLat => "RDMA_Write Latency Test",
+            Verb::Atomic => "Atomic FETCH_AND_ADD BW Test",
         }
     }
 }
@@ -81,6 +85,7 @@ pub fn usage(verb: Verb) -> String {
         Verb::Read => "ib_read_bw",
         Verb::Send => "ib_send_bw",
         Verb::WriteLat => "ib_write_lat",
+        Verb::Atomic => "ib_atomic_bw",
     };
     format!(
         "usage: rocenic {tool} [options]          start a server and wait for connection
@@ -90,7 +95,7 @@ Options of perftest's {peer} (rocenic pairs with it in either role):
   -p, --port=<port>        listen on/connect to port <port> (default 18515)
   -d, --ib-dev=<dev>       use IB device <dev> (only rocenic0 exists)
   -i, --ib-port=<port>     use port <port> (only 1 exists)
-  -s, --size=<size>        size of message to exchange (default 65536; write-lat 2)
+  -s, --size=<size>        size of message to exchange (default 65536; write-lat 2; atomic-bw 8 only)
   -n, --iters=<iters>      number of exchanges (default 5000; write-lat 1000)
   -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
   -x, --gid-index=<index>  GID index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
@@ -140,7 +145,11 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
         verb,
         server: None,
         port: 18515,
-        size: if lat { 2 } else { 65536 },
+        size: match verb {
+            Verb::WriteLat => 2,
+            Verb::Atomic => 8,
+            _ => 65536,
+        },
         iters: if lat { 1000 } else { 5000 },
         mtu: 4096,
         tx_depth: 128,
@@ -229,6 +238,12 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
     }
     if o.size > 1 << 30 {
         return Err("--size: at most 1 GiB here".into());
+    }
+    if o.verb == Verb::Atomic && o.size != 8 {
+        return Err(format!(
+            "--size {}: an atomic accesses one 8-byte word (ib_atomic_bw's size is 8)",
+            o.size
+        ));
     }
     Ok(o)
 }
@@ -510,7 +525,10 @@ pub fn run(o: Opts) -> Result<(), String> {
         },
     )
     .map_err(e)?;
-    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    let mut access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    if o.verb == Verb::Atomic {
+        access = access | AccessFlags::REMOTE_ATOMIC;
+    }
     qp.modify(QpAttr::Init(InitAttrs {
         access,
         ..InitAttrs::default()
@@ -653,6 +671,12 @@ pub fn run(o: Opts) -> Result<(), String> {
                 Verb::Read => SendOp::RdmaRead {
                     remote_addr: peer.vaddr + off,
                     rkey: peer.rkey,
+                },
+                // perftest's FETCH_AND_ADD adds 1; the original value lands in our buffer.
+                Verb::Atomic => SendOp::AtomicFetchAdd {
+                    remote_addr: peer.vaddr + off,
+                    rkey: peer.rkey,
+                    add: 1,
                 },
                 Verb::Send | Verb::WriteLat => unreachable!("send-bw and write-lat return above"),
             };
