@@ -1367,9 +1367,17 @@ fn atomic_replay_depth(b: &mut Bench) -> Result<(), String> {
     order.swap(0, 2);
     for i in order {
         let o = atomic(b, op::RC_FETCH_ADD, 32, add(i), 0, psn(i))?;
-        check!(o == orig[i as usize], "duplicate of atomic {i}: {o:#x}, saved {:#x}", orig[i as usize]);
+        check!(
+            o == orig[i as usize],
+            "duplicate of atomic {i}: {o:#x}, saved {:#x}",
+            orig[i as usize]
+        );
     }
-    check!(word(b, 32) == v, "memory {:#x}: an atomic ran twice (want {v:#x})", word(b, 32));
+    check!(
+        word(b, 32) == v,
+        "memory {:#x}: an atomic ran twice (want {v:#x})",
+        word(b, 32)
+    );
     let dups = b.counter(regs::RX_DUP_REQUESTS);
     let e = ExtHeaders {
         atomic_eth: Some(AtomicEthRepr {
@@ -1382,7 +1390,10 @@ fn atomic_replay_depth(b: &mut Bench) -> Result<(), String> {
     };
     b.inject(b.frame(op::RC_FETCH_ADD, psn(0), e, &[], true), 3000);
     b.expect_silence()?;
-    check!(b.counter(regs::RX_DUP_REQUESTS) == dups + 1, "the evicted duplicate not counted");
+    check!(
+        b.counter(regs::RX_DUP_REQUESTS) == dups + 1,
+        "the evicted duplicate not counted"
+    );
     check!(word(b, 32) == v, "the evicted duplicate was executed");
     check!(b.qp_state() == QpState::Rts, "still RTS");
     Ok(())

@@ -1246,7 +1246,11 @@ fn query_qp_reports_the_psns_the_core_holds() {
     assert_eq!((a0.path_mtu, a0.dest_qpn), (1024, p.b.qp.qp_num()));
     assert_eq!(a0.sq_psn, b0.rq_psn, "A sends what B expects");
     let rd = rocenic_proto::regs::RD_ATOMIC_DEPTH as u8;
-    assert_eq!((a0.max_rd_atomic, a0.max_dest_rd_atomic), (rd, rd), "as PairParams set them");
+    assert_eq!(
+        (a0.max_rd_atomic, a0.max_dest_rd_atomic),
+        (rd, rd),
+        "as PairParams set them"
+    );
     // SAFETY: the buffers outlive the completion polled here.
     unsafe {
         p.a.qp

@@ -45,7 +45,11 @@ fn run_on(
 ) -> Peak {
     const LEN: usize = 3000;
     // A lossy link waits out lost last responses: a shorter ACK timeout keeps the run short.
-    let ack_timeout = if faults.drop_probability > 0.0 { 30_000 } else { 200_000 };
+    let ack_timeout = if faults.drop_probability > 0.0 {
+        30_000
+    } else {
+        200_000
+    };
     let cfg = FabricConfig {
         width,
         host_mem_bytes: 4 << 20,
@@ -220,15 +224,25 @@ fn reads_fill_the_queue_and_no_more_512() {
 fn atomics_fill_the_queue_as_reads_do() {
     for max in [1u8, 2, 4] {
         let peak = run_on(Width::W64, max, &[true; 10], FaultPlan::none(), 1, 1000);
-        assert_eq!(peak.atomics, max as i64, "max_rd_atomic {max}: atomics outstanding");
-        assert_eq!(peak.reads, max as i64, "max_rd_atomic {max}: requests outstanding");
+        assert_eq!(
+            peak.atomics, max as i64,
+            "max_rd_atomic {max}: atomics outstanding"
+        );
+        assert_eq!(
+            peak.reads, max as i64,
+            "max_rd_atomic {max}: requests outstanding"
+        );
     }
     let ops = [
         true, false, true, false, false, true, true, false, false, false, true,
     ];
     let peak = run(Width::W64, 4, &ops);
     assert_eq!(peak.reads, 4, "READs and atomics share the queue");
-    assert!(peak.atomics >= 2, "two atomics among the READs: {}", peak.atomics);
+    assert!(
+        peak.atomics >= 2,
+        "two atomics among the READs: {}",
+        peak.atomics
+    );
 }
 
 /// Several atomics outstanding over a link that loses, duplicates and reorders: the responder answers

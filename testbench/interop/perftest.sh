@@ -22,8 +22,8 @@
 # the report rocenic's client sent it; send and write-lat: its own measurement). In role B rxe's read-bw
 # client keeps as many READs outstanding as its perftest chooses, which rocenic's responder takes in order.
 # ROCENIC_INTEROP_OUTS=N gives rocenic's read-bw client `-o N` in role A. The default is 1. With 4, the
-# run passed here with 20 iterations on an idle machine. With 100 iterations on a loaded machine (CI of
-# 044e4a4) it timed out at 29 of 100: READs were sent again from the middle many times. Not traced yet.
+# run passed here with 20 iterations; with 100 it stalls at 67 (idle machine) or 29 (loaded) of 100, after
+# many READ responses lost inside rocenic and a requester miscount on go-back-N (README.md, Pitfalls).
 # Prints "interop-perftest: N passed, M failed" and exits non-zero if any case failed.
 set -euo pipefail
 

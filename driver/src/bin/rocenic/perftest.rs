@@ -525,7 +525,8 @@ pub fn run(o: Opts) -> Result<(), String> {
         },
     )
     .map_err(e)?;
-    let mut access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    let mut access =
+        AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     if o.verb == Verb::Atomic {
         access = access | AccessFlags::REMOTE_ATOMIC;
     }
