@@ -5,8 +5,9 @@ use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcOpcode, WcStatus, Wo
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 
-/// `n` READs of `len` bytes at MTU 1024 with B's response frames `drop` lost; returns cycles taken.
-fn reads_with_loss(width: Width, n: usize, len: usize, drop: &[u64]) -> Result<u64, String> {
+/// `n` READs of `len` bytes at MTU 1024 with B's response frames `drop` lost (B's frame k is response k
+/// while nothing is lost before it); returns what the recovery took.
+fn reads_with_loss(width: Width, n: usize, len: usize, drop: &[u64]) -> Result<Recovery, String> {
     let mut faults = FaultPlan::none();
     for &f in drop {
         faults = faults.drop_frame(1, f);
@@ -87,10 +88,28 @@ fn reads_with_loss(width: Width, n: usize, len: usize, drop: &[u64]) -> Result<u
     if got != data {
         return Err("READ data differs".into());
     }
-    let end = p.fabric.lock().unwrap().cycles();
+    let (end, timeouts, implied) = {
+        let mut f = p.fabric.lock().unwrap();
+        (
+            f.cycles(),
+            f.reg_read(0, regs::ACK_TIMEOUTS),
+            f.reg_read(0, regs::IMPLIED_NAK_SEQ_ERR),
+        )
+    };
     // Requests sent again may still be answered (B reads its MR): let the link go quiet first.
     p.fabric.lock().unwrap().run(300_000);
-    Ok(end - start)
+    Ok(Recovery {
+        cycles: end - start,
+        timeouts,
+        implied,
+    })
+}
+
+struct Recovery {
+    cycles: u64,
+    /// A's ACK_TIMEOUTS and IMPLIED_NAK_SEQ_ERR.
+    timeouts: u32,
+    implied: u32,
 }
 
 /// 8 READs of 64 KiB (64 responses each), 4 outstanding: a burst of 53 responses lost from inside the
@@ -111,4 +130,24 @@ fn a_lost_burst_inside_any_read_is_asked_again() {
         }
     }
     assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
+/// The last responses of a READ, its READ RESPONSE LAST among them, lost: the next READ's first response
+/// is ahead of the one expected, an implied NAK (§9.7.6), and the READ is asked again at once from its
+/// first missing response, not after the local ACK timeout. Likewise for the second READ outstanding.
+#[test]
+fn a_lost_read_tail_is_asked_again_without_a_timeout() {
+    for (first, width) in [(50u64, Width::W64), (100, Width::W64), (50, Width::W512)] {
+        let drop: Vec<u64> = (first..first + 14).collect();
+        let r = reads_with_loss(width, 6, 65536, &drop).unwrap();
+        assert_eq!(
+            (r.timeouts, r.implied >= 1),
+            (0, true),
+            "responses {first}..{} lost ({width:?}): {} ACK timeouts, {} implied NAKs, {} cycles",
+            first + 14,
+            r.timeouts,
+            r.implied,
+            r.cycles
+        );
+    }
 }

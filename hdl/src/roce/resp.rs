@@ -1348,9 +1348,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                     } else if self.is_rresp.val() {
                         // A READ response for our READ (requester side): land it, or drop it if it is not the
-                        // one expected. One ahead of it, within the READ, is an implied NAK: hand the
-                        // requester a sequence NAK at the expected PSN, which re-issues the READ from there
-                        // (go-back-N); anything else waits for the local ACK timeout.
+                        // one expected. One ahead of it is an implied NAK (§9.7.6), within the READ or past
+                        // its end (a later READ's: the READ's last responses, or an atomic's ATOMIC
+                        // ACKNOWLEDGE, were lost): hand the requester a sequence NAK at the expected PSN,
+                        // which re-issues the READ (or atomic) from there (go-back-N). An older one (a
+                        // duplicate) is dropped.
                         if self.rd_active.val()
                             && (self.rd_idx.val() == self.rd_exp.q.val())
                             && self.rresp_ok.val()
@@ -1361,10 +1363,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         } else {
                             self.drop_qp_inc.next = true;
                             if self.rd_active.val()
-                                && !self.rd_atomic.val()
                                 && self.imp_arm.q.val()
                                 && (self.rd_idx.val() > self.rd_exp.q.val())
-                                && (self.rd_idx.val() <= self.rd_last.val())
+                                && (self.rd_idx.val() < 0x80_0000)
                             {
                                 self.rx_ack_valid.next = true;
                                 self.rx_ack_syndrome.next = 0x60.into();
@@ -1383,7 +1384,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.at_req_side.d.next = true;
                             self.state.d.next = RespState::AtWrite;
                         } else {
+                            // A later atomic's: an implied NAK as a READ response ahead is (above).
                             self.drop_qp_inc.next = true;
+                            if self.rd_active.val()
+                                && self.imp_arm.q.val()
+                                && (self.rd_idx.val() > self.rd_exp.q.val())
+                                && (self.rd_idx.val() < 0x80_0000)
+                            {
+                                self.rx_ack_valid.next = true;
+                                self.rx_ack_syndrome.next = 0x60.into();
+                                self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
+                                self.implied_nak_inc.next = true;
+                                self.imp_arm.d.next = false;
+                                self.imp_wait.d.next = true;
+                            }
                         }
                     } else if !(self.is_write.val()
                         || self.is_send.val()

@@ -699,12 +699,14 @@ pub fn run(o: Opts) -> Result<(), String> {
             .map_err(e)?;
             posted += 1;
         }
-        let wc = pump.next_completion(
-            &cq,
-            o.events,
-            &mut wakeups,
-            &format!("running ({done} of {} completed)", o.iters),
-        )?;
+        let wc = pump
+            .next_completion(
+                &cq,
+                o.events,
+                &mut wakeups,
+                &format!("running ({done} of {} completed)", o.iters),
+            )
+            .map_err(|m| format!("{m}; {}", nic_state(&fabric)))?;
         check_completion(&wc, true)?;
         done += 1;
         meter.completed(o.size);
@@ -1036,6 +1038,28 @@ fn parse_version(v: &[u8]) -> Result<f64, String> {
 /// enough to ACK the peer's last packets.
 fn linger(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) {
     fabric.lock().unwrap().run(150_000);
+}
+
+/// What the NIC says about a run that stopped: the requester's state and the counters of loss and
+/// recovery (docs/registers.md).
+fn nic_state(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> String {
+    let mut f = fabric.lock().unwrap();
+    let mut out = format!(
+        "NIC: TX_STATUS {:#010x}",
+        f.reg_read(0, rocenic_proto::regs::TX_STATUS)
+    );
+    for (name, reg) in [
+        ("RX_DROP_OVERFLOW", rocenic_proto::regs::RX_DROP_OVERFLOW),
+        (
+            "IMPLIED_NAK_SEQ_ERR",
+            rocenic_proto::regs::IMPLIED_NAK_SEQ_ERR,
+        ),
+        ("RETRANSMITS", rocenic_proto::regs::RETRANSMITS),
+        ("ACK_TIMEOUTS", rocenic_proto::regs::ACK_TIMEOUTS),
+    ] {
+        out += &format!(", {name} {}", f.reg_read(0, reg));
+    }
+    out
 }
 
 fn finish(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> Result<(), String> {
