@@ -102,7 +102,7 @@ if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
 else
     echo "== interop with rdma_rxe in QEMU"
     stage out/interop.log bash testbench/interop/rc-pingpong.sh
-    echo "== interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat against perftest"
+    echo "== interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat / atomic-bw against perftest"
     stage out/interop-perftest.log bash testbench/interop/perftest.sh
     # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
     echo "== VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
