@@ -1346,58 +1346,44 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.rx_invalid_request_naks_inc.next = self.f_syn.val() == 0x61;
                             self.rx_remote_access_naks_inc.next = self.f_syn.val() == 0x62;
                         }
-                    } else if self.is_rresp.val() {
+                    } else if self.is_rresp.val()
+                        && self.rd_active.val()
+                        && (self.rd_idx.val() == self.rd_exp.q.val())
+                        && self.rresp_ok.val()
+                    {
                         // A READ response for our READ (requester side): land it, or drop it if it is not the
                         // one expected. One ahead of it is an implied NAK (§9.7.6), within the READ or past
                         // its end (a later READ's: the READ's last responses, or an atomic's ATOMIC
                         // ACKNOWLEDGE, were lost): hand the requester a sequence NAK at the expected PSN,
                         // which re-issues the READ (or atomic) from there (go-back-N). An older one (a
                         // duplicate) is dropped.
-                        if self.rd_active.val()
-                            && (self.rd_idx.val() == self.rd_exp.q.val())
-                            && self.rresp_ok.val()
-                        {
-                            self.dst.d.next =
-                                self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
-                            self.state.d.next = RespState::Prime1;
-                        } else {
-                            self.drop_qp_inc.next = true;
-                            if self.rd_active.val()
-                                && self.imp_arm.q.val()
-                                && (self.rd_idx.val() > self.rd_exp.q.val())
-                                && (self.rd_idx.val() < 0x80_0000)
-                            {
-                                self.rx_ack_valid.next = true;
-                                self.rx_ack_syndrome.next = 0x60.into();
-                                self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
-                                self.implied_nak_inc.next = true;
-                                self.imp_arm.d.next = false;
-                                self.imp_wait.d.next = true;
-                            }
-                        }
-                    } else if self.is_aack.val() {
+                        self.dst.d.next =
+                            self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
+                        self.state.d.next = RespState::Prime1;
+                    } else if self.is_aack.val()
+                        && self.rd_active.val()
+                        && self.rd_atomic.val()
+                        && (self.rd_idx.val() == 0)
+                    {
                         // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
-                        if self.rd_active.val() && self.rd_atomic.val() && (self.rd_idx.val() == 0)
+                        self.at_va.d.next = self.rd_laddr.val();
+                        self.at_val.d.next = self.f_orig.val();
+                        self.at_req_side.d.next = true;
+                        self.state.d.next = RespState::AtWrite;
+                    } else if self.is_rresp.val() || self.is_aack.val() {
+                        // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an implied NAK (above).
+                        self.drop_qp_inc.next = true;
+                        if self.rd_active.val()
+                            && self.imp_arm.q.val()
+                            && (self.rd_idx.val() > self.rd_exp.q.val())
+                            && (self.rd_idx.val() < 0x80_0000)
                         {
-                            self.at_va.d.next = self.rd_laddr.val();
-                            self.at_val.d.next = self.f_orig.val();
-                            self.at_req_side.d.next = true;
-                            self.state.d.next = RespState::AtWrite;
-                        } else {
-                            // A later atomic's: an implied NAK as a READ response ahead is (above).
-                            self.drop_qp_inc.next = true;
-                            if self.rd_active.val()
-                                && self.imp_arm.q.val()
-                                && (self.rd_idx.val() > self.rd_exp.q.val())
-                                && (self.rd_idx.val() < 0x80_0000)
-                            {
-                                self.rx_ack_valid.next = true;
-                                self.rx_ack_syndrome.next = 0x60.into();
-                                self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
-                                self.implied_nak_inc.next = true;
-                                self.imp_arm.d.next = false;
-                                self.imp_wait.d.next = true;
-                            }
+                            self.rx_ack_valid.next = true;
+                            self.rx_ack_syndrome.next = 0x60.into();
+                            self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
+                            self.implied_nak_inc.next = true;
+                            self.imp_arm.d.next = false;
+                            self.imp_wait.d.next = true;
                         }
                     } else if !(self.is_write.val()
                         || self.is_send.val()
