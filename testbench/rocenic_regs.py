@@ -163,6 +163,7 @@ RX_NDP_SOLICITATIONS = 0x04C8
 TX_NDP_ADVERTISEMENTS = 0x04CC
 RX_FCS_ERRORS = 0x04D0
 RX_DROP_SRC_ADDR = 0x04D4
+RP_CNP_IGNORED = 0x04D8
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -202,6 +203,14 @@ VLAN_3 = 0x06C8
 QP_VLAN = 0x06CC
 QP_MAX_RD_ATOMIC = 0x06D0
 TX_STATUS = 0x06D4
+DCQCN_LIMITER_QPN_0 = 0x06D8
+DCQCN_LIMITER_QPN_1 = 0x06DC
+DCQCN_LIMITER_QPN_2 = 0x06E0
+DCQCN_LIMITER_QPN_3 = 0x06E4
+DCQCN_LIMITER_RATE_0 = 0x06E8
+DCQCN_LIMITER_RATE_1 = 0x06EC
+DCQCN_LIMITER_RATE_2 = 0x06F0
+DCQCN_LIMITER_RATE_3 = 0x06F4
 
 # Reset value and access of each register, by name.
 RESET = {
@@ -360,6 +369,7 @@ RESET = {
     "TX_NDP_ADVERTISEMENTS": 0x0,
     "RX_FCS_ERRORS": 0x0,
     "RX_DROP_SRC_ADDR": 0x0,
+    "RP_CNP_IGNORED": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -399,6 +409,14 @@ RESET = {
     "QP_VLAN": 0x0,
     "QP_MAX_RD_ATOMIC": 0x1,
     "TX_STATUS": 0x10006200,
+    "DCQCN_LIMITER_QPN_0": 0x0,
+    "DCQCN_LIMITER_QPN_1": 0x0,
+    "DCQCN_LIMITER_QPN_2": 0x0,
+    "DCQCN_LIMITER_QPN_3": 0x0,
+    "DCQCN_LIMITER_RATE_0": 0x800,
+    "DCQCN_LIMITER_RATE_1": 0x800,
+    "DCQCN_LIMITER_RATE_2": 0x800,
+    "DCQCN_LIMITER_RATE_3": 0x800,
 }
 ACCESS = {
     "ID": "ro",
@@ -556,6 +574,7 @@ ACCESS = {
     "TX_NDP_ADVERTISEMENTS": "counter",
     "RX_FCS_ERRORS": "counter",
     "RX_DROP_SRC_ADDR": "counter",
+    "RP_CNP_IGNORED": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -595,6 +614,14 @@ ACCESS = {
     "QP_VLAN": "rw",
     "QP_MAX_RD_ATOMIC": "rw",
     "TX_STATUS": "ro",
+    "DCQCN_LIMITER_QPN_0": "ro",
+    "DCQCN_LIMITER_QPN_1": "ro",
+    "DCQCN_LIMITER_QPN_2": "ro",
+    "DCQCN_LIMITER_QPN_3": "ro",
+    "DCQCN_LIMITER_RATE_0": "ro",
+    "DCQCN_LIMITER_RATE_1": "ro",
+    "DCQCN_LIMITER_RATE_2": "ro",
+    "DCQCN_LIMITER_RATE_3": "ro",
 }
 
 # The register-block directory: (header offset, value) of every header word.
@@ -622,7 +649,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x00000036),
+    (0x009C, 0x00000037),
     (0x00A0, 0x00070001),
     (0x00A4, 0x000000B0),
     (0x00A8, 0x06000044),
@@ -636,7 +663,11 @@ BLOCK_HEADER_WORDS = [
     (0x00C8, 0x06C00010),
     (0x00CC, 0x00000004),
     (0x00D0, 0x000A0002),
-    (0x00D4, 0x00000000),
+    (0x00D4, 0x000000E0),
     (0x00D8, 0x06D00008),
     (0x00DC, 0x00000404),
+    (0x00E0, 0x000B0001),
+    (0x00E4, 0x00000000),
+    (0x00E8, 0x06D80020),
+    (0x00EC, 0x00000004),
 ]

@@ -127,3 +127,184 @@ fn two_flows_through_a_marking_switch_share_the_link_and_recover() {
         "without DCQCN the queue grows: {q_off:.1} KB"
     );
 }
+
+/// A CNP for a QP with the requester's QP number in its BTH, from B.
+fn cnp_to(qpn: u32) -> Vec<u8> {
+    let mut f = Frame::parse(&cnp()).unwrap();
+    f.bth.dest_qp = qpn;
+    f.seal().unwrap();
+    f.emit()
+}
+
+/// Per-QP DCQCN (`net::rate_limiters`): CNPs for one of A's QPs take a rate limiter for that QP and
+/// slow it alone: another QP of the same NIC sends at line rate meanwhile, and the slowed QP's frames
+/// follow its limiter's rate. Five QPs' CNPs fill the pool of four and the fifth is counted as ignored;
+/// without CNPs every limiter climbs back to the line rate and is let go. On a core whose reaction point
+/// paced the whole port, the second QP's frames were held to the first one's rate.
+#[test]
+fn cnps_slow_only_their_qp() {
+    use rocenic_driver::backend::sim::SimBackend;
+    use rocenic_driver::pair::{connect_qps, ip, mac, PairParams};
+    use rocenic_driver::{AccessFlags, Context, QpCaps, QueuePair, RateLimiter};
+    use rocenic_driver::{SendFlags, SendOp, Sge, WcStatus, WorkRequest};
+    use rocenic_sim::{Fabric, FabricConfig, Width};
+    use std::sync::{Arc, Mutex};
+    const LEN: usize = 512 << 10;
+    let fab = Arc::new(Mutex::new(
+        Fabric::new(FabricConfig {
+            width: Width::W64,
+            host_mem_bytes: 8 << 20,
+            ..FabricConfig::default()
+        })
+        .unwrap(),
+    ));
+    let open = |port: usize| {
+        let ctx = Context::open(Arc::new(SimBackend::new(fab.clone(), port))).unwrap();
+        ctx.set_port(mac(port), ip(port));
+        ctx
+    };
+    let (a, b) = (open(0), open(1));
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (ca, cb) = (a.create_cq(64).unwrap(), b.create_cq(64).unwrap());
+    let caps = QpCaps {
+        max_send_wr: 8,
+        max_recv_wr: 4,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+    };
+    let mut qps = Vec::new();
+    for i in 0..5 {
+        let qa = QueuePair::create(&pa, &ca, &ca, caps).unwrap();
+        let qb = QueuePair::create(&pb, &cb, &cb, caps).unwrap();
+        let params = PairParams {
+            psn: [0x1000 * (i + 1), 0x2000 * (i + 1)],
+            udp_sport: [0xC000 + i as u16, 0xC100 + i as u16],
+            ..PairParams::new(1024, 1_000_000)
+        };
+        connect_qps([&qa, &qb], &params).unwrap();
+        qps.push((qa, qb));
+    }
+    let src = a.alloc_dma(LEN).unwrap();
+    let data: Vec<u8> = (0..LEN).map(|i| (i * 13 + 1) as u8).collect();
+    src.write(0, &data).unwrap();
+    let src_mr = pa.reg_mr(&src, 0, LEN, AccessFlags::LOCAL_WRITE).unwrap();
+    let dst = b.alloc_dma(2 * LEN).unwrap();
+    let dst_mr = pb
+        .reg_mr(
+            &dst,
+            0,
+            2 * LEN,
+            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+        )
+        .unwrap();
+    let write = |qp: &QueuePair, at: usize, id: u64| {
+        let wr = WorkRequest {
+            wr_id: id,
+            op: SendOp::RdmaWrite {
+                remote_addr: dst_mr.addr() + at as u64,
+                rkey: dst_mr.rkey(),
+            },
+            sge: Sge {
+                addr: src_mr.addr(),
+                length: LEN as u32,
+                lkey: src_mr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        };
+        // SAFETY: the regions live until the end of the test, after every completion was polled.
+        unsafe { qp.post_send(&wr) }.unwrap();
+    };
+    let frames_in = |cycles: u64| {
+        let mut g = fab.lock().unwrap();
+        let before = g.link_stats().frames[0];
+        g.run(cycles);
+        g.link_stats().frames[0] - before
+    };
+    let complete = |id: u64| {
+        let mut wc = [rocenic_driver::WorkCompletion::default()];
+        for _ in 0..2000 {
+            fab.lock().unwrap().run(1000);
+            if ca.poll(&mut wc) == 1 {
+                assert_eq!((wc[0].wr_id, wc[0].status), (id, WcStatus::Success));
+                return;
+            }
+        }
+        panic!("WRITE {id} did not complete");
+    };
+    {
+        let mut g = fab.lock().unwrap();
+        g.reg_write(0, regs::DCQCN_ENABLE, 1);
+        // No recovery during the measurements: the rate stays where the CNPs cut it.
+        g.reg_write(0, regs::DCQCN_RATE_TIMER, 10_000_000);
+        g.reg_write(0, regs::DCQCN_ALPHA_TIMER, 10_000_000);
+    }
+    let q0 = qps[0].0.qp_num();
+    assert!(a.rate_limiters().is_empty());
+    for _ in 0..3 {
+        fab.lock().unwrap().inject_frame(1, cnp_to(q0));
+        fab.lock().unwrap().run(300);
+    }
+    let lim = a.rate_limiters();
+    assert_eq!(lim.len(), 1, "{lim:?}");
+    let low = lim[0].rate;
+    assert!(lim[0].qpn == q0 && low < 400, "{lim:?}");
+    assert_eq!(fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE), low);
+
+    // QP 1 is not slowed: about 8 B/cycle on the wire, 1,078-byte frames plus the gap.
+    write(&qps[1].0, 0, 1);
+    frames_in(2000);
+    let fast = frames_in(20_000);
+    assert!(
+        fast > 120,
+        "QP 1 at line rate: {fast} frames in 20,000 cycles"
+    );
+    complete(1);
+    // QP 0 is, to its limiter's rate (within 25 %).
+    write(&qps[0].0, LEN, 2);
+    frames_in(2000);
+    let slow = frames_in(20_000);
+    let want = low as u64 * 20_000 / 256 / 1078;
+    assert!(
+        slow * 4 >= want * 3 && slow * 4 <= want * 5,
+        "QP 0 paced: {slow} frames in 20,000 cycles, {want} expected at rate {low}"
+    );
+    assert_eq!(
+        a.rate_limiters(),
+        lim,
+        "the other QP's frames did not touch it"
+    );
+
+    // Four more QPs' CNPs: three take the rest of the pool, the last finds none.
+    for (qa, _) in &qps[1..] {
+        fab.lock().unwrap().inject_frame(1, cnp_to(qa.qp_num()));
+        fab.lock().unwrap().run(300);
+    }
+    let lim = a.rate_limiters();
+    let held: Vec<u32> = lim.iter().map(|l| l.qpn).collect();
+    let want_held: Vec<u32> = qps[..4].iter().map(|(q, _)| q.qp_num()).collect();
+    assert_eq!(held, want_held, "{lim:?}");
+    {
+        let mut g = fab.lock().unwrap();
+        assert_eq!(g.reg_read(0, regs::RP_CNP_IGNORED), 1);
+        assert_eq!(g.reg_read(0, regs::RP_CNP_HANDLED), 7);
+        assert_eq!(g.reg_read(0, regs::DCQCN_RATE_DECREASES), 6);
+    }
+
+    // Recovery: short stages and a large additive step bring every limiter back to the line rate and
+    // let it go; the slowed WRITE then finishes at line rate, its data intact.
+    {
+        let mut g = fab.lock().unwrap();
+        g.reg_write(0, regs::DCQCN_RATE_TIMER, 500);
+        g.reg_write(0, regs::DCQCN_RATE_AI, 400);
+    }
+    frames_in(30_000);
+    assert_eq!(a.rate_limiters(), Vec::<RateLimiter>::new());
+    assert_eq!(fab.lock().unwrap().reg_read(0, regs::DCQCN_RATE), 2048);
+    complete(2);
+    let mut got = vec![0u8; 2 * LEN];
+    dst.read(0, &mut got).unwrap();
+    assert!(
+        got[..LEN] == data[..] && got[LEN..] == data[..],
+        "data differs"
+    );
+}

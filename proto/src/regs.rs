@@ -93,7 +93,7 @@ registers! {
     PFC_PAUSE_QUANTA = 0x0198, Rw, 0xFFFF, "Pause time in quanta that an XOFF asks for.";
     PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while the buffer stays above PFC_XON_WORDS.";
     CNP_INTERVAL = 0x01A0, Rw, 7813, "Notification point: core cycles between two CNPs of this QP (7813 = 50 us at 156.25 MHz).";
-    DCQCN_ENABLE = 0x01A4, Rw, 0, "bit 0: the reaction point paces RoCE transmission at its rate (DCQCN); 0 = line rate.";
+    DCQCN_ENABLE = 0x01A4, Rw, 0, "bit 0: DCQCN on: a QP that receives CNPs takes a rate limiter of the pool (the RateLimiters block) whose reaction point paces that QP's frames; 0 = every QP at line rate, the limiters let go.";
     DCQCN_LINE_RATE = 0x01A8, Rw, 2048, "Line rate, bytes per cycle x 256 (2048 = 8 B/cycle, the 64-bit datapath; 16384 for 512 bits).";
     DCQCN_MIN_RATE = 0x01AC, Rw, 16, "Lowest rate a CNP can cut to, bytes per cycle x 256.";
     DCQCN_RATE_AI = 0x01B0, Rw, 20, "Additive increase R_AI, bytes per cycle x 256.";
@@ -102,7 +102,7 @@ registers! {
     DCQCN_ALPHA_TIMER = 0x01BC, Rw, 8594, "Alpha decay timer in cycles.";
     DCQCN_BYTE_COUNTER = 0x01C0, Rw, 10_000_000, "Bytes sent that end a rate increase stage.";
     DCQCN_F = 0x01C4, Rw, 5, "Fast recovery stages before additive increase.";
-    DCQCN_RATE = 0x01C8, Ro, 2048, "The reaction point's current rate RC, bytes per cycle x 256; after reset the line rate (DCQCN_LINE_RATE, 2048 by default).";
+    DCQCN_RATE = 0x01C8, Ro, 2048, "The lowest current rate RC among the rate limiters in use, bytes per cycle x 256: the port's most throttled QP; the line rate (DCQCN_LINE_RATE, 2048 by default) when no QP holds a limiter. Per limiter: DCQCN_LIMITER_RATE_n.";
     CNP_DSCP = 0x01CC, Rw, 48, "DSCP (0..63) of the CNPs the notification point sends (48 by default, ConnectX's, for a high-priority class).";
     TX_ECN = 0x01D0, Rw, 1, "bit 0: RoCE packets and CNPs leave ECN-capable, ECT(0) (RoCEv2 annex A17.9); 0: Not-ECT, and no switch can mark them.";
     VLAN = 0x01D4, Rw, 0, "802.1Q: bit 16 VLAN mode, bits 0..11 the port's VID; entry 0 of the port VLAN table (VLAN_1..3 are the others). In VLAN mode RoCE frames of QPs without QP_VLAN leave tagged with this VID and PCP = PFC_PRIORITY, and untagged frames are not taken. A frame tagged with the VID of an entry that is on (this one in VLAN mode, VLAN_n with its bit 16) is taken with its tag removed; other tags, and untagged frames in VLAN mode, count in RX_DROP_VLAN. ARP and neighbour discovery replies leave on the VLAN their request came on (untagged for an untagged request). PFC and PAUSE frames are never tagged. Change it while the port is idle.";
@@ -176,7 +176,7 @@ registers! {
     ECN_MARKED_ROCE_PACKETS = 0x0478, Counter, 0, "Counter: RoCE packets for our QP received with ECN CE (ecn_marked_roce_packets).";
     NP_CNP_SENT = 0x047C, Counter, 0, "Counter: CNPs sent by the notification point (np_cnp_sent).";
     RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled).";
-    DCQCN_RATE_DECREASES = 0x0484, Counter, 0, "Counter: rate cuts by the reaction point.";
+    DCQCN_RATE_DECREASES = 0x0484, Counter, 0, "Counter: rate cuts by the reaction points (all rate limiters).";
     WQE_PUSHES = 0x0488, Counter, 0, "Counter: send WQEs taken from the push window instead of fetched by DMA.";
     QP_CONTEXT_SWITCHES = 0x048C, Counter, 0, "Counter: QP context loads by either engine (another QP's packet or the send scheduler's next QP).";
     DOORBELL_OVERFLOWS = 0x0490, Counter, 0, "Counter: send doorbells that found the scheduler's FIFO full (the scheduler then sweeps every QP once; none is lost).";
@@ -197,6 +197,7 @@ registers! {
     TX_NDP_ADVERTISEMENTS = 0x04CC, Counter, 0, "Counter: IPv6 Neighbor Advertisements sent (solicited, override, with the port's MAC as target link-layer address).";
     RX_FCS_ERRORS = 0x04D0, Counter, 0, "Counter: frames the MAC delivered marked bad (rx_tuser with the last beat: a bad FCS, as the CMAC's rx_axis_tuser), dropped and not seen by the ARP, neighbour discovery or PFC units (ethtool rx_crc_errors_phy; part of port_rcv_errors).";
     RX_DROP_SRC_ADDR = 0x04D4, Counter, 0, "Counter: RoCE packets for a QP that receives (RTR, RTS, SQD) from an IP source address that is not the QP's peer: over IPv4 not DEST_IPV4, over IPv6 not ending in DEST_IPV4 (the peer GID's bytes 12..15). Dropped without an answer and without consuming a PSN, as rdma_rxe's check_addr: a packet misdirected or left over from an earlier connection on the QPN. Not an authentication (a source address is easily forged).";
+    RP_CNP_IGNORED = 0x04D8, Counter, 0, "Counter: CNPs for a QP that holds no rate limiter while every limiter of the pool is in use by other QPs: no rate changed (rp_cnp_ignored).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
@@ -236,6 +237,14 @@ registers! {
     QP_VLAN = 0x06CC, Rw, 0, "QP window (QP_CMD MODIFY stores it with the rest): bit 16, the QP's packets, its responses and CNPs leave tagged with the VID of port VLAN table entry bits 1..0 (0 = VLAN, 1..3 = VLAN_n) and PCP = PFC_PRIORITY, whether or not the entry is on (the driver names only entries that are); clear, as VLAN says (its VID in VLAN mode, else untagged). Linux's model: the VLAN of the netdev of the QP's source GID.";
     QP_MAX_RD_ATOMIC = 0x06D0, Rw, 1, "QP window (QP_CMD MODIFY stores it with the rest): max_rd_atomic, the RDMA READ and atomic requests the QP's requester keeps outstanding at once (1..RD_ATOMIC_DEPTH, the RdAtomic block's param; 0 acts as 1). READs and atomics beyond it wait for the oldest to complete. A READ with a scatter list (NUM_SGE > 1) always waits until none is outstanding.";
     TX_STATUS = 0x06D4, Ro, 0x1000_6200, "The transmit engine's requester state, for finding out why a QP's send queue stands still (live, of the QP in its turn; after reset 0x10006200: idle between turns, nothing outstanding, READs may go): bit 0 a WQE in progress, 1 it is done (completing), 2 going back (refetch pending), 3 RNR wait, 4 next WQE claimed, 5 next WQE fetched, 6 a payload prefetch claimed, 7 the WQE's READ/atomic context is queued, 8 reserved (0), 9 the WQE may send (READ/atomic room), 10 an ACK/NAK latched, 11 it waits for a READ to land, 12 a READ response job, 13 between turns, 14 the ring head is valid, 15 the head is a READ/atomic, 16..19 outstanding ring entries, 20..22 READ/atomic contexts queued, 24..26 of them not landed, 28 Idle, 29 payload reads in flight, 30 paused (hold), 31 enabled.";
+    DCQCN_LIMITER_QPN_0 = 0x06D8, Ro, 0, "Rate limiter 0 of the DCQCN pool: bit 31 in use, bits 15..0 the QP it paces (the QP whose CNP took it; let go when the QP is back at the line rate with nothing owed).";
+    DCQCN_LIMITER_QPN_1 = 0x06DC, Ro, 0, "Rate limiter 1 (DCQCN_LIMITER_QPN_0's layout).";
+    DCQCN_LIMITER_QPN_2 = 0x06E0, Ro, 0, "Rate limiter 2 (DCQCN_LIMITER_QPN_0's layout).";
+    DCQCN_LIMITER_QPN_3 = 0x06E4, Ro, 0, "Rate limiter 3 (DCQCN_LIMITER_QPN_0's layout).";
+    DCQCN_LIMITER_RATE_0 = 0x06E8, Ro, 2048, "Rate limiter 0's current rate RC, bytes per cycle x 256 (meaningful while in use).";
+    DCQCN_LIMITER_RATE_1 = 0x06EC, Ro, 2048, "Rate limiter 1's rate (DCQCN_LIMITER_RATE_0's layout).";
+    DCQCN_LIMITER_RATE_2 = 0x06F0, Ro, 2048, "Rate limiter 2's rate (DCQCN_LIMITER_RATE_0's layout).";
+    DCQCN_LIMITER_RATE_3 = 0x06F4, Ro, 2048, "Rate limiter 3's rate (DCQCN_LIMITER_RATE_0's layout).";
 }
 
 /// What a register block is, as its header names it.
@@ -268,13 +277,26 @@ pub enum BlockKind {
     /// outstanding (max_qp_init_rd_atom); from version 2, bits 15..8: the atomic results a QP's
     /// responder keeps for duplicates (max_qp_rd_atom). Without this block a QP keeps one of each.
     RdAtomic = 10,
+    /// DCQCN rate limiters lent to QPs (`DCQCN_LIMITER_QPN_n`, `DCQCN_LIMITER_RATE_n`); param: number
+    /// of limiters. Without this block the reaction point paces the whole port.
+    RateLimiters = 11,
 }
 
 impl BlockKind {
     pub fn from_u16(v: u16) -> Option<BlockKind> {
         use BlockKind::*;
         [
-            Core, Qp, Ethernet, MrTable, Queues, Counters, WqePush, GidTable, VlanTable, RdAtomic,
+            Core,
+            Qp,
+            Ethernet,
+            MrTable,
+            Queues,
+            Counters,
+            WqePush,
+            GidTable,
+            VlanTable,
+            RdAtomic,
+            RateLimiters,
         ]
         .into_iter()
         .find(|k| *k as u16 == v)
@@ -372,6 +394,13 @@ pub const BLOCKS: &[Block] = &[
         size: 0x0008,
         param: (ATOMIC_RESULTS as u32) << 8 | RD_ATOMIC_DEPTH as u32,
     },
+    Block {
+        kind: BlockKind::RateLimiters,
+        version: 1,
+        base: DCQCN_LIMITER_QPN_0,
+        size: 0x0020,
+        param: DCQCN_LIMITERS as u32,
+    },
 ];
 
 /// Number of counter registers.
@@ -435,6 +464,9 @@ pub const RD_ATOMIC_DEPTH: usize = 4;
 /// Atomic results a QP's responder keeps to answer duplicates (max_qp_rd_atom, the limit of
 /// max_dest_rd_atomic): the receive engine's atomic result cache, held in the QP context.
 pub const ATOMIC_RESULTS: usize = 4;
+/// DCQCN rate limiters (reaction points) the port lends to the QPs that receive CNPs
+/// (`net::rate_limiters`; the RateLimiters block).
+pub const DCQCN_LIMITERS: usize = 4;
 /// Entries of the port VLAN table: `VLAN` (entry 0) and `VLAN_1..3`.
 pub const VLAN_TABLE_LEN: usize = 4;
 /// `VLAN_n` bit 16: the entry is on.

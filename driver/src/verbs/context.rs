@@ -401,10 +401,42 @@ impl Context {
         ]
     }
 
+    /// The DCQCN rate limiters the port has lent to QPs (the RateLimiters block): for each limiter in
+    /// use, the QP it paces and its current rate in bytes per core cycle x 256 (the line rate is
+    /// `DCQCN_LINE_RATE`). Empty when DCQCN is off, no QP has received a CNP since its last recovery, or
+    /// the device has no such block (it then paces the whole port: `DCQCN_RATE`).
+    pub fn rate_limiters(&self) -> Vec<RateLimiter> {
+        let n = self
+            .dev
+            .blocks
+            .iter()
+            .find(|b| b.kind == regs::BlockKind::RateLimiters)
+            .map_or(0, |b| b.param as usize)
+            .min(regs::DCQCN_LIMITERS);
+        (0..n)
+            .filter_map(|i| {
+                let q = self.dev.read(regs::DCQCN_LIMITER_QPN_0 + 4 * i as u16);
+                (q >> 31 == 1).then(|| RateLimiter {
+                    qpn: q & 0xFFFF,
+                    rate: self.dev.read(regs::DCQCN_LIMITER_RATE_0 + 4 * i as u16),
+                })
+            })
+            .collect()
+    }
+
     /// Work requests the driver has completed with `WR_FLUSH_ERR`.
     pub fn flushed_wqes(&self) -> u64 {
         self.dev.flushed_wqes.load(Ordering::Relaxed)
     }
+}
+
+/// A DCQCN rate limiter in use ([`Context::rate_limiters`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimiter {
+    /// The QP whose frames it paces.
+    pub qpn: u32,
+    /// Its reaction point's current rate RC, bytes per core cycle x 256.
+    pub rate: u32,
 }
 
 /// Which received field gives a RoCE frame its 802.1Qbb priority ([`Context::set_priorities`]).

@@ -9,6 +9,8 @@
 //! never exceeds the line rate or falls below the minimum. The pacer is a leaky bucket: every RoCE beat
 //! sent adds its bytes × 256 to a debt that drains by RC each cycle, and no new RoCE frame starts while
 //! the debt is above zero.
+//!
+//! One instance is one rate limiter; `net::rate_limiters` gives them to the QPs that receive CNPs.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -17,6 +19,8 @@ pub struct Dcqcn<const B: usize> {
     pub reset: Signal<In, bool>,
     /// Off: RC stays at the line rate and nothing is held.
     pub enable: Signal<In, bool>,
+    /// Start over (at the line rate, α = 1): the limiter is given to another QP.
+    pub clear: Signal<In, bool>,
     pub line_rate: Signal<In, Bits<32>>,
     pub min_rate: Signal<In, Bits<32>>,
     pub rate_ai: Signal<In, Bits<32>>,
@@ -33,6 +37,9 @@ pub struct Dcqcn<const B: usize> {
     pub hold: Signal<Out, bool>,
     pub rate: Signal<Out, Bits<32>>,
     pub decrease_inc: Signal<Out, bool>,
+    /// Back at the line rate (RT at it, RC within one step of it: the halving rounds down) with no
+    /// debt: the limiter can be let go.
+    pub recovered: Signal<Out, bool>,
     rc: DFF<Bits<16>>,
     rt: DFF<Bits<16>>,
     alpha: DFF<Bits<16>>,
@@ -55,6 +62,7 @@ pub struct Dcqcn<const B: usize> {
     debt_left: Signal<Local, Bits<32>>,
     /// g = 1/256 in α's 1/1024 units.
     g_q10: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
     beat_debt: Constant<Bits<32>>,
     beat_bytes: Constant<Bits<32>>,
 }
@@ -65,6 +73,7 @@ impl<const B: usize> Default for Dcqcn<B> {
             clock: Default::default(),
             reset: Default::default(),
             enable: Default::default(),
+            clear: Default::default(),
             line_rate: Default::default(),
             min_rate: Default::default(),
             rate_ai: Default::default(),
@@ -78,6 +87,7 @@ impl<const B: usize> Default for Dcqcn<B> {
             hold: Default::default(),
             rate: Default::default(),
             decrease_inc: Default::default(),
+            recovered: Default::default(),
             rc: Default::default(),
             rt: Default::default(),
             alpha: Default::default(),
@@ -98,6 +108,7 @@ impl<const B: usize> Default for Dcqcn<B> {
             alpha_dec: Default::default(),
             debt_left: Default::default(),
             g_q10: Constant::new(4.into()),
+            one16: Constant::new(1.into()),
             beat_debt: Constant::new(((B * 256) as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
         }
@@ -186,7 +197,10 @@ impl<const B: usize> Logic for Dcqcn<B> {
             self.debt.d.next = self.debt_left.val() + self.beat_debt.val();
         }
         self.hold.next = self.enable.val() && (self.debt.q.val() != 0);
-        if self.reset.val() || !self.enable.val() {
+        self.recovered.next = (self.rt.q.val() == self.line16.val())
+            && ((self.rc.q.val() + self.one16.val()) >= self.line16.val())
+            && (self.debt.q.val() == 0);
+        if self.reset.val() || !self.enable.val() || self.clear.val() {
             self.rc.d.next = self.line16.val();
             self.rt.d.next = self.line16.val();
             self.alpha.d.next = 1024.into();

@@ -3,6 +3,7 @@ pub mod arp;
 pub mod dcqcn;
 pub mod ndp;
 pub mod pfc;
+pub mod rate_limiters;
 pub mod rx_buffer;
 pub mod short_frame;
 pub mod vlan;

@@ -96,6 +96,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// is the frame on the MAC stream's, taken with its header.
     pub vlan: Signal<In, Bits<3>>,
     pub tx_vlan: Signal<Out, Bits<3>>,
+    /// The QP the frame on the MAC stream is from (its address vector's), and whether it is a CNP: for
+    /// the DCQCN rate limiters (`net::rate_limiters`), which pace a QP's frames but never a CNP.
+    pub tx_qpn: Signal<Out, Bits<16>>,
+    pub tx_cnp: Signal<Out, bool>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
@@ -409,6 +413,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The packet leaves in IPv6: every header after the IP one sits 20 bytes later than in IPv4.
     p_v6: DFF<bool>,
     p_vlan: DFF<Bits<3>>,
+    p_src: DFF<Bits<16>>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
@@ -874,6 +879,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_cnp: Default::default(),
             p_v6: Default::default(),
             p_vlan: Default::default(),
+            p_src: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -965,6 +971,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             flow_label: Default::default(),
             vlan: Default::default(),
             tx_vlan: Default::default(),
+            tx_qpn: Default::default(),
+            tx_cnp: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
             bth_b1: Default::default(),
@@ -1048,6 +1056,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             clock,
             state,
             p_vlan,
+            p_src,
             wqe_buf,
             sgl_buf,
             w_nsge,
@@ -1549,6 +1558,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
         }
         self.tx_vlan.next = self.p_vlan.q.val();
+        self.tx_qpn.next = self.p_src.q.val();
+        self.tx_cnp.next = self.p_cnp.q.val();
         if self.p_v6.q.val() {
             if self.p_reth.q.val() && self.p_imm.q.val() {
                 self.pay.next = (self.prev.q.val() >> self.prev74_6.val())
@@ -2308,6 +2319,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.f_pos.d.next = self.ip_len.val() + 14;
                 self.p_v6.d.next = self.ipv6.val();
                 self.p_vlan.d.next = self.vlan.val();
+                self.p_src.d.next = bit_cast::<16, 32>(self.av_q.q.val());
                 if self.ipv6.val() {
                     // IPv6 (RFC 8200, RoCEv2 annex A17.4): the 40-byte header in place of IPv4's 20, its
                     // traffic class the TOS byte, payload length the UDP length; UDP on 20 bytes later.

@@ -9,9 +9,9 @@ use crate::host::regs::Regs;
 use crate::host::scatter::Scatter;
 use crate::host::write_align::WriteAlign;
 use crate::net::arp::ArpResponder;
-use crate::net::dcqcn::Dcqcn;
 use crate::net::ndp::NdpResponder;
 use crate::net::pfc::PfcUnit;
+use crate::net::rate_limiters::RateLimiters;
 use crate::net::rx_buffer::RxBuffer;
 use crate::net::vlan::{VlanInsert, VlanStrip};
 use crate::roce::mr_table::MrTable;
@@ -86,7 +86,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     arp: ArpResponder<W, B>,
     ndp: NdpResponder<W, B>,
     pfc: PfcUnit<W, B>,
-    dcqcn: Dcqcn<B>,
+    dcqcn: RateLimiters<B>,
     qpt: QpTable<Q>,
     /// As many MR entries as QPs.
     mrt: MrTable<Q>,
@@ -685,7 +685,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
                 && !self.arp.tx_tvalid.val()
                 && !self.ndp.tx_tvalid.val()
                 && !self.pfc.paused.val()
-                && !self.dcqcn.hold.val());
+                && !(self.dcqcn.hold.val() && !self.tx_eng.tx_cnp.val()));
         self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
         self.vlan_tx.in_tkeep.next = self.tx_eng.tx_tkeep.val();
         self.vlan_tx.in_tlast.next = self.tx_eng.tx_tlast.val();
@@ -765,13 +765,26 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dcqcn.alpha_timer.next = self.regs.dcqcn_alpha_timer.val();
         self.dcqcn.byte_counter.next = self.regs.dcqcn_byte_counter.val();
         self.dcqcn.f_stages.next = self.regs.dcqcn_f.val();
+        // A CNP is for the receive engine's current QP; a frame's QP is the transmit engine's.
         self.dcqcn.cnp.next = self.rx_eng.rp_cnp_inc.val();
+        self.dcqcn.cnp_qpn.next = bit_cast::<16, 32>(self.qpt.rx_qpn.val());
+        self.dcqcn.tx_qpn.next = self.tx_eng.tx_qpn.val();
         self.dcqcn.beat_sent.next = self.tx_fire.val()
             && self.grant_tx.val()
             && !self.grant_pfc.val()
             && !self.grant_arp.val()
-            && !self.grant_ndp.val();
+            && !self.grant_ndp.val()
+            && !self.tx_eng.tx_cnp.val();
         self.regs.dcqcn_rate.next = self.dcqcn.rate.val();
+        self.regs.dcqcn_limiter_qpn_0.next = self.dcqcn.qpn0.val();
+        self.regs.dcqcn_limiter_qpn_1.next = self.dcqcn.qpn1.val();
+        self.regs.dcqcn_limiter_qpn_2.next = self.dcqcn.qpn2.val();
+        self.regs.dcqcn_limiter_qpn_3.next = self.dcqcn.qpn3.val();
+        self.regs.dcqcn_limiter_rate_0.next = self.dcqcn.rate0.val();
+        self.regs.dcqcn_limiter_rate_1.next = self.dcqcn.rate1.val();
+        self.regs.dcqcn_limiter_rate_2.next = self.dcqcn.rate2.val();
+        self.regs.dcqcn_limiter_rate_3.next = self.dcqcn.rate3.val();
+        self.regs.rp_cnp_ignored_inc.next = self.dcqcn.ignored_inc.val();
         self.regs.dcqcn_rate_decreases_inc.next = self.dcqcn.decrease_inc.val();
         if self.tx_fire.val() {
             self.tx_own.d.next = 1.into();

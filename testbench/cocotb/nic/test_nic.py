@@ -507,7 +507,8 @@ async def test_cnp_cuts_dcqcn_rate(dut):
     at the line rate (2048); a CNP (opcode 0x81 to our QPN, BECN, 16 reserved bytes, right ICRC) is
     counted (RP_CNP_HANDLED 1, DCQCN_RATE_DECREASES 1), is not ACKed, and cuts the rate to the model's
     RC x (1 - alpha/2) with alpha = 1 (1024); a second CNP cuts again from the model's new alpha (2 and 2
-    counted). A CNP for another QP is dropped (RX_DROP_QP) and changes nothing. Then, with
+    counted), all in rate limiter 0, which now names the QP. A CNP for another QP is dropped (RX_DROP_QP)
+    and changes nothing. Then, with
     DCQCN_RATE_TIMER = 400 cycles, the rate climbs stage by stage exactly as the model's fast recovery
     (RC = (RT + RC) / 2, F = 5 stages) and then additive increase (RT += DCQCN_RATE_AI) predict."""
     nic = Nic(dut)
@@ -544,6 +545,11 @@ async def test_cnp_cuts_dcqcn_rate(dut):
                  "DCQCN_RATE_DECREASES": 2}, d
     assert await nic.read(R.DCQCN_RATE) == model.rc
     assert nic.sink.empty(), "a CNP was answered"
+    # Per-QP DCQCN: the QP's CNPs took rate limiter 0 of the pool (bit 31 in use, the QPN); the others
+    # stay free.
+    assert await nic.read(R.DCQCN_LIMITER_QPN_0) == 0x8000_0000 | QPN
+    assert await nic.read(R.DCQCN_LIMITER_RATE_0) == model.rc
+    assert await nic.read(R.DCQCN_LIMITER_QPN_1) >> 31 == 0
 
     # Rate increase stages on the timer: the sequence of rates read = the model's.
     await nic.write(R.DCQCN_RATE_TIMER, 400)
