@@ -220,6 +220,44 @@ fn cnps_slow_only_their_qp() {
         g.run(cycles);
         g.link_stats().frames[0] - before
     };
+    // B's 64-byte WRITEs into A over QP 1: cycles from posting to B's completion, which waits for A's ACK.
+    let a_dst = a.alloc_dma(4096).unwrap();
+    let a_dst_mr = pa
+        .reg_mr(
+            &a_dst,
+            0,
+            4096,
+            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+        )
+        .unwrap();
+    let b_src = b.alloc_dma(64).unwrap();
+    let b_src_mr = pb.reg_mr(&b_src, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let b_write_cycles = |id: u64| {
+        let wr = WorkRequest {
+            wr_id: id,
+            op: SendOp::RdmaWrite {
+                remote_addr: a_dst_mr.addr(),
+                rkey: a_dst_mr.rkey(),
+            },
+            sge: Sge {
+                addr: b_src_mr.addr(),
+                length: 64,
+                lkey: b_src_mr.lkey(),
+            },
+            flags: SendFlags::SIGNALED,
+        };
+        // SAFETY: the regions live until the end of the test, after every completion was polled.
+        unsafe { qps[1].1.post_send(&wr) }.unwrap();
+        let mut wc = [rocenic_driver::WorkCompletion::default()];
+        for n in 0..20_000u64 {
+            fab.lock().unwrap().run(5);
+            if cb.poll(&mut wc) == 1 {
+                assert_eq!((wc[0].wr_id, wc[0].status), (id, WcStatus::Success));
+                return 5 * (n + 1);
+            }
+        }
+        panic!("B's WRITE {id} did not complete");
+    };
     let complete = |id: u64| {
         let mut wc = [rocenic_driver::WorkCompletion::default()];
         for _ in 0..2000 {
@@ -240,6 +278,7 @@ fn cnps_slow_only_their_qp() {
     }
     let q0 = qps[0].0.qp_num();
     assert!(a.rate_limiters().is_empty());
+    let idle: Vec<u64> = (0..4).map(|i| b_write_cycles(100 + i)).collect();
     for _ in 0..3 {
         fab.lock().unwrap().inject_frame(1, cnp_to(q0));
         fab.lock().unwrap().run(300);
@@ -272,6 +311,17 @@ fn cnps_slow_only_their_qp() {
         a.rate_limiters(),
         lim,
         "the other QP's frames did not touch it"
+    );
+    // A's ACKs for another QP do not wait behind QP 0's paced frames: the transmit engine builds none of
+    // QP 0's packets while its limiter owes more than 16 cycles, and serves the ACKs meanwhile; at worst
+    // one of QP 0's frames is being read and sent (about 250 cycles). Measured: idle 415..425, paced up to
+    // 665; with the engine waiting at the arbiter with a held frame instead, 845..1,490.
+    let paced: Vec<u64> = (0..8).map(|i| b_write_cycles(200 + i)).collect();
+    let (base, worst) = (*idle.iter().max().unwrap(), *paced.iter().max().unwrap());
+    println!("B's WRITE round trips: idle {idle:?}, with QP 0 paced {paced:?}");
+    assert!(
+        worst <= base + 300,
+        "ACKs for QP 1 held behind QP 0's pacing: {paced:?} cycles against {idle:?} idle"
     );
 
     // Four more QPs' CNPs: three take the rest of the pool, the last finds none.

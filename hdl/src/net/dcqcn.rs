@@ -35,6 +35,9 @@ pub struct Dcqcn<const B: usize> {
     pub beat_sent: Signal<In, bool>,
     /// Do not start a RoCE frame now.
     pub hold: Signal<Out, bool>,
+    /// The debt will take more than 16 cycles to drain: not worth building the QP's next packet yet
+    /// (the engine serves other jobs meanwhile; `hold` does the fine timing at the arbiter).
+    pub busy: Signal<Out, bool>,
     pub rate: Signal<Out, Bits<32>>,
     pub decrease_inc: Signal<Out, bool>,
     /// Back at the line rate (RT at it, RC within one step of it: the halving rounds down) with no
@@ -85,6 +88,7 @@ impl<const B: usize> Default for Dcqcn<B> {
             cnp: Default::default(),
             beat_sent: Default::default(),
             hold: Default::default(),
+            busy: Default::default(),
             rate: Default::default(),
             decrease_inc: Default::default(),
             recovered: Default::default(),
@@ -197,6 +201,8 @@ impl<const B: usize> Logic for Dcqcn<B> {
             self.debt.d.next = self.debt_left.val() + self.beat_debt.val();
         }
         self.hold.next = self.enable.val() && (self.debt.q.val() != 0);
+        self.busy.next =
+            self.enable.val() && (self.debt.q.val() > (bit_cast::<32, 16>(self.rc.q.val()) << 4));
         self.recovered.next = (self.rt.q.val() == self.line16.val())
             && ((self.rc.q.val() + self.one16.val()) >= self.line16.val())
             && (self.debt.q.val() == 0);

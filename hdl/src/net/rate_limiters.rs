@@ -35,6 +35,11 @@ pub struct RateLimiters<const B: usize> {
     pub beat_sent: Signal<In, bool>,
     /// Do not start `tx_qpn`'s frame now.
     pub hold: Signal<Out, bool>,
+    /// The transmit engine's current requester QP, and whether its limiter owes more than 16 cycles of
+    /// sending: the engine then builds no packet of it and serves ACKs, CNPs and READ responses of
+    /// other QPs instead of waiting at the arbiter with a held frame.
+    pub cur_qpn: Signal<In, Bits<16>>,
+    pub cur_busy: Signal<Out, bool>,
     /// The lowest rate among the limiters in use (the line rate when none is).
     pub rate: Signal<Out, Bits<32>>,
     /// Per limiter: bit 31 in use, bits 15..0 its QP; and its rate RC.
@@ -96,6 +101,8 @@ impl<const B: usize> Default for RateLimiters<B> {
             tx_qpn: Default::default(),
             beat_sent: Default::default(),
             hold: Default::default(),
+            cur_qpn: Default::default(),
+            cur_busy: Default::default(),
             rate: Default::default(),
             qpn0: Default::default(),
             qpn1: Default::default(),
@@ -288,6 +295,18 @@ impl<const B: usize> Logic for RateLimiters<B> {
             || (self.tm2.val() && self.rp2.hold.val())
             || (self.tm3.val() && self.rp3.hold.val());
 
+        self.cur_busy.next = (self.used0.q.val()
+            && (self.tag0.q.val() == self.cur_qpn.val())
+            && self.rp0.busy.val())
+            || (self.used1.q.val()
+                && (self.tag1.q.val() == self.cur_qpn.val())
+                && self.rp1.busy.val())
+            || (self.used2.q.val()
+                && (self.tag2.q.val() == self.cur_qpn.val())
+                && self.rp2.busy.val())
+            || (self.used3.q.val()
+                && (self.tag3.q.val() == self.cur_qpn.val())
+                && self.rp3.busy.val());
         self.decrease_inc.next = self.rp0.decrease_inc.val()
             || self.rp1.decrease_inc.val()
             || self.rp2.decrease_inc.val()
@@ -359,6 +378,7 @@ mod tests {
         uut.cnp_qpn.connect();
         uut.tx_qpn.connect();
         uut.beat_sent.connect();
+        uut.cur_qpn.connect();
         uut.clock.connect();
         uut.reset.connect();
         uut.connect_all();

@@ -100,6 +100,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// the DCQCN rate limiters (`net::rate_limiters`), which pace a QP's frames but never a CNP.
     pub tx_qpn: Signal<Out, Bits<16>>,
     pub tx_cnp: Signal<Out, bool>,
+    /// The current QP's DCQCN rate limiter owes many cycles of sending: build none of its packets now.
+    pub paced: Signal<In, bool>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
@@ -973,6 +975,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_vlan: Default::default(),
             tx_qpn: Default::default(),
             tx_cnp: Default::default(),
+            paced: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
             bth_b1: Default::default(),
@@ -2054,6 +2057,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.av_ok_cur.val()
                     && !self.nx_any.val()
                     && self.rd_go.val()
+                    && !self.paced.val()
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()

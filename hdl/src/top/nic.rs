@@ -769,6 +769,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dcqcn.cnp.next = self.rx_eng.rp_cnp_inc.val();
         self.dcqcn.cnp_qpn.next = bit_cast::<16, 32>(self.qpt.rx_qpn.val());
         self.dcqcn.tx_qpn.next = self.tx_eng.tx_qpn.val();
+        self.dcqcn.cur_qpn.next = bit_cast::<16, 32>(self.qpt.tx_qpn.val());
+        self.tx_eng.paced.next = self.dcqcn.cur_busy.val();
         self.dcqcn.beat_sent.next = self.tx_fire.val()
             && self.grant_tx.val()
             && !self.grant_pfc.val()
