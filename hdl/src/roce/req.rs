@@ -100,7 +100,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// the DCQCN rate limiters (`net::rate_limiters`), which pace a QP's frames but never a CNP.
     pub tx_qpn: Signal<Out, Bits<16>>,
     pub tx_cnp: Signal<Out, bool>,
-    /// The current QP's DCQCN rate limiter owes many cycles of sending: build none of its packets now.
+    /// The current QP's DCQCN rate limiter owes many cycles of sending: build none of its packets and start
+    /// none of its work requests now.
     pub paced: Signal<In, bool>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
@@ -1671,11 +1672,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.snd_max.q.val() == self.npk.q.val());
         self.nx_any.next = self.nx_claim.q.val() || self.nx_on.q.val();
         // The WQE fetched ahead is the one to fetch now (or will be once the one in progress parks).
+        // Not while paced: a WQE fetched ahead would keep the turn (`sw_ok` waits for it), so a paced QP
+        // drops it (WqeDrain) and fetches it again when its turn comes back.
         self.nx_use.next = !self.wqe_active.q.val()
             && (self.nx_idx.q.val() == self.sq_fi.val())
             && self.enable.val()
             && self.rts.val()
-            && !self.hold.val();
+            && !self.hold.val()
+            && !self.paced.val();
         // Fetch ahead from the last packet of a WQE that will park, while nothing else reads.
         self.nx_go.next = self.rg_may.val()
             && !self.nx_any.val()
@@ -1683,7 +1687,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_cnp.q.val()
             && !self.p_resp.q.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
-            && !self.push_hit_nx.val();
+            && !self.push_hit_nx.val()
+            && !self.paced.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
         self.nak_status.next = 11.into(); // REM_OP_ERR
         if self.lat_syn.q.val() == 0x61 {
@@ -2067,7 +2072,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && !self.pf_any.val()
                     && !self.nx_claim.q.val()
                     && (self.sq_pi.val() != self.sq_fi.val())
+                    && !self.paced.val()
                 {
+                    // (A paced QP starts no new work request: its ring drains and the table can give
+                    // the turn to another QP, `qp_table` tx_sw_ok, instead of the QP keeping it.)
                     self.state.d.next = TxState::WqeReq;
                     if self.nx_on.q.val() {
                         // Fetched ahead (the drain above took any other): its data is on the way.
