@@ -37,7 +37,11 @@ out=$root/build/reports
 # in the QP context, 288 more bits per QP: RX_VEC 544 -> 832): measured 64-bit 448 RAMB36 (+64 over 384),
 # 512-bit 886 RAMB36 + 15 RAMB18 (+128 over 758), in the CI run of 17c69ca.
 declare -A lut_budget=([64]=40500 [512]=76000)
-declare -A ff_budget=([64]=19500 [512]=23800)
+# Flip-flops raised 2026-11-26 (session 23) for per-QP DCQCN: four reaction points instead of one
+# (net/rate_limiters.rs; each ~240 flip-flops of rates, timers, byte counter and pacer debt, plus a 16-bit QP
+# tag): measured 64-bit 38,642 LUTs / 20,270 FF (+1,531 / +830 over session 22), 512-bit 72,837 / 24,425
+# (+1,599 / +821).
+declare -A ff_budget=([64]=21500 [512]=25800)
 declare -A bram_budget=([64]=515 [512]=1030)
 command -v yosys >/dev/null || { echo "reports.sh: yosys missing: run scripts/setup.sh (apt-get install yosys)" >&2; exit 2; }
 yosys_version=$(yosys -V)
