@@ -204,6 +204,30 @@ fn nics(n: usize, send_wr: usize) -> Nics {
     }
 }
 
+/// A signaled RDMA WRITE of `len` bytes from the start of `src` to `at` bytes into `dst`.
+fn write_wr(
+    id: u64,
+    src: &rocenic_driver::MemoryRegion,
+    len: usize,
+    dst: &rocenic_driver::MemoryRegion,
+    at: usize,
+) -> rocenic_driver::WorkRequest {
+    use rocenic_driver::{SendFlags, SendOp, Sge, WorkRequest};
+    WorkRequest {
+        wr_id: id,
+        op: SendOp::RdmaWrite {
+            remote_addr: dst.addr() + at as u64,
+            rkey: dst.rkey(),
+        },
+        sge: Sge {
+            addr: src.addr(),
+            length: len as u32,
+            lkey: src.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    }
+}
+
 /// Per-QP DCQCN (`net::rate_limiters`): CNPs for one of A's QPs take a rate limiter for that QP and
 /// slow it alone: another QP of the same NIC sends at line rate meanwhile, and the slowed QP's frames
 /// follow its limiter's rate. Five QPs' CNPs fill the pool of four and the fifth is counted as ignored;
@@ -211,8 +235,8 @@ fn nics(n: usize, send_wr: usize) -> Nics {
 /// paced the whole port, the second QP's frames were held to the first one's rate.
 #[test]
 fn cnps_slow_only_their_qp() {
+    use rocenic_driver::WcStatus;
     use rocenic_driver::{AccessFlags, QueuePair, RateLimiter};
-    use rocenic_driver::{SendFlags, SendOp, Sge, WcStatus, WorkRequest};
     const LEN: usize = 512 << 10;
     let Nics {
         fab,
@@ -238,19 +262,7 @@ fn cnps_slow_only_their_qp() {
         )
         .unwrap();
     let write = |qp: &QueuePair, at: usize, id: u64| {
-        let wr = WorkRequest {
-            wr_id: id,
-            op: SendOp::RdmaWrite {
-                remote_addr: dst_mr.addr() + at as u64,
-                rkey: dst_mr.rkey(),
-            },
-            sge: Sge {
-                addr: src_mr.addr(),
-                length: LEN as u32,
-                lkey: src_mr.lkey(),
-            },
-            flags: SendFlags::SIGNALED,
-        };
+        let wr = write_wr(id, &src_mr, LEN, &dst_mr, at);
         // SAFETY: the regions live until the end of the test, after every completion was polled.
         unsafe { qp.post_send(&wr) }.unwrap();
     };
@@ -273,19 +285,7 @@ fn cnps_slow_only_their_qp() {
     let b_src = b.alloc_dma(64).unwrap();
     let b_src_mr = pb.reg_mr(&b_src, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
     let b_write_cycles = |id: u64| {
-        let wr = WorkRequest {
-            wr_id: id,
-            op: SendOp::RdmaWrite {
-                remote_addr: a_dst_mr.addr(),
-                rkey: a_dst_mr.rkey(),
-            },
-            sge: Sge {
-                addr: b_src_mr.addr(),
-                length: 64,
-                lkey: b_src_mr.lkey(),
-            },
-            flags: SendFlags::SIGNALED,
-        };
+        let wr = write_wr(id, &b_src_mr, 64, &a_dst_mr, 0);
         // SAFETY: the regions live until the end of the test, after every completion was polled.
         unsafe { qps[1].1.post_send(&wr) }.unwrap();
         let mut wc = [rocenic_driver::WorkCompletion::default()];
@@ -406,7 +406,7 @@ fn cnps_slow_only_their_qp() {
 /// `TURN_WQES` (16), QP 1 waited for all of QP 0's.
 #[test]
 fn a_paced_qp_gives_up_its_turn() {
-    use rocenic_driver::{AccessFlags, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
+    use rocenic_driver::{AccessFlags, WcStatus};
     const LEN: usize = 8 << 10;
     const PER_QP: usize = 16;
     let Nics {
@@ -448,19 +448,7 @@ fn a_paced_qp_gives_up_its_turn() {
     for (q, (qa, _)) in qps.iter().enumerate() {
         for k in 0..PER_QP {
             let at = (q * PER_QP + k) * LEN;
-            let wr = WorkRequest {
-                wr_id: at as u64,
-                op: SendOp::RdmaWrite {
-                    remote_addr: dst_mr.addr() + at as u64,
-                    rkey: dst_mr.rkey(),
-                },
-                sge: Sge {
-                    addr: src_mr.addr(),
-                    length: LEN as u32,
-                    lkey: src_mr.lkey(),
-                },
-                flags: SendFlags::SIGNALED,
-            };
+            let wr = write_wr(at as u64, &src_mr, LEN, &dst_mr, at);
             // SAFETY: the regions live until the end of the test, after every completion was polled.
             unsafe { qa.post_send(&wr) }.unwrap();
         }
