@@ -6,7 +6,8 @@
 //! takes the CNP a cycle later; with none free the CNP is counted (`ignored_inc`, rp_cnp_ignored) and
 //! changes no rate. A limiter whose QP is back at the line rate with no debt is let go, so the pool serves
 //! the flows congested now. A frame of a QP that holds a limiter waits while that limiter holds; frames of
-//! other QPs are not held by it.
+//! other QPs are not held by it, and a CNP is neither held nor counted against its QP's limiter (a
+//! notification must not wait behind the congestion it reports).
 use crate::net::dcqcn::Dcqcn;
 use rust_hdl::prelude::*;
 
@@ -32,6 +33,7 @@ pub struct RateLimiters<const B: usize> {
     pub cnp_qpn: Signal<In, Bits<16>>,
     /// The QP of the RoCE frame at the head of the transmit stream, and whether a beat of it left.
     pub tx_qpn: Signal<In, Bits<16>>,
+    pub tx_cnp: Signal<In, bool>,
     pub beat_sent: Signal<In, bool>,
     /// Do not start `tx_qpn`'s frame now.
     pub hold: Signal<Out, bool>,
@@ -99,6 +101,7 @@ impl<const B: usize> Default for RateLimiters<B> {
             cnp: Default::default(),
             cnp_qpn: Default::default(),
             tx_qpn: Default::default(),
+            tx_cnp: Default::default(),
             beat_sent: Default::default(),
             hold: Default::default(),
             cur_qpn: Default::default(),
@@ -196,10 +199,14 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.cm1.next = self.used1.q.val() && (self.tag1.q.val() == self.cnp_qpn.val());
         self.cm2.next = self.used2.q.val() && (self.tag2.q.val() == self.cnp_qpn.val());
         self.cm3.next = self.used3.q.val() && (self.tag3.q.val() == self.cnp_qpn.val());
-        self.tm0.next = self.used0.q.val() && (self.tag0.q.val() == self.tx_qpn.val());
-        self.tm1.next = self.used1.q.val() && (self.tag1.q.val() == self.tx_qpn.val());
-        self.tm2.next = self.used2.q.val() && (self.tag2.q.val() == self.tx_qpn.val());
-        self.tm3.next = self.used3.q.val() && (self.tag3.q.val() == self.tx_qpn.val());
+        self.tm0.next =
+            self.used0.q.val() && (self.tag0.q.val() == self.tx_qpn.val()) && !self.tx_cnp.val();
+        self.tm1.next =
+            self.used1.q.val() && (self.tag1.q.val() == self.tx_qpn.val()) && !self.tx_cnp.val();
+        self.tm2.next =
+            self.used2.q.val() && (self.tag2.q.val() == self.tx_qpn.val()) && !self.tx_cnp.val();
+        self.tm3.next =
+            self.used3.q.val() && (self.tag3.q.val() == self.tx_qpn.val()) && !self.tx_cnp.val();
 
         // A CNP reaches its limiter a cycle after it arrived (time to clear a new one).
         self.rp0.cnp.next = self.pend.q.val() && (self.pend_at.q.val() == 0);
@@ -360,7 +367,8 @@ mod tests {
     }
 
     /// rust-hdl's own simulator, cycle by cycle: a CNP for QP 5 takes limiter 0 and halves its rate
-    /// (α = 1); QP 9's frames are not held by it, QP 5's are while its debt lasts; four more QPs' CNPs
+    /// (α = 1); QP 9's frames are not held by it, QP 5's are while its debt lasts, QP 5's CNPs are neither
+    /// held nor add debt; four more QPs' CNPs
     /// fill the pool and the fifth is ignored; without CNPs the limiters recover and are let go.
     #[test]
     fn cnps_take_limiters_per_qp_and_recovered_ones_are_let_go() {
@@ -377,6 +385,7 @@ mod tests {
         uut.cnp.connect();
         uut.cnp_qpn.connect();
         uut.tx_qpn.connect();
+        uut.tx_cnp.connect();
         uut.beat_sent.connect();
         uut.cur_qpn.connect();
         uut.clock.connect();
@@ -428,6 +437,36 @@ mod tests {
             x.tx_qpn.next = 9.into();
             wait_clock_cycle!(ep, clock, x);
             sim_assert!(ep, !x.hold.val(), x);
+            // QP 5's CNPs are not held by its debt, and their beats add none. Four beats of its frames
+            // leave 4 x 2048 - 4 x 1024 of debt, draining 1024 a cycle.
+            x.tx_qpn.next = 5.into();
+            x.beat_sent.next = true;
+            for _ in 0..4 {
+                wait_clock_cycle!(ep, clock, x);
+            }
+            x.beat_sent.next = false;
+            wait_clock_cycle!(ep, clock, x);
+            sim_assert!(ep, x.hold.val(), x);
+            x.tx_cnp.next = true;
+            wait_clock_cycle!(ep, clock, x);
+            sim_assert!(ep, !x.hold.val(), x);
+            x.tx_cnp.next = false;
+            wait_clock_cycle!(ep, clock, x);
+            sim_assert!(ep, x.hold.val(), x);
+            for _ in 0..4 {
+                wait_clock_cycle!(ep, clock, x);
+            }
+            sim_assert!(ep, !x.hold.val(), x);
+            x.tx_cnp.next = true;
+            x.beat_sent.next = true;
+            for _ in 0..4 {
+                wait_clock_cycle!(ep, clock, x);
+            }
+            x.beat_sent.next = false;
+            x.tx_cnp.next = false;
+            wait_clock_cycle!(ep, clock, x);
+            sim_assert!(ep, !x.hold.val(), x);
+            x.tx_qpn.next = 9.into();
             // QPs 6, 7, 8 take the other three limiters; QP 10's CNP finds none.
             for q in [6u64, 7, 8, 10] {
                 x.cnp.next = true;

@@ -685,7 +685,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
                 && !self.arp.tx_tvalid.val()
                 && !self.ndp.tx_tvalid.val()
                 && !self.pfc.paused.val()
-                && !(self.dcqcn.hold.val() && !self.tx_eng.tx_cnp.val()));
+                && !self.dcqcn.hold.val());
         self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
         self.vlan_tx.in_tkeep.next = self.tx_eng.tx_tkeep.val();
         self.vlan_tx.in_tlast.next = self.tx_eng.tx_tlast.val();
@@ -769,14 +769,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dcqcn.cnp.next = self.rx_eng.rp_cnp_inc.val();
         self.dcqcn.cnp_qpn.next = bit_cast::<16, 32>(self.qpt.rx_qpn.val());
         self.dcqcn.tx_qpn.next = self.tx_eng.tx_qpn.val();
+        self.dcqcn.tx_cnp.next = self.tx_eng.tx_cnp.val();
         self.dcqcn.cur_qpn.next = bit_cast::<16, 32>(self.qpt.tx_qpn.val());
         self.tx_eng.paced.next = self.dcqcn.cur_busy.val();
         self.dcqcn.beat_sent.next = self.tx_fire.val()
             && self.grant_tx.val()
             && !self.grant_pfc.val()
             && !self.grant_arp.val()
-            && !self.grant_ndp.val()
-            && !self.tx_eng.tx_cnp.val();
+            && !self.grant_ndp.val();
         self.regs.dcqcn_rate.next = self.dcqcn.rate.val();
         self.regs.dcqcn_limiter_qpn_0.next = self.dcqcn.qpn0.val();
         self.regs.dcqcn_limiter_qpn_1.next = self.dcqcn.qpn1.val();
