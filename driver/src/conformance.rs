@@ -3024,6 +3024,8 @@ fn tagged(frame: &[u8], vid: u16) -> Vec<u8> {
 }
 
 fn vlan_port_takes_its_vlan_only(b: &mut Bench) -> Result<(), String> {
+    // A's QP at DSCP 26: its frames' priority, and so their PCP, is 3 under the default map.
+    set_qp(b, &[(regs::QP_DSCP, 26)]);
     b.set_reg(regs::VLAN, regs::VLAN_MODE | 100);
     let r = vlan_port_checks(b);
     b.set_reg(regs::VLAN, 0);
@@ -3036,11 +3038,12 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
     dropped_for(b, good.clone(), regs::RX_DROP_VLAN)?;
     dropped_for(b, tagged(&good, 101), regs::RX_DROP_VLAN)?;
     check!(b.mem_at(0, 64) != d, "nothing written yet");
-    // Tagged with the port's VID: taken, and the ACK leaves tagged with VID 100 and PCP = PFC_PRIORITY.
+    // Tagged with the port's VID: taken, and the ACK leaves tagged with VID 100 and PCP 3 (its DSCP's
+    // priority).
     b.inject(tagged(&good, 100), 3000);
     ack_on_vlan(b, p, 100)?;
     check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
-    // A tagged ARP request for the port's address: answered, tagged.
+    // A tagged ARP request for the port's address: answered, tagged (PCP = PFC_PRIORITY).
     let arp = arp_request_for_a();
     b.inject(tagged(&arp, 100), 500);
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);
@@ -3062,14 +3065,18 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
 fn qp_vlan_tags_its_packets(b: &mut Bench) -> Result<(), String> {
     // The port stays untagged and also joins VLAN 200 (VLAN_1); A's QP names that entry (QP_VLAN).
     b.set_reg(regs::VLAN_1, regs::VLAN_ON | 200);
-    set_qp(b, &[(regs::QP_VLAN, regs::QP_VLAN_ON | 1)]);
+    set_qp(
+        b,
+        &[(regs::QP_VLAN, regs::QP_VLAN_ON | 1), (regs::QP_DSCP, 26)],
+    );
     let r = qp_vlan_checks(b);
     set_qp(b, &[(regs::QP_VLAN, 0)]);
     b.set_reg(regs::VLAN_1, 0);
     r
 }
 
-/// A's next frame must be one ACK of `psn` tagged with `vid` and PCP 3 (PFC_PRIORITY).
+/// A's next frame must be one ACK of `psn` tagged with `vid` and PCP 3 (the priority of the QP's DSCP
+/// 26 under the default map).
 fn ack_on_vlan(b: &mut Bench, psn: u32, vid: u16) -> Result<(), String> {
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);
     check!(raw.len() == 1, "one ACK, A sent {} frames", raw.len());
@@ -3164,9 +3171,16 @@ fn pause_frame(quanta: u16) -> Vec<u8> {
 /// Core cycles per pause quantum at the reset PFC_QUANTUM_Q4 (128 / 16).
 const CYCLES_PER_QUANTUM: u64 = 8;
 
-/// A posts a 100-byte WRITE while `frame` (just received) holds it for `hold` cycles, if any: nothing
-/// before, the request after; then B's ACK completes it.
+/// A posts a 100-byte WRITE at DSCP 26 (priority 3 under the default map, `PFC_PRIORITY`) while `frame`
+/// (just received) holds it for `hold` cycles, if any: nothing before, the request after; then B's ACK
+/// completes it.
 fn held_write(b: &mut Bench, frame: Vec<u8>, hold: u64) -> Result<(), String> {
+    held_write_at(b, 26, frame, hold)
+}
+
+/// [`held_write`] with A's QP at `dscp`.
+fn held_write_at(b: &mut Bench, dscp: u32, frame: Vec<u8>, hold: u64) -> Result<(), String> {
+    set_qp(b, &[(regs::QP_DSCP, dscp)]);
     b.inject(frame, 400);
     let t0 = b.pair.cycles();
     post_write(b, 100)?;
@@ -3208,6 +3222,7 @@ fn pfc_pause_holds_priority(b: &mut Bench) -> Result<(), String> {
 }
 
 fn pfc_xon_resumes(b: &mut Bench) -> Result<(), String> {
+    set_qp(b, &[(regs::QP_DSCP, 26)]);
     b.inject(pfc_frame(1 << 3, 0xFFFF), 400);
     post_write(b, 100)?;
     let p = b.a_psn;
@@ -3230,6 +3245,14 @@ fn pfc_other_priority_ignored(b: &mut Bench) -> Result<(), String> {
     held_write(b, pfc_frame(!(1 << 3), 0xFFFF), 0)?;
     check!(b.counter(regs::RX_PAUSE_FRAMES) == 0, "RX_PAUSE_FRAMES");
     check!(b.counter(regs::RX_PAUSE_DURATION) == 0, "RX_PAUSE_DURATION");
+    Ok(())
+}
+
+fn pfc_holds_only_its_priority(b: &mut Bench) -> Result<(), String> {
+    // A's QP at DSCP 0: priority 0 under the default map, not the paused one; the pause itself is for
+    // our priority and is counted.
+    held_write_at(b, 0, pfc_frame(1 << 3, 0xFFFF), 0)?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
     Ok(())
 }
 
@@ -3828,12 +3851,13 @@ pub const CASES: &[Case] = &[
     Case { name: "vlan_tagged_not_taken", rule: "IEEE 802.1Q: a port not on a VLAN (VLAN register 0) does not take tagged frames: dropped whole, counted as an EtherType drop", run: vlan_tagged_not_taken },
     Case { name: "ipv6_to_an_address_not_in_the_gid_table_not_taken", rule: "annex A17.4, RFC 8200: an IPv6 packet is taken only when its destination is one of the port's GIDs (the GID table; the IPv4-mapped GID ::ffff:IPV4 is not an IPv6 address of the port); dropped whole and counted as a destination-IP drop", run: ipv6_to_an_address_not_in_the_gid_table_not_taken },
     Case { name: "vlan_qp_tags_its_packets", rule: "IEEE 802.1Q per QP: a port off VLAN mode that also joined VLAN 200 takes frames tagged 200 and untagged ones, drops other VIDs; the QP on VLAN 200 answers tagged 200 either way; ARP is answered on the VLAN it was asked on", run: qp_vlan_tags_its_packets },
-    Case { name: "vlan_port_takes_its_vlan_only", rule: "IEEE 802.1Q: a port on VLAN 100 takes frames tagged 100 and answers tagged (PCP = its RoCE priority); untagged frames and other VIDs are dropped and counted", run: vlan_port_takes_its_vlan_only },
+    Case { name: "vlan_port_takes_its_vlan_only", rule: "IEEE 802.1Q: a port on VLAN 100 takes frames tagged 100 and answers tagged (PCP = the frame's priority, its DSCP through the DSCP -> priority map); untagged frames and other VIDs are dropped and counted", run: vlan_port_takes_its_vlan_only },
     Case { name: "port_disabled_not_taken", rule: "a RoCE frame reaching a disabled port (CONTROL bit 0 clear) is dropped and counted, and taken once the port is enabled", run: port_disabled_not_taken },
-    Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds its transmission for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
+    Case { name: "pfc_pause_holds_priority", rule: "IEEE 802.1Qbb: a PFC frame naming the RoCE priority holds the transmission of that priority's frames for the quanta given (512 bit times each), counted", run: pfc_pause_holds_priority },
     Case { name: "pfc_xon_resumes", rule: "IEEE 802.1Qbb: a PFC time of 0 (XON) for the priority resumes transmission at once", run: pfc_xon_resumes },
     Case { name: "pfc_other_priority_ignored", rule: "IEEE 802.1Qbb: a PFC frame whose class-enable vector leaves the RoCE priority out pauses nothing", run: pfc_other_priority_ignored },
-    Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission for its quanta", run: pause_802_3x_holds },
+    Case { name: "pfc_holds_only_its_priority", rule: "IEEE 802.1Qbb: a PFC frame pauses only frames of the priorities it names: a QP whose DSCP maps to another priority keeps sending", run: pfc_holds_only_its_priority },
+    Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission, every priority, for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
     Case { name: "ip_dscp_and_ecn_marking", rule: "annex A17.9, RFC 2474: the QP's packets carry its DSCP (GRH traffic class >> 2) and ECT(0), CNPs their own DSCP; with ECN off, Not-ECT; the IPv4 checksum covers the TOS", run: dscp_and_ecn_marking },
     Case { name: "pfc_xoff_xon_generated", rule: "802.1Qbb: a receive buffer past its XOFF mark sends PFC for its priority with the configured time, and XON (time 0) once drained; the frames decode as MAC Control PFC", run: pfc_xoff_xon_generated },

@@ -1,13 +1,17 @@
 //! PFC (802.1Qbb) and PAUSE (802.3x) on two co-simulated NICs: a pause frame for the RoCE priority stops
-//! the sender's RoCE frames for its quanta (and XON resumes them), other priorities do not, the storm
+//! the sender's RoCE frames for its quanta (and XON resumes them), other priorities do not, a QP whose
+//! DSCP maps to a lossy priority keeps sending while the lossless one is paused, the storm
 //! watchdog gives up on an endless pause, and a receive buffer over its XOFF mark makes the receiver pause
 //! the sender and release it with XON, without losing a byte; a priority the receiver classifies as
 //! lossy is dropped when the buffer fills while the lossless one is not.
 mod common;
-use common::{big_write, big_write_with, BigWrite};
-use rocenic_driver::pair::Pair;
-use rocenic_driver::{Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
+use common::{big_write_on, big_write_with, second_qps, BigWrite};
+use rocenic_driver::pair::{Pair, PairParams};
+use rocenic_driver::{
+    AccessFlags, SendFlags, SendOp, Sge, Trust, WcStatus, WorkRequest, DEFAULT_DSCP_TO_PRIO,
+};
 use rocenic_proto::regs;
+use rocenic_proto::wire::{Frame, IpRepr};
 use rocenic_sim::FabricConfig;
 
 /// A PFC frame from `src` pausing priorities `mask` for `time` quanta each.
@@ -39,11 +43,136 @@ struct Setup {
     w: BigWrite,
 }
 
-/// Two NICs with A posting a 256 KiB WRITE to B at MTU 1024 (256 packets).
+/// The QPs' GRH traffic class: DSCP 26, priority 3 (`PFC_PRIORITY`) under the default map.
+const LOSSLESS_TC: u8 = 26 << 2;
+
+/// Two NICs with A posting a 256 KiB WRITE to B at MTU 1024 (256 packets), at DSCP 26: priority 3, the
+/// lossless one.
 fn writing() -> Setup {
-    let (p, w) = big_write(4 << 20, 200_000, 256 << 10);
+    let p = lossless_pair();
+    let w = big_write_on(&p, 256 << 10);
     w.post(&p);
     Setup { p, w }
+}
+
+/// Two NICs at MTU 1024 whose QPs send at DSCP 26 (priority 3).
+fn lossless_pair() -> Pair {
+    Pair::connect_with(
+        FabricConfig {
+            host_mem_bytes: 4 << 20,
+            ..FabricConfig::default()
+        },
+        &PairParams {
+            traffic_class: LOSSLESS_TC,
+            ..PairParams::new(1024, 200_000)
+        },
+    )
+    .unwrap()
+}
+
+/// The DSCPs of the RoCE frames in `frames`.
+fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
+    frames
+        .iter()
+        .map(|f| match Frame::parse(f).expect("a RoCEv2 frame").ip {
+            IpRepr::V4(ip) => ip.tos >> 2,
+            IpRepr::V6(ip) => ip.traffic_class >> 2,
+        })
+        .collect()
+}
+
+/// Priorities are paused one by one. A's pair QP sends a 256 KiB WRITE at DSCP 26 (priority 3), a second
+/// QP pair runs at DSCP 0 (priority 0). PFC pauses priority 3 at A mid-message: not one DSCP-26 frame
+/// leaves A until XON, but B's 16 KiB WRITE into A over the DSCP-0 QPs completes, A acknowledging it at
+/// DSCP 0: A's transmit engine builds no frame of the paused QP (which would wait at the arbiter, in
+/// front of the ACKs) and answers the other QP meanwhile. After XON the 256 KiB WRITE completes, intact.
+#[test]
+fn pfc_holds_only_the_lossless_priority() {
+    let s = writing();
+    let (q, _) = second_qps(
+        &s.p,
+        64,
+        &PairParams {
+            traffic_class: 0,
+            udp_sport: [0xC100, 0xC101],
+            ..PairParams::new(1024, 200_000)
+        },
+        2,
+    );
+    // B's WRITE into A over the DSCP-0 QPs.
+    let len = 16 << 10;
+    let data: Vec<u8> = (0..len).map(|i| (i * 13 + 5) as u8).collect();
+    let src = s.p.b.ctx.alloc_dma(len).unwrap();
+    let dst = s.p.a.ctx.alloc_dma(len).unwrap();
+    src.write(0, &data).unwrap();
+    let src_mr =
+        s.p.b
+            .pd
+            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+            .unwrap();
+    let dst_mr =
+        s.p.a
+            .pd
+            .reg_mr(
+                &dst,
+                0,
+                len,
+                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+            )
+            .unwrap();
+    let wr = WorkRequest {
+        wr_id: 3,
+        op: SendOp::RdmaWrite {
+            remote_addr: dst_mr.addr(),
+            rkey: dst_mr.rkey(),
+        },
+        sge: Sge {
+            addr: src_mr.addr(),
+            length: len as u32,
+            lkey: src_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    };
+    s.p.fabric.lock().unwrap().record_frames();
+    s.run(3000);
+    s.to_a(pfc(1 << 3, 0xFFFF)); // 524,280 cycles
+    s.run(300);
+    let before = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
+    assert!(
+        before.iter().filter(|&&d| d == 26).count() > 5,
+        "A was sending at DSCP 26: {before:?}"
+    );
+    let t0 = s.p.fabric.lock().unwrap().cycles();
+    // SAFETY: the buffers and MRs live until the end of the test.
+    unsafe { q[1].post_send(&wr).unwrap() };
+    let wc = s.p.wait_for(&s.p.b.send_cq, 50_000).unwrap_or_else(|| {
+        panic!(
+            "B's DSCP-0 WRITE completes while A's priority 3 is paused (A's TX_STATUS {:#010x})",
+            s.reg(0, regs::TX_STATUS)
+        )
+    });
+    assert_eq!((wc.wr_id, wc.status), (3, WcStatus::Success));
+    let took = s.p.fabric.lock().unwrap().cycles() - t0;
+    let during = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
+    eprintln!(
+        "B's 16 KiB WRITE took {took} cycles; A sent {} frames meanwhile, DSCPs {during:?}",
+        during.len()
+    );
+    assert!(
+        !during.is_empty() && during.iter().all(|&d| d == 0),
+        "only DSCP 0 (ACKs) while paused: {during:?}"
+    );
+    let mut got = vec![0; len];
+    dst.read(0, &mut got).unwrap();
+    assert!(got == data, "data differs");
+    assert!(
+        s.reg(0, regs::RX_PAUSE_DURATION) as u64 >= took,
+        "still paused"
+    );
+    // XON: priority 3 resumes and the 256 KiB WRITE completes.
+    s.to_a(pfc(1 << 3, 0));
+    s.finish();
+    assert_eq!(s.reg(0, regs::RX_PAUSE_FRAMES), 2);
 }
 
 impl Setup {
@@ -171,8 +300,8 @@ struct Congested {
 }
 
 /// A congested receiver: B's host link writes `write_bw` bytes a cycle, under the 8 of the 10 Gb/s line,
-/// so its receive buffer (2,048 words) fills. A's QP sends a 256 KiB WRITE at DSCP 0, which B's map makes
-/// priority `dscp0_prio`. B sends XOFF at 1,000 words and XON at 500, and takes frames of a lossy priority
+/// so its receive buffer (2,048 words) fills. A's QP sends a 256 KiB WRITE at DSCP 0, which both NICs'
+/// maps make priority `dscp0_prio` (A's decides what B's PFC pauses, B's what B may drop). B sends XOFF at 1,000 words and XON at 500, and takes frames of a lossy priority
 /// only while less than 600 words are stored, so lossy traffic alone never reaches the XOFF mark.
 fn congested(write_bw: f64, dscp0_prio: u8) -> Congested {
     let (p, w) = big_write_with(
@@ -191,6 +320,7 @@ fn congested(write_bw: f64, dscp0_prio: u8) -> Congested {
         .ctx
         .set_priorities(Trust::Dscp, &map, Some(600))
         .unwrap();
+    s.p.a.ctx.set_priorities(Trust::Dscp, &map, None).unwrap();
     s.set(1, regs::PFC_XOFF_WORDS, 1000);
     s.set(1, regs::PFC_XON_WORDS, 500);
     s.set(1, regs::PFC_PAUSE_QUANTA, 2000);

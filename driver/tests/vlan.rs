@@ -1,20 +1,22 @@
 //! 802.1Q VLANs on two co-simulated NICs: on a VLAN every RoCE frame leaves tagged with the port's VID and
-//! the RoCE priority as PCP and the transfer is byte-exact; a NIC on another VLAN takes none of them
+//! its priority (its DSCP through the sender's DSCP → priority map) as PCP and the transfer is byte-exact; a NIC on another VLAN takes none of them
 //! (RX_DROP_VLAN), and once it joins the sender's VLAN the requester's retransmission completes. Per-QP
 //! VLANs: QPs of one port on VLANs 200 and 300 (the port VLAN table) and untagged at once, every frame
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
 mod common;
-use common::{big_write_at, big_write_on, tagged, who_has, BigWrite};
+use common::{big_write_at, big_write_on, second_qps, tagged, who_has};
 use rocenic_driver::pair::{connect_qps, ip, ipv6, mac, Pair, PairParams};
-use rocenic_driver::{Error, QpAttr, QpCaps, QueuePair, RtrAttrs, DEFAULT_HOP_LIMIT};
+use rocenic_driver::{
+    Error, QpAttr, QpCaps, QueuePair, RtrAttrs, Trust, DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
+};
 use rocenic_proto::icrc;
 use rocenic_proto::regs;
-use rocenic_proto::wire::{arp_frame, Frame, ETHERTYPE_VLAN};
+use rocenic_proto::wire::{arp_frame, Frame, IpRepr, ETHERTYPE_VLAN};
 use rocenic_sim::{FabricConfig, Width};
 
-/// Checks that `frames` are all RoCE frames tagged with `vid` and PCP 3 (PFC_PRIORITY after reset),
-/// parse as tagged RoCEv2 and carry a good ICRC; returns how many.
-fn all_tagged(frames: &[Vec<u8>], vid: u16) -> usize {
+/// Checks that `frames` are all RoCE frames tagged with `vid` and PCP `pcp`, parse as tagged RoCEv2 and
+/// carry a good ICRC; returns how many.
+fn all_tagged(frames: &[Vec<u8>], vid: u16, pcp: u16) -> usize {
     for f in frames {
         assert_eq!(
             u16::from_be_bytes([f[12], f[13]]),
@@ -22,7 +24,7 @@ fn all_tagged(frames: &[Vec<u8>], vid: u16) -> usize {
             "untagged frame"
         );
         let tci = u16::from_be_bytes([f[14], f[15]]);
-        assert_eq!((tci >> 13, tci & 0xFFF), (3, vid), "TCI {tci:#06x}");
+        assert_eq!((tci >> 13, tci & 0xFFF), (pcp, vid), "TCI {tci:#06x}");
         let fr = Frame::parse(f).expect("a tagged RoCEv2 frame");
         assert_eq!(fr.vlan.map(|v| v.vid), Some(vid));
         assert!(icrc::check(f).unwrap(), "bad ICRC on a tagged frame");
@@ -34,13 +36,21 @@ fn write_over_vlan(width: Width) {
     let (p, w) = big_write_at(width, 4 << 20, 200_000, 256 << 10);
     p.a.ctx.set_vlan(Some(100)).unwrap();
     p.b.ctx.set_vlan(Some(100)).unwrap();
+    // A maps DSCP 0 (the QPs' traffic class 0) to priority 5, B keeps the default (DSCP 0 → 0): each
+    // NIC's frames carry the priority its own map gives them.
+    let mut map = DEFAULT_DSCP_TO_PRIO;
+    map[0] = 5;
+    p.a.ctx.set_priorities(Trust::Dscp, &map, None).unwrap();
     p.fabric.lock().unwrap().record_frames();
     w.post(&p);
     w.finish(&p, 5_000_000);
     let mut f = p.fabric.lock().unwrap();
     let (a, b) = (f.take_sent(0), f.take_sent(1));
-    assert!(all_tagged(&a, 100) >= 256, "A sent the WRITE's 256 packets");
-    assert!(all_tagged(&b, 100) >= 1, "B acknowledged");
+    assert!(
+        all_tagged(&a, 100, 5) >= 256,
+        "A sent the WRITE's 256 packets"
+    );
+    assert!(all_tagged(&b, 100, 0) >= 1, "B acknowledged");
     for port in 0..2 {
         assert_eq!(f.reg_read(port, regs::RX_DROP_VLAN), 0);
         assert_eq!(f.reg_read(port, regs::RX_DROP_NOT_ROCE), 0);
@@ -112,30 +122,23 @@ fn vlan_ids_are_checked() {
     assert_eq!(p.fabric.lock().unwrap().reg_read(0, regs::VLAN), 0);
 }
 
-/// A QP on each side of `p`, sharing the pair's PD and CQs, connected with `params` (its VLAN among
-/// them), and a 16 KiB WRITE from A's to B's with `wr_id`.
-fn second_qps(p: &Pair, params: &PairParams, wr_id: u64) -> ([QueuePair; 2], BigWrite) {
-    let caps = QpCaps {
-        max_send_wr: 16,
-        max_recv_wr: 16,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-    };
-    let a = QueuePair::create(&p.a.pd, &p.a.send_cq, &p.a.recv_cq, caps).unwrap();
-    let b = QueuePair::create(&p.b.pd, &p.b.send_cq, &p.b.recv_cq, caps).unwrap();
-    connect_qps([&a, &b], params).unwrap();
-    let mut w = big_write_on(p, 16 << 10);
-    w.wr.wr_id = wr_id;
-    ([a, b], w)
-}
-
-/// The VID a frame is tagged with (`None`: untagged), checking PCP 3 and the ICRC of tagged ones.
+/// The VID a frame is tagged with (`None`: untagged), checking the PCP of tagged ones: a RoCE frame's
+/// is its DSCP's priority under the default map (DSCP >> 3), an ARP or NDP reply's `PFC_PRIORITY` (3).
 fn vid_of(f: &[u8]) -> Option<u16> {
     if u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_VLAN {
         return None;
     }
     let tci = u16::from_be_bytes([f[14], f[15]]);
-    assert_eq!(tci >> 13, 3, "PCP of TCI {tci:#06x}");
+    let pcp = match Frame::parse(f) {
+        Ok(Frame {
+            ip: IpRepr::V4(ip), ..
+        }) => ip.tos >> 5,
+        Ok(Frame {
+            ip: IpRepr::V6(ip), ..
+        }) => ip.traffic_class >> 5,
+        Err(_) => 3,
+    };
+    assert_eq!(tci >> 13, pcp as u16, "PCP of TCI {tci:#06x}");
     Some(tci & 0xFFF)
 }
 
@@ -162,6 +165,7 @@ fn qps_on_their_own_vlans(width: Width) {
     let w200 = big_write_on(&p, 16 << 10);
     let (q300, w300) = second_qps(
         &p,
+        16 << 10,
         &PairParams {
             vlan: Some(300),
             udp_sport: [0xC100, 0xC101],
@@ -171,6 +175,7 @@ fn qps_on_their_own_vlans(width: Width) {
     );
     let (q0, w0) = second_qps(
         &p,
+        16 << 10,
         &PairParams {
             udp_sport: [0xC200, 0xC201],
             ..base

@@ -209,7 +209,8 @@ impl Context {
     }
 
     /// Puts the port on an 802.1Q VLAN (`Some(vid)`, 1..=4094) or takes it off (`None`). On a VLAN, RoCE
-    /// frames and ARP replies leave tagged with the VID and PCP = the RoCE priority (`PFC_PRIORITY`), and
+    /// frames leave tagged with the VID and PCP = their priority (their DSCP through the map of
+    /// [`set_priorities`](Self::set_priorities)), ARP replies with PCP = `PFC_PRIORITY`, and
     /// only frames tagged with the VID are taken; PFC frames stay untagged. Set it while the port is idle
     /// (a frame in flight may be cut).
     pub fn set_vlan(&self, vid: Option<u16>) -> Result<()> {
@@ -226,7 +227,7 @@ impl Context {
 
     /// Puts the port on one more 802.1Q VLAN, beside its own ([`set_vlan`](Self::set_vlan)): frames
     /// tagged with `vid` (1..=4094) are taken too, with the tag removed, and QPs whose
-    /// [`RtrAttrs::vlan`](super::RtrAttrs::vlan) names it send tagged with it (PCP = the RoCE priority).
+    /// [`RtrAttrs::vlan`](super::RtrAttrs::vlan) names it send tagged with it (PCP = the priority of their DSCP).
     /// ARP and neighbour discovery answer on it. Untagged frames stay as `set_vlan` says. The port VLAN
     /// table holds three such VLANs (`VLAN_1..3`); a VLAN the port is already on is not added twice.
     /// Set it while the port is idle (a frame in flight may be cut).
@@ -275,7 +276,9 @@ impl Context {
     /// priority (`PFC_PRIORITY`) is dropped, and counted in `rx_drop_lossy`, when the frames stored
     /// before it fill `lossy_words` receive-buffer words or more; `None` lets every priority use the
     /// whole buffer (the reset state). Set it below the XOFF mark so the lossless priority keeps the
-    /// room it needs until the peer pauses.
+    /// room it needs until the peer pauses. `dscp_to_prio` also gives every RoCE frame the NIC sends its
+    /// priority, in both trust modes: PFC for `PFC_PRIORITY` holds only the frames whose DSCP maps to
+    /// it, and tagged frames carry it as PCP.
     pub fn set_priorities(
         &self,
         trust: Trust,

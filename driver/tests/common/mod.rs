@@ -1,7 +1,8 @@
 //! Set-ups the co-simulation tests share.
-use rocenic_driver::pair::{ip, mac, Pair, PairParams};
+use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
 use rocenic_driver::{
-    AccessFlags, DmaRegion, MemoryRegion, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
+    AccessFlags, DmaRegion, MemoryRegion, QpCaps, QueuePair, SendFlags, SendOp, Sge, WcStatus,
+    WorkRequest,
 };
 use rocenic_proto::wire::arp_frame;
 use rocenic_sim::{FabricConfig, Width};
@@ -189,4 +190,27 @@ pub fn tagged(f: &[u8], pcp: u8, vid: u16) -> Vec<u8> {
     t.extend_from_slice(&[0x81, 0x00, pcp << 5 | (vid >> 8) as u8, vid as u8]);
     t.extend_from_slice(&f[12..]);
     t
+}
+
+/// A QP on each side of `p`, sharing the pair's PD and CQs, connected with `params` (its VLAN and traffic
+/// class among them), and a `len`-byte WRITE from A's to B's with `wr_id`, not yet posted.
+#[allow(dead_code)]
+pub fn second_qps(
+    p: &Pair,
+    len: usize,
+    params: &PairParams,
+    wr_id: u64,
+) -> ([QueuePair; 2], BigWrite) {
+    let caps = QpCaps {
+        max_send_wr: 16,
+        max_recv_wr: 16,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+    };
+    let a = QueuePair::create(&p.a.pd, &p.a.send_cq, &p.a.recv_cq, caps).unwrap();
+    let b = QueuePair::create(&p.b.pd, &p.b.send_cq, &p.b.recv_cq, caps).unwrap();
+    connect_qps([&a, &b], params).unwrap();
+    let mut w = big_write_on(p, len);
+    w.wr.wr_id = wr_id;
+    ([a, b], w)
 }

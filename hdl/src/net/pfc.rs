@@ -1,10 +1,13 @@
 //! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the one priority RoCE traffic uses
 //! (`PFC_PRIORITY`):
 //!
-//! - **Reaction**: a PFC frame whose class-enable vector names our priority, or a PAUSE frame, stops the
-//!   transmit arbiter from starting RoCE frames for the time it gives, in quanta of 512 bit times
-//!   (`PFC_QUANTUM_Q4`: core cycles per quantum × 16, which scales with the line rate); a time of 0
-//!   resumes at once. A frame already on the wire finishes.
+//! - **Reaction**: a PFC frame whose class-enable vector names our priority stops RoCE frames *of that
+//!   priority* (`paused`; the top level compares each frame's priority, its DSCP through the DSCP →
+//!   priority map), and a PAUSE frame stops every RoCE frame (`paused_all` too), for the time it gives, in
+//!   quanta of 512 bit times (`PFC_QUANTUM_Q4`: core cycles per quantum × 16, which scales with the line
+//!   rate); a time of 0 resumes at once. A frame already on the wire finishes. Priorities other than the
+//!   lossless one are never paused by PFC (a NIC honours PFC only on its PFC-enabled priorities). One timer
+//!   serves both kinds: the latest pause frame sets it (a port runs PFC or PAUSE, not both).
 //! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC): paused without a break for
 //!   `PFC_WATCHDOG_CYCLES`, the NIC stops honouring pause for `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that
 //!   while) and counts the event.
@@ -42,8 +45,11 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub rx_fire: Signal<In, bool>,
     /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
     pub rx_tuser: Signal<In, bool>,
-    /// RoCE transmission must not start a frame.
+    /// Frames of the lossless priority (`prio`) must not start.
     pub paused: Signal<Out, bool>,
+    /// With `paused`: the pause came from an 802.3x PAUSE frame and holds every frame, whatever its
+    /// priority.
+    pub paused_all: Signal<Out, bool>,
     /// Generated PFC frames, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -67,12 +73,15 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     sh_time: Signal<Local, Bits<16>>,
     qnext: Signal<Local, Bits<32>>,
     for_us: Signal<Local, bool>,
+    pause_op: Signal<Local, bool>,
     quanta: Signal<Local, Bits<16>>,
     // pause state
     quanta_left: DFF<Bits<16>>,
     qcount: DFF<Bits<32>>,
     run: DFF<Bits<32>>,
     ignore_left: DFF<Bits<32>>,
+    /// The running pause is an 802.3x PAUSE's (every priority), not a PFC frame's.
+    all: DFF<bool>,
     // generation
     xoff: DFF<bool>,
     refresh: DFF<Bits<32>>,
@@ -122,6 +131,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             rx_fire: Default::default(),
             rx_tuser: Default::default(),
             paused: Default::default(),
+            paused_all: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -143,11 +153,13 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             sh_time: Default::default(),
             qnext: Default::default(),
             for_us: Default::default(),
+            pause_op: Default::default(),
             quanta: Default::default(),
             quanta_left: Default::default(),
             qcount: Default::default(),
             run: Default::default(),
             ignore_left: Default::default(),
+            all: Default::default(),
             xoff: Default::default(),
             refresh: Default::default(),
             tx: Default::default(),
@@ -177,6 +189,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             qcount,
             run,
             ignore_left,
+            all,
             xoff,
             refresh
         );
@@ -207,6 +220,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.f_pause_time.next = self.f_cev.val(); // PAUSE: its one time field is where PFC's vector is
                                                    // 802.1Qbb: opcode 0x0101 with our priority's class-enable bit; 802.3x: opcode 0x0001 (all traffic).
         self.for_us.next = false;
+        self.pause_op.next = false;
         self.quanta.next = self.f_time.val();
         if (self.f_dst.val() == self.mac_ctl.val()) && (self.f_type.val() == 0x8808) {
             if (self.f_op.val() == 0x0101) && (((self.f_cev.val() >> self.prio3.val()) & 1) != 0) {
@@ -214,12 +228,14 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             }
             if self.f_op.val() == 0x0001 {
                 self.for_us.next = true;
+                self.pause_op.next = true;
                 self.quanta.next = self.f_pause_time.val();
             }
         }
 
         // The pause: quanta count down at QUANTUM_Q4 / 16 cycles each.
         self.paused.next = (self.quanta_left.q.val() != 0) && (self.ignore_left.q.val() == 0);
+        self.paused_all.next = self.paused.val() && self.all.q.val();
         self.qnext.next = self.qcount.q.val() + 16;
         if self.quanta_left.q.val() != 0 {
             self.pause_cycle_inc.next = true;
@@ -239,6 +255,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             if self.ignore_left.q.val() == 0 {
                 self.quanta_left.d.next = self.quanta.val();
                 self.qcount.d.next = 0.into();
+                self.all.d.next = self.pause_op.val();
             }
         }
         if self.ignore_left.q.val() != 0 {

@@ -100,9 +100,16 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// the DCQCN rate limiters (`net::rate_limiters`), which pace a QP's frames but never a CNP.
     pub tx_qpn: Signal<Out, Bits<16>>,
     pub tx_cnp: Signal<Out, bool>,
+    /// The DSCP the frame on the MAC stream carries, taken with its header: the top level maps it to the
+    /// frame's 802.1Qbb priority (what PFC pauses, and its PCP when tagged).
+    pub tx_dscp: Signal<Out, Bits<6>>,
     /// The current QP's DCQCN rate limiter owes many cycles of sending: build none of its packets and start
     /// none of its work requests now.
     pub paced: Signal<In, bool>,
+    /// The priority of the QP whose address vector is read (`av_qpn`, its `qp_dscp`) is paused by PFC:
+    /// while that is the current QP, it is treated as `paced` (its frames would only wait at the arbiter,
+    /// in front of other QPs').
+    pub av_paused: Signal<In, bool>,
     pub cnp_dscp: Signal<In, Bits<32>>,
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
@@ -416,6 +423,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The packet leaves in IPv6: every header after the IP one sits 20 bytes later than in IPv4.
     p_v6: DFF<bool>,
     p_vlan: DFF<Bits<3>>,
+    p_dscp: DFF<Bits<6>>,
+    /// `paced`, or the current QP's priority paused (`av_paused` while the address vector read is its).
+    hold_cur: Signal<Local, bool>,
     p_src: DFF<Bits<16>>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
@@ -882,6 +892,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_cnp: Default::default(),
             p_v6: Default::default(),
             p_vlan: Default::default(),
+            p_dscp: Default::default(),
+            hold_cur: Default::default(),
             p_src: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
@@ -977,6 +989,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_qpn: Default::default(),
             tx_cnp: Default::default(),
             paced: Default::default(),
+            tx_dscp: Default::default(),
+            av_paused: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
             bth_b1: Default::default(),
@@ -1060,6 +1074,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             clock,
             state,
             p_vlan,
+            p_dscp,
             p_src,
             wqe_buf,
             sgl_buf,
@@ -1233,6 +1248,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.av_prev.q.val() == self.rr_qp_q.q.val());
         self.av_ok_cur.next = (self.av_q.q.val() == self.cur_qpn.val())
             && (self.av_prev.q.val() == self.cur_qpn.val());
+        self.hold_cur.next = self.paced.val() || (self.av_paused.val() && self.av_ok_cur.val());
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
         self.job_live.next = (self.job_state.val() >= 2) && (self.job_state.val() <= 4);
         self.sw_ok.next = !self.wqe_active.q.val()
@@ -1564,6 +1580,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.tx_vlan.next = self.p_vlan.q.val();
         self.tx_qpn.next = self.p_src.q.val();
         self.tx_cnp.next = self.p_cnp.q.val();
+        self.tx_dscp.next = self.p_dscp.q.val();
         if self.p_v6.q.val() {
             if self.p_reth.q.val() && self.p_imm.q.val() {
                 self.pay.next = (self.prev.q.val() >> self.prev74_6.val())
@@ -1679,7 +1696,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && self.enable.val()
             && self.rts.val()
             && !self.hold.val()
-            && !self.paced.val();
+            && !self.hold_cur.val();
         // Fetch ahead from the last packet of a WQE that will park, while nothing else reads.
         self.nx_go.next = self.rg_may.val()
             && !self.nx_any.val()
@@ -1688,7 +1705,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_resp.q.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
             && !self.push_hit_nx.val()
-            && !self.paced.val();
+            && !self.hold_cur.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
         self.nak_status.next = 11.into(); // REM_OP_ERR
         if self.lat_syn.q.val() == 0x61 {
@@ -2062,7 +2079,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.av_ok_cur.val()
                     && !self.nx_any.val()
                     && self.rd_go.val()
-                    && !self.paced.val()
+                    && !self.hold_cur.val()
                 {
                     self.state.d.next = TxState::PktSetup;
                 } else if !self.wqe_active.q.val()
@@ -2072,7 +2089,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && !self.pf_any.val()
                     && !self.nx_claim.q.val()
                     && (self.sq_pi.val() != self.sq_fi.val())
-                    && !self.paced.val()
+                    && !self.hold_cur.val()
                 {
                     // (A paced QP starts no new work request: its ring drains and the table can give
                     // the turn to another QP, `qp_table` tx_sw_ok, instead of the QP keeping it.)
@@ -2331,6 +2348,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.f_pos.d.next = self.ip_len.val() + 14;
                 self.p_v6.d.next = self.ipv6.val();
                 self.p_vlan.d.next = self.vlan.val();
+                self.p_dscp.d.next = bit_cast::<6, 8>(self.tos.val() >> 2);
                 self.p_src.d.next = bit_cast::<16, 32>(self.av_q.q.val());
                 if self.ipv6.val() {
                     // IPv6 (RFC 8200, RoCEv2 annex A17.4): the 40-byte header in place of IPv4's 20, its

@@ -107,6 +107,14 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// The VID and tag of the frame the transmit arbiter is sending.
     tx_vid: Signal<Local, Bits<12>>,
     tx_tagged: Signal<Local, bool>,
+    /// DSCP d's 802.1Qbb priority at bits 4d..4d+2 (the DSCP_PRIO_MAP_n registers side by side).
+    dscp_map: Signal<Local, Bits<256>>,
+    /// The priority of the RoCE frame on the transmit engine's stream, and of the QP whose address
+    /// vector the engine reads: their DSCP through the map.
+    tx_prio: Signal<Local, Bits<3>>,
+    av_prio: Signal<Local, Bits<3>>,
+    /// PFC or PAUSE holds the RoCE frame on the transmit engine's stream.
+    pfc_hold: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
     rd_resp_ready: Signal<Local, bool>,
@@ -196,6 +204,10 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             vlan_table_on: Default::default(),
             tx_vid: Default::default(),
             tx_tagged: Default::default(),
+            dscp_map: Default::default(),
+            tx_prio: Default::default(),
+            av_prio: Default::default(),
+            pfc_hold: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
             rd_resp_ready: Default::default(),
@@ -321,7 +333,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // Priority of received RoCE frames and the shared buffer's room for lossy ones.
         self.rx_buf.pcp.next = self.vlan_rx.pcp.val();
         self.rx_buf.trust_dscp.next = (self.regs.prio_trust.val() & 1) != 0;
-        self.rx_buf.dscp_map.next = (bit_cast::<256, 32>(self.regs.dscp_prio_map_7.val()) << 224)
+        self.dscp_map.next = (bit_cast::<256, 32>(self.regs.dscp_prio_map_7.val()) << 224)
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_6.val()) << 192)
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_5.val()) << 160)
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_4.val()) << 128)
@@ -329,6 +341,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_2.val()) << 64)
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_1.val()) << 32)
             | bit_cast::<256, 32>(self.regs.dscp_prio_map_0.val());
+        self.rx_buf.dscp_map.next = self.dscp_map.val();
         self.rx_buf.lossless_prio.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
         self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
         self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
@@ -665,6 +678,22 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
         self.regs.tx_pfc_xoff_inc.next = self.pfc.tx_xoff_inc.val();
         self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
+        // Transmit priority (802.1Qbb): a RoCE frame's is its DSCP through the map, in both trust modes
+        // (ConnectX's DSCP → priority mapping of RoCE traffic). PFC holds only frames of the lossless
+        // priority; an 802.3x PAUSE holds them all. The current QP's priority, read with its address
+        // vector, lets the engine serve other QPs instead of building a frame that would wait here.
+        self.tx_prio.next = bit_cast::<3, 256>(
+            self.dscp_map.val() >> (bit_cast::<16, 6>(self.tx_eng.tx_dscp.val()) << 2),
+        );
+        self.av_prio.next = bit_cast::<3, 256>(
+            self.dscp_map.val() >> bit_cast::<16, 32>((self.qpt.av_dscp.val() & 0x3F) << 2),
+        );
+        self.pfc_hold.next = self.pfc.paused.val()
+            && (self.pfc.paused_all.val()
+                || (self.tx_prio.val() == bit_cast::<3, 32>(self.regs.pfc_priority.val())));
+        self.tx_eng.av_paused.next = self.pfc.paused.val()
+            && (self.pfc.paused_all.val()
+                || (self.av_prio.val() == bit_cast::<3, 32>(self.regs.pfc_priority.val())));
         // Transmit arbiter, whole frames: PFC first, then an ARP reply, then an NDP advertisement, then
         // RoCE unless paused. A source is granted only while the MAC is free or already its own, so the
         // owner found at a frame's first beat keeps it to the last.
@@ -684,7 +713,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
                 && !self.pfc.tx_tvalid.val()
                 && !self.arp.tx_tvalid.val()
                 && !self.ndp.tx_tvalid.val()
-                && !self.pfc.paused.val()
+                && !self.pfc_hold.val()
                 && !self.dcqcn.hold.val());
         self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
         self.vlan_tx.in_tkeep.next = self.tx_eng.tx_tkeep.val();
@@ -721,7 +750,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.vlan_tx.reset.next = self.reset.val();
         // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
         // VLAN table), else the port's in VLAN mode; an ARP or NDP reply's from its request; PFC and
-        // PAUSE frames never. PCP = the RoCE priority (the class PFC pauses), DEI 0.
+        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's PFC_PRIORITY.
+        // DEI 0.
         self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
         self.tx_tagged.next = self.vlan_on.val();
         if (self.tx_eng.tx_vlan.val() & 1) != 0 {
@@ -748,8 +778,12 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.tx_tagged.next = false;
         }
         self.vlan_tx.tag_en.next = self.tx_tagged.val();
-        self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
-            | bit_cast::<16, 12>(self.tx_vid.val());
+        self.vlan_tx.tci.next =
+            (bit_cast::<16, 3>(self.tx_prio.val()) << 13) | bit_cast::<16, 12>(self.tx_vid.val());
+        if self.grant_arp.val() || self.grant_ndp.val() {
+            self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
+                | bit_cast::<16, 12>(self.tx_vid.val());
+        }
         self.tx_tdata.next = self.vlan_tx.out_tdata.val();
         self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
         self.tx_tlast.next = self.vlan_tx.out_tlast.val();

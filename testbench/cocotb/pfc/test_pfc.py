@@ -46,6 +46,7 @@ class Bench:
             self.sink.set_pause_generator(iter(lambda: rng.random() < 0.4, None))
         self.count = PulseCounter(dut, COUNTERS)
         self.paused_trace = []
+        self.all_trace = []
         self.tx_starts = []
         cocotb.start_soon(self._watch())
 
@@ -56,6 +57,7 @@ class Bench:
             await RisingEdge(dut.clock)
             n += 1
             self.paused_trace.append(dut.paused.value == 1)
+            self.all_trace.append(dut.paused_all.value == 1)
             if dut.tx_tvalid.value == 1 and not in_frame:
                 self.tx_starts.append(n)
                 in_frame = True
@@ -142,17 +144,22 @@ async def test_other_priorities_and_non_pause_frames_ignored(dut):
 
 @cocotb.test()
 async def test_8023x_pause_and_resume(dut):
-    """An 802.3x PAUSE pauses (whatever PFC_PRIORITY is) for its time; a new PFC time while paused
-    restarts the count from the new time; time 0 resumes at once; frames with valid gaps decode alike."""
+    """An 802.3x PAUSE pauses (whatever PFC_PRIORITY is) for its time, with `paused_all` (every
+    priority) high exactly while `paused` is; a PFC pause never raises `paused_all`; frames with valid
+    gaps decode alike."""
     tb = Bench(dut, prio=0)
     await tb.start()
     for prio, quanta in ((0, 33), (7, 100), (4, 1)):
         dut.prio.value = prio
+        t0 = len(tb.paused_trace)
         lat, n = await tb.pause_length(P.pause_frame(PEER, quanta))
         assert n == P.pause_cycles(quanta, 128), f"PAUSE {quanta}: paused {n}"
-    # With gaps in the frame's beats, a fresh pause decodes alike.
+        assert tb.all_trace[t0:] == tb.paused_trace[t0:], f"PAUSE {quanta}: paused_all differs from paused"
+    # With gaps in the frame's beats, a fresh pause decodes alike; a PFC pause is for its priority only.
+    t0 = len(tb.paused_trace)
     lat, n = await tb.pause_length(P.pfc_frame(PEER, 1 << 4, [0, 0, 0, 0, 77]))
     assert n == P.pause_cycles(77, 128)
+    assert not any(tb.all_trace[t0:]), "a PFC pause raised paused_all"
 
 
 @cocotb.test()
