@@ -5,11 +5,9 @@
 //! the sender and release it with XON, without losing a byte; a priority the receiver classifies as
 //! lossy is dropped when the buffer fills while the lossless one is not.
 mod common;
-use common::{big_write_on, big_write_with, second_qps, BigWrite};
+use common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
 use rocenic_driver::pair::{Pair, PairParams};
-use rocenic_driver::{
-    AccessFlags, SendFlags, SendOp, Sge, Trust, WcStatus, WorkRequest, DEFAULT_DSCP_TO_PRIO,
-};
+use rocenic_driver::{Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;
 use rocenic_proto::wire::{Frame, IpRepr};
 use rocenic_sim::FabricConfig;
@@ -49,17 +47,19 @@ const LOSSLESS_TC: u8 = 26 << 2;
 /// Two NICs with A posting a 256 KiB WRITE to B at MTU 1024 (256 packets), at DSCP 26: priority 3, the
 /// lossless one.
 fn writing() -> Setup {
-    let p = lossless_pair();
+    let p = lossless_pair(0.0);
     let w = big_write_on(&p, 256 << 10);
     w.post(&p);
     Setup { p, w }
 }
 
-/// Two NICs at MTU 1024 whose QPs send at DSCP 26 (priority 3).
-fn lossless_pair() -> Pair {
+/// Two NICs at MTU 1024 whose QPs send at DSCP 26 (priority 3), the host links writing `write_bw` bytes
+/// a cycle (0: unthrottled).
+fn lossless_pair(write_bw: f64) -> Pair {
     Pair::connect_with(
         FabricConfig {
             host_mem_bytes: 4 << 20,
+            dma_write_bytes_per_cycle: write_bw,
             ..FabricConfig::default()
         },
         &PairParams {
@@ -79,6 +79,168 @@ fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
             IpRepr::V6(ip) => ip.traffic_class >> 2,
         })
         .collect()
+}
+
+/// Both priorities at once into a congested receiver (B's host link writes 3 bytes a cycle against the
+/// line's 8): A's pair QP sends 256 one-packet (1 KiB) WRITEs at DSCP 26 (priority 3, lossless), keeping
+/// 16 posted, and a second QP pair sixteen 16 KiB WRITEs at DSCP 0 (priority 0, lossy); the turn passes
+/// between them at work-request boundaries. B sends XOFF at 1,000 words and XON at 500 and drops lossy
+/// frames while 600 words are stored. Not one lossless frame is lost (A sends each of its 256 packets
+/// once, `RX_DROP_OVERFLOW` 0) while lossy frames are dropped and sent again, and every WRITE lands intact.
+/// (The lossy QP sends nothing while priority 3 is paused here: the turn passes only once the lossless
+/// QP's sent WRITEs are acknowledged, and B acknowledges them as it drains its buffer, which is also what
+/// ends the pause. `a_paused_qp_gives_its_turn_to_another_priority` shows the turn passing.)
+#[test]
+fn lossless_and_lossy_priorities_at_once() {
+    let p = lossless_pair(3.0);
+    let lossless = big_write_on(&p, 1024);
+    let (q, lossy) = second_qps(
+        &p,
+        16 << 10,
+        &PairParams {
+            traffic_class: 0,
+            udp_sport: [0xC100, 0xC101],
+            ..PairParams::new(1024, 200_000)
+        },
+        2,
+    );
+    p.b.ctx
+        .set_priorities(Trust::Dscp, &DEFAULT_DSCP_TO_PRIO, Some(600))
+        .unwrap();
+    let s = Setup { p, w: lossless };
+    s.set(1, regs::PFC_XOFF_WORDS, 1000);
+    s.set(1, regs::PFC_XON_WORDS, 500);
+    s.set(1, regs::PFC_PAUSE_QUANTA, 2000);
+    s.p.fabric.lock().unwrap().record_frames();
+    // SAFETY: the buffers and MRs live in `s.w` and `lossy` until the end of the test.
+    unsafe {
+        for _ in 0..16 {
+            s.p.a.qp.post_send(&s.w.wr).unwrap();
+            q[0].post_send(&lossy.wr).unwrap();
+        }
+    }
+    let mut done = [0usize; 3];
+    let mut posted = 16;
+    let mut wc = [rocenic_driver::WorkCompletion::default()];
+    while done[1] + done[2] < 256 + 16 {
+        assert!(
+            s.p.fabric.lock().unwrap().cycles() < 20_000_000,
+            "done {done:?}"
+        );
+        s.run(500);
+        while s.p.a.send_cq.poll(&mut wc) == 1 {
+            assert_eq!(wc[0].status, WcStatus::Success, "WRITE {}", wc[0].wr_id);
+            done[wc[0].wr_id as usize] += 1;
+            if wc[0].wr_id == 1 && posted < 256 {
+                // SAFETY: as above.
+                unsafe { s.p.a.qp.post_send(&s.w.wr).unwrap() };
+                posted += 1;
+            }
+        }
+    }
+    assert_eq!(done, [0, 256, 16]);
+    for w in [&s.w, &lossy] {
+        let mut got = vec![0; w.data.len()];
+        w.dst.read(0, &mut got).unwrap();
+        assert!(got == w.data, "data differs");
+    }
+    let sent = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
+    let n26 = sent.iter().filter(|&&d| d == 26).count();
+    let n0 = sent.iter().filter(|&&d| d == 0).count();
+    let (xoff, lossy_drops, overflow) = (
+        s.reg(1, regs::TX_PFC_XOFF),
+        s.reg(1, regs::RX_DROP_LOSSY),
+        s.reg(1, regs::RX_DROP_OVERFLOW),
+    );
+    eprintln!(
+        "A sent {n26} DSCP-26 and {n0} DSCP-0 frames; B sent {xoff} XOFF, dropped {lossy_drops} lossy \
+         frames, {overflow} on overflow; by cycle {}",
+        s.p.fabric.lock().unwrap().cycles()
+    );
+    assert!(xoff >= 1, "B paused A");
+    assert_eq!(overflow, 0, "the buffer never overflows");
+    assert_eq!(n26, 256, "every lossless packet sent once: none lost");
+    assert!(
+        lossy_drops > 0 && n0 > 256,
+        "lossy frames dropped and sent again"
+    );
+}
+
+/// A QP of a paused priority gives its turn to a QP of another: A's pair QP (DSCP 26, priority 3) has
+/// sixteen one-packet WRITEs posted when PFC pauses priority 3 for good. The frame A had set up still
+/// goes (it was committed when the pause came; held, it would hold the engine for the whole pause), no
+/// new one is, the sent ones are acknowledged, and the turn passes: a 16 KiB WRITE posted then on a second QP pair at DSCP 0 completes
+/// during the pause, with no DSCP-26 frame on the wire. After XON the rest of the sixteen complete.
+#[test]
+fn a_paused_qp_gives_its_turn_to_another_priority() {
+    let p = lossless_pair(0.0);
+    let small = big_write_on(&p, 1024);
+    let (q, other) = second_qps(
+        &p,
+        16 << 10,
+        &PairParams {
+            traffic_class: 0,
+            udp_sport: [0xC100, 0xC101],
+            ..PairParams::new(1024, 200_000)
+        },
+        2,
+    );
+    let s = Setup { p, w: small };
+    s.p.fabric.lock().unwrap().record_frames();
+    // SAFETY: the buffers and MRs live in `s.w` and `other` until the end of the test.
+    unsafe {
+        for _ in 0..16 {
+            s.p.a.qp.post_send(&s.w.wr).unwrap();
+        }
+    }
+    s.run(1500);
+    s.to_a(pfc(1 << 3, 0xFFFF)); // 524,280 cycles
+    s.run(300);
+    let before = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
+    assert!(
+        before.len() >= 2 && before.iter().all(|&d| d == 26),
+        "A was sending at DSCP 26: {before:?}"
+    );
+    // SAFETY: as above.
+    unsafe { q[0].post_send(&other.wr).unwrap() };
+    let mut early = 0;
+    loop {
+        let wc = s.p.wait_for(&s.p.a.send_cq, 50_000).unwrap_or_else(|| {
+            panic!(
+                "the DSCP-0 WRITE completes while priority 3 is paused ({early} of priority 3's \
+                 done, TX_STATUS {:#010x})",
+                s.reg(0, regs::TX_STATUS)
+            )
+        });
+        assert_eq!(wc.status, WcStatus::Success);
+        if wc.wr_id == 2 {
+            break;
+        }
+        early += 1;
+    }
+    let during = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
+    eprintln!(
+        "{} sent before the pause took hold, {early} of 16 done before the DSCP-0 WRITE; meanwhile A sent \
+         {} frames, all DSCP 0",
+        before.len(),
+        during.len()
+    );
+    assert!(early < 16, "priority 3's WRITEs wait: {early} of 16 done");
+    assert!(
+        during.iter().all(|&d| d == 0),
+        "only DSCP 0 while paused: {during:?}"
+    );
+    assert_eq!(during.len(), 16, "the 16 packets of the DSCP-0 WRITE");
+    let mut got = vec![0; other.data.len()];
+    other.dst.read(0, &mut got).unwrap();
+    assert!(got == other.data, "data differs");
+    s.to_a(pfc(1 << 3, 0));
+    for _ in early..16 {
+        let wc =
+            s.p.wait_for(&s.p.a.send_cq, 200_000)
+                .expect("completion after XON");
+        assert_eq!((wc.wr_id, wc.status), (1, WcStatus::Success));
+    }
 }
 
 /// Priorities are paused one by one. A's pair QP sends a 256 KiB WRITE at DSCP 26 (priority 3), a second
@@ -101,38 +263,8 @@ fn pfc_holds_only_the_lossless_priority() {
     );
     // B's WRITE into A over the DSCP-0 QPs.
     let len = 16 << 10;
-    let data: Vec<u8> = (0..len).map(|i| (i * 13 + 5) as u8).collect();
-    let src = s.p.b.ctx.alloc_dma(len).unwrap();
-    let dst = s.p.a.ctx.alloc_dma(len).unwrap();
-    src.write(0, &data).unwrap();
-    let src_mr =
-        s.p.b
-            .pd
-            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
-            .unwrap();
-    let dst_mr =
-        s.p.a
-            .pd
-            .reg_mr(
-                &dst,
-                0,
-                len,
-                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
-            )
-            .unwrap();
-    let wr = WorkRequest {
-        wr_id: 3,
-        op: SendOp::RdmaWrite {
-            remote_addr: dst_mr.addr(),
-            rkey: dst_mr.rkey(),
-        },
-        sge: Sge {
-            addr: src_mr.addr(),
-            length: len as u32,
-            lkey: src_mr.lkey(),
-        },
-        flags: SendFlags::SIGNALED,
-    };
+    let mut back = write_between(&s.p.b, &s.p.a, len);
+    back.wr.wr_id = 3;
     s.p.fabric.lock().unwrap().record_frames();
     s.run(3000);
     s.to_a(pfc(1 << 3, 0xFFFF)); // 524,280 cycles
@@ -144,7 +276,7 @@ fn pfc_holds_only_the_lossless_priority() {
     );
     let t0 = s.p.fabric.lock().unwrap().cycles();
     // SAFETY: the buffers and MRs live until the end of the test.
-    unsafe { q[1].post_send(&wr).unwrap() };
+    unsafe { q[1].post_send(&back.wr).unwrap() };
     let wc = s.p.wait_for(&s.p.b.send_cq, 50_000).unwrap_or_else(|| {
         panic!(
             "B's DSCP-0 WRITE completes while A's priority 3 is paused (A's TX_STATUS {:#010x})",
@@ -163,8 +295,8 @@ fn pfc_holds_only_the_lossless_priority() {
         "only DSCP 0 (ACKs) while paused: {during:?}"
     );
     let mut got = vec![0; len];
-    dst.read(0, &mut got).unwrap();
-    assert!(got == data, "data differs");
+    back.dst.read(0, &mut got).unwrap();
+    assert!(got == back.data, "data differs");
     assert!(
         s.reg(0, regs::RX_PAUSE_DURATION) as u64 >= took,
         "still paused"

@@ -1,5 +1,5 @@
 //! Set-ups the co-simulation tests share.
-use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams};
+use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams, Side};
 use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, QpCaps, QueuePair, SendFlags, SendOp, Sge, WcStatus,
     WorkRequest,
@@ -52,23 +52,29 @@ pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair,
 /// A `len`-byte WRITE from A to B of an existing pair, ready to post.
 #[allow(dead_code)]
 pub fn big_write_on(p: &Pair, len: usize) -> BigWrite {
+    write_between(&p.a, &p.b, len)
+}
+
+/// A `len`-byte WRITE from side `from` to side `to` (either way round), ready to post on a QP of `from`.
+#[allow(dead_code)]
+pub fn write_between(from: &Side, to: &Side, len: usize) -> BigWrite {
     let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
-    let src = p.a.ctx.alloc_dma(len).unwrap();
-    let dst = p.b.ctx.alloc_dma(len).unwrap();
+    let src = from.ctx.alloc_dma(len).unwrap();
+    let dst = to.ctx.alloc_dma(len).unwrap();
     src.write(0, &data).unwrap();
-    let src_mr =
-        p.a.pd
-            .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
-            .unwrap();
-    let dst_mr =
-        p.b.pd
-            .reg_mr(
-                &dst,
-                0,
-                len,
-                AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
-            )
-            .unwrap();
+    let src_mr = from
+        .pd
+        .reg_mr(&src, 0, len, AccessFlags::LOCAL_WRITE)
+        .unwrap();
+    let dst_mr = to
+        .pd
+        .reg_mr(
+            &dst,
+            0,
+            len,
+            AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE,
+        )
+        .unwrap();
     let wr = WorkRequest {
         wr_id: 1,
         op: SendOp::RdmaWrite {

@@ -103,6 +103,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The DSCP the frame on the MAC stream carries, taken with its header: the top level maps it to the
     /// frame's 802.1Qbb priority (what PFC pauses, and its PCP when tagged).
     pub tx_dscp: Signal<Out, Bits<6>>,
+    /// A frame is committed: being set up, built or streamed (PktSetup, RrSetup, Load, Ext, DmaReq, Emit).
+    pub tx_committed: Signal<Out, bool>,
     /// The current QP's DCQCN rate limiter owes many cycles of sending: build none of its packets and start
     /// none of its work requests now.
     pub paced: Signal<In, bool>,
@@ -990,6 +992,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_cnp: Default::default(),
             paced: Default::default(),
             tx_dscp: Default::default(),
+            tx_committed: Default::default(),
             av_paused: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
@@ -2651,6 +2654,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // resend.
         self.rg_psn.next = self.h_first.val() + self.rg_at.val();
         self.st_idle.next = self.state.q.val() == TxState::Idle;
+        self.tx_committed.next = (self.state.q.val() == TxState::PktSetup)
+            || (self.state.q.val() == TxState::RrSetup)
+            || (self.state.q.val() == TxState::Load)
+            || (self.state.q.val() == TxState::Ext)
+            || (self.state.q.val() == TxState::DmaReq)
+            || (self.state.q.val() == TxState::Emit);
         self.st_hrd.next = self.h_rd.val() && (self.rg_n.q.val() != 0);
         self.status.next = bit_cast::<32, 1>(self.wqe_active.q.val().into())
             | (bit_cast::<32, 1>(self.w_done.q.val().into()) << 1)

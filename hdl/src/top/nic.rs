@@ -95,6 +95,10 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
     /// engine, 2 the ARP responder, 3 PFC, 4 the NDP responder).
     tx_own: DFF<Bits<3>>,
+    /// PFC: `pfc.paused` a cycle ago, and the pass of the RoCE frame that was committed (set up, not yet
+    /// on the wire) when the pause began: it may still start, once.
+    was_paused: DFF<bool>,
+    pause_pass: DFF<bool>,
     grant_arp: Signal<Local, bool>,
     grant_ndp: Signal<Local, bool>,
     grant_pfc: Signal<Local, bool>,
@@ -195,6 +199,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             same_qp: Default::default(),
             q_log: Constant::new((Q as u64).into()),
             tx_own: Default::default(),
+            was_paused: Default::default(),
+            pause_pass: Default::default(),
             grant_arp: Default::default(),
             grant_ndp: Default::default(),
             grant_pfc: Default::default(),
@@ -243,6 +249,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.arp.clock.next = self.clock.val();
         self.tx_own.clock.next = self.clock.val();
         self.tx_own.d.next = self.tx_own.q.val();
+        self.was_paused.clock.next = self.clock.val();
+        self.pause_pass.clock.next = self.clock.val();
         self.arp.reset.next = self.reset.val();
         self.ndp.clock.next = self.clock.val();
         self.ndp.reset.next = self.reset.val();
@@ -688,7 +696,12 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.av_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> bit_cast::<16, 32>((self.qpt.av_dscp.val() & 0x3F) << 2),
         );
+        // A frame the engine had committed to when the pause began (its packet set up, not yet on the wire)
+        // still goes, once, as a frame already in a MAC's transmit FIFO would: were it held, every frame
+        // behind it would wait out the pause. Frames set up after the pause began wait.
+        // (The pass is set and spent below, after the arbiter.)
         self.pfc_hold.next = self.pfc.paused.val()
+            && !self.pause_pass.q.val()
             && (self.pfc.paused_all.val()
                 || (self.tx_prio.val() == bit_cast::<3, 32>(self.regs.pfc_priority.val())));
         self.tx_eng.av_paused.next = self.pfc.paused.val()
@@ -746,6 +759,25 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             self.ndp.tx_tready.next = self.vlan_tx.in_tready.val();
         }
         self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
+        // The PFC pass: given when the pause begins to a committed frame not yet on the wire, spent when a
+        // RoCE frame starts, void when the pause ends.
+        self.was_paused.d.next = self.pfc.paused.val();
+        self.pause_pass.d.next = self.pause_pass.q.val();
+        if self.pfc.paused.val()
+            && !self.was_paused.q.val()
+            && self.tx_eng.tx_committed.val()
+            && (self.tx_own.q.val() != 1)
+        {
+            self.pause_pass.d.next = true;
+        }
+        if !self.pfc.paused.val()
+            || (self.tx_fire.val() && self.grant_tx.val() && (self.tx_own.q.val() == 0))
+        {
+            self.pause_pass.d.next = false;
+        }
+        if self.reset.val() {
+            self.pause_pass.d.next = false;
+        }
         self.vlan_tx.clock.next = self.clock.val();
         self.vlan_tx.reset.next = self.reset.val();
         // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
