@@ -7,7 +7,7 @@
 mod common;
 use common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
 use rocenic_driver::pair::{Pair, PairParams};
-use rocenic_driver::{Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
+use rocenic_driver::{QueuePair, Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;
 use rocenic_proto::wire::{Frame, IpRepr};
 use rocenic_sim::FabricConfig;
@@ -70,6 +70,21 @@ fn lossless_pair(write_bw: f64) -> Pair {
     .unwrap()
 }
 
+/// A second QP on each side of `p`, connected at DSCP 0 (priority 0, lossy under the default map), and a
+/// `len`-byte WRITE (wr_id 2) from A's to B's, not yet posted.
+fn dscp0_qps(p: &Pair, len: usize) -> ([QueuePair; 2], BigWrite) {
+    second_qps(
+        p,
+        len,
+        &PairParams {
+            traffic_class: 0,
+            udp_sport: [0xC100, 0xC101],
+            ..PairParams::new(1024, 200_000)
+        },
+        2,
+    )
+}
+
 /// The DSCPs of the RoCE frames in `frames`.
 fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
     frames
@@ -94,16 +109,7 @@ fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
 fn lossless_and_lossy_priorities_at_once() {
     let p = lossless_pair(3.0);
     let lossless = big_write_on(&p, 1024);
-    let (q, lossy) = second_qps(
-        &p,
-        16 << 10,
-        &PairParams {
-            traffic_class: 0,
-            udp_sport: [0xC100, 0xC101],
-            ..PairParams::new(1024, 200_000)
-        },
-        2,
-    );
+    let (q, lossy) = dscp0_qps(&p, 16 << 10);
     p.b.ctx
         .set_priorities(Trust::Dscp, &DEFAULT_DSCP_TO_PRIO, Some(600))
         .unwrap();
@@ -175,16 +181,7 @@ fn lossless_and_lossy_priorities_at_once() {
 fn a_paused_qp_gives_its_turn_to_another_priority() {
     let p = lossless_pair(0.0);
     let small = big_write_on(&p, 1024);
-    let (q, other) = second_qps(
-        &p,
-        16 << 10,
-        &PairParams {
-            traffic_class: 0,
-            udp_sport: [0xC100, 0xC101],
-            ..PairParams::new(1024, 200_000)
-        },
-        2,
-    );
+    let (q, other) = dscp0_qps(&p, 16 << 10);
     let s = Setup { p, w: small };
     s.p.fabric.lock().unwrap().record_frames();
     // SAFETY: the buffers and MRs live in `s.w` and `other` until the end of the test.
@@ -251,16 +248,7 @@ fn a_paused_qp_gives_its_turn_to_another_priority() {
 #[test]
 fn pfc_holds_only_the_lossless_priority() {
     let s = writing();
-    let (q, _) = second_qps(
-        &s.p,
-        64,
-        &PairParams {
-            traffic_class: 0,
-            udp_sport: [0xC100, 0xC101],
-            ..PairParams::new(1024, 200_000)
-        },
-        2,
-    );
+    let (q, _) = dscp0_qps(&s.p, 64);
     // B's WRITE into A over the DSCP-0 QPs.
     let len = 16 << 10;
     let mut back = write_between(&s.p.b, &s.p.a, len);
