@@ -9,7 +9,7 @@ use common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{QueuePair, Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;
-use rocenic_proto::wire::{Frame, IpRepr};
+use rocenic_proto::wire::Frame;
 use rocenic_sim::FabricConfig;
 
 /// A PFC frame from `src` pausing priorities `mask` for `time` quanta each.
@@ -89,10 +89,7 @@ fn dscp0_qps(p: &Pair, len: usize) -> ([QueuePair; 2], BigWrite) {
 fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
     frames
         .iter()
-        .map(|f| match Frame::parse(f).expect("a RoCEv2 frame").ip {
-            IpRepr::V4(ip) => ip.tos >> 2,
-            IpRepr::V6(ip) => ip.traffic_class >> 2,
-        })
+        .map(|f| Frame::parse(f).expect("a RoCEv2 frame").ip.dscp())
         .collect()
 }
 
@@ -175,8 +172,8 @@ fn lossless_and_lossy_priorities_at_once() {
 /// A QP of a paused priority gives its turn to a QP of another: A's pair QP (DSCP 26, priority 3) has
 /// sixteen one-packet WRITEs posted when PFC pauses priority 3 for good. The frame A had set up still
 /// goes (it was committed when the pause came; held, it would hold the engine for the whole pause), no
-/// new one is, the sent ones are acknowledged, and the turn passes: a 16 KiB WRITE posted then on a second QP pair at DSCP 0 completes
-/// during the pause, with no DSCP-26 frame on the wire. After XON the rest of the sixteen complete.
+/// new one is, the sent ones are acknowledged, and the turn passes: a 16 KiB WRITE posted then on a
+/// second QP pair at DSCP 0 completes during the pause, with no DSCP-26 frame on the wire. After XON the rest of the sixteen complete.
 #[test]
 fn a_paused_qp_gives_its_turn_to_another_priority() {
     let p = lossless_pair(0.0);
@@ -421,8 +418,9 @@ struct Congested {
 
 /// A congested receiver: B's host link writes `write_bw` bytes a cycle, under the 8 of the 10 Gb/s line,
 /// so its receive buffer (2,048 words) fills. A's QP sends a 256 KiB WRITE at DSCP 0, which both NICs'
-/// maps make priority `dscp0_prio` (A's decides what B's PFC pauses, B's what B may drop). B sends XOFF at 1,000 words and XON at 500, and takes frames of a lossy priority
-/// only while less than 600 words are stored, so lossy traffic alone never reaches the XOFF mark.
+/// maps make priority `dscp0_prio` (A's decides what B's PFC pauses, B's what B may drop). B sends XOFF
+/// at 1,000 words and XON at 500, and takes frames of a lossy priority only while less than 600 words are
+/// stored, so lossy traffic alone never reaches the XOFF mark.
 fn congested(write_bw: f64, dscp0_prio: u8) -> Congested {
     let (p, w) = big_write_with(
         FabricConfig {

@@ -1,5 +1,6 @@
 //! 802.1Q VLANs on two co-simulated NICs: on a VLAN every RoCE frame leaves tagged with the port's VID and
-//! its priority (its DSCP through the sender's DSCP → priority map) as PCP and the transfer is byte-exact; a NIC on another VLAN takes none of them
+//! its priority (its DSCP through the sender's DSCP → priority map) as PCP and the transfer is
+//! byte-exact; a NIC on another VLAN takes none of them
 //! (RX_DROP_VLAN), and once it joins the sender's VLAN the requester's retransmission completes. Per-QP
 //! VLANs: QPs of one port on VLANs 200 and 300 (the port VLAN table) and untagged at once, every frame
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
@@ -11,7 +12,7 @@ use rocenic_driver::{
 };
 use rocenic_proto::icrc;
 use rocenic_proto::regs;
-use rocenic_proto::wire::{arp_frame, Frame, IpRepr, ETHERTYPE_VLAN};
+use rocenic_proto::wire::{arp_frame, Frame, ETHERTYPE_VLAN};
 use rocenic_sim::{FabricConfig, Width};
 
 /// Checks that `frames` are all RoCE frames tagged with `vid` and PCP `pcp`, parse as tagged RoCEv2 and
@@ -130,12 +131,7 @@ fn vid_of(f: &[u8]) -> Option<u16> {
     }
     let tci = u16::from_be_bytes([f[14], f[15]]);
     let pcp = match Frame::parse(f) {
-        Ok(Frame {
-            ip: IpRepr::V4(ip), ..
-        }) => ip.tos >> 5,
-        Ok(Frame {
-            ip: IpRepr::V6(ip), ..
-        }) => ip.traffic_class >> 5,
+        Ok(fr) => fr.ip.dscp() >> 3,
         Err(_) => 3,
     };
     assert_eq!(tci >> 13, pcp as u16, "PCP of TCI {tci:#06x}");

@@ -227,8 +227,8 @@ impl Context {
 
     /// Puts the port on one more 802.1Q VLAN, beside its own ([`set_vlan`](Self::set_vlan)): frames
     /// tagged with `vid` (1..=4094) are taken too, with the tag removed, and QPs whose
-    /// [`RtrAttrs::vlan`](super::RtrAttrs::vlan) names it send tagged with it (PCP = the priority of their DSCP).
-    /// ARP and neighbour discovery answer on it. Untagged frames stay as `set_vlan` says. The port VLAN
+    /// [`RtrAttrs::vlan`](super::RtrAttrs::vlan) names it send tagged with it (PCP = the priority of
+    /// their DSCP). ARP and neighbour discovery answer on it. Untagged frames stay as `set_vlan` says. The port VLAN
     /// table holds three such VLANs (`VLAN_1..3`); a VLAN the port is already on is not added twice.
     /// Set it while the port is idle (a frame in flight may be cut).
     pub fn add_vlan(&self, vid: u16) -> Result<()> {

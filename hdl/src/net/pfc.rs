@@ -1,14 +1,15 @@
-//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the one priority RoCE traffic uses
+//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the one lossless priority
 //! (`PFC_PRIORITY`):
 //!
 //! - **Reaction**: a PFC frame whose class-enable vector names our priority stops RoCE frames *of that
 //!   priority* (`paused`; the top level compares each frame's priority, its DSCP through the DSCP →
 //!   priority map), and a PAUSE frame stops every RoCE frame (`paused_all` too), for the time it gives, in
 //!   quanta of 512 bit times (`PFC_QUANTUM_Q4`: core cycles per quantum × 16, which scales with the line
-//!   rate); a time of 0 resumes at once. A frame already on the wire finishes, and the top level lets the
-//!   one frame the transmit engine had committed to when the pause began still start. Priorities other than the
-//!   lossless one are never paused by PFC (a NIC honours PFC only on its PFC-enabled priorities). One timer
-//!   serves both kinds: the latest pause frame sets it (a port runs PFC or PAUSE, not both).
+//!   rate); a time of 0 resumes at once. A frame already on the wire finishes, and the top level lets
+//!   the one frame the transmit engine had committed to when the pause began still start. Priorities
+//!   other than the lossless one are never paused by PFC (a NIC honours PFC only on its PFC-enabled
+//!   priorities). One timer serves both kinds: the latest pause frame sets it (a port runs PFC or PAUSE,
+//!   not both).
 //! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC): paused without a break for
 //!   `PFC_WATCHDOG_CYCLES`, the NIC stops honouring pause for `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that
 //!   while) and counts the event.

@@ -8,6 +8,16 @@ pub enum IpRepr {
     V6(Ipv6Repr),
 }
 
+impl IpRepr {
+    /// The DSCP (RFC 2474): the top six bits of IPv4's TOS or IPv6's traffic class, ECN left out.
+    pub fn dscp(&self) -> u8 {
+        match self {
+            IpRepr::V4(ip) => ip.tos >> 2,
+            IpRepr::V6(ip) => ip.traffic_class >> 2,
+        }
+    }
+}
+
 /// Byte offsets of the layers of a RoCEv2 packet in the buffer given to [`locate`] or [`locate_ip`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -274,6 +284,7 @@ mod tests {
         assert_eq!(f.bth.dest_qp, 0x11);
         assert!(f.bth.ack_req);
         assert_eq!(f.bth.psn, 0x100);
+        assert_eq!(f.ip.dscp(), 0, "TOS 0x02: DSCP 0, ECT(0)");
         assert_eq!(
             f.ext.reth,
             Some(RethRepr {
@@ -363,6 +374,7 @@ mod tests {
         assert_eq!(b.len(), 14 + 4 + 40 + 8 + 12 + 4 + 4 + 6);
         assert!(icrc::check(&b).unwrap());
         assert_eq!(parse_frame(&b).unwrap(), f);
+        assert_eq!(f.ip.dscp(), 26, "traffic class 0x68");
         assert_eq!(locate(&b).unwrap().end, b.len() - 6);
     }
 
