@@ -117,6 +117,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// vector the engine reads: their DSCP through the map.
     tx_prio: Signal<Local, Bits<3>>,
     av_prio: Signal<Local, Bits<3>>,
+    /// The lossless priority (PFC_PRIORITY), and the PCP of the frame the transmit arbiter is sending.
+    lossless: Signal<Local, Bits<3>>,
+    tx_pcp: Signal<Local, Bits<3>>,
     /// PFC or PAUSE holds the RoCE frame on the transmit engine's stream.
     pfc_hold: Signal<Local, bool>,
     enable: Signal<Local, bool>,
@@ -213,6 +216,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             dscp_map: Default::default(),
             tx_prio: Default::default(),
             av_prio: Default::default(),
+            lossless: Default::default(),
+            tx_pcp: Default::default(),
             pfc_hold: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
@@ -350,7 +355,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_1.val()) << 32)
             | bit_cast::<256, 32>(self.regs.dscp_prio_map_0.val());
         self.rx_buf.dscp_map.next = self.dscp_map.val();
-        self.rx_buf.lossless_prio.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
+        self.lossless.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
+        self.rx_buf.lossless_prio.next = self.lossless.val();
         self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
         self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
         self.regs.implied_nak_seq_err_inc.next = self.rx_eng.implied_nak_inc.val();
@@ -702,11 +708,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // (The pass is set and spent below, after the arbiter.)
         self.pfc_hold.next = self.pfc.paused.val()
             && !self.pause_pass.q.val()
-            && (self.pfc.paused_all.val()
-                || (self.tx_prio.val() == bit_cast::<3, 32>(self.regs.pfc_priority.val())));
+            && (self.pfc.paused_all.val() || (self.tx_prio.val() == self.lossless.val()));
         self.tx_eng.av_paused.next = self.pfc.paused.val()
-            && (self.pfc.paused_all.val()
-                || (self.av_prio.val() == bit_cast::<3, 32>(self.regs.pfc_priority.val())));
+            && (self.pfc.paused_all.val() || (self.av_prio.val() == self.lossless.val()));
         // Transmit arbiter, whole frames: PFC first, then an ARP reply, then an NDP advertisement, then
         // RoCE unless paused. A source is granted only while the MAC is free or already its own, so the
         // owner found at a frame's first beat keeps it to the last.
@@ -786,6 +790,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // DEI 0.
         self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
         self.tx_tagged.next = self.vlan_on.val();
+        self.tx_pcp.next = self.tx_prio.val();
         if (self.tx_eng.tx_vlan.val() & 1) != 0 {
             self.tx_tagged.next = true;
             if (self.tx_eng.tx_vlan.val() >> 1) == 1 {
@@ -801,21 +806,19 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         if self.grant_arp.val() {
             self.tx_vid.next = self.arp.tx_vid.val();
             self.tx_tagged.next = self.arp.tx_vid.val() != 0;
+            self.tx_pcp.next = self.lossless.val();
         }
         if self.grant_ndp.val() {
             self.tx_vid.next = self.ndp.tx_vid.val();
             self.tx_tagged.next = self.ndp.tx_vid.val() != 0;
+            self.tx_pcp.next = self.lossless.val();
         }
         if self.grant_pfc.val() {
             self.tx_tagged.next = false;
         }
         self.vlan_tx.tag_en.next = self.tx_tagged.val();
         self.vlan_tx.tci.next =
-            (bit_cast::<16, 3>(self.tx_prio.val()) << 13) | bit_cast::<16, 12>(self.tx_vid.val());
-        if self.grant_arp.val() || self.grant_ndp.val() {
-            self.vlan_tx.tci.next = (bit_cast::<16, 32>(self.regs.pfc_priority.val() & 7) << 13)
-                | bit_cast::<16, 12>(self.tx_vid.val());
-        }
+            (bit_cast::<16, 3>(self.tx_pcp.val()) << 13) | bit_cast::<16, 12>(self.tx_vid.val());
         self.tx_tdata.next = self.vlan_tx.out_tdata.val();
         self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
         self.tx_tlast.next = self.vlan_tx.out_tlast.val();
