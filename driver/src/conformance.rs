@@ -1642,7 +1642,12 @@ fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
     set_reg(b, regs::PFC_XOFF_WORDS, 100);
     set_reg(b, regs::PFC_XON_WORDS, 0);
     set_reg(b, regs::PFC_PAUSE_QUANTA, 0x1234);
-    let prio = b.counter(regs::PFC_PRIORITY) as usize;
+    let prio = 3;
+    check!(
+        b.counter(regs::PFC_ENABLE) == 1 << prio,
+        "lossless priorities {:#x}",
+        b.counter(regs::PFC_ENABLE)
+    );
     let d = pattern(1024, 88);
     let p = b.take_psn(1);
     b.inject(
@@ -3147,11 +3152,16 @@ fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
 /// An IEEE 802.1Qbb PFC frame from B (MAC control, EtherType 0x8808, opcode 0x0101) pausing each class
 /// in `classes` for `quanta`.
 fn pfc_frame(classes: u8, quanta: u16) -> Vec<u8> {
+    let times = std::array::from_fn(|c| if classes & (1 << c) != 0 { quanta } else { 0 });
+    pfc_frame_times(classes, times)
+}
+
+/// A PFC frame from B with class-enable vector `classes` and the eight class times `times`.
+fn pfc_frame_times(classes: u8, times: [u16; 8]) -> Vec<u8> {
     let mut f = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
     f.extend_from_slice(&mac(1));
     f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, classes]);
-    for c in 0..8 {
-        let t = if classes & (1 << c) != 0 { quanta } else { 0 };
+    for t in times {
         f.extend_from_slice(&t.to_be_bytes());
     }
     f.resize(60, 0);
@@ -3171,7 +3181,7 @@ fn pause_frame(quanta: u16) -> Vec<u8> {
 /// Core cycles per pause quantum at the reset PFC_QUANTUM_Q4 (128 / 16).
 const CYCLES_PER_QUANTUM: u64 = 8;
 
-/// A posts a 100-byte WRITE at DSCP 26 (priority 3 under the default map, `PFC_PRIORITY`) while `frame`
+/// A posts a 100-byte WRITE at DSCP 26 (priority 3 under the default map, lossless after reset) while `frame`
 /// (just received) holds it for `hold` cycles, if any: nothing before, the request after; then B's ACK
 /// completes it.
 fn held_write(b: &mut Bench, frame: Vec<u8>, hold: u64) -> Result<(), String> {
@@ -3208,8 +3218,12 @@ fn held_write_at(b: &mut Bench, dscp: u32, frame: Vec<u8>, hold: u64) -> Result<
 }
 
 fn pfc_pause_holds_priority(b: &mut Bench) -> Result<(), String> {
-    let prio = b.counter(regs::PFC_PRIORITY);
-    check!(prio == 3, "RoCE priority {prio}");
+    let prio = 3;
+    check!(
+        b.counter(regs::PFC_ENABLE) == 1 << prio,
+        "lossless priorities {:#x}",
+        b.counter(regs::PFC_ENABLE)
+    );
     // 1000 quanta: 8,000 cycles.
     held_write(b, pfc_frame(1 << prio, 1000), 1000 * CYCLES_PER_QUANTUM)?;
     check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
@@ -3253,6 +3267,36 @@ fn pfc_holds_only_its_priority(b: &mut Bench) -> Result<(), String> {
     // our priority and is counted.
     held_write_at(b, 0, pfc_frame(1 << 3, 0xFFFF), 0)?;
     check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
+    Ok(())
+}
+
+fn pfc_lossless_priorities_each_their_time(b: &mut Bench) -> Result<(), String> {
+    // Priorities 3 and 5 lossless. One PFC frame pauses 3 for good and 5 for 1000 quanta: A's QP at
+    // DSCP 40 (priority 5) sends when 5's pause ends, while 3 is still paused.
+    set_reg(b, regs::PFC_ENABLE, (1 << 3) | (1 << 5));
+    let mut times = [0u16; 8];
+    times[3] = 0xFFFF;
+    times[5] = 1000;
+    held_write_at(
+        b,
+        40,
+        pfc_frame_times((1 << 3) | (1 << 5), times),
+        1000 * CYCLES_PER_QUANTUM,
+    )?;
+    check!(b.counter(regs::RX_PAUSE_FRAMES) == 1, "RX_PAUSE_FRAMES");
+    // Priority 3 is still paused: a QP at DSCP 26 waits until its XON.
+    set_qp(b, &[(regs::QP_DSCP, 26)]);
+    post_write(b, 100)?;
+    let p = (b.a_psn + 1) & 0xFF_FFFF;
+    b.run(4000);
+    b.expect_silence()?;
+    b.inject(pfc_frame(1 << 3, 0), 1500);
+    expect_requests(b, &[p])?;
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
+        500,
+    );
+    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
     Ok(())
 }
 
@@ -3857,6 +3901,7 @@ pub const CASES: &[Case] = &[
     Case { name: "pfc_xon_resumes", rule: "IEEE 802.1Qbb: a PFC time of 0 (XON) for the priority resumes transmission at once", run: pfc_xon_resumes },
     Case { name: "pfc_other_priority_ignored", rule: "IEEE 802.1Qbb: a PFC frame whose class-enable vector leaves the RoCE priority out pauses nothing", run: pfc_other_priority_ignored },
     Case { name: "pfc_holds_only_its_priority", rule: "IEEE 802.1Qbb: a PFC frame pauses only frames of the priorities it names: a QP whose DSCP maps to another priority keeps sending", run: pfc_holds_only_its_priority },
+    Case { name: "pfc_lossless_priorities_each_their_time", rule: "IEEE 802.1Qbb: each lossless priority named by a PFC frame pauses for its own class time; a QP of a priority whose pause has ended sends while another priority stays paused", run: pfc_lossless_priorities_each_their_time },
     Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission, every priority, for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
     Case { name: "ip_dscp_and_ecn_marking", rule: "annex A17.9, RFC 2474: the QP's packets carry its DSCP (GRH traffic class >> 2) and ECT(0), CNPs their own DSCP; with ECN off, Not-ECT; the IPv4 checksum covers the TOS", run: dscp_and_ecn_marking },

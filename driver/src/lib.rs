@@ -27,7 +27,7 @@ pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
     AccessFlags, CompletionQueue, Context, DeviceAttr, InitAttrs, MemoryRegion, ModifyAttrs,
-    ProtectionDomain, QpAttr, QpAttrs, QpCaps, QueuePair, RateLimiter, RecvRequest, RecvWr,
-    RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, Trust, WorkCompletion, WorkRequest,
-    DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
+    PfcConfig, PfcGenerate, PfcWatchdog, ProtectionDomain, QpAttr, QpAttrs, QpCaps, QueuePair,
+    RateLimiter, RecvRequest, RecvWr, RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, Trust,
+    WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
 };

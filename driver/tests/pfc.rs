@@ -7,7 +7,7 @@
 mod common;
 use common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
 use rocenic_driver::pair::{Pair, PairParams};
-use rocenic_driver::{QueuePair, Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
+use rocenic_driver::{PfcConfig, PfcGenerate, QueuePair, Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;
 use rocenic_proto::wire::Frame;
 use rocenic_sim::FabricConfig;
@@ -41,7 +41,7 @@ struct Setup {
     w: BigWrite,
 }
 
-/// The QPs' GRH traffic class: DSCP 26, priority 3 (`PFC_PRIORITY`) under the default map.
+/// The QPs' GRH traffic class: DSCP 26, priority 3 (lossless after reset) under the default map.
 const LOSSLESS_TC: u8 = 26 << 2;
 
 /// Two NICs with A posting a 256 KiB WRITE to B at MTU 1024 (256 packets), at DSCP 26: priority 3, the
@@ -93,33 +93,68 @@ fn dscps(frames: &[Vec<u8>]) -> Vec<u8> {
         .collect()
 }
 
-/// Both priorities at once into a congested receiver (B's host link writes 3 bytes a cycle against the
-/// line's 8): A's pair QP sends 256 one-packet (1 KiB) WRITEs at DSCP 26 (priority 3, lossless), keeping
-/// 16 posted, and a second QP pair sixteen 16 KiB WRITEs at DSCP 0 (priority 0, lossy); the turn passes
-/// between them at work-request boundaries. B sends XOFF at 1,000 words and XON at 500 and drops lossy
-/// frames while 600 words are stored. Not one lossless frame is lost (A sends each of its 256 packets
-/// once, `RX_DROP_OVERFLOW` 0) while lossy frames are dropped and sent again, and every WRITE lands intact.
-/// (The lossy QP sends nothing while priority 3 is paused here: the turn passes only once the lossless
-/// QP's sent WRITEs are acknowledged, and B acknowledges them as it drains its buffer, which is also what
-/// ends the pause. `a_paused_qp_gives_its_turn_to_another_priority` shows the turn passing.)
-#[test]
-fn lossless_and_lossy_priorities_at_once() {
+/// What [`two_flows`] saw.
+#[derive(Debug)]
+struct TwoFlows {
+    /// RoCE frames A sent at DSCP 26 and at the second flow's DSCP.
+    sent_26: usize,
+    sent_second: usize,
+    xoff: u32,
+    lossy_drops: u32,
+    overflow: u32,
+    /// The PFC frames B sent: (class-enable vector, the eight times).
+    pfc_frames: Vec<(u16, [u16; 8])>,
+    cycles: u64,
+}
+
+/// Two flows at once into a congested receiver (B's host link writes 3 bytes a cycle against the
+/// line's 8): A's pair QP sends 256 one-packet (1 KiB) WRITEs at DSCP 26 (priority 3), keeping 16
+/// posted, and a second QP pair sixteen 16 KiB WRITEs at `second_tc` (a GRH traffic class); the turn
+/// passes between them at work-request boundaries. Both NICs take `lossless` as their lossless
+/// priorities (`PFC_ENABLE`). B sends XOFF at 1,000 words and XON at 500 and drops frames of lossy
+/// priorities while 600 words are stored. Every WRITE completes and lands intact.
+fn two_flows(second_tc: u8, lossless: u8) -> TwoFlows {
     let p = lossless_pair(3.0);
-    let lossless = big_write_on(&p, 1024);
-    let (q, lossy) = dscp0_qps(&p, 16 << 10);
+    let first = big_write_on(&p, 1024);
+    let (q, second) = second_qps(
+        &p,
+        16 << 10,
+        &PairParams {
+            traffic_class: second_tc,
+            udp_sport: [0xC100, 0xC101],
+            ..PairParams::new(1024, 200_000)
+        },
+        2,
+    );
     p.b.ctx
         .set_priorities(Trust::Dscp, &DEFAULT_DSCP_TO_PRIO, Some(600))
         .unwrap();
-    let s = Setup { p, w: lossless };
-    s.set(1, regs::PFC_XOFF_WORDS, 1000);
-    s.set(1, regs::PFC_XON_WORDS, 500);
-    s.set(1, regs::PFC_PAUSE_QUANTA, 2000);
+    let generate = PfcGenerate {
+        xoff_words: 1000,
+        xon_words: 500,
+        pause_quanta: 2000,
+        refresh_cycles: 0x8000,
+    };
+    p.a.ctx
+        .set_pfc(&PfcConfig {
+            lossless,
+            ..PfcConfig::default()
+        })
+        .unwrap();
+    p.b.ctx
+        .set_pfc(&PfcConfig {
+            lossless,
+            generate: Some(generate),
+            watchdog: None,
+        })
+        .unwrap();
+    let s = Setup { p, w: first };
     s.p.fabric.lock().unwrap().record_frames();
-    // SAFETY: the buffers and MRs live in `s.w` and `lossy` until the end of the test.
+    // SAFETY: the buffers and MRs live in `s.w` and `second` until the end of the function.
     unsafe {
         for _ in 0..16 {
             s.p.a.qp.post_send(&s.w.wr).unwrap();
-            q[0].post_send(&lossy.wr).unwrap();
+            q[0].post_send(&second.wr).unwrap();
         }
     }
     let mut done = [0usize; 3];
@@ -142,30 +177,94 @@ fn lossless_and_lossy_priorities_at_once() {
         }
     }
     assert_eq!(done, [0, 256, 16]);
-    for w in [&s.w, &lossy] {
+    for w in [&s.w, &second] {
         let mut got = vec![0; w.data.len()];
         w.dst.read(0, &mut got).unwrap();
         assert!(got == w.data, "data differs");
     }
-    let sent = dscps(&s.p.fabric.lock().unwrap().take_sent(0));
-    let n26 = sent.iter().filter(|&&d| d == 26).count();
-    let n0 = sent.iter().filter(|&&d| d == 0).count();
-    let (xoff, lossy_drops, overflow) = (
-        s.reg(1, regs::TX_PFC_XOFF),
-        s.reg(1, regs::RX_DROP_LOSSY),
-        s.reg(1, regs::RX_DROP_OVERFLOW),
-    );
+    let mut fabric = s.p.fabric.lock().unwrap();
+    let sent = dscps(&fabric.take_sent(0));
+    let pfc_frames = fabric
+        .take_sent(1)
+        .iter()
+        .filter(|f| f[12..14] == [0x88, 0x08])
+        .map(|f| {
+            let cev = u16::from_be_bytes([f[16], f[17]]);
+            (
+                cev,
+                std::array::from_fn(|i| u16::from_be_bytes([f[18 + 2 * i], f[19 + 2 * i]])),
+            )
+        })
+        .collect();
+    let r = TwoFlows {
+        sent_26: sent.iter().filter(|&&d| d == 26).count(),
+        sent_second: sent.iter().filter(|&&d| d == second_tc >> 2).count(),
+        xoff: fabric.reg_read(1, regs::TX_PFC_XOFF),
+        lossy_drops: fabric.reg_read(1, regs::RX_DROP_LOSSY),
+        overflow: fabric.reg_read(1, regs::RX_DROP_OVERFLOW),
+        pfc_frames,
+        cycles: fabric.cycles(),
+    };
     eprintln!(
-        "A sent {n26} DSCP-26 and {n0} DSCP-0 frames; B sent {xoff} XOFF, dropped {lossy_drops} lossy \
-         frames, {overflow} on overflow; by cycle {}",
-        s.p.fabric.lock().unwrap().cycles()
+        "DSCP 26 and {} with lossless {lossless:#04x}: A sent {} and {} frames; B sent {} XOFF, \
+         dropped {} lossy frames, {} on overflow; by cycle {}",
+        second_tc >> 2,
+        r.sent_26,
+        r.sent_second,
+        r.xoff,
+        r.lossy_drops,
+        r.overflow,
+        r.cycles
     );
-    assert!(xoff >= 1, "B paused A");
-    assert_eq!(overflow, 0, "the buffer never overflows");
-    assert_eq!(n26, 256, "every lossless packet sent once: none lost");
+    r
+}
+
+/// The issue's case: a lossless priority (3) and a lossy one (0, DSCP 0) at once into a congested
+/// receiver ([`two_flows`]). Not one lossless frame is lost (A sends each of its 256 DSCP-26 packets
+/// once, `RX_DROP_OVERFLOW` 0) while lossy frames are dropped and sent again.
+/// (The lossy QP sends nothing while priority 3 is paused here: the turn passes only once the lossless
+/// QP's sent WRITEs are acknowledged, and B acknowledges them as it drains its buffer, which is also what
+/// ends the pause. `a_paused_qp_gives_its_turn_to_another_priority` shows the turn passing.)
+#[test]
+fn lossless_and_lossy_priorities_at_once() {
+    let r = two_flows(0, 1 << 3);
+    assert!(r.xoff >= 1, "B paused A: {r:?}");
+    assert_eq!(r.overflow, 0, "the buffer never overflows: {r:?}");
+    assert_eq!(r.sent_26, 256, "every lossless packet sent once: none lost");
     assert!(
-        lossy_drops > 0 && n0 > 256,
-        "lossy frames dropped and sent again"
+        r.lossy_drops > 0 && r.sent_second > 256,
+        "lossy frames dropped and sent again: {r:?}"
+    );
+}
+
+/// Two lossless priorities, 3 (DSCP 26) and 5 (DSCP 40), into a congested receiver ([`two_flows`]):
+/// they share B's buffer, so every XOFF and XON B sends names both, and A honours it on both. Not one
+/// frame of either is lost (each of the 2 × 256 packets sent once, no overflow, no lossy drop). With
+/// priority 5 lossless at B but not at A, A ignores B's pause of 5 and the buffer overflows (checked by
+/// hand when this test was written).
+#[test]
+fn two_lossless_priorities_share_the_buffer() {
+    let both = (1 << 3) | (1 << 5);
+    let r = two_flows(40 << 2, both);
+    assert!(r.xoff >= 1, "B paused A: {r:?}");
+    assert!(
+        r.pfc_frames.iter().all(|(cev, times)| *cev == both as u16
+            && (0..8).all(|i| i == 3 || i == 5 || times[i] == 0)
+            && times[3] == times[5]),
+        "B's PFC frames name both priorities, with one time: {:?}",
+        r.pfc_frames
+    );
+    assert!(
+        r.pfc_frames.iter().any(|(_, t)| t[3] == 2000)
+            && r.pfc_frames.iter().any(|(_, t)| t[3] == 0),
+        "XOFF and XON: {:?}",
+        r.pfc_frames
+    );
+    assert_eq!((r.overflow, r.lossy_drops), (0, 0), "nothing lost: {r:?}");
+    assert_eq!(
+        (r.sent_26, r.sent_second),
+        (256, 256),
+        "every packet sent once: {r:?}"
     );
 }
 
@@ -467,7 +566,7 @@ fn congested(write_bw: f64, dscp0_prio: u8) -> Congested {
     r
 }
 
-/// Priority 3 (`PFC_PRIORITY`) is lossless: B pauses A and drops nothing, even at a quarter of the line
+/// Priority 3 (lossless after reset) is lossless: B pauses A and drops nothing, even at a quarter of the line
 /// rate. Priority 0 is lossy: B drops and A's go-back-N resends; at a quarter of the line rate the drops
 /// come faster than ACKs, and A's retries run out (`RETRY_EXC_ERR`: why RoCE wants the lossless class);
 /// at three quarters the WRITE gets through, intact, after drops and restarts.

@@ -210,7 +210,7 @@ impl Context {
 
     /// Puts the port on an 802.1Q VLAN (`Some(vid)`, 1..=4094) or takes it off (`None`). On a VLAN, RoCE
     /// frames leave tagged with the VID and PCP = their priority (their DSCP through the map of
-    /// [`set_priorities`](Self::set_priorities)), ARP replies with PCP = `PFC_PRIORITY`, and
+    /// [`set_priorities`](Self::set_priorities)), ARP replies with PCP = the lowest lossless priority ([`set_pfc`](Self::set_pfc)), and
     /// only frames tagged with the VID are taken; PFC frames stay untagged. Set it while the port is idle
     /// (a frame in flight may be cut).
     pub fn set_vlan(&self, vid: Option<u16>) -> Result<()> {
@@ -272,13 +272,13 @@ impl Context {
 
     /// How received RoCE frames get their 802.1Qbb priority, and how much of the receive buffer lossy
     /// priorities may fill. `trust` picks the field (DSCP through `dscp_to_prio`, or the 802.1Q PCP;
-    /// untagged frames are priority 0 under PCP trust). A RoCE frame whose priority is not the PFC
-    /// priority (`PFC_PRIORITY`) is dropped, and counted in `rx_drop_lossy`, when the frames stored
+    /// untagged frames are priority 0 under PCP trust). A RoCE frame whose priority is not lossless
+    /// ([`set_pfc`](Self::set_pfc)) is dropped, and counted in `rx_drop_lossy`, when the frames stored
     /// before it fill `lossy_words` receive-buffer words or more; `None` lets every priority use the
-    /// whole buffer (the reset state). Set it below the XOFF mark so the lossless priority keeps the
-    /// room it needs until the peer pauses. `dscp_to_prio` also gives every RoCE frame the NIC sends its
-    /// priority, in both trust modes: PFC for `PFC_PRIORITY` holds only the frames whose DSCP maps to
-    /// it, and tagged frames carry it as PCP.
+    /// whole buffer (the reset state). Set it below the XOFF mark so the lossless priorities keep the
+    /// room they need until the peer pauses. `dscp_to_prio` also gives every RoCE frame the NIC sends its
+    /// priority, in both trust modes: PFC for a lossless priority holds only the frames whose DSCP
+    /// maps to it, and tagged frames carry it as PCP.
     pub fn set_priorities(
         &self,
         trust: Trust,
@@ -304,6 +304,52 @@ impl Context {
             .write(regs::PRIO_TRUST, (trust == Trust::Dscp) as u32);
         self.dev
             .write(regs::RX_LOSSY_WORDS, lossy_words.unwrap_or(0));
+        Ok(())
+    }
+
+    /// Priority flow control (IEEE 802.1Qbb) of the port: which priorities are lossless, when the NIC
+    /// sends XOFF and XON, and the pause storm watchdog (see [`PfcConfig`]). A received PFC frame then
+    /// pauses, each for its own time, the lossless priorities it names; PFC for the others is ignored.
+    /// Refused: XON at or above XOFF, an XOFF of 0 quanta, a refresh interval of 0, a watchdog of 0
+    /// cycles. Set it while the port is idle.
+    pub fn set_pfc(&self, cfg: &PfcConfig) -> Result<()> {
+        if let Some(g) = &cfg.generate {
+            if g.xon_words >= g.xoff_words {
+                return Err(Error::BadAttr("PFC: XON mark at or above the XOFF mark"));
+            }
+            if g.pause_quanta == 0 {
+                return Err(Error::BadAttr("PFC: an XOFF of 0 quanta is an XON"));
+            }
+            if g.refresh_cycles == 0 {
+                return Err(Error::BadAttr("PFC: XOFF refresh interval of 0 cycles"));
+            }
+        }
+        if let Some(w) = &cfg.watchdog {
+            if w.cycles == 0 {
+                return Err(Error::BadAttr(
+                    "PFC watchdog of 0 cycles (None turns it off)",
+                ));
+            }
+        }
+        self.dev.write(regs::PFC_ENABLE, cfg.lossless as u32);
+        match &cfg.generate {
+            Some(g) => {
+                self.dev.write(regs::PFC_XON_WORDS, g.xon_words);
+                self.dev
+                    .write(regs::PFC_PAUSE_QUANTA, g.pause_quanta as u32);
+                self.dev.write(regs::PFC_REFRESH_CYCLES, g.refresh_cycles);
+                self.dev.write(regs::PFC_XOFF_WORDS, g.xoff_words);
+            }
+            None => self.dev.write(regs::PFC_XOFF_WORDS, 0),
+        }
+        match &cfg.watchdog {
+            Some(w) => {
+                self.dev
+                    .write(regs::PFC_WATCHDOG_RECOVERY, w.recovery_cycles);
+                self.dev.write(regs::PFC_WATCHDOG_CYCLES, w.cycles);
+            }
+            None => self.dev.write(regs::PFC_WATCHDOG_CYCLES, 0),
+        }
         Ok(())
     }
 
@@ -449,6 +495,53 @@ pub enum Trust {
     Dscp,
     /// The 802.1Q tag's PCP (layer-2 networks on a VLAN).
     Pcp,
+}
+
+/// Priority flow control of the port ([`Context::set_pfc`]). The default is the reset state: priority
+/// 3 lossless, no XOFF generation, no watchdog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PfcConfig {
+    /// The lossless priorities, bit p = priority p (dcb's `pfc_en`; 0x08 = priority 3). Their frames
+    /// share the receive buffer's lossless room, so one XOFF names them all; frames of the other
+    /// priorities are lossy (see [`Context::set_priorities`]). ARP and NDP replies on a VLAN carry the
+    /// lowest of them as PCP.
+    pub lossless: u8,
+    /// XOFF/XON generation from the receive buffer's fill; `None` = the NIC never sends PFC.
+    pub generate: Option<PfcGenerate>,
+    /// The pause storm watchdog; `None` = pause is always honoured.
+    pub watchdog: Option<PfcWatchdog>,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            lossless: 1 << 3,
+            generate: None,
+            watchdog: None,
+        }
+    }
+}
+
+/// When the NIC asks its peer to pause ([`PfcConfig::generate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PfcGenerate {
+    /// XOFF once the receive buffer holds this many words (of the datapath's width).
+    pub xoff_words: u32,
+    /// XON (time 0) once it holds this many or fewer, after an XOFF.
+    pub xon_words: u32,
+    /// The time an XOFF asks for, in quanta of 512 bit times.
+    pub pause_quanta: u16,
+    /// Core cycles between XOFF refreshes while the buffer stays above the XON mark.
+    pub refresh_cycles: u32,
+}
+
+/// The PFC storm watchdog ([`PfcConfig::watchdog`]): a priority paused for `cycles` without a break
+/// stops honouring pause for `recovery_cycles` (it runs lossy meanwhile), counted in
+/// `pfc_watchdog_events`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PfcWatchdog {
+    pub cycles: u32,
+    pub recovery_cycles: u32,
 }
 
 /// Linux's default DSCP -> priority map: DSCP d is priority d >> 3 (the registers' reset values).

@@ -16,7 +16,10 @@ pub use attr::{
     ack_timeout_cycles, InitAttrs, ModifyAttrs, QpAttr, QpAttrs, QpCaps, RtrAttrs, RtsAttrs,
     DEFAULT_HOP_LIMIT,
 };
-pub use context::{Context, DeviceAttr, RateLimiter, Trust, BUFFER_ALIGN, DEFAULT_DSCP_TO_PRIO};
+pub use context::{
+    Context, DeviceAttr, PfcConfig, PfcGenerate, PfcWatchdog, RateLimiter, Trust, BUFFER_ALIGN,
+    DEFAULT_DSCP_TO_PRIO,
+};
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
 pub use qp::{QueuePair, QPN};

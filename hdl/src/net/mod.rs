@@ -2,6 +2,7 @@
 pub mod arp;
 pub mod dcqcn;
 pub mod ndp;
+pub mod pause_timer;
 pub mod pfc;
 pub mod rate_limiters;
 pub mod rx_buffer;

@@ -1,21 +1,25 @@
-//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the one lossless priority
-//! (`PFC_PRIORITY`):
+//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the lossless priorities (`PFC_ENABLE`,
+//! bit p = priority p):
 //!
-//! - **Reaction**: a PFC frame whose class-enable vector names our priority stops RoCE frames *of that
-//!   priority* (`paused`; the top level compares each frame's priority, its DSCP through the DSCP →
-//!   priority map), and a PAUSE frame stops every RoCE frame (`paused_all` too), for the time it gives, in
-//!   quanta of 512 bit times (`PFC_QUANTUM_Q4`: core cycles per quantum × 16, which scales with the line
-//!   rate); a time of 0 resumes at once. A frame already on the wire finishes, and the top level lets
-//!   the one frame the transmit engine had committed to when the pause began still start. Priorities
-//!   other than the lossless one are never paused by PFC (a NIC honours PFC only on its PFC-enabled
-//!   priorities). One timer serves both kinds: the latest pause frame sets it (a port runs PFC or PAUSE,
-//!   not both).
-//! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC): paused without a break for
-//!   `PFC_WATCHDOG_CYCLES`, the NIC stops honouring pause for `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that
-//!   while) and counts the event.
-//! - **Generation**: when the receive buffer holds `PFC_XOFF_WORDS` words or more, send XOFF (our priority
-//!   paused for `PFC_PAUSE_QUANTA`), refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then
-//!   send XON (time 0). `PFC_XOFF_WORDS` = 0 turns generation off.
+//! - **Reaction**: a PFC frame pauses each lossless priority whose class-enable bit it sets, for that
+//!   class's time (`paused` bit p: RoCE frames *of priority p* must not start; the top level compares
+//!   each frame's priority, its DSCP through the DSCP → priority map), and a PAUSE frame pauses all eight
+//!   for its one time. Times are in quanta of 512 bit times (`PFC_QUANTUM_Q4`: core cycles per quantum
+//!   × 16, which scales with the line rate); a time of 0 resumes at once. One `PauseTimer` per priority,
+//!   so each lossless priority resumes at its own time. A frame already on the wire finishes, and the top
+//!   level lets the one frame the transmit engine had committed to when the pause began still start.
+//!   PFC for a priority that is not lossless is ignored (a NIC honours PFC only on its PFC-enabled
+//!   priorities).
+//! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC), per priority: paused without
+//!   a break for `PFC_WATCHDOG_CYCLES`, that priority stops honouring pause for
+//!   `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that while); the event is counted (priorities tripping
+//!   in the same cycle count once).
+//! - **Generation**: the lossless priorities share the receive buffer's room (as several priorities
+//!   mapped to one buffer on a ConnectX port), so one XOFF names them all: when the buffer holds
+//!   `PFC_XOFF_WORDS` words or more, send XOFF (every lossless class paused for `PFC_PAUSE_QUANTA`),
+//!   refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then send XON (time 0).
+//!   `PFC_XOFF_WORDS` = 0 turns generation off.
+use super::pause_timer::PauseTimer;
 use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
 use crate::prim::byteswap::be_shift;
 use rust_hdl::prelude::*;
@@ -32,7 +36,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub enable: Signal<In, bool>,
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
-    pub prio: Signal<In, Bits<32>>,
+    /// The lossless priorities (PFC_ENABLE), bit p = priority p.
+    pub lossless: Signal<In, Bits<8>>,
     pub quantum_q4: Signal<In, Bits<32>>,
     pub watchdog_cycles: Signal<In, Bits<32>>,
     pub recovery_cycles: Signal<In, Bits<32>>,
@@ -47,11 +52,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub rx_fire: Signal<In, bool>,
     /// With the last beat: the MAC marked the frame bad (a bad FCS); it is ignored.
     pub rx_tuser: Signal<In, bool>,
-    /// Frames of the lossless priority (`prio`) must not start.
-    pub paused: Signal<Out, bool>,
-    /// With `paused`: the pause came from an 802.3x PAUSE frame and holds every frame, whatever its
-    /// priority.
-    pub paused_all: Signal<Out, bool>,
+    /// Bit p: frames of priority p must not start.
+    pub paused: Signal<Out, Bits<8>>,
     /// Generated PFC frames, as an AXI-Stream source.
     pub tx_tdata: Signal<Out, Bits<W>>,
     pub tx_tkeep: Signal<Out, Bits<B>>,
@@ -69,27 +71,33 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     f_type: Signal<Local, Bits<16>>,
     f_op: Signal<Local, Bits<16>>,
     f_cev: Signal<Local, Bits<16>>,
-    f_time: Signal<Local, Bits<16>>,
-    f_pause_time: Signal<Local, Bits<16>>,
-    prio3: Signal<Local, Bits<16>>,
-    sh_time: Signal<Local, Bits<16>>,
-    qnext: Signal<Local, Bits<32>>,
-    for_us: Signal<Local, bool>,
+    /// The eight class times of a PFC frame, class 0's in the top 16 bits.
+    f_times: Signal<Local, Bits<128>>,
+    /// The classes the frame pauses or resumes (a PAUSE frame: all eight).
+    f_load: Signal<Local, Bits<8>>,
+    /// The priorities a pause frame received now (re)loads.
+    load: Signal<Local, Bits<8>>,
+    pfc_op: Signal<Local, bool>,
     pause_op: Signal<Local, bool>,
-    quanta: Signal<Local, Bits<16>>,
-    // pause state
-    quanta_left: DFF<Bits<16>>,
-    qcount: DFF<Bits<32>>,
-    run: DFF<Bits<32>>,
-    ignore_left: DFF<Bits<32>>,
-    /// The running pause is an 802.3x PAUSE's (every priority), not a PFC frame's.
-    all: DFF<bool>,
+    // One pause per priority.
+    t0: PauseTimer,
+    t1: PauseTimer,
+    t2: PauseTimer,
+    t3: PauseTimer,
+    t4: PauseTimer,
+    t5: PauseTimer,
+    t6: PauseTimer,
+    t7: PauseTimer,
+    timer_reset: Signal<Local, bool>,
+    pause_now: Signal<Local, Bits<8>>,
     // generation
     xoff: DFF<bool>,
     refresh: DFF<Bits<32>>,
     tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
     want_quanta: Signal<Local, Bits<16>>,
+    /// The class times of the frame to send: `want_quanta` for each lossless class, 0 for the others.
+    tx_times: Signal<Local, Bits<128>>,
     my_mac: Signal<Local, Bits<48>>,
     // constants
     sh_dst: Constant<Bits<16>>,
@@ -97,7 +105,7 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     sh_type: Constant<Bits<16>>,
     sh_op: Constant<Bits<16>>,
     sh_cev: Constant<Bits<16>>,
-    sh_t0: Constant<Bits<16>>,
+    sh_times: Constant<Bits<16>>,
     mac_ctl: Constant<Bits<48>>,
     /// A PFC frame's constant fields: destination, EtherType, opcode.
     fixed: Constant<Bits<512>>,
@@ -119,7 +127,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             enable: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
-            prio: Default::default(),
+            lossless: Default::default(),
             quantum_q4: Default::default(),
             watchdog_cycles: Default::default(),
             recovery_cycles: Default::default(),
@@ -133,7 +141,6 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             rx_fire: Default::default(),
             rx_tuser: Default::default(),
             paused: Default::default(),
-            paused_all: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -149,32 +156,35 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             f_type: Default::default(),
             f_op: Default::default(),
             f_cev: Default::default(),
-            f_time: Default::default(),
-            f_pause_time: Default::default(),
-            prio3: Default::default(),
-            sh_time: Default::default(),
-            qnext: Default::default(),
-            for_us: Default::default(),
+            f_times: Default::default(),
+            f_load: Default::default(),
+            load: Default::default(),
+            pfc_op: Default::default(),
             pause_op: Default::default(),
-            quanta: Default::default(),
-            quanta_left: Default::default(),
-            qcount: Default::default(),
-            run: Default::default(),
-            ignore_left: Default::default(),
-            all: Default::default(),
+            t0: Default::default(),
+            t1: Default::default(),
+            t2: Default::default(),
+            t3: Default::default(),
+            t4: Default::default(),
+            t5: Default::default(),
+            t6: Default::default(),
+            t7: Default::default(),
+            timer_reset: Default::default(),
+            pause_now: Default::default(),
             xoff: Default::default(),
             refresh: Default::default(),
             tx: Default::default(),
             want: Default::default(),
             want_quanta: Default::default(),
+            tx_times: Default::default(),
             my_mac: Default::default(),
             sh_dst: sh(0, 6),
             sh_src: sh(6, 6),
             sh_type: sh(12, 2),
             sh_op: sh(14, 2),
             sh_cev: sh(16, 2),
-            // time[i] is at byte 18 + 2i: its shift is sh_t0 - 16 i.
-            sh_t0: sh(18, 2),
+            // time[i] is at bytes 18 + 2i, 19 + 2i.
+            sh_times: sh(18, 16),
             mac_ctl: Constant::new(MAC_CONTROL_DST.into()),
             fixed: Constant::new(fixed),
         }
@@ -184,17 +194,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
 impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            quanta_left,
-            qcount,
-            run,
-            ignore_left,
-            all,
-            xoff,
-            refresh
-        );
+        dff_setup!(self, clock, xoff, refresh);
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -204,72 +204,135 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.rx.rx_fire.next = self.rx_fire.val();
         self.rx.rx_tuser.next = self.rx_tuser.val();
         self.rx_pause_inc.next = false;
-        self.pause_cycle_inc.next = false;
-        self.watchdog_inc.next = false;
         self.tx_xoff_inc.next = false;
         self.tx_xon_inc.next = false;
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 
-        // Reception: decode the frame's head at its last beat.
+        // Reception: decode the frame's head at its last beat. 802.1Qbb: opcode 0x0101, a class-enable
+        // vector and eight times; 802.3x: opcode 0x0001 and one time, where PFC's vector is (all traffic).
         self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
         self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
         self.f_op.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_op.val());
         self.f_cev.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_cev.val());
-        self.prio3.next = bit_cast::<16, 32>(self.prio.val() & 7);
-        self.sh_time.next = self.sh_t0.val() - (self.prio3.val() << 4);
-        self.f_time.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_time.val());
-        self.f_pause_time.next = self.f_cev.val(); // PAUSE: its one time field is where PFC's vector is
-                                                   // 802.1Qbb: opcode 0x0101 with our priority's class-enable bit; 802.3x: opcode 0x0001 (all traffic).
-        self.for_us.next = false;
-        self.pause_op.next = false;
-        self.quanta.next = self.f_time.val();
-        if (self.f_dst.val() == self.mac_ctl.val()) && (self.f_type.val() == 0x8808) {
-            if (self.f_op.val() == 0x0101) && (((self.f_cev.val() >> self.prio3.val()) & 1) != 0) {
-                self.for_us.next = true;
-            }
-            if self.f_op.val() == 0x0001 {
-                self.for_us.next = true;
-                self.pause_op.next = true;
-                self.quanta.next = self.f_pause_time.val();
-            }
+        self.f_times.next = bit_cast::<128, 512>(self.rx.head.val() >> self.sh_times.val());
+        self.pfc_op.next = (self.f_dst.val() == self.mac_ctl.val())
+            && (self.f_type.val() == 0x8808)
+            && (self.f_op.val() == 0x0101);
+        self.pause_op.next = (self.f_dst.val() == self.mac_ctl.val())
+            && (self.f_type.val() == 0x8808)
+            && (self.f_op.val() == 0x0001);
+        self.f_load.next = 0.into();
+        if self.pfc_op.val() {
+            self.f_load.next = bit_cast::<8, 16>(self.f_cev.val()) & self.lossless.val();
+        }
+        if self.pause_op.val() {
+            self.f_load.next = 0xFF.into();
+            // Its one time, for every class.
+            self.f_times.next = bit_cast::<128, 16>(self.f_cev.val());
+            self.f_times.next = self.f_times.val() | (self.f_times.val() << 16);
+            self.f_times.next = self.f_times.val() | (self.f_times.val() << 32);
+            self.f_times.next = self.f_times.val() | (self.f_times.val() << 64);
+        }
+        self.load.next = 0.into();
+        if self.rx.done.val() && self.enable.val() && (self.f_load.val() != 0) {
+            self.rx_pause_inc.next = true;
+            self.load.next = self.f_load.val();
         }
 
-        // The pause: quanta count down at QUANTUM_Q4 / 16 cycles each.
-        self.paused.next = (self.quanta_left.q.val() != 0) && (self.ignore_left.q.val() == 0);
-        self.paused_all.next = self.paused.val() && self.all.q.val();
-        self.qnext.next = self.qcount.q.val() + 16;
-        if self.quanta_left.q.val() != 0 {
-            self.pause_cycle_inc.next = true;
-            self.run.d.next = self.run.q.val() + 1;
-            self.qcount.d.next = self.qnext.val();
-            if self.qnext.val() >= self.quantum_q4.val() {
-                self.qcount.d.next = self.qnext.val() - self.quantum_q4.val();
-                self.quanta_left.d.next = self.quanta_left.q.val() - 1;
-            }
-        } else {
-            self.run.d.next = 0.into();
+        // The pauses, one per priority.
+        self.timer_reset.next = self.reset.val() || !self.enable.val();
+        self.t0.clock.next = self.clock.val();
+        self.t0.reset.next = self.timer_reset.val();
+        self.t0.quantum_q4.next = self.quantum_q4.val();
+        self.t0.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t0.recovery_cycles.next = self.recovery_cycles.val();
+        self.t0.load.next = (self.load.val() & 1) != 0;
+        self.t0.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 112);
+        self.t1.clock.next = self.clock.val();
+        self.t1.reset.next = self.timer_reset.val();
+        self.t1.quantum_q4.next = self.quantum_q4.val();
+        self.t1.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t1.recovery_cycles.next = self.recovery_cycles.val();
+        self.t1.load.next = (self.load.val() & 2) != 0;
+        self.t1.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 96);
+        self.t2.clock.next = self.clock.val();
+        self.t2.reset.next = self.timer_reset.val();
+        self.t2.quantum_q4.next = self.quantum_q4.val();
+        self.t2.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t2.recovery_cycles.next = self.recovery_cycles.val();
+        self.t2.load.next = (self.load.val() & 4) != 0;
+        self.t2.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 80);
+        self.t3.clock.next = self.clock.val();
+        self.t3.reset.next = self.timer_reset.val();
+        self.t3.quantum_q4.next = self.quantum_q4.val();
+        self.t3.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t3.recovery_cycles.next = self.recovery_cycles.val();
+        self.t3.load.next = (self.load.val() & 8) != 0;
+        self.t3.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 64);
+        self.t4.clock.next = self.clock.val();
+        self.t4.reset.next = self.timer_reset.val();
+        self.t4.quantum_q4.next = self.quantum_q4.val();
+        self.t4.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t4.recovery_cycles.next = self.recovery_cycles.val();
+        self.t4.load.next = (self.load.val() & 16) != 0;
+        self.t4.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 48);
+        self.t5.clock.next = self.clock.val();
+        self.t5.reset.next = self.timer_reset.val();
+        self.t5.quantum_q4.next = self.quantum_q4.val();
+        self.t5.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t5.recovery_cycles.next = self.recovery_cycles.val();
+        self.t5.load.next = (self.load.val() & 32) != 0;
+        self.t5.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 32);
+        self.t6.clock.next = self.clock.val();
+        self.t6.reset.next = self.timer_reset.val();
+        self.t6.quantum_q4.next = self.quantum_q4.val();
+        self.t6.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t6.recovery_cycles.next = self.recovery_cycles.val();
+        self.t6.load.next = (self.load.val() & 64) != 0;
+        self.t6.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 16);
+        self.t7.clock.next = self.clock.val();
+        self.t7.reset.next = self.timer_reset.val();
+        self.t7.quantum_q4.next = self.quantum_q4.val();
+        self.t7.watchdog_cycles.next = self.watchdog_cycles.val();
+        self.t7.recovery_cycles.next = self.recovery_cycles.val();
+        self.t7.load.next = (self.load.val() & 128) != 0;
+        self.t7.quanta.next = bit_cast::<16, 128>(self.f_times.val() >> 0);
+        self.pause_now.next = 0.into();
+        if self.t0.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 1;
         }
-        // A pause frame received restarts the count with its time (an XON: zero), after the countdown
-        // so that a frame landing on a quantum boundary is not overridden by it.
-        if self.rx.done.val() && self.for_us.val() && self.enable.val() {
-            self.rx_pause_inc.next = true;
-            if self.ignore_left.q.val() == 0 {
-                self.quanta_left.d.next = self.quanta.val();
-                self.qcount.d.next = 0.into();
-                self.all.d.next = self.pause_op.val();
-            }
+        if self.t1.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 2;
         }
-        if self.ignore_left.q.val() != 0 {
-            self.ignore_left.d.next = self.ignore_left.q.val() - 1;
+        if self.t2.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 4;
         }
-        // Watchdog: paused too long without a break → stop honouring pause for a while.
-        if (self.watchdog_cycles.val() != 0) && (self.run.q.val() >= self.watchdog_cycles.val()) {
-            self.watchdog_inc.next = true;
-            self.quanta_left.d.next = 0.into();
-            self.run.d.next = 0.into();
-            self.ignore_left.d.next = self.recovery_cycles.val();
+        if self.t3.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 8;
         }
+        if self.t4.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 16;
+        }
+        if self.t5.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 32;
+        }
+        if self.t6.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 64;
+        }
+        if self.t7.paused.val() {
+            self.pause_now.next = self.pause_now.val() | 128;
+        }
+        self.paused.next = self.pause_now.val();
+        self.pause_cycle_inc.next = self.pause_now.val() != 0;
+        self.watchdog_inc.next = self.t0.watchdog.val()
+            || self.t1.watchdog.val()
+            || self.t2.watchdog.val()
+            || self.t3.watchdog.val()
+            || self.t4.watchdog.val()
+            || self.t5.watchdog.val()
+            || self.t6.watchdog.val()
+            || self.t7.watchdog.val();
 
         // Generation: XOFF above the high-water mark, refreshed; XON at the low-water mark.
         self.want.next = false;
@@ -277,7 +340,11 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         if !self.tx.busy.val() {
             self.refresh.d.next = self.refresh.q.val() + 1;
         }
-        if (self.xoff_words.val() != 0) && self.enable.val() && !self.tx.busy.val() {
+        if (self.xoff_words.val() != 0)
+            && (self.lossless.val() != 0)
+            && self.enable.val()
+            && !self.tx.busy.val()
+        {
             if !self.xoff.q.val() && (self.fill.val() >= self.xoff_words.val()) {
                 self.want.next = true;
                 self.xoff.d.next = true;
@@ -295,20 +362,50 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         if self.want.val() {
             self.refresh.d.next = 0.into();
         }
+        self.tx_times.next = 0.into();
+        if (self.lossless.val() & 1) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 112);
+        }
+        if (self.lossless.val() & 2) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 96);
+        }
+        if (self.lossless.val() & 4) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 80);
+        }
+        if (self.lossless.val() & 8) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 64);
+        }
+        if (self.lossless.val() & 16) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 48);
+        }
+        if (self.lossless.val() & 32) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 32);
+        }
+        if (self.lossless.val() & 64) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 16);
+        }
+        if (self.lossless.val() & 128) != 0 {
+            self.tx_times.next =
+                self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 0);
+        }
         self.tx.load.next = self.want.val();
         self.tx.frame.next = self.fixed.val()
             | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
-            | (bit_cast::<512, 16>(bits::<16>(1) << self.prio3.val()) << self.sh_cev.val())
-            | (bit_cast::<512, 16>(self.want_quanta.val()) << self.sh_time.val());
+            | (bit_cast::<512, 8>(self.lossless.val()) << self.sh_cev.val())
+            | (bit_cast::<512, 128>(self.tx_times.val()) << self.sh_times.val());
         self.tx_tdata.next = self.tx.tx_tdata.val();
         self.tx_tkeep.next = self.tx.tx_tkeep.val();
         self.tx_tlast.next = self.tx.tx_tlast.val();
         self.tx_tvalid.next = self.tx.tx_tvalid.val();
         self.tx.tx_tready.next = self.tx_tready.val();
         if self.reset.val() || !self.enable.val() {
-            self.quanta_left.d.next = 0.into();
-            self.ignore_left.d.next = 0.into();
-            self.run.d.next = 0.into();
             self.xoff.d.next = false;
         }
     }

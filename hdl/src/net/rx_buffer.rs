@@ -67,8 +67,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub trust_dscp: Signal<In, bool>,
     /// DSCP d's priority at bits 4d..4d+2 (the DSCP_PRIO_MAP_n registers side by side).
     pub dscp_map: Signal<In, Bits<256>>,
-    /// The lossless priority (PFC_PRIORITY); every other is lossy.
-    pub lossless_prio: Signal<In, Bits<3>>,
+    /// The lossless priorities (PFC_ENABLE, bit p = priority p); every other is lossy.
+    pub lossless: Signal<In, Bits<8>>,
     /// Words of stored frames from which lossy frames are dropped; 0 = never.
     pub lossy_words: Signal<In, Bits<A>>,
     pub mac_lo: Signal<In, Bits<32>>,
@@ -227,7 +227,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             pcp: Default::default(),
             trust_dscp: Default::default(),
             dscp_map: Default::default(),
-            lossless_prio: Default::default(),
+            lossless: Default::default(),
             lossy_words: Default::default(),
             lossy_inc: Default::default(),
             d_pcp: Default::default(),
@@ -552,7 +552,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         // Frames stored before this one (the ring up to `tail`; this frame's words come after it).
         self.lossy_full.next = (self.lossy_words.val() != 0)
             && ((self.tail.q.val() - self.head_q.q.val()) >= self.lossy_words.val())
-            && (self.prio.val() != self.lossless_prio.val());
+            && (((self.lossless.val() >> self.prio.val()) & 1) == 0);
         self.d_valid.d.next = false;
         if self.phase.q.val() == Phase::Check {
             // The frame's last word has just gone through the ICRC: judge the frame, in this order.

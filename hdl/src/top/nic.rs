@@ -96,8 +96,8 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// engine, 2 the ARP responder, 3 PFC, 4 the NDP responder).
     tx_own: DFF<Bits<3>>,
     /// PFC: `pfc.paused` a cycle ago, and the pass of the RoCE frame that was committed (set up, not yet
-    /// on the wire) when the pause began: it may still start, once.
-    was_paused: DFF<bool>,
+    /// on the wire) when the pause of its priority began: it may still start, once.
+    was_paused: DFF<Bits<8>>,
     pause_pass: DFF<bool>,
     grant_arp: Signal<Local, bool>,
     grant_ndp: Signal<Local, bool>,
@@ -117,10 +117,14 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// vector the engine reads: their DSCP through the map.
     tx_prio: Signal<Local, Bits<3>>,
     av_prio: Signal<Local, Bits<3>>,
-    /// The lossless priority (PFC_PRIORITY), and the PCP of the frame the transmit arbiter is sending.
-    lossless: Signal<Local, Bits<3>>,
+    /// The lossless priorities (PFC_ENABLE, bit p = priority p), the lowest of them (0 if none: the PCP
+    /// of ARP and NDP replies), and the PCP of the frame the transmit arbiter is sending.
+    lossless: Signal<Local, Bits<8>>,
+    ctl_pcp: Signal<Local, Bits<3>>,
     tx_pcp: Signal<Local, Bits<3>>,
-    /// PFC or PAUSE holds the RoCE frame on the transmit engine's stream.
+    /// PFC or PAUSE pauses the priority of the RoCE frame on the transmit engine's stream, and holds
+    /// that frame (unless it has the pass).
+    tx_paused: Signal<Local, bool>,
     pfc_hold: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
@@ -217,7 +221,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             tx_prio: Default::default(),
             av_prio: Default::default(),
             lossless: Default::default(),
+            ctl_pcp: Default::default(),
             tx_pcp: Default::default(),
+            tx_paused: Default::default(),
             pfc_hold: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
@@ -355,8 +361,33 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             | (bit_cast::<256, 32>(self.regs.dscp_prio_map_1.val()) << 32)
             | bit_cast::<256, 32>(self.regs.dscp_prio_map_0.val());
         self.rx_buf.dscp_map.next = self.dscp_map.val();
-        self.lossless.next = bit_cast::<3, 32>(self.regs.pfc_priority.val());
-        self.rx_buf.lossless_prio.next = self.lossless.val();
+        self.lossless.next = bit_cast::<8, 32>(self.regs.pfc_enable.val());
+        self.ctl_pcp.next = 0.into();
+        if (self.lossless.val() & 0x80) != 0 {
+            self.ctl_pcp.next = 7.into();
+        }
+        if (self.lossless.val() & 0x40) != 0 {
+            self.ctl_pcp.next = 6.into();
+        }
+        if (self.lossless.val() & 0x20) != 0 {
+            self.ctl_pcp.next = 5.into();
+        }
+        if (self.lossless.val() & 0x10) != 0 {
+            self.ctl_pcp.next = 4.into();
+        }
+        if (self.lossless.val() & 0x08) != 0 {
+            self.ctl_pcp.next = 3.into();
+        }
+        if (self.lossless.val() & 0x04) != 0 {
+            self.ctl_pcp.next = 2.into();
+        }
+        if (self.lossless.val() & 0x02) != 0 {
+            self.ctl_pcp.next = 1.into();
+        }
+        if (self.lossless.val() & 0x01) != 0 {
+            self.ctl_pcp.next = 0.into();
+        }
+        self.rx_buf.lossless.next = self.lossless.val();
         self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
         self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
         self.regs.implied_nak_seq_err_inc.next = self.rx_eng.implied_nak_inc.val();
@@ -674,7 +705,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.pfc.enable.next = self.enable.val();
         self.pfc.mac_lo.next = self.regs.mac_lo.val();
         self.pfc.mac_hi.next = self.regs.mac_hi.val();
-        self.pfc.prio.next = self.regs.pfc_priority.val();
+        self.pfc.lossless.next = self.lossless.val();
         self.pfc.quantum_q4.next = self.regs.pfc_quantum_q4.val();
         self.pfc.watchdog_cycles.next = self.regs.pfc_watchdog_cycles.val();
         self.pfc.recovery_cycles.next = self.regs.pfc_watchdog_recovery.val();
@@ -694,7 +725,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
         // Transmit priority (802.1Qbb): a RoCE frame's is its DSCP through the map, in both trust modes
         // (ConnectX's DSCP → priority mapping of RoCE traffic). PFC holds only frames of the lossless
-        // priority; an 802.3x PAUSE holds them all. The current QP's priority, read with its address
+        // priorities it names, each for its time; an 802.3x PAUSE holds them all. The current QP's priority, read with its address
         // vector, lets the engine serve other QPs instead of building a frame that would wait here.
         self.tx_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> (bit_cast::<16, 6>(self.tx_eng.tx_dscp.val()) << 2),
@@ -702,15 +733,13 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.av_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> bit_cast::<16, 32>((self.qpt.av_dscp.val() & 0x3F) << 2),
         );
-        // A frame the engine had committed to when the pause began (its packet set up, not yet on the wire)
+        // A frame the engine had committed to when its priority's pause began (its packet set up, not yet on the wire)
         // still goes, once, as a frame already in a MAC's transmit FIFO would: were it held, every frame
         // behind it would wait out the pause. Frames set up after the pause began wait.
         // (The pass is set and spent below, after the arbiter.)
-        self.pfc_hold.next = self.pfc.paused.val()
-            && !self.pause_pass.q.val()
-            && (self.pfc.paused_all.val() || (self.tx_prio.val() == self.lossless.val()));
-        self.tx_eng.av_paused.next = self.pfc.paused.val()
-            && (self.pfc.paused_all.val() || (self.av_prio.val() == self.lossless.val()));
+        self.tx_paused.next = ((self.pfc.paused.val() >> self.tx_prio.val()) & 1) != 0;
+        self.pfc_hold.next = self.tx_paused.val() && !self.pause_pass.q.val();
+        self.tx_eng.av_paused.next = ((self.pfc.paused.val() >> self.av_prio.val()) & 1) != 0;
         // Transmit arbiter, whole frames: PFC first, then an ARP reply, then an NDP advertisement, then
         // RoCE unless paused. A source is granted only while the MAC is free or already its own, so the
         // owner found at a frame's first beat keeps it to the last.
@@ -767,14 +796,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // RoCE frame starts, void when the pause ends.
         self.was_paused.d.next = self.pfc.paused.val();
         self.pause_pass.d.next = self.pause_pass.q.val();
-        if self.pfc.paused.val()
-            && !self.was_paused.q.val()
+        if self.tx_paused.val()
+            && (((self.was_paused.q.val() >> self.tx_prio.val()) & 1) == 0)
             && self.tx_eng.tx_committed.val()
             && (self.tx_own.q.val() != 1)
         {
             self.pause_pass.d.next = true;
         }
-        if !self.pfc.paused.val()
+        if !self.tx_paused.val()
             || (self.tx_fire.val() && self.grant_tx.val() && (self.tx_own.q.val() == 0))
         {
             self.pause_pass.d.next = false;
@@ -786,7 +815,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.vlan_tx.reset.next = self.reset.val();
         // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
         // VLAN table), else the port's in VLAN mode; an ARP or NDP reply's from its request; PFC and
-        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's PFC_PRIORITY.
+        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's the lowest lossless priority.
         // DEI 0.
         self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
         self.tx_tagged.next = self.vlan_on.val();
@@ -806,12 +835,12 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         if self.grant_arp.val() {
             self.tx_vid.next = self.arp.tx_vid.val();
             self.tx_tagged.next = self.arp.tx_vid.val() != 0;
-            self.tx_pcp.next = self.lossless.val();
+            self.tx_pcp.next = self.ctl_pcp.val();
         }
         if self.grant_ndp.val() {
             self.tx_vid.next = self.ndp.tx_vid.val();
             self.tx_tagged.next = self.ndp.tx_vid.val() != 0;
-            self.tx_pcp.next = self.lossless.val();
+            self.tx_pcp.next = self.ctl_pcp.val();
         }
         if self.grant_pfc.val() {
             self.tx_tagged.next = false;

@@ -223,7 +223,7 @@ async def test_bad_frames_dropped_and_counted(dut):
 
 @cocotb.test()
 async def test_pfc_frames_counted_and_pause_timed(dut):
-    """A PFC frame for PFC_PRIORITY (3) is counted in RX_PAUSE_FRAMES and RX_PAUSE_DURATION grows by the
+    """A PFC frame for the lossless priority (PFC_ENABLE 0x08: 3) is counted in RX_PAUSE_FRAMES and RX_PAUSE_DURATION grows by the
     pause's cycles (quanta x PFC_QUANTUM_Q4 / 16); one for another class is not counted; an 802.3x
     PAUSE is; each frame also counts in RX_FRAMES as not RoCE."""
     nic = Nic(dut)
@@ -251,11 +251,12 @@ async def test_pfc_frames_counted_and_pause_timed(dut):
 @cocotb.test()
 async def test_xoff_xon_from_receive_buffer_fill(dut):
     """With PFC_XOFF_WORDS = 64 and PFC_XON_WORDS = 8, a 1500-byte RoCE frame filling the receive buffer
-    makes the NIC send XOFF for its priority with PFC_PAUSE_QUANTA, then XON once the receive engine
-    has freed the buffer; both 60-byte PFC frames decode right and are counted."""
+    makes the NIC send XOFF for its lossless priorities (PFC_ENABLE: 2 and 5) with PFC_PAUSE_QUANTA,
+    then XON once the receive engine has freed the buffer; both 60-byte PFC frames decode right and
+    are counted."""
     nic = Nic(dut)
     await nic.bring_up()
-    await nic.write(R.PFC_PRIORITY, 5)
+    await nic.write(R.PFC_ENABLE, (1 << 2) | (1 << 5))
     await nic.write(R.PFC_PAUSE_QUANTA, 0x0777)
     await nic.write(R.PFC_XON_WORDS, 8)
     await nic.write(R.PFC_XOFF_WORDS, 64)
@@ -267,8 +268,8 @@ async def test_xoff_xon_from_receive_buffer_fill(dut):
         got.append(P.decode(bytes((await with_timeout(nic.sink.recv(), 20000, "ns")).tdata)))
     for d, quanta in zip(got, (0x0777, 0)):
         assert (d["dst"], d["src"], d["ethertype"], d["opcode"], d["cev"]) == (
-            P.MAC_CONTROL_DST, MY_MAC, 0x8808, P.OP_PFC, 1 << 5), d
-        assert d["times"] == [0] * 5 + [quanta] + [0, 0] and d["length"] == 60, d
+            P.MAC_CONTROL_DST, MY_MAC, 0x8808, P.OP_PFC, (1 << 2) | (1 << 5)), d
+        assert d["times"] == [0, 0, quanta, 0, 0, quanta, 0, 0] and d["length"] == 60, d
     c = await nic.counters()
     assert c["TX_PFC_XOFF"] == 1 and c["TX_PFC_XON"] == 1, (c["TX_PFC_XOFF"], c["TX_PFC_XON"])
 

@@ -60,7 +60,7 @@ class Bench:
         dut.pcp.value = 0
         dut.trust_dscp.value = 1
         dut.dscp_map.value = DEFAULT_DSCP_MAP
-        dut.lossless_prio.value = 3
+        dut.lossless.value = 1 << 3
         dut.lossy_words.value = 0
         dut.rx_tvalid.value = 0
         self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "rx"), dut.clock, dut.reset)
@@ -396,7 +396,8 @@ async def test_lossy_priority_admission(dut):
     """Shared-buffer admission: with the engine stalled and `lossy_words` = 1, a RoCE frame of a lossy
     priority is taken only into an empty buffer and dropped (lossy_inc) behind a stored frame, while
     the lossless priority (3) is always taken. Priority from the DSCP through the map (DSCP 0 -> 0,
-    DSCP 26 -> 3 by default; a rewritten map entry moves DSCP 0 to 3), then from the PCP."""
+    DSCP 26 -> 3 by default; a rewritten map entry moves DSCP 0 to 3), then from the PCP. With two
+    lossless priorities (`lossless` = 3 and 5), both are taken and the others still dropped."""
     tb = Bench(dut)
     await tb.start()
     rng = random.Random(18)
@@ -425,6 +426,16 @@ async def test_lossy_priority_admission(dut):
     verdicts += await tb.send([dscp(26)])
     assert verdicts == [F.ROCE, LOSSY], verdicts
     taken.append(f1)
+    # Priorities 3 and 5 lossless: PCP 5 and 3 are taken, 4 is not.
+    dut.lossless.value = (1 << 3) | (1 << 5)
+    two = [dscp(26), dscp(0), dscp(0)]
+    verdicts = []
+    for pcp, f in zip((5, 3, 4), two):
+        dut.pcp.value = pcp
+        verdicts += await tb.send([f])
+    assert verdicts == [F.ROCE, F.ROCE, LOSSY], verdicts
+    taken += two[:2]
+    dut.lossless.value = 1 << 3
     # Off (0): everything is taken again.
     dut.lossy_words.value = 0
     f2 = dscp(0)

@@ -1,8 +1,9 @@
 """PfcUnit<W,B> (net/pfc.rs): 802.1Qbb PFC and 802.3x PAUSE reception, the pause storm watchdog, and
 XOFF/XON generation from the receive buffer's fill.
 
-Received frames are driven on the observe-only port (tb/observe.py); `paused` is sampled every cycle
-and its length compared with model/pfc.py's pause_cycles(quanta, PFC_QUANTUM_Q4); generated frames are
+Received frames are driven on the observe-only port (tb/observe.py); `paused` (bit p: priority p) is
+sampled every cycle and a priority's pause length compared with model/pfc.py's pause_cycles(quanta,
+PFC_QUANTUM_Q4); `lossless` is PFC_ENABLE (bit p: priority p lossless); generated frames are
 taken by a cocotbext-axi AxiStreamSink (with random tready backpressure) and decoded by hand
 (model/pfc.py decode), field by field.
 """
@@ -25,12 +26,13 @@ KNOWN_RTL_BUGS = {}
 
 class Bench:
     def __init__(self, dut, prio=3, q4=128, sink_backpressure=False):
+        """`prio`: the one lossless priority, whose pause `paused_trace` follows (set_lossless for more)."""
         self.dut = dut
         self.nb = len(dut.tx_tkeep)
         dut.enable.value = 1
         dut.mac_lo.value = MY_MAC & 0xFFFFFFFF
         dut.mac_hi.value = MY_MAC >> 32
-        dut.prio.value = prio
+        self.set_prio(prio)
         dut.quantum_q4.value = q4
         dut.watchdog_cycles.value = 0
         dut.recovery_cycles.value = 0
@@ -46,7 +48,7 @@ class Bench:
             self.sink.set_pause_generator(iter(lambda: rng.random() < 0.4, None))
         self.count = PulseCounter(dut, COUNTERS)
         self.paused_trace = []
-        self.all_trace = []
+        self.vec_trace = []
         self.tx_starts = []
         cocotb.start_soon(self._watch())
 
@@ -56,13 +58,31 @@ class Bench:
         while True:
             await RisingEdge(dut.clock)
             n += 1
-            self.paused_trace.append(dut.paused.value == 1)
-            self.all_trace.append(dut.paused_all.value == 1)
+            v = int(dut.paused.value)
+            self.vec_trace.append(v)
+            self.paused_trace.append((v >> self.prio) & 1 == 1)
             if dut.tx_tvalid.value == 1 and not in_frame:
                 self.tx_starts.append(n)
                 in_frame = True
             if dut.tx_tvalid.value == 1 and dut.tx_tready.value == 1 and dut.tx_tlast.value == 1:
                 in_frame = False
+
+    def set_prio(self, prio):
+        """Priority `prio` alone lossless, and followed by `paused_trace`."""
+        self.set_lossless(1 << prio, prio)
+
+    def set_lossless(self, mask, watch):
+        self.dut.lossless.value = mask
+        self.prio = watch
+
+    def run_length(self, bit, t0):
+        """(first cycle, cycles) of priority `bit`'s first pause in vec_trace[t0:]; (None, 0) if none."""
+        tr = [(v >> bit) & 1 for v in self.vec_trace[t0:]]
+        if 1 not in tr:
+            return None, 0
+        first = tr.index(1)
+        rest = tr[first:]
+        return first, rest.index(0) if 0 in rest else len(rest)
 
     async def start(self):
         await start(self.dut)
@@ -85,18 +105,22 @@ class Bench:
 
 @cocotb.test()
 async def test_pfc_pauses_exactly_our_priority(dut):
-    """For each priority 0..7 as PFC_PRIORITY: a PFC frame enabling every class with a different time
-    per class pauses for our class's time x quantum, to the cycle (q4 = 128: 8 cycles a quantum, and
-    q4 = 26: 1.625, the 100 Gb/s setting); pause_cycle_inc counts those cycles; rx_pause_inc once."""
+    """For each priority 0..7 as the one lossless priority: a PFC frame enabling every class with a
+    different time per class pauses that priority, and no other, for its class's time x quantum, to the
+    cycle (q4 = 128: 8 cycles a quantum, and q4 = 26: 1.625, the 100 Gb/s setting); pause_cycle_inc
+    counts those cycles; rx_pause_inc once."""
     tb = Bench(dut)
     await tb.start()
     for q4 in (128, 26):
         dut.quantum_q4.value = q4
         for prio in range(8):
-            dut.prio.value = prio
+            tb.set_prio(prio)
             times = [7 + 5 * i + (q4 & 3) for i in range(8)]
             before = tb.count.snapshot()
+            t0 = len(tb.vec_trace)
             lat, n = await tb.pause_length(P.pfc_frame(PEER, 0xFF, times))
+            others = {v & ~(1 << prio) for v in tb.vec_trace[t0:]}
+            assert others == {0}, f"prio {prio}: other priorities paused: {sorted(others)}"
             want = P.pause_cycles(times[prio], q4)
             assert n == want, f"prio {prio} q4 {q4}: paused {n} cycles, expected {times[prio]} quanta = {want}"
             # The unit reads the frame from its capture register the cycle after the last beat, decides
@@ -144,22 +168,26 @@ async def test_other_priorities_and_non_pause_frames_ignored(dut):
 
 @cocotb.test()
 async def test_8023x_pause_and_resume(dut):
-    """An 802.3x PAUSE pauses (whatever PFC_PRIORITY is) for its time, with `paused_all` (every
-    priority) high exactly while `paused` is; a PFC pause never raises `paused_all`; frames with valid
-    gaps decode alike."""
+    """An 802.3x PAUSE pauses all eight priorities at once for its time, whatever the lossless ones are
+    (none included); a PFC pause holds only its lossless class; frames with valid gaps decode alike."""
     tb = Bench(dut, prio=0)
     await tb.start()
     for prio, quanta in ((0, 33), (7, 100), (4, 1)):
-        dut.prio.value = prio
+        tb.set_prio(prio)
         t0 = len(tb.paused_trace)
         lat, n = await tb.pause_length(P.pause_frame(PEER, quanta))
         assert n == P.pause_cycles(quanta, 128), f"PAUSE {quanta}: paused {n}"
-        assert tb.all_trace[t0:] == tb.paused_trace[t0:], f"PAUSE {quanta}: paused_all differs from paused"
+        assert {v for v in tb.vec_trace[t0:]} == {0, 0xFF}, f"PAUSE {quanta}: not every priority at once"
+    # With no lossless priority at all, a PAUSE still holds everything.
+    tb.set_lossless(0, 2)
+    lat, n = await tb.pause_length(P.pause_frame(PEER, 9))
+    assert n == P.pause_cycles(9, 128), f"PAUSE with PFC_ENABLE 0: paused {n}"
     # With gaps in the frame's beats, a fresh pause decodes alike; a PFC pause is for its priority only.
+    tb.set_prio(4)
     t0 = len(tb.paused_trace)
-    lat, n = await tb.pause_length(P.pfc_frame(PEER, 1 << 4, [0, 0, 0, 0, 77]))
+    lat, n = await tb.pause_length(P.pfc_frame(PEER, 0xFF, [55, 0, 0, 0, 77]))
     assert n == P.pause_cycles(77, 128)
-    assert not any(tb.all_trace[t0:]), "a PFC pause raised paused_all"
+    assert {v for v in tb.vec_trace[t0:]} == {0, 1 << 4}, "a PFC pause held a priority it does not name"
 
 
 @cocotb.test()
@@ -209,9 +237,10 @@ async def test_refresh_and_xon_while_paused(dut):
 
 @cocotb.test()
 async def test_storm_watchdog(dut):
-    """PFC_WATCHDOG_CYCLES = 300: a pause that never ends is dropped after 300 cycles and counted once;
-    for PFC_WATCHDOG_RECOVERY = 600 cycles pause frames are counted but not honoured; afterwards they
-    are again. Pauses with breaks between them never trip it."""
+    """PFC_WATCHDOG_CYCLES = 300: a PAUSE that never ends is dropped after 300 cycles and counted once
+    (all eight priorities trip together); for PFC_WATCHDOG_RECOVERY = 600 cycles pause frames are
+    counted but not honoured; afterwards they are again. Pauses with breaks between them never trip
+    it. (test_watchdog_per_priority: a storm on one priority.)"""
     tb = Bench(dut)
     await tb.start()
     wd, rec = 300, 600
@@ -222,9 +251,9 @@ async def test_storm_watchdog(dut):
         lat, n = await tb.pause_length(P.pause_frame(PEER, 25))
         assert n == 200
     assert tb.count.counts["watchdog_inc"] == 0
-    # A storm: 0xFFFF quanta.
+    # A storm: 0xFFFF quanta, every priority (each priority's watchdog trips; counted once).
     before = tb.count.snapshot()
-    lat, n = await tb.pause_length(P.pfc_frame(PEER, 1 << 3, [0, 0, 0, 0xFFFF]))
+    lat, n = await tb.pause_length(P.pause_frame(PEER, 0xFFFF))
     assert wd <= n <= wd + 1, f"watchdog let the pause run {n} cycles (limit {wd})"
     assert tb.count.delta(before)["watchdog_inc"] == 1
     # Recovery: a new pause is counted but ignored.
@@ -249,15 +278,16 @@ async def collect(tb, n, limit=5000):
     return frames
 
 
-def check_pfc(frame, prio, quanta):
+def check_pfc(frame, prio, quanta, mask=None):
+    """A generated PFC frame naming priority `prio` (or the priorities of `mask`), each for `quanta`."""
+    mask = (1 << prio) if mask is None else mask
     d = P.decode(frame)
     assert d["length"] == 60, f"generated frame is {d['length']} bytes, not 60"
     assert d["dst"] == P.MAC_CONTROL_DST, f"dst {d['dst']:#x}"
     assert d["src"] == MY_MAC, f"src {d['src']:#x}"
     assert d["ethertype"] == 0x8808 and d["opcode"] == P.OP_PFC, f"{d['ethertype']:#x}/{d['opcode']:#x}"
-    assert d["cev"] == 1 << prio, f"class-enable vector {d['cev']:#06x}, expected {1 << prio:#06x}"
-    want = [0] * 8
-    want[prio] = quanta
+    assert d["cev"] == mask, f"class-enable vector {d['cev']:#06x}, expected {mask:#06x}"
+    want = [quanta if (mask >> i) & 1 else 0 for i in range(8)]
     assert d["times"] == want, f"times {d['times']}, expected {want}"
     assert d["pad"] == bytes(26), "padding is not zero"
 
@@ -321,7 +351,7 @@ async def test_generation_off_and_xoff_quanta_follow_priority(dut):
     await cycles(dut, 200)
     assert tb.sink.empty() and tb.count.counts["tx_xoff_inc"] == 0
     for prio, quanta in ((0, 1), (7, 0xFFFF), (2, 0x00FF)):
-        dut.prio.value = prio
+        tb.set_prio(prio)
         dut.pause_quanta.value = quanta
         dut.xoff_words.value = 10
         dut.xon_words.value = 5
@@ -354,3 +384,95 @@ async def test_pause_pattern_inside_a_long_frame(dut):
         lat, n = await tb.pause_length(bytes(f))
         assert n == 0 and tb.count.delta(before) == {}, \
             f"{size}-byte frame with a PAUSE pattern inside paused {n} cycles, counted {tb.count.delta(before)}"
+
+
+@cocotb.test()
+async def test_lossless_priorities_each_their_own_time(dut):
+    """Priorities 0, 3 and 5 lossless: a PFC frame naming all eight classes, each with its own time,
+    pauses exactly 0, 3 and 5, each for its own time to the cycle; a later frame naming 5 alone with
+    time 0 (its XON) ends 5's pause while 0 and 3 run on; a frame naming only lossy classes is ignored."""
+    tb = Bench(dut)
+    await tb.start()
+    mask = (1 << 0) | (1 << 3) | (1 << 5)
+    tb.set_lossless(mask, 3)
+    times = [40, 11, 12, 90, 13, 60, 14, 15]
+    t0 = len(tb.vec_trace)
+    await tb.rx.send(P.pfc_frame(PEER, 0xFF, times))
+    await cycles(dut, P.pause_cycles(max(times), 128) + 20)
+    assert {v & ~mask for v in tb.vec_trace[t0:]} == {0}, "a lossy priority was paused"
+    starts = set()
+    for p in (0, 3, 5):
+        first, n = tb.run_length(p, t0)
+        assert n == P.pause_cycles(times[p], 128), f"priority {p}: paused {n}, want {times[p]} quanta"
+        starts.add(first)
+    assert len(starts) == 1, f"the three pauses began on different cycles: {starts}"
+    assert tb.count.counts["rx_pause_inc"] == 1
+    # XON for 5 alone, halfway through.
+    t0 = len(tb.vec_trace)
+    await tb.rx.send(P.pfc_frame(PEER, 0xFF, [500] * 8))
+    await cycles(dut, 100)
+    await tb.rx.send(P.pfc_frame(PEER, 1 << 5, [0] * 8))
+    await cycles(dut, 10)
+    assert tb.vec_trace[-1] == (1 << 0) | (1 << 3), f"after 5's XON: paused {tb.vec_trace[-1]:#04x}"
+    await tb.rx.send(P.pfc_frame(PEER, 0xFF & ~mask, [500] * 8))
+    await cycles(dut, 10)
+    assert tb.vec_trace[-1] == (1 << 0) | (1 << 3)
+    await tb.rx.send(P.pfc_frame(PEER, mask, [0] * 8))
+    await cycles(dut, 10)
+    assert tb.vec_trace[-1] == 0, "XON for every lossless class left a pause"
+    assert tb.count.counts["rx_pause_inc"] == 4, "a frame naming only lossy classes was counted"
+
+
+@cocotb.test()
+async def test_watchdog_per_priority(dut):
+    """Priorities 3 and 5 lossless, PFC_WATCHDOG_CYCLES = 300: a storm on 3 (a pause that never ends)
+    trips the watchdog for 3 alone; while 3 ignores pause (recovery, 600 cycles) 5 still honours its
+    pauses; a storm naming both afterwards trips each priority's watchdog on the same cycle, counted
+    once."""
+    tb = Bench(dut)
+    await tb.start()
+    wd, rec = 300, 600
+    dut.watchdog_cycles.value = wd
+    dut.recovery_cycles.value = rec
+    tb.set_lossless((1 << 3) | (1 << 5), 3)
+    lat, n = await tb.pause_length(P.pfc_frame(PEER, 1 << 3, [0, 0, 0, 0xFFFF]))
+    assert wd <= n <= wd + 1, f"watchdog let 3's pause run {n} cycles"
+    assert tb.count.counts["watchdog_inc"] == 1
+    t0 = len(tb.vec_trace)
+    await tb.rx.send(P.pfc_frame(PEER, (1 << 3) | (1 << 5), [0, 0, 0, 20, 0, 20]))
+    await cycles(dut, P.pause_cycles(20, 128) + 20)
+    first, n5 = tb.run_length(5, t0)
+    assert n5 == P.pause_cycles(20, 128), f"priority 5 paused {n5} during 3's recovery"
+    assert tb.run_length(3, t0) == (None, 0), "priority 3 honoured pause during its recovery"
+    await cycles(dut, rec)
+    t0 = len(tb.vec_trace)
+    before = tb.count.snapshot()
+    await tb.rx.send(P.pfc_frame(PEER, (1 << 3) | (1 << 5), [0, 0, 0, 0xFFFF, 0, 0xFFFF]))
+    await cycles(dut, wd + 20)
+    (f3, n3), (f5, n5) = tb.run_length(3, t0), tb.run_length(5, t0)
+    assert f3 == f5 and wd <= n3 <= wd + 1 and n5 == n3, f"storm on both: 3 {f3}/{n3}, 5 {f5}/{n5}"
+    assert tb.count.delta(before).get("watchdog_inc") == 1
+
+
+@cocotb.test()
+async def test_xoff_names_every_lossless_priority(dut):
+    """The lossless priorities share the buffer: with 1, 3 and 6 lossless, XOFF names all three, each
+    with PFC_PAUSE_QUANTA, and XON all three with 0; with none lossless nothing is generated at any
+    fill."""
+    tb = Bench(dut, sink_backpressure=True)
+    await tb.start()
+    mask = (1 << 1) | (1 << 3) | (1 << 6)
+    tb.set_lossless(mask, 3)
+    dut.xoff_words.value = 10
+    dut.xon_words.value = 5
+    dut.pause_quanta.value = 0x0ABC
+    dut.fill.value = 10
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0x0ABC, mask=mask)
+    dut.fill.value = 5
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0, mask=mask)
+    tb.set_lossless(0, 3)
+    dut.fill.value = 0xFFFF
+    await cycles(dut, 300)
+    assert tb.sink.empty() and tb.count.counts["tx_xoff_inc"] == 1, "XOFF with no lossless priority"

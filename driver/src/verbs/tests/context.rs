@@ -124,6 +124,86 @@ fn set_priorities_writes_the_map_trust_and_lossy_limit() {
 }
 
 #[test]
+fn set_pfc_writes_lossless_priorities_marks_and_watchdog() {
+    use crate::{PfcConfig, PfcGenerate, PfcWatchdog};
+    let dev = FakeDevice::new(8);
+    let ctx = Context::open(dev.clone()).unwrap();
+    let gen = PfcGenerate {
+        xoff_words: 1000,
+        xon_words: 500,
+        pause_quanta: 0x2000,
+        refresh_cycles: 4000,
+    };
+    ctx.set_pfc(&PfcConfig {
+        lossless: (1 << 3) | (1 << 5),
+        generate: Some(gen.clone()),
+        watchdog: Some(PfcWatchdog {
+            cycles: 5000,
+            recovery_cycles: 50_000,
+        }),
+    })
+    .unwrap();
+    let r = |off| dev.get(off);
+    assert_eq!(r(regs::PFC_ENABLE), 0x28);
+    assert_eq!(
+        (r(regs::PFC_XOFF_WORDS), r(regs::PFC_XON_WORDS)),
+        (1000, 500)
+    );
+    assert_eq!(
+        (r(regs::PFC_PAUSE_QUANTA), r(regs::PFC_REFRESH_CYCLES)),
+        (0x2000, 4000)
+    );
+    assert_eq!(
+        (r(regs::PFC_WATCHDOG_CYCLES), r(regs::PFC_WATCHDOG_RECOVERY)),
+        (5000, 50_000)
+    );
+    // The defaults turn generation and the watchdog off; lossless back to priority 3.
+    ctx.set_pfc(&PfcConfig::default()).unwrap();
+    assert_eq!(
+        (
+            r(regs::PFC_ENABLE),
+            r(regs::PFC_XOFF_WORDS),
+            r(regs::PFC_WATCHDOG_CYCLES)
+        ),
+        (0x08, 0, 0)
+    );
+    let before = dev.writes().len();
+    for bad in [
+        PfcGenerate {
+            xon_words: 1000,
+            ..gen.clone()
+        },
+        PfcGenerate {
+            pause_quanta: 0,
+            ..gen.clone()
+        },
+        PfcGenerate {
+            refresh_cycles: 0,
+            ..gen.clone()
+        },
+    ] {
+        let cfg = PfcConfig {
+            generate: Some(bad),
+            ..PfcConfig::default()
+        };
+        assert!(ctx.set_pfc(&cfg).is_err(), "{cfg:?} accepted");
+    }
+    let cfg = PfcConfig {
+        watchdog: Some(PfcWatchdog {
+            cycles: 0,
+            recovery_cycles: 1,
+        }),
+        ..PfcConfig::default()
+    };
+    assert!(ctx.set_pfc(&cfg).is_err());
+    assert_eq!(
+        dev.writes().len(),
+        before,
+        "a refused configuration writes nothing"
+    );
+}
+
+#[test]
 fn counters_cover_every_counter_register() {
     let dev = FakeDevice::new(8);
     let ctx = Context::open(dev.clone()).unwrap();
