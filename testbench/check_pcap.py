@@ -9,9 +9,12 @@ found from the IP length (short Ethernet frames carry padding after it) and is s
 byte first. With --tshark, also have Wireshark decode every frame and fail on any RoCE frame whose BTH it
 does not decode, or any frame it marks malformed. With --vlan VID, every RoCE frame must be tagged with
 that VLAN ID (and tshark must decode the tag so). With --ipv6, every RoCE frame must be IPv6 (and tshark
-must decode it so).
+must decode it so). MAC Control frames (EtherType 0x8808: 802.1Qbb PFC and 802.3x PAUSE) are decoded
+with --tshark too: the opcode, PFC's class-enable vector and eight class times, PAUSE's time, as tshark
+reads them, must equal the frame's bytes.
 
-Prints "N passed, M failed" (one check per RoCE frame, plus one per frame with --tshark) and exits 1 on
+Prints "N passed, M failed" (one check per RoCE frame, plus one per frame with --tshark, plus one per
+MAC Control frame with --tshark) and exits 1 on
 any failure, or when the capture holds no RoCE frame.
 """
 import argparse
@@ -92,6 +95,46 @@ PAYLOAD_HEURISTICS = [
 ]
 
 
+def mac_control(f):
+    """(opcode, class-enable vector, the eight times) of a PFC frame, (opcode, None, [time]) of a PAUSE
+    or other MAC Control frame, read from its bytes; None if it is not MAC Control."""
+    if len(f) < 34 or f[12:14] != b"\x88\x08":
+        return None
+    opcode, = struct.unpack(">H", f[14:16])
+    if opcode == 0x0101:
+        return opcode, struct.unpack(">H", f[16:18])[0], list(struct.unpack(">8H", f[18:34]))
+    return opcode, None, [struct.unpack(">H", f[16:18])[0]]
+
+
+def tshark_mac_control(path, expected):
+    """Frame numbers of MAC Control frames whose fields tshark decodes otherwise than `expected`
+    ({number: mac_control(bytes)}) says, with why."""
+    fields = ["frame.number", "macc.opcode", "macc.cbfc.enbv", "macc.pause_time"]
+    fields += [f"macc.cbfc.pause_time.c{i}" for i in range(8)]
+    cmd = ["tshark", "-r", path, "-Y", "macc", "-T", "fields"]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    problems, seen = {}, set()
+    for line in out.splitlines():
+        cols = (line.split("\t") + [""] * len(fields))[:len(fields)]
+        number = int(cols[0])
+        seen.add(number)
+        want = expected.get(number)
+        if want is None:
+            continue
+        got_op = int(cols[1], 0) if cols[1] else None
+        if want[1] is not None:
+            got = (got_op, int(cols[2], 0) if cols[2] else None, [int(c) if c else None for c in cols[4:]])
+        else:
+            got = (got_op, None, [int(cols[3], 0) if cols[3] else None])
+        if got != want:
+            problems[number] = f"MAC Control decoded as {got}, bytes say {want}"
+    for number in expected.keys() - seen:
+        problems[number] = "MAC Control frame not decoded as MAC Control"
+    return problems
+
+
 def tshark_problems(path, roce_frames, source_ports, vlan=None, ipv6=False):
     """Frame numbers tshark does not decode as InfiniBand BTH (RoCE frames) or marks malformed (any);
     with `vlan`, also RoCE frames tshark does not decode as tagged with that VLAN ID; with `ipv6`, RoCE
@@ -146,8 +189,11 @@ def main():
     a = ap.parse_args()
 
     passed = failed = 0
-    roce, bad, short, source_ports = set(), [], [], set()
+    roce, bad, short, source_ports, macc = set(), [], [], set(), {}
     for number, f, truncated in frames(a.pcap):
+        m = mac_control(f)
+        if m is not None:
+            macc[number] = m
         layout = roce_layout(f)
         if layout is None:
             continue
@@ -194,6 +240,12 @@ def main():
             print(f"frame {number}: tshark: {why}")
         failed += len(problems)
         passed += len(decoded - problems.keys())
+        if macc:
+            wrong = tshark_mac_control(a.pcap, macc)
+            for number, why in sorted(wrong.items()):
+                print(f"frame {number}: tshark: {why}")
+            failed += len(wrong)
+            passed += len(macc) - len(wrong)
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

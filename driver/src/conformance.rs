@@ -1642,12 +1642,9 @@ fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
     set_reg(b, regs::PFC_XOFF_WORDS, 100);
     set_reg(b, regs::PFC_XON_WORDS, 0);
     set_reg(b, regs::PFC_PAUSE_QUANTA, 0x1234);
-    let prio = 3;
-    check!(
-        b.counter(regs::PFC_ENABLE) == 1 << prio,
-        "lossless priorities {:#x}",
-        b.counter(regs::PFC_ENABLE)
-    );
+    // Priorities 3 and 5 lossless: they share the buffer, so XOFF and XON name both.
+    let lossless = (1u16 << 3) | (1 << 5);
+    set_reg(b, regs::PFC_ENABLE, lossless as u32);
     let d = pattern(1024, 88);
     let p = b.take_psn(1);
     b.inject(
@@ -1668,7 +1665,7 @@ fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
         pfc.len()
     );
     // 802.1Qbb: to 01:80:C2:00:00:01 from the port, MAC Control opcode 0x0101, the class-enable vector
-    // naming our priority, then eight 2-byte times; XON is time 0.
+    // naming the lossless priorities, then eight 2-byte times (theirs set); XON is time 0.
     for (f, time) in [(pfc[0], 0x1234), (pfc[1], 0)] {
         check!(
             f[..6] == [0x01, 0x80, 0xC2, 0, 0, 0x01] && f[6..12] == mac(0),
@@ -1678,11 +1675,14 @@ fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
         check!(f[14..16] == [0x01, 0x01], "opcode {:02x?}", &f[14..16]);
         let cev = u16::from_be_bytes([f[16], f[17]]);
         check!(
-            cev == 1 << prio,
-            "class-enable vector {cev:#06x}, priority {prio}"
+            cev == lossless,
+            "class-enable vector {cev:#06x}, lossless {lossless:#06x}"
         );
-        let t = u16::from_be_bytes([f[18 + 2 * prio], f[19 + 2 * prio]]);
-        check!(t == time, "pause time {t:#x}, expected {time:#x}");
+        for c in 0..8 {
+            let t = u16::from_be_bytes([f[18 + 2 * c], f[19 + 2 * c]]);
+            let want = if lossless & (1 << c) != 0 { time } else { 0 };
+            check!(t == want, "class {c} time {t:#x}, expected {want:#x}");
+        }
     }
     check!(
         raw.iter()
@@ -3905,7 +3905,7 @@ pub const CASES: &[Case] = &[
     Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission, every priority, for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
     Case { name: "ip_dscp_and_ecn_marking", rule: "annex A17.9, RFC 2474: the QP's packets carry its DSCP (GRH traffic class >> 2) and ECT(0), CNPs their own DSCP; with ECN off, Not-ECT; the IPv4 checksum covers the TOS", run: dscp_and_ecn_marking },
-    Case { name: "pfc_xoff_xon_generated", rule: "802.1Qbb: a receive buffer past its XOFF mark sends PFC for its priority with the configured time, and XON (time 0) once drained; the frames decode as MAC Control PFC", run: pfc_xoff_xon_generated },
+    Case { name: "pfc_xoff_xon_generated", rule: "802.1Qbb: a receive buffer past its XOFF mark sends PFC for its lossless priorities (3 and 5, sharing the buffer) with the configured time, and XON (time 0) once drained; the frames decode as MAC Control PFC", run: pfc_xoff_xon_generated },
     Case { name: "cnp_received_counted", rule: "annex A17.9: a CNP for our QP reaches the reaction point (counted), answers nothing", run: cnp_received_counted },
     Case { name: "arp_request_answered", rule: "RFC 826: an ARP request for the port's address is answered by the NIC", run: arp_request_answered },
     Case { name: "rc_requester_coalesced_ack", rule: "9.7.6: one ACK acknowledges every earlier PSN; AckReq on the last packet", run: requester_coalesced_ack },
