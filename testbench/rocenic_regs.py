@@ -164,6 +164,14 @@ TX_NDP_ADVERTISEMENTS = 0x04CC
 RX_FCS_ERRORS = 0x04D0
 RX_DROP_SRC_ADDR = 0x04D4
 RP_CNP_IGNORED = 0x04D8
+RX_PRIO0_PAUSE = 0x04DC
+RX_PRIO1_PAUSE = 0x04E0
+RX_PRIO2_PAUSE = 0x04E4
+RX_PRIO3_PAUSE = 0x04E8
+RX_PRIO4_PAUSE = 0x04EC
+RX_PRIO5_PAUSE = 0x04F0
+RX_PRIO6_PAUSE = 0x04F4
+RX_PRIO7_PAUSE = 0x04F8
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -370,6 +378,14 @@ RESET = {
     "RX_FCS_ERRORS": 0x0,
     "RX_DROP_SRC_ADDR": 0x0,
     "RP_CNP_IGNORED": 0x0,
+    "RX_PRIO0_PAUSE": 0x0,
+    "RX_PRIO1_PAUSE": 0x0,
+    "RX_PRIO2_PAUSE": 0x0,
+    "RX_PRIO3_PAUSE": 0x0,
+    "RX_PRIO4_PAUSE": 0x0,
+    "RX_PRIO5_PAUSE": 0x0,
+    "RX_PRIO6_PAUSE": 0x0,
+    "RX_PRIO7_PAUSE": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -575,6 +591,14 @@ ACCESS = {
     "RX_FCS_ERRORS": "counter",
     "RX_DROP_SRC_ADDR": "counter",
     "RP_CNP_IGNORED": "counter",
+    "RX_PRIO0_PAUSE": "counter",
+    "RX_PRIO1_PAUSE": "counter",
+    "RX_PRIO2_PAUSE": "counter",
+    "RX_PRIO3_PAUSE": "counter",
+    "RX_PRIO4_PAUSE": "counter",
+    "RX_PRIO5_PAUSE": "counter",
+    "RX_PRIO6_PAUSE": "counter",
+    "RX_PRIO7_PAUSE": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -649,7 +673,7 @@ BLOCK_HEADER_WORDS = [
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
     (0x0098, 0x04000100),
-    (0x009C, 0x00000037),
+    (0x009C, 0x0000003F),
     (0x00A0, 0x00070001),
     (0x00A4, 0x000000B0),
     (0x00A8, 0x06000044),

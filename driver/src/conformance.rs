@@ -3259,6 +3259,14 @@ fn pfc_other_priority_ignored(b: &mut Bench) -> Result<(), String> {
     held_write(b, pfc_frame(!(1 << 3), 0xFFFF), 0)?;
     check!(b.counter(regs::RX_PAUSE_FRAMES) == 0, "RX_PAUSE_FRAMES");
     check!(b.counter(regs::RX_PAUSE_DURATION) == 0, "RX_PAUSE_DURATION");
+    // Counted per priority all the same (rx_prioN_pause), so a mismatch with the peer shows.
+    let per_prio: Vec<u32> = (0..8)
+        .map(|n| b.counter(regs::RX_PRIO0_PAUSE + 4 * n))
+        .collect();
+    check!(
+        per_prio == [1, 1, 1, 0, 1, 1, 1, 1],
+        "RX_PRIOn_PAUSE {per_prio:?}"
+    );
     Ok(())
 }
 

@@ -61,6 +61,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub tx_tvalid: Signal<Out, bool>,
     pub tx_tready: Signal<In, bool>,
     pub rx_pause_inc: Signal<Out, bool>,
+    /// Bit p: a PFC frame naming priority p arrived (honoured or not: RX_PRIOn_PAUSE).
+    pub rx_prio_pause_inc: Signal<Out, Bits<8>>,
     pub pause_cycle_inc: Signal<Out, bool>,
     pub watchdog_inc: Signal<Out, bool>,
     pub tx_xoff_inc: Signal<Out, bool>,
@@ -147,6 +149,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             tx_tvalid: Default::default(),
             tx_tready: Default::default(),
             rx_pause_inc: Default::default(),
+            rx_prio_pause_inc: Default::default(),
             pause_cycle_inc: Default::default(),
             watchdog_inc: Default::default(),
             tx_xoff_inc: Default::default(),
@@ -233,6 +236,10 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             self.f_times.next = self.f_times.val() | (self.f_times.val() << 16);
             self.f_times.next = self.f_times.val() | (self.f_times.val() << 32);
             self.f_times.next = self.f_times.val() | (self.f_times.val() << 64);
+        }
+        self.rx_prio_pause_inc.next = 0.into();
+        if self.rx.done.val() && self.enable.val() && self.pfc_op.val() {
+            self.rx_prio_pause_inc.next = bit_cast::<8, 16>(self.f_cev.val());
         }
         self.load.next = 0.into();
         if self.rx.done.val() && self.enable.val() && (self.f_load.val() != 0) {

@@ -719,6 +719,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.pfc.rx_tuser.next = self.rx_tuser.val();
         self.pfc.rx_fire.next = self.rx_tvalid.val() && self.vlan_rx.in_tready.val();
         self.regs.rx_pause_frames_inc.next = self.pfc.rx_pause_inc.val();
+        self.regs.rx_prio0_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 1) != 0;
+        self.regs.rx_prio1_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 2) != 0;
+        self.regs.rx_prio2_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 4) != 0;
+        self.regs.rx_prio3_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 8) != 0;
+        self.regs.rx_prio4_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 16) != 0;
+        self.regs.rx_prio5_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 32) != 0;
+        self.regs.rx_prio6_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 64) != 0;
+        self.regs.rx_prio7_pause_inc.next = (self.pfc.rx_prio_pause_inc.val() & 128) != 0;
         self.regs.rx_pause_duration_inc.next = self.pfc.pause_cycle_inc.val();
         self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
         self.regs.tx_pfc_xoff_inc.next = self.pfc.tx_xoff_inc.val();

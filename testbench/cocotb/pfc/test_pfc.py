@@ -49,6 +49,8 @@ class Bench:
         self.count = PulseCounter(dut, COUNTERS)
         self.paused_trace = []
         self.vec_trace = []
+        # rx_prio_pause_inc, bit by bit: PFC frames naming each priority (RX_PRIOn_PAUSE).
+        self.prio_pause = [0] * 8
         self.tx_starts = []
         cocotb.start_soon(self._watch())
 
@@ -59,6 +61,9 @@ class Bench:
             await RisingEdge(dut.clock)
             n += 1
             v = int(dut.paused.value)
+            inc = int(dut.rx_prio_pause_inc.value)
+            for i in range(8):
+                self.prio_pause[i] += (inc >> i) & 1
             self.vec_trace.append(v)
             self.paused_trace.append((v >> self.prio) & 1 == 1)
             if dut.tx_tvalid.value == 1 and not in_frame:
@@ -148,13 +153,17 @@ async def test_other_priorities_and_non_pause_frames_ignored(dut):
     ]
     for name, f in cases:
         before = tb.count.snapshot()
+        per_prio = list(tb.prio_pause)
         lat, n = await tb.pause_length(f)
         assert n == 0, f"{name}: paused {n} cycles"
         assert tb.count.delta(before) == {}, f"{name}: counted {tb.count.delta(before)}"
+        want = [c + (i != 6) for i, c in enumerate(per_prio)] if name == "other classes only" else per_prio
+        assert tb.prio_pause == want, f"{name}: per-priority counts {tb.prio_pause}, want {want}"
     before = tb.count.snapshot()
     lat, n = await tb.pause_length(P.pfc_frame(PEER, ours, [0] * 8))
     assert n == 0 and tb.count.delta(before) == {"rx_pause_inc": 1}
     # A good frame for us the MAC marks bad (rx_tuser: a bad FCS): its time may be what is corrupt.
+    per_prio = list(tb.prio_pause)
     for f in (P.pfc_frame(PEER, 0xFF, [500] * 8), P.pause_frame(PEER, 500)):
         before = tb.count.snapshot()
         lat, n = await tb.pause_length(f, bad=True)
@@ -164,6 +173,7 @@ async def test_other_priorities_and_non_pause_frames_ignored(dut):
         before = tb.count.snapshot()
         lat, n = await tb.pause_length(f)
         assert n == 0 and tb.count.delta(before) == {}, "disabled unit reacted"
+    assert tb.prio_pause == per_prio, "a bad-FCS frame or a disabled unit counted per priority"
 
 
 @cocotb.test()
@@ -390,7 +400,8 @@ async def test_pause_pattern_inside_a_long_frame(dut):
 async def test_lossless_priorities_each_their_own_time(dut):
     """Priorities 0, 3 and 5 lossless: a PFC frame naming all eight classes, each with its own time,
     pauses exactly 0, 3 and 5, each for its own time to the cycle; a later frame naming 5 alone with
-    time 0 (its XON) ends 5's pause while 0 and 3 run on; a frame naming only lossy classes is ignored."""
+    time 0 (its XON) ends 5's pause while 0 and 3 run on; a frame naming only lossy classes is ignored
+    (but counted per priority, as every PFC frame is in rx_prio_pause_inc)."""
     tb = Bench(dut)
     await tb.start()
     mask = (1 << 0) | (1 << 3) | (1 << 5)
@@ -421,6 +432,8 @@ async def test_lossless_priorities_each_their_own_time(dut):
     await cycles(dut, 10)
     assert tb.vec_trace[-1] == 0, "XON for every lossless class left a pause"
     assert tb.count.counts["rx_pause_inc"] == 4, "a frame naming only lossy classes was counted"
+    # Per priority, every PFC frame naming it counts, honoured or not (a mismatch shows).
+    assert tb.prio_pause == [3, 3, 3, 3, 3, 4, 3, 3], f"rx_prio_pause_inc counts {tb.prio_pause}"
 
 
 @cocotb.test()
