@@ -3209,6 +3209,11 @@ fn held_write_at(b: &mut Bench, dscp: u32, frame: Vec<u8>, hold: u64) -> Result<
         "{} instead of WRITE ONLY",
         s[0].opcode_name()
     );
+    acked_completes(b, p)
+}
+
+/// B acknowledges A's request `p`, which completes successfully.
+fn acked_completes(b: &mut Bench, p: u32) -> Result<(), String> {
     b.inject(
         b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
         500,
@@ -3246,12 +3251,7 @@ fn pfc_xon_resumes(b: &mut Bench) -> Result<(), String> {
     b.inject(pfc_frame(1 << 3, 0), 1500);
     expect_requests(b, &[p])?;
     check!(b.counter(regs::RX_PAUSE_FRAMES) == 2, "RX_PAUSE_FRAMES");
-    b.inject(
-        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
-        500,
-    );
-    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
-    Ok(())
+    acked_completes(b, p)
 }
 
 fn pfc_other_priority_ignored(b: &mut Bench) -> Result<(), String> {
@@ -3300,12 +3300,7 @@ fn pfc_lossless_priorities_each_their_time(b: &mut Bench) -> Result<(), String> 
     b.expect_silence()?;
     b.inject(pfc_frame(1 << 3, 0), 1500);
     expect_requests(b, &[p])?;
-    b.inject(
-        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
-        500,
-    );
-    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
-    Ok(())
+    acked_completes(b, p)
 }
 
 fn pause_802_3x_holds(b: &mut Bench) -> Result<(), String> {
@@ -3399,12 +3394,7 @@ fn requester_timeout_resends(b: &mut Bench) -> Result<(), String> {
     b.run(25_000); // ACK timeout 20,000 cycles
     expect_requests(b, &[p])?;
     check!(b.counter(regs::ACK_TIMEOUTS) == 1, "ACK_TIMEOUTS");
-    b.inject(
-        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
-        500,
-    );
-    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
-    Ok(())
+    acked_completes(b, p)
 }
 
 fn requester_rnr_wait(b: &mut Bench) -> Result<(), String> {
@@ -3420,12 +3410,7 @@ fn requester_rnr_wait(b: &mut Bench) -> Result<(), String> {
     b.expect_silence()?;
     b.run(1500);
     expect_requests(b, &[p])?;
-    b.inject(
-        b.frame(op::RC_ACKNOWLEDGE, p, aeth(0x1F, 1), &[], false),
-        500,
-    );
-    check!(b.send_wc(10_000)?.status == WcStatus::Success, "completes");
-    Ok(())
+    acked_completes(b, p)
 }
 
 fn requester_fatal_nak(b: &mut Bench, syndrome: u8, status: WcStatus) -> Result<(), String> {
