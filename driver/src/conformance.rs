@@ -3048,7 +3048,8 @@ fn vlan_port_checks(b: &mut Bench) -> Result<(), String> {
     b.inject(tagged(&good, 100), 3000);
     ack_on_vlan(b, p, 100)?;
     check!(b.mem_at(0, 64) == d, "the tagged WRITE landed");
-    // A tagged ARP request for the port's address: answered, tagged (PCP = PFC_PRIORITY).
+    // A tagged ARP request for the port's address: answered, tagged (PCP = the lowest lossless priority,
+    // 3 after reset).
     let arp = arp_request_for_a();
     b.inject(tagged(&arp, 100), 500);
     let raw = b.pair.fabric.lock().unwrap().take_sent(0);

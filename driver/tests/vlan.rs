@@ -124,7 +124,8 @@ fn vlan_ids_are_checked() {
 }
 
 /// The VID a frame is tagged with (`None`: untagged), checking the PCP of tagged ones: a RoCE frame's
-/// is its DSCP's priority under the default map (DSCP >> 3), an ARP or NDP reply's `PFC_PRIORITY` (3).
+/// is its DSCP's priority under the default map (DSCP >> 3), an ARP or NDP reply's the lowest lossless
+/// priority (`PFC_ENABLE`: 3).
 fn vid_of(f: &[u8]) -> Option<u16> {
     if u16::from_be_bytes([f[12], f[13]]) != ETHERTYPE_VLAN {
         return None;
