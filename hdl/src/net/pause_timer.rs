@@ -1,10 +1,10 @@
 //! One priority's transmit pause (802.1Qbb clause 36): the time a received PFC or PAUSE frame asked
 //! for, counted down in quanta of 512 bit times, and the storm watchdog that stops honouring it.
 //!
-//! - `load` with `quanta` (re)starts the pause with that time; 0 (an XON) ends it at once. A load lands
-//!   after the countdown, so a frame arriving on a quantum boundary is not overridden by it.
-//! - A quantum is `quantum_q4` / 16 core cycles (the fraction is carried), which scales the time with the
-//!   line rate.
+//! - `load` with `quanta` (re)starts the pause with that time; 0 (an XON) ends it at once. A load
+//!   lands after the countdown, so a frame arriving on a quantum boundary is not overridden by it.
+//! - A quantum is `quantum_q4` / 16 core cycles (the fraction is carried), which scales the time
+//!   with the line rate.
 //! - Watchdog: paused for `watchdog_cycles` without a break (0 = off), the pause ends and loads are
 //!   ignored for `recovery_cycles` (the priority runs lossy for that while); `watchdog` pulses.
 use rust_hdl::prelude::*;

@@ -1,24 +1,24 @@
-//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the lossless priorities (`PFC_ENABLE`,
-//! bit p = priority p):
+//! Priority flow control (IEEE 802.1Qbb) and 802.3x PAUSE, for the lossless priorities
+//! (`PFC_ENABLE`, bit p = priority p):
 //!
-//! - **Reaction**: a PFC frame pauses each lossless priority whose class-enable bit it sets, for that
-//!   class's time (`paused` bit p: RoCE frames *of priority p* must not start; the top level compares
-//!   each frame's priority, its DSCP through the DSCP → priority map), and a PAUSE frame pauses all eight
-//!   for its one time. Times are in quanta of 512 bit times (`PFC_QUANTUM_Q4`: core cycles per quantum
-//!   × 16, which scales with the line rate); a time of 0 resumes at once. One `PauseTimer` per priority,
-//!   so each lossless priority resumes at its own time. A frame already on the wire finishes, and the top
-//!   level lets the one frame the transmit engine had committed to when the pause began still start.
-//!   PFC for a priority that is not lossless is ignored (a NIC honours PFC only on its PFC-enabled
-//!   priorities).
-//! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC), per priority: paused without
-//!   a break for `PFC_WATCHDOG_CYCLES`, that priority stops honouring pause for
-//!   `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that while); the event is counted (priorities tripping
-//!   in the same cycle count once).
+//! - **Reaction**: a PFC frame pauses each lossless priority whose class-enable bit it sets, for
+//!   that class's time (`paused` bit p: RoCE frames *of priority p* must not start; the top level
+//!   compares each frame's priority, its DSCP through the DSCP → priority map), and a PAUSE frame
+//!   pauses all eight for its one time. Times are in quanta of 512 bit times (`PFC_QUANTUM_Q4`:
+//!   core cycles per quantum × 16, which scales with the line rate); a time of 0 resumes at once.
+//!   One `PauseTimer` per priority, so each lossless priority resumes at its own time. A frame
+//!   already on the wire finishes, and the top level lets the one frame the transmit engine had
+//!   committed to when the pause began still start. PFC for a priority that is not lossless is
+//!   ignored (a NIC honours PFC only on its PFC-enabled priorities).
+//! - **Watchdog** (a PFC storm from a broken peer must not freeze the NIC), per priority: paused
+//!   without a break for `PFC_WATCHDOG_CYCLES`, that priority stops honouring pause for
+//!   `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that while); the event is counted (priorities
+//!   tripping in the same cycle count once).
 //! - **Generation**: the lossless priorities share the receive buffer's room (as several priorities
 //!   mapped to one buffer on a ConnectX port), so one XOFF names them all: when the buffer holds
-//!   `PFC_XOFF_WORDS` words or more, send XOFF (every lossless class paused for `PFC_PAUSE_QUANTA`),
-//!   refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then send XON (time 0).
-//!   `PFC_XOFF_WORDS` = 0 turns generation off.
+//!   `PFC_XOFF_WORDS` words or more, send XOFF (every lossless class paused for
+//!   `PFC_PAUSE_QUANTA`), refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then
+//!   send XON (time 0). `PFC_XOFF_WORDS` = 0 turns generation off.
 use super::pause_timer::PauseTimer;
 use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
 use crate::prim::byteswap::be_shift;
@@ -98,7 +98,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
     want_quanta: Signal<Local, Bits<16>>,
-    /// The class times of the frame to send: `want_quanta` for each lossless class, 0 for the others.
+    /// The class times of the frame to send: `want_quanta` for each lossless class, 0 for the
+    /// others.
     tx_times: Signal<Local, Bits<128>>,
     my_mac: Signal<Local, Bits<48>>,
     // constants
@@ -212,8 +213,9 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 
-        // Reception: decode the frame's head at its last beat. 802.1Qbb: opcode 0x0101, a class-enable
-        // vector and eight times; 802.3x: opcode 0x0001 and one time, where PFC's vector is (all traffic).
+        // Reception: decode the frame's head at its last beat. 802.1Qbb: opcode 0x0101, a
+        // class-enable vector and eight times; 802.3x: opcode 0x0001 and one time, where PFC's
+        // vector is (all traffic).
         self.f_dst.next = bit_cast::<48, 512>(self.rx.head.val() >> self.sh_dst.val());
         self.f_type.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_type.val());
         self.f_op.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_op.val());

@@ -733,17 +733,18 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
         // Transmit priority (802.1Qbb): a RoCE frame's is its DSCP through the map, in both trust modes
         // (ConnectX's DSCP → priority mapping of RoCE traffic). PFC holds only frames of the lossless
-        // priorities it names, each for its time; an 802.3x PAUSE holds them all. The current QP's priority, read with its address
-        // vector, lets the engine serve other QPs instead of building a frame that would wait here.
+        // priorities it names, each for its time; an 802.3x PAUSE holds them all. The current QP's
+        // priority, read with its address vector, lets the engine serve other QPs instead of building a
+        // frame that would wait here.
         self.tx_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> (bit_cast::<16, 6>(self.tx_eng.tx_dscp.val()) << 2),
         );
         self.av_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> bit_cast::<16, 32>((self.qpt.av_dscp.val() & 0x3F) << 2),
         );
-        // A frame the engine had committed to when its priority's pause began (its packet set up, not yet on the wire)
-        // still goes, once, as a frame already in a MAC's transmit FIFO would: were it held, every frame
-        // behind it would wait out the pause. Frames set up after the pause began wait.
+        // A frame the engine had committed to when its priority's pause began (its packet set up, not yet
+        // on the wire) still goes, once, as a frame already in a MAC's transmit FIFO would: were it held,
+        // every frame behind it would wait out the pause. Frames set up after the pause began wait.
         // (The pass is set and spent below, after the arbiter.)
         self.tx_paused.next = ((self.pfc.paused.val() >> self.tx_prio.val()) & 1) != 0;
         self.pfc_hold.next = self.tx_paused.val() && !self.pause_pass.q.val();
@@ -823,7 +824,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.vlan_tx.reset.next = self.reset.val();
         // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
         // VLAN table), else the port's in VLAN mode; an ARP or NDP reply's from its request; PFC and
-        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's the lowest lossless priority.
+        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's the lowest
+        // lossless priority.
         // DEI 0.
         self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
         self.tx_tagged.next = self.vlan_on.val();
