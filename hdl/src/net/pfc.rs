@@ -79,6 +79,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     f_load: Signal<Local, Bits<8>>,
     /// The priorities a pause frame received now (re)loads.
     load: Signal<Local, Bits<8>>,
+    /// A MAC Control frame to 01-80-C2-00-00-01.
+    macc: Signal<Local, bool>,
     pfc_op: Signal<Local, bool>,
     pause_op: Signal<Local, bool>,
     // One pause per priority.
@@ -163,6 +165,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             f_times: Default::default(),
             f_load: Default::default(),
             load: Default::default(),
+            macc: Default::default(),
             pfc_op: Default::default(),
             pause_op: Default::default(),
             t0: Default::default(),
@@ -221,12 +224,9 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.f_op.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_op.val());
         self.f_cev.next = bit_cast::<16, 512>(self.rx.head.val() >> self.sh_cev.val());
         self.f_times.next = bit_cast::<128, 512>(self.rx.head.val() >> self.sh_times.val());
-        self.pfc_op.next = (self.f_dst.val() == self.mac_ctl.val())
-            && (self.f_type.val() == 0x8808)
-            && (self.f_op.val() == 0x0101);
-        self.pause_op.next = (self.f_dst.val() == self.mac_ctl.val())
-            && (self.f_type.val() == 0x8808)
-            && (self.f_op.val() == 0x0001);
+        self.macc.next = (self.f_dst.val() == self.mac_ctl.val()) && (self.f_type.val() == 0x8808);
+        self.pfc_op.next = self.macc.val() && (self.f_op.val() == 0x0101);
+        self.pause_op.next = self.macc.val() && (self.f_op.val() == 0x0001);
         self.f_load.next = 0.into();
         if self.pfc_op.val() {
             self.f_load.next = bit_cast::<8, 16>(self.f_cev.val()) & self.lossless.val();
