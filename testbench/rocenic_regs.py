@@ -172,6 +172,14 @@ RX_PRIO4_PAUSE = 0x04EC
 RX_PRIO5_PAUSE = 0x04F0
 RX_PRIO6_PAUSE = 0x04F4
 RX_PRIO7_PAUSE = 0x04F8
+TX_PRIO0_PAUSE = 0x0500
+TX_PRIO1_PAUSE = 0x0504
+TX_PRIO2_PAUSE = 0x0508
+TX_PRIO3_PAUSE = 0x050C
+TX_PRIO4_PAUSE = 0x0510
+TX_PRIO5_PAUSE = 0x0514
+TX_PRIO6_PAUSE = 0x0518
+TX_PRIO7_PAUSE = 0x051C
 WQE_PUSH_0 = 0x0600
 WQE_PUSH_1 = 0x0604
 WQE_PUSH_2 = 0x0608
@@ -386,6 +394,14 @@ RESET = {
     "RX_PRIO5_PAUSE": 0x0,
     "RX_PRIO6_PAUSE": 0x0,
     "RX_PRIO7_PAUSE": 0x0,
+    "TX_PRIO0_PAUSE": 0x0,
+    "TX_PRIO1_PAUSE": 0x0,
+    "TX_PRIO2_PAUSE": 0x0,
+    "TX_PRIO3_PAUSE": 0x0,
+    "TX_PRIO4_PAUSE": 0x0,
+    "TX_PRIO5_PAUSE": 0x0,
+    "TX_PRIO6_PAUSE": 0x0,
+    "TX_PRIO7_PAUSE": 0x0,
     "WQE_PUSH_0": 0x0,
     "WQE_PUSH_1": 0x0,
     "WQE_PUSH_2": 0x0,
@@ -599,6 +615,14 @@ ACCESS = {
     "RX_PRIO5_PAUSE": "counter",
     "RX_PRIO6_PAUSE": "counter",
     "RX_PRIO7_PAUSE": "counter",
+    "TX_PRIO0_PAUSE": "counter",
+    "TX_PRIO1_PAUSE": "counter",
+    "TX_PRIO2_PAUSE": "counter",
+    "TX_PRIO3_PAUSE": "counter",
+    "TX_PRIO4_PAUSE": "counter",
+    "TX_PRIO5_PAUSE": "counter",
+    "TX_PRIO6_PAUSE": "counter",
+    "TX_PRIO7_PAUSE": "counter",
     "WQE_PUSH_0": "rw",
     "WQE_PUSH_1": "rw",
     "WQE_PUSH_2": "rw",
@@ -672,8 +696,8 @@ BLOCK_HEADER_WORDS = [
     (0x008C, 0x0000000F),
     (0x0090, 0x00060001),
     (0x0094, 0x000000A0),
-    (0x0098, 0x04000100),
-    (0x009C, 0x0000003F),
+    (0x0098, 0x04000200),
+    (0x009C, 0x00000047),
     (0x00A0, 0x00070001),
     (0x00A4, 0x000000B0),
     (0x00A8, 0x06000044),

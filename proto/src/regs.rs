@@ -84,14 +84,14 @@ registers! {
     QP_IPV6 = 0x0174, Rw, 0, "QP window: bit 0, the QP's packets and its responses and CNPs travel in IPv6 (RoCEv2 over IPv6), from the port GID SGID_INDEX (bits 2..1: entry of the GID table, GID_n_0..3) to DEST_GID_0..2 : DEST_IPV4; 0 = IPv4, from IPV4 to DEST_IPV4.";
     QP_HOP_LIMIT = 0x0178, Rw, 64, "QP window: the hop limit (IPv6) or TTL (IPv4) of the QP's packets, its responses and CNPs, bits 7..0 (ibv_ah_attr.grh.hop_limit).";
     QP_FLOW_LABEL = 0x017C, Rw, 0, "QP window: the IPv6 flow label of the QP's packets, responses and CNPs, bits 19..0 (ibv_ah_attr.grh.flow_label; 0 = unlabelled, RFC 6437). Not in the ICRC, so a switch may rewrite it.";
-    PFC_ENABLE = 0x0180, Rw, 0x08, "The lossless 802.1Qbb priorities, bit p = priority p (dcb pfc_en; 0x08 = priority 3). A received PFC frame pauses, each for its own time, the enabled priorities it names: the RoCE frames whose DSCP maps to one of them (DSCP_PRIO_MAP_n); PFC for other priorities is ignored (802.3x PAUSE holds every priority). Frames of these priorities share the receive buffer's lossless room: XOFF and XON name them all. ARP and NDP replies on a VLAN carry the lowest of them as PCP (0 if none).";
+    PFC_ENABLE = 0x0180, Rw, 0x08, "The lossless 802.1Qbb priorities, bit p = priority p (dcb pfc_en; 0x08 = priority 3). A received PFC frame pauses, each for its own time, the enabled priorities it names: the RoCE frames whose DSCP maps to one of them (DSCP_PRIO_MAP_n); PFC for other priorities is ignored (802.3x PAUSE holds every priority). Each has its own room in the receive buffer: its stored frames are counted apart, and its XOFF and XON (PFC_XOFF_WORDS, PFC_XON_WORDS) follow its own count. ARP and NDP replies on a VLAN carry the lowest of them as PCP (0 if none).";
     PFC_QUANTUM_Q4 = 0x0184, Rw, 128, "Core cycles per pause quantum (512 bit times) x 16: 128 = 8 cycles (10 Gb/s at 156.25 MHz); 26 is 100 Gb/s at 322 MHz.";
     PFC_WATCHDOG_CYCLES = 0x0188, Rw, 0, "Pause storm watchdog: paused this many cycles without a break stops honouring pause (0 = off).";
     PFC_WATCHDOG_RECOVERY = 0x018C, Rw, 1_000_000, "Cycles the watchdog ignores pause after it fired.";
-    PFC_XOFF_WORDS = 0x0190, Rw, 0, "Receive-buffer words at which XOFF is sent for the PFC_ENABLE priorities (0 = PFC generation off).";
-    PFC_XON_WORDS = 0x0194, Rw, 0, "Receive-buffer words at or below which XON (time 0) is sent after an XOFF.";
+    PFC_XOFF_WORDS = 0x0190, Rw, 0, "Receive-buffer words of one PFC_ENABLE priority's stored frames at which XOFF is sent for that priority (0 = PFC generation off). Each lossless priority is counted apart against this mark.";
+    PFC_XON_WORDS = 0x0194, Rw, 0, "Receive-buffer words of a priority's stored frames at or below which XON (time 0) is sent for it after its XOFF.";
     PFC_PAUSE_QUANTA = 0x0198, Rw, 0xFFFF, "Pause time in quanta that an XOFF asks for.";
-    PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while the buffer stays above PFC_XON_WORDS.";
+    PFC_REFRESH_CYCLES = 0x019C, Rw, 0x8000, "Cycles between XOFF refreshes while a priority stays above PFC_XON_WORDS (one refresh frame names every priority still in XOFF).";
     CNP_INTERVAL = 0x01A0, Rw, 7813, "Notification point: core cycles between two CNPs of this QP (7813 = 50 us at 156.25 MHz).";
     DCQCN_ENABLE = 0x01A4, Rw, 0, "bit 0: DCQCN on: a QP that receives CNPs takes a rate limiter of the pool (the RateLimiters block) whose reaction point paces that QP's frames; 0 = every QP at line rate, the limiters let go.";
     DCQCN_LINE_RATE = 0x01A8, Rw, 2048, "Line rate, bytes per cycle x 256 (2048 = 8 B/cycle, the 64-bit datapath; 16384 for 512 bits).";
@@ -171,8 +171,8 @@ registers! {
     RX_PAUSE_FRAMES = 0x0464, Counter, 0, "Counter: PFC frames naming a PFC_ENABLE priority, and PAUSE frames, received (rx_prioN_pause, summed over the priorities).";
     RX_PAUSE_DURATION = 0x0468, Counter, 0, "Counter: core cycles spent paused (rx_pause_duration).";
     PFC_WATCHDOG_EVENTS = 0x046C, Counter, 0, "Counter: pause storm watchdog events (pfc_watchdog_events).";
-    TX_PFC_XOFF = 0x0470, Counter, 0, "Counter: PFC XOFF frames sent, refreshes included (tx_prioN_pause).";
-    TX_PFC_XON = 0x0474, Counter, 0, "Counter: PFC XON frames sent.";
+    TX_PFC_XOFF = 0x0470, Counter, 0, "Counter: PFC frames sent that pause at least one priority (XOFF), refreshes included (TX_PRIOn_PAUSE per priority).";
+    TX_PFC_XON = 0x0474, Counter, 0, "Counter: PFC frames sent that resume at least one priority (XON, time 0); a frame can be XOFF for one priority and XON for another and then counts in both.";
     ECN_MARKED_ROCE_PACKETS = 0x0478, Counter, 0, "Counter: RoCE packets for our QP received with ECN CE (ecn_marked_roce_packets).";
     NP_CNP_SENT = 0x047C, Counter, 0, "Counter: CNPs sent by the notification point (np_cnp_sent).";
     RP_CNP_HANDLED = 0x0480, Counter, 0, "Counter: CNPs received for our QP (rp_cnp_handled).";
@@ -206,6 +206,14 @@ registers! {
     RX_PRIO5_PAUSE = 0x04F0, Counter, 0, "Counter: PFC frames received whose class-enable vector names priority 5, whether 5 is lossless here or not (rx_prio5_pause); counts for a priority not in PFC_ENABLE show a PFC mismatch with the peer.";
     RX_PRIO6_PAUSE = 0x04F4, Counter, 0, "Counter: PFC frames received whose class-enable vector names priority 6, whether 6 is lossless here or not (rx_prio6_pause); counts for a priority not in PFC_ENABLE show a PFC mismatch with the peer.";
     RX_PRIO7_PAUSE = 0x04F8, Counter, 0, "Counter: PFC frames received whose class-enable vector names priority 7, whether 7 is lossless here or not (rx_prio7_pause); counts for a priority not in PFC_ENABLE show a PFC mismatch with the peer.";
+    TX_PRIO0_PAUSE = 0x0500, Counter, 0, "Counter: PFC frames sent that pause priority 0 (a non-zero time for class 0: its XOFF and refreshes; tx_prio0_pause).";
+    TX_PRIO1_PAUSE = 0x0504, Counter, 0, "Counter: PFC frames sent that pause priority 1 (a non-zero time for class 1: its XOFF and refreshes; tx_prio1_pause).";
+    TX_PRIO2_PAUSE = 0x0508, Counter, 0, "Counter: PFC frames sent that pause priority 2 (a non-zero time for class 2: its XOFF and refreshes; tx_prio2_pause).";
+    TX_PRIO3_PAUSE = 0x050C, Counter, 0, "Counter: PFC frames sent that pause priority 3 (a non-zero time for class 3: its XOFF and refreshes; tx_prio3_pause).";
+    TX_PRIO4_PAUSE = 0x0510, Counter, 0, "Counter: PFC frames sent that pause priority 4 (a non-zero time for class 4: its XOFF and refreshes; tx_prio4_pause).";
+    TX_PRIO5_PAUSE = 0x0514, Counter, 0, "Counter: PFC frames sent that pause priority 5 (a non-zero time for class 5: its XOFF and refreshes; tx_prio5_pause).";
+    TX_PRIO6_PAUSE = 0x0518, Counter, 0, "Counter: PFC frames sent that pause priority 6 (a non-zero time for class 6: its XOFF and refreshes; tx_prio6_pause).";
+    TX_PRIO7_PAUSE = 0x051C, Counter, 0, "Counter: PFC frames sent that pause priority 7 (a non-zero time for class 7: its XOFF and refreshes; tx_prio7_pause).";
     WQE_PUSH_0 = 0x0600, Rw, 0, "WQE push window: bytes 0..3 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_1 = 0x0604, Rw, 0, "WQE push window: bytes 4..7 of a send WQE (little-endian), written before WQE_PUSH_DB.";
     WQE_PUSH_2 = 0x0608, Rw, 0, "WQE push window: bytes 8..11 of a send WQE (little-endian), written before WQE_PUSH_DB.";
@@ -371,7 +379,7 @@ pub const BLOCKS: &[Block] = &[
         kind: BlockKind::Counters,
         version: 1,
         base: 0x0400,
-        size: 0x0100,
+        size: 0x0200,
         param: COUNTERS as u32,
     },
     Block {
@@ -418,7 +426,7 @@ pub const COUNTERS: usize = {
     while i < REGISTERS.len() {
         if matches!(REGISTERS[i].access, Access::Counter)
             && REGISTERS[i].offset >= 0x0400
-            && REGISTERS[i].offset < 0x0500
+            && REGISTERS[i].offset < 0x0600
         {
             n += 1;
         }
@@ -594,7 +602,7 @@ mod tests {
             COUNTERS,
             REGISTERS
                 .iter()
-                .filter(|r| r.access == Access::Counter && r.offset >= 0x400 && r.offset < 0x500)
+                .filter(|r| r.access == Access::Counter && r.offset >= 0x400 && r.offset < 0x600)
                 .count()
         );
         assert!(COUNTERS > 30);

@@ -14,11 +14,14 @@
 //!   without a break for `PFC_WATCHDOG_CYCLES`, that priority stops honouring pause for
 //!   `PFC_WATCHDOG_RECOVERY_CYCLES` (lossy for that while); the event is counted (priorities
 //!   tripping in the same cycle count once).
-//! - **Generation**: the lossless priorities share the receive buffer's room (as several priorities
-//!   mapped to one buffer on a ConnectX port), so one XOFF names them all: when the buffer holds
-//!   `PFC_XOFF_WORDS` words or more, send XOFF (every lossless class paused for
-//!   `PFC_PAUSE_QUANTA`), refresh it every `PFC_REFRESH_CYCLES` while above `PFC_XON_WORDS`, then
-//!   send XON (time 0). `PFC_XOFF_WORDS` = 0 turns generation off.
+//! - **Generation**, per lossless priority from its own count of stored words in the receive buffer
+//!   (`fill0`..`fill7`): when priority p holds `PFC_XOFF_WORDS` words or more, send XOFF for p
+//!   (class p paused for `PFC_PAUSE_QUANTA`); while any priority stays above `PFC_XON_WORDS`,
+//!   refresh every `PFC_REFRESH_CYCLES`; when p falls to `PFC_XON_WORDS`, send XON for p (time 0).
+//!   One frame carries every change of the moment and every priority still in XOFF: its
+//!   class-enable vector names the priorities in XOFF (with `PFC_PAUSE_QUANTA`) and those resuming
+//!   (with 0). A priority that leaves `PFC_ENABLE` while in XOFF, or generation turned off
+//!   (`PFC_XOFF_WORDS` = 0), resumes with an XON.
 use super::pause_timer::PauseTimer;
 use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
 use crate::prim::byteswap::be_shift;
@@ -41,7 +44,15 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub quantum_q4: Signal<In, Bits<32>>,
     pub watchdog_cycles: Signal<In, Bits<32>>,
     pub recovery_cycles: Signal<In, Bits<32>>,
-    pub fill: Signal<In, Bits<32>>,
+    /// Words of priority p's stored frames in the receive buffer.
+    pub fill0: Signal<In, Bits<32>>,
+    pub fill1: Signal<In, Bits<32>>,
+    pub fill2: Signal<In, Bits<32>>,
+    pub fill3: Signal<In, Bits<32>>,
+    pub fill4: Signal<In, Bits<32>>,
+    pub fill5: Signal<In, Bits<32>>,
+    pub fill6: Signal<In, Bits<32>>,
+    pub fill7: Signal<In, Bits<32>>,
     pub xoff_words: Signal<In, Bits<32>>,
     pub xon_words: Signal<In, Bits<32>>,
     pub pause_quanta: Signal<In, Bits<32>>,
@@ -67,6 +78,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub watchdog_inc: Signal<Out, bool>,
     pub tx_xoff_inc: Signal<Out, bool>,
     pub tx_xon_inc: Signal<Out, bool>,
+    /// Bit p: the frame sent now pauses priority p (TX_PRIOn_PAUSE).
+    pub tx_prio_pause_inc: Signal<Out, Bits<8>>,
     // reception
     rx: FrameHead<W>,
     f_dst: Signal<Local, Bits<48>>,
@@ -95,12 +108,20 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     timer_reset: Signal<Local, bool>,
     pause_now: Signal<Local, Bits<8>>,
     // generation
-    xoff: DFF<bool>,
+    /// Bit p: priority p is in XOFF (the peer was told to pause it).
+    xoff: DFF<Bits<8>>,
+    /// Bit p: priority p is lossless and at or above the XOFF mark / at or below the XON mark
+    /// (or no longer lossless, or generation off).
+    over: Signal<Local, Bits<8>>,
+    under: Signal<Local, Bits<8>>,
+    /// The XOFF set after this cycle's changes, and the priorities it resumes.
+    nx: Signal<Local, Bits<8>>,
+    fall: Signal<Local, Bits<8>>,
     refresh: DFF<Bits<32>>,
     tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
     want_quanta: Signal<Local, Bits<16>>,
-    /// The class times of the frame to send: `want_quanta` for each lossless class, 0 for the
+    /// The class times of the frame to send: `want_quanta` for each class in XOFF, 0 for the
     /// others.
     tx_times: Signal<Local, Bits<128>>,
     my_mac: Signal<Local, Bits<48>>,
@@ -136,7 +157,14 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             quantum_q4: Default::default(),
             watchdog_cycles: Default::default(),
             recovery_cycles: Default::default(),
-            fill: Default::default(),
+            fill0: Default::default(),
+            fill1: Default::default(),
+            fill2: Default::default(),
+            fill3: Default::default(),
+            fill4: Default::default(),
+            fill5: Default::default(),
+            fill6: Default::default(),
+            fill7: Default::default(),
             xoff_words: Default::default(),
             xon_words: Default::default(),
             pause_quanta: Default::default(),
@@ -157,6 +185,11 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             watchdog_inc: Default::default(),
             tx_xoff_inc: Default::default(),
             tx_xon_inc: Default::default(),
+            tx_prio_pause_inc: Default::default(),
+            over: Default::default(),
+            under: Default::default(),
+            nx: Default::default(),
+            fall: Default::default(),
             rx: Default::default(),
             f_dst: Default::default(),
             f_type: Default::default(),
@@ -213,6 +246,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.rx_pause_inc.next = false;
         self.tx_xoff_inc.next = false;
         self.tx_xon_inc.next = false;
+        self.tx_prio_pause_inc.next = 0.into();
         self.my_mac.next = (bit_cast::<48, 32>(self.mac_hi.val() & 0xFFFF) << 32)
             | bit_cast::<48, 32>(self.mac_lo.val());
 
@@ -343,71 +377,122 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             || self.t6.watchdog.val()
             || self.t7.watchdog.val();
 
-        // Generation: XOFF above the high-water mark, refreshed; XON at the low-water mark.
+        // Generation, per priority: XOFF at the high-water mark, refreshed; XON at the low-water mark.
+        self.over.next = 0.into();
+        self.under.next = !self.lossless.val();
+        if self.fill0.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 1;
+        }
+        if self.fill0.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 1;
+        }
+        if self.fill1.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 2;
+        }
+        if self.fill1.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 2;
+        }
+        if self.fill2.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 4;
+        }
+        if self.fill2.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 4;
+        }
+        if self.fill3.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 8;
+        }
+        if self.fill3.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 8;
+        }
+        if self.fill4.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 16;
+        }
+        if self.fill4.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 16;
+        }
+        if self.fill5.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 32;
+        }
+        if self.fill5.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 32;
+        }
+        if self.fill6.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 64;
+        }
+        if self.fill6.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 64;
+        }
+        if self.fill7.val() >= self.xoff_words.val() {
+            self.over.next = self.over.val() | 128;
+        }
+        if self.fill7.val() <= self.xon_words.val() {
+            self.under.next = self.under.val() | 128;
+        }
+        self.over.next = self.over.val() & self.lossless.val();
+        if self.xoff_words.val() == 0 {
+            self.over.next = 0.into();
+            self.under.next = 0xFF.into();
+        }
+        self.nx.next =
+            (self.xoff.q.val() & !self.under.val()) | (self.over.val() & !self.xoff.q.val());
+        self.fall.next = self.xoff.q.val() & !self.nx.val();
         self.want.next = false;
         self.want_quanta.next = bit_cast::<16, 32>(self.pause_quanta.val());
         if !self.tx.busy.val() {
             self.refresh.d.next = self.refresh.q.val() + 1;
         }
-        if (self.xoff_words.val() != 0)
-            && (self.lossless.val() != 0)
-            && self.enable.val()
+        if self.enable.val()
             && !self.tx.busy.val()
+            && ((self.nx.val() != self.xoff.q.val())
+                || ((self.xoff.q.val() != 0)
+                    && (self.refresh.q.val() >= self.refresh_cycles.val())))
         {
-            if !self.xoff.q.val() && (self.fill.val() >= self.xoff_words.val()) {
-                self.want.next = true;
-                self.xoff.d.next = true;
-                self.tx_xoff_inc.next = true;
-            } else if self.xoff.q.val() && (self.fill.val() <= self.xon_words.val()) {
-                self.want.next = true;
-                self.want_quanta.next = 0.into();
-                self.xoff.d.next = false;
-                self.tx_xon_inc.next = true;
-            } else if self.xoff.q.val() && (self.refresh.q.val() >= self.refresh_cycles.val()) {
-                self.want.next = true;
-                self.tx_xoff_inc.next = true;
-            }
+            self.want.next = true;
+            self.xoff.d.next = self.nx.val();
+            self.tx_xoff_inc.next = self.nx.val() != 0;
+            self.tx_xon_inc.next = self.fall.val() != 0;
+            self.tx_prio_pause_inc.next = self.nx.val();
         }
         if self.want.val() {
             self.refresh.d.next = 0.into();
         }
         self.tx_times.next = 0.into();
-        if (self.lossless.val() & 1) != 0 {
+        if (self.nx.val() & 1) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 112);
         }
-        if (self.lossless.val() & 2) != 0 {
+        if (self.nx.val() & 2) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 96);
         }
-        if (self.lossless.val() & 4) != 0 {
+        if (self.nx.val() & 4) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 80);
         }
-        if (self.lossless.val() & 8) != 0 {
+        if (self.nx.val() & 8) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 64);
         }
-        if (self.lossless.val() & 16) != 0 {
+        if (self.nx.val() & 16) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 48);
         }
-        if (self.lossless.val() & 32) != 0 {
+        if (self.nx.val() & 32) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 32);
         }
-        if (self.lossless.val() & 64) != 0 {
+        if (self.nx.val() & 64) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 16);
         }
-        if (self.lossless.val() & 128) != 0 {
+        if (self.nx.val() & 128) != 0 {
             self.tx_times.next =
                 self.tx_times.val() | (bit_cast::<128, 16>(self.want_quanta.val()) << 0);
         }
         self.tx.load.next = self.want.val();
         self.tx.frame.next = self.fixed.val()
             | (bit_cast::<512, 48>(self.my_mac.val()) << self.sh_src.val())
-            | (bit_cast::<512, 8>(self.lossless.val()) << self.sh_cev.val())
+            | (bit_cast::<512, 8>(self.nx.val() | self.fall.val()) << self.sh_cev.val())
             | (bit_cast::<512, 128>(self.tx_times.val()) << self.sh_times.val());
         self.tx_tdata.next = self.tx.tx_tdata.val();
         self.tx_tkeep.next = self.tx.tx_tkeep.val();
@@ -415,7 +500,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.tx_tvalid.next = self.tx.tx_tvalid.val();
         self.tx.tx_tready.next = self.tx_tready.val();
         if self.reset.val() || !self.enable.val() {
-            self.xoff.d.next = false;
+            self.xoff.d.next = 0.into();
         }
     }
 }

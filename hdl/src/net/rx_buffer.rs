@@ -17,10 +17,17 @@
 //! IPv4 version/IHL (options), destination IP, UDP port, lengths, and last the port enable.
 //!
 //! Admission by priority (802.1Qbb shared buffer): a good RoCE frame gets its priority from its DSCP
-//! through the DSCP → priority map (DSCP trust) or from its 802.1Q PCP (PCP trust). A frame of a priority
-//! other than the lossless one is dropped (`lossy_inc`) when the frames stored before it fill
-//! `lossy_words` or more, so that lossy traffic cannot take the room the lossless priority needs between
-//! its XOFF and the peer's reaction.
+//! through the DSCP → priority map (DSCP trust) or from its 802.1Q PCP (PCP trust). A frame of a lossy
+//! priority (not in `lossless`) is dropped (`lossy_inc`) when the frames stored before it fill
+//! `lossy_words` or more, so that lossy traffic cannot take the room the lossless priorities need
+//! between their XOFF and the peer's reaction.
+//!
+//! Each priority's stored frames are counted apart (`fill0`..`fill7`, in words, metadata included), so
+//! that PFC pauses the priority that fills the buffer and not the others (per-priority ingress
+//! accounting, as a switch's shared buffer does per priority group). A frame counts from the cycle it
+//! is accepted until the engine pops it; the engine hands back the priority the metadata word recorded
+//! (`pop_prio`). The frame still being received is not counted: its priority is known only once it is
+//! checked, so the headroom above XOFF must also cover one largest frame.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
@@ -96,8 +103,17 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub rd_data: Signal<Out, Bits<W>>,
     pub pop: Signal<In, bool>,
     pub pop_words: Signal<In, Bits<A>>,
-    /// Words in use, the frame being written included (for PFC's XOFF/XON thresholds).
-    pub used: Signal<Out, Bits<A>>,
+    /// With `pop`: the popped frame's priority (metadata bits 20..22).
+    pub pop_prio: Signal<In, Bits<3>>,
+    /// Words of stored frames of priority p (for PFC's per-priority XOFF/XON marks).
+    pub fill0: Signal<Out, Bits<A>>,
+    pub fill1: Signal<Out, Bits<A>>,
+    pub fill2: Signal<Out, Bits<A>>,
+    pub fill3: Signal<Out, Bits<A>>,
+    pub fill4: Signal<Out, Bits<A>>,
+    pub fill5: Signal<Out, Bits<A>>,
+    pub fill6: Signal<Out, Bits<A>>,
+    pub fill7: Signal<Out, Bits<A>>,
     // Counters
     pub frames_inc: Signal<Out, bool>,
     pub roce_inc: Signal<Out, bool>,
@@ -139,6 +155,34 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     d_fcs_bad: DFF<bool>,
     d_overflow: DFF<bool>,
     d_pcp: DFF<Bits<3>>,
+    // Stored words per priority.
+    f0: DFF<Bits<A>>,
+    f1: DFF<Bits<A>>,
+    f2: DFF<Bits<A>>,
+    f3: DFF<Bits<A>>,
+    f4: DFF<Bits<A>>,
+    f5: DFF<Bits<A>>,
+    f6: DFF<Bits<A>>,
+    f7: DFF<Bits<A>>,
+    /// Words the frame accepted this cycle adds to its priority, and words a pop frees from its own.
+    add_w: Signal<Local, Bits<A>>,
+    sub_w: Signal<Local, Bits<A>>,
+    a0: Signal<Local, Bits<A>>,
+    a1: Signal<Local, Bits<A>>,
+    a2: Signal<Local, Bits<A>>,
+    a3: Signal<Local, Bits<A>>,
+    a4: Signal<Local, Bits<A>>,
+    a5: Signal<Local, Bits<A>>,
+    a6: Signal<Local, Bits<A>>,
+    a7: Signal<Local, Bits<A>>,
+    s0: Signal<Local, Bits<A>>,
+    s1: Signal<Local, Bits<A>>,
+    s2: Signal<Local, Bits<A>>,
+    s3: Signal<Local, Bits<A>>,
+    s4: Signal<Local, Bits<A>>,
+    s5: Signal<Local, Bits<A>>,
+    s6: Signal<Local, Bits<A>>,
+    s7: Signal<Local, Bits<A>>,
     // Combinational intermediates
     prio: Signal<Local, Bits<3>>,
     lossy_full: Signal<Local, bool>,
@@ -245,11 +289,45 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             rx_tready: Default::default(),
             pending: Default::default(),
             head: Default::default(),
-            used: Default::default(),
             rd_addr: Default::default(),
             rd_data: Default::default(),
             pop: Default::default(),
             pop_words: Default::default(),
+            pop_prio: Default::default(),
+            fill0: Default::default(),
+            fill1: Default::default(),
+            fill2: Default::default(),
+            fill3: Default::default(),
+            fill4: Default::default(),
+            fill5: Default::default(),
+            fill6: Default::default(),
+            fill7: Default::default(),
+            f0: Default::default(),
+            f1: Default::default(),
+            f2: Default::default(),
+            f3: Default::default(),
+            f4: Default::default(),
+            f5: Default::default(),
+            f6: Default::default(),
+            f7: Default::default(),
+            add_w: Default::default(),
+            sub_w: Default::default(),
+            a0: Default::default(),
+            a1: Default::default(),
+            a2: Default::default(),
+            a3: Default::default(),
+            a4: Default::default(),
+            a5: Default::default(),
+            a6: Default::default(),
+            a7: Default::default(),
+            s0: Default::default(),
+            s1: Default::default(),
+            s2: Default::default(),
+            s3: Default::default(),
+            s4: Default::default(),
+            s5: Default::default(),
+            s6: Default::default(),
+            s7: Default::default(),
             frames_inc: Default::default(),
             roce_inc: Default::default(),
             icrc_err_inc: Default::default(),
@@ -346,14 +424,23 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
-            d_first, d_data, d_en, d_vlan_bad, d_fcs_bad, d_overflow, d_pcp
+            d_first, d_data, d_en, d_vlan_bad, d_fcs_bad, d_overflow, d_pcp, f0, f1, f2, f3, f4,
+            f5, f6, f7
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_address.next = self.rd_addr.val();
         self.rd_data.next = self.ram.read_data.val();
         self.head.next = self.head_q.q.val();
-        self.used.next = self.wr_ptr.q.val() - self.head_q.q.val();
+        self.fill0.next = self.f0.q.val();
+        self.fill1.next = self.f1.q.val();
+        self.fill2.next = self.f2.q.val();
+        self.fill3.next = self.f3.q.val();
+        self.fill4.next = self.f4.q.val();
+        self.fill5.next = self.f5.q.val();
+        self.fill6.next = self.f6.q.val();
+        self.fill7.next = self.f7.q.val();
+        self.add_w.next = 0.into();
         self.pending.next = self.head_q.q.val() != self.tail.q.val();
         self.frames_inc.next = false;
         self.roce_inc.next = false;
@@ -571,17 +658,20 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             } else if self.lossy_full.val() {
                 self.lossy_inc.next = true;
             } else {
-                // Metadata word: frame length in bytes, bit 16 IPv6. The frame becomes visible to the
-                // engine.
+                // Metadata word: frame length in bytes, bit 16 IPv6, bits 20..22 the priority. The
+                // frame becomes visible to the engine and counts for its priority.
                 self.roce_inc.next = true;
                 self.ram.write_enable.next = true;
                 self.ram.write_address.next = self.tail.q.val();
-                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val());
+                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
+                    | (bit_cast::<W, 3>(self.prio.val()) << 20);
                 if self.v6.val() {
-                    self.ram.write_data.next =
-                        bit_cast::<W, 16>(self.frame_len.q.val()) | (bits::<W>(1) << 16);
+                    self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
+                        | (bits::<W>(1) << 16)
+                        | (bit_cast::<W, 3>(self.prio.val()) << 20);
                 }
                 self.tail.d.next = self.wr_ptr.q.val();
+                self.add_w.next = self.wr_ptr.q.val() - self.tail.q.val();
             }
         } else {
             if self.rx_tvalid.val() {
@@ -617,10 +707,93 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                 }
             }
         }
+        self.sub_w.next = 0.into();
         if self.pop.val() {
             self.head_q.d.next = self.head_q.q.val() + 1 + self.pop_words.val();
+            self.sub_w.next = self.pop_words.val() + 1;
         }
+        // Per-priority accounting: the accepted frame adds to its priority, a pop frees from its own.
+        self.a0.next = 0.into();
+        if self.prio.val() == 0 {
+            self.a0.next = self.add_w.val();
+        }
+        self.s0.next = 0.into();
+        if self.pop_prio.val() == 0 {
+            self.s0.next = self.sub_w.val();
+        }
+        self.f0.d.next = self.f0.q.val() + self.a0.val() - self.s0.val();
+        self.a1.next = 0.into();
+        if self.prio.val() == 1 {
+            self.a1.next = self.add_w.val();
+        }
+        self.s1.next = 0.into();
+        if self.pop_prio.val() == 1 {
+            self.s1.next = self.sub_w.val();
+        }
+        self.f1.d.next = self.f1.q.val() + self.a1.val() - self.s1.val();
+        self.a2.next = 0.into();
+        if self.prio.val() == 2 {
+            self.a2.next = self.add_w.val();
+        }
+        self.s2.next = 0.into();
+        if self.pop_prio.val() == 2 {
+            self.s2.next = self.sub_w.val();
+        }
+        self.f2.d.next = self.f2.q.val() + self.a2.val() - self.s2.val();
+        self.a3.next = 0.into();
+        if self.prio.val() == 3 {
+            self.a3.next = self.add_w.val();
+        }
+        self.s3.next = 0.into();
+        if self.pop_prio.val() == 3 {
+            self.s3.next = self.sub_w.val();
+        }
+        self.f3.d.next = self.f3.q.val() + self.a3.val() - self.s3.val();
+        self.a4.next = 0.into();
+        if self.prio.val() == 4 {
+            self.a4.next = self.add_w.val();
+        }
+        self.s4.next = 0.into();
+        if self.pop_prio.val() == 4 {
+            self.s4.next = self.sub_w.val();
+        }
+        self.f4.d.next = self.f4.q.val() + self.a4.val() - self.s4.val();
+        self.a5.next = 0.into();
+        if self.prio.val() == 5 {
+            self.a5.next = self.add_w.val();
+        }
+        self.s5.next = 0.into();
+        if self.pop_prio.val() == 5 {
+            self.s5.next = self.sub_w.val();
+        }
+        self.f5.d.next = self.f5.q.val() + self.a5.val() - self.s5.val();
+        self.a6.next = 0.into();
+        if self.prio.val() == 6 {
+            self.a6.next = self.add_w.val();
+        }
+        self.s6.next = 0.into();
+        if self.pop_prio.val() == 6 {
+            self.s6.next = self.sub_w.val();
+        }
+        self.f6.d.next = self.f6.q.val() + self.a6.val() - self.s6.val();
+        self.a7.next = 0.into();
+        if self.prio.val() == 7 {
+            self.a7.next = self.add_w.val();
+        }
+        self.s7.next = 0.into();
+        if self.pop_prio.val() == 7 {
+            self.s7.next = self.sub_w.val();
+        }
+        self.f7.d.next = self.f7.q.val() + self.a7.val() - self.s7.val();
         if self.reset.val() {
+            self.f0.d.next = 0.into();
+            self.f1.d.next = 0.into();
+            self.f2.d.next = 0.into();
+            self.f3.d.next = 0.into();
+            self.f4.d.next = 0.into();
+            self.f5.d.next = 0.into();
+            self.f6.d.next = 0.into();
+            self.f7.d.next = 0.into();
             self.phase.d.next = Phase::Idle;
             self.wr_ptr.d.next = 0.into();
             self.tail.d.next = 0.into();

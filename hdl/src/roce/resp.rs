@@ -128,6 +128,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub buf_rd_data: Signal<In, Bits<W>>,
     pub buf_pop: Signal<Out, bool>,
     pub buf_pop_words: Signal<Out, Bits<A>>,
+    /// With `buf_pop`: the frame's priority, as the buffer recorded it (metadata bits 20..22), so the
+    /// buffer frees the words from that priority's count.
+    pub buf_pop_prio: Signal<Out, Bits<3>>,
     // ACK/NAK to send (held until taken) and ACK/NAK received (pulse)
     pub ack_valid: Signal<Out, bool>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
@@ -204,6 +207,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
     frame_words: DFF<Bits<A>>,
+    frame_prio: DFF<Bits<3>>,
     /// The packet came over IPv6 (receive buffer metadata bit 16).
     v6: DFF<bool>,
     // decoded packet
@@ -514,6 +518,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             buf_rd_data: Default::default(),
             buf_pop: Default::default(),
             buf_pop_words: Default::default(),
+            buf_pop_prio: Default::default(),
             ack_valid: Default::default(),
             ack_syndrome: Default::default(),
             ack_psn: Default::default(),
@@ -575,6 +580,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             hdr_fill: Default::default(),
             k: Default::default(),
             frame_words: Default::default(),
+            frame_prio: Default::default(),
             v6: Default::default(),
             hv: Default::default(),
             tos: Default::default(),
@@ -793,6 +799,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             hdr,
             k,
             frame_words,
+            frame_prio,
             v6,
             opcode,
             psn,
@@ -882,6 +889,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rx_invalid_request_naks_inc.next = false;
         self.buf_pop.next = false;
         self.buf_pop_words.next = self.frame_words.q.val();
+        self.buf_pop_prio.next = self.frame_prio.q.val();
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
         self.rx_ack_resp.next = false;
@@ -1271,6 +1279,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.frame_words.d.next =
                         bit_cast::<A, 16>(self.meta_round.val() >> self.log_b.val());
                     self.v6.d.next = (self.buf_rd_data.val() & (bits::<W>(1) << 16)) != 0;
+                    self.frame_prio.d.next = bit_cast::<3, W>(self.buf_rd_data.val() >> 20);
                 } else {
                     self.hdr.d.next = self.hdr_fill.y.val();
                 }

@@ -395,6 +395,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
         self.rx_buf.pop.next = self.rx_eng.buf_pop.val();
         self.rx_buf.pop_words.next = self.rx_eng.buf_pop_words.val();
+        self.rx_buf.pop_prio.next = self.rx_eng.buf_pop_prio.val();
         self.regs.rx_frames_inc.next = self.rx_buf.frames_inc.val();
         self.regs.rx_roce_packets_inc.next = self.rx_buf.roce_inc.val();
         self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
@@ -701,7 +702,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
         self.regs.rx_ndp_solicitations_inc.next = self.ndp.requests_inc.val();
         self.regs.tx_ndp_advertisements_inc.next = self.ndp.replies_inc.val();
-        // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from the receive buffer's fill.
+        // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from each priority's receive-buffer fill.
         self.pfc.enable.next = self.enable.val();
         self.pfc.mac_lo.next = self.regs.mac_lo.val();
         self.pfc.mac_hi.next = self.regs.mac_hi.val();
@@ -709,7 +710,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.pfc.quantum_q4.next = self.regs.pfc_quantum_q4.val();
         self.pfc.watchdog_cycles.next = self.regs.pfc_watchdog_cycles.val();
         self.pfc.recovery_cycles.next = self.regs.pfc_watchdog_recovery.val();
-        self.pfc.fill.next = bit_cast::<32, A>(self.rx_buf.used.val());
+        self.pfc.fill0.next = bit_cast::<32, A>(self.rx_buf.fill0.val());
+        self.pfc.fill1.next = bit_cast::<32, A>(self.rx_buf.fill1.val());
+        self.pfc.fill2.next = bit_cast::<32, A>(self.rx_buf.fill2.val());
+        self.pfc.fill3.next = bit_cast::<32, A>(self.rx_buf.fill3.val());
+        self.pfc.fill4.next = bit_cast::<32, A>(self.rx_buf.fill4.val());
+        self.pfc.fill5.next = bit_cast::<32, A>(self.rx_buf.fill5.val());
+        self.pfc.fill6.next = bit_cast::<32, A>(self.rx_buf.fill6.val());
+        self.pfc.fill7.next = bit_cast::<32, A>(self.rx_buf.fill7.val());
         self.pfc.xoff_words.next = self.regs.pfc_xoff_words.val();
         self.pfc.xon_words.next = self.regs.pfc_xon_words.val();
         self.pfc.pause_quanta.next = self.regs.pfc_pause_quanta.val();
@@ -731,6 +739,14 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.pfc_watchdog_events_inc.next = self.pfc.watchdog_inc.val();
         self.regs.tx_pfc_xoff_inc.next = self.pfc.tx_xoff_inc.val();
         self.regs.tx_pfc_xon_inc.next = self.pfc.tx_xon_inc.val();
+        self.regs.tx_prio0_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 1) != 0;
+        self.regs.tx_prio1_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 2) != 0;
+        self.regs.tx_prio2_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 4) != 0;
+        self.regs.tx_prio3_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 8) != 0;
+        self.regs.tx_prio4_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 16) != 0;
+        self.regs.tx_prio5_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 32) != 0;
+        self.regs.tx_prio6_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 64) != 0;
+        self.regs.tx_prio7_pause_inc.next = (self.pfc.tx_prio_pause_inc.val() & 128) != 0;
         // Transmit priority (802.1Qbb): a RoCE frame's is its DSCP through the map, in both trust modes
         // (ConnectX's DSCP → priority mapping of RoCE traffic). PFC holds only frames of the lossless
         // priorities it names, each for its time; an 802.3x PAUSE holds them all. The current QP's

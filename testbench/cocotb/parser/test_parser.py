@@ -108,6 +108,13 @@ class Bench:
         taken = [f for f, v in zip(frame_list, verdicts) if v == F.ROCE]
         return taken
 
+    def fills(self):
+        return [int(getattr(self.dut, f"fill{i}").value) for i in range(8)]
+
+    def words(self, frame):
+        """Buffer words a stored frame takes: its metadata word and its data words."""
+        return 1 + -(-len(frame) // self.nb)
+
     def check_delivered(self, expected):
         got = self.reader.frames
         assert len(got) == len(expected), f"{len(expected)} good frames expected out, {len(got)} came out"
@@ -476,6 +483,69 @@ def malformed6(rng):
         out.append((f"IPv6 bit flip at byte {pos}", bytes(f)))
     out.append(("IPv6 bad ICRC", good6(rng, 200, icrc=b"\x01\x02\x03\x04")))
     return out
+
+
+@cocotb.test()
+async def test_fill_per_priority(dut):
+    """Per-priority accounting for PFC: with the engine stalled, each priority's fill (`fill0`..7)
+    is the words (metadata + data) of its stored frames, IPv4 and IPv6, DSCP and PCP trust; the
+    metadata word carries the priority (bits 20..22); a dropped frame (bad ICRC, lossy) adds
+    nothing; as the engine pops, each pop frees its own priority's words, and all are 0 when
+    drained. Then random traffic at random priorities with backpressure returns every fill to 0."""
+    tb = Bench(dut, reader_gap=lambda r: r.randrange(0, 30), seed=3)
+    await tb.start()
+    rng = random.Random(21)
+    tb.reader.hold = True
+    want = [0] * 8
+    # DSCP d -> priority d >> 3 (the default map).
+    fl = [good(rng, n, tos=(d << 2) | 2) for n, d in
+          ((200, 26), (1500, 40), (60, 0), (777, 26), (4000, 63), (64, 40))]
+    assert await tb.send(fl) == [F.ROCE] * len(fl)
+    for f, d in zip(fl, (26, 40, 0, 26, 63, 40)):
+        want[d >> 3] += tb.words(f)
+    assert tb.fills() == want, f"fills {tb.fills()}, expected {want}"
+    # A bad ICRC and a lossy drop add nothing.
+    bad = bytearray(good(rng, 300, tos=26 << 2))
+    bad[-1] ^= 1
+    dut.lossy_words.value = 1
+    assert await tb.send([bytes(bad), good(rng, 300, tos=8 << 2)]) == [F.ICRC_ERR, LOSSY]
+    dut.lossy_words.value = 0
+    assert tb.fills() == want, f"fills {tb.fills()} after drops, expected {want}"
+    # PCP trust: the tag's priority is the frame's.
+    dut.trust_dscp.value = 0
+    dut.pcp.value = 6
+    f6 = good(rng, 900, tos=26 << 2)
+    assert await tb.send([f6]) == [F.ROCE]
+    want[6] += tb.words(f6)
+    dut.trust_dscp.value = 1
+    assert tb.fills() == want, f"fills {tb.fills()} with PCP 6, expected {want}"
+    fl.append(f6)
+    # Pop one at a time: each frees its own priority.
+    prios = [26 >> 3, 40 >> 3, 0, 26 >> 3, 63 >> 3, 40 >> 3, 6]
+    tb.reader.gap = lambda r: 40
+    tb.reader.hold = False
+    n = 0
+    while n < len(fl):
+        await RisingEdge(dut.clock)
+        if len(tb.reader.frames) > n and not tb.reader.busy:
+            want[prios[n]] -= tb.words(fl[n])
+            await cycles(dut, 2)
+            assert tb.fills() == want, f"after pop {n}: fills {tb.fills()}, expected {want}"
+            n += 1
+    assert tb.reader.prios == prios, f"metadata priorities {tb.reader.prios}, expected {prios}"
+    assert tb.fills() == [0] * 8
+    tb.check_delivered(fl)
+    # Random priorities, sizes and gaps, reader and source both irregular.
+    tb.reader.gap = lambda r: r.randrange(0, 30)
+    more = [good(rng, rng.choice((60, 300, 1024, 3000)), tos=rng.randrange(64) << 2)
+            for _ in range(60)]
+    verdicts = await tb.send(more)
+    assert set(verdicts) <= {F.ROCE, F.OVERFLOW}, verdicts
+    taken = [f for f, v in zip(more, verdicts) if v == F.ROCE]
+    await tb.drain()
+    assert tb.fills() == [0] * 8, f"fills {tb.fills()} after the buffer drained"
+    assert tb.reader.prios[len(prios):] == [(f[15] >> 2) >> 3 for f in taken]
+    assert len(taken) > 40, f"only {len(taken)} of 60 frames taken"
 
 
 @cocotb.test()

@@ -1,5 +1,5 @@
 """PfcUnit<W,B> (net/pfc.rs): 802.1Qbb PFC and 802.3x PAUSE reception, the pause storm watchdog, and
-XOFF/XON generation from the receive buffer's fill.
+XOFF/XON generation from each priority's receive-buffer fill (`fill0`..`fill7`).
 
 Received frames are driven on the observe-only port (tb/observe.py); `paused` (bit p: priority p) is
 sampled every cycle and a priority's pause length compared with model/pfc.py's pause_cycles(quanta,
@@ -36,7 +36,7 @@ class Bench:
         dut.quantum_q4.value = q4
         dut.watchdog_cycles.value = 0
         dut.recovery_cycles.value = 0
-        dut.fill.value = 0
+        self.set_fill(0)
         dut.xoff_words.value = 0
         dut.xon_words.value = 0
         dut.pause_quanta.value = 0
@@ -51,6 +51,8 @@ class Bench:
         self.vec_trace = []
         # rx_prio_pause_inc, bit by bit: PFC frames naming each priority (RX_PRIOn_PAUSE).
         self.prio_pause = [0] * 8
+        # tx_prio_pause_inc, bit by bit: generated frames pausing each priority (TX_PRIOn_PAUSE).
+        self.tx_prio_pause = [0] * 8
         self.tx_starts = []
         cocotb.start_soon(self._watch())
 
@@ -62,8 +64,10 @@ class Bench:
             n += 1
             v = int(dut.paused.value)
             inc = int(dut.rx_prio_pause_inc.value)
+            tx_inc = int(dut.tx_prio_pause_inc.value)
             for i in range(8):
                 self.prio_pause[i] += (inc >> i) & 1
+                self.tx_prio_pause[i] += (tx_inc >> i) & 1
             self.vec_trace.append(v)
             self.paused_trace.append((v >> self.prio) & 1 == 1)
             if dut.tx_tvalid.value == 1 and not in_frame:
@@ -75,6 +79,11 @@ class Bench:
     def set_prio(self, prio):
         """Priority `prio` alone lossless, and followed by `paused_trace`."""
         self.set_lossless(1 << prio, prio)
+
+    def set_fill(self, words, prio=None):
+        """Priority `prio`'s stored words in the receive buffer; every priority's when None."""
+        for i in range(8) if prio is None else [prio]:
+            getattr(self.dut, f"fill{i}").value = words
 
     def set_lossless(self, mask, watch):
         self.dut.lossless.value = mask
@@ -288,8 +297,11 @@ async def collect(tb, n, limit=5000):
     return frames
 
 
-def check_pfc(frame, prio, quanta, mask=None):
-    """A generated PFC frame naming priority `prio` (or the priorities of `mask`), each for `quanta`."""
+def check_pfc(frame, prio, quanta, mask=None, times=None):
+    """A generated PFC frame naming priority `prio` (or the priorities of `mask`), each for `quanta`;
+    or, with `times` ({priority: quanta}), naming exactly those priorities with those times."""
+    if times is not None:
+        mask = sum(1 << p for p in times)
     mask = (1 << prio) if mask is None else mask
     d = P.decode(frame)
     assert d["length"] == 60, f"generated frame is {d['length']} bytes, not 60"
@@ -298,6 +310,8 @@ def check_pfc(frame, prio, quanta, mask=None):
     assert d["ethertype"] == 0x8808 and d["opcode"] == P.OP_PFC, f"{d['ethertype']:#x}/{d['opcode']:#x}"
     assert d["cev"] == mask, f"class-enable vector {d['cev']:#06x}, expected {mask:#06x}"
     want = [quanta if (mask >> i) & 1 else 0 for i in range(8)]
+    if times is not None:
+        want = [times.get(i, 0) for i in range(8)]
     assert d["times"] == want, f"times {d['times']}, expected {want}"
     assert d["pad"] == bytes(26), "padding is not zero"
 
@@ -313,15 +327,15 @@ async def test_xoff_refresh_xon_generation(dut):
     dut.xon_words.value = 40
     dut.pause_quanta.value = 0x1234
     dut.refresh_cycles.value = 400
-    dut.fill.value = 99
+    tb.set_fill(99)
     await cycles(dut, 300)
     assert tb.sink.empty() and tb.count.counts["tx_xoff_inc"] == 0, "XOFF below the threshold"
-    dut.fill.value = 100
+    tb.set_fill(100)
     (f,) = await collect(tb, 1)
     check_pfc(f, 5, 0x1234)
     assert tb.count.counts["tx_xoff_inc"] == 1
     # Between the marks for 2000 cycles: refreshes.
-    dut.fill.value = 70
+    tb.set_fill(70)
     s0 = len(tb.tx_starts)
     await cycles(dut, 2000)
     refreshes = await collect(tb, len(tb.tx_starts) - s0) if len(tb.tx_starts) > s0 else []
@@ -333,9 +347,9 @@ async def test_xoff_refresh_xon_generation(dut):
     assert 3 <= len(refreshes) <= 5, f"{len(refreshes)} refreshes in 2000 cycles at 400"
     assert all(400 <= g <= 400 + 3 * beats + 40 for g in gaps), f"refresh intervals {gaps}"
     assert tb.count.counts["tx_xoff_inc"] == 1 + len(refreshes)
-    dut.fill.value = 41
+    tb.set_fill(41)
     await cycles(dut, 100)
-    dut.fill.value = 40
+    tb.set_fill(40)
     # Drain whatever refresh might be in flight, then the XON.
     got = []
     while True:
@@ -346,7 +360,7 @@ async def test_xoff_refresh_xon_generation(dut):
     assert tb.count.counts["tx_xon_inc"] == 1
     await cycles(dut, 1500)
     assert tb.sink.empty(), "frames after XON with the buffer low"
-    dut.fill.value = 2000
+    tb.set_fill(2000)
     (f,) = await collect(tb, 1)
     check_pfc(f, 5, 0x1234)
 
@@ -357,7 +371,7 @@ async def test_generation_off_and_xoff_quanta_follow_priority(dut):
     carries them."""
     tb = Bench(dut, prio=0)
     await tb.start()
-    dut.fill.value = 0xFFFF
+    tb.set_fill(0xFFFF)
     await cycles(dut, 200)
     assert tb.sink.empty() and tb.count.counts["tx_xoff_inc"] == 0
     for prio, quanta in ((0, 1), (7, 0xFFFF), (2, 0x00FF)):
@@ -367,11 +381,11 @@ async def test_generation_off_and_xoff_quanta_follow_priority(dut):
         dut.xon_words.value = 5
         (f,) = await collect(tb, 1)
         check_pfc(f, prio, quanta)
-        dut.fill.value = 0
+        tb.set_fill(0)
         (f,) = await collect(tb, 1)
         check_pfc(f, prio, 0)
         dut.xoff_words.value = 0
-        dut.fill.value = 0xFFFF
+        tb.set_fill(0xFFFF)
         await cycles(dut, 50)
 
 
@@ -468,24 +482,59 @@ async def test_watchdog_per_priority(dut):
 
 
 @cocotb.test()
-async def test_xoff_names_every_lossless_priority(dut):
-    """The lossless priorities share the buffer: with 1, 3 and 6 lossless, XOFF names all three, each
-    with PFC_PAUSE_QUANTA, and XON all three with 0; with none lossless nothing is generated at any
-    fill."""
+async def test_xoff_per_priority(dut):
+    """Each lossless priority is paused from its own fill: with 1, 3 and 6 lossless, 3 over the
+    mark sends XOFF for 3 alone; 6 over it too names 3 and 6; 3 back at the XON mark resumes 3 and
+    names 6 still paused; a lossy priority's fill sends nothing; 6 leaving PFC_ENABLE while in XOFF
+    is resumed; a refresh names every priority in XOFF; generation turned off resumes what it
+    paused; TX_PRIOn_PAUSE counts the frames pausing n. With none lossless nothing is sent."""
     tb = Bench(dut, sink_backpressure=True)
     await tb.start()
-    mask = (1 << 1) | (1 << 3) | (1 << 6)
-    tb.set_lossless(mask, 3)
+    q = 0x0ABC
+    tb.set_lossless((1 << 1) | (1 << 3) | (1 << 6), 3)
     dut.xoff_words.value = 10
     dut.xon_words.value = 5
-    dut.pause_quanta.value = 0x0ABC
-    dut.fill.value = 10
+    dut.pause_quanta.value = q
+    tb.set_fill(9, 3)
+    tb.set_fill(9, 6)
+    await cycles(dut, 200)
+    assert tb.sink.empty(), "XOFF below the mark"
+    tb.set_fill(10, 3)
     (f,) = await collect(tb, 1)
-    check_pfc(f, None, 0x0ABC, mask=mask)
-    dut.fill.value = 5
+    check_pfc(f, None, 0, times={3: q})
+    tb.set_fill(12, 6)
     (f,) = await collect(tb, 1)
-    check_pfc(f, None, 0, mask=mask)
-    tb.set_lossless(0, 3)
-    dut.fill.value = 0xFFFF
+    check_pfc(f, None, 0, times={3: q, 6: q})
+    tb.set_fill(0xFFFF, 4)
     await cycles(dut, 300)
-    assert tb.sink.empty() and tb.count.counts["tx_xoff_inc"] == 1, "XOFF with no lossless priority"
+    assert tb.sink.empty(), "a frame for a lossy priority's fill"
+    tb.set_fill(5, 3)
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0, times={3: 0, 6: q})
+    c = tb.count.counts
+    assert (c["tx_xoff_inc"], c["tx_xon_inc"]) == (3, 1), f"XOFF/XON counts {c}"
+    assert tb.tx_prio_pause == [0, 0, 0, 2, 0, 0, 2, 0], f"TX_PRIOn_PAUSE {tb.tx_prio_pause}"
+    await cycles(dut, 300)
+    assert tb.sink.empty(), "a frame with nothing changed"
+    tb.set_lossless((1 << 1) | (1 << 3), 3)
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0, times={6: 0})
+    # A refresh names every priority still in XOFF.
+    tb.set_lossless((1 << 1) | (1 << 3) | (1 << 6), 3)
+    tb.set_fill(10, 1)
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0, times={1: q, 6: q})
+    dut.refresh_cycles.value = 300
+    for f in await collect(tb, 2):
+        check_pfc(f, None, 0, times={1: q, 6: q})
+    dut.refresh_cycles.value = 0x8000
+    # Generation off: both resume.
+    dut.xoff_words.value = 0
+    (f,) = await collect(tb, 1)
+    check_pfc(f, None, 0, times={1: 0, 6: 0})
+    tb.set_lossless(0, 3)
+    dut.xoff_words.value = 10
+    tb.set_fill(0xFFFF)
+    await cycles(dut, 300)
+    assert tb.sink.empty(), "XOFF with no lossless priority"
+    assert tb.tx_prio_pause == [0, 3, 0, 2, 0, 0, 5, 0], f"TX_PRIOn_PAUSE {tb.tx_prio_pause}"

@@ -1,7 +1,7 @@
 """The engine side of the receive buffer (net/rx_buffer.rs), as the receive engine drives it: while
-`pending`, read the metadata word at `head` (frame length in bytes, low 16 bits) and the frame's words
-after it through the synchronous read port (`rd_addr` -> `rd_data` one clock later), then `pop` with
-`pop_words` = the frame's data words."""
+`pending`, read the metadata word at `head` (frame length in bytes, low 16 bits; priority, bits 20..22)
+and the frame's words after it through the synchronous read port (`rd_addr` -> `rd_data` one clock
+later), then `pop` with `pop_words` = the frame's data words and `pop_prio` = its priority."""
 import random
 
 import cocotb
@@ -14,12 +14,14 @@ class BufferReader:
         self.nb = len(dut.rx_tkeep)
         self.abits = len(dut.head)
         self.frames = []
+        self.prios = []            # each delivered frame's priority, from its metadata word
         self.hold = False          # True: start no new frame (the engine is stalled)
         self.busy = False          # a frame is being read
         self.gap = gap             # None, or callable(rng) -> idle cycles before each frame
         self.rng = random.Random(seed)
         dut.pop.value = 0
         dut.pop_words.value = 0
+        dut.pop_prio.value = 0
         dut.rd_addr.value = 0
         cocotb.start_soon(self._run())
 
@@ -56,8 +58,10 @@ class BufferReader:
                 await RisingEdge(clk)
             data = b"".join(w.to_bytes(self.nb, "little") for w in words[1:need])
             self.frames.append(data[:length])
+            self.prios.append((words[0] >> 20) & 7)
             dut.pop.value = 1
             dut.pop_words.value = need - 1
+            dut.pop_prio.value = self.prios[-1]
             await RisingEdge(clk)
             dut.pop.value = 0
             # head and pending show the pop from the second edge on.
