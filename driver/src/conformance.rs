@@ -1638,63 +1638,77 @@ fn dscp_and_ecn_marking(b: &mut Bench) -> Result<(), String> {
 }
 
 fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
-    // The receive buffer asks for a pause once it holds 100 words and releases it when empty.
+    // A priority's frames in the receive buffer ask for a pause once they take 100 words, and release
+    // it when gone.
     set_reg(b, regs::PFC_XOFF_WORDS, 100);
     set_reg(b, regs::PFC_XON_WORDS, 0);
     set_reg(b, regs::PFC_PAUSE_QUANTA, 0x1234);
-    // Priorities 3 and 5 lossless: they share the buffer, so XOFF and XON name both.
+    // Priorities 3 and 5 lossless, each counted apart: a WRITE at DSCP 26 (priority 3) pauses 3 alone,
+    // one at DSCP 40 (priority 5) 5 alone, one at DSCP 0 (priority 0, lossy) nothing.
     let lossless = (1u16 << 3) | (1 << 5);
     set_reg(b, regs::PFC_ENABLE, lossless as u32);
     let d = pattern(1024, 88);
-    let p = b.take_psn(1);
-    b.inject(
-        b.frame(
+    for (dscp, prio) in [(26u8, Some(3)), (40, Some(5)), (0, None)] {
+        let p = b.take_psn(1);
+        let f = b.frame(
             op::RC_RDMA_WRITE_ONLY,
             p,
             b.reth(0, 1024, b.mr.rkey()),
             &d,
             true,
-        ),
-        3000,
-    );
-    let raw = b.pair.fabric.lock().unwrap().take_sent(0);
-    let pfc: Vec<&Vec<u8>> = raw.iter().filter(|f| f[12..14] == [0x88, 0x08]).collect();
-    check!(
-        pfc.len() == 2,
-        "an XOFF then an XON, A sent {} PFC frames",
-        pfc.len()
-    );
-    // 802.1Qbb: to 01:80:C2:00:00:01 from the port, MAC Control opcode 0x0101, the class-enable vector
-    // naming the lossless priorities, then eight 2-byte times (theirs set); XON is time 0.
-    for (f, time) in [(pfc[0], 0x1234), (pfc[1], 0)] {
-        check!(
-            f[..6] == [0x01, 0x80, 0xC2, 0, 0, 0x01] && f[6..12] == mac(0),
-            "PFC addresses {:02x?}",
-            &f[..12]
         );
-        check!(f[14..16] == [0x01, 0x01], "opcode {:02x?}", &f[14..16]);
-        let cev = u16::from_be_bytes([f[16], f[17]]);
+        b.inject(with_tos(&f, dscp << 2), 3000);
+        let raw = b.pair.fabric.lock().unwrap().take_sent(0);
+        let pfc: Vec<&Vec<u8>> = raw.iter().filter(|f| f[12..14] == [0x88, 0x08]).collect();
+        let Some(prio) = prio else {
+            check!(
+                pfc.is_empty(),
+                "DSCP {dscp} (lossy): {} PFC frames",
+                pfc.len()
+            );
+            continue;
+        };
         check!(
-            cev == lossless,
-            "class-enable vector {cev:#06x}, lossless {lossless:#06x}"
+            pfc.len() == 2,
+            "DSCP {dscp}: an XOFF then an XON, A sent {} PFC frames",
+            pfc.len()
         );
-        for c in 0..8 {
-            let t = u16::from_be_bytes([f[18 + 2 * c], f[19 + 2 * c]]);
-            let want = if lossless & (1 << c) != 0 { time } else { 0 };
-            check!(t == want, "class {c} time {t:#x}, expected {want:#x}");
+        // 802.1Qbb: to 01:80:C2:00:00:01 from the port, MAC Control opcode 0x0101, the class-enable
+        // vector naming the priority, then eight 2-byte times (its own set); XON is time 0.
+        for (f, time) in [(pfc[0], 0x1234), (pfc[1], 0)] {
+            check!(
+                f[..6] == [0x01, 0x80, 0xC2, 0, 0, 0x01] && f[6..12] == mac(0),
+                "PFC addresses {:02x?}",
+                &f[..12]
+            );
+            check!(f[14..16] == [0x01, 0x01], "opcode {:02x?}", &f[14..16]);
+            let cev = u16::from_be_bytes([f[16], f[17]]);
+            check!(
+                cev == 1 << prio,
+                "DSCP {dscp}: class-enable vector {cev:#06x}, expected priority {prio} alone"
+            );
+            for c in 0..8 {
+                let t = u16::from_be_bytes([f[18 + 2 * c], f[19 + 2 * c]]);
+                let want = if c == prio { time } else { 0 };
+                check!(t == want, "class {c} time {t:#x}, expected {want:#x}");
+            }
         }
+        check!(
+            raw.iter()
+                .filter_map(|f| Frame::parse(f).ok())
+                .any(|f| f.bth.opcode == op::RC_ACKNOWLEDGE),
+            "the WRITE at DSCP {dscp} is still ACKed"
+        );
+        check!(b.mem_at(0, 1024) == d, "the WRITE landed");
     }
     check!(
-        raw.iter()
-            .filter_map(|f| Frame::parse(f).ok())
-            .any(|f| f.bth.opcode == op::RC_ACKNOWLEDGE),
-        "the WRITE is still ACKed"
-    );
-    check!(b.mem_at(0, 1024) == d, "the WRITE landed");
-    check!(
-        (b.counter(regs::TX_PFC_XOFF), b.counter(regs::TX_PFC_XON)) == (1, 1),
+        (b.counter(regs::TX_PFC_XOFF), b.counter(regs::TX_PFC_XON)) == (2, 2),
         "counted"
     );
+    let per: Vec<u32> = (0..8)
+        .map(|i| b.counter(regs::TX_PRIO0_PAUSE + 4 * i))
+        .collect();
+    check!(per == [0, 0, 0, 1, 0, 1, 0, 0], "TX_PRIOn_PAUSE {per:?}");
     Ok(())
 }
 
@@ -3899,7 +3913,7 @@ pub const CASES: &[Case] = &[
     Case { name: "pause_802_3x_holds", rule: "IEEE 802.3 annex 31B: a PAUSE frame holds transmission, every priority, for its quanta", run: pause_802_3x_holds },
     Case { name: "cnp_on_ce_mark", rule: "annex A17.9: a CE-marked packet makes the notification point send a CNP (BECN) to the sender's QP, once per interval", run: cnp_on_ce_mark },
     Case { name: "ip_dscp_and_ecn_marking", rule: "annex A17.9, RFC 2474: the QP's packets carry its DSCP (GRH traffic class >> 2) and ECT(0), CNPs their own DSCP; with ECN off, Not-ECT; the IPv4 checksum covers the TOS", run: dscp_and_ecn_marking },
-    Case { name: "pfc_xoff_xon_generated", rule: "802.1Qbb: a receive buffer past its XOFF mark sends PFC for its lossless priorities (3 and 5, sharing the buffer) with the configured time, and XON (time 0) once drained; the frames decode as MAC Control PFC", run: pfc_xoff_xon_generated },
+    Case { name: "pfc_xoff_xon_generated", rule: "802.1Qbb: a lossless priority whose frames in the receive buffer pass the XOFF mark gets PFC naming it alone (3, then 5, each counted apart) with the configured time, and XON (time 0) once drained; a lossy priority's frames send none; TX_PRIOn_PAUSE counts per priority; the frames decode as MAC Control PFC", run: pfc_xoff_xon_generated },
     Case { name: "cnp_received_counted", rule: "annex A17.9: a CNP for our QP reaches the reaction point (counted), answers nothing", run: cnp_received_counted },
     Case { name: "arp_request_answered", rule: "RFC 826: an ARP request for the port's address is answered by the NIC", run: arp_request_answered },
     Case { name: "rc_requester_coalesced_ack", rule: "9.7.6: one ACK acknowledges every earlier PSN; AckReq on the last packet", run: requester_coalesced_ack },

@@ -100,6 +100,8 @@ struct TwoFlows {
     sent_26: usize,
     sent_second: usize,
     xoff: u32,
+    /// TX_PRIO0..7_PAUSE at B.
+    tx_prio_pause: [u32; 8],
     lossy_drops: u32,
     overflow: u32,
     /// The PFC frames B sent: (class-enable vector, the eight times).
@@ -111,9 +113,10 @@ struct TwoFlows {
 /// line's 8): A's pair QP sends 256 one-packet (1 KiB) WRITEs at DSCP 26 (priority 3), keeping 16
 /// posted, and a second QP pair sixteen 16 KiB WRITEs at `second_tc` (a GRH traffic class); the turn
 /// passes between them at work-request boundaries. Both NICs take `lossless` as their lossless
-/// priorities (`PFC_ENABLE`). B sends XOFF at 1,000 words and XON at 500 and drops frames of lossy
-/// priorities while 600 words are stored. Every WRITE completes and lands intact.
-fn two_flows(second_tc: u8, lossless: u8) -> TwoFlows {
+/// priorities (`PFC_ENABLE`). B sends XOFF for a priority once its frames take `xoff_words` words
+/// and XON at `xon_words`, and drops frames of lossy priorities while 600 words are stored. Every WRITE
+/// completes and lands intact.
+fn two_flows(second_tc: u8, lossless: u8, xoff_words: u32, xon_words: u32) -> TwoFlows {
     let p = lossless_pair(3.0);
     let first = big_write_on(&p, 1024);
     let (q, second) = second_qps(
@@ -130,8 +133,8 @@ fn two_flows(second_tc: u8, lossless: u8) -> TwoFlows {
         .set_priorities(Trust::Dscp, &DEFAULT_DSCP_TO_PRIO, Some(600))
         .unwrap();
     let generate = PfcGenerate {
-        xoff_words: 1000,
-        xon_words: 500,
+        xoff_words,
+        xon_words,
         pause_quanta: 2000,
         refresh_cycles: 0x8000,
     };
@@ -200,6 +203,9 @@ fn two_flows(second_tc: u8, lossless: u8) -> TwoFlows {
         sent_26: sent.iter().filter(|&&d| d == 26).count(),
         sent_second: sent.iter().filter(|&&d| d == second_tc >> 2).count(),
         xoff: fabric.reg_read(1, regs::TX_PFC_XOFF),
+        tx_prio_pause: std::array::from_fn(|i| {
+            fabric.reg_read(1, regs::TX_PRIO0_PAUSE + 4 * i as u16)
+        }),
         lossy_drops: fabric.reg_read(1, regs::RX_DROP_LOSSY),
         overflow: fabric.reg_read(1, regs::RX_DROP_OVERFLOW),
         pfc_frames,
@@ -227,7 +233,7 @@ fn two_flows(second_tc: u8, lossless: u8) -> TwoFlows {
 /// ends the pause. `a_paused_qp_gives_its_turn_to_another_priority` shows the turn passing.)
 #[test]
 fn lossless_and_lossy_priorities_at_once() {
-    let r = two_flows(0, 1 << 3);
+    let r = two_flows(0, 1 << 3, 1000, 500);
     assert!(r.xoff >= 1, "B paused A: {r:?}");
     assert_eq!(r.overflow, 0, "the buffer never overflows: {r:?}");
     assert_eq!(r.sent_26, 256, "every lossless packet sent once: none lost");
@@ -237,28 +243,54 @@ fn lossless_and_lossy_priorities_at_once() {
     );
 }
 
-/// Two lossless priorities, 3 (DSCP 26) and 5 (DSCP 40), into a congested receiver ([`two_flows`]):
-/// they share B's buffer, so every XOFF and XON B sends names both, and A honours it on both. Not one
-/// frame of either is lost (each of the 2 × 256 packets sent once, no overflow, no lossy drop). With
-/// priority 5 lossless at B but not at A, A ignores B's pause of 5 and the buffer overflows (checked by
-/// hand when this test was written).
+/// Two lossless priorities, 3 (DSCP 26) and 5 (DSCP 40), into a congested receiver ([`two_flows`]).
+/// B counts each priority's frames apart, so each is paused by its own fill: B's XOFF mark (600 words)
+/// is per priority, and the two marks plus their headroom fit B's 2,048-word buffer. Every PFC frame B
+/// sends names only 3 and 5, each with 2,000 quanta (in XOFF) or 0 (resuming); TX_PRIO3_PAUSE and
+/// TX_PRIO5_PAUSE equal the frames on the wire that pause each, and some frames name one priority
+/// alone (with one shared count every frame named both). Not one frame of either priority is
+/// lost (each of the 2 × 256 packets sent once, no overflow, no lossy drop). With priority 5
+/// lossless at B but not at A, A ignores B's pause of 5 and the buffer overflows (checked by hand).
 #[test]
-fn two_lossless_priorities_share_the_buffer() {
+fn two_lossless_priorities_each_paused_by_their_own_fill() {
     let both = (1 << 3) | (1 << 5);
-    let r = two_flows(40 << 2, both);
+    let r = two_flows(40 << 2, both, 600, 300);
     assert!(r.xoff >= 1, "B paused A: {r:?}");
     assert!(
-        r.pfc_frames.iter().all(|(cev, times)| *cev == both as u16
-            && (0..8).all(|i| i == 3 || i == 5 || times[i] == 0)
-            && times[3] == times[5]),
-        "B's PFC frames name both priorities, with one time: {:?}",
+        r.pfc_frames.iter().all(|(cev, times)| *cev != 0
+            && (*cev & !both as u16) == 0
+            && (0..8).all(|i| times[i]
+                == if (cev >> i) & 1 == 1 && times[i] != 0 {
+                    2000
+                } else {
+                    0
+                })),
+        "B's PFC frames name only 3 and 5, with 2,000 or 0: {:?}",
         r.pfc_frames
     );
+    for p in [3, 5] {
+        let pausing = r.pfc_frames.iter().filter(|(_, t)| t[p] == 2000).count() as u32;
+        let resuming = r
+            .pfc_frames
+            .iter()
+            .filter(|(c, t)| (c >> p) & 1 == 1 && t[p] == 0)
+            .count();
+        assert!(
+            pausing >= 1 && resuming >= 1,
+            "priority {p}: XOFF and XON: {r:?}"
+        );
+        assert_eq!(r.tx_prio_pause[p], pausing, "TX_PRIO{p}_PAUSE: {r:?}");
+    }
+    let alone = |p: usize| r.pfc_frames.iter().filter(|(c, _)| *c == 1 << p).count();
+    eprintln!(
+        "PFC frames: {} in all, {} naming 3 alone, {} naming 5 alone",
+        r.pfc_frames.len(),
+        alone(3),
+        alone(5)
+    );
     assert!(
-        r.pfc_frames.iter().any(|(_, t)| t[3] == 2000)
-            && r.pfc_frames.iter().any(|(_, t)| t[3] == 0),
-        "XOFF and XON: {:?}",
-        r.pfc_frames
+        alone(3) >= 1 && alone(5) >= 1,
+        "each priority paused on its own at times: {r:?}"
     );
     assert_eq!((r.overflow, r.lossy_drops), (0, 0), "nothing lost: {r:?}");
     assert_eq!(
