@@ -501,8 +501,8 @@ pub enum Trust {
 /// 3 lossless, no XOFF generation, no watchdog.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PfcConfig {
-    /// The lossless priorities, bit p = priority p (dcb's `pfc_en`; 0x08 = priority 3). Their frames
-    /// share the receive buffer's lossless room, so one XOFF names them all; frames of the other
+    /// The lossless priorities, bit p = priority p (dcb's `pfc_en`; 0x08 = priority 3). Each one's
+    /// frames in the receive buffer are counted apart and it gets its own XOFF and XON; frames of the other
     /// priorities are lossy (see [`Context::set_priorities`]). ARP and NDP replies on a VLAN carry the
     /// lowest of them as PCP.
     pub lossless: u8,
@@ -525,13 +525,15 @@ impl Default for PfcConfig {
 /// When the NIC asks its peer to pause ([`PfcConfig::generate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PfcGenerate {
-    /// XOFF once the receive buffer holds this many words (of the datapath's width).
+    /// XOFF for a lossless priority once its frames take this many words (of the datapath's width) in
+    /// the receive buffer. Each lossless priority is counted apart against this mark, so the buffer
+    /// must hold it plus the headroom (a round trip and one largest frame) for every one of them.
     pub xoff_words: u32,
-    /// XON (time 0) once it holds this many or fewer, after an XOFF.
+    /// XON (time 0) for that priority once its frames take this many words or fewer, after its XOFF.
     pub xon_words: u32,
     /// The time an XOFF asks for, in quanta of 512 bit times.
     pub pause_quanta: u16,
-    /// Core cycles between XOFF refreshes while the buffer stays above the XON mark.
+    /// Core cycles between XOFF refreshes while a priority stays above the XON mark.
     pub refresh_cycles: u32,
 }
 
