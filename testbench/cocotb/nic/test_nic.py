@@ -253,10 +253,11 @@ async def test_pfc_frames_counted_and_pause_timed(dut):
 
 @cocotb.test()
 async def test_xoff_xon_from_receive_buffer_fill(dut):
-    """With PFC_XOFF_WORDS = 64 and PFC_XON_WORDS = 8, a 1500-byte RoCE frame filling the receive buffer
-    makes the NIC send XOFF for its lossless priorities (PFC_ENABLE: 2 and 5) with PFC_PAUSE_QUANTA,
-    then XON once the receive engine has freed the buffer; both 60-byte PFC frames decode right and
-    are counted."""
+    """With PFC_XOFF_WORDS = 64 and PFC_XON_WORDS = 8 and priorities 2 and 5 lossless (PFC_ENABLE), a
+    1500-byte RoCE frame at DSCP 40 (priority 5 under the default map) filling the receive buffer makes
+    the NIC send XOFF for priority 5 alone with PFC_PAUSE_QUANTA, then XON for 5 once the receive
+    engine has freed the buffer; both 60-byte PFC frames decode right and are counted, TX_PRIO5_PAUSE
+    once. The same frame at DSCP 0 (priority 0, lossy) sends nothing."""
     nic = Nic(dut)
     await nic.bring_up()
     await nic.write(R.PFC_ENABLE, (1 << 2) | (1 << 5))
@@ -264,17 +265,26 @@ async def test_xoff_xon_from_receive_buffer_fill(dut):
     await nic.write(R.PFC_XON_WORDS, 8)
     await nic.write(R.PFC_XOFF_WORDS, 64)
     rng = random.Random(9)
-    f = F.roce_frame_of_len(1500, rng, dst_mac=MY_MAC, src_mac=PEER_MAC, src_ip=PEER_IP, dst_ip=MY_IP)
+    f = F.roce_frame_of_len(1500, rng, dst_mac=MY_MAC, src_mac=PEER_MAC, src_ip=PEER_IP, dst_ip=MY_IP,
+                            tos=40 << 2)
     await nic.send([f])
     got = []
     for _ in range(2):
         got.append(P.decode(bytes((await with_timeout(nic.sink.recv(), 20000, "ns")).tdata)))
     for d, quanta in zip(got, (0x0777, 0)):
         assert (d["dst"], d["src"], d["ethertype"], d["opcode"], d["cev"]) == (
-            P.MAC_CONTROL_DST, MY_MAC, 0x8808, P.OP_PFC, (1 << 2) | (1 << 5)), d
-        assert d["times"] == [0, 0, quanta, 0, 0, quanta, 0, 0] and d["length"] == 60, d
+            P.MAC_CONTROL_DST, MY_MAC, 0x8808, P.OP_PFC, 1 << 5), d
+        assert d["times"] == [0, 0, 0, 0, 0, quanta, 0, 0] and d["length"] == 60, d
     c = await nic.counters()
     assert c["TX_PFC_XOFF"] == 1 and c["TX_PFC_XON"] == 1, (c["TX_PFC_XOFF"], c["TX_PFC_XON"])
+    per = [c[f"TX_PRIO{i}_PAUSE"] for i in range(8)]
+    assert per == [0, 0, 0, 0, 0, 1, 0, 0], per
+    f0 = F.roce_frame_of_len(1500, rng, dst_mac=MY_MAC, src_mac=PEER_MAC, src_ip=PEER_IP, dst_ip=MY_IP)
+    await nic.send([f0])
+    await cycles(dut, 2000)
+    assert nic.sink.empty(), "PFC for a lossy priority's frame"
+    c = await nic.counters()
+    assert c["TX_PFC_XOFF"] == 1 and c["RX_ROCE_PACKETS"] == 2, c
 
 
 # --- Congestion notification (RoCEv2 annex A17.9) and DCQCN --------------------------------------------
