@@ -440,7 +440,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.fill5.next = self.f5.q.val();
         self.fill6.next = self.f6.q.val();
         self.fill7.next = self.f7.q.val();
-        self.add_w.next = 0.into();
         self.pending.next = self.head_q.q.val() != self.tail.q.val();
         self.frames_inc.next = false;
         self.roce_inc.next = false;
@@ -641,6 +640,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             && ((self.tail.q.val() - self.head_q.q.val()) >= self.lossy_words.val())
             && (((self.lossless.val() >> self.prio.val()) & 1) == 0);
         self.d_valid.d.next = false;
+        // Words the frame accepted in this cycle adds to its priority's count (set below).
+        self.add_w.next = 0.into();
         if self.phase.q.val() == Phase::Check {
             // The frame's last word has just gone through the ICRC: judge the frame, in this order.
             self.phase.d.next = Phase::Idle;
