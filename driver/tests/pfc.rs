@@ -259,12 +259,7 @@ fn two_lossless_priorities_each_paused_by_their_own_fill() {
     assert!(
         r.pfc_frames.iter().all(|(cev, times)| *cev != 0
             && (*cev & !both as u16) == 0
-            && (0..8).all(|i| times[i]
-                == if (cev >> i) & 1 == 1 && times[i] != 0 {
-                    2000
-                } else {
-                    0
-                })),
+            && (0..8).all(|i| times[i] == 0 || ((cev >> i) & 1 == 1 && times[i] == 2000))),
         "B's PFC frames name only 3 and 5, with 2,000 or 0: {:?}",
         r.pfc_frames
     );
