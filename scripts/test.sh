@@ -5,8 +5,8 @@
 # (scripted, and replayed from files and captures), the cocotb benches on Icarus, interop with Linux
 # Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong`, `rocenic
 # write-bw`/`read-bw`/`send-bw`/`write-lat` against perftest, both roles), the VFIO layer against QEMU's edu
-# device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route,
-# Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and
+# device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route
+# of the units, Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and
 # ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,16 +109,17 @@ else
     stage out/vfio.log bash testbench/vfio/edu-test.sh
 fi
 # The board reports (bitstream/all.sh): UltraScale+ synthesis of the 64-bit and the 512-bit 16K-QP cores with
-# block-RAM, latch and budget checks and the logic depth, ECP5 place and route with its Fmax, and the Alveo
-# Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed commands for every board, iverilog
-# elaboration and a short simulation of the wrapper, the generated board.xdc files). About 13 minutes. The ECP5
-# place and route (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or bitstream/ecp5.sh) is left out: with
-# YoWASP's nextpnr it takes 45 minutes or more here, which would take the job past CI's 90.
+# block-RAM, latch and budget checks and the logic depth, ECP5 place and route of each of the 64-bit core's
+# units with Fmax floors (on the second core, beside the UltraScale+ runs), and the Alveo Vivado flow checked
+# without Vivado (flow.tcl under tclsh with stubbed commands for every board, iverilog elaboration and a short
+# simulation of the wrapper, the generated board.xdc files). About 28 minutes. The ECP5 place and route of the
+# whole core (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or bitstream/ecp5.sh) is left out: with
+# YoWASP's WebAssembly nextpnr it takes far longer than CI's 90 minutes (docs/resources.md).
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
     echo "== board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"
     step "Alveo flow checks" out/alveo.log bash bitstream/alveo/check/check.sh
 else
-    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, Alveo flow checks; ECP5 left out)"
+    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, ECP5 units, Alveo flow checks; whole-core ECP5 left out)"
     stage out/board-reports.log env ROCENIC_SKIP_ECP5=1 bash bitstream/all.sh
 fi
 echo "tests: $passed passed, $failed failed"

@@ -1,22 +1,34 @@
 //! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/`:
-//! `emit-unit <rx_buffer|crc32|pfc|dma_split|scatter|arp|ndp|vlan_strip|vlan_insert|nic> <64|512> <out.v>`.
+//! and for the per-unit place and route of `bitstream/ecp5-units.sh`:
+//! `emit-unit <unit> <64|512> <out.v> [qp_log]` (units: the `UNITS` list below).
 //!
 //! Each unit is built with the generics `top/nic.rs` gives it at that width (`NicTop<64, 8, 11>` and
-//! `NicTop<512, 64, 8>`), so a bench tests the block exactly as the NIC instantiates it. The module is
-//! always `top`, with the block's own ports.
+//! `NicTop<512, 64, 8>`), so a bench tests the block exactly as the NIC instantiates it. The QP and MR
+//! tables (and `nic`) take the width's own table size, or `qp_log` 6 (64 entries, the ECP5 build's size).
+//! The module is always `top`, with the block's own ports.
+use rocenic_hdl::host::cqe::CqeWriter;
 use rocenic_hdl::host::dma_split::DmaReadSplit;
+use rocenic_hdl::host::gather::Gather;
+use rocenic_hdl::host::read_align::ReadAlign;
+use rocenic_hdl::host::regs::Regs;
 use rocenic_hdl::host::scatter::Scatter;
+use rocenic_hdl::host::write_align::WriteAlign;
 use rocenic_hdl::net::arp::ArpResponder;
 use rocenic_hdl::net::ndp::NdpResponder;
 use rocenic_hdl::net::pfc::PfcUnit;
+use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32::Crc32Lanes;
-use rocenic_hdl::{nic_verilog, Width};
+use rocenic_hdl::roce::mr_table::MrTable;
+use rocenic_hdl::roce::qp_table::QpTable;
+use rocenic_hdl::roce::req::TxEngine;
+use rocenic_hdl::roce::resp::RxEngine;
+use rocenic_hdl::{nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str =
-    "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, nic";
+const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
+     regs, rx_engine, tx_engine, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -24,9 +36,11 @@ fn emit<U: Block + Default>() -> String {
     generate_verilog(&uut)
 }
 
-/// The unit's Verilog at `width`, or None for an unknown unit name.
-fn unit_verilog(unit: &str, width: Width) -> Option<String> {
+/// The unit's Verilog at `width` (the QP and MR tables with 2^`qp_log` entries: the width's own, or 6),
+/// or None for an unknown unit name.
+fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Option<String> {
     let wide = matches!(width, Width::W512);
+    let own = qp_log == width.qp_log();
     Some(match (unit, wide) {
         // Receive buffer: 2^11 words at 64 bits, 2^8 at 512 (16 KiB either way), as in NicTop.
         ("rx_buffer", false) => emit::<RxBuffer<64, 8, 11>>(),
@@ -47,16 +61,39 @@ fn unit_verilog(unit: &str, width: Width) -> Option<String> {
         ("vlan_strip", true) => emit::<VlanStrip<512, 64>>(),
         ("vlan_insert", false) => emit::<VlanInsert<64, 8>>(),
         ("vlan_insert", true) => emit::<VlanInsert<512, 64>>(),
-        ("nic", _) => nic_verilog(width),
+        // The engines and host units, as NicTop instantiates them.
+        ("regs", _) => emit::<Regs>(),
+        ("rx_engine", false) => emit::<RxEngine<64, 8, 11>>(),
+        ("rx_engine", true) => emit::<RxEngine<512, 64, 8>>(),
+        ("tx_engine", false) => emit::<TxEngine<64, 8>>(),
+        ("tx_engine", true) => emit::<TxEngine<512, 64>>(),
+        ("cqe", false) => emit::<CqeWriter<64, 8>>(),
+        ("cqe", true) => emit::<CqeWriter<512, 64>>(),
+        ("write_align", false) => emit::<WriteAlign<64, 8>>(),
+        ("write_align", true) => emit::<WriteAlign<512, 64>>(),
+        ("gather", false) => emit::<Gather<64, 8>>(),
+        ("gather", true) => emit::<Gather<512, 64>>(),
+        ("read_align", false) => emit::<ReadAlign<64, 8>>(),
+        ("read_align", true) => emit::<ReadAlign<512, 64>>(),
+        ("rate_limiters", false) => emit::<RateLimiters<8>>(),
+        ("rate_limiters", true) => emit::<RateLimiters<64>>(),
+        // The tables' size does not depend on the datapath, only on qp_log.
+        ("qp_table", _) if !own => emit::<QpTable<6>>(),
+        ("mr_table", _) if !own => emit::<MrTable<6>>(),
+        ("qp_table", false) => emit::<QpTable<{ Width::W64.qp_log() }>>(),
+        ("qp_table", true) => emit::<QpTable<{ Width::W512.qp_log() }>>(),
+        ("mr_table", false) => emit::<MrTable<{ Width::W64.qp_log() }>>(),
+        ("mr_table", true) => emit::<MrTable<{ Width::W512.qp_log() }>>(),
+        ("nic", _) => nic_verilog_qps(width, qp_log)?,
         _ => return None,
     })
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 4 {
+    if args.len() != 4 && args.len() != 5 {
         eprintln!(
-            "usage: {} <unit> <64|512> <out.v>   (unit: {UNITS})",
+            "usage: {} <unit> <64|512> <out.v> [qp_log]   (unit: {UNITS})",
             args[0]
         );
         std::process::exit(2);
@@ -65,7 +102,20 @@ fn main() {
         eprintln!("error: datapath width must be 64 or 512, got {:?}", args[2]);
         std::process::exit(2);
     };
-    let Some(v) = unit_verilog(&args[1], width) else {
+    let qp_log = match args.get(4).map(|s| s.parse::<usize>()) {
+        None => width.qp_log(),
+        Some(Ok(q)) if q == width.qp_log() || q == 6 => q,
+        Some(_) => {
+            eprintln!(
+                "error: qp_log must be {} (the {}-bit core's) or 6, got {:?}",
+                width.qp_log(),
+                args[2],
+                args[4]
+            );
+            std::process::exit(2);
+        }
+    };
+    let Some(v) = unit_verilog(&args[1], width, qp_log) else {
         eprintln!("error: unknown unit {:?} (units: {UNITS})", args[1]);
         std::process::exit(2);
     };
