@@ -7,7 +7,7 @@
 #   ecp5.sh          synthesis, place and route of the whole 64-bit core on an ECP5-85F: resources and Fmax
 #   alveo/check      the Vivado flow for U250/U280/U55C checked under tclsh with stubs, wrapper elaboration
 # Each prints its table; the summary goes to build/reports/summary.md. Exits non-zero if any part failed,
-# after running all of them. Every tool here is single-threaded, so the ECP5 parts (units about 10 minutes;
+# after running all of them. Every tool here is single-threaded, so the ECP5 parts (units about 16 minutes;
 # the whole core with YoWASP: synthesis 10 minutes or more, routing 45 or more) go on the second core, one
 # after the other, while the others run on the first (about 28 minutes).
 #

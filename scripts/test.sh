@@ -6,8 +6,8 @@
 # Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong`, `rocenic
 # write-bw`/`read-bw`/`send-bw`/`write-lat` against perftest, both roles), the VFIO layer against QEMU's edu
 # device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route
-# of the units, Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never does), and
-# ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
+# of the units, Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
+# does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

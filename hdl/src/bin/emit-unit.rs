@@ -1,5 +1,5 @@
-//! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/`:
-//! and for the per-unit place and route of `bitstream/ecp5-units.sh`:
+//! Writes the Verilog of one hardware unit, for the cocotb benches in `testbench/cocotb/` and for the
+//! per-unit place and route of `bitstream/ecp5-units.sh`:
 //! `emit-unit <unit> <64|512> <out.v> [qp_log]` (units: the `UNITS` list below).
 //!
 //! Each unit is built with the generics `top/nic.rs` gives it at that width (`NicTop<64, 8, 11>` and
