@@ -42,7 +42,7 @@ cqe             103.4           82            0
 write_align     169.0           135           0
 gather          63.4            50            0
 read_align      111.0           88            0
-rate_limiters   37.2            29            0
+rate_limiters   62.8            50            0
 qp_table        52.3            41            57
 mr_table        133.5           106           6
 "

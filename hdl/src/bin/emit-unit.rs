@@ -37,11 +37,11 @@ fn emit<U: Block + Default>() -> String {
 }
 
 /// The unit's Verilog at `width` (the QP and MR tables with 2^`qp_log` entries: the width's own, or 6),
-/// or None for an unknown unit name.
-fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Option<String> {
+/// or what is wrong: an unknown unit name, or a whole core of a size that is not built.
+fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, String> {
     let wide = matches!(width, Width::W512);
     let own = qp_log == width.qp_log();
-    Some(match (unit, wide) {
+    Ok(match (unit, wide) {
         // Receive buffer: 2^11 words at 64 bits, 2^8 at 512 (16 KiB either way), as in NicTop.
         ("rx_buffer", false) => emit::<RxBuffer<64, 8, 11>>(),
         ("rx_buffer", true) => emit::<RxBuffer<512, 64, 8>>(),
@@ -84,8 +84,13 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Option<String> {
         ("qp_table", true) => emit::<QpTable<{ Width::W512.qp_log() }>>(),
         ("mr_table", false) => emit::<MrTable<{ Width::W64.qp_log() }>>(),
         ("mr_table", true) => emit::<MrTable<{ Width::W512.qp_log() }>>(),
-        ("nic", _) => nic_verilog_qps(width, qp_log)?,
-        _ => return None,
+        ("nic", _) => nic_verilog_qps(width, qp_log).ok_or_else(|| {
+            format!(
+                "no {}-bit core with 2^{qp_log} QPs is built (nic_verilog_qps lists the sizes)",
+                width.bits()
+            )
+        })?,
+        _ => return Err(format!("unknown unit {unit:?} (units: {UNITS})")),
     })
 }
 
@@ -115,9 +120,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let Some(v) = unit_verilog(&args[1], width, qp_log) else {
-        eprintln!("error: unknown unit {:?} (units: {UNITS})", args[1]);
-        std::process::exit(2);
+    let v = match unit_verilog(&args[1], width, qp_log) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
     };
     if let Err(e) = std::fs::write(&args[3], v) {
         eprintln!("error: cannot write {}: {e}", args[3]);

@@ -10,6 +10,12 @@
 //! sent adds its bytes × 256 to a debt that drains by RC each cycle, and no new RoCE frame starts while
 //! the debt is above zero.
 //!
+//! The cut RC × α / 2 is a registered multiply (`cut`, from the last cycle's RC and α), so a CNP takes
+//! effect a cycle after it arrives: it waits in `cnp_wait`, and meanwhile no stage or α decay moves RC or
+//! α, so the product is the current one when it is applied (two CNPs in a row: the second waits a cycle
+//! more, `settled`). In one cycle the multiply and the choice of the new RC were the unit's slowest path
+//! on an ECP5 (docs/resources.md).
+//!
 //! One instance is one rate limiter; `net::rate_limiters` gives them to the QPs that receive CNPs.
 use rust_hdl::prelude::*;
 
@@ -41,7 +47,7 @@ pub struct Dcqcn<const B: usize> {
     pub rate: Signal<Out, Bits<32>>,
     pub decrease_inc: Signal<Out, bool>,
     /// Back at the line rate (RT at it, RC within one step of it: the halving rounds down) with no
-    /// debt: the limiter can be let go.
+    /// debt and no CNP waiting for its cut: the limiter can be let go.
     pub recovered: Signal<Out, bool>,
     rc: DFF<Bits<16>>,
     rt: DFF<Bits<16>>,
@@ -52,7 +58,16 @@ pub struct Dcqcn<const B: usize> {
     t_stage: DFF<Bits<32>>,
     b_stage: DFF<Bits<32>>,
     debt: DFF<Bits<32>>,
-    cut: Signal<Local, Bits<32>>,
+    /// RC × α >> 11, from the last cycle's RC and α.
+    cut: DFF<Bits<32>>,
+    /// A CNP arrived and is not yet applied.
+    cnp_wait: DFF<bool>,
+    /// No cut was applied at the last clock edge. For a waiting CNP that means `cut` is RC × α of their
+    /// current values: nothing else moves them while it waits, nor in the cycle it arrived.
+    settled: DFF<bool>,
+    /// Apply the waiting CNP this cycle; hold RC, RT and α still for it.
+    cnp_go: Signal<Local, bool>,
+    frozen: Signal<Local, bool>,
     rc_cut: Signal<Local, Bits<16>>,
     stage_up: Signal<Local, bool>,
     rt_new: Signal<Local, Bits<16>>,
@@ -103,6 +118,10 @@ impl<const B: usize> Default for Dcqcn<B> {
             debt: Default::default(),
             cut: Default::default(),
             rc_cut: Default::default(),
+            cnp_wait: Default::default(),
+            settled: Default::default(),
+            cnp_go: Default::default(),
+            frozen: Default::default(),
             stage_up: Default::default(),
             rt_new: Default::default(),
             rc_new: Default::default(),
@@ -122,14 +141,17 @@ impl<const B: usize> Default for Dcqcn<B> {
 impl<const B: usize> Logic for Dcqcn<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_stage, b_stage, debt);
+        dff_setup!(
+            self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_stage, b_stage, debt, cut,
+            cnp_wait, settled
+        );
         self.line16.next = bit_cast::<16, 32>(self.line_rate.val());
         self.min16.next = bit_cast::<16, 32>(self.min_rate.val());
         self.rate.next = bit_cast::<32, 16>(self.rc.q.val());
         self.decrease_inc.next = false;
-        // RC × α / 2 with α in 1/1024: the 16 × 16 multiplier, then >> 11.
-        self.cut.next = (self.rc.q.val() * self.alpha.q.val()) >> 11;
-        self.rc_cut.next = self.rc.q.val() - bit_cast::<16, 32>(self.cut.val());
+        // RC × α / 2 with α in 1/1024: the 16 × 16 multiplier, then >> 11, registered.
+        self.cut.d.next = (self.rc.q.val() * self.alpha.q.val()) >> 11;
+        self.rc_cut.next = self.rc.q.val() - bit_cast::<16, 32>(self.cut.q.val());
         if self.rc_cut.val() < self.min16.val() {
             self.rc_cut.next = self.min16.val();
         }
@@ -138,6 +160,11 @@ impl<const B: usize> Logic for Dcqcn<B> {
         if self.beat_sent.val() {
             self.bytes.d.next = self.bytes.q.val() + self.beat_bytes.val();
         }
+        // A CNP waits a cycle for `cut`; while it waits nothing else moves RC, RT or α (its cut resets
+        // the stages anyway, as a CNP and a stage in the same cycle always did).
+        self.cnp_go.next = self.cnp_wait.q.val() && self.settled.q.val();
+        self.frozen.next = self.cnp.val() || self.cnp_wait.q.val();
+        self.cnp_wait.d.next = self.cnp.val() || (self.cnp_wait.q.val() && !self.settled.q.val());
         // A rate increase stage ends on the timer or the byte counter.
         self.stage_up.next = false;
         self.rt_new.next = self.rt.q.val();
@@ -166,18 +193,18 @@ impl<const B: usize> Logic for Dcqcn<B> {
         self.sum17.next =
             bit_cast::<17, 16>(self.rt_new.val()) + bit_cast::<17, 16>(self.rc.q.val());
         self.rc_new.next = bit_cast::<16, 17>(self.sum17.val() >> 1);
-        if self.stage_up.val() {
+        if self.stage_up.val() && !self.frozen.val() {
             self.rt.d.next = self.rt_new.val();
             self.rc.d.next = self.rc_new.val();
         }
         self.alpha_dec.next = self.alpha.q.val() - (self.alpha.q.val() >> 8);
         // α decays without CNPs.
-        if self.t_alpha.q.val() >= self.alpha_timer.val() {
+        if (self.t_alpha.q.val() >= self.alpha_timer.val()) && !self.frozen.val() {
             self.t_alpha.d.next = 0.into();
             self.alpha.d.next = self.alpha_dec.val();
         }
         // A CNP: cut the rate, remember the target, raise α, restart the stages.
-        if self.cnp.val() {
+        if self.cnp_go.val() {
             // Counted as a cut only when the reaction point is on (off, the reset below keeps RC).
             self.decrease_inc.next = self.enable.val();
             self.rt.d.next = self.rc.q.val();
@@ -205,8 +232,13 @@ impl<const B: usize> Logic for Dcqcn<B> {
             self.enable.val() && (self.debt.q.val() > (bit_cast::<32, 16>(self.rc.q.val()) << 4));
         self.recovered.next = (self.rt.q.val() == self.line16.val())
             && ((self.rc.q.val() + self.one16.val()) >= self.line16.val())
-            && (self.debt.q.val() == 0);
+            && (self.debt.q.val() == 0)
+            && !self.cnp_wait.q.val();
+        // While a CNP waits only a cut moves RC or α, and in the cycle it arrived nothing did.
+        self.settled.d.next = !self.cnp_go.val();
         if self.reset.val() || !self.enable.val() || self.clear.val() {
+            self.cnp_wait.d.next = false;
+            self.settled.d.next = false;
             self.rc.d.next = self.line16.val();
             self.rt.d.next = self.line16.val();
             self.alpha.d.next = 1024.into();
@@ -226,5 +258,66 @@ mod tests {
         let mut uut = Dcqcn::<8>::default();
         uut.connect_all();
         assert!(generate_verilog(&uut).contains("module top"));
+    }
+
+    /// rust-hdl's own simulator: two CNPs on consecutive cycles cut RC twice, each from the RC and α of
+    /// its own time (2048 → 1024 → 512 with α = 1), because the second waits until the registered product
+    /// has caught up with the first cut; each cut is counted once; and a limiter with a CNP waiting is
+    /// not `recovered`, so the pool cannot let it go before the cut lands.
+    #[test]
+    fn back_to_back_cnps_cut_from_current_rate() {
+        let mut uut = Dcqcn::<8>::default();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.enable.connect();
+        uut.clear.connect();
+        uut.line_rate.connect();
+        uut.min_rate.connect();
+        uut.rate_ai.connect();
+        uut.rate_hai.connect();
+        uut.rate_timer.connect();
+        uut.alpha_timer.connect();
+        uut.byte_counter.connect();
+        uut.f_stages.connect();
+        uut.cnp.connect();
+        uut.beat_sent.connect();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<Dcqcn<8>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<Dcqcn<8>>| {
+            let mut x = ep.init()?;
+            x.enable.next = true;
+            x.line_rate.next = 2048.into();
+            x.min_rate.next = 16.into();
+            x.rate_ai.next = 400.into();
+            x.rate_hai.next = 400.into();
+            x.rate_timer.next = 1_000_000.into();
+            x.alpha_timer.next = 1_000_000.into();
+            x.byte_counter.next = 1_000_000.into();
+            x.f_stages.next = 5.into();
+            x.reset.next = true;
+            wait_clock_cycle!(ep, clock, x);
+            x.reset.next = false;
+            wait_clock_cycle!(ep, clock, x);
+            wait_clock_cycle!(ep, clock, x);
+            sim_assert_eq!(ep, x.rate.val(), 2048, x);
+            sim_assert!(ep, x.recovered.val(), x);
+            // CNPs in cycles 0 and 1; in cycle 1 the first waits for its cut (not recovered).
+            let mut cuts = 0;
+            for cycle in 0..8 {
+                x.cnp.next = cycle < 2;
+                if cycle == 1 {
+                    sim_assert!(ep, !x.recovered.val(), x);
+                }
+                if x.decrease_inc.val() {
+                    cuts += 1;
+                }
+                wait_clock_cycle!(ep, clock, x);
+            }
+            sim_assert_eq!(ep, cuts, 2, x);
+            sim_assert_eq!(ep, x.rate.val(), 512, x);
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 1_000).unwrap();
     }
 }
