@@ -249,6 +249,37 @@ impl<const B: usize> Logic for Dcqcn<B> {
     }
 }
 
+/// Tests of a block with the DCQCN parameter inputs (`Dcqcn`, `RateLimiters`): `connect` them, or `set`
+/// them to the tests' common values (line rate 2048, minimum 16, AI and HAI 400, the byte counter out of
+/// the way, the reaction point on) with the given rate timer, α timer and F.
+#[cfg(test)]
+macro_rules! dcqcn_params {
+    (connect $uut:expr) => {
+        $uut.enable.connect();
+        $uut.line_rate.connect();
+        $uut.min_rate.connect();
+        $uut.rate_ai.connect();
+        $uut.rate_hai.connect();
+        $uut.rate_timer.connect();
+        $uut.alpha_timer.connect();
+        $uut.byte_counter.connect();
+        $uut.f_stages.connect();
+    };
+    (set $x:expr, $rate_timer:expr, $alpha_timer:expr, $f:expr) => {
+        $x.enable.next = true;
+        $x.line_rate.next = 2048.into();
+        $x.min_rate.next = 16.into();
+        $x.rate_ai.next = 400.into();
+        $x.rate_hai.next = 400.into();
+        $x.rate_timer.next = ($rate_timer as u64).into();
+        $x.alpha_timer.next = ($alpha_timer as u64).into();
+        $x.byte_counter.next = 1_000_000.into();
+        $x.f_stages.next = ($f as u64).into();
+    };
+}
+#[cfg(test)]
+pub(crate) use dcqcn_params;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,16 +300,8 @@ mod tests {
         let mut uut = Dcqcn::<8>::default();
         uut.clock.connect();
         uut.reset.connect();
-        uut.enable.connect();
         uut.clear.connect();
-        uut.line_rate.connect();
-        uut.min_rate.connect();
-        uut.rate_ai.connect();
-        uut.rate_hai.connect();
-        uut.rate_timer.connect();
-        uut.alpha_timer.connect();
-        uut.byte_counter.connect();
-        uut.f_stages.connect();
+        dcqcn_params!(connect uut);
         uut.cnp.connect();
         uut.beat_sent.connect();
         uut.connect_all();
@@ -286,15 +309,7 @@ mod tests {
         sim.add_clock(5, |x: &mut Box<Dcqcn<8>>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut ep: Sim<Dcqcn<8>>| {
             let mut x = ep.init()?;
-            x.enable.next = true;
-            x.line_rate.next = 2048.into();
-            x.min_rate.next = 16.into();
-            x.rate_ai.next = 400.into();
-            x.rate_hai.next = 400.into();
-            x.rate_timer.next = 1_000_000.into();
-            x.alpha_timer.next = 1_000_000.into();
-            x.byte_counter.next = 1_000_000.into();
-            x.f_stages.next = 5.into();
+            dcqcn_params!(set x, 1_000_000, 1_000_000, 5);
             x.reset.next = true;
             wait_clock_cycle!(ep, clock, x);
             x.reset.next = false;

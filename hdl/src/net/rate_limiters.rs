@@ -358,6 +358,7 @@ impl<const B: usize> Logic for RateLimiters<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::dcqcn::dcqcn_params;
 
     #[test]
     fn synthesizes() {
@@ -373,15 +374,7 @@ mod tests {
     #[test]
     fn cnps_take_limiters_per_qp_and_recovered_ones_are_let_go() {
         let mut uut = RateLimiters::<8>::default();
-        uut.enable.connect();
-        uut.line_rate.connect();
-        uut.min_rate.connect();
-        uut.rate_ai.connect();
-        uut.rate_hai.connect();
-        uut.rate_timer.connect();
-        uut.alpha_timer.connect();
-        uut.byte_counter.connect();
-        uut.f_stages.connect();
+        dcqcn_params!(connect uut);
         uut.cnp.connect();
         uut.cnp_qpn.connect();
         uut.tx_qpn.connect();
@@ -397,15 +390,7 @@ mod tests {
         });
         sim.add_testbench(move |mut ep: Sim<RateLimiters<8>>| {
             let mut x = ep.init()?;
-            x.enable.next = true;
-            x.line_rate.next = 2048.into();
-            x.min_rate.next = 16.into();
-            x.rate_ai.next = 400.into();
-            x.rate_hai.next = 400.into();
-            x.rate_timer.next = 20.into();
-            x.alpha_timer.next = 1000.into();
-            x.byte_counter.next = 1_000_000.into();
-            x.f_stages.next = 2.into();
+            dcqcn_params!(set x, 20, 1000, 2);
             x.reset.next = true;
             wait_clock_cycle!(ep, clock, x);
             x.reset.next = false;
