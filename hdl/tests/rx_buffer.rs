@@ -48,6 +48,16 @@ fn icrc_ok(f: &[u8]) -> bool {
 /// Feeds `frames` one after another into the buffer (W bits wide), and after each frame reports whether
 /// a new frame became pending and the length stored in its metadata word.
 fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>> {
+    run_with::<W, B>(frames, true).0
+}
+
+/// Feeds `frames`; with `pop_each`, reads and frees the pending frame after each (its length, or `None`
+/// when nothing is pending); otherwise stores them all, then drains the ring. Also returns the priority-0
+/// fill (every frame here is priority 0) once the frames are in, and once the ring is drained.
+fn run_with<const W: usize, const B: usize>(
+    frames: Vec<Vec<u8>>,
+    pop_each: bool,
+) -> (Vec<Option<u64>>, u64, u64) {
     type Uut<const W: usize, const B: usize> = RxBuffer<W, B, 8>;
     let dst_mac = u64::from_be_bytes([
         0,
@@ -60,7 +70,7 @@ fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>>
         frames[0][5],
     ]);
     let dst_ip = u32::from_be_bytes(frames[0][30..34].try_into().unwrap()) as u64;
-    let results = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let results = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), 0, 0)));
     let out = results.clone();
     let mut sim = Simulation::new();
     sim.add_clock(5, |x: &mut Box<Uut<W, B>>| x.clock.next = !x.clock.val());
@@ -93,6 +103,9 @@ fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>>
             }
             x.rx_tvalid.next = false;
             wait_clock_cycles!(sim, clock, x, 2);
+            if !pop_each {
+                continue;
+            }
             // Read the metadata word of the pending frame, then free it.
             let pending = x.pending.val();
             x.rd_addr.next = x.head.val();
@@ -104,8 +117,21 @@ fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>>
                 wait_clock_cycle!(sim, clock, x);
                 x.pop.next = false;
             }
-            out.lock().unwrap().push(pending.then_some(len));
+            out.lock().unwrap().0.push(pending.then_some(len));
         }
+        out.lock().unwrap().1 = x.fill0.val().to_u64();
+        while !pop_each && x.pending.val() {
+            x.rd_addr.next = x.head.val();
+            wait_clock_cycles!(sim, clock, x, 2);
+            let len = x.rd_data.val().get_bits::<16>(0).to_u64();
+            x.pop.next = true;
+            x.pop_words.next = len.div_ceil(B as u64).into();
+            wait_clock_cycle!(sim, clock, x);
+            x.pop.next = false;
+            wait_clock_cycle!(sim, clock, x);
+            out.lock().unwrap().0.push(Some(len));
+        }
+        out.lock().unwrap().2 = x.fill0.val().to_u64();
         sim.done(x)
     });
     let mut uut = Uut::<W, B>::default();
@@ -177,4 +203,44 @@ fn a_bad_ip_checksum_is_dropped_though_the_icrc_holds() {
         vec![None, Some(good.len() as u64)]
     );
     assert_eq!(run::<512, 64>(vec![bad]), vec![None]);
+}
+
+/// Dropped frames between stored ones: each is judged after its metadata word is written into the free
+/// word at `tail`, and only the kept frames become visible and count in their priority's fill (one
+/// metadata word and their data words each), which the pops bring back to zero.
+fn dropped_between_stored<const W: usize, const B: usize>() {
+    let all = roce_frames(&capture());
+    let dst = all[0][0..6].to_vec();
+    let good: Vec<Vec<u8>> = all
+        .into_iter()
+        .filter(|f| f[0..6] == dst[..] && icrc_ok(f) && f.len() <= 400) // all in the 2 KiB ring at 64 bits
+        .take(3)
+        .collect();
+    assert_eq!(good.len(), 3, "capture has too few small good RoCE frames");
+    let mut input = Vec::new();
+    for (i, f) in good.iter().enumerate() {
+        input.push(f.clone());
+        let mut bad = f.clone();
+        bad[48 + i] ^= 0x10; // the BTH's destination QP and A bit: not ICRC-masked
+        input.push(bad);
+    }
+    let (lens, fill_in, fill_out) = run_with::<W, B>(input, false);
+    let expect: Vec<Option<u64>> = good.iter().map(|f| Some(f.len() as u64)).collect();
+    assert_eq!(lens, expect);
+    let words: u64 = good
+        .iter()
+        .map(|f| 1 + (f.len() as u64).div_ceil(B as u64))
+        .sum();
+    assert_eq!(fill_in, words);
+    assert_eq!(fill_out, 0);
+}
+
+#[test]
+fn dropped_frames_between_stored_ones_leave_them_and_their_fill_64() {
+    dropped_between_stored::<64, 8>();
+}
+
+#[test]
+fn dropped_frames_between_stored_ones_leave_them_and_their_fill_512() {
+    dropped_between_stored::<512, 64>();
 }

@@ -8,8 +8,8 @@
 //! Two stages, for timing: a beat is stored and captured into the header register in the cycle it
 //! arrives, together with its ICRC lanes (which bytes the IP total length puts inside the ICRC region)
 //! and its ICRC-masked bytes set to ones; the ICRC takes it from those registers one cycle later. The
-//! verdict follows in the cycle after the last beat (`Check`), which writes a good frame's metadata word;
-//! input pauses for that one cycle per frame.
+//! verdict follows in the cycle after the last beat (`Check`), which writes the frame's metadata word
+//! and, for a good frame, moves `tail` past it; input pauses for that one cycle per frame.
 //!
 //! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
 //! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
@@ -24,10 +24,11 @@
 //!
 //! Each priority's stored frames are counted apart (`fill0`..`fill7`, in words, metadata included), so
 //! that PFC pauses the priority that fills the buffer and not the others (per-priority ingress
-//! accounting, as a switch's shared buffer does per priority group). A frame counts from the cycle it
-//! is accepted until the engine pops it; the engine hands back the priority the metadata word recorded
-//! (`pop_prio`). The frame still being received is not counted: its priority is known only once it is
-//! checked, so the headroom above XOFF must also cover one largest frame.
+//! accounting, as a switch's shared buffer does per priority group). A frame counts from the cycle
+//! after it is accepted (the count follows the verdict by a register, for timing) until the engine pops
+//! it; the engine hands back the priority the metadata word recorded (`pop_prio`). The frame still
+//! being received is not counted: its priority is known only once it is checked, so the headroom above
+//! XOFF must also cover one largest frame.
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
@@ -164,7 +165,11 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     f5: DFF<Bits<A>>,
     f6: DFF<Bits<A>>,
     f7: DFF<Bits<A>>,
-    /// Words the frame accepted this cycle adds to its priority, and words a pop frees from its own.
+    /// Words the frame accepted last cycle adds to its priority (0 if none), and that priority: the
+    /// count follows the verdict a cycle later, so the ICRC compare does not run into eight adders.
+    acc_w: DFF<Bits<A>>,
+    acc_prio: DFF<Bits<3>>,
+    /// Words the frame accepted last cycle adds to its priority, and words a pop frees from its own.
     add_w: Signal<Local, Bits<A>>,
     sub_w: Signal<Local, Bits<A>>,
     a0: Signal<Local, Bits<A>>,
@@ -310,6 +315,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             f5: Default::default(),
             f6: Default::default(),
             f7: Default::default(),
+            acc_w: Default::default(),
+            acc_prio: Default::default(),
             add_w: Default::default(),
             sub_w: Default::default(),
             a0: Default::default(),
@@ -425,7 +432,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         dff_setup!(
             self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
             d_first, d_data, d_en, d_vlan_bad, d_fcs_bad, d_overflow, d_pcp, f0, f1, f2, f3, f4,
-            f5, f6, f7
+            f5, f6, f7, acc_w, acc_prio
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -640,11 +647,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             && ((self.tail.q.val() - self.head_q.q.val()) >= self.lossy_words.val())
             && (((self.lossless.val() >> self.prio.val()) & 1) == 0);
         self.d_valid.d.next = false;
-        // Words the frame accepted in this cycle adds to its priority's count (set below).
-        self.add_w.next = 0.into();
+        // Words the frame accepted in this cycle adds to its priority's count, applied next cycle.
+        self.acc_w.d.next = 0.into();
         if self.phase.q.val() == Phase::Check {
             // The frame's last word has just gone through the ICRC: judge the frame, in this order.
             self.phase.d.next = Phase::Idle;
+            // Metadata word: frame length in bytes, bit 16 IPv6, bits 20..22 the priority. Written
+            // whatever the verdict, so the ICRC compare does not reach the RAM's write port: the word
+            // at `tail` is free (no frame is visible there until `tail` moves past it), and a dropped
+            // frame's word is overwritten by the next frame's.
+            self.ram.write_enable.next = true;
+            self.ram.write_address.next = self.tail.q.val();
+            self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
+                | (bit_cast::<W, 3>(self.prio.val()) << 20);
+            if self.v6.val() {
+                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
+                    | (bits::<W>(1) << 16)
+                    | (bit_cast::<W, 3>(self.prio.val()) << 20);
+            }
             if self.d_overflow.q.val() {
                 self.overflow_inc.next = true;
             } else if self.d_fcs_bad.q.val() {
@@ -659,20 +679,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             } else if self.lossy_full.val() {
                 self.lossy_inc.next = true;
             } else {
-                // Metadata word: frame length in bytes, bit 16 IPv6, bits 20..22 the priority. The
-                // frame becomes visible to the engine and counts for its priority.
+                // The frame becomes visible to the engine (its metadata word is written above) and
+                // counts for its priority.
                 self.roce_inc.next = true;
-                self.ram.write_enable.next = true;
-                self.ram.write_address.next = self.tail.q.val();
-                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
-                    | (bit_cast::<W, 3>(self.prio.val()) << 20);
-                if self.v6.val() {
-                    self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
-                        | (bits::<W>(1) << 16)
-                        | (bit_cast::<W, 3>(self.prio.val()) << 20);
-                }
                 self.tail.d.next = self.wr_ptr.q.val();
-                self.add_w.next = self.wr_ptr.q.val() - self.tail.q.val();
+                self.acc_w.d.next = self.wr_ptr.q.val() - self.tail.q.val();
+                self.acc_prio.d.next = self.prio.val();
             }
         } else {
             if self.rx_tvalid.val() {
@@ -713,9 +725,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.head_q.d.next = self.head_q.q.val() + 1 + self.pop_words.val();
             self.sub_w.next = self.pop_words.val() + 1;
         }
-        // Per-priority accounting: the accepted frame adds to its priority, a pop frees from its own.
+        // Per-priority accounting: the frame accepted last cycle adds to its priority, a pop frees from
+        // its own.
+        self.add_w.next = self.acc_w.q.val();
         self.a0.next = 0.into();
-        if self.prio.val() == 0 {
+        if self.acc_prio.q.val() == 0 {
             self.a0.next = self.add_w.val();
         }
         self.s0.next = 0.into();
@@ -724,7 +738,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f0.d.next = self.f0.q.val() + self.a0.val() - self.s0.val();
         self.a1.next = 0.into();
-        if self.prio.val() == 1 {
+        if self.acc_prio.q.val() == 1 {
             self.a1.next = self.add_w.val();
         }
         self.s1.next = 0.into();
@@ -733,7 +747,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f1.d.next = self.f1.q.val() + self.a1.val() - self.s1.val();
         self.a2.next = 0.into();
-        if self.prio.val() == 2 {
+        if self.acc_prio.q.val() == 2 {
             self.a2.next = self.add_w.val();
         }
         self.s2.next = 0.into();
@@ -742,7 +756,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f2.d.next = self.f2.q.val() + self.a2.val() - self.s2.val();
         self.a3.next = 0.into();
-        if self.prio.val() == 3 {
+        if self.acc_prio.q.val() == 3 {
             self.a3.next = self.add_w.val();
         }
         self.s3.next = 0.into();
@@ -751,7 +765,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f3.d.next = self.f3.q.val() + self.a3.val() - self.s3.val();
         self.a4.next = 0.into();
-        if self.prio.val() == 4 {
+        if self.acc_prio.q.val() == 4 {
             self.a4.next = self.add_w.val();
         }
         self.s4.next = 0.into();
@@ -760,7 +774,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f4.d.next = self.f4.q.val() + self.a4.val() - self.s4.val();
         self.a5.next = 0.into();
-        if self.prio.val() == 5 {
+        if self.acc_prio.q.val() == 5 {
             self.a5.next = self.add_w.val();
         }
         self.s5.next = 0.into();
@@ -769,7 +783,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f5.d.next = self.f5.q.val() + self.a5.val() - self.s5.val();
         self.a6.next = 0.into();
-        if self.prio.val() == 6 {
+        if self.acc_prio.q.val() == 6 {
             self.a6.next = self.add_w.val();
         }
         self.s6.next = 0.into();
@@ -778,7 +792,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         self.f6.d.next = self.f6.q.val() + self.a6.val() - self.s6.val();
         self.a7.next = 0.into();
-        if self.prio.val() == 7 {
+        if self.acc_prio.q.val() == 7 {
             self.a7.next = self.add_w.val();
         }
         self.s7.next = 0.into();
@@ -800,6 +814,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.tail.d.next = 0.into();
             self.head_q.d.next = 0.into();
             self.d_valid.d.next = false;
+            self.acc_w.d.next = 0.into();
         }
     }
 }
