@@ -45,6 +45,23 @@ fn icrc_ok(f: &[u8]) -> bool {
     crc32fast::hash(&m).to_le_bytes() == f[14 + ip_len - 4..14 + ip_len]
 }
 
+type Uut<const W: usize, const B: usize> = RxBuffer<W, B, 8>;
+
+/// Reads the metadata word of the frame at `head` and frees the frame; returns its length in bytes.
+fn pop_head<const W: usize, const B: usize>(
+    sim: &mut Sim<Uut<W, B>>,
+    mut x: Box<Uut<W, B>>,
+) -> Result<(Box<Uut<W, B>>, u64), SimError> {
+    x.rd_addr.next = x.head.val();
+    wait_clock_cycles!(sim, clock, x, 2);
+    let len = x.rd_data.val().get_bits::<16>(0).to_u64();
+    x.pop.next = true;
+    x.pop_words.next = len.div_ceil(B as u64).into();
+    wait_clock_cycle!(sim, clock, x);
+    x.pop.next = false;
+    Ok((x, len))
+}
+
 /// Feeds `frames` one after another into the buffer (W bits wide), and after each frame reports whether
 /// a new frame became pending and the length stored in its metadata word.
 fn run<const W: usize, const B: usize>(frames: Vec<Vec<u8>>) -> Vec<Option<u64>> {
@@ -58,7 +75,6 @@ fn run_with<const W: usize, const B: usize>(
     frames: Vec<Vec<u8>>,
     pop_each: bool,
 ) -> (Vec<Option<u64>>, u64, u64) {
-    type Uut<const W: usize, const B: usize> = RxBuffer<W, B, 8>;
     let dst_mac = u64::from_be_bytes([
         0,
         0,
@@ -106,29 +122,18 @@ fn run_with<const W: usize, const B: usize>(
             if !pop_each {
                 continue;
             }
-            // Read the metadata word of the pending frame, then free it.
-            let pending = x.pending.val();
-            x.rd_addr.next = x.head.val();
-            wait_clock_cycles!(sim, clock, x, 2);
-            let len = x.rd_data.val().get_bits::<16>(0).to_u64();
-            if pending {
-                x.pop.next = true;
-                x.pop_words.next = len.div_ceil(B as u64).into();
-                wait_clock_cycle!(sim, clock, x);
-                x.pop.next = false;
+            let mut got = None;
+            if x.pending.val() {
+                let (y, len) = pop_head(&mut sim, x)?;
+                x = y;
+                got = Some(len);
             }
-            out.lock().unwrap().0.push(pending.then_some(len));
+            out.lock().unwrap().0.push(got);
         }
         out.lock().unwrap().1 = x.fill0.val().to_u64();
         while !pop_each && x.pending.val() {
-            x.rd_addr.next = x.head.val();
-            wait_clock_cycles!(sim, clock, x, 2);
-            let len = x.rd_data.val().get_bits::<16>(0).to_u64();
-            x.pop.next = true;
-            x.pop_words.next = len.div_ceil(B as u64).into();
-            wait_clock_cycle!(sim, clock, x);
-            x.pop.next = false;
-            wait_clock_cycle!(sim, clock, x);
+            let (y, len) = pop_head(&mut sim, x)?;
+            x = y;
             out.lock().unwrap().0.push(Some(len));
         }
         out.lock().unwrap().2 = x.fill0.val().to_u64();

@@ -169,8 +169,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     /// count follows the verdict a cycle later, so the ICRC compare does not run into eight adders.
     acc_w: DFF<Bits<A>>,
     acc_prio: DFF<Bits<3>>,
-    /// Words the frame accepted last cycle adds to its priority, and words a pop frees from its own.
-    add_w: Signal<Local, Bits<A>>,
+    /// Words a pop frees from its priority.
     sub_w: Signal<Local, Bits<A>>,
     a0: Signal<Local, Bits<A>>,
     a1: Signal<Local, Bits<A>>,
@@ -317,7 +316,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             f7: Default::default(),
             acc_w: Default::default(),
             acc_prio: Default::default(),
-            add_w: Default::default(),
             sub_w: Default::default(),
             a0: Default::default(),
             a1: Default::default(),
@@ -659,12 +657,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.ram.write_enable.next = true;
             self.ram.write_address.next = self.tail.q.val();
             self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
+                | (bit_cast::<W, 1>(self.v6.val().into()) << 16)
                 | (bit_cast::<W, 3>(self.prio.val()) << 20);
-            if self.v6.val() {
-                self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
-                    | (bits::<W>(1) << 16)
-                    | (bit_cast::<W, 3>(self.prio.val()) << 20);
-            }
             if self.d_overflow.q.val() {
                 self.overflow_inc.next = true;
             } else if self.d_fcs_bad.q.val() {
@@ -727,10 +721,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         }
         // Per-priority accounting: the frame accepted last cycle adds to its priority, a pop frees from
         // its own.
-        self.add_w.next = self.acc_w.q.val();
         self.a0.next = 0.into();
         if self.acc_prio.q.val() == 0 {
-            self.a0.next = self.add_w.val();
+            self.a0.next = self.acc_w.q.val();
         }
         self.s0.next = 0.into();
         if self.pop_prio.val() == 0 {
@@ -739,7 +732,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f0.d.next = self.f0.q.val() + self.a0.val() - self.s0.val();
         self.a1.next = 0.into();
         if self.acc_prio.q.val() == 1 {
-            self.a1.next = self.add_w.val();
+            self.a1.next = self.acc_w.q.val();
         }
         self.s1.next = 0.into();
         if self.pop_prio.val() == 1 {
@@ -748,7 +741,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f1.d.next = self.f1.q.val() + self.a1.val() - self.s1.val();
         self.a2.next = 0.into();
         if self.acc_prio.q.val() == 2 {
-            self.a2.next = self.add_w.val();
+            self.a2.next = self.acc_w.q.val();
         }
         self.s2.next = 0.into();
         if self.pop_prio.val() == 2 {
@@ -757,7 +750,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f2.d.next = self.f2.q.val() + self.a2.val() - self.s2.val();
         self.a3.next = 0.into();
         if self.acc_prio.q.val() == 3 {
-            self.a3.next = self.add_w.val();
+            self.a3.next = self.acc_w.q.val();
         }
         self.s3.next = 0.into();
         if self.pop_prio.val() == 3 {
@@ -766,7 +759,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f3.d.next = self.f3.q.val() + self.a3.val() - self.s3.val();
         self.a4.next = 0.into();
         if self.acc_prio.q.val() == 4 {
-            self.a4.next = self.add_w.val();
+            self.a4.next = self.acc_w.q.val();
         }
         self.s4.next = 0.into();
         if self.pop_prio.val() == 4 {
@@ -775,7 +768,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f4.d.next = self.f4.q.val() + self.a4.val() - self.s4.val();
         self.a5.next = 0.into();
         if self.acc_prio.q.val() == 5 {
-            self.a5.next = self.add_w.val();
+            self.a5.next = self.acc_w.q.val();
         }
         self.s5.next = 0.into();
         if self.pop_prio.val() == 5 {
@@ -784,7 +777,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f5.d.next = self.f5.q.val() + self.a5.val() - self.s5.val();
         self.a6.next = 0.into();
         if self.acc_prio.q.val() == 6 {
-            self.a6.next = self.add_w.val();
+            self.a6.next = self.acc_w.q.val();
         }
         self.s6.next = 0.into();
         if self.pop_prio.val() == 6 {
@@ -793,7 +786,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.f6.d.next = self.f6.q.val() + self.a6.val() - self.s6.val();
         self.a7.next = 0.into();
         if self.acc_prio.q.val() == 7 {
-            self.a7.next = self.add_w.val();
+            self.a7.next = self.acc_w.q.val();
         }
         self.s7.next = 0.into();
         if self.pop_prio.val() == 7 {
