@@ -7,7 +7,7 @@ include!(concat!(env!("OUT_DIR"), "/regs_gen.rs"));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocenic_proto::regs::{block_header_words, Access, REGISTERS};
+    use rocenic_proto::regs::{block_header_words, by_offset, Access, REGISTERS};
     use std::collections::HashMap;
 
     #[test]
@@ -27,7 +27,7 @@ mod tests {
         if let Some((_, v)) = block_header_words().into_iter().find(|(o, _)| *o == off) {
             return v;
         }
-        match REGISTERS.iter().find(|r| r.offset == off) {
+        match by_offset(off) {
             Some(r) if r.access == Access::Ro => 0,
             Some(r) => r.reset,
             None => 0,
@@ -49,10 +49,8 @@ mod tests {
                 )
             })
             .collect();
-        let wr: Vec<(u16, u32)> = written.iter().map(|(o, v)| (*o, *v)).collect();
         let mismatches = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let out = mismatches.clone();
-        let exp = written.clone();
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<Regs>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<Regs>| {
@@ -60,7 +58,7 @@ mod tests {
             x.reset.next = true;
             wait_clock_cycles!(sim, clock, x, 2);
             x.reset.next = false;
-            for (off, v) in &wr {
+            for (off, v) in &written {
                 x.wr_valid.next = true;
                 x.wr_addr.next = (*off as u64).into();
                 x.wr_data.next = (*v as u64).into();
@@ -73,7 +71,7 @@ mod tests {
                 wait_clock_cycle!(sim, clock, x);
                 // The data and their valid, one cycle after the request.
                 let got = x.rd_data.val().to_u64() as u32;
-                let want = expected(off, &exp);
+                let want = expected(off, &written);
                 if !x.rd_data_valid.val() || got != want {
                     out.lock()
                         .unwrap()
