@@ -36,7 +36,8 @@ mod tests {
 
     /// Every word of the map and past it (0x0000..0x0800) read back after a distinct value was written to
     /// each writable register: each returns its own register (the written value, the reset value of a
-    /// constant, the directory word) one cycle after the request; holes and addresses past the map read 0.
+    /// constant, the directory word) one cycle after the request, a counter within the counter RAM's
+    /// sweep; holes and addresses past the map read 0.
     #[test]
     fn every_word_reads_back() {
         let written: HashMap<u16, u32> = REGISTERS
@@ -62,14 +63,28 @@ mod tests {
                 x.wr_valid.next = true;
                 x.wr_addr.next = (*off as u64).into();
                 x.wr_data.next = (*v as u64).into();
-                wait_clock_cycle!(sim, clock, x);
+                // Held until taken: a counter's write waits for the sweep.
+                let mut taken = false;
+                while !taken {
+                    taken = x.wr_ready.val();
+                    wait_clock_cycle!(sim, clock, x);
+                }
             }
             x.wr_valid.next = false;
             for off in (0u16..0x0800).step_by(4) {
+                let counter = by_offset(off).is_some_and(|r| r.access == Access::Counter);
+                sim_assert!(sim, x.rd_ready.val(), x);
                 x.rd_valid.next = true;
                 x.rd_addr.next = (off as u64).into();
                 wait_clock_cycle!(sim, clock, x);
-                // The data and their valid, one cycle after the request.
+                x.rd_valid.next = false;
+                x.rd_addr.next = 0xFFFC.into();
+                // The data and their valid one cycle after the request; a counter's within the sweep.
+                let mut waited = 1;
+                while counter && !x.rd_data_valid.val() && waited <= COUNTER_SWEEP_CYCLES {
+                    wait_clock_cycle!(sim, clock, x);
+                    waited += 1;
+                }
                 let got = x.rd_data.val().to_u64() as u32;
                 let want = expected(off, &written);
                 if !x.rd_data_valid.val() || got != want {
@@ -77,9 +92,8 @@ mod tests {
                         .unwrap()
                         .push((off, got, want, x.rd_data_valid.val()));
                 }
-                x.rd_valid.next = false;
-                x.rd_addr.next = 0xFFFC.into();
                 wait_clock_cycle!(sim, clock, x);
+                sim_assert!(sim, !x.rd_data_valid.val(), x);
             }
             sim.done(x)
         });
@@ -91,6 +105,161 @@ mod tests {
             m.is_empty(),
             "(offset, read, expected, valid): {:x?}",
             &m[..m.len().min(8)]
+        );
+    }
+
+    /// A small xorshift: the same events every run.
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Every counter counts every event: four counters see one every cycle (the accumulators' worst
+    /// case), the rest at random, while the host sets counters and reads them. A read during events
+    /// returns a value between the counter's at the request and at the answer; after the events stop,
+    /// every counter reads exactly its events since reset or since its last write.
+    #[test]
+    fn counters_count_every_event() {
+        let n = COUNTER_OFFSETS.len();
+        let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let out = failures.clone();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<Regs>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<Regs>| {
+            let mut x = sim.init()?;
+            let mut seed = 0x2545_F491_4F6C_DD1Du64;
+            let mut model = vec![0u32; n];
+            x.reset.next = true;
+            wait_clock_cycles!(sim, clock, x, 2);
+            x.reset.next = false;
+            // Host operation in flight: (counter, write value or None for a read, value at the request).
+            let mut op: Option<(usize, Option<u32>, u32)> = None;
+            let mut reading: Option<(usize, u32, usize)> = None;
+            for cycle in 0..3000 {
+                let mut mask = 0u128;
+                for k in 0..n {
+                    if k < 4 || next(&mut seed) % 4 == 0 {
+                        mask |= 1 << k;
+                    }
+                }
+                x.drive_counter_events(mask);
+                // Back to back half the time: each read visit holds the sweep for a cycle.
+                if op.is_none() && reading.is_none() && next(&mut seed) % 2 == 0 {
+                    let k = (next(&mut seed) % n as u64) as usize;
+                    let w =
+                        (next(&mut seed) % 3 == 0).then(|| next(&mut seed) as u32 | 0x8000_0000);
+                    op = Some((k, w, model[k]));
+                }
+                x.wr_valid.next = false;
+                x.rd_valid.next = false;
+                let mut set = None;
+                if let Some((k, w, lo)) = op {
+                    let addr = COUNTER_OFFSETS[k] as u64;
+                    match w {
+                        Some(v) => {
+                            x.wr_valid.next = true;
+                            x.wr_addr.next = addr.into();
+                            x.wr_data.next = (v as u64).into();
+                            if x.wr_ready.val() {
+                                set = Some((k, v));
+                                op = None;
+                            }
+                        }
+                        None => {
+                            x.rd_valid.next = true;
+                            x.rd_addr.next = addr.into();
+                            if x.rd_ready.val() {
+                                reading = Some((k, lo, cycle));
+                                op = None;
+                            }
+                        }
+                    }
+                }
+                for (k, m) in model.iter_mut().enumerate() {
+                    if (mask >> k) & 1 != 0 {
+                        *m = m.wrapping_add(1);
+                    }
+                }
+                if let Some((k, v)) = set {
+                    // The write takes the place of what came before; an event in the same cycle
+                    // counts after it, except in a flip-flop counter, where the write wins.
+                    let flop = FLOP_COUNTER_OFFSETS.contains(&COUNTER_OFFSETS[k]);
+                    model[k] = if (mask >> k) & 1 != 0 && !flop {
+                        v.wrapping_add(1)
+                    } else {
+                        v
+                    };
+                }
+                wait_clock_cycle!(sim, clock, x);
+                if x.rd_data_valid.val() {
+                    let got = x.rd_data.val().to_u64() as u32;
+                    match reading.take() {
+                        // After the first sweep a read visits its counter at once: three cycles
+                        // (a flip-flop counter's, one).
+                        Some((k, _, t))
+                            if t > COUNTER_SWEEP_CYCLES
+                                && cycle - t
+                                    != if FLOP_COUNTER_OFFSETS.contains(&COUNTER_OFFSETS[k]) {
+                                        0
+                                    } else {
+                                        2
+                                    } =>
+                        {
+                            out.lock().unwrap().push(format!(
+                                "cycle {cycle}: a counter read taken at cycle {t} answered late"
+                            ))
+                        }
+                        Some((k, lo, _)) if got >= lo && got <= model[k] => {}
+                        Some((k, lo, _)) => out.lock().unwrap().push(format!(
+                            "cycle {cycle}: counter {:#x} read {got}, not in {lo}..={}",
+                            COUNTER_OFFSETS[k], model[k]
+                        )),
+                        None => out
+                            .lock()
+                            .unwrap()
+                            .push(format!("cycle {cycle}: data not asked for")),
+                    }
+                }
+            }
+            x.drive_counter_events(0);
+            x.wr_valid.next = false;
+            x.rd_valid.next = false;
+            // Finish a read in flight, then read every counter once the events have stopped.
+            wait_clock_cycles!(sim, clock, x, COUNTER_SWEEP_CYCLES);
+            sim_assert!(sim, reading.is_none() || x.rd_ready.val(), x);
+            for (k, off) in COUNTER_OFFSETS.iter().enumerate() {
+                x.rd_valid.next = true;
+                x.rd_addr.next = (*off as u64).into();
+                wait_clock_cycle!(sim, clock, x);
+                x.rd_valid.next = false;
+                let mut waited = 1;
+                while !x.rd_data_valid.val() && waited <= COUNTER_SWEEP_CYCLES {
+                    wait_clock_cycle!(sim, clock, x);
+                    waited += 1;
+                }
+                let got = x.rd_data.val().to_u64() as u32;
+                if !x.rd_data_valid.val() || got != model[k] {
+                    out.lock().unwrap().push(format!(
+                        "counter {off:#x}: read {got} (valid {}), expected {}",
+                        x.rd_data_valid.val(),
+                        model[k]
+                    ));
+                }
+                wait_clock_cycle!(sim, clock, x);
+            }
+            sim.done(x)
+        });
+        let mut uut = Regs::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 10_000_000).unwrap();
+        let f = failures.lock().unwrap();
+        assert!(
+            f.is_empty(),
+            "{} failures: {:#?}",
+            f.len(),
+            &f[..f.len().min(8)]
         );
     }
 }

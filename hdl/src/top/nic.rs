@@ -280,8 +280,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.wr_data.next = self.reg_wr_data.val();
         self.regs.rd_valid.next = self.reg_rd_valid.val();
         self.regs.rd_addr.next = self.reg_rd_addr.val();
-        self.reg_wr_ready.next = true;
-        self.reg_rd_ready.next = true;
+        self.reg_wr_ready.next = self.regs.wr_ready.val();
+        self.reg_rd_ready.next = self.regs.rd_ready.val();
         self.reg_rd_data.next = self.regs.rd_data.val();
         self.reg_rd_data_valid.next = self.regs.rd_data_valid.val();
         self.regs.id.next = self.id_value.val();

@@ -30,6 +30,8 @@ QP_TABLE_LOG = 13       # the 64-bit core's QP table: 8,192 QPs (proto Width::qp
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # testbench/: the generated register map
 import rocenic_regs as R  # noqa: E402
 
+# A register access waits at most the counter RAM's sweep (one cycle per counter, under 100); more is a hang.
+REG_WAIT_CYCLES = 256
 MY_MAC = 0x02A1B2C3D4E5
 MY_IP = 0x0A000105
 PEER_MAC = 0x02A1B2C3D4F0
@@ -69,7 +71,13 @@ class Nic:
         self.dut.reg_wr_addr.value = addr
         self.dut.reg_wr_data.value = data
         self.dut.reg_wr_valid.value = 1
-        await RisingEdge(self.dut.clock)
+        # Held until taken: a counter write waits for the counter RAM's sweep.
+        for _ in range(REG_WAIT_CYCLES):
+            await RisingEdge(self.dut.clock)
+            if self.dut.reg_wr_ready.value == 1:
+                break
+        else:
+            raise AssertionError(f"write of {addr:#x} not taken")
         self.dut.reg_wr_valid.value = 0
 
     async def read(self, addr):
@@ -78,7 +86,8 @@ class Nic:
         dut.reg_rd_valid.value = 1
         await RisingEdge(dut.clock)
         dut.reg_rd_valid.value = 0
-        for _ in range(4):
+        # One cycle for most registers; a counter's when the counter RAM's sweep reaches it.
+        for _ in range(REG_WAIT_CYCLES):
             await RisingEdge(dut.clock)
             if dut.reg_rd_data_valid.value == 1:
                 v = dut.reg_rd_data.value
