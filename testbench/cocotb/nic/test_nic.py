@@ -30,7 +30,7 @@ QP_TABLE_LOG = 13       # the 64-bit core's QP table: 8,192 QPs (proto Width::qp
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # testbench/: the generated register map
 import rocenic_regs as R  # noqa: E402
 
-# A register access waits at most the counter RAM's sweep (one cycle per counter, under 100); more is a hang.
+# A register access waits at most the counter RAM's sweep (a counter write: at most 144 cycles); more is a hang.
 REG_WAIT_CYCLES = 256
 MY_MAC = 0x02A1B2C3D4E5
 MY_IP = 0x0A000105
@@ -86,7 +86,7 @@ class Nic:
         dut.reg_rd_valid.value = 1
         await RisingEdge(dut.clock)
         dut.reg_rd_valid.value = 0
-        # One cycle for most registers; a counter's when the counter RAM's sweep reaches it.
+        # One cycle for most registers; a counter's two or three (in the first sweep after reset, when it reaches it).
         for _ in range(REG_WAIT_CYCLES):
             await RisingEdge(dut.clock)
             if dut.reg_rd_data_valid.value == 1:
