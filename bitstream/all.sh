@@ -7,9 +7,12 @@
 #   ecp5.sh          synthesis, place and route of the whole 64-bit core on an ECP5-85F: resources and Fmax
 #   alveo/check      the Vivado flow for U250/U280/U55C checked under tclsh with stubs, wrapper elaboration
 # Each prints its table; the summary goes to build/reports/summary.md. Exits non-zero if any part failed,
-# after running all of them. Every tool here is single-threaded, so the ECP5 parts (units about 16 minutes;
-# the whole core with YoWASP: synthesis 10 minutes or more, routing 45 or more) go on the second core, one
-# after the other, while the others run on the first (about 28 minutes).
+# after running all of them. Every tool here is single-threaded, so the parts run in three lanes at once, each
+# part's output kept in build/reports/<part>.out and printed when all are done: xcup-64 (about 13 minutes
+# alone); xcup-512 then alveo/check (about 18); the ECP5 units then, unless skipped, the whole ECP5 core
+# (units about 17 minutes; the whole core with YoWASP: synthesis 10 minutes or more, routing 45 or more). On
+# two cores that is about 24 minutes of wall time for the three (the test job runs the cocotb benches beside
+# them as a fourth, about 33 minutes for all). The seconds each part prints are wall time on a shared machine.
 #
 # usage: bitstream/all.sh
 # environment: ROCENIC_SKIP_ECP5=1 leaves the whole-core ECP5 place and route out, not the units (the test
@@ -19,63 +22,50 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$here/../build/reports
 mkdir -p "$out"
-failed=()
-# One "  PASS"/"  FAIL" line per part (scripts/test.sh counts them).
-verdict() {
-    local name=$1 status=$2 t0=$3
-    if [[ $status -eq 0 ]]; then
-        echo "  PASS $name ($((SECONDS - t0)) s)"
-    else
-        echo "  FAIL $name ($((SECONDS - t0)) s)"
-        failed+=("$name")
-    fi
-}
-part() {
-    local name=$1
-    shift
-    echo "== $name"
-    local t0=$SECONDS
-    "$@" 2>&1 | tee "$out/$name.out"
-    verdict "$name" "${PIPESTATUS[0]}" "$t0"
-}
-# Build the emitters once up front so that the parallel runs do not race on cargo's build lock.
-(cd "$here/.." && cargo build --release -q -p rocenic-hdl --bin emit --bin emit-unit) \
-    || { echo "all.sh: cannot build the emitters" >&2; exit 1; }
+# The emitters, built once for every part (emitter.sh); scripts/test.sh builds them before it starts this.
+if [[ -z ${ROCENIC_BIN_DIR:-} ]]; then
+    source "$here/emitter.sh"
+    emit=$(emitter emit) && emitter emit-unit > /dev/null || { echo "all.sh: cannot build the emitters" >&2; exit 1; }
+    export ROCENIC_BIN_DIR=${emit%/emit}
+fi
 skip_ecp5=${ROCENIC_SKIP_ECP5:-0}
-rm -f "$out/ecp5-units.status" "$out/ecp5-64.status"
-# The second core: the ECP5 units, then (unless skipped) the whole core. Each writes its output, then its
-# exit status and seconds, for the verdicts below.
-(
-    t0=$SECONDS
-    bash "$here/ecp5-units.sh" > "$out/ecp5-units.out" 2>&1
-    echo "$? $((SECONDS - t0))" > "$out/ecp5-units.status"
-    if [[ $skip_ecp5 != 1 ]]; then
+# One lane: its parts one after the other, each writing <part>.out and <part>.status ("exit-status seconds").
+lane() {
+    local name cmd t0
+    for name in "$@"; do
+        read -r -a cmd <<< "${name%%=*}"
+        name=${name#*=}
         t0=$SECONDS
-        bash "$here/ecp5.sh" > "$out/ecp5-64.out" 2>&1
-        echo "$? $((SECONDS - t0))" > "$out/ecp5-64.status"
-    fi
-) &
-second=$!
-part xcup-64 bash "$here/reports.sh" 64
-part xcup-512 bash "$here/reports.sh" 512
-part alveo-check bash "$here/alveo/check/check.sh"
-echo "== ECP5 parts (ran on the second core; waiting for them)"
-wait "$second"
-# One ECP5 part's output and verdict, from the status file the second core wrote.
-ecp5_verdict() {
-    local name=$1
+        bash "$here/${cmd[0]}" "${cmd[@]:1}" > "$out/$name.out" 2>&1
+        echo "$? $((SECONDS - t0))" > "$out/$name.status"
+    done
+}
+parts=(xcup-64 xcup-512 alveo-check ecp5-units)
+rm -f "$out"/{xcup-64,xcup-512,alveo-check,ecp5-units,ecp5-64}.status
+lane "reports.sh 64=xcup-64" &
+lane "reports.sh 512=xcup-512" "alveo/check/check.sh=alveo-check" &
+if [[ $skip_ecp5 == 1 ]]; then
+    lane "ecp5-units.sh=ecp5-units" &
+else
+    lane "ecp5-units.sh=ecp5-units" "ecp5.sh=ecp5-64" &
+    parts+=(ecp5-64)
+fi
+wait
+# One "  PASS"/"  FAIL" line per part (scripts/test.sh counts them), after the part's own output.
+failed=()
+for name in "${parts[@]}"; do
     echo "== $name"
     cat "$out/$name.out"
-    local st=1 secs=0
+    st=1 secs=0
     [[ -f $out/$name.status ]] && read -r st secs < "$out/$name.status"
-    verdict "$name" "$st" "$((SECONDS - secs))"
-}
-ecp5_verdict ecp5-units
-if [[ $skip_ecp5 == 1 ]]; then
-    echo "== ecp5-64: skipped (ROCENIC_SKIP_ECP5=1)" | tee "$out/ecp5-64.out"
-else
-    ecp5_verdict ecp5-64
-fi
+    if [[ $st -eq 0 ]]; then
+        echo "  PASS $name ($secs s)"
+    else
+        echo "  FAIL $name ($secs s)"
+        failed+=("$name")
+    fi
+done
+[[ $skip_ecp5 == 1 ]] && echo "== ecp5-64: skipped (ROCENIC_SKIP_ECP5=1)" | tee "$out/ecp5-64.out"
 {
     echo "# Board reports ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F))"
     echo

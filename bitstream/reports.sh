@@ -54,7 +54,9 @@ yosys_version=$(yosys -V)
     || echo "reports.sh: note: measured with Debian 12's Yosys 0.23; this is $yosys_version, numbers may differ"
 mkdir -p "$out"
 qp_log=$(( width == 64 ? 13 : 14 ))
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit -- "$width" "$out/nic$width.v" "$qp_log")
+source "$root/bitstream/emitter.sh"
+emit=$(emitter emit)
+"$emit" "$width" "$out/nic$width.v" "$qp_log"
 cd "$out"
 source "$root/bitstream/xcup-flow.sh"
 flow=$(xcup_flow "$width")

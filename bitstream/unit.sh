@@ -10,7 +10,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports/unit
 command -v yosys >/dev/null || { echo "unit.sh: yosys missing: run scripts/setup.sh" >&2; exit 2; }
 mkdir -p "$out"
-(cd "$root" && cargo run --release -q -p rocenic-hdl --bin emit-unit -- "$unit" "$width" "$out/$unit$width.v")
+source "$root/bitstream/emitter.sh"
+emit_unit=$(emitter emit-unit)
+"$emit_unit" "$unit" "$width" "$out/$unit$width.v"
 cd "$out"
 source "$root/bitstream/xcup-flow.sh"
 flow=$(xcup_flow "$unit$width")

@@ -38,17 +38,17 @@ fn main() {
     // cycle, so a counter is exact whenever it is visited. A host read visits its counter at once (the
     // sweep waits that cycle) and answers at most three cycles after it was taken; a host write waits for the
     // sweep. rd_ready/wr_ready are low meanwhile.
-    let ram_counters: Vec<&(String, Register)> = regs
-        .iter()
-        .filter(|(_, r)| r.access == Access::Counter && !FLOP_COUNTERS.contains(&r.name))
-        .collect();
+    let in_ram = |r: &Register| r.access == Access::Counter && !FLOP_COUNTERS.contains(&r.name);
+    let ram_counters: Vec<&(String, Register)> = regs.iter().filter(|(_, r)| in_ram(r)).collect();
     let cn = ram_counters.len();
     assert!(cn >= 2, "the sweep reads and writes one word per cycle");
     let ib = bits_for(cn - 1);
     // An accumulator is emptied once per sweep and gains at most one a cycle. A sweep takes `cn` cycles,
     // plus one for each host read visit, which come at most one in two cycles (a read answered two cycles
-    // after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin.
-    let aw = bits_for(2 * cn + 2);
+    // after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin. The same
+    // bound is the longest a host write waits for the sweep.
+    let sweep_max = 2 * cn + 2;
+    let aw = bits_for(sweep_max);
     let mut sweep = String::new();
     for (k, (n, r)) in ram_counters.iter().enumerate() {
         let off = r.offset;
@@ -87,10 +87,7 @@ fn main() {
         )
         .unwrap();
     }
-    for (n, r) in regs
-        .iter()
-        .filter(|(_, r)| !(r.access == Access::Counter && !FLOP_COUNTERS.contains(&r.name)))
-    {
+    for (n, r) in regs.iter().filter(|(_, r)| !in_ram(r)) {
         let off = r.offset;
         match r.access {
             Access::Const => {
@@ -214,7 +211,8 @@ pub struct Regs {{
     cnt_init: DFF<bool>,
     cnt_base: Signal<Local, Bits<32>>,
     cnt_sum: Signal<Local, Bits<32>>,
-    /// A host read of counter `crd_idx` waits for the sweep.
+    /// A host read of counter `crd_idx` is under way: visited at once, or, in the first sweep after
+    /// reset, when the sweep reaches it.
     crd_pend: DFF<bool>,
     /// The read's counter is still to be visited.
     crd_go: DFF<bool>,
@@ -294,7 +292,6 @@ impl Logic for Regs {{
 }}
 "#,
         dffs = dffs.join(", "),
-        sweep_max = 2 * cn + 2,
     );
     // Test support: every counter's event input driven from one mask, bit k for COUNTER_OFFSETS[k].
     let counters: Vec<&(String, Register)> = regs
@@ -316,7 +313,7 @@ pub(crate) const COUNTER_OFFSETS: [u16; {nc}] = [{offsets}];
 /// Offsets of the counters kept in flip-flops (a host write in the same cycle as an event wins).
 #[cfg(test)]
 pub(crate) const FLOP_COUNTER_OFFSETS: [u16; {nf}] = [{flops}];
-/// Most cycles a counter read waits for the sweep.
+/// Most cycles a counter write waits for the sweep, and a counter read in the first sweep after reset.
 #[cfg(test)]
 pub(crate) const COUNTER_SWEEP_CYCLES: usize = {sweep_max};
 
@@ -335,7 +332,6 @@ impl Regs {{
             .map(|(_, r)| format!("{:#06x}", r.offset))
             .collect::<Vec<_>>()
             .join(", "),
-        sweep_max = 2 * cn + 2,
     )
     .unwrap();
     assert!(counters.len() <= 128, "drive_counter_events takes a u128");

@@ -12,8 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 mkdir -p out
+# Stage headers carry the job's elapsed time, so a log shows where the minutes go.
+hdr() { printf '== %s [%d:%02d]\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 demo() { cargo run --release -q -p rocenic-driver --bin rocenic -- demo "$@"; }
-echo "== demo captures, checked independently"
+hdr "demo captures, checked independently"
 demo --width 64 --write-bytes 65536 --mtu 1024 --pcap out/test-64.pcap
 python3 testbench/check_pcap.py --tshark out/test-64.pcap
 demo --width 512 --write-bytes 65536 --pcap out/test-512.pcap
@@ -58,7 +60,31 @@ pcap_check() {
     fi
 }
 
-echo "== cargo test"
+# The board reports (bitstream/all.sh): UltraScale+ synthesis of the 64-bit and the 512-bit 16K-QP cores with
+# block-RAM, latch and budget checks and the logic depth, ECP5 place and route of each of the 64-bit core's
+# units with Fmax floors, and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
+# commands for every board, iverilog elaboration and a short simulation of the wrapper, the generated
+# board.xdc files). Every tool there is single-threaded, so they start here, in the background, and run beside
+# the cargo tests, the conformance stages and the cocotb benches, filling the cores those leave idle; their
+# output is printed after cocotb, before interop (whose QEMU guests and co-simulation want both cores). The
+# emitters are built first, so the reports run no cargo while `cargo test` holds the build directory. The
+# ECP5 place and route of the whole core (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or
+# bitstream/ecp5.sh) is left out: with YoWASP's WebAssembly nextpnr it takes far longer than CI's 90 minutes
+# (docs/resources.md).
+if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
+    hdr "board reports: started in the background (bitstream/all.sh; ROCENIC_SKIP_ECP5=1, whole-core ECP5 left out)"
+    cargo build --release -q --bin emit --bin emit-unit
+    (
+        set +e
+        env ROCENIC_SKIP_ECP5=1 ROCENIC_BIN_DIR="$(cargo metadata --format-version 1 --no-deps \
+            | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release" \
+            bash bitstream/all.sh > out/board-reports.out 2>&1
+        echo $? > out/board-reports.status
+    ) &
+    board_pid=$!
+fi
+
+hdr "cargo test"
 log=out/cargo-test.log
 set +e
 cargo test --release --workspace 2>&1 | tee "$log"
@@ -70,10 +96,10 @@ passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
 if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
 
-echo "== bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
+hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
 step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
 
-echo "== conformance cases (scripted peer, checked on the wire)"
+hdr "conformance cases (scripted peer, checked on the wire)"
 stage out/conformance.log cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance
 # Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose, the
 # truncated-frame case two frames cut short on purpose; the ARP case has no RoCE frame).
@@ -87,40 +113,35 @@ for f in out/conformance/*.pcap; do
     pcap_check out/conformance-pcap.log "${allow[@]}" "$f"
 done
 
-echo "== conformance cases as files (scenario + input pcap, replayed; testbench/conformance/cases)"
+hdr "conformance cases as files (scenario + input pcap, replayed; testbench/conformance/cases)"
 stage out/replay.log cargo run --release -q -p rocenic-driver --bin rocenic -- conformance replay --out out/replay
 # The cases imported from captures, checked independently as well.
 for f in out/replay/capture_*.pcap; do
     pcap_check out/replay-pcap.log "$f"
 done
 
-echo "== cocotb benches per hardware unit on Icarus (testbench/cocotb/run.sh)"
+hdr "cocotb benches per hardware unit on Icarus (testbench/cocotb/run.sh)"
 stage out/cocotb.log bash testbench/cocotb/run.sh
 
-if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
-    echo "== interop: skipped (ROCENIC_SKIP_INTEROP=1)"
-else
-    echo "== interop with rdma_rxe in QEMU"
-    stage out/interop.log bash testbench/interop/rc-pingpong.sh
-    echo "== interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat / atomic-bw against perftest"
-    stage out/interop-perftest.log bash testbench/interop/perftest.sh
-    # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
-    echo "== VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
-    stage out/vfio.log bash testbench/vfio/edu-test.sh
-fi
-# The board reports (bitstream/all.sh): UltraScale+ synthesis of the 64-bit and the 512-bit 16K-QP cores with
-# block-RAM, latch and budget checks and the logic depth, ECP5 place and route of each of the 64-bit core's
-# units with Fmax floors (on the second core, beside the UltraScale+ runs), and the Alveo Vivado flow checked
-# without Vivado (flow.tcl under tclsh with stubbed commands for every board, iverilog elaboration and a short
-# simulation of the wrapper, the generated board.xdc files). About 28 minutes. The ECP5 place and route of the
-# whole core (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or bitstream/ecp5.sh) is left out: with
-# YoWASP's WebAssembly nextpnr it takes far longer than CI's 90 minutes (docs/resources.md).
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
-    echo "== board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"
+    hdr "board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"
     step "Alveo flow checks" out/alveo.log bash bitstream/alveo/check/check.sh
 else
-    echo "== board reports (bitstream/all.sh: Yosys xcup 64/512, ECP5 units, Alveo flow checks; whole-core ECP5 left out)"
-    stage out/board-reports.log env ROCENIC_SKIP_ECP5=1 bash bitstream/all.sh
+    hdr "board reports (bitstream/all.sh, started before the cargo tests): waiting for them"
+    wait "$board_pid"
+    board_status=$(cat out/board-reports.status 2>/dev/null || echo 1)
+    stage out/board-reports.log bash -c "cat out/board-reports.out; exit $board_status"
+fi
+if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
+    hdr "interop: skipped (ROCENIC_SKIP_INTEROP=1)"
+else
+    hdr "interop with rdma_rxe in QEMU"
+    stage out/interop.log bash testbench/interop/rc-pingpong.sh
+    hdr "interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat / atomic-bw against perftest"
+    stage out/interop-perftest.log bash testbench/interop/perftest.sh
+    # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
+    hdr "VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
+    stage out/vfio.log bash testbench/vfio/edu-test.sh
 fi
 echo "tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

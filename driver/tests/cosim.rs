@@ -288,7 +288,10 @@ fn send_without_a_receive_waits_for_one() {
     assert!(counter(&p, 0, "rx_naks") >= 2, "RNR NAKs");
     // The responder sends them with its MIN_RNR_TIMER (1: 10 us = 1563 cycles); A waits that long each
     // time, so 20,000 cycles hold at most about a dozen.
-    let (sent, seen) = (counter(&p, 1, "tx_rnr_naks"), counter(&p, 0, "rx_rnr_naks"));
+    // `seen` first: a counter read takes cycles in which B may send another, so read in this order
+    // `seen <= sent` holds however long reads take.
+    let seen = counter(&p, 0, "rx_rnr_naks");
+    let sent = counter(&p, 1, "tx_rnr_naks");
     assert!(
         seen >= 2 && seen <= sent && sent <= 14,
         "RNR NAKs sent {sent}, seen {seen}"

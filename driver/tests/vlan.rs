@@ -6,7 +6,7 @@
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
 mod common;
 use common::{big_write_at, big_write_on, second_qps, tagged, who_has};
-use rocenic_driver::pair::{connect_qps, ip, ipv6, mac, Pair, PairParams};
+use rocenic_driver::pair::{ip, ipv6, mac, Pair, PairParams};
 use rocenic_driver::{
     Error, QpAttr, QpCaps, QueuePair, RtrAttrs, Trust, DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
 };

@@ -34,7 +34,7 @@ include $(shell $(COCOTB_CONFIG) --makefiles)/Makefile.sim
 # Icarus rebuilds only then.
 $(VERILOG): FORCE
 	@mkdir -p $(dir $@)
-	cd $(REPO) && cargo run --release -q -p rocenic-hdl --bin emit-unit -- $(UNIT) $(WIDTH) $@.tmp
+	cd $(REPO) && cargo run --release -q --bin emit-unit -- $(UNIT) $(WIDTH) $@.tmp $(QP_LOG)
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 .PHONY: FORCE

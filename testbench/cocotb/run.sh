@@ -25,7 +25,7 @@ if ! cmp -s "$here/requirements.txt" "$venv/.rocenic-requirements" 2>/dev/null; 
     cp "$here/requirements.txt" "$venv/.rocenic-requirements"
 fi
 # Build emit-unit once up front, so the first test does not pay for it.
-cargo build --release -q -p rocenic-hdl --bin emit-unit
+cargo build --release -q --bin emit-unit
 
 mkdir -p out/cocotb
 junit="out/cocotb/junit.xml"

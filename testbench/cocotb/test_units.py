@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from benches import BENCHES, HERE, REPO, cocotb_tests, emit, known_bugs, module_of
+from benches import BENCHES, HERE, QP_LOG, REPO, cocotb_tests, emit, known_bugs, module_of
 
 BUILD = REPO / "out" / "cocotb"
 
@@ -32,7 +32,7 @@ def _built(bench: str, unit: str, width: int):
     from cocotb_tools.runner import get_runner
 
     build_dir = BUILD / f"{bench}-{width}"
-    verilog = emit(unit, width, build_dir / f"{unit}_{width}.v")
+    verilog = emit(unit, width, build_dir / f"{unit}_{width}.v", QP_LOG.get(bench))
     runner = get_runner("icarus")
     runner.build(sources=[verilog], hdl_toplevel="top", build_dir=build_dir,
                  timescale=("1ns", "1ps"), always=False)

@@ -10,7 +10,7 @@ VIVADO    ?= vivado
 
 bitstream:
 	mkdir -p $(OUT)
-	cd $(ROOT) && cargo run --release -q -p rocenic-hdl --bin emit -- 512 build/alveo/nic512.v
+	cd $(ROOT) && cargo run --release -q --bin emit -- 512 build/alveo/nic512.v
 	cd $(OUT) && $(VIVADO) -mode batch -nojournal -log vivado.log -source $(ALVEO)/flow.tcl -tclargs $(BOARD_DIR) $(OUT)
 
 check:

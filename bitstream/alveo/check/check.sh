@@ -7,7 +7,7 @@
 #     core clocks (and with the HBM CATTRIP port);
 #     plus a short simulation of the wrapper's own logic (tb_wrapper.v: DMA bursts, AXI-Lite, padding);
 #  3. cargo test -p rocenic-boards: the checked-in board.xdc files equal what the generator writes.
-# Emits the 512-bit core to build/alveo/nic512.v first (cargo). Prints a PASS/FAIL summary, exits 1 on FAIL.
+# Emits the 512-bit core to build/alveo/nic512.v first (bitstream/emitter.sh). Prints a PASS/FAIL summary, exits 1 on FAIL.
 #
 # usage: bitstream/alveo/check/check.sh
 set -uo pipefail
@@ -33,7 +33,9 @@ for tool in tclsh iverilog cargo; do
     command -v $tool >/dev/null || { echo "check.sh: $tool is missing" >&2; exit 2; }
 done
 
-step emit-core bash -c "cd '$root' && cargo run --release -q -p rocenic-hdl --bin emit -- 512 build/alveo/nic512.v"
+source "$root/bitstream/emitter.sh"
+emit_core() { local emit; emit=$(emitter emit) && (cd "$root" && "$emit" 512 build/alveo/nic512.v); }
+step emit-core emit_core
 
 # 1. flow.tcl with stubbed Vivado, per board, plus au250 with the core on the MAC clock.
 boards=()

@@ -1,4 +1,5 @@
-"""NicTop<64,8,11> (top/nic.rs): the whole 64-bit NIC core through its ports only.
+"""NicTop<64,8,11> (top/nic.rs): the whole 64-bit NIC core through its ports only, built with 64 QPs and MRs
+(emit-unit's qp_log 6, the ECP5 build's size; benches.py QP_LOG).
 
 Set up through the register port with the generated register map (testbench/rocenic_regs.py); MAC
 receive and transmit streams are cocotbext-axi AxiStreamSource/AxiStreamSink; the DMA ports are a
@@ -25,7 +26,7 @@ from model import frames as F
 from model import pfc as P
 from model import roce as M
 from tb.util import CLOCK_NS, cycles, start
-QP_TABLE_LOG = 13       # the 64-bit core's QP table: 8,192 QPs (proto Width::qp_log)
+QP_TABLE_LOG = 6        # the QP table this bench builds: 64 QPs (benches.py QP_LOG; the 64-bit core's own is 13)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # testbench/: the generated register map
 import rocenic_regs as R  # noqa: E402
