@@ -73,7 +73,38 @@ fn verilate(out: &Path, width: Width) -> (PathBuf, Vec<PathBuf>) {
         .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
         .collect();
     cpp.sort(); // deterministic archive order
+    if !gate_input_comb(&cpp) {
+        println!(
+            "cargo:warning=rocenic-sim: no input-combinational trigger of the Verilator 5.006 form in the \
+             {bits}-bit model: every eval re-runs the input logic (correct, about 1.5x slower)"
+        );
+    }
     (mdir, cpp)
+}
+
+/// Verilator 5.006 runs the "input combinational" region, every combinational block that reads a top-level
+/// input, on the first iteration of every eval, whether or not an input changed. The shim's clock-high eval
+/// changes only the clock, which no combinational logic reads (the design is posedge-only), and the model
+/// is settled on the other inputs already (the clock-low eval, or the previous cycle's, saw them), so that
+/// pass repeats work: with rust-hdl's blocks, where most logic reads some input, it is about half of a
+/// cycle's cost. This makes the first-iteration trigger also depend on the shim's `rn_ico_skip`, which the
+/// shim sets around that eval only. Other input-region triggers (Verilator's change detection on
+/// circular logic) still fire. Returns whether the trigger was found.
+fn gate_input_comb(cpp: &[PathBuf]) -> bool {
+    const TRIGGER: &str = "vlSelf->__VicoTriggered.at(0U) = (0U == vlSelf->__VicoIterCount);";
+    for path in cpp {
+        let text = std::fs::read_to_string(path).unwrap();
+        if text.contains(TRIGGER) {
+            let gated = text.replace(
+                TRIGGER,
+                "vlSelf->__VicoTriggered.at(0U) = (0U == vlSelf->__VicoIterCount) && !rn_ico_skip;",
+            );
+            let decl = "// rocenic-sim build.rs: see gate_input_comb.\nextern thread_local bool rn_ico_skip;\n";
+            std::fs::write(path, format!("{decl}{gated}")).unwrap();
+            return true;
+        }
+    }
+    false
 }
 
 fn main() {

@@ -632,8 +632,9 @@ impl Nic {
         &self.out
     }
 
-    /// Evaluate every half cycle instead of skipping clock-low evaluations on cycles whose inputs did not
-    /// change. Results are the same; this exists to check that they are.
+    /// Evaluate every half cycle in full: no skipped clock-low evaluation on cycles whose inputs did not
+    /// change, and the input logic run again at the clock-high one (sim/build.rs, `gate_input_comb`).
+    /// Results are the same; this exists to check that they are.
     pub fn set_exact(&mut self, exact: bool) {
         self.model.set_exact(exact);
     }
