@@ -74,11 +74,12 @@ pcap_check() {
 # (docs/resources.md).
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
     hdr "board reports: started in the background (bitstream/all.sh; whole-core ECP5 and xcup-64 left out)"
-    cargo build --release -q --bin emit --bin emit-unit
+    source bitstream/emitter.sh
+    emit=$(emitter emit)
+    emitter emit-unit > /dev/null
     (
         set +e
-        env ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_BIN_DIR="$(cargo metadata --format-version 1 --no-deps \
-            | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release" \
+        env ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_BIN_DIR="${emit%/emit}" \
             bash bitstream/all.sh > out/board-reports.out 2>&1
         echo $? > out/board-reports.status
     ) &
