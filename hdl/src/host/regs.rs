@@ -57,6 +57,12 @@ mod tests {
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<Regs>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<Regs>| {
+            // A read that is not valid, or not the value wanted, is recorded.
+            let check = |off: u16, got: u32, want: u32, valid: bool| {
+                if !valid || got != want {
+                    out.lock().unwrap().push((off, got, want, valid));
+                }
+            };
             let mut x = sim.init()?;
             x.reset.next = true;
             wait_clock_cycles!(sim, clock, x, 2);
@@ -89,12 +95,12 @@ mod tests {
                     x.rd_valid.next = false;
                     x.wr_valid.next = false;
                     let want = by_offset(off).unwrap().reset;
-                    let got = x.rd_data.val().to_u64() as u32;
-                    if !x.rd_data_valid.val() || got != want {
-                        out.lock()
-                            .unwrap()
-                            .push((off, got, want, x.rd_data_valid.val()));
-                    }
+                    check(
+                        off,
+                        x.rd_data.val().to_u64() as u32,
+                        want,
+                        x.rd_data_valid.val(),
+                    );
                     wait_clock_cycle!(sim, clock, x);
                     want_now = HashMap::from([(off, 0x1234)]);
                 }
@@ -112,13 +118,13 @@ mod tests {
                         wait_clock_cycle!(sim, clock, x);
                         waited += 1;
                     }
-                    let got = x.rd_data.val().to_u64() as u32;
                     let want = expected(off, &want_now);
-                    if !x.rd_data_valid.val() || got != want {
-                        out.lock()
-                            .unwrap()
-                            .push((off, got, want, x.rd_data_valid.val()));
-                    }
+                    check(
+                        off,
+                        x.rd_data.val().to_u64() as u32,
+                        want,
+                        x.rd_data_valid.val(),
+                    );
                     wait_clock_cycle!(sim, clock, x);
                     sim_assert!(sim, !x.rd_data_valid.val(), x);
                 }
