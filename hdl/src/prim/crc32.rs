@@ -81,15 +81,16 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
     }
 }
 
-/// Balanced XOR of `terms` (depth log2, not a chain), `1'b0` if there are none.
-fn xor_tree(terms: &[String]) -> String {
+/// `terms` joined by the operator `op` as a balanced tree (depth log2, not a chain), `1'b0` if there are
+/// none. A chain `a | b | c | ...` stays a chain through `abc -fast`, which does not rebalance.
+fn tree(terms: &[String], op: &str) -> String {
     match terms.len() {
         0 => "1'b0".to_string(),
         1 => terms[0].clone(),
         n => format!(
-            "({} ^ {})",
-            xor_tree(&terms[..n / 2]),
-            xor_tree(&terms[n / 2..])
+            "({} {op} {})",
+            tree(&terms[..n / 2], op),
+            tree(&terms[n / 2..], op)
         ),
     }
 }
@@ -104,7 +105,7 @@ fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
                 .filter(|&k| cols[k] >> j & 1 == 1)
                 .map(&name)
                 .collect();
-            xor_tree(&terms)
+            tree(&terms, "^")
         })
         .collect();
     format!("{{{}}}", bits.join(",\n      "))
@@ -161,7 +162,7 @@ fn lanes_verilog(w: usize, b: usize) -> String {
                     .filter(|l| l >> j & 1 == 1)
                     .map(|l| format!("{onehot}[{l}]"))
                     .collect();
-                lanes.join(" | ")
+                tree(&lanes, "|")
             })
             .collect();
         v += &format!("  {name} = {{{}}};\n", bits.join(",\n    "));
