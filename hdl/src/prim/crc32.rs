@@ -131,70 +131,100 @@ fn beat_from_zero_cols(b: usize) -> Vec<u32> {
         .collect()
 }
 
+/// The correction for a run of `n` < 4 bytes, as a matrix over the register: the register advanced over
+/// `n` zero bytes, XOR the CRC from zero of the register's own first `n` bytes (those the XOR below put
+/// into the run; its other bytes fell outside the run and were masked off).
+fn short_run_cols(n: usize) -> Vec<u32> {
+    let zeros = zero_bytes_cols(n);
+    (0..32)
+        .map(|k| zeros[k] ^ run(0, &(1u32 << k).to_le_bytes()[..n]))
+        .collect()
+}
+
 /// The Verilog of [`Crc32Lanes`] for a `w`-bit beat of `b` byte lanes.
 ///
 /// `en` must be one contiguous run of lanes `s..=t` (or empty): tkeep-style, as both users produce. The
-/// step is linear over GF(2), so the CRC of the run splits into the register advanced over `n = t-s+1`
-/// zero bytes and the CRC from zero of the run's bytes. The latter does not change when zero bytes are put
-/// in front of the run (a zero register stays zero), so the run is shifted up to end at the top lane and
-/// one fixed full-beat matrix takes it; the former goes through log2(b)+1 fixed stages `A^(2^i)` chosen by
-/// the bits of `n`. A partial beat thus costs a shifter, one matrix and a few small ones in series, instead
-/// of `b` byte steps in a chain (the 512-bit core's longest path before).
+/// register is taken in as data: running bytes from register `c` equals running them from zero with `c`
+/// XORed into their first four bytes (least-significant byte first), and a zero register stays zero over
+/// zero bytes. So `c` is XORed into lanes `s..s+3`, the run is masked and shifted up to end at the top lane,
+/// and one fixed full-beat matrix gives the result: a partial beat costs a lane decode, a shifter and one
+/// matrix, with no stages in series. A run of fewer than four bytes lost some of `c`'s bytes to the mask;
+/// a small matrix per length (1, 2, 3) chosen beside the main path corrects for them, and an empty beat
+/// passes `c` through.
 fn lanes_verilog(w: usize, b: usize) -> String {
-    assert!(b.is_power_of_two() && b >= 2 && w == 8 * b);
+    assert!(b.is_power_of_two() && b >= 4 && w == 8 * b);
     let lb = b.trailing_zeros() as usize;
     let data_cols = beat_from_zero_cols(b);
     let mut v = String::new();
     v += &format!("reg [{}:0] top, bot;\n", b - 1);
-    v += &format!("reg [{}:0] ti, bi;\n", lb - 1);
-    v += &format!("reg [{lb}:0] n;\n");
-    v += &format!("reg [{}:0] al;\n", w - 1);
-    v += "reg [31:0] a, dc;\n";
+    v += &format!("reg [{}:0] ti;\n", lb - 1);
+    v += &format!("reg [{}:0] cx, al;\n", w - 1);
+    v += "reg [31:0] dc, fix;\n";
     v += "always @(*) begin\n";
-    // The run's top lane t and bottom lane s as one-hot vectors, then as numbers.
+    // The run's top lane t and bottom lane s as one-hot vectors; t also as a number, for the shift.
     v += &format!("  top = en & ~({{1'b0, en[{}:1]}});\n", b - 1);
     v += &format!("  bot = en & ~({{en[{}:0], 1'b0}});\n", b - 2);
-    for (name, onehot) in [("ti", "top"), ("bi", "bot")] {
-        let bits: Vec<String> = (0..lb)
-            .rev()
-            .map(|j| {
-                let lanes: Vec<String> = (0..b)
-                    .filter(|l| l >> j & 1 == 1)
-                    .map(|l| format!("{onehot}[{l}]"))
-                    .collect();
-                tree(&lanes, "|")
-            })
-            .collect();
-        v += &format!("  {name} = {{{}}};\n", bits.join(",\n    "));
-    }
-    v += &format!(
-        "  n = (|en) ? {{1'b0, ti}} - {{1'b0, bi}} + {}'d1 : {}'d0;\n",
-        lb + 1,
-        lb + 1
-    );
+    let bits: Vec<String> = (0..lb)
+        .rev()
+        .map(|j| {
+            let lanes: Vec<String> = (0..b)
+                .filter(|l| l >> j & 1 == 1)
+                .map(|l| format!("top[{l}]"))
+                .collect();
+            tree(&lanes, "|")
+        })
+        .collect();
+    v += &format!("  ti = {{{}}};\n", bits.join(",\n    "));
     // Bytes of the run only, moved up so that lane t lands on the top lane (b-1-t = ~t).
     let lanes: Vec<String> = (0..b).rev().map(|l| format!("{{8{{en[{l}]}}}}")).collect();
+    // crc_in's byte k into lane s+k: lane l takes byte k when the run starts at l-k.
+    let cx: Vec<String> = (0..b)
+        .rev()
+        .map(|l| {
+            let terms: Vec<String> = (0..4.min(l + 1))
+                .map(|k| {
+                    format!(
+                        "({{8{{bot[{}]}}}} & crc_in[{}:{}])",
+                        l - k,
+                        8 * k + 7,
+                        8 * k
+                    )
+                })
+                .collect();
+            tree(&terms, "|")
+        })
+        .collect();
     // A full beat (all but a frame's first and last) needs no masking or shifting, and an empty one
     // needs nothing: saying so costs synthesis a multiplexer level and saves the Verilated model a
     // wide shift and the big matrix on most cycles.
-    v += &format!("  al = {w}'d0;\n  dc = 32'd0;\n  if (|en) begin\n");
-    v += "    if (&en) al = data;\n";
+    v += &format!("  cx = {w}'d0;\n  al = {w}'d0;\n  dc = 32'd0;\n  if (|en) begin\n");
+    v += &format!("    if (&en) al = data ^ {{{}'d0, crc_in}};\n", w - 32);
+    v += "    else begin\n";
+    v += &format!("      cx = {{{}}};\n", cx.join(",\n        "));
     v += &format!(
-        "    else al = (data & {{{}}}) << {{~ti, 3'b000}};\n",
+        "      al = ((data ^ cx) & {{{}}}) << {{~ti, 3'b000}};\n",
         lanes.join(", ")
     );
+    v += "    end\n";
     v += &format!(
         "    dc = {};\n  end\n",
         equations(&data_cols, |k| format!("al[{k}]"))
     );
-    v += "  a = crc_in;\n";
-    for i in (0..=lb).rev() {
+    // Runs of one, two and three lanes: the top lane is the bottom lane plus n-1.
+    v += "  fix = 32'd0;\n";
+    v += "  if (~|en) fix = crc_in;\n";
+    for n in 1..=3 {
+        let cond = if n == 1 {
+            "|(bot & top)".to_string()
+        } else {
+            format!("|(bot & (top >> {}))", n - 1)
+        };
         v += &format!(
-            "  if (n[{i}]) a = {};\n",
-            equations(&zero_bytes_cols(1 << i), |k| format!("a[{k}]"))
+            "  else if ({cond}) fix = {};\n",
+            equations(&short_run_cols(n), |k| format!("crc_in[{k}]"))
         );
     }
-    v += "  crc_out = a ^ dc;\n";
+    v += "  crc_out = dc ^ fix;\n";
     v += "end\n";
     v
 }
@@ -242,14 +272,15 @@ mod tests {
             .fold(0, |acc, k| acc ^ cols[k])
     }
 
-    /// The split the Verilog is built on, with its own matrices: the register through the `A^(2^i)`
-    /// stages picked by the run length, XOR the run's bytes moved to the top lanes through the beat
-    /// matrix, equals the byte-serial CRC for every run of a 64-lane beat.
+    /// The split the Verilog is built on, with its own matrices: the register XORed into the run's first
+    /// four lanes, the run masked and moved to the top lanes through the beat matrix, and for runs under
+    /// four lanes the correction matrix of their length, equals the byte-serial CRC for every run of a
+    /// 64-lane beat.
     #[test]
     fn the_decomposition_matches_the_serial_crc_for_every_run() {
         let b = 64;
         let beat = beat_from_zero_cols(b);
-        let stages: Vec<Vec<u32>> = (0..=6).map(|i| zero_bytes_cols(1 << i)).collect();
+        let short: Vec<Vec<u32>> = (1..=3).map(short_run_cols).collect();
         let mut seed = 0x2545_F491_4F6C_DD1D_u64;
         let mut rand = || {
             seed ^= seed << 13;
@@ -262,16 +293,21 @@ mod tests {
                 let data: Vec<u8> = (0..b).map(|_| rand() as u8).collect();
                 let c = rand() as u32;
                 let n = t - s + 1;
-                let mut a = c;
-                for i in (0..=6).rev() {
-                    if n >> i & 1 == 1 {
-                        a = apply(&stages[i], |k| a >> k & 1 == 1);
+                let mut with_c = data.clone();
+                for (k, byte) in c.to_le_bytes().iter().enumerate() {
+                    if s + k < b {
+                        with_c[s + k] ^= byte;
                     }
                 }
                 let mut aligned = vec![0u8; b];
-                aligned[b - n..].copy_from_slice(&data[s..=t]);
+                aligned[b - n..].copy_from_slice(&with_c[s..=t]);
                 let dc = apply(&beat, |k| aligned[k / 8] >> (k % 8) & 1 == 1);
-                assert_eq!(a ^ dc, run(c, &data[s..=t]), "run {s}..={t}");
+                let fix = if n < 4 {
+                    apply(&short[n - 1], |k| c >> k & 1 == 1)
+                } else {
+                    0
+                };
+                assert_eq!(dc ^ fix, run(c, &data[s..=t]), "run {s}..={t}");
             }
         }
     }
