@@ -513,6 +513,37 @@ fn the_watchdog_stops_honouring_an_endless_pause() {
     s.finish();
 }
 
+/// A pause storm with the watchdog off (the default): PFC holds priority 3 for 60,000 cycles, twelve
+/// local ACK timeouts' worth at 5,000 cycles, against retry_cnt 7. A frame the engine handed the MAC
+/// before the pause waits there unanswered, yet no timeout fires: the retransmission timer stands still
+/// while the QP's priority is paused. After XON the WRITE completes.
+#[test]
+fn a_pause_storm_with_the_watchdog_off_uses_no_retries() {
+    let p = Pair::connect_with(
+        FabricConfig {
+            host_mem_bytes: 4 << 20,
+            ..FabricConfig::default()
+        },
+        &PairParams {
+            traffic_class: LOSSLESS_TC,
+            ..PairParams::new(1024, 5_000)
+        },
+    )
+    .unwrap();
+    let w = big_write_on(&p, 256 << 10);
+    w.post(&p);
+    let s = Setup { p, w };
+    s.run(2000);
+    for _ in 0..30 {
+        s.to_a(pfc(1 << 3, 0xFFFF));
+        s.run(2000);
+    }
+    assert!(s.reg(0, regs::RX_PAUSE_FRAMES) >= 30);
+    assert_eq!(s.reg(0, regs::ACK_TIMEOUTS), 0, "timeouts during the storm");
+    s.to_a(pfc(1 << 3, 0));
+    s.finish();
+}
+
 #[test]
 fn a_full_receive_buffer_sends_xoff_then_xon() {
     let s = writing();

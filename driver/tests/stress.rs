@@ -1,8 +1,10 @@
 //! Mixed RC traffic in both directions over a link that drops, reorders, duplicates and corrupts frames
 //! (`rocenic_driver::stress`): every completion must succeed and every byte match the model. The long
 //! runs (10^5 messages) are `rocenic stress --messages 50000`, recorded in docs/performance.md.
+mod common;
+use common::big_write_with;
 use rocenic_driver::stress::{run, StressConfig};
-use rocenic_sim::{FaultPlan, Width};
+use rocenic_sim::{FabricConfig, FaultPlan, Width};
 
 fn cfg(width: Width, mtu: u32, messages: usize, seed: u64, max_bytes: usize) -> StressConfig {
     StressConfig {
@@ -96,6 +98,54 @@ fn loss_beyond_the_retry_count_fails_with_retry_exceeded() {
         e.contains("RetryExcErr") || e.contains("QP in ERR"),
         "unexpected failure: {e}"
     );
+}
+
+#[test]
+fn a_nak_that_moves_the_window_on_renews_the_retries() {
+    // A 256 KiB WRITE at MTU 1024 with a fifth of the frames corrupted each way: about 50 PSN-sequence
+    // NAKs, each acknowledging the packets before its PSN. A retry is a resend with no progress since
+    // the last one (docs/transport.md, "Retry budget"): seven of them in a row are never reached, so the
+    // WRITE completes. With every NAK spending a retry it ended RETRY_EXC_ERR within a few dozen
+    // packets.
+    for (width, seed) in [(Width::W512, 1), (Width::W64, 2)] {
+        let (p, w) = big_write_with(
+            FabricConfig {
+                width,
+                host_mem_bytes: 4 << 20,
+                faults: FaultPlan::none().random(0.2, 0.0),
+                seed,
+                ..FabricConfig::default()
+            },
+            20_000,
+            256 << 10,
+        );
+        w.post(&p);
+        w.finish(&p, 20_000_000);
+    }
+}
+
+#[test]
+fn gathered_writes_resent_with_several_in_flight_land_intact() {
+    // Go-back-N into an older work request while a newer one's gather list is loaded: the gather
+    // unit walked the newer list to a later entry and kept walking from there in the older one, reading
+    // the wrong buffer (wrong bytes written at 512 bits) or an entry past the list (address 0 plus the
+    // offset: a DMA read outside host memory at 64 bits).
+    for (width, mtu, seed, window) in [
+        (Width::W512, 1024, 41, 2),
+        (Width::W512, 1024, 42, 2),
+        (Width::W64, 1024, 41, 2),
+        (Width::W64, 1024, 41, 8),
+    ] {
+        let mut c = cfg(width, mtu, 20, seed, 16384);
+        c.window = window;
+        c.sge = 4;
+        c.faults = FaultPlan::none()
+            .random(0.01, 0.05)
+            .shuffle(0.01, 0.05, 3000);
+        let r = run(&c).unwrap_or_else(|e| panic!("{width:?} window {window} seed {seed}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 40);
+        assert!(r.retransmits > 0, "{width:?}: go-back-N happened");
+    }
 }
 
 #[test]

@@ -1,23 +1,97 @@
 //! Reading and writing classic pcap files (Ethernet link type) with the `pcap-file` crate.
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub type Error = pcap_file::PcapError;
 
-/// Every frame of a capture with its timestamp.
-pub fn read(path: &Path) -> Result<Vec<(Duration, Vec<u8>)>, Error> {
-    let mut r = PcapReader::new(BufReader::new(
-        File::open(path).map_err(pcap_file::PcapError::IoError)?,
-    ))?;
+/// Why a capture could not be read: the file's own problem, named with where it is.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0} bytes: too short for a pcap file header (24 bytes)")]
+    NoHeader(usize),
+    #[error("not a classic pcap file (magic {0:#010x}; pcapng is not read: save as pcap)")]
+    Magic(u32),
+    #[error("link type {0} is not Ethernet (1)")]
+    LinkType(u32),
+    #[error("record at offset {offset}: {have} bytes left for its 16-byte header")]
+    TruncatedHeader { offset: usize, have: usize },
+    #[error("record at offset {offset}: captured length {len} but {have} bytes left")]
+    TruncatedData {
+        offset: usize,
+        len: usize,
+        have: usize,
+    },
+    #[error("record at offset {offset}: captured length {len} exceeds 262144 bytes")]
+    Oversized { offset: usize, len: usize },
+}
+
+/// Every frame of a capture with its timestamp (classic pcap, either byte order, micro- or nanosecond
+/// timestamps, Ethernet link type).
+pub fn read(path: &Path) -> Result<Vec<(Duration, Vec<u8>)>, ReadError> {
+    parse(&std::fs::read(path)?)
+}
+
+/// [`read`] on the bytes of a capture. Never panics: any input is a capture or a [`ReadError`].
+pub fn parse(b: &[u8]) -> Result<Vec<(Duration, Vec<u8>)>, ReadError> {
+    if b.len() < 24 {
+        return Err(ReadError::NoHeader(b.len()));
+    }
+    let magic = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let (big, nanos) = match magic {
+        0xA1B2_C3D4 => (false, false),
+        0xA1B2_3C4D => (false, true),
+        0xD4C3_B2A1 => (true, false),
+        0x4D3C_B2A1 => (true, true),
+        m => return Err(ReadError::Magic(m)),
+    };
+    let word = |at: usize| {
+        let w = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+        if big {
+            u32::from_be_bytes(w)
+        } else {
+            u32::from_le_bytes(w)
+        }
+    };
+    let link = word(20) & 0x0FFF_FFFF;
+    if link != 1 {
+        return Err(ReadError::LinkType(link));
+    }
     let mut out = Vec::new();
-    while let Some(p) = r.next_packet() {
-        let p = p?;
-        out.push((p.timestamp, p.data.into_owned()));
+    let mut at = 24;
+    while at < b.len() {
+        let have = b.len() - at;
+        if have < 16 {
+            return Err(ReadError::TruncatedHeader { offset: at, have });
+        }
+        let (sec, frac, len) = (word(at), word(at + 4), word(at + 8) as usize);
+        if len > 262_144 {
+            return Err(ReadError::Oversized { offset: at, len });
+        }
+        if have - 16 < len {
+            return Err(ReadError::TruncatedData {
+                offset: at,
+                len,
+                have: have - 16,
+            });
+        }
+        // A fraction past one second is taken as it is (saturating), not refused: some writers do it.
+        let sub = if nanos {
+            Duration::from_nanos(frac as u64)
+        } else {
+            Duration::from_micros(frac as u64)
+        };
+        out.push((
+            Duration::from_secs(sec as u64).saturating_add(sub),
+            b[at + 16..at + 16 + len].to_vec(),
+        ));
+        at += 16 + len;
     }
     Ok(out)
 }

@@ -12,6 +12,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+
+/// Kernel receive and send buffer asked for a UDP link. The co-simulation drains the socket every
+/// `fabric::EXTERNAL_POLL_CYCLES` cycles, milliseconds of wall time, while a peer such as rxe sends a
+/// whole window at host speed (a 1 MiB WRITE is a thousand datagrams): Linux's default of about 200 KiB
+/// holds a hundred of them and drops the rest.
+pub const UDP_BUFFER_BYTES: usize = 64 << 20;
 
 /// Where the other end of the wire is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +95,11 @@ pub struct ExternalStats {
     pub arp_requests_sent: u64,
     /// IPv6 neighbour solicitations sent on the NIC's behalf to resolve a peer.
     pub ns_sent: u64,
+    /// UDP link: the socket's receive buffer as the kernel granted it (bytes; 0 on a TCP link).
+    pub receive_buffer: usize,
+    /// UDP link: datagrams from the peer the kernel dropped because that buffer was full
+    /// (`/proc/net/udp` "drops"; 0 when it cannot be read).
+    pub socket_drops: u64,
 }
 
 /// The socket end of the wire plus address resolution on the NIC's behalf.
@@ -117,6 +129,7 @@ impl ExternalPort {
                     io::Error::new(e.kind(), format!("cannot bind UDP {local}: {e}"))
                 })?;
                 s.set_nonblocking(true)?;
+                grow_buffers(&s, UDP_BUFFER_BYTES)?;
                 Socket::Udp(s, *remote)
             }
             ExternalSpec::Tcp { remote } => {
@@ -148,7 +161,12 @@ impl ExternalPort {
     }
 
     pub fn stats(&self) -> ExternalStats {
-        self.stats
+        let mut st = self.stats;
+        if let Socket::Udp(s, _) = &self.socket {
+            st.receive_buffer = sockopt(s, libc::SO_RCVBUF).unwrap_or(0);
+            st.socket_drops = udp_drops(s).unwrap_or(0);
+        }
+        st
     }
 
     /// The NIC's MAC and IPv4 address, the sender of resolution requests.
@@ -367,6 +385,81 @@ pub mod ndp {
     }
 }
 
+/// Ask for `bytes` of kernel buffer each way: SO_RCVBUFFORCE/SO_SNDBUFFORCE first (they pass
+/// `net.core.rmem_max`/`wmem_max` but need CAP_NET_ADMIN), else the plain options (capped there).
+fn grow_buffers(s: &UdpSocket, bytes: usize) -> io::Result<()> {
+    for (force, plain) in [
+        (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF),
+        (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF),
+    ] {
+        if set_sockopt(s, force, bytes).is_err() {
+            set_sockopt(s, plain, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+fn set_sockopt(s: &UdpSocket, opt: libc::c_int, value: usize) -> io::Result<()> {
+    let v = value.min(libc::c_int::MAX as usize) as libc::c_int;
+    // SAFETY: the descriptor is the open socket `s`; the option value points at a live c_int of the
+    // length given.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            opt,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+fn sockopt(s: &UdpSocket, opt: libc::c_int) -> io::Result<usize> {
+    let mut v: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: the descriptor is the open socket `s`; value and length point at live locals of the sizes
+    // the kernel is told.
+    let r = unsafe {
+        libc::getsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            opt,
+            (&mut v as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if r == 0 {
+        Ok(v.max(0) as usize)
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The kernel's count of datagrams dropped at `s` (the "drops" column of `/proc/net/udp` or `udp6`, on
+/// the line of the socket's inode).
+fn udp_drops(s: &UdpSocket) -> Option<u64> {
+    let inode = std::fs::metadata(format!("/proc/self/fd/{}", s.as_raw_fd()))
+        .ok()
+        .map(|m| std::os::unix::fs::MetadataExt::ino(&m))?;
+    for table in ["/proc/net/udp", "/proc/net/udp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() >= 13 && f[9].parse() == Ok(inode) {
+                return f[12].parse().ok();
+            }
+        }
+    }
+    None
+}
+
 /// An ARP frame (RFC 826) for IPv4 over Ethernet, unpadded.
 fn arp_frame(
     op: u16,
@@ -448,6 +541,31 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         (n, w)
+    }
+
+    #[test]
+    fn a_burst_from_the_peer_waits_in_the_socket() {
+        // A peer's window of 4,000 1 KiB datagrams sent before the co-simulation polls once (rxe's
+        // `ib_write_bw -s 1048576` sends that many at host speed): all arrive, none dropped.
+        let (mut p, peer) = pair();
+        let me = match p.spec() {
+            ExternalSpec::Udp { local, .. } => *local,
+            ExternalSpec::Tcp { .. } => unreachable!(),
+        };
+        let frame = vec![0x5A_u8; 1024];
+        for _ in 0..4000 {
+            peer.send_to(&frame, me).unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let (mut n, mut w) = (Vec::new(), Vec::new());
+        p.receive(&mut n, &mut w).unwrap();
+        let st = p.stats();
+        assert!(
+            st.receive_buffer >= 8 << 20,
+            "receive buffer {} bytes",
+            st.receive_buffer
+        );
+        assert_eq!((n.len(), st.socket_drops), (4000, 0), "{st:?}");
     }
 
     #[test]

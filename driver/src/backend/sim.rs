@@ -5,7 +5,7 @@ use super::{Backend, DmaArena, DmaRegion, DmaWindow};
 use crate::error::Result;
 use rocenic_sim::{Fabric, HostMemory};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Cycles the fabric advances per `wait`: short enough that a poll loop notices a completion soon after
@@ -65,6 +65,18 @@ impl SimBackend {
         }
     }
 
+    /// The fabric, or None while this thread unwinds from a panic that happened inside it (a DMA outside
+    /// what the driver registered, say): the destructors that run then (`MemoryRegion`, `QueuePair`)
+    /// skip their register writes instead of panicking a second time, which would abort the process and
+    /// hide the first message.
+    fn locked(&self) -> Option<MutexGuard<'_, Fabric>> {
+        match self.fabric.lock() {
+            Ok(f) => Some(f),
+            Err(_) if std::thread::panicking() => None,
+            Err(_) => panic!("the co-simulated fabric stopped at an earlier panic"),
+        }
+    }
+
     pub fn fabric(&self) -> &Arc<Mutex<Fabric>> {
         &self.fabric
     }
@@ -72,19 +84,21 @@ impl SimBackend {
 
 impl Backend for SimBackend {
     fn read32(&self, offset: u16) -> u32 {
-        self.fabric.lock().unwrap().reg_read(self.port, offset)
+        self.locked()
+            .map_or(0, |mut f| f.reg_read(self.port, offset))
     }
     fn write32(&self, offset: u16, value: u32) {
-        self.fabric
-            .lock()
-            .unwrap()
-            .reg_write(self.port, offset, value)
+        if let Some(mut f) = self.locked() {
+            f.reg_write(self.port, offset, value)
+        }
     }
     fn alloc_dma(&self, len: usize, align: usize) -> Result<DmaRegion> {
         self.arena.alloc(len, align)
     }
     fn wait(&self) {
-        self.fabric.lock().unwrap().run(WAIT_CYCLES)
+        if let Some(mut f) = self.locked() {
+            f.run(WAIT_CYCLES)
+        }
     }
     fn grant_dma(&self, iova: u64, len: u64, write: bool) {
         self.fabric
@@ -94,11 +108,9 @@ impl Backend for SimBackend {
             .grant(iova, len, write);
     }
     fn revoke_dma(&self, iova: u64, len: u64, write: bool) {
-        self.fabric
-            .lock()
-            .unwrap()
-            .memory(self.port)
-            .revoke(iova, len, write);
+        if let Some(f) = self.locked() {
+            f.memory(self.port).revoke(iova, len, write);
+        }
     }
     fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
         // Device time: the timeout in cycles of the core's designed clock.

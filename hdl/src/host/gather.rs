@@ -38,6 +38,9 @@ pub struct Gather<const W: usize, const B: usize> {
     /// The gather list and how many of its entries count.
     pub sgl: Signal<In, Bits<512>>,
     pub sgl_n: Signal<In, Bits<3>>,
+    /// The engine loaded another list (another WQE, or the same one fetched again for go-back-N): the
+    /// next gather request walks it from its first entry, whatever its offset.
+    pub sgl_new: Signal<In, bool>,
     // One read per piece, to the realigner.
     pub req_out_valid: Signal<Out, bool>,
     pub req_out_ready: Signal<In, bool>,
@@ -60,6 +63,9 @@ pub struct Gather<const W: usize, const B: usize> {
     t_rem: DFF<Bits<16>>,
     t_idx: DFF<Bits<3>>,
     t_base: DFF<Bits<32>>,
+    /// `sgl_new` was raised since the last gather request was latched: `t_idx`/`t_base` belong to
+    /// another list.
+    fresh: DFF<bool>,
     /// Pieces in flight: bytes in the piece's last word minus one (8 bits each) and whether the piece
     /// ends its request.
     p_bytes: DFF<Bits<128>>,
@@ -124,6 +130,7 @@ impl<const W: usize, const B: usize> Default for Gather<W, B> {
             req_in_gather: Default::default(),
             sgl: Default::default(),
             sgl_n: Default::default(),
+            sgl_new: Default::default(),
             req_out_valid: Default::default(),
             req_out_ready: Default::default(),
             req_out_addr: Default::default(),
@@ -141,6 +148,7 @@ impl<const W: usize, const B: usize> Default for Gather<W, B> {
             t_rem: Default::default(),
             t_idx: Default::default(),
             t_base: Default::default(),
+            fresh: Default::default(),
             p_bytes: Default::default(),
             p_ends: Default::default(),
             head: Default::default(),
@@ -194,8 +202,8 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy, t_off, t_rem, t_idx, t_base, p_bytes, p_ends, head, tail, acc, r,
-            flush_pend, out_valid, out_data, out_last
+            self, clock, busy, t_off, t_rem, t_idx, t_base, fresh, p_bytes, p_ends, head, tail,
+            acc, r, flush_pend, out_valid, out_data, out_last
         );
         // The current entry of the list.
         // (Shift amounts as 16-bit signals: a literal beside a 512-bit value does not emit.)
@@ -218,6 +226,9 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
         self.t_sh.next = bit_cast::<16, 5>(self.tail.q.val() & 15) << 3;
         self.h_sh.next = bit_cast::<16, 5>(self.head.q.val() & 15) << 3;
 
+        if self.sgl_new.val() {
+            self.fresh.d.next = true;
+        }
         // Requests: a plain one passes straight through as one piece; a gather one is latched and
         // walked, one piece a cycle, one cycle per empty or finished entry skipped.
         self.req_out_valid.next = false;
@@ -250,11 +261,17 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.req_in_ready.next = true;
             if self.req_in_valid.val() {
                 self.busy.d.next = true;
+                self.fresh.d.next = false;
                 self.t_off.d.next = bit_cast::<32, 64>(self.req_in_addr.val());
                 self.t_rem.d.next = self.req_in_len.val();
-                // Requests of one message mostly move forward; a new message (offset 0) or a go-back-N
-                // restarts the walk at the first entry.
-                if bit_cast::<32, 64>(self.req_in_addr.val()) <= self.t_base.q.val() {
+                // Requests of one list mostly move forward; a new message (offset 0), a go-back-N
+                // inside this list, or another list (go-back-N into an older WQE starts at any offset,
+                // and the position walked belongs to the list before) restarts the walk at the first
+                // entry.
+                if self.fresh.q.val()
+                    || self.sgl_new.val()
+                    || (bit_cast::<32, 64>(self.req_in_addr.val()) <= self.t_base.q.val())
+                {
                     self.t_idx.d.next = 0.into();
                     self.t_base.d.next = 0.into();
                 }
@@ -444,6 +461,8 @@ mod tests {
             let mut cutting = 0usize;
             let mut cut_bytes = 0usize;
             let total: usize = reqs_tb.iter().map(|r| r.2.div_ceil(B)).sum();
+            // The engine raises `sgl_new` whenever it loads a list (here: when the list shown changes).
+            let mut shown: Option<usize> = None;
             while got < total {
                 assert!(cycle < 40 * total as u64 + 400, "stalled");
                 x.req_in_valid.next = issued < reqs_tb.len();
@@ -455,6 +474,8 @@ mod tests {
                 let list = &lists_tb[li];
                 x.sgl.next = sgl_bits(list);
                 x.sgl_n.next = (list.len() as u64).into();
+                x.sgl_new.next = shown != Some(li);
+                shown = Some(li);
                 if issued < reqs_tb.len() {
                     let r = reqs_tb[issued];
                     x.req_in_addr.next = r.1.into();
@@ -613,6 +634,21 @@ mod tests {
         // A NAK at packet 1 after packet 3 went out: the walk goes back.
         reqs.extend(packets(0, 120, 32).into_iter().skip(1));
         run::<64, 8>(&[list], &reqs, |c| c % 2 == 0, |_| true);
+    }
+
+    #[test]
+    fn go_back_n_into_an_older_list_walks_it_from_its_first_entry() {
+        // Two WQEs in flight: the newer one's packets walked its list to its third entry (t_base 80);
+        // then a NAK goes back into the older WQE, whose list is loaded again, at an offset past 80. The
+        // walk must not carry the newer list's position over (entry 2 of the older list is empty:
+        // its address would be 0, a read outside host memory).
+        let older = vec![(0x5001, 100), (0x6002, 100)];
+        let newer = vec![(0x1001, 40), (0x2002, 40), (0x3003, 40)];
+        let mut reqs = packets(1, 120, 32);
+        reqs.extend(packets(0, 200, 32).into_iter().skip(3));
+        run::<64, 8>(&[older.clone(), newer.clone()], &reqs, |_| true, |_| true);
+        // And at 512 bits, with back-pressure.
+        run::<512, 64>(&[older, newer], &reqs, |c| c % 3 != 1, |c| c % 4 != 2);
     }
 
     #[test]

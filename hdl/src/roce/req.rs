@@ -220,6 +220,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rd_req_gather: Signal<Out, bool>,
     pub rd_sgl: Signal<Out, Bits<512>>,
     pub rd_sgl_n: Signal<Out, Bits<3>>,
+    /// `rd_sgl` is being loaded with another WQE's list (host::gather restarts its walk).
+    pub rd_sgl_new: Signal<Out, bool>,
     /// The WQE in progress has a list (`rd_sgl`): a READ's responses scatter over it, by `rd_laddr` =
     /// 0 plus their offset in the message (host::scatter).
     pub rd_scatter: Signal<Out, bool>,
@@ -275,6 +277,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     retry: DFF<Bits<32>>,
     timer: DFF<Bits<32>>,
     rnr_wait: DFF<bool>,
+    /// The current QP's priority was paused when its address vector was last read (`av_paused`): the
+    /// retransmission timer stands still meanwhile.
+    cur_paused: DFF<bool>,
     rnr_left: DFF<Bits<32>>,
     /// Cycles to wait for the RNR NAK being served (its timer code, IBA Table 45, at this width's clock).
     rnr_cycles: DFF<Bits<32>>,
@@ -738,6 +743,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_sgl: Default::default(),
             rd_scatter: Default::default(),
             rd_sgl_n: Default::default(),
+            rd_sgl_new: Default::default(),
             rd_resp_valid: Default::default(),
             rd_resp_data: Default::default(),
             rd_resp_last: Default::default(),
@@ -782,6 +788,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             retry: Default::default(),
             timer: Default::default(),
             rnr_wait: Default::default(),
+            cur_paused: Default::default(),
             rnr_left: Default::default(),
             rnr_cycles: Default::default(),
             rnr_rom: {
@@ -1076,6 +1083,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self,
             clock,
             state,
+            cur_paused,
             p_vlan,
             p_dscp,
             p_src,
@@ -1369,6 +1377,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_req_gather.next = false;
         self.rd_sgl.next = self.sgl_buf.q.val();
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
+        self.rd_sgl_new.next = false;
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.w_nsge.q.val();
@@ -1644,8 +1653,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ext_f.next = 0.into();
 
         // The retransmission timer runs while a WQE is active or in the ring; sends, ACK progress and
-        // restarts clear it.
-        if self.wqe_active.q.val() || (self.rg_n.q.val() != 0) {
+        // restarts clear it. It stands still while PFC pauses the QP's priority: the packets it times
+        // may still sit at the MAC, and a pause storm must not use up the retries (a storm that never
+        // ends is the watchdog's, `net::pfc`).
+        if self.av_ok_cur.val() {
+            self.cur_paused.d.next = self.av_paused.val();
+        }
+        if (self.wqe_active.q.val() || (self.rg_n.q.val() != 0)) && !self.cur_paused.q.val() {
             self.timer.d.next = self.timer.q.val() + 1;
         }
 
@@ -1883,10 +1897,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.lat_valid.d.next = false;
                         self.rg_vendor.d.next = self.lat_syn.q.val();
                         if self.lat_syn.q.val() == 0x60 {
-                            // PSN sequence error NAK: go back to the head entry's packet h_d.
+                            // PSN sequence error NAK: go back to the head entry's packet h_d. One that
+                            // acknowledges packets (h_d past h_una) is progress: the retries start
+                            // over (docs/transport.md, "Retry budget").
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if self.retry.q.val() == 0 {
+                            if (self.h_d.val() > self.h_una.q.val()) && (self.retry_cnt.val() != 0)
+                            {
+                                self.retry.d.next = self.retry_cnt.val() - 1;
+                                self.rg_back.next = true;
+                                self.rs_rnr.d.next = false;
+                            } else if self.retry.q.val() == 0 {
                                 self.rg_status.d.next = 12.into(); // RETRY_EXC_ERR
                                 self.state.d.next = TxState::RgCqe;
                             } else {
@@ -2004,7 +2025,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if self.retry.q.val() == 0 {
+                            if (self.ack_d.val() > self.una.q.val()) && (self.retry_cnt.val() != 0)
+                            {
+                                // It acknowledged packets: progress, the retries start over.
+                                self.retry.d.next = self.retry_cnt.val() - 1;
+                            } else if self.retry.q.val() == 0 {
                                 self.w_done.d.next = true;
                                 self.w_status.d.next = 12.into(); // RETRY_EXC_ERR
                                 self.w_vendor.d.next = self.lat_syn.q.val();
@@ -2126,6 +2151,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.wqe_buf.d.next = (self.wqe_buf.q.val() >> self.w_bits.val())
                         | (bit_cast::<512, W>(self.rd_resp_data.val()) << self.wqe_in_shift.val());
                     if self.wqe128.val() {
+                        self.rd_sgl_new.next = true;
                         self.sgl_buf.d.next = (self.sgl_buf.q.val() >> self.w_bits.val())
                             | (bit_cast::<512, W>(self.rd_resp_data.val())
                                 << self.wqe_in_shift.val());

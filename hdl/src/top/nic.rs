@@ -976,6 +976,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.gather.req_in_gather.next = self.tx_eng.rd_req_gather.val();
         self.gather.sgl.next = self.tx_eng.rd_sgl.val();
         self.gather.sgl_n.next = self.tx_eng.rd_sgl_n.val();
+        self.gather.sgl_new.next = self.tx_eng.rd_sgl_new.val();
         self.tx_eng.rd_req_ready.next = self.gather.req_in_ready.val();
         self.ralign.req_in_valid.next = self.gather.req_out_valid.val();
         self.ralign.req_in_addr.next = self.gather.req_out_addr.val();

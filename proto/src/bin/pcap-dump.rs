@@ -17,7 +17,9 @@ fn main() {
     let t0 = frames.first().map(|(t, _)| *t).unwrap_or_default();
     let mut out = std::io::stdout().lock();
     for (i, (t, bytes)) in frames.iter().enumerate() {
-        let head = format!("{:>5} {:>14.3} us", i + 1, (*t - t0).as_secs_f64() * 1e6);
+        // Signed: a capture's timestamps may go backwards (merged or edited captures).
+        let us = (t.as_secs_f64() - t0.as_secs_f64()) * 1e6;
+        let head = format!("{:>5} {:>14.3} us", i + 1, us);
         let line = match Frame::parse(bytes) {
             Ok(f) => {
                 let mut ext = String::new();

@@ -1066,8 +1066,8 @@ fn finish(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> Res
     let mut f = fabric.lock().unwrap();
     if let Some(x) = f.external_stats() {
         println!(
-            " rocenic: link frames in {}, out {}",
-            x.frames_in, x.frames_out
+            " rocenic: link frames in {}, out {}; datagrams the host dropped {} (socket buffer {} bytes)",
+            x.frames_in, x.frames_out, x.socket_drops, x.receive_buffer
         );
     }
     f.flush_pcap().map_err(|err| format!("pcap: {err}"))

@@ -447,8 +447,8 @@ pub fn run(o: Opts) -> Result<(), String> {
     let mut f = fabric.lock().unwrap();
     if let Some(x) = f.external_stats() {
         println!(
-            "rocenic: link frames in {}, out {}; ARP requests sent to resolve the peer {}",
-            x.frames_in, x.frames_out, x.arp_requests_sent
+            "rocenic: link frames in {}, out {}; ARP requests sent to resolve the peer {}; datagrams the host dropped {} (socket buffer {} bytes)",
+            x.frames_in, x.frames_out, x.arp_requests_sent, x.socket_drops, x.receive_buffer
         );
     }
     f.flush_pcap().map_err(|err| format!("pcap: {err}"))?;
