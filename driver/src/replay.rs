@@ -593,6 +593,11 @@ pub fn case_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("{}: {e}", root.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("scenario.toml").is_file())
+        // Hidden directories are imports under way (`conformance import`).
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .collect();
     v.sort();
     Ok(v)
@@ -601,7 +606,59 @@ pub fn case_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn load(dir: &Path) -> Result<Scenario, String> {
     let p = dir.join("scenario.toml");
     let s = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    toml::from_str(&s).map_err(|e| format!("{}: {e}", p.display()))
+    let sc: Scenario = toml::from_str(&s).map_err(|e| format!("{}: {e}", p.display()))?;
+    sc.check().map_err(|e| format!("{}: {e}", p.display()))?;
+    Ok(sc)
+}
+
+/// Longest case a scenario may ask for: 10^8 cycles, several minutes of co-simulation.
+pub const MAX_END_CYCLE: u64 = 100_000_000;
+
+impl Scenario {
+    /// Field ranges serde cannot express: PSNs and QPNs are 24-bit (IBA §9.2), the NIC's set-up within what
+    /// the core holds, steps within the case's length.
+    pub fn check(&self) -> Result<(), String> {
+        let n = &self.nic;
+        let psn = |name: &str, v: u32| {
+            if v > 0xFF_FFFF {
+                Err(format!("nic.{name} {v:#x} is not a 24-bit PSN"))
+            } else {
+                Ok(())
+            }
+        };
+        psn("sq_psn", n.sq_psn)?;
+        psn("rq_psn", n.rq_psn)?;
+        for (name, v) in [("qpn", n.qpn), ("peer_qpn", n.peer_qpn)] {
+            if v > 0xFF_FFFF {
+                return Err(format!("nic.{name} {v:#x} is not a 24-bit QPN"));
+            }
+        }
+        if !matches!(n.width, 64 | 512) {
+            return Err(format!("nic.width {} is not 64 or 512", n.width));
+        }
+        if !matches!(n.mtu, 256 | 512 | 1024 | 2048 | 4096) {
+            return Err(format!("nic.mtu {} is not an IB MTU", n.mtu));
+        }
+        if n.retry_cnt > 7 || n.rnr_retry > 7 || n.min_rnr_timer > 31 || n.timeout > 31 {
+            return Err(format!(
+                "nic: retry_cnt {} and rnr_retry {} must be 0 to 7, min_rnr_timer {} and timeout {} 0 to 31",
+                n.retry_cnt, n.rnr_retry, n.min_rnr_timer, n.timeout
+            ));
+        }
+        if self.end_cycle > MAX_END_CYCLE {
+            return Err(format!(
+                "end_cycle {} is over {MAX_END_CYCLE}",
+                self.end_cycle
+            ));
+        }
+        if let Some(s) = self.step.iter().find(|s| s.cycle > self.end_cycle) {
+            return Err(format!(
+                "a step at cycle {} is after end_cycle {}",
+                s.cycle, self.end_cycle
+            ));
+        }
+        Ok(())
+    }
 }
 
 pub fn save(dir: &Path, s: &Scenario, header: &str) -> Result<(), String> {

@@ -187,6 +187,13 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     if !(1..=rocenic_proto::host::MAX_SEND_SGE).contains(&cfg.sge) {
         return Err(format!("sge must be 1 to 4, not {}", cfg.sge));
     }
+    let atomics = cfg.kinds.is_empty() || cfg.kinds.iter().any(|&k| k == 5 || k == 6);
+    if atomics && cfg.max_bytes < 8 {
+        return Err(format!(
+            "max_bytes {} is below an atomic's 8 bytes: raise it or leave FETCH_ADD and CMP_SWAP out",
+            cfg.max_bytes
+        ));
+    }
     if !(1..=MAX_WINDOW).contains(&cfg.window) {
         return Err(format!(
             "window must be 1 to {MAX_WINDOW}, not {}",

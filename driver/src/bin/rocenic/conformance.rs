@@ -1,5 +1,6 @@
 //! `rocenic conformance`: every conformance case (`rocenic_driver::conformance`), one line each, and a
 //! count; each case's frames are written to `out/conformance/<case>.pcap`.
+use crate::opt;
 use rocenic_driver::conformance::{run_case_exporting, CASES};
 use rocenic_driver::replay;
 use std::path::PathBuf;
@@ -94,11 +95,7 @@ fn run_import(args: &[String]) -> Result<(), String> {
     let (mut capture, mut nic_ip, mut name, mut rule) = (None, None, None, None);
     let (mut mtu, mut max_frames, mut gap) = (1024u32, 48usize, 4000u64);
     let mut it = args.iter();
-    let num = |v: Option<&String>, what: &str| -> Result<u64, String> {
-        v.ok_or(format!("{what} needs a number"))?
-            .parse()
-            .map_err(|e| format!("{what}: {e}"))
-    };
+    let num = |v: Option<&String>, what: &str, range| opt::int(what, opt::value(what, v)?, range);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--cases" => cases = PathBuf::from(it.next().ok_or("--cases needs a directory")?),
@@ -112,15 +109,26 @@ fn run_import(args: &[String]) -> Result<(), String> {
             }
             "--name" => name = it.next().cloned(),
             "--rule" => rule = it.next().cloned(),
-            "--mtu" => mtu = num(it.next(), "--mtu")? as u32,
-            "--frames" => max_frames = num(it.next(), "--frames")? as usize,
-            "--gap" => gap = num(it.next(), "--gap")?,
+            "--mtu" => mtu = num(it.next(), "--mtu", 256..=4096)? as u32,
+            "--frames" => max_frames = num(it.next(), "--frames", 1..=1_000_000)? as usize,
+            "--gap" => gap = num(it.next(), "--gap", 1..=1_000_000_000)?,
             "-h" | "--help" => return Err(String::new()),
             c if capture.is_none() => capture = Some(PathBuf::from(c)),
             o => return Err(format!("unexpected argument {o}")),
         }
     }
     let name = name.ok_or("--name is required")?;
+    // A case is a directory under --cases named by this: letters, digits, '_' and '-' only, so that no
+    // name reaches outside it.
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "--name {name:?}: use letters, digits, '_' and '-' only (it names a directory under --cases)"
+        ));
+    }
     let im = replay::Import {
         capture: capture.ok_or("name the capture to import")?,
         nic_ip: nic_ip.ok_or("--nic-ip is required")?,
@@ -130,8 +138,18 @@ fn run_import(args: &[String]) -> Result<(), String> {
         max_frames,
         gap,
     };
+    // Built beside the cases under a hidden name and moved into place only once it replays: a failed
+    // import leaves no case behind for `replay` to run.
     let dir = cases.join(&name);
-    let o = replay::import(&dir, &im)?;
+    let tmp = cases.join(format!(".import-{name}"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let o = replay::import(&tmp, &im).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&tmp);
+    })?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::rename(&tmp, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     println!(
         "imported {name}: {} steps, the NIC emitted {} frames, matching the capture's; {}",
         o.steps,

@@ -16,20 +16,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut x = Experiment::default();
     let mut svg = None;
     let mut it = args.iter();
+    // Times and rates: finite and positive (a probability for --pmax); marks: whole numbers.
     let num = |it: &mut std::slice::Iter<String>, what: &str| -> Result<f64, String> {
-        it.next()
-            .ok_or(format!("{what} needs a number"))?
-            .parse()
-            .map_err(|e| format!("{what}: {e}"))
+        let v = crate::opt::value(what, it.next())?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .ok_or(format!("{what}: {v} is not a positive number"))
+    };
+    let int = |it: &mut std::slice::Iter<String>, what: &str| -> Result<usize, String> {
+        Ok(crate::opt::int(what, crate::opt::value(what, it.next())?, 0..=1 << 30)? as usize)
     };
     while let Some(a) = it.next() {
         match a.as_str() {
             "--off" => x.dcqcn = false,
             "--duration-us" => x.duration_us = num(&mut it, a)?,
             "--stop-us" => x.stop_flow1_us = num(&mut it, a)?,
-            "--kmin" => x.kmin = num(&mut it, a)? as usize,
-            "--kmax" => x.kmax = num(&mut it, a)? as usize,
-            "--pmax" => x.pmax = num(&mut it, a)?,
+            "--kmin" => x.kmin = int(&mut it, a)?,
+            "--kmax" => x.kmax = int(&mut it, a)?,
+            "--pmax" => x.pmax = crate::opt::prob(a, crate::opt::value(a, it.next())?)?,
             "--sample-us" => x.sample_us = num(&mut it, a)?,
             "--reg" => {
                 // NAME=VALUE: a reaction-point register, e.g. DCQCN_BYTE_COUNTER=65536.

@@ -1,5 +1,6 @@
 //! `rocenic demo`: the main job. Two co-simulated NICs, connected RC QPs, an RDMA WRITE and a SEND from A
 //! to B, B's memory checked, a pcap of every frame.
+use crate::opt;
 use rocenic_driver::pair::{self, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, QpState, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest,
@@ -68,30 +69,25 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         ipv6: false,
     };
     let mut it = args.iter();
-    let num = |v: Option<&String>, name: &str| -> Result<u64, String> {
-        let v = v.ok_or(format!("{name} needs a value"))?;
-        v.parse().map_err(|_| format!("{name}: not a number: {v}"))
-    };
+    let num = |v: Option<&String>, name: &str, range| opt::int(name, opt::value(name, v)?, range);
+    // The demo's buffers live in the simulated host memory (at most a few GiB): 1 GiB per message.
+    let bytes = 0..=1u64 << 30;
     while let Some(a) = it.next() {
         match a.as_str() {
             "--width" => {
                 let v = it.next().ok_or("--width needs 64 or 512")?;
                 o.width = Width::parse(v).ok_or(format!("--width must be 64 or 512, got {v}"))?;
             }
-            "--write-bytes" => o.write_bytes = num(it.next(), a)? as usize,
-            "--send-bytes" => o.send_bytes = num(it.next(), a)? as usize,
-            "--mtu" => o.mtu = num(it.next(), a)? as u32,
+            "--write-bytes" => o.write_bytes = num(it.next(), a, bytes.clone())? as usize,
+            "--send-bytes" => o.send_bytes = num(it.next(), a, bytes.clone())? as usize,
+            "--mtu" => o.mtu = num(it.next(), a, 256..=4096)? as u32,
             "--pcap" => o.pcap = PathBuf::from(it.next().ok_or("--pcap needs a file")?),
-            "--seed" => o.seed = num(it.next(), a)?,
-            "--ack-timeout" => o.ack_timeout = num(it.next(), a)? as u32,
-            "--max-cycles" => o.max_cycles = num(it.next(), a)?,
+            "--seed" => o.seed = num(it.next(), a, 0..=u64::MAX)?,
+            "--ack-timeout" => o.ack_timeout = num(it.next(), a, opt::U32)? as u32,
+            "--max-cycles" => o.max_cycles = num(it.next(), a, 1..=u64::MAX)?,
             "--ipv6" => o.ipv6 = true,
             "--vlan" => {
-                let v = num(it.next(), a)?;
-                if !(1..=4094).contains(&v) {
-                    return Err(format!("--vlan: VID must be 1..4094, got {v}"));
-                }
-                o.vlan = Some(v as u16);
+                o.vlan = Some(num(it.next(), a, 1..=4094)? as u16);
             }
             "--line-gbps" => {
                 let v = it.next().ok_or("--line-gbps needs a rate")?;
@@ -104,19 +100,11 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             }
             "--vcd" => o.vcd = Some(PathBuf::from(it.next().ok_or("--vcd needs a file")?)),
             "--corrupt" => {
-                let v = it.next().ok_or("--corrupt needs a probability")?;
-                let p: f64 = v
-                    .parse()
-                    .map_err(|_| format!("--corrupt: not a probability: {v}"))?;
+                let p = opt::prob(a, opt::value(a, it.next())?)?;
                 o.faults = o.faults.random(p, 0.0);
             }
             "--fcs-errors" => {
-                let v = it.next().ok_or("--fcs-errors needs a probability")?;
-                let p: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..=1.0).contains(p))
-                    .ok_or(format!("--fcs-errors: not a probability: {v}"))?;
+                let p = opt::prob(a, opt::value(a, it.next())?)?;
                 o.faults = o.faults.fcs_errors(p);
             }
             "--flip-bit" => {

@@ -8,6 +8,7 @@ mod conformance;
 mod dcqcn;
 mod demo;
 mod oob;
+mod opt;
 mod perftest;
 mod pingpong;
 mod stress;
@@ -47,6 +48,31 @@ fn finish(name: &str, r: Result<(), String>, help: &str) -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().cloned().unwrap_or_default();
+    // A panic (the simulator's DMA firewall, a co-simulation invariant) ends a tool like any error: one
+    // line, exit code 1. RUST_BACKTRACE set gives Rust's own report instead.
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        std::panic::set_hook(Box::new(move |info| {
+            let p = info.payload();
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".into());
+            let at = info
+                .location()
+                .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+                .unwrap_or_default();
+            eprintln!(
+                "rocenic {name}: error: {}{at}",
+                msg.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
+        }));
+    }
+    std::panic::catch_unwind(|| command(&args)).unwrap_or(ExitCode::FAILURE)
+}
+
+fn command(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("demo") => finish(
             "demo",

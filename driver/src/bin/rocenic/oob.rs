@@ -49,9 +49,10 @@ impl Args {
         })
     }
 
-    pub fn num(&mut self, what: &str) -> Result<u64, String> {
+    /// The option's value as a whole number within `range` (crate::opt::int).
+    pub fn num(&mut self, what: &str, range: std::ops::RangeInclusive<u64>) -> Result<u64, String> {
         let v = self.value().ok_or(format!("{what} needs a value"))?;
-        v.parse().map_err(|_| format!("{what}: not a number: {v}"))
+        crate::opt::int(what, &v, range)
     }
 }
 

@@ -165,17 +165,17 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
     let mut a = Args::new(args);
     while let Some(name) = a.next_opt() {
         match name.as_str() {
-            "-p" | "--port" => o.port = a.num("--port")? as u16,
-            "-s" | "--size" => o.size = a.num("--size")? as usize,
-            "-n" | "--iters" => o.iters = a.num("--iters")?,
-            "-m" | "--mtu" => o.mtu = a.num("--mtu")? as u32,
-            "-t" | "--tx-depth" => o.tx_depth = a.num("--tx-depth")? as usize,
-            "-r" | "--rx-depth" => o.rx_depth = a.num("--rx-depth")? as usize,
+            "-p" | "--port" => o.port = a.num("--port", 1..=65535)? as u16,
+            "-s" | "--size" => o.size = a.num("--size", 1..=1 << 30)? as usize,
+            "-n" | "--iters" => o.iters = a.num("--iters", 1..=1 << 32)?,
+            "-m" | "--mtu" => o.mtu = a.num("--mtu", 256..=4096)? as u32,
+            "-t" | "--tx-depth" => o.tx_depth = a.num("--tx-depth", 1..=1 << 16)? as usize,
+            "-r" | "--rx-depth" => o.rx_depth = a.num("--rx-depth", 1..=1 << 16)? as usize,
             "-x" | "--gid-index" => {
                 a.value().ok_or("--gid-index needs a value")?;
             }
             "-i" | "--ib-port" => {
-                if a.num("--ib-port")? != 1 {
+                if a.num("--ib-port", 0..=255)? != 1 {
                     return Err("--ib-port: the device has port 1 only".into());
                 }
             }
@@ -186,12 +186,12 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
                 }
             }
             "-q" | "--qp" => {
-                if a.num("--qp")? != 1 {
+                if a.num("--qp", 0..=1 << 24)? != 1 {
                     return Err("--qp: rocenic's perftest drives one QP per run".into());
                 }
             }
             "-o" | "--outs" => {
-                let n = a.num("--outs")?;
+                let n = a.num("--outs", 0..=255)?;
                 if !(1..=rocenic_proto::regs::RD_ATOMIC_DEPTH as u64).contains(&n) {
                     return Err(format!(
                         "--outs {n}: the requester keeps 1 to {} READs outstanding",
@@ -213,10 +213,10 @@ pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
             | "--bidirectional" | "--run_infinitely" => {
                 return Err(format!("{name} is not supported by rocenic"))
             }
-            "--timeout" => o.timeout = Duration::from_secs(a.num("--timeout")?),
-            "--seed" => o.seed = a.num("--seed")?,
+            "--timeout" => o.timeout = Duration::from_secs(a.num("--timeout", 1..=1 << 32)?),
+            "--seed" => o.seed = a.num("--seed", 0..=u64::MAX)?,
             "--ack-timeout-cycles" => {
-                o.ack_timeout_cycles = Some(a.num("--ack-timeout-cycles")? as u32)
+                o.ack_timeout_cycles = Some(a.num("--ack-timeout-cycles", crate::opt::U32)? as u32)
             }
             "-h" | "--help" => return Err(String::new()),
             _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),

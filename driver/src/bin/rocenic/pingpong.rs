@@ -77,15 +77,15 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
     };
     let mut a = Args::new(args);
     while let Some(name) = a.next_opt() {
-        let mut num = |what: &str| a.num(what);
+        let mut num = |what: &str, range| a.num(what, range);
         match name.as_str() {
-            "-p" | "--port" => o.port = num("--port")? as u16,
-            "-s" | "--size" => o.size = num("--size")? as usize,
-            "-m" | "--mtu" => o.mtu = num("--mtu")? as u32,
-            "-r" | "--rx-depth" => o.rx_depth = num("--rx-depth")? as usize,
-            "-n" | "--iters" => o.iters = num("--iters")? as usize,
+            "-p" | "--port" => o.port = num("--port", 1..=65535)? as u16,
+            "-s" | "--size" => o.size = num("--size", 1..=1 << 30)? as usize,
+            "-m" | "--mtu" => o.mtu = num("--mtu", 256..=4096)? as u32,
+            "-r" | "--rx-depth" => o.rx_depth = num("--rx-depth", 1..=1 << 16)? as usize,
+            "-n" | "--iters" => o.iters = num("--iters", 1..=1 << 32)? as usize,
             "-i" | "--ib-port" => {
-                if num("--ib-port")? != 1 {
+                if num("--ib-port", 0..=255)? != 1 {
                     return Err("--ib-port: the device has port 1 only".into());
                 }
             }
@@ -96,7 +96,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
                 }
             }
             "-l" | "--sl" | "-g" | "--gid-idx" => {
-                num(&name)?;
+                num(&name, 0..=255)?;
             }
             "-e" | "--events" => o.events = true,
             "-c" | "--chk" => {}
@@ -104,11 +104,11 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             | "--dm" | "-N" | "--new_send" => {
                 return Err(format!("{name} is not supported by rocenic"))
             }
-            "--timeout" => o.timeout = Duration::from_secs(num("--timeout")?),
-            "--seed" => o.seed = num("--seed")?,
+            "--timeout" => o.timeout = Duration::from_secs(num("--timeout", 1..=1 << 32)?),
+            "--seed" => o.seed = num("--seed", 0..=u64::MAX)?,
             "--echo" => o.echo = true,
             "--ack-timeout-cycles" => {
-                o.ack_timeout_cycles = Some(num("--ack-timeout-cycles")? as u32)
+                o.ack_timeout_cycles = Some(num("--ack-timeout-cycles", crate::opt::U32)? as u32)
             }
             "-h" | "--help" => return Err(String::new()),
             _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),

@@ -1,5 +1,6 @@
 //! `rocenic stress`: mixed RC traffic in both directions over a faulty link, every byte and completion
 //! checked (see `rocenic_driver::stress`); prints what ran and what the link did.
+use crate::opt;
 use rocenic_driver::stress::{self, StressConfig, KINDS};
 use rocenic_sim::{FaultPlan, Width};
 use std::time::Instant;
@@ -53,34 +54,26 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut v = || it.next().ok_or(format!("{a} needs a value"));
-        let num = |s: &String| {
-            s.parse::<u64>()
-                .map_err(|_| format!("{a}: not a number: {s}"))
-        };
-        let prob = |s: &String| {
-            s.parse::<f64>()
-                .ok()
-                .filter(|p| (0.0..=1.0).contains(p))
-                .ok_or(format!("{a}: not a probability: {s}"))
-        };
+        let num = |s: &String, range| opt::int(a, s, range);
+        let prob = |s: &String| opt::prob(a, s);
         match a.as_str() {
             "--width" => {
                 let s = v()?;
                 c.width = Width::parse(s).ok_or(format!("--width must be 64 or 512, got {s}"))?
             }
-            "--mtu" => c.mtu = num(v()?)? as u32,
-            "--messages" => c.messages = num(v()?)? as usize,
-            "--max-bytes" => c.max_bytes = num(v()?)? as usize,
-            "--seed" => c.seed = num(v()?)?,
-            "--ack-timeout" => c.ack_timeout = num(v()?)? as u32,
+            "--mtu" => c.mtu = num(v()?, 256..=4096)? as u32,
+            "--messages" => c.messages = num(v()?, 1..=1 << 40)? as usize,
+            "--max-bytes" => c.max_bytes = num(v()?, 1..=stress::REGION as u64)? as usize,
+            "--seed" => c.seed = num(v()?, 0..=u64::MAX)?,
+            "--ack-timeout" => c.ack_timeout = num(v()?, opt::U32)? as u32,
             "--drop" => drop = prob(v()?)?,
             "--reorder" => reorder = prob(v()?)?,
             "--duplicate" => dup = prob(v()?)?,
             "--corrupt" => corrupt = prob(v()?)?,
             "--fcs-errors" => fcs = prob(v()?)?,
             "--dma-reorder" => c.dma_reorder = true,
-            "--sge" => c.sge = num(v()?)? as usize,
-            "--window" => c.window = num(v()?)? as usize,
+            "--sge" => c.sge = num(v()?, 1..=rocenic_proto::host::MAX_SEND_SGE as u64)? as usize,
+            "--window" => c.window = num(v()?, 1..=stress::MAX_WINDOW as u64)? as usize,
             "--ipv6" => c.ipv6 = true,
             "--ops" => {
                 for o in v()?.split(',') {

@@ -1,0 +1,171 @@
+//! Every `rocenic` subcommand refuses bad option values and bad files with exit code 1 and one line
+//! naming the option (or file), the value and what is allowed: no panic, no silent cast, no run that
+//! never ends.
+use std::path::Path;
+use std::process::Command;
+
+/// Exit code and standard error; with `stdout`, standard output and error together.
+fn run(args: &[&str], stdout: bool) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rocenic"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
+    if stdout {
+        text = String::from_utf8_lossy(&out.stdout).into_owned() + &text;
+    }
+    (out.status.code(), text)
+}
+
+fn rocenic(args: &[&str]) -> (Option<i32>, String) {
+    run(args, false)
+}
+
+/// `args` fail with exit code 1 and one line that starts with the command's name and contains `want`.
+fn refused(args: &[&str], want: &str) {
+    let (code, err) = rocenic(args);
+    assert_eq!(code, Some(1), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+    assert!(
+        err.starts_with(&format!("rocenic {}: error: ", args[0])) && err.contains(want),
+        "{args:?}: {err:?} should say {want:?}"
+    );
+}
+
+#[test]
+fn bad_option_values_are_refused_in_one_line() {
+    for p in ["1.5", "-0.1", "NaN", "inf"] {
+        refused(&["demo", "--corrupt", p], "is not a probability (0 to 1)");
+        refused(&["stress", "--drop", p], "is not a probability (0 to 1)");
+    }
+    refused(&["demo", "--fcs-errors", "2"], "not a probability");
+    refused(
+        &["demo", "--ack-timeout", "5000000000"],
+        "--ack-timeout: 5000000000 is out of range (0 to 4294967295)",
+    );
+    refused(&["demo", "--write-bytes", "-1"], "is not a whole number");
+    refused(&["demo", "--vlan", "4095"], "--vlan: 4095 is out of range");
+    refused(&["demo", "--mtu", "300"], "--mtu");
+    refused(
+        &["demo", "--max-cycles", "0"],
+        "--max-cycles: 0 is out of range",
+    );
+    refused(&["stress", "--ack-timeout", "4294967296"], "out of range");
+    refused(
+        &["stress", "--window", "17"],
+        "--window: 17 is out of range (1 to 16)",
+    );
+    refused(
+        &["stress", "--sge", "5"],
+        "--sge: 5 is out of range (1 to 4)",
+    );
+    refused(&["stress", "--max-bytes", "1"], "below an atomic's 8 bytes");
+    refused(&["stress", "--mtu", "1000"], "not an IB MTU");
+    for cmd in ["write-bw", "read-bw", "send-bw", "write-lat", "atomic-bw"] {
+        refused(&[cmd, "--port", "70000"], "--port: 70000 is out of range");
+        refused(&[cmd, "--ack-timeout-cycles", "4294967296"], "out of range");
+        refused(&[cmd, "--size", "x"], "--size: x is not a whole number");
+    }
+    refused(&["rc-pingpong", "--port", "0"], "--port: 0 is out of range");
+    refused(&["rc-pingpong", "--iters", "y"], "is not a whole number");
+    refused(&["dcqcn", "--pmax", "2"], "--pmax: 2 is not a probability");
+    refused(&["dcqcn", "--duration-us", "-5"], "not a positive number");
+    refused(
+        &["conformance", "import", "--frames", "0"],
+        "--frames: 0 is out of range",
+    );
+}
+
+#[test]
+fn an_import_stays_inside_its_cases_and_a_failed_one_leaves_nothing() {
+    let dir = std::env::temp_dir().join(format!("rocenic-cli-{}", std::process::id()));
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    let cases_s = cases.to_str().unwrap();
+    let base = [
+        "conformance",
+        "import",
+        "--nic-ip",
+        "10.0.0.1",
+        "--rule",
+        "r",
+    ];
+    for bad in ["../../x", "a/b", "", ".hidden"] {
+        let mut a = base.to_vec();
+        a.extend(["missing.pcap", "--cases", cases_s, "--name", bad]);
+        refused(&a, "--name");
+    }
+    // A capture that cannot be read: the error names the file, and no case directory is left.
+    std::fs::write(dir.join("cut.pcap"), [0xD4, 0xC3, 0xB2, 0xA1, 2, 0]).unwrap();
+    let capture = dir.join("cut.pcap");
+    let mut a = base.to_vec();
+    a.extend([
+        capture.to_str().unwrap(),
+        "--cases",
+        cases_s,
+        "--name",
+        "cut",
+    ]);
+    refused(&a, "too short for a pcap file header");
+    assert_eq!(
+        std::fs::read_dir(&cases).unwrap().count(),
+        0,
+        "nothing left"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn scenario_fields_are_range_checked() {
+    // A real case with its PSN widened past 24 bits, then its end pushed past the cap: refused by
+    // name, before anything runs.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testbench/conformance/cases/rc_write_first_middle_last");
+    let dir = std::env::temp_dir().join(format!("rocenic-scn-{}", std::process::id()));
+    let case = dir.join("rc_write_first_middle_last");
+    std::fs::create_dir_all(&case).unwrap();
+    for f in ["scenario.toml", "input.pcap", "expected.pcap"] {
+        std::fs::copy(src.join(f), case.join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(src.join("scenario.toml")).unwrap();
+    let set = |field: &str, value: &str| {
+        let t: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with(&format!("{field} = ")) {
+                    format!("{field} = {value}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(case.join("scenario.toml"), t).unwrap();
+    };
+    let replay = [
+        "conformance",
+        "replay",
+        "--cases",
+        dir.to_str().unwrap(),
+        "--out",
+    ];
+    let out = dir.join("out");
+    let mut a = replay.to_vec();
+    a.push(out.to_str().unwrap());
+    set("sq_psn", "16777216");
+    // (replay prints each case's failure on standard output, then a summary error.)
+    let (code, err) = run(&a, true);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("nic.sq_psn 0x1000000 is not a 24-bit PSN"),
+        "{err}"
+    );
+    set("end_cycle", "100000001");
+    let (code, err) = run(&a, true);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("end_cycle 100000001 is over 100000000"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
