@@ -8,8 +8,20 @@
 # device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route
 # of the units, Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
 # does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
+#
+# `scripts/test.sh --full` adds what is long and changes rarely: the UltraScale+ synthesis of both whole
+# cores and the whole 64-bit core's ECP5 place and route (hours with YoWASP), and the 10^6-message stress
+# soak under faults and pause storms (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+full=0
+for a in "$@"; do
+    case "$a" in
+        --full) full=1 ;;
+        -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "scripts/test.sh: unknown option $a (--full, --help)" >&2; exit 2 ;;
+    esac
+done
 scripts/setup.sh
 mkdir -p out
 # Stage headers carry the job's elapsed time, so a log shows where the minutes go.
@@ -60,26 +72,29 @@ pcap_check() {
     fi
 }
 
-# The board reports (bitstream/all.sh): UltraScale+ synthesis of the 512-bit 16K-QP core with block-RAM,
-# latch and budget checks and the logic depth (the 64-bit core's, 13 more CPU minutes, is left to
-# `bash bitstream/all.sh` by hand), ECP5 place and route of each of the 64-bit core's
-# units with Fmax floors, and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
+# The board reports (bitstream/all.sh): ECP5 synthesis, place and route of each of the 64-bit core's units
+# with Fmax floors, and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
 # commands for every board, iverilog elaboration and a short simulation of the wrapper, the generated
-# board.xdc files). Every tool there is single-threaded, so they start here, in the background, and run beside
-# the cargo tests, the conformance stages and the cocotb benches, filling the cores those leave idle; their
-# output is printed after cocotb, before interop (whose QEMU guests and co-simulation want both cores). The
-# emitters are built first, so the reports run no cargo while `cargo test` holds the build directory. The
-# ECP5 place and route of the whole core (`bash bitstream/all.sh` without ROCENIC_SKIP_ECP5, or
-# bitstream/ecp5.sh) is left out: with YoWASP's WebAssembly nextpnr it takes far longer than CI's 90 minutes
-# (docs/resources.md).
+# board.xdc files); with --full also the UltraScale+ synthesis of both whole cores (block-RAM, latch and
+# budget checks, logic depth) and the whole 64-bit core's ECP5 place and route (hours with YoWASP's
+# WebAssembly nextpnr; docs/resources.md). Every tool there is single-threaded, so they start here, in the
+# background, and run beside the cargo tests, the conformance stages and the cocotb benches, filling the
+# cores those leave idle; their output is printed after cocotb, before interop (whose QEMU guests and
+# co-simulation want both cores). The emitters are built first, so the reports run no cargo while `cargo
+# test` holds the build directory.
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
-    hdr "board reports: started in the background (bitstream/all.sh; whole-core ECP5 and xcup-64 left out)"
+    hdr "board reports: started in the background (bitstream/all.sh; whole cores only with --full)"
     source bitstream/emitter.sh
     emit=$(emitter emit)
     emitter emit-unit > /dev/null
     (
         set +e
-        env ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_BIN_DIR="${emit%/emit}" \
+        if [[ $full == 1 ]]; then
+            skip=(ROCENIC_SKIP_ECP5=0 ROCENIC_SKIP_XCUP64=0 ROCENIC_SKIP_XCUP512=0)
+        else
+            skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1)
+        fi
+        env "${skip[@]}" ROCENIC_BIN_DIR="${emit%/emit}" \
             bash bitstream/all.sh > out/board-reports.out 2>&1
         echo $? > out/board-reports.status
     ) &
@@ -144,6 +159,16 @@ else
     # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
     hdr "VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
     stage out/vfio.log bash testbench/vfio/edu-test.sh
+fi
+if [[ $full == 1 ]]; then
+    # The soak: 10^6 mixed messages (5 x 10^5 each way) at 5 % drops, 5 % reordering, 1 % corruption
+    # and 1 % duplication, with gather lists and eight in flight, at both widths.
+    hdr "stress soak (--full): 10^6 mixed messages under faults"
+    for w in 64 512; do
+        step "stress soak $w" "out/soak-$w.log" cargo run --release -q -p rocenic-driver --bin rocenic -- \
+            stress --width "$w" --messages 250000 --window 8 --sge 4 --drop 0.05 --reorder 0.05 \
+            --corrupt 0.01 --duplicate 0.01 --seed 1
+    done
 fi
 echo "tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -45,6 +45,8 @@ pub struct StressConfig {
     pub window: usize,
     /// RoCEv2 over IPv6 (the pair's GIDs [`crate::pair::ipv6`]) instead of IPv4.
     pub ipv6: bool,
+    /// Dump each core's signals (`FabricConfig::vcd`; `ROCENIC_VCD_FROM`/`ROCENIC_VCD_TO` keep a window).
+    pub vcd: Option<std::path::PathBuf>,
 }
 
 /// Largest [`StressConfig::window`].
@@ -182,6 +184,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         dma_read_bytes_per_cycle: cfg.host_link.1,
         dma_write_bytes_per_cycle: cfg.host_link.2,
         dma_reorder: cfg.dma_reorder,
+        vcd: cfg.vcd.clone(),
         ..FabricConfig::default()
     };
     if !(1..=rocenic_proto::host::MAX_SEND_SGE).contains(&cfg.sge) {
@@ -530,8 +533,9 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         }
         if pair.cycles() - last_progress > stall {
             return Err(format!(
-                "stall: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); TX_STATUS {:08x?}; \
+                "stall at cycle {}: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); TX_STATUS {:08x?}; \
                  counters {}",
+                pair.cycles(),
                 inflight
                     .iter()
                     .map(|q| q.iter().map(|f| (KINDS[f.kind], f.len)).collect::<Vec<_>>())

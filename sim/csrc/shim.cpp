@@ -12,6 +12,7 @@
 #include <utility>
 #include "verilated.h"
 #include "verilated_vcd_c.h"
+#include <cstdlib>
 #include "Vnic64.h"
 #include "Vnic64___024root.h"
 #include "Vnic512.h"
@@ -105,6 +106,9 @@ struct RnModel {
     RnIn last_in;         // inputs of the last evaluation
     bool have_last = false;
     bool exact = false;   // every half cycle evaluated in full (for tests of the shortcuts)
+    // Half cycles of the first and the last dump: ROCENIC_VCD_FROM / ROCENIC_VCD_TO (cycles) give a window
+    // of a long run.
+    uint64_t vcd_from = 0, vcd_to = UINT64_MAX;
 };
 
 template <class M>
@@ -116,6 +120,8 @@ static RnModel<M>* rn_new(const char* vcd_path) {
     if (vcd_path) {
         r->vcd.reset(new VerilatedVcdC);
         r->m->trace(r->vcd.get(), 99);
+        if (const char* v = std::getenv("ROCENIC_VCD_FROM")) r->vcd_from = 2 * std::strtoull(v, nullptr, 10);
+        if (const char* v = std::getenv("ROCENIC_VCD_TO")) r->vcd_to = 2 * std::strtoull(v, nullptr, 10);
         r->vcd->open(vcd_path);
         if (!r->vcd->isOpen()) {
             r->m->final();
@@ -219,14 +225,15 @@ static void rn_tick(RnModel<M>* r, const RnIn* in, RnOut* out) {
         r->have_last = true;
     }
     rn_get_outputs(m, out);
-    if (r->vcd) r->vcd->dump(r->half_cycles);
+    bool dump = r->vcd && r->half_cycles >= r->vcd_from && r->half_cycles <= r->vcd_to;
+    if (dump) r->vcd->dump(r->half_cycles);
     m->clock = 1;
     // Only the clock changed since the model last settled: its input logic need not run again. Exact mode
     // evaluates everything, so the fabric test that compares the two checks this as well.
     rn_ico_skip = !r->exact;
     m->eval();
     rn_ico_skip = false;
-    if (r->vcd) r->vcd->dump(r->half_cycles + 1);
+    if (dump) r->vcd->dump(r->half_cycles + 1);
     r->half_cycles += 2;
 }
 

@@ -30,6 +30,8 @@ options:
   --window N          work requests each side keeps in flight, 1 to 16 (default 1): source and target
                       regions cut into N slots, one per message in flight
   --ipv6              RoCEv2 over IPv6 between fd52:4f43:45::1 and ::2 (default IPv4)
+  --vcd FILE          also write waveforms (FILE.port0.vcd, FILE.port1.vcd); ROCENIC_VCD_FROM=CYCLE and
+                      ROCENIC_VCD_TO=CYCLE keep a window of a long run
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -48,6 +50,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         sge: 1,
         window: 1,
         ipv6: false,
+        vcd: None,
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut fcs = 0.0;
@@ -75,6 +78,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--sge" => c.sge = num(v()?, 1..=rocenic_proto::host::MAX_SEND_SGE as u64)? as usize,
             "--window" => c.window = num(v()?, 1..=stress::MAX_WINDOW as u64)? as usize,
             "--ipv6" => c.ipv6 = true,
+            "--vcd" => c.vcd = Some(v()?.into()),
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS
