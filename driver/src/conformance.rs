@@ -3401,6 +3401,55 @@ fn requester_go_back_n_from_nak_psn(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
+fn requester_read_nak_past_it_asks_again(b: &mut Bench) -> Result<(), String> {
+    let len = 100;
+    b.post_send(&WorkRequest {
+        wr_id: 43,
+        op: SendOp::RdmaRead {
+            remote_addr: 0x3000,
+            rkey: 0x55,
+        },
+        sge: Sge {
+            addr: b.local_mr.addr(),
+            length: len as u32,
+            lkey: b.local_mr.lkey(),
+        },
+        flags: SendFlags::SIGNALED,
+    })?;
+    b.run(3000);
+    let p = b.a_psn;
+    expect_requests(b, &[p])?;
+    // A PSN sequence error NAK expecting p + 1: the responder executed the READ, its response was lost.
+    // The NAK acknowledges no READ PSN (only the response landing does, 9.7.6): the READ goes again at
+    // once, well before the ACK timeout (20,000 cycles), instead of waiting for a timeout that can never
+    // come once its PSN counts as acknowledged.
+    b.inject(
+        b.frame(op::RC_ACKNOWLEDGE, p + 1, aeth(0x60, 1), &[], false),
+        3000,
+    );
+    let s = expect_requests(b, &[p])?;
+    check!(
+        s[0].bth.opcode == op::RC_RDMA_READ_REQUEST,
+        "the READ asked again, got {}",
+        names(&s)
+    );
+    check!(b.counter(regs::ACK_TIMEOUTS) == 0, "no timeout needed");
+    let d = pattern(len, 23);
+    b.inject(
+        b.frame(op::RC_RDMA_READ_RESPONSE_ONLY, p, aeth(0x1F, 1), &d, false),
+        2000,
+    );
+    let wc = b.send_wc(10_000)?;
+    check!(
+        (wc.status, wc.opcode, wc.byte_len) == (WcStatus::Success, WcOpcode::RdmaRead, len as u32),
+        "completion {wc:?}"
+    );
+    let mut got = vec![0; len];
+    b.local.read(0, &mut got).unwrap();
+    check!(got == d, "READ data differs");
+    Ok(())
+}
+
 fn requester_timeout_resends(b: &mut Bench) -> Result<(), String> {
     post_write(b, 100)?;
     b.run(3000);
@@ -3924,6 +3973,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_requester_rem_inv_req", rule: "9.7.6: NAK 0x61 completes REM_INV_REQ_ERR", run: requester_rem_inv_req },
     Case { name: "rc_requester_rem_op_err", rule: "9.7.6: NAK 0x63 completes REM_OP_ERR", run: requester_rem_op_err },
     Case { name: "rc_requester_read", rule: "9.7.6: a READ completes only with its responses (an ACK does not), data lands in order", run: requester_read_lands_responses },
+    Case { name: "rc_requester_read_nak_past_it", rule: "9.7.5.1.1, 9.7.6: a PSN sequence NAK past a READ acknowledges none of its PSNs: the READ is asked again at once, then lands", run: requester_read_nak_past_it_asks_again },
     Case { name: "rc_requester_send_segments", rule: "9.2, 9.7: a SEND is cut at the path MTU into FIRST/MIDDLE/LAST; AckReq and the solicited event bit only on the last", run: requester_send_segments },
     Case { name: "rc_requester_write_with_imm", rule: "9.4.4: WRITE with immediate: RETH (VA, R_Key, whole length) on FIRST only, ImmDt on WRITE LAST WITH IMMEDIATE", run: requester_write_with_imm },
     Case { name: "rc_requester_send_with_invalidate", rule: "9.3: SEND with invalidate is cut at the path MTU; the IETH (the R_Key from the work request) only on SEND LAST WITH INVALIDATE", run: requester_send_with_invalidate },

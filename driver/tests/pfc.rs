@@ -625,9 +625,10 @@ fn congested(write_bw: f64, dscp0_prio: u8) -> Congested {
 }
 
 /// Priority 3 (lossless after reset) is lossless: B pauses A and drops nothing, even at a quarter of the line
-/// rate. Priority 0 is lossy: B drops and A's go-back-N resends; at a quarter of the line rate the drops
-/// come faster than ACKs, and A's retries run out (`RETRY_EXC_ERR`: why RoCE wants the lossless class);
-/// at three quarters the WRITE gets through, intact, after drops and restarts.
+/// rate. Priority 0 is lossy: B drops and A's go-back-N resends, at a quarter of the line rate hundreds of
+/// frames and dozens of restarts for one 256 KiB WRITE (why RoCE wants the lossless class); each NAK
+/// acknowledges the packets before its PSN, so the retry count starts over and the WRITE gets through
+/// (docs/transport.md, "Retry budget"), intact, as it does at three quarters with fewer drops.
 #[test]
 fn a_lossy_priority_drops_beside_the_lossless_one() {
     let lossless = congested(2.0, 3);
@@ -639,8 +640,8 @@ fn a_lossy_priority_drops_beside_the_lossless_one() {
     );
     assert!(lossless.xoff_sent >= 1, "B paused A: {lossless:?}");
     let lossy = congested(2.0, 0);
-    assert_eq!(lossy.status, WcStatus::RetryExcErr, "{lossy:?}");
-    assert!(lossy.lossy_drops > 0 && lossy.restarts > 0, "{lossy:?}");
+    assert_eq!(lossy.status, WcStatus::Success, "{lossy:?}");
+    assert!(lossy.lossy_drops > 100 && lossy.restarts > 10, "{lossy:?}");
     assert_eq!(
         lossy.xoff_sent, 0,
         "lossy traffic stays under the XOFF mark: {lossy:?}"
@@ -648,5 +649,9 @@ fn a_lossy_priority_drops_beside_the_lossless_one() {
     let mild = congested(6.0, 0);
     assert_eq!(mild.status, WcStatus::Success);
     assert!(mild.lossy_drops > 0 && mild.restarts > 0, "{mild:?}");
+    assert!(
+        mild.lossy_drops < lossy.lossy_drops,
+        "fewer drops at three quarters: {mild:?} {lossy:?}"
+    );
     assert_eq!(mild.xoff_sent, 0, "{mild:?}");
 }

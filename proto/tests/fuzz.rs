@@ -5,7 +5,7 @@
 //! never panic; a frame that parses re-emits byte for byte (the `Repr`s keep every field).
 //!
 //! The test job runs `DEFAULT_EXECS` inputs; `ROCENIC_FUZZ_EXECS=10000000 cargo test --release -p
-//! rocenic-proto --test fuzz` is the long run (docs/conformance.md records it), `ROCENIC_FUZZ_SEED` picks
+//! rocenic-proto --test fuzz` is the long run (docs/robustness.md records it), `ROCENIC_FUZZ_SEED` picks
 //! another seed.
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -119,6 +119,7 @@ impl QueuePair {
             wr_id: wr.wr_id,
             opcode: wr.op.wc_opcode(),
             signaled: wr.flags.contains(SendFlags::SIGNALED),
+            lkeys: super::qp::lkeys_of(wr.sg_list),
         };
         let wqe = wr.encode();
         let stride = sq.stride;
@@ -172,7 +173,7 @@ impl QueuePair {
             return Err(Error::BadAttr("a scatter list longer than 2^32 - 1 bytes"));
         }
         // SAFETY: the caller's contract, and the WQE is the list's own encoding.
-        unsafe { self.post_recv_wqe(wr.wr_id, &wr.encode()) }
+        unsafe { self.post_recv_listed(wr.wr_id, &wr.encode(), super::qp::lkeys_of(wr.sg_list)) }
     }
 
     /// Posts a receive WQE exactly as given (its first 64 bytes, or all 128 on a QP with
@@ -183,6 +184,17 @@ impl QueuePair {
     /// As [`Self::post_recv_scatter`], for whatever memory the WQE names.
     #[doc(hidden)]
     pub unsafe fn post_recv_wqe(&self, wr_id: u64, wqe: &[u8; 128]) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.post_recv_listed(wr_id, wqe, [0; super::qp::MAX_SGE_ANY]) }
+    }
+
+    /// [`Self::post_recv_wqe`], recording the list's lkeys.
+    unsafe fn post_recv_listed(
+        &self,
+        wr_id: u64,
+        wqe: &[u8; 128],
+        lkeys: [u32; super::qp::MAX_SGE_ANY],
+    ) -> Result<()> {
         let inner = &self.inner;
         let mut rq = inner.rq.lock().unwrap();
         let state = inner.soft.lock().unwrap().state;
@@ -195,6 +207,7 @@ impl QueuePair {
             wr_id,
             opcode: WcOpcode::Recv,
             signaled: true,
+            lkeys,
         };
         let stride = rq.stride;
         self.push(

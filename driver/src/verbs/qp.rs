@@ -46,6 +46,21 @@ pub(crate) struct Outstanding {
     pub wr_id: u64,
     pub opcode: WcOpcode,
     pub signaled: bool,
+    /// The lkeys of its list (0: unused entry): a memory region being deregistered first stops the QPs
+    /// whose unconsumed work requests name it (`MemoryRegion`'s drop).
+    pub lkeys: [u32; MAX_SGE_ANY],
+}
+
+/// Entries of the longest list a work request may carry (send or receive).
+pub(crate) const MAX_SGE_ANY: usize = 4;
+
+/// The lkeys of a list, for [`Outstanding::lkeys`].
+pub(crate) fn lkeys_of(list: &[crate::Sge]) -> [u32; MAX_SGE_ANY] {
+    let mut k = [0; MAX_SGE_ANY];
+    for (d, s) in k.iter_mut().zip(list) {
+        *d = s.lkey;
+    }
+    k
 }
 
 /// What the driver knows about the QP's state and attributes.
@@ -150,6 +165,31 @@ impl QpInner {
             false
         });
         dev.flushed_wqes.fetch_add(flushed, Ordering::Relaxed);
+    }
+
+    /// Any state → ERR: the core stops, and every outstanding work request completes with WR_FLUSH_ERR.
+    pub(crate) fn to_error(&self, dev: &Device) {
+        let win = {
+            let mut soft = self.soft.lock().unwrap();
+            soft.win.state = QpState::Err as u32;
+            soft.win
+        };
+        dev.qp_command(self.qpn, &win, CMD_MODIFY);
+        // Completions the core wrote before it stopped come first, in their CQs, ahead of the flushes.
+        dev.drain_hw_cq();
+        self.enter_error(dev);
+    }
+
+    /// Whether a work request the device has not consumed names `lkey` in its list.
+    pub(crate) fn uses_lkey(&self, dev: &Device, lkey: u32) -> bool {
+        let hw = dev.qp_query(self.qpn);
+        let busy = |out: &Mutex<VecDeque<Outstanding>>, ci: u32| {
+            out.lock()
+                .unwrap()
+                .iter()
+                .any(|o| !consumed(o.index, ci) && o.lkeys.contains(&lkey))
+        };
+        busy(&self.send_out, hw.sq_ci) || busy(&self.recv_out, hw.rq_ci)
     }
 }
 
@@ -539,15 +579,7 @@ impl QueuePair {
 
     /// Any state → ERR: the core stops, and every outstanding work request completes with WR_FLUSH_ERR.
     fn to_error(&self) {
-        let win = {
-            let mut soft = self.inner.soft.lock().unwrap();
-            soft.win.state = QpState::Err as u32;
-            soft.win
-        };
-        self.dev.qp_command(self.inner.qpn, &win, CMD_MODIFY);
-        // Completions the core wrote before it stopped come first, in their CQs, ahead of the flushes.
-        self.dev.drain_hw_cq();
-        self.inner.enter_error(&self.dev);
+        self.inner.to_error(&self.dev);
     }
 }
 

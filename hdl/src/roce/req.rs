@@ -2020,12 +2020,22 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         if self.lat_syn.q.val() == 0x60 {
                             // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
                             // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
+                            // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
+                            // so responses the NAK passed were lost and the request goes again from the
+                            // first not landed (taken as acknowledged, none landed, no timeout would ever
+                            // ask again: a stall).
                             self.una.d.next = self.ack_d.val();
                             self.snd_idx.d.next = self.ack_d.val();
+                            if self.is_read.val() || self.is_atomic.val() {
+                                self.una.d.next = self.una.q.val();
+                                self.snd_idx.d.next = self.una.q.val();
+                            }
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if (self.ack_d.val() > self.una.q.val()) && (self.retry_cnt.val() != 0)
+                            if (self.ack_d.val() > self.una.q.val())
+                                && !(self.is_read.val() || self.is_atomic.val())
+                                && (self.retry_cnt.val() != 0)
                             {
                                 // It acknowledged packets: progress, the retries start over.
                                 self.retry.d.next = self.retry_cnt.val() - 1;
