@@ -5,6 +5,7 @@
 pub mod aeth;
 pub mod host;
 pub mod icrc;
+pub mod mutate;
 pub mod opcode;
 pub mod pcap;
 pub mod psn;

@@ -9,6 +9,7 @@
 //! another seed.
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rocenic_proto::mutate::{self, Icrc};
 use rocenic_proto::wire::{self, ExtHeaders, Frame};
 use rocenic_proto::{icrc, pcap};
 use std::path::Path;
@@ -44,57 +45,14 @@ fn corpus() -> Vec<Vec<u8>> {
     frames
 }
 
-/// One to four mutations of `f`.
+/// One to four mutations of `f` (`rocenic_proto::mutate`), the ICRC resealed one time in eight.
 fn mutate(rng: &mut StdRng, f: &mut Vec<u8>) {
-    for _ in 0..rng.gen_range(1..=4) {
-        let n = f.len();
-        match rng.gen_range(0..8) {
-            // A bit flip, most often in the headers (the first 100 bytes).
-            0 | 1 if n > 0 => {
-                let at = if rng.gen_bool(0.8) {
-                    rng.gen_range(0..n.min(100))
-                } else {
-                    rng.gen_range(0..n)
-                };
-                f[at] ^= 1 << rng.gen_range(0..8);
-            }
-            // An extreme value in one byte or a 16-bit field.
-            2 if n > 1 => {
-                let at = rng.gen_range(0..n - 1);
-                let v = [0x00, 0xFF, 0x80, 0x7F][rng.gen_range(0..4)];
-                f[at] = v;
-                if rng.gen_bool(0.5) {
-                    f[at + 1] = v;
-                }
-            }
-            // Truncation anywhere.
-            3 => f.truncate(rng.gen_range(0..=n)),
-            // Extension with random bytes.
-            4 => {
-                let extra = rng.gen_range(1..200);
-                f.extend((0..extra).map(|_| rng.gen::<u8>()));
-            }
-            // Bytes inserted or removed inside (every later offset shifts).
-            5 if n > 0 => {
-                let at = rng.gen_range(0..n);
-                for _ in 0..rng.gen_range(1..8) {
-                    f.insert(at, rng.gen());
-                }
-            }
-            6 if n > 8 => {
-                let at = rng.gen_range(0..n - 8);
-                f.drain(at..at + rng.gen_range(1..8));
-            }
-            // The ICRC resealed after a header change, so the frame passes the checksum.
-            _ => {
-                if let Ok(mut p) = Frame::parse(f) {
-                    if p.seal().is_ok() {
-                        *f = p.emit();
-                    }
-                }
-            }
-        }
-    }
+    let icrc = if rng.gen_range(0..8) == 0 {
+        Icrc::Resealed
+    } else {
+        Icrc::Left
+    };
+    mutate::mutate(&mut || rng.gen(), f, icrc);
 }
 
 /// Every parser on `b`.
