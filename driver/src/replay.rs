@@ -1058,18 +1058,28 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
             continue;
         }
         frames.push((from_nic, f, b));
-        if frames.len() == im.max_frames {
-            break;
-        }
     }
-    let nic = frames
-        .iter()
-        .find(|(n, _, _)| *n)
-        .ok_or("no RoCE frame from the NIC's address in the capture")?;
-    let peer = frames
-        .iter()
-        .find(|(n, _, _)| !*n)
-        .ok_or("no RoCE frame to the NIC's address in the capture")?;
+    let (from, to) = (
+        frames.iter().filter(|(n, _, _)| *n).count(),
+        frames.iter().filter(|(n, _, _)| !*n).count(),
+    );
+    if from == 0 || to == 0 {
+        return Err(format!(
+            "the capture holds {from} RoCEv2 (IPv4) frames from {0} and {to} to it: --nic-ip must be one \
+             of the two peers",
+            im.nic_ip
+        ));
+    }
+    let all_frames = frames.len();
+    frames.truncate(im.max_frames);
+    let nic = frames.iter().find(|(n, _, _)| *n).ok_or(format!(
+        "the first {} of the capture's {all_frames} RoCE frames (--frames) hold none from {}: raise --frames",
+        im.max_frames, im.nic_ip
+    ))?;
+    let peer = frames.iter().find(|(n, _, _)| !*n).ok_or(format!(
+        "the first {} of the capture's {all_frames} RoCE frames (--frames) hold none to {}: raise --frames",
+        im.max_frames, im.nic_ip
+    ))?;
     let v4 = |f: &Frame| match &f.ip {
         IpRepr::V4(ip) => (Ipv4Addr::from(ip.src), Ipv4Addr::from(ip.dst)),
         IpRepr::V6(_) => unreachable!(),
@@ -1127,7 +1137,12 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
     let reths: Vec<(u64, u32)> = frames
         .iter()
         .filter(|(n, _, _)| !*n)
-        .filter_map(|(_, f, _)| f.ext.reth.map(|r| (r.va, r.dma_len)))
+        .filter_map(|(_, f, _)| {
+            f.ext
+                .reth
+                .map(|r| (r.va, r.dma_len))
+                .or(f.ext.atomic_eth.map(|a| (a.va, 8)))
+        })
         .collect();
     let base = reths.iter().map(|r| r.0).min().unwrap_or(0);
     if let Some((va, len)) = reths
@@ -1139,11 +1154,31 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
             remote.bytes
         ));
     }
-    if frames
-        .iter()
-        .any(|(n, f, _)| !*n && f.ext.atomic_eth.is_some())
-    {
-        return Err("the peer sends atomics: the importer does not map those".into());
+    // The peer's atomics work on what the captured side's memory held: its ATOMIC ACKNOWLEDGE's original
+    // value, preloaded for the first atomic on each address (the NIC computes the later ones itself).
+    let mut preloaded = Vec::new();
+    for (i, (from_nic, f, _)) in frames.iter().enumerate() {
+        let (false, Some(a)) = (*from_nic, f.ext.atomic_eth) else {
+            continue;
+        };
+        if preloaded.contains(&a.va) {
+            continue;
+        }
+        let ack = frames[i + 1..]
+            .iter()
+            .find(|(n, g, _)| *n && g.bth.psn == f.bth.psn && g.ext.atomic_ack_eth.is_some());
+        if let Some((_, g, _)) = ack {
+            preloaded.push(a.va);
+            sc.step.push(Step {
+                cycle: 0,
+                host_write: Some(HostWrite {
+                    mr: "remote".into(),
+                    offset: (a.va - base) as usize,
+                    hex: hex(&g.ext.atomic_ack_eth.unwrap().orig_data.to_le_bytes()),
+                }),
+                ..Step::default()
+            });
+        }
     }
     // What the captured side's READ responses carried is what its memory held: preload it.
     for (i, (from_nic, f, _)) in frames.iter().enumerate() {
@@ -1178,8 +1213,14 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
     }
     let (mut inputs, mut reference) = (Vec::new(), Vec::new());
     let mut cycle = if sc.step.is_empty() { 0 } else { 100 };
-    let (mut recv_slot, mut send_slot, mut wr_id) = (0usize, 8usize, 1u64);
+    let (mut recv_slot, mut send_at, mut wr_id) = (0usize, 0usize, 1u64);
+    // Receive slots take the local MR's first half, one SLOT each; the NIC side's messages the second,
+    // one after another from its start, wrapping.
     const SLOT: usize = 4096;
+    const SEND_AREA: usize = 8 * SLOT;
+    // First PSNs of the messages posted: a request sent again at one of them is the captured requester's
+    // retransmission, which the replayed NIC makes by itself when the same NAK or silence comes.
+    let mut posted_psns = Vec::new();
     for (i, (from_nic, f, raw)) in frames.iter().enumerate() {
         let info = opcode::info(f.bth.opcode);
         if *from_nic {
@@ -1189,15 +1230,20 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
                     info.map(|i| i.position),
                     Some(Position::First | Position::Only)
                 )
+                && !posted_psns.contains(&f.bth.psn)
             {
+                posted_psns.push(f.bth.psn);
                 // The whole message: this packet and the NIC side's following MIDDLE/LAST ones.
+                // Packets sent again (go-back-N) repeat PSNs already taken: each PSN counts once.
                 let mut data = f.payload.clone();
                 let mut last = f.clone();
+                let mut next_psn = (f.bth.psn + 1) & 0xFF_FFFF;
                 if info.unwrap().position == Position::First {
                     for (n, g, _) in &frames[i + 1..] {
-                        if !*n || !is_request(g) {
+                        if !*n || !is_request(g) || g.bth.psn != next_psn {
                             continue;
                         }
+                        next_psn = (next_psn + 1) & 0xFF_FFFF;
                         data.extend_from_slice(&g.payload);
                         if opcode::info(g.bth.opcode).is_some_and(|x| x.position == Position::Last)
                         {
@@ -1206,52 +1252,75 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
                         }
                     }
                 }
-                if data.len() > SLOT {
+                let read = f.bth.opcode == opcode::RC_RDMA_READ_REQUEST;
+                let atomic = f.ext.atomic_eth;
+                // A READ's local buffer takes what it asks for; an atomic's the 8-byte result.
+                let length = match (read, atomic) {
+                    (true, _) => f.ext.reth.map_or(0, |r| r.dma_len as usize),
+                    (_, Some(_)) => 8,
+                    _ => data.len(),
+                };
+                if length > SEND_AREA {
                     return Err(format!(
-                        "a {}-byte message: the importer handles up to {SLOT}",
-                        data.len()
+                        "a {length}-byte message: the importer handles up to {SEND_AREA} bytes"
                     ));
                 }
-                let off = send_slot * SLOT;
-                send_slot = 8 + (send_slot - 7) % 8;
-                sc.step.push(Step {
-                    cycle,
-                    host_write: Some(HostWrite {
-                        mr: "local".into(),
-                        offset: off,
-                        hex: hex(&data),
-                    }),
-                    ..Step::default()
-                });
-                cycle += 100;
+                if send_at + length > SEND_AREA {
+                    send_at = 0;
+                }
+                // Atomics need an 8-byte aligned local word.
+                send_at = send_at.next_multiple_of(8);
+                let off = SEND_AREA + send_at;
+                send_at += length;
+                if !read && atomic.is_none() {
+                    sc.step.push(Step {
+                        cycle,
+                        host_write: Some(HostWrite {
+                            mr: "local".into(),
+                            offset: off,
+                            hex: hex(&data),
+                        }),
+                        ..Step::default()
+                    });
+                    cycle += 100;
+                }
                 let imm = last.ext.imm_dt.map(|x| x.imm);
                 let (op, remote_addr, rkey) = match (f.ext.reth, imm) {
+                    (Some(r), _) if read => ("READ", r.va, r.rkey),
                     (Some(r), None) => ("WRITE", r.va, r.rkey),
                     (Some(r), Some(_)) => ("WRITE_IMM", r.va, r.rkey),
                     (None, None) => ("SEND", 0, 0),
                     (None, Some(_)) => ("SEND_IMM", 0, 0),
                 };
-                if f.ext.atomic_eth.is_some() || f.bth.opcode == opcode::RC_RDMA_READ_REQUEST {
-                    return Err(format!(
-                        "the NIC side sends {}: the importer posts SEND and WRITE only",
-                        f.opcode_name()
-                    ));
+                let mut post = PostSend {
+                    wr_id,
+                    op: op.into(),
+                    addr: local.addr + off as u64,
+                    length: length as u32,
+                    lkey: local.lkey,
+                    remote_addr,
+                    rkey,
+                    imm: imm.unwrap_or(0),
+                    signaled: true,
+                    solicited: last.bth.solicited,
+                    ..PostSend::default()
+                };
+                if let Some(a) = atomic {
+                    post.op = if f.bth.opcode == opcode::RC_FETCH_ADD {
+                        "FETCH_ADD".into()
+                    } else {
+                        "CMP_SWAP".into()
+                    };
+                    post.remote_addr = a.va;
+                    post.rkey = a.rkey;
+                    post.compare = a.compare;
+                    post.swap_add = a.swap_add;
+                    post.imm = 0;
+                    post.solicited = false;
                 }
                 sc.step.push(Step {
                     cycle,
-                    post_send: Some(PostSend {
-                        wr_id,
-                        op: op.into(),
-                        addr: local.addr + off as u64,
-                        length: data.len() as u32,
-                        lkey: local.lkey,
-                        remote_addr,
-                        rkey,
-                        imm: imm.unwrap_or(0),
-                        signaled: true,
-                        solicited: last.bth.solicited,
-                        ..PostSend::default()
-                    }),
+                    post_send: Some(post),
                     ..Step::default()
                 });
                 wr_id += 1;
@@ -1289,6 +1358,10 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
             if let Some(r) = &mut g.ext.reth {
                 r.va = remote.addr + (r.va - base);
                 r.rkey = remote.rkey;
+            }
+            if let Some(a) = &mut g.ext.atomic_eth {
+                a.va = remote.addr + (a.va - base);
+                a.rkey = remote.rkey;
             }
             g.seal().map_err(|e| format!("{e:?}"))?;
             g.icrc ^= bad;

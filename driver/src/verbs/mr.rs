@@ -164,13 +164,13 @@ impl MemoryRegion {
 impl Drop for MemoryRegion {
     fn drop(&mut self) {
         let dev = &self.pd.ctx.dev;
-        self.fence(dev);
+        self.stop_users(dev);
         let mut mrs = dev.mrs.lock().unwrap();
         // The core stops using the entry before the memory goes back: the command completes first.
         mr_command(dev, self.index, regs::MR_CMD_INVALIDATE);
         mrs.entries[self.index] = None;
         drop(mrs);
-        self.drain_remote(dev);
+        self.quiesce(dev);
         let write = AccessFlags(self.mr.access).contains(AccessFlags::LOCAL_WRITE);
         dev.backend.revoke_dma(self.mr.iova, self.mr.len, write);
     }
@@ -178,11 +178,10 @@ impl Drop for MemoryRegion {
 
 impl MemoryRegion {
     /// Before the region goes: every QP of its PD with a work request not yet consumed that names it
-    /// moves to ERR (its work requests flush, as a QP in error's do), then the transmit engine's claimed and
-    /// in-flight payload reads drain, so no DMA reaches the memory once it is revoked. Deregistering a
-    /// region that posted work still uses breaks `post_send`'s contract; this keeps the device from
-    /// touching memory the host may reuse (rdma-core's providers leave it to the IOMMU to fault).
-    fn fence(&self, dev: &Device) {
+    /// moves to ERR (its work requests flush, as a QP in error's do). Deregistering a region that posted
+    /// work still uses breaks `post_send`'s contract; this keeps the device from touching memory the
+    /// host may reuse (rdma-core's providers leave that to the IOMMU to fault).
+    fn stop_users(&self, dev: &Device) {
         let lkey = self.lkey();
         let qps: Vec<_> = dev
             .qps
@@ -192,65 +191,38 @@ impl MemoryRegion {
             .filter_map(std::sync::Weak::upgrade)
             .filter(|q| q.pdn == self.pd.pdn)
             .collect();
-        let mut stopped = false;
         for q in qps {
             let live = !matches!(q.soft.lock().unwrap().state, QpState::Reset | QpState::Err);
             if live && q.uses_lkey(dev, lkey) {
                 q.to_error(dev);
-                stopped = true;
             }
         }
-        if stopped {
-            // TX_STATUS bit 6: a payload read claimed, not yet taken by the host; bit 29: payload reads
-            // in flight. Then time for the receive path's writes already under way (a packet's worth).
-            for _ in 0..FENCE_POLLS {
-                if dev.read(regs::TX_STATUS) & ((1 << 6) | (1 << 29)) == 0 {
-                    break;
-                }
-                dev.backend.wait();
+    }
+
+    /// After the key is invalidated (no new request passes its check), what was under way finishes while
+    /// the memory is still mapped: the transmit engine's claimed and in-flight payload reads (TX_STATUS
+    /// bits 6 and 29; a read claimed ahead is requested even when its work request is gone), a READ
+    /// response job already accepted (bit 12), and the writes of frames still arriving (RX_FRAMES still
+    /// moving). Quiet means all of those clear across one `Backend::wait`; at most as long as reading the
+    /// whole region takes.
+    fn quiesce(&self, dev: &Device) {
+        let busy = (1 << 6) | (1 << 12) | (1 << 29);
+        let polls = self.mr.len as usize / (8 * 64) + QUIESCE_POLLS;
+        let mut last_rx = None;
+        for _ in 0..polls {
+            let rx = dev.read(regs::RX_FRAMES);
+            if dev.read(regs::TX_STATUS) & busy == 0 && last_rx == Some(rx) {
+                break;
             }
-            for _ in 0..FENCE_DRAIN_WAITS {
-                dev.backend.wait();
-            }
+            last_rx = Some(rx);
+            dev.backend.wait();
         }
     }
 }
 
-impl MemoryRegion {
-    /// After the key is invalidated no new remote request passes its check, but a READ the responder
-    /// accepted before may still be answered from this memory: wait until the transmit engine has no READ
-    /// response job (TX_STATUS bit 12) in two polls running (an accepted job waiting to start is taken
-    /// within one), at most as long as reading the whole region takes, plus the receive path's writes under
-    /// way.
-    fn drain_remote(&self, dev: &Device) {
-        if AccessFlags(self.mr.access).contains(AccessFlags::REMOTE_READ) {
-            let polls = self.mr.len as usize / (8 * 64) + FENCE_POLLS;
-            let mut quiet = 0;
-            for _ in 0..polls {
-                if dev.read(regs::TX_STATUS) & (1 << 12) == 0 {
-                    quiet += 1;
-                    if quiet == 2 {
-                        break;
-                    }
-                } else {
-                    quiet = 0;
-                }
-                dev.backend.wait();
-            }
-        }
-        if AccessFlags(self.mr.access).contains(AccessFlags::REMOTE_WRITE) {
-            for _ in 0..FENCE_DRAIN_WAITS {
-                dev.backend.wait();
-            }
-        }
-    }
-}
-
-/// Polls of TX_STATUS while a fence waits for the transmit engine's reads.
-const FENCE_POLLS: usize = 200;
-/// Waits (`Backend::wait`, 64 cycles each in simulation) for the receive path's writes under way: a
-/// 4 KiB packet at 8 bytes a beat.
-const FENCE_DRAIN_WAITS: usize = 10;
+/// Polls (one `Backend::wait` each, 64 cycles in simulation) a quiesce takes at least allows for: a
+/// 4 KiB packet's writes at 8 bytes a beat several times over.
+const QUIESCE_POLLS: usize = 64;
 
 /// MR_CMD `cmd` on entry `index`, waiting for the core to complete it (the caller holds the MR lock,
 /// which guards the window).

@@ -246,8 +246,12 @@ fn files_section() -> String {
          Where they come from: `rocenic conformance --export testbench/conformance/cases` writes every scripted case \
          above as files from the run that passed its spec checks; `rocenic conformance import CAPTURE --nic-ip ADDR` \
          makes a case from a capture of two RoCE peers: the NIC takes ADDR's place, the other side's frames are the \
-         input (their destination QPN mapped to this NIC's, RETH addresses and R_Key moved into the NIC's MR, \
-         resealed; the data the captured side's READ responses carried preloaded into that MR), and ADDR's own frames are kept as \
+         input (their destination QPN mapped to this NIC's, RETH and AtomicETH addresses and R_Key moved into the \
+         NIC's MR, resealed; the data the captured side's READ responses carried, and the original value its first \
+         ATOMIC ACKNOWLEDGE on each address returned, preloaded into that MR); ADDR's own requests become work \
+         requests (SEND, WRITE, READ and both atomics, with or without immediate, of up to 32 KiB; a request sent \
+         again at a PSN already posted is the captured requester's retransmission, not a new work request), and \
+         ADDR's own frames are kept as \
          `reference.pcap`, which the NIC's output must match on opcode, destination QP, PSN, AckReq, AETH type and \
          MSN, RETH, ImmDt and payload (a captured ACK the NIC coalesced into a later one, an AETH credit count and \
          AckReq before a message's last packet are the implementation's choice and not compared). \
