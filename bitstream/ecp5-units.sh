@@ -2,7 +2,7 @@
 # Place and route of the 64-bit core's units, one at a time, on a Lattice ECP5-85F (LFE5U-85F, CABGA381) with
 # YoWASP Yosys `synth_ecp5` and YoWASP nextpnr-ecp5 against 156.25 MHz (10G Ethernet's 64-bit word clock):
 # each unit's LUT4s, flip-flops, block RAM and Fmax. The whole core does not route in CI's time with the
-# WebAssembly nextpnr (ecp5.sh, by hand; docs/resources.md), its units do, so this is the place-and-route
+# WebAssembly nextpnr (ecp5.sh, outside CI; docs/resources.md), its units do, so this is the place-and-route
 # check CI runs. Each unit is the block as NicTop<64, 8, 11, 6> instantiates it (`emit-unit`: the QP and MR
 # tables with 64 entries, as ecp5.sh builds the core), wrapped by
 # ecp5/unit_harness.py (inputs from flip-flops fed by an LFSR, outputs into a signature register).
@@ -20,13 +20,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports/ecp5-units
 seed=${ROCENIC_NEXTPNR_SEED:-1}
 target_mhz=156.25
-# What each unit reached when its floor was set (session 27, seed 1), and the floor: that less about 20 %, so
-# that a change which lengthens a unit's slowest path fails here while placement noise does not. EBR: the
-# DP16KD the unit's memories map to (the receive ring, the QP and MR contexts); fewer means a memory went to
-# LUTs or flip-flops. The register block (`regs`, since session 33) routes since its plain registers are read
-# back from a shadow RAM rather than through the read multiplexer; its harness (4,067 output bits, the
-# configuration it hands the core) is a large part of its size. EBR: the counter RAM and the shadow RAM.
-# crc32's floor rose with session 34's CRC split (the register taken in as data, no stages in series).
+# What each unit reached when its floor was set (seed 1), and the floor: that less about 20 %, so that a
+# change which lengthens a unit's slowest path fails here while placement noise does not. Current figures are
+# in docs/resources.md. EBR: the DP16KD the unit's memories map to (the receive ring, the QP and MR contexts);
+# fewer means a memory went to LUTs or flip-flops. The register block (`regs`) routes because its plain
+# registers are read back from a shadow RAM rather than through the read multiplexer; its harness (4,067
+# output bits, the configuration it hands the core) is a large part of its size. Its EBR: the counter RAM and
+# the shadow RAM.
 # unit          reached (MHz)   floor (MHz)   EBR at least
 units_table="
 rx_buffer       51.0            41            8

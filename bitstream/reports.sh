@@ -8,7 +8,7 @@
 # usage: bitstream/reports.sh [64|512]   (default 64: 8,192 QPs; 512: the Alveo core with 16,384 QPs)
 #
 # Yosys is Debian 12's (0.23, `apt-get install yosys`, which scripts/setup.sh does): natively compiled it maps
-# the 512-bit core in about six minutes, where YoWASP's WebAssembly build exhausted its stack in ABC9 on it
+# the 512-bit core, where YoWASP's WebAssembly build exhausted its stack in ABC9 on it
 # and took 18 minutes on the 64-bit core. Both widths go through one flow: synth_xilinx up to its LUT
 # mapping, then `abc -fast -lut 6` (plain LUT6, no MUXF7/F8 wide LUTs), then the rest of
 # synth_xilinx unchanged. `-fast` because 0.23's default ABC script (scorr, dretime over the whole
@@ -21,32 +21,16 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/reports
 # Budgets: the measured use plus headroom (about 15 %); raise them on purpose, with the reason, when the
 # design grows. RAMB36 counts RAMB18 as half.
-# 512 raised 2026-11-25 for the read realigner (host/read_align.rs: a 512-bit hold and output register and a
-# six-stage lane rotator; measured 57,955 LUTs and 17,094 flip-flops, +3,278 and +1,114).
-# Both raised 2026-11-25 (flip-flops, and 512-bit LUTs) for receive scatter lists (roce/resp.rs holds the
-# head receive WQE's 512-bit list, host/scatter.rs cuts bursts at entry boundaries): measured 64-bit 31,355
-# LUTs / 15,217 FF (+1,044 / +545), 512-bit 64,049 / 19,280 (+898 / +417), before READ scatter's list mux.
-# Both raised 2026-11-25 for RoCEv2 over IPv6 and IPv6 neighbour discovery: the transmit engine's 1,024-bit
-# header in either layout, the receive side's IPv6 checks and 20-byte shift, a 4-entry GID table compared in
-# parallel, a 264-bit address vector; net/ndp.rs with a 1,024-bit capture, a 1,024-bit frame register and
-# two adder trees. Measured 64-bit 38,578 LUTs / 18,575 FF (IPv6 +2,545 / +1,124, NDP +3,215 / +1,495 over
-# 32,818 / 15,956), 512-bit 72,694 / 22,735. Session 19 won 2,546 / 2,472 LUTs back (the Ethernet-control
-# receivers read their capture register, NDP shares its checksum parts): 64-bit 36,032 / 18,675, 512-bit
-# 70,222 / 22,835 (docs/resources.md).
-# Block RAM raised 2026-11-26 (session 22) for the responder's atomic result cache of 4 per QP (entries 1..3
-# in the QP context, 288 more bits per QP: RX_VEC 544 -> 832): measured 64-bit 448 RAMB36 (+64 over 384),
-# 512-bit 886 RAMB36 + 15 RAMB18 (+128 over 758), in the CI run of 17c69ca.
-# 64-bit LUTs raised 2026-11-27 (session 26) for PFC per priority: the receive buffer counts each
-# priority's stored words (eight 11-bit counters, each with an add and a subtract steered by the frame's
-# priority), XOFF/XON per priority against the marks, and eight TX_PRIOn_PAUSE counters (the issue's
-# tx_prioN_pause): measured 40,722 LUTs / 21,074 FF (+992 / +354 over the CI run of 3f339a6), past the
-# 40,500 budget.
+# LUTs: 64-bit 42,000, raised for PFC per priority (per-priority counts of stored words in the receive buffer,
+# XOFF/XON per priority, eight TX_PRIOn_PAUSE counters); 512-bit 76,000, raised for RoCEv2 over IPv6 and IPv6
+# neighbour discovery (a 1,024-bit transmit header in either layout, the receive side's IPv6 checks and
+# 20-byte shift, a 4-entry GID table, a 264-bit address vector, net/ndp.rs).
 declare -A lut_budget=([64]=42000 [512]=76000)
-# Flip-flops raised 2026-11-26 (session 23) for per-QP DCQCN: four reaction points instead of one
-# (net/rate_limiters.rs; each ~240 flip-flops of rates, timers, byte counter and pacer debt, plus a 16-bit QP
-# tag): measured 64-bit 38,642 LUTs / 20,270 FF (+1,531 / +830 over session 22), 512-bit 72,837 / 24,425
-# (+1,599 / +821).
+# Flip-flops: raised for per-QP DCQCN (net/rate_limiters.rs: four reaction points, each about 240 flip-flops
+# of rates, timers, byte counter and pacer debt, plus a 16-bit QP tag).
 declare -A ff_budget=([64]=21500 [512]=25800)
+# Block RAM: raised for the responder's atomic result cache of 4 per QP (entries 1..3 in the QP context,
+# 288 more bits per QP). Current use is in docs/resources.md.
 declare -A bram_budget=([64]=515 [512]=1030)
 command -v yosys >/dev/null || { echo "reports.sh: yosys missing: run scripts/setup.sh (apt-get install yosys)" >&2; exit 2; }
 yosys_version=$(yosys -V)

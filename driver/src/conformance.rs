@@ -3401,10 +3401,10 @@ fn requester_go_back_n_from_nak_psn(b: &mut Bench) -> Result<(), String> {
     Ok(())
 }
 
-fn requester_read_nak_past_it_asks_again(b: &mut Bench) -> Result<(), String> {
-    let len = 100;
+/// A signaled RDMA READ (`wr_id`) of `len` bytes at remote 0x3000 (R_Key 0x55) into the local MR.
+fn post_read(b: &mut Bench, wr_id: u64, len: usize) -> Result<(), String> {
     b.post_send(&WorkRequest {
-        wr_id: 43,
+        wr_id,
         op: SendOp::RdmaRead {
             remote_addr: 0x3000,
             rkey: 0x55,
@@ -3415,7 +3415,26 @@ fn requester_read_nak_past_it_asks_again(b: &mut Bench) -> Result<(), String> {
             lkey: b.local_mr.lkey(),
         },
         flags: SendFlags::SIGNALED,
-    })?;
+    })
+}
+
+/// The READ completes successfully and `d` is what landed in the local MR.
+fn read_landed(b: &mut Bench, d: &[u8]) -> Result<(), String> {
+    let wc = b.send_wc(10_000)?;
+    check!(
+        (wc.status, wc.opcode, wc.byte_len)
+            == (WcStatus::Success, WcOpcode::RdmaRead, d.len() as u32),
+        "completion {wc:?}"
+    );
+    let mut got = vec![0; d.len()];
+    b.local.read(0, &mut got).unwrap();
+    check!(got == d, "READ data differs");
+    Ok(())
+}
+
+fn requester_read_nak_past_it_asks_again(b: &mut Bench) -> Result<(), String> {
+    let len = 100;
+    post_read(b, 43, len)?;
     b.run(3000);
     let p = b.a_psn;
     expect_requests(b, &[p])?;
@@ -3439,15 +3458,7 @@ fn requester_read_nak_past_it_asks_again(b: &mut Bench) -> Result<(), String> {
         b.frame(op::RC_RDMA_READ_RESPONSE_ONLY, p, aeth(0x1F, 1), &d, false),
         2000,
     );
-    let wc = b.send_wc(10_000)?;
-    check!(
-        (wc.status, wc.opcode, wc.byte_len) == (WcStatus::Success, WcOpcode::RdmaRead, len as u32),
-        "completion {wc:?}"
-    );
-    let mut got = vec![0; len];
-    b.local.read(0, &mut got).unwrap();
-    check!(got == d, "READ data differs");
-    Ok(())
+    read_landed(b, &d)
 }
 
 fn requester_timeout_resends(b: &mut Bench) -> Result<(), String> {
@@ -3509,19 +3520,7 @@ fn requester_rem_op_err(b: &mut Bench) -> Result<(), String> {
 
 fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
     let len = MTU + 200;
-    b.post_send(&WorkRequest {
-        wr_id: 41,
-        op: SendOp::RdmaRead {
-            remote_addr: 0x3000,
-            rkey: 0x55,
-        },
-        sge: Sge {
-            addr: b.local_mr.addr(),
-            length: len as u32,
-            lkey: b.local_mr.lkey(),
-        },
-        flags: SendFlags::SIGNALED,
-    })?;
+    post_read(b, 41, len)?;
     b.run(3000);
     let p = b.a_psn;
     let s = expect_requests(b, &[p])?;
@@ -3560,15 +3559,7 @@ fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
         ),
         2000,
     );
-    let wc = b.send_wc(10_000)?;
-    check!(
-        (wc.status, wc.opcode, wc.byte_len) == (WcStatus::Success, WcOpcode::RdmaRead, len as u32),
-        "completion {wc:?}"
-    );
-    let mut got = vec![0; len];
-    b.local.read(0, &mut got).unwrap();
-    check!(got == d, "READ data differs");
-    Ok(())
+    read_landed(b, &d)
 }
 
 fn requester_send_segments(b: &mut Bench) -> Result<(), String> {

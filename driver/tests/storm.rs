@@ -15,7 +15,7 @@
 //! The test job sends `ROCENIC_STORM_FRAMES` (default 10,000) frames per width;
 //! `ROCENIC_STORM_FRAMES=100000` is the long run (docs/robustness.md).
 mod common;
-use common::{second_qps, Rng};
+use common::{run_one, second_qps, Rng};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{AccessFlags, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
 use rocenic_proto::mutate::{mutate, Icrc};
@@ -124,23 +124,7 @@ fn corpus(p: &Pair) -> [Vec<Vec<u8>>; 2] {
         ),
     ];
     for (op, n) in ops {
-        // SAFETY: as above.
-        unsafe {
-            p.a.qp
-                .post_send(&WorkRequest {
-                    wr_id: 1,
-                    op,
-                    sge: Sge {
-                        addr: lmr.addr(),
-                        length: n,
-                        lkey: lmr.lkey(),
-                    },
-                    flags: SendFlags::SIGNALED,
-                })
-                .unwrap();
-        }
-        let wc = p.wait_for(&p.a.send_cq, 200_000).expect("a completion");
-        assert_eq!(wc.status, WcStatus::Success, "{op:?}");
+        assert_eq!(run_one(p, op, &lmr, 0, n), WcStatus::Success, "{op:?}");
     }
     let mut f = p.fabric.lock().unwrap();
     let c = [f.take_sent(0), f.take_sent(1)];
