@@ -1898,11 +1898,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.rg_vendor.d.next = self.lat_syn.q.val();
                         if self.lat_syn.q.val() == 0x60 {
                             // PSN sequence error NAK: go back to the head entry's packet h_d. One that
-                            // acknowledges packets (h_d past h_una) is progress: the retries start
-                            // over (docs/transport.md, "Retry budget").
+                            // acknowledges packets (h_d past h_una; never a READ's or atomic's, which
+                            // only their responses acknowledge) is progress: the retries start over
+                            // (docs/transport.md, "Retry budget").
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if (self.h_d.val() > self.h_una.q.val()) && (self.retry_cnt.val() != 0)
+                            if (self.h_d.val() > self.h_una.q.val())
+                                && !self.h_rd.val()
+                                && (self.retry_cnt.val() != 0)
                             {
                                 self.retry.d.next = self.retry_cnt.val() - 1;
                                 self.rg_back.next = true;
