@@ -463,6 +463,12 @@ pub const MR_CMD_INVALIDATE: u32 = 2;
 pub const MR_CMD_CLEAR: u32 = 16;
 /// Bits of a key below the MR table index: the variant.
 pub const MR_KEY_VARIANT_BITS: u32 = 8;
+/// `TX_STATUS` bit 6: a payload read claimed ahead, not yet taken by the host.
+pub const TX_STATUS_PREFETCH_CLAIMED: u32 = 1 << 6;
+/// `TX_STATUS` bit 12: a READ response job (the responder reading host memory).
+pub const TX_STATUS_READ_RESPONSE: u32 = 1 << 12;
+/// `TX_STATUS` bit 29: payload reads in flight.
+pub const TX_STATUS_PAYLOAD_READS: u32 = 1 << 29;
 
 /// Entries of the port GID table (`GID_n_w`).
 pub const GID_TABLE_LEN: usize = 4;

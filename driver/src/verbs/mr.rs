@@ -206,7 +206,9 @@ impl MemoryRegion {
     /// moving). Quiet means all of those clear across one `Backend::wait`; at most as long as reading the
     /// whole region takes.
     fn quiesce(&self, dev: &Device) {
-        let busy = (1 << 6) | (1 << 12) | (1 << 29);
+        let busy = regs::TX_STATUS_PREFETCH_CLAIMED
+            | regs::TX_STATUS_READ_RESPONSE
+            | regs::TX_STATUS_PAYLOAD_READS;
         let polls = self.mr.len as usize / (8 * 64) + QUIESCE_POLLS;
         let mut last_rx = None;
         for _ in 0..polls {

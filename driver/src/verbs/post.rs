@@ -4,7 +4,7 @@
 //! ibverbs way for local protection errors): the QP state, each gather entry's lkey and bounds, the
 //! number of entries, an atomic's alignment, and a full ring. A refused request writes nothing to the device.
 use super::mr::AccessFlags;
-use super::qp::{Outstanding, QueuePair, Ring};
+use super::qp::{Lkeys, Outstanding, QueuePair, Ring};
 use super::wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 use crate::error::{Error, Result};
 use rocenic_proto::host::{QpState, WcOpcode, MAX_RECV_SGE, MAX_SEND_SGE, WQE_BYTES};
@@ -119,7 +119,7 @@ impl QueuePair {
             wr_id: wr.wr_id,
             opcode: wr.op.wc_opcode(),
             signaled: wr.flags.contains(SendFlags::SIGNALED),
-            lkeys: super::qp::lkeys_of(wr.sg_list),
+            lkeys: Lkeys::of(wr.sg_list),
         };
         let wqe = wr.encode();
         let stride = sq.stride;
@@ -173,7 +173,7 @@ impl QueuePair {
             return Err(Error::BadAttr("a scatter list longer than 2^32 - 1 bytes"));
         }
         // SAFETY: the caller's contract, and the WQE is the list's own encoding.
-        unsafe { self.post_recv_listed(wr.wr_id, &wr.encode(), super::qp::lkeys_of(wr.sg_list)) }
+        unsafe { self.post_recv_listed(wr.wr_id, &wr.encode(), Lkeys::of(wr.sg_list)) }
     }
 
     /// Posts a receive WQE exactly as given (its first 64 bytes, or all 128 on a QP with
@@ -185,16 +185,11 @@ impl QueuePair {
     #[doc(hidden)]
     pub unsafe fn post_recv_wqe(&self, wr_id: u64, wqe: &[u8; 128]) -> Result<()> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.post_recv_listed(wr_id, wqe, [0; super::qp::MAX_SGE_ANY]) }
+        unsafe { self.post_recv_listed(wr_id, wqe, Lkeys::default()) }
     }
 
     /// [`Self::post_recv_wqe`], recording the list's lkeys.
-    unsafe fn post_recv_listed(
-        &self,
-        wr_id: u64,
-        wqe: &[u8; 128],
-        lkeys: [u32; super::qp::MAX_SGE_ANY],
-    ) -> Result<()> {
+    unsafe fn post_recv_listed(&self, wr_id: u64, wqe: &[u8; 128], lkeys: Lkeys) -> Result<()> {
         let inner = &self.inner;
         let mut rq = inner.rq.lock().unwrap();
         let state = inner.soft.lock().unwrap().state;

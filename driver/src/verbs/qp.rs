@@ -46,21 +46,38 @@ pub(crate) struct Outstanding {
     pub wr_id: u64,
     pub opcode: WcOpcode,
     pub signaled: bool,
-    /// The lkeys of its list (0: unused entry): a memory region being deregistered first stops the QPs
-    /// whose unconsumed work requests name it (`MemoryRegion`'s drop).
-    pub lkeys: [u32; MAX_SGE_ANY],
+    /// The lkeys of its list: a memory region being deregistered first stops the QPs whose unconsumed
+    /// work requests name it (`MemoryRegion`'s drop).
+    pub lkeys: Lkeys,
 }
 
 /// Entries of the longest list a work request may carry (send or receive).
-pub(crate) const MAX_SGE_ANY: usize = 4;
+const MAX_SGE_ANY: usize = if MAX_SEND_SGE > MAX_RECV_SGE {
+    MAX_SEND_SGE
+} else {
+    MAX_RECV_SGE
+};
 
-/// The lkeys of a list, for [`Outstanding::lkeys`].
-pub(crate) fn lkeys_of(list: &[crate::Sge]) -> [u32; MAX_SGE_ANY] {
-    let mut k = [0; MAX_SGE_ANY];
-    for (d, s) in k.iter_mut().zip(list) {
-        *d = s.lkey;
+/// The lkeys a work request's list names (none for a WQE posted raw).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lkeys {
+    keys: [u32; MAX_SGE_ANY],
+    n: usize,
+}
+
+impl Lkeys {
+    pub(crate) fn of(list: &[crate::Sge]) -> Lkeys {
+        let mut l = Lkeys::default();
+        for s in list.iter().take(MAX_SGE_ANY) {
+            l.keys[l.n] = s.lkey;
+            l.n += 1;
+        }
+        l
     }
-    k
+
+    fn contains(&self, lkey: u32) -> bool {
+        self.keys[..self.n].contains(&lkey)
+    }
 }
 
 /// What the driver knows about the QP's state and attributes.
@@ -187,7 +204,7 @@ impl QpInner {
             out.lock()
                 .unwrap()
                 .iter()
-                .any(|o| !consumed(o.index, ci) && o.lkeys.contains(&lkey))
+                .any(|o| !consumed(o.index, ci) && o.lkeys.contains(lkey))
         };
         busy(&self.send_out, hw.sq_ci) || busy(&self.recv_out, hw.rq_ci)
     }
