@@ -39,10 +39,10 @@ ndp             58.9            47            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       48.4            38            0
-tx_engine       45.4            36            0
+tx_engine       45.2            36            0
 cqe             103.4           82            0
 write_align     169.0           135           0
-gather          63.4            50            0
+gather          63.2            50            0
 read_align      111.0           88            0
 rate_limiters   62.8            50            0
 qp_table        52.3            41            57
