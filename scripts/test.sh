@@ -11,7 +11,7 @@
 #
 # `scripts/test.sh --full` adds what is long and changes rarely: the UltraScale+ synthesis of both whole
 # cores and the whole 64-bit core's ECP5 place and route (hours with YoWASP), and the 10^6-message stress
-# soak under faults and pause storms (docs/performance.md).
+# soak under link faults (docs/robustness.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
