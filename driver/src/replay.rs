@@ -24,6 +24,7 @@ use crate::verbs::{
 use rocenic_proto::icrc;
 use rocenic_proto::pcap;
 use rocenic_proto::wire::{Frame, IpRepr};
+use rocenic_proto::Psn;
 use serde::{Deserialize, Serialize};
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
@@ -1218,9 +1219,10 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
     // one after another from its start, wrapping.
     const SLOT: usize = 4096;
     const SEND_AREA: usize = 8 * SLOT;
-    // First PSNs of the messages posted: a request sent again at one of them is the captured requester's
-    // retransmission, which the replayed NIC makes by itself when the same NAK or silence comes.
-    let mut posted_psns = Vec::new();
+    // The first PSN no message posted so far covers: a request before it is the captured requester's
+    // retransmission (go-back-N, or a READ asked again from a response it lost), which the replayed NIC
+    // makes by itself when the same NAK or silence comes.
+    let mut next_new: Option<Psn> = None;
     for (i, (from_nic, f, raw)) in frames.iter().enumerate() {
         let info = opcode::info(f.bth.opcode);
         if *from_nic {
@@ -1230,20 +1232,19 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
                     info.map(|i| i.position),
                     Some(Position::First | Position::Only)
                 )
-                && !posted_psns.contains(&f.bth.psn)
+                && next_new.is_none_or(|n| !Psn::new(f.bth.psn).is_before(n))
             {
-                posted_psns.push(f.bth.psn);
                 // The whole message: this packet and the NIC side's following MIDDLE/LAST ones.
                 // Packets sent again (go-back-N) repeat PSNs already taken: each PSN counts once.
                 let mut data = f.payload.clone();
                 let mut last = f.clone();
-                let mut next_psn = (f.bth.psn + 1) & 0xFF_FFFF;
+                let mut next_psn = Psn::new(f.bth.psn).next();
                 if info.unwrap().position == Position::First {
                     for (n, g, _) in &frames[i + 1..] {
-                        if !*n || !is_request(g) || g.bth.psn != next_psn {
+                        if !*n || !is_request(g) || g.bth.psn != next_psn.value() {
                             continue;
                         }
-                        next_psn = (next_psn + 1) & 0xFF_FFFF;
+                        next_psn = next_psn.next();
                         data.extend_from_slice(&g.payload);
                         if opcode::info(g.bth.opcode).is_some_and(|x| x.position == Position::Last)
                         {
@@ -1265,11 +1266,17 @@ pub fn import(dir: &Path, im: &Import) -> Result<Outcome, String> {
                         "a {length}-byte message: the importer handles up to {SEND_AREA} bytes"
                     ));
                 }
+                // A READ takes one PSN per response, at least one.
+                next_new = Some(if read {
+                    Psn::new(f.bth.psn).add(length.div_ceil(im.mtu as usize).max(1) as u32)
+                } else {
+                    Psn::new(last.bth.psn).next()
+                });
+                // Atomics need an 8-byte aligned local word.
+                send_at = send_at.next_multiple_of(8);
                 if send_at + length > SEND_AREA {
                     send_at = 0;
                 }
-                // Atomics need an 8-byte aligned local word.
-                send_at = send_at.next_multiple_of(8);
                 let off = SEND_AREA + send_at;
                 send_at += length;
                 if !read && atomic.is_none() {
