@@ -61,6 +61,10 @@ fn main() {
     let sb = bits_for(sn - 1);
     let mut sk = 0usize;
     let mut sweep = String::new();
+    // The sweep's take of the visited counter's accumulator, and the decode of a host write to a RAM
+    // counter: cases over an index, not chains of compares (one table lookup in simulation).
+    let mut take = String::new();
+    let mut counter_writes = String::new();
     for (k, (n, r)) in ram_counters.iter().enumerate() {
         let off = r.offset;
         writeln!(
@@ -75,21 +79,23 @@ fn main() {
         // is kept either way.
         write!(
             sweep,
-            "        if (self.cnt_v.val() == bits::<{ib}>({k})) || (self.wr_take.val() && (self.wr_addr.val() == bits::<16>({off:#x}))) {{
+            "        if (self.cnt_v.val() == bits::<{ib}>({k})) || (self.wr_cnt.val() && (self.wr_cidx.val() == bits::<{ib}>({k}))) {{
             self.acc_{n}.d.next = bits::<{aw}>(0);
             if self.{n}_inc.val() {{ self.acc_{n}.d.next = bits::<{aw}>(1); }}
         }} else {{
             if self.{n}_inc.val() {{ self.acc_{n}.d.next = self.acc_{n}.q.val() + 1; }}
         }}
-        if self.cnt_v.val() == bits::<{ib}>({k}) {{ self.cnt_add.d.next = self.acc_{n}.q.val(); }}
-        if self.wr_take.val() && (self.wr_addr.val() == bits::<16>({off:#x})) {{
-            self.cwr_pend.d.next = true;
-            self.cwr_idx.d.next = bits::<{ib}>({k});
-            self.cwr_data.d.next = self.wr_data.val();
-            // Events before the write are not part of the written value.
-            if self.cnt_v.val() == bits::<{ib}>({k}) {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
-        }}
 "
+        )
+        .unwrap();
+        writeln!(
+            take,
+            "            {k} => {{ self.cnt_add.d.next = self.acc_{n}.q.val(); }}"
+        )
+        .unwrap();
+        writeln!(
+            counter_writes,
+            "                {off} => {{ self.wr_cnt.next = true; self.wr_cidx.next = bits::<{ib}>({k}); }}"
         )
         .unwrap();
         writeln!(
@@ -146,7 +152,7 @@ fn main() {
                     )
                     .unwrap();
                     dffs.push(format!("shw_{n}"));
-                    writeln!(writes, "            if self.wr_addr.val() == bits::<16>({off:#x}) {{ self.r_{n}.d.next = self.wr_data.val(); self.shd_ram.write_enable.next = true; self.shd_ram.write_address.next = bits::<{sb}>({k}); self.shw_{n}.d.next = true; }}").unwrap();
+                    writeln!(writes, "                {off} => {{ self.r_{n}.d.next = self.wr_data.val(); self.shd_ram.write_enable.next = true; self.shd_ram.write_address.next = bits::<{sb}>({k}); self.shw_{n}.d.next = true; }}").unwrap();
                     writeln!(reset, "            self.shw_{n}.d.next = false;").unwrap();
                     writeln!(
                         reads,
@@ -155,7 +161,11 @@ fn main() {
                     )
                     .unwrap();
                 } else {
-                    writeln!(writes, "            if self.wr_addr.val() == bits::<16>({off:#x}) {{ self.r_{n}.d.next = self.wr_data.val(); }}").unwrap();
+                    writeln!(
+                        writes,
+                        "                {off} => {{ self.r_{n}.d.next = self.wr_data.val(); }}"
+                    )
+                    .unwrap();
                     writeln!(
                         reads,
                         "            {off} => {{ self.rdata.d.next = self.r_{n}.q.val(); }}"
@@ -230,6 +240,9 @@ pub struct Regs {{
     rvalid: DFF<bool>,
     wr_take: Signal<Local, bool>,
     rd_take: Signal<Local, bool>,
+    /// The write taken now is to RAM counter `wr_cidx`.
+    wr_cnt: Signal<Local, bool>,
+    wr_cidx: Signal<Local, Bits<{ib}>>,
     /// Counter RAM, one word per RAM counter; the sweep's read address `cnt_p`, write address `cnt_q`.
     cnt_ram: RAM<Bits<32>, {ib}>,
     cnt_p: DFF<Bits<{ib}>>,
@@ -314,8 +327,28 @@ impl Logic for Regs {{
         self.shd_ra.next = bits::<{sb}>(0);
         self.shd_sel.d.next = false;
         self.shd_ok.d.next = false;
-{sweep}{body}{core}        if self.wr_take.val() {{
-{writes}        }}
+        self.wr_cnt.next = false;
+        self.wr_cidx.next = bits::<{ib}>(0);
+        if self.wr_take.val() {{
+            match self.wr_addr.val().index() {{
+{counter_writes}                _ => {{ self.wr_cnt.next = false; }}
+            }}
+        }}
+{sweep}        match self.cnt_v.val().index() {{
+{take}            _ => {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
+        }}
+        if self.wr_cnt.val() {{
+            self.cwr_pend.d.next = true;
+            self.cwr_idx.d.next = self.wr_cidx.val();
+            self.cwr_data.d.next = self.wr_data.val();
+            // Events before the write are not part of the written value.
+            if self.cnt_v.val() == self.wr_cidx.val() {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
+        }}
+{body}{core}        if self.wr_take.val() {{
+            match self.wr_addr.val().index() {{
+{writes}                _ => {{ self.shd_ram.write_enable.next = false; }}
+            }}
+        }}
         self.rvalid.d.next = self.rd_take.val();
         // One case over the address (a parallel mux), not a chain of ifs: the chain was the core's
         // longest path and deep enough to exhaust Yosys' recursion.
@@ -357,7 +390,12 @@ impl Logic for Regs {{
     let mut drive = String::new();
     let mut offsets = String::new();
     for (k, (n, r)) in counters.iter().enumerate() {
-        writeln!(drive, "        self.{n}_inc.next = (mask >> {k}) & 1 != 0;").unwrap();
+        let bit = if k == 0 {
+            "mask".to_string()
+        } else {
+            format!("(mask >> {k})")
+        };
+        writeln!(drive, "        self.{n}_inc.next = {bit} & 1 != 0;").unwrap();
         write!(offsets, "{:#06x}, ", r.offset).unwrap();
     }
     write!(

@@ -58,7 +58,7 @@ fn verilate(out: &Path, width: Width) -> (PathBuf, Vec<PathBuf>) {
             "--noassert",
         ])
         // Lint is gated by hdl/tests/verilator_lint.rs; here warnings only add noise.
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT"])
+        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
         // Tracing code costs ≈ 2 s of C++ compile and nothing at run time unless a VCD is opened.
         .arg("--trace")
         .arg("--Mdir")

@@ -12,6 +12,17 @@ use rust_hdl::prelude::*;
 
 pub use rocenic_proto::Width;
 
+/// A block's Verilog as rust-hdl emits it, with each module's update split into independent processes
+/// (`rocenic_split`), so Verilator schedules it without false combinational loops.
+pub fn emit_verilog<U: Block>(uut: &U) -> String {
+    split_with_stats(uut).0
+}
+
+/// [`emit_verilog`] and what the split did.
+pub fn split_with_stats<U: Block>(uut: &U) -> (String, rocenic_split::Stats) {
+    rocenic_split::split(&generate_verilog(uut))
+}
+
 /// Emit the NIC core as Verilog (module `top` plus its sub-modules).
 pub fn nic_verilog(width: Width) -> String {
     nic_verilog_qps(width, width.qp_log()).expect("the width's own QP table size")
@@ -25,7 +36,7 @@ pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
         ($w:literal, $b:literal, $a:literal, $q:expr) => {{
             let mut uut = top::nic::NicTop::<$w, $b, $a, $q>::default();
             uut.connect_all();
-            Some(generate_verilog(&uut))
+            Some(emit_verilog(&uut))
         }};
     }
     match (width, qp_log) {

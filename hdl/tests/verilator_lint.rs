@@ -1,6 +1,8 @@
 //! Lint gate: `verilator --lint-only -Wall` on the emitted core, both widths.
 //!
-//! Waived classes (see docs/lint.md for the reasons): DECLFILENAME, UNUSEDPARAM, UNUSEDSIGNAL, UNOPTFLAT.
+//! Waived classes (see docs/lint.md for the reasons): DECLFILENAME, UNUSEDPARAM, UNUSEDSIGNAL. UNOPTFLAT
+//! is fatal: the emitted core has each update block split into independent processes (`rocenic_split`),
+//! so a combinational loop Verilator still finds is a real one, or a split that costs simulation speed.
 //! WIDTH stays fatal, because width mismatches are where rust-hdl's simulator and the Verilog disagree
 //! (an 8-bit `count + 1` wraps in rust-hdl but is a 32-bit sum in a Verilog compare). rust-hdl's emitter
 //! itself forces some WIDTH warnings that cannot change a value (it writes every integer literal as 32 or
@@ -11,12 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const WAIVED: &[&str] = &[
-    "-Wno-DECLFILENAME",
-    "-Wno-UNUSEDPARAM",
-    "-Wno-UNUSEDSIGNAL",
-    "-Wno-UNOPTFLAT",
-];
+const WAIVED: &[&str] = &["-Wno-DECLFILENAME", "-Wno-UNUSEDPARAM", "-Wno-UNUSEDSIGNAL"];
 
 /// One parsed `%Warning-WIDTH` message: "Operator OP expects E bits on the SIDE, but SIDE's KIND ['NAME']
 /// generates G bits."
@@ -73,11 +70,7 @@ fn literal_bits(lit: &str) -> Option<u32> {
         "h" => 4,
         "o" => 3,
         "b" => 1,
-        "d" => {
-            return u128::from_str_radix(digits, 10)
-                .ok()
-                .map(|v| 128 - v.leading_zeros())
-        }
+        "d" => return digits.parse::<u128>().ok().map(|v| 128 - v.leading_zeros()),
         _ => return None,
     };
     let lead = first.to_digit(1 << per_digit)?;

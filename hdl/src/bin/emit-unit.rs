@@ -24,7 +24,7 @@ use rocenic_hdl::roce::mr_table::MrTable;
 use rocenic_hdl::roce::qp_table::QpTable;
 use rocenic_hdl::roce::req::TxEngine;
 use rocenic_hdl::roce::resp::RxEngine;
-use rocenic_hdl::{nic_verilog_qps, Width};
+use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
@@ -33,7 +33,7 @@ const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_s
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
     uut.connect_all();
-    generate_verilog(&uut)
+    emit_verilog(&uut)
 }
 
 /// The unit's Verilog at `width` (the QP and MR tables with 2^`qp_log` entries: the width's own, or 6),

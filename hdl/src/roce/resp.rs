@@ -941,25 +941,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             | (bit_cast::<RX_VEC, 24>(self.ac_psn3.q.val()) << 736)
             | (bit_cast::<RX_VEC, 1>(self.ac_valid3.q.val().into()) << 760)
             | (bit_cast::<RX_VEC, 64>(self.ac_orig3.q.val()) << 768);
-        // The atomic result cache, looked up by the packet's PSN (a duplicate atomic).
-        self.ac_hit.next = false;
-        self.ac_hit_orig.next = self.ac_orig.q.val();
-        if self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig1.q.val();
-        }
-        if self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig2.q.val();
-        }
-        if self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig3.q.val();
-        }
-        if (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()))
-            || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()))
-            || (self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()))
-            || (self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()))
-        {
-            self.ac_hit.next = true;
-        }
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -1036,6 +1017,25 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.f_dqpn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_dqpn.val());
         self.want_qpn.next = bit_cast::<32, 24>(self.f_dqpn.val());
         self.f_psn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_psn.val());
+        // The atomic result cache, looked up by the packet's PSN (a duplicate atomic), once f_psn is decoded.
+        self.ac_hit.next = false;
+        self.ac_hit_orig.next = self.ac_orig.q.val();
+        if self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig1.q.val();
+        }
+        if self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig2.q.val();
+        }
+        if self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()) {
+            self.ac_hit_orig.next = self.ac_orig3.q.val();
+        }
+        if (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()))
+            || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()))
+            || (self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()))
+            || (self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()))
+        {
+            self.ac_hit.next = true;
+        }
         self.f_va.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_va.val());
         self.f_rkey.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_rkey.val());
         self.f_dmalen.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_dmalen.val());
