@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Every board report that runs without Vivado, in one go (the test job runs this, the whole-core ECP5 run
-# left out):
+# Every board report that runs without Vivado, in one go:
 #   reports.sh 64    UltraScale+ synthesis of the 64-bit core (8,192 QPs): resources, logic depth, budgets
 #   reports.sh 512   the same for the 512-bit Alveo core (16,384 QPs)
 #   ecp5-units.sh    synthesis, place and route of each unit of the 64-bit core on an ECP5-85F: Fmax floors
@@ -9,17 +8,20 @@
 # Each prints its table; the summary goes to build/reports/summary.md. Exits non-zero if any part failed,
 # after running all of them. Every tool here is single-threaded, so the parts run in three lanes at once, each
 # part's output kept in build/reports/<part>.out and printed when all are done: xcup-64 (about 13 minutes
-# alone); xcup-512 then alveo/check (about 18); the ECP5 units then, unless skipped, the whole ECP5 core
-# (units about 17 minutes; the whole core with YoWASP: synthesis 10 minutes or more, routing 45 or more). On
-# two cores that is about 24 minutes of wall time for the three (the test job runs the cocotb benches beside
-# them as a fourth, about 33 minutes for all). The seconds each part prints are wall time on a shared machine.
+# alone); xcup-512 then alveo/check (about 18); the ECP5 units (synthesis about 7 minutes, place and route
+# about 18 more) then, unless skipped, the whole ECP5 core (with YoWASP: synthesis 10 minutes or more,
+# routing 45 or more). The seconds each part prints are wall time on a shared machine.
+#
+# The test job (scripts/test.sh) runs the ECP5 units' synthesis and alveo/check beside its cargo tests;
+# `scripts/test.sh --full` runs everything.
 #
 # usage: bitstream/all.sh
-# environment: ROCENIC_SKIP_ECP5=1 leaves the whole-core ECP5 place and route out, not the units (the test
-# job sets it: the whole core takes an hour or more with YoWASP's WebAssembly nextpnr, too long for CI's
-# budget; docs/resources.md). ROCENIC_SKIP_XCUP64=1 and ROCENIC_SKIP_XCUP512=1 leave the 64-bit and the
-# 512-bit UltraScale+ whole-core synthesis out (13 and about 16 CPU minutes: the test job sets both and
-# keeps the per-unit ECP5 synthesis, place and route; `scripts/test.sh --full` runs everything).
+# environment:
+#   ROCENIC_ECP5_UNITS_PNR=0  synthesize the ECP5 units without placing and routing them (no Fmax floors)
+#   ROCENIC_SKIP_ECP5=1       leave the whole-core ECP5 place and route out (an hour or more with YoWASP's
+#                             WebAssembly nextpnr; docs/resources.md)
+#   ROCENIC_SKIP_XCUP64=1, ROCENIC_SKIP_XCUP512=1  leave the 64-bit or the 512-bit UltraScale+ whole-core
+#                             synthesis out (13 and about 16 CPU minutes)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$here/../build/reports
@@ -31,6 +33,8 @@ if [[ -z ${ROCENIC_BIN_DIR:-} ]]; then
     export ROCENIC_BIN_DIR=${emit%/emit}
 fi
 skip_ecp5=${ROCENIC_SKIP_ECP5:-0}
+units_cmd="ecp5-units.sh"
+[[ ${ROCENIC_ECP5_UNITS_PNR:-1} == 0 ]] && units_cmd="ecp5-units.sh --synth-only"
 # One lane: its parts one after the other, each writing <part>.out and <part>.status ("exit-status seconds").
 lane() {
     local name cmd t0
@@ -57,9 +61,9 @@ else
     lane "alveo/check/check.sh=alveo-check" &
 fi
 if [[ $skip_ecp5 == 1 ]]; then
-    lane "ecp5-units.sh=ecp5-units" &
+    lane "$units_cmd=ecp5-units" &
 else
-    lane "ecp5-units.sh=ecp5-units" "ecp5.sh=ecp5-64" &
+    lane "$units_cmd=ecp5-units" "ecp5.sh=ecp5-64" &
     parts+=(ecp5-64)
 fi
 wait

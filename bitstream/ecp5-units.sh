@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Place and route of the 64-bit core's units, one at a time, on a Lattice ECP5-85F (LFE5U-85F, CABGA381) with
 # YoWASP Yosys `synth_ecp5` and YoWASP nextpnr-ecp5 against 156.25 MHz (10G Ethernet's 64-bit word clock):
-# each unit's LUT4s, flip-flops, block RAM and Fmax. The whole core does not route in CI's time with the
-# WebAssembly nextpnr (ecp5.sh, outside CI; docs/resources.md), its units do, so this is the place-and-route
-# check CI runs. Each unit is the block as NicTop<64, 8, 11, 6> instantiates it (`emit-unit`: the QP and MR
+# each unit's LUT4s, flip-flops, block RAM and Fmax. The whole core takes hours to route with the WebAssembly
+# nextpnr (ecp5.sh; docs/resources.md), its units minutes: `scripts/test.sh --full` routes them, the test job
+# synthesizes them (--synth-only). Each unit is the block as NicTop<64, 8, 11, 6> instantiates it (`emit-unit`: the QP and MR
 # tables with 64 entries, as ecp5.sh builds the core), wrapped by
 # ecp5/unit_harness.py (inputs from flip-flops fed by an LFSR, outputs into a signature register).
 #
@@ -12,7 +12,9 @@
 # the floor was set, less a margin for placement noise; raise or lower one on purpose, with the reason in
 # docs/resources.md). Missing 156.25 MHz is reported, not a failure: the core is not pipelined for it yet.
 #
-# usage: bitstream/ecp5-units.sh [UNIT ...]    (default: every unit in the table)
+# usage: bitstream/ecp5-units.sh [--synth-only] [UNIT ...]    (default: every unit in the table)
+#   --synth-only  synthesis alone (LUT4, FF, EBR and the EBR minimum; no Fmax): the test job's check, about a
+#                 quarter of the time; `scripts/test.sh --full` runs the place and route.
 # Writes build/reports/ecp5-units/<unit>.* and build/reports/summary-ecp5-units.json; prints one table.
 # environment: ROCENIC_NEXTPNR_SEED (default 1); ROCENIC_NEXTPNR, a native nextpnr-ecp5 to use (ecp5/tools.sh)
 set -uo pipefail
@@ -49,6 +51,11 @@ qp_table        52.3            41            57
 mr_table        133.5           106           6
 regs            68.3            54            2
 "
+pnr=1
+if [[ ${1:-} == --synth-only ]]; then
+    pnr=0
+    shift
+fi
 source "$root/bitstream/ecp5/tools.sh"
 ecp5_tools "$root" || exit 2
 mkdir -p "$out"
@@ -73,6 +80,26 @@ for unit in "${wanted[@]}"; do
         echo "ecp5-units.sh: $unit: synthesis failed, see $out/$unit-synth.log" >&2; failed+=("$unit"); continue
     fi
     t1=$SECONDS
+    if [[ $pnr == 0 ]]; then
+        line=$(python3 - "$unit" "$ebr_min" "$((t1 - t0))" <<'PY'
+import json, re, sys
+unit, ebr_min, synth_s = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cells = {}
+for m in json.load(open(f"{unit}.json"))["modules"].values():
+    for c in m["cells"].values():
+        cells[c["type"]] = cells.get(c["type"], 0) + 1
+lut, ff, ebr = cells.get("TRELLIS_COMB", 0) or cells.get("LUT4", 0), cells.get("TRELLIS_FF", 0), cells.get("DP16KD", 0)
+n_in, n_out = map(int, re.search(r"ports: (\d+) input bits, (\d+) output bits", open(f"{unit}-harness.v").read()).groups())
+print(f"| {unit} | {lut} | {ff} | {ebr} | {n_in} / {n_out} | not routed | | {synth_s} s | |"
+      + (f"\n  {unit}: {ebr} DP16KD where at least {ebr_min} are expected (memory not inferred as block RAM)" if ebr < ebr_min else ""))
+sys.exit(1 if ebr < ebr_min else 0)
+PY
+)
+        st=$?
+        echo "$line"
+        [[ $st -eq 0 ]] || failed+=("$unit")
+        continue
+    fi
     if ! "$ecp5_nextpnr" --85k --package CABGA381 --json "$unit.json" --freq "$target_mhz" --seed "$seed" \
         --timing-allow-fail --report "$unit-report.json" -l "$unit-pnr.log" -q > /dev/null 2>&1; then
         echo "ecp5-units.sh: $unit: nextpnr failed, see $out/$unit-pnr.log" >&2; tail -5 "$unit-pnr.log" >&2
@@ -105,7 +132,7 @@ PY
     echo "$line"
     [[ $st -eq 0 ]] || failed+=("$unit")
 done
-python3 - "${wanted[@]}" <<'PY'
+[[ $pnr == 1 ]] && python3 - "${wanted[@]}" <<'PY'
 import json, os, sys
 rows = [json.load(open(f"{u}-summary.json")) for u in sys.argv[1:] if os.path.exists(f"{u}-summary.json")]
 json.dump(rows, open("../summary-ecp5-units.json", "w"), indent=1)
@@ -114,4 +141,8 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     echo "ecp5-units.sh: failed: ${failed[*]}" >&2
     exit 1
 fi
-echo "target $target_mhz MHz (missed clocks are reported, not failures); seed $seed"
+if [[ $pnr == 1 ]]; then
+    echo "target $target_mhz MHz (missed clocks are reported, not failures); seed $seed"
+else
+    echo "synthesis only (--synth-only): no Fmax; bitstream/ecp5-units.sh without it places and routes"
+fi

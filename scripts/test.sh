@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The test job: unit tests, rust-hdl block simulations, Verilated behaviour tests (the RC matrix, stress over
-# a faulty link, DCQCN through a switch), the Verilator lint gate, independent checks of demo captures (ICRC by
-# zlib, decoding by tshark, one with a corrupted frame the NICs must recover from), the conformance cases
-# (scripted, and replayed from files and captures), the cocotb benches on Icarus, interop with Linux
-# Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified `ibv_rc_pingpong`, `rocenic
-# write-bw`/`read-bw`/`send-bw`/`write-lat` against perftest, both roles), the VFIO layer against QEMU's edu
-# device behind an emulated IOMMU, and the board reports (bitstream/all.sh: synthesis, ECP5 place and route
-# of the units, Alveo flow checks). Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
-# does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis and place and route. Ends with one summary line.
+# The test job: formatting and clippy, unit tests, rust-hdl block simulations, Verilated behaviour tests
+# (the RC matrix, stress over a faulty link, DCQCN through a switch), the Verilator lint gate, independent
+# checks of demo captures (ICRC by zlib, decoding by tshark, one with a corrupted frame the NICs must
+# recover from), the conformance cases (scripted, and replayed from files and captures), the cocotb benches
+# on Icarus, interop with Linux Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified
+# `ibv_rc_pingpong`, `rocenic write-bw`/`read-bw`/`send-bw`/`write-lat`/`atomic-bw` against perftest, one
+# case per tool in both roles), the VFIO layer against QEMU's edu device behind an emulated IOMMU, and the
+# board reports (bitstream/all.sh: synthesis of every ECP5 unit, Alveo flow checks). Each stage header
+# carries the job's elapsed time. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
+# does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis. Ends with one summary line.
 #
-# `scripts/test.sh --full` adds what is long and changes rarely: the UltraScale+ synthesis of both whole
-# cores and the whole 64-bit core's ECP5 place and route (hours with YoWASP), and the 10^6-message stress
-# soak under link faults (docs/robustness.md).
+# `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 place and route of every unit
+# (Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
+# route (hours with YoWASP), every perftest size (MTU 1024 and 4096, 64 KiB and 64 bytes), and the
+# 10^6-message stress soak under link faults (docs/robustness.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
@@ -27,6 +29,8 @@ mkdir -p out
 # Stage headers carry the job's elapsed time, so a log shows where the minutes go.
 hdr() { printf '== %s [%d:%02d]\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 demo() { cargo run --release -q -p rocenic-driver --bin rocenic -- demo "$@"; }
+hdr "formatting (cargo fmt --check)"
+cargo fmt --check
 hdr "demo captures, checked independently"
 demo --width 64 --write-bytes 65536 --mtu 1024 --pcap out/test-64.pcap
 python3 testbench/check_pcap.py --tshark out/test-64.pcap
@@ -72,27 +76,27 @@ pcap_check() {
     fi
 }
 
-# The board reports (bitstream/all.sh): ECP5 synthesis, place and route of each of the 64-bit core's units
-# with Fmax floors, and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
+# The board reports (bitstream/all.sh): ECP5 synthesis of each of the 64-bit core's units (resources, block
+# RAM inferred), and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
 # commands for every board, iverilog elaboration and a short simulation of the wrapper, the generated
-# board.xdc files); with --full also the UltraScale+ synthesis of both whole cores (block-RAM, latch and
-# budget checks, logic depth) and the whole 64-bit core's ECP5 place and route (hours with YoWASP's
-# WebAssembly nextpnr; docs/resources.md). Every tool there is single-threaded, so they start here, in the
+# board.xdc files); with --full also the units' place and route with their Fmax floors, the UltraScale+
+# synthesis of both whole cores (block-RAM, latch and budget checks, logic depth) and the whole 64-bit
+# core's ECP5 place and route (hours with YoWASP's WebAssembly nextpnr; docs/resources.md). Every tool there is single-threaded, so they start here, in the
 # background, and run beside the cargo tests, the conformance stages and the cocotb benches, filling the
 # cores those leave idle; their output is printed after cocotb, before interop (whose QEMU guests and
 # co-simulation want both cores). The emitters are built first, so the reports run no cargo while `cargo
 # test` holds the build directory.
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
-    hdr "board reports: started in the background (bitstream/all.sh; whole cores only with --full)"
+    hdr "board reports: started in the background (bitstream/all.sh; place and route, whole cores with --full)"
     source bitstream/emitter.sh
     emit=$(emitter emit)
     emitter emit-unit > /dev/null
     (
         set +e
         if [[ $full == 1 ]]; then
-            skip=(ROCENIC_SKIP_ECP5=0 ROCENIC_SKIP_XCUP64=0 ROCENIC_SKIP_XCUP512=0)
+            skip=(ROCENIC_SKIP_ECP5=0 ROCENIC_SKIP_XCUP64=0 ROCENIC_SKIP_XCUP512=0 ROCENIC_ECP5_UNITS_PNR=1)
         else
-            skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1)
+            skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1 ROCENIC_ECP5_UNITS_PNR=0)
         fi
         env "${skip[@]}" ROCENIC_BIN_DIR="${emit%/emit}" \
             bash bitstream/all.sh > out/board-reports.out 2>&1
@@ -104,7 +108,8 @@ fi
 hdr "cargo test"
 log=out/cargo-test.log
 set +e
-cargo test --release --workspace 2>&1 | tee "$log"
+# --no-fail-fast: a failing test binary must not hide the results of the others.
+cargo test --release --workspace --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole run: cargo prints one summary per test binary, the last often a doc-test
@@ -112,6 +117,9 @@ set -e
 passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
 if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
+
+hdr "clippy (every target, warnings denied)"
+step clippy out/clippy.log cargo clippy --release --workspace --all-targets -- -D warnings
 
 hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
 step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
@@ -155,7 +163,9 @@ else
     hdr "interop with rdma_rxe in QEMU"
     stage out/interop.log bash testbench/interop/rc-pingpong.sh
     hdr "interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat / atomic-bw against perftest"
-    stage out/interop-perftest.log bash testbench/interop/perftest.sh
+    # One case per tool and role here (64 KiB at MTU 1024: many packets each way); every size with --full.
+    if [[ $full == 1 ]]; then cases=(); else cases=(--cases "1024:65536"); fi
+    stage out/interop-perftest.log bash testbench/interop/perftest.sh "${cases[@]}"
     # The driver's VFIO layer against the kernel's VFIO: QEMU's edu device behind an emulated IOMMU.
     hdr "VFIO: the driver's VFIO layer with QEMU's edu device (testbench/vfio/edu-test.sh)"
     stage out/vfio.log bash testbench/vfio/edu-test.sh

@@ -1713,8 +1713,10 @@ fn pfc_xoff_xon_generated(b: &mut Bench) -> Result<(), String> {
 }
 
 fn cnp_received_counted(b: &mut Bench) -> Result<(), String> {
-    let mut e = ExtHeaders::default();
-    e.cnp_pad = Some(rocenic_proto::wire::CnpPadRepr { reserved: [0; 16] });
+    let e = ExtHeaders {
+        cnp_pad: Some(rocenic_proto::wire::CnpPadRepr { reserved: [0; 16] }),
+        ..Default::default()
+    };
     let mut f = Frame::parse(&b.frame(op::CNP, 0, e, &[], false)).unwrap();
     f.bth.becn = true;
     f.seal().unwrap();
@@ -1899,7 +1901,7 @@ fn write_any_byte_address(b: &mut Bench) -> Result<(), String> {
     // WRITE ONLY packets to VAs 1 to 5 bytes past a beat boundary, up to a whole MTU; the bytes around
     // the target keep their old value.
     let rkey = b.mr.rkey();
-    for (i, (off, len)) in [(1usize, 7usize), (5, MTU as usize), (3, 100)]
+    for (i, (off, len)) in [(1usize, 7usize), (5, MTU), (3, 100)]
         .into_iter()
         .enumerate()
     {

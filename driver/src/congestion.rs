@@ -248,9 +248,9 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
         for s in f.take_switch_samples() {
             let secs = sample_cycles as f64 / (mhz * 1e6);
             t.t_us.push((s.cycle - start) as f64 / mhz);
-            for k in 0..2 {
+            for (k, &rp_rate) in rp.iter().enumerate() {
                 t.rate_gbps[k].push(s.bytes[k] as f64 * 8.0 / secs / 1e9);
-                t.rp_gbps[k].push(if x.dcqcn { rate_of(rp[k]) } else { line_gbps });
+                t.rp_gbps[k].push(if x.dcqcn { rate_of(rp_rate) } else { line_gbps });
             }
             t.queue_kb.push(s.queue_bytes as f64 / 1000.0);
         }
@@ -393,26 +393,26 @@ impl Trace {
             h - 8.0
         );
         let colors = ["#1f77b4", "#d62728"];
-        for k in 0..2 {
+        for (k, color) in colors.into_iter().enumerate() {
             let pts = self
                 .t_us
                 .iter()
                 .zip(&self.rate_gbps[k])
                 .map(|(t, g)| (x(*t), y1(*g)))
                 .collect();
-            s += &line(pts, colors[k], "");
+            s += &line(pts, color, "");
             let pts = self
                 .t_us
                 .iter()
                 .zip(&self.rp_gbps[k])
                 .map(|(t, g)| (x(*t), y1(*g)))
                 .collect();
-            s += &line(pts, colors[k], "stroke-dasharray=\"4 3\" opacity=\"0.6\"");
+            s += &line(pts, color, "stroke-dasharray=\"4 3\" opacity=\"0.6\"");
             s += &format!(
                 "<text x=\"{}\" y=\"{}\" fill=\"{}\">flow {k}: on the bottleneck (solid), reaction-point rate (dashed)</text>\n",
                 l + 10.0,
                 top1 + 16.0 + 16.0 * k as f64,
-                colors[k]
+                color
             );
         }
         let pts = self

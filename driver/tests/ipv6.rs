@@ -317,12 +317,11 @@ fn packets_from_another_source_are_dropped() {
         .unwrap()
         .take_sent(0)
         .into_iter()
-        .filter(|f| {
+        .rfind(|f| {
             Frame::parse(f)
                 .map(|fr| fr.bth.opcode == 0x0A)
                 .unwrap_or(false)
         })
-        .last()
         .expect("A's WRITE ONLY");
     let from = |edit: fn(&mut [u8; 16])| {
         let mut fr = Frame::parse(&last_write).unwrap();

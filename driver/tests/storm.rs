@@ -17,7 +17,7 @@
 mod common;
 use common::{run_one, second_qps, Rng};
 use rocenic_driver::pair::{Pair, PairParams};
-use rocenic_driver::{AccessFlags, RecvRequest, SendFlags, SendOp, Sge, WcStatus, WorkRequest};
+use rocenic_driver::{AccessFlags, RecvRequest, SendOp, Sge, WcStatus};
 use rocenic_proto::mutate::{mutate, Icrc};
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, Width};

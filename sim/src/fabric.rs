@@ -242,16 +242,16 @@ impl Fabric {
                 Some(n) => n.push_rx_frame(frame),
                 // The external peer's MAC would drop it.
                 None if fcs_bad => {}
-                None => self.to_external(&frame),
+                None => self.send_external(&frame),
             }
         }
-        if self.external.is_some() && self.cycle % EXTERNAL_POLL_CYCLES == 0 {
-            self.from_external();
+        if self.external.is_some() && self.cycle.is_multiple_of(EXTERNAL_POLL_CYCLES) {
+            self.receive_external();
         }
         self.cycle += 1;
     }
 
-    fn to_external(&mut self, frame: &[u8]) {
+    fn send_external(&mut self, frame: &[u8]) {
         if let Some(x) = &mut self.external {
             if let Err(e) = x.send(frame) {
                 self.external_error
@@ -261,7 +261,7 @@ impl Fabric {
     }
 
     /// Frames from the external port enter the link as port 1's; ARP answers as port 0's (the NIC's).
-    fn from_external(&mut self) {
+    fn receive_external(&mut self) {
         let Some(x) = &mut self.external else { return };
         let (mut to_nic, mut to_wire) = (Vec::new(), Vec::new());
         if let Err(e) = x.receive(&mut to_nic, &mut to_wire) {

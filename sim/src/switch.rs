@@ -15,6 +15,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io;
 
+type InFlight = (u64, u64, usize, Vec<u8>);
+
 /// A switch's set-up.
 #[derive(Clone, Debug)]
 pub struct SwitchConfig {
@@ -69,7 +71,8 @@ pub struct Switch {
     queue_of: Vec<usize>,
     bottleneck: Option<usize>,
     rng: SplitMix64,
-    in_flight: BinaryHeap<Reverse<(u64, u64, usize, Vec<u8>)>>,
+    /// Frames on their way out: (due cycle, arrival order, egress port, frame), earliest first.
+    in_flight: BinaryHeap<Reverse<InFlight>>,
     seq: u64,
     pcap: Option<PcapTap>,
     stats: SwitchStats,
@@ -106,15 +109,14 @@ impl Switch {
         let mut queue_of = vec![usize::MAX; n];
         let mut queues = Vec::new();
         let mut bottleneck = None;
-        for p in 0..n {
+        for (p, q) in queue_of.iter_mut().enumerate() {
             if cfg.shared.contains(&p) {
-                if bottleneck.is_none() {
-                    bottleneck = Some(queues.len());
+                *q = *bottleneck.get_or_insert_with(|| {
                     queues.push(Queue::new());
-                }
-                queue_of[p] = bottleneck.unwrap();
+                    queues.len() - 1
+                });
             } else {
-                queue_of[p] = queues.len();
+                *q = queues.len();
                 queues.push(Queue::new());
             }
         }

@@ -220,7 +220,10 @@ fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
         }
         // CQES_WRITTEN at B, read without disturbing timing: the register read itself takes cycles,
         // so poll it only every 16 cycles once the frame is on the wire (resolution 16 cycles).
-        if sent.is_some() && f.cycles() % 16 == 0 && f.reg_read(1, regs::CQES_WRITTEN) > cqes0 {
+        if sent.is_some()
+            && f.cycles().is_multiple_of(16)
+            && f.reg_read(1, regs::CQES_WRITTEN) > cqes0
+        {
             cqe = Some(f.cycles());
             break;
         }
@@ -228,7 +231,7 @@ fn latencies(width: Width, dma_latency: u64, push: bool) -> (u64, u64) {
     let sent = sent.expect("the SEND left A");
     let cqe = cqe.expect("B wrote the CQE");
     // The frame: 14 + 20 + 8 + 12 + 256 + 4 bytes, one beat per cycle; `sent` is its last beat.
-    let frame_beats = (314 + beat - 1) / beat;
+    let frame_beats = 314_u64.div_ceil(beat);
     let first_byte = sent - frame_beats + 1 - doorbell;
     // At B the last byte arrives `link_latency` cycles after it left A.
     let last_in = sent + 100;

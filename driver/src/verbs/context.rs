@@ -568,7 +568,7 @@ fn discover_blocks(backend: &dyn Backend) -> Result<Vec<regs::Block>> {
     let mut at = backend.read32(regs::BLOCK_DIR);
     let mut blocks: Vec<regs::Block> = Vec::new();
     while at != 0 {
-        if blocks.len() >= 64 || at % 4 != 0 || at > 0xFFF0 {
+        if blocks.len() >= 64 || !at.is_multiple_of(4) || at > 0xFFF0 {
             return Err(Error::BlockDirectory(format!(
                 "bad header offset {at:#x} after {} blocks",
                 blocks.len()

@@ -271,7 +271,7 @@ impl QueuePair {
         outstanding.lock().unwrap().push_back(wr);
         ring.pi = ring.pi.wrapping_add(1);
         self.dev
-            .doorbell(self.inner.qpn, doorbell, ring.pi, push.then_some(&wqe[..]));
+            .doorbell(self.inner.qpn, doorbell, ring.pi, push.then_some(wqe));
         Ok(())
     }
 }

@@ -443,8 +443,9 @@ mod tests {
     ) -> (u64, usize) {
         let lists_tb = lists.to_vec();
         let reqs_tb = reqs.to_vec();
-        let seen: Arc<Mutex<(Vec<Vec<(Vec<u8>, bool)>>, u64, usize)>> =
-            Arc::new(Mutex::new((vec![Vec::new(); reqs.len()], 0, 0)));
+        // (pieces seen per request: bytes and last flag; cycles; pieces)
+        type Seen = (Vec<Vec<(Vec<u8>, bool)>>, u64, usize);
+        let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new((vec![Vec::new(); reqs.len()], 0, 0)));
         let s2 = seen.clone();
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<Gather<W, B>>| x.clock.next = !x.clock.val());
@@ -529,8 +530,7 @@ mod tests {
                         cut_bytes = 0;
                     }
                 }
-                if front.is_some() && x.resp_in_ready.val() {
-                    let (_, _, len) = front.unwrap();
+                if let (Some((_, _, len)), true) = (front, x.resp_in_ready.val()) {
                     word += 1;
                     if word * B >= len {
                         pieces.pop_front();
@@ -605,7 +605,12 @@ mod tests {
                 .collect();
             let total: usize = lens.iter().map(|&l| l as usize).sum();
             for mtu in [5, 8, 16, 256] {
-                run::<64, 8>(&[list.clone()], &packets(0, total, mtu), |_| true, |_| true);
+                run::<64, 8>(
+                    std::slice::from_ref(&list),
+                    &packets(0, total, mtu),
+                    |_| true,
+                    |_| true,
+                );
             }
         }
     }

@@ -478,9 +478,9 @@ mod behaviour {
                     }
                     beats.push(Some((d, k + 1 == n)));
                 }
-                beats.extend(std::iter::repeat(None).take(*gap));
+                beats.extend(std::iter::repeat_n(None, *gap));
             }
-            beats.extend(std::iter::repeat(None).take(60));
+            beats.extend(std::iter::repeat_n(None, 60));
             wait_clock_true!(sim, clock, x);
             let mut cur: Vec<u8> = Vec::new();
             for beat in beats {

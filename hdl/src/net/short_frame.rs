@@ -43,7 +43,7 @@ pub struct FrameHeadN<const W: usize, const N: usize> {
 
 impl<const W: usize, const N: usize> Default for FrameHeadN<W, N> {
     fn default() -> Self {
-        assert!(W <= N && N % W == 0 && N / W < 256);
+        assert!(W <= N && N.is_multiple_of(W) && N / W < 256);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -138,7 +138,7 @@ impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Default
 {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
-        assert!(W <= N && N % W == 0 && N / W <= 256 && LEN <= N / 8);
+        assert!(W <= N && N.is_multiple_of(W) && N / W <= 256 && LEN <= N / 8);
         let c16 = |v: usize| Constant::new((v as u64).into());
         Self {
             clock: Default::default(),

@@ -35,7 +35,7 @@ impl<const N: usize, const W: usize> Logic for SlotFill<N, W> {
     }
 
     fn connect(&mut self) {
-        assert!(W <= N && N % W == 0 && N / W <= 256);
+        assert!(W <= N && N.is_multiple_of(W) && N / W <= 256);
         self.y.connect();
     }
 

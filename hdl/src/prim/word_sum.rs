@@ -25,7 +25,7 @@ impl<const N: usize> Logic for WordSum<N> {
 
     fn connect(&mut self) {
         // Up to 2^16 words cannot carry out of 32 bits.
-        assert!(N % 16 == 0 && N / 16 <= 1 << 16);
+        assert!(N.is_multiple_of(16) && N / 16 <= 1 << 16);
         self.y.connect();
     }
 

@@ -3075,6 +3075,7 @@ mod tests {
         }
 
         /// Post a send WQE (proto::host::wqe layout) and ring the doorbell.
+        #[allow(clippy::too_many_arguments)] // the WQE's fields, as the tests spell them out
         fn post(
             &mut self,
             opcode: u8,

@@ -140,12 +140,12 @@ impl VfioPci {
             len: len as u64,
             reason,
         };
-        if len == 0 || iova % 4096 != 0 || len % 4096 != 0 {
+        if len == 0 || !iova.is_multiple_of(4096) || !len.is_multiple_of(4096) {
             return Err(err(
                 "IOVA and length must be non-zero multiples of 4 KiB".into()
             ));
         }
-        let huge = len % (2 << 20) == 0;
+        let huge = len.is_multiple_of(2 << 20);
         let (mut mem, huge) =
             match huge.then(|| MmapOptions::new().len(len).huge(Some(21)).map_anon()) {
                 Some(Ok(m)) => (m, true),
@@ -261,7 +261,7 @@ impl Bar {
 
     fn check(&self, offset: u64) {
         assert!(
-            offset % 4 == 0 && offset + 4 <= self.len,
+            offset.is_multiple_of(4) && offset + 4 <= self.len,
             "BAR{} access at {offset:#x} outside its {:#x} bytes or unaligned",
             self.index,
             self.len

@@ -781,7 +781,7 @@ fn run_write_lat(
     let t0 = Instant::now();
     let mut wakeups = 0u64;
     while scnt < o.iters || ccnt < o.iters || rcnt < o.iters {
-        if rcnt < o.iters && !(scnt < 1 && !client) {
+        if rcnt < o.iters && (client || scnt >= 1) {
             rcnt += 1;
             let mut b = [0u8];
             loop {
