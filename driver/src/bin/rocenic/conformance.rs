@@ -305,7 +305,7 @@ pub fn markdown() -> String {
           | client (rxe server), 3 % of frames dropped each way (among each direction's first 4 x iterations, so the closing exchange is not lost after rxe exits) | 1024 | 4096 | pass: both sides retransmit (sequence NAKs, timeouts) |\n\
           | client (rxe server), RoCEv2 over IPv6 (rxe's GID fd52:4f43:45::1, the NIC's fd52:4f43:45::2; the NIC resolves rxe's MAC by neighbour solicitation, rxe's kernel learns the NIC's from its hardware neighbour advertisement) | 1024 | 4096 | pass: every frame IPv6, the neighbour entry learned |\n\
           | client (rxe server), over 802.1Q VLAN 100 (rxe on eth0.100's GID; `rocenic rc-pingpong --vlan 100`: the port joins VLAN 100, the QP sends tagged, the tool resolves rxe's MAC with a tagged ARP request and rxe's kernel learns the NIC's from its tagged hardware ARP reply) | 1024 | 4096 | pass: every RoCE frame tagged 100, the neighbour entry learned on eth0.100 |\n\n\
-          `testbench/interop/perftest.sh` (run by `scripts/test.sh`): `rocenic write-bw`, `read-bw`, `send-bw`, \
+          `testbench/interop/perftest.sh` (`scripts/test.sh` runs one case per tool and role, 65536 bytes at path MTU 1024; `scripts/test.sh --full` runs every case in the table): `rocenic write-bw`, `read-bw`, `send-bw`, \
           `write-lat` and `atomic-bw` against unmodified perftest 6.06 (`ib_write_bw`, `ib_read_bw`, `ib_send_bw`, \
           `ib_write_lat`, `ib_atomic_bw`, \
           Debian 12's `perftest 4.5+0.17`) on rdma_rxe, both roles, 100 iterations per case, perftest's own out-of-band exchange (versions, \
