@@ -5,15 +5,16 @@
 # recover from), the conformance cases (scripted, and replayed from files and captures), the cocotb benches
 # on Icarus, interop with Linux Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified
 # `ibv_rc_pingpong`, `rocenic write-bw`/`read-bw`/`send-bw`/`write-lat`/`atomic-bw` against perftest, one
-# case per tool in both roles), the VFIO layer against QEMU's edu device behind an emulated IOMMU, and the
+# case per tool in each role), the VFIO layer against QEMU's edu device behind an emulated IOMMU, and the
 # board reports (bitstream/all.sh: synthesis of every ECP5 unit, Alveo flow checks). Each stage header
 # carries the job's elapsed time. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
 # does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis. Ends with one summary line.
 #
 # `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 place and route of every unit
 # (Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
-# route (hours with YoWASP), every perftest size (MTU 1024 and 4096, 64 KiB and 64 bytes), and the
-# 10^6-message stress soak under link faults (docs/robustness.md).
+# route (hours with YoWASP), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
+# and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), and the 10^6-message stress soak
+# under link faults (docs/robustness.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
@@ -161,7 +162,9 @@ if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
     hdr "interop: skipped (ROCENIC_SKIP_INTEROP=1)"
 else
     hdr "interop with rdma_rxe in QEMU"
-    stage out/interop.log bash testbench/interop/rc-pingpong.sh
+    # One case in each role here; every size, and the lossy, IPv6 and VLAN variants (roles 3-5), with --full.
+    if [[ $full == 1 ]]; then pp=(); else pp=(--cases "1024:65536" --roles "1 2"); fi
+    stage out/interop.log bash testbench/interop/rc-pingpong.sh "${pp[@]}"
     hdr "interop with perftest on rdma_rxe: rocenic write-bw / read-bw / send-bw / write-lat / atomic-bw against perftest"
     # One case per tool and role here (64 KiB at MTU 1024: many packets each way); every size with --full.
     if [[ $full == 1 ]]; then cases=(); else cases=(--cases "1024:65536"); fi

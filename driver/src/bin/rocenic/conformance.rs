@@ -294,7 +294,7 @@ pub fn markdown() -> String {
     s += &format!("\n{} cases.\n", CASES.len());
     s += &files_section();
     s += "\n## Interop with Linux Soft-RoCE (rdma_rxe)\n\n\
-          `testbench/interop/rc-pingpong.sh` (run by `scripts/test.sh`): `rocenic rc-pingpong` on the co-simulated NIC \
+          `testbench/interop/rc-pingpong.sh` (`scripts/test.sh` runs 65536 bytes at path MTU 1024 in each of the first two roles; `scripts/test.sh --full` runs every row of the table): `rocenic rc-pingpong` on the co-simulated NIC \
           against an unmodified `ibv_rc_pingpong` (rdma-core, Debian 12) on rdma_rxe (Linux 6.1) in a QEMU guest, 100 \
           iterations per case, every message checked byte for byte, every capture checked.\n\n\
           | rocenic role | path MTU | sizes | result |\n|---|---|---|---|\n\
