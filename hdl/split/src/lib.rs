@@ -81,11 +81,16 @@ pub fn split(verilog: &str) -> (String, Stats) {
         }
         let is_update = line.trim_end() == "    // Update code"
             && lines.get(i + 1).map(|l| l.trim_end()) == Some("    always @(*) begin");
-        // The block ends at the first `end` at the `always` line's indentation.
-        let len = lines[(i + 2).min(lines.len())..]
-            .iter()
-            .position(|l| l.trim_end() == "    end");
-        let (true, Some(len)) = (is_update, len) else {
+        // The block ends at the first `end` at the `always` line's indentation (looked for only after an
+        // update block's first lines).
+        let len = is_update
+            .then(|| {
+                lines[i + 2..]
+                    .iter()
+                    .position(|l| l.trim_end() == "    end")
+            })
+            .flatten();
+        let Some(len) = len else {
             buf.push(line.to_string());
             if line.starts_with("endmodule") {
                 out.extend(buf.drain(..));
