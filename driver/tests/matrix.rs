@@ -258,14 +258,40 @@ fn run_matrix(width: Width, mtus: &[u32]) {
     }
 }
 
+// One test per width and path MTU, so the test threads share the matrix evenly.
 #[test]
-fn every_operation_size_and_mtu_at_64_bits() {
-    run_matrix(Width::W64, &[256, 512, 1024, 2048, 4096]);
+fn every_operation_and_size_at_64_bits_mtu_256() {
+    run_matrix(Width::W64, &[256]);
 }
 
 #[test]
-fn every_operation_size_and_mtu_at_512_bits() {
-    run_matrix(Width::W512, &[1024, 4096]);
+fn every_operation_and_size_at_64_bits_mtu_512() {
+    run_matrix(Width::W64, &[512]);
+}
+
+#[test]
+fn every_operation_and_size_at_64_bits_mtu_1024() {
+    run_matrix(Width::W64, &[1024]);
+}
+
+#[test]
+fn every_operation_and_size_at_64_bits_mtu_2048() {
+    run_matrix(Width::W64, &[2048]);
+}
+
+#[test]
+fn every_operation_and_size_at_64_bits_mtu_4096() {
+    run_matrix(Width::W64, &[4096]);
+}
+
+#[test]
+fn every_operation_and_size_at_512_bits_mtu_1024() {
+    run_matrix(Width::W512, &[1024]);
+}
+
+#[test]
+fn every_operation_and_size_at_512_bits_mtu_4096() {
+    run_matrix(Width::W512, &[4096]);
 }
 
 #[test]
