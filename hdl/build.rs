@@ -45,7 +45,8 @@ fn main() {
     let ib = bits_for(cn - 1);
     // An accumulator is emptied once per sweep and gains at most one a cycle. A sweep takes `cn` cycles,
     // plus one for each host read visit, which come at most one in two cycles (a read answered two cycles
-    // after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin. The same
+    // after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin (one cycle
+    // of it for the sweep's restart: it stands still while no accumulator holds anything). The same
     // bound is the longest a host write waits for the sweep.
     let sweep_max = 2 * cn + 2;
     let aw = bits_for(sweep_max);
@@ -65,8 +66,15 @@ fn main() {
     // counter: cases over an index, not chains of compares (one table lookup in simulation).
     let mut take = String::new();
     let mut counter_writes = String::new();
+    // Whether the sweep has anything to take: an accumulator holds events or gains one now.
+    let mut pending = String::new();
     for (k, (n, r)) in ram_counters.iter().enumerate() {
         let off = r.offset;
+        writeln!(
+            pending,
+            "        if (self.acc_{n}.q.val() != bits::<{aw}>(0)) || self.{n}_inc.val() {{ self.cnt_any.d.next = true; }}"
+        )
+        .unwrap();
         writeln!(
             fields,
             "    /// {}\n    pub {n}_inc: Signal<In, bool>,\n    acc_{n}: DFF<Bits<{aw}>>,",
@@ -200,6 +208,7 @@ fn main() {
     for d in [
         "cnt_p",
         "cnt_q",
+        "cnt_any",
         "cnt_add",
         "cnt_init",
         "cnt_fwd",
@@ -256,6 +265,10 @@ pub struct Regs {{
     cnt_add: DFF<Bits<{aw}>>,
     /// The first sweep after reset: the RAM's words count as 0.
     cnt_init: DFF<bool>,
+    /// Some accumulator held events or gained one last cycle. Without any the sweep stands still: it
+    /// would only rewrite words unchanged, and a core at rest then changes no state at all (what the
+    /// co-simulation's fast-forward looks for).
+    cnt_any: DFF<bool>,
     cnt_base: Signal<Local, Bits<32>>,
     cnt_sum: Signal<Local, Bits<32>>,
     /// A host read of counter `crd_idx` is under way: visited at once, or, in the first sweep after
@@ -307,7 +320,9 @@ impl Logic for Regs {{
         self.cnt_v.next = self.cnt_p.q.val();
         self.cnt_p.d.next = self.cnt_p.q.val() + 1;
         if self.cnt_p.q.val() == bits::<{ib}>({last}) {{ self.cnt_p.d.next = bits::<{ib}>(0); }}
-        if self.crd_pend.q.val() && self.crd_go.q.val() && !self.cnt_init.q.val() {{
+        if !self.cnt_any.q.val() && !self.cnt_init.q.val() && !self.cwr_pend.q.val() {{ self.cnt_p.d.next = self.cnt_p.q.val(); }}
+        self.cnt_any.d.next = false;
+{pending}        if self.crd_pend.q.val() && self.crd_go.q.val() && !self.cnt_init.q.val() {{
             self.cnt_v.next = self.crd_idx.q.val();
             self.cnt_p.d.next = self.cnt_p.q.val();
             self.crd_go.d.next = false;

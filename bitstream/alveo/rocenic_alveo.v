@@ -123,7 +123,9 @@ module rocenic_alveo #(
         .dma_rd_resp_ready(dma_rd_resp_ready),
         .dma_wr_valid(dma_wr_valid), .dma_wr_addr(dma_wr_addr), .dma_wr_data(dma_wr_data),
         .dma_wr_strb(dma_wr_strb), .dma_wr_ready(dma_wr_ready),
-        .irq(irq));
+        .irq(irq),
+        // Fast-forward is for simulation only.
+        .warp(32'd0), .wake());
 
     // ---------------------------------------------------------------- AXI-Lite -> register port
     // Core side of the AXI-Lite link (core_clk). One write and one read in flight; the core takes both

@@ -42,7 +42,9 @@ module harness (
         .dma_rd_resp_last(r1[15]), .dma_rd_resp_ready(dma_rd_resp_ready),
         .dma_wr_valid(dma_wr_valid), .dma_wr_addr(dma_wr_addr), .dma_wr_data(dma_wr_data),
         .dma_wr_strb(dma_wr_strb), .dma_wr_ready(r1[16]),
-        .irq(irq)
+        .irq(irq),
+        // Fast-forward is for simulation only.
+        .warp(32'd0), .wake()
     );
 
     // Two register stages of XOR folding keep the output tree off the critical path.

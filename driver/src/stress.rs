@@ -11,7 +11,7 @@ use crate::verbs::{
 use crate::{DmaRegion, WcOpcode, WcStatus};
 use rocenic_proto::regs;
 use rocenic_sim::fault::SplitMix64;
-use rocenic_sim::{FabricConfig, FaultPlan, Width};
+use rocenic_sim::{FabricConfig, FastForward, FaultPlan, Width};
 use std::collections::VecDeque;
 
 /// What to run.
@@ -47,6 +47,10 @@ pub struct StressConfig {
     pub ipv6: bool,
     /// Dump each core's signals (`FabricConfig::vcd`; `ROCENIC_VCD_FROM`/`ROCENIC_VCD_TO` keep a window).
     pub vcd: Option<std::path::PathBuf>,
+    /// Capture every frame (`FabricConfig::pcap`).
+    pub pcap: Option<std::path::PathBuf>,
+    /// Idle fast-forward (`FabricConfig::fast_forward`).
+    pub fast_forward: FastForward,
 }
 
 /// Largest [`StressConfig::window`].
@@ -64,6 +68,8 @@ pub struct StressReport {
     pub count: [u64; 7],
     pub bytes: u64,
     pub cycles: u64,
+    /// Cycles fast-forward skipped, and the jumps it took (`rocenic_sim::FastForward`).
+    pub fast_forward: (u64, u64),
     pub link: rocenic_sim::LinkStats,
     /// Counters of both sides added: naks, ack timeouts, retransmits, duplicates, sequence errors.
     pub naks: u64,
@@ -185,6 +191,8 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         dma_write_bytes_per_cycle: cfg.host_link.2,
         dma_reorder: cfg.dma_reorder,
         vcd: cfg.vcd.clone(),
+        pcap: cfg.pcap.clone(),
+        fast_forward: cfg.fast_forward,
         ..FabricConfig::default()
     };
     if !(1..=rocenic_proto::host::MAX_SEND_SGE).contains(&cfg.sge) {
@@ -549,6 +557,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         }
     }
     report.cycles = pair.cycles() - start;
+    report.fast_forward = pair.fabric.lock().unwrap().fast_forward_stats();
     report.link = pair.fabric.lock().unwrap().link_stats();
     {
         let mut f = pair.fabric.lock().unwrap();

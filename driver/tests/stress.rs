@@ -24,6 +24,8 @@ fn cfg(width: Width, mtu: u32, messages: usize, seed: u64, max_bytes: usize) -> 
         window: 1,
         ipv6: false,
         vcd: None,
+        pcap: None,
+        fast_forward: Default::default(),
     }
 }
 

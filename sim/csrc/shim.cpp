@@ -29,6 +29,7 @@ typedef struct {
     uint32_t dma_rd_resp_data[16];
     uint64_t rx_tkeep;
     uint32_t reg_wr_data;
+    uint32_t warp;
     uint16_t reg_wr_addr;
     uint16_t reg_rd_addr;
     uint8_t reset;
@@ -43,6 +44,7 @@ typedef struct {
     uint8_t dma_rd_resp_last;
     uint8_t dma_wr_ready;
     uint8_t rx_tuser;
+    uint8_t probe;
 } RnIn;
 
 typedef struct {
@@ -53,6 +55,7 @@ typedef struct {
     uint64_t dma_wr_addr;
     uint64_t dma_wr_strb;
     uint32_t reg_rd_data;
+    uint32_t wake;
     uint16_t dma_rd_req_beats;
     uint8_t rx_tready;
     uint8_t tx_tlast;
@@ -65,6 +68,7 @@ typedef struct {
     uint8_t dma_rd_resp_ready;
     uint8_t dma_wr_valid;
     uint8_t irq;
+    uint8_t quiet;
 } RnOut;
 
 size_t rn_sizeof_in(void) { return sizeof(RnIn); }
@@ -166,6 +170,8 @@ static void rn_set_inputs(M* m, const RnIn* in) {
         m->dma_rd_resp_last = in->dma_rd_resp_last;
     }
     m->dma_wr_ready = in->dma_wr_ready;
+    m->warp = in->warp;
+    m->rn_probe = in->probe;
 }
 
 template <class M>
@@ -195,6 +201,10 @@ static void rn_get_outputs(const M* m, RnOut* out) {
         out->dma_wr_strb = m->dma_wr_strb;
     }
     out->irq = m->irq;
+    out->wake = m->wake;
+    // The change probe sim/build.rs adds (rocenic_split::change_probe): no state but the timers changes
+    // at the coming edge. Meaningful only with `probe` set.
+    out->quiet = !m->rn_changed;
 }
 
 // One clock cycle: drive the inputs with the clock low and settle, sample the outputs there (they decide
@@ -234,7 +244,8 @@ static void rn_tick(RnModel<M>* r, const RnIn* in, RnOut* out) {
     m->eval();
     rn_ico_skip = false;
     if (dump) r->vcd->dump(r->half_cycles + 1);
-    r->half_cycles += 2;
+    // A fast-forward edge stands for 1 + warp cycles: the dump's time keeps to the core's.
+    r->half_cycles += 2 + 2 * (uint64_t)in->warp;
 }
 
 #define RN_MODEL_API(P, M)                                                                        \

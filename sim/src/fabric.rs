@@ -45,6 +45,43 @@ pub struct FabricConfig {
     pub external: Option<ExternalSpec>,
     /// Instead of two NICs on one link: one NIC per switch port (`SwitchConfig::macs`), through the switch.
     pub switch: Option<SwitchConfig>,
+    /// Idle fast-forward (see [`FastForward`]); the environment variable `ROCENIC_FAST_FORWARD`
+    /// (`on`, `off`, `check`) overrides it.
+    pub fast_forward: FastForward,
+}
+
+/// Whether the fabric skips cycles in which nothing can happen but timers counting.
+///
+/// A core reports, each cycle, whether its coming clock edge changes any state but its free-running
+/// timers (the change probe) and how many cycles those can run before one expires (`wake`). When every
+/// core has been quiet for two cycles with its bench's inputs still, and no frame is due on the link,
+/// one clock edge with the core's `warp` input set stands for as many cycles as all of them allow: the
+/// timers advance by that many at once. Frames, completions, counters and their cycles are the same as
+/// without it (`driver/tests/fast_forward.rs` checks that).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FastForward {
+    #[default]
+    On,
+    /// Every cycle simulated.
+    Off,
+    /// Every cycle simulated, and each cycle fast-forward would have skipped checked to be quiet in
+    /// every core: a panic names the first that was not.
+    Check,
+}
+
+impl FastForward {
+    /// `cfg`, or what `ROCENIC_FAST_FORWARD` says instead.
+    fn from_env(cfg: FastForward) -> Result<FastForward, SimError> {
+        match std::env::var("ROCENIC_FAST_FORWARD").as_deref() {
+            Err(_) => Ok(cfg),
+            Ok("on") => Ok(FastForward::On),
+            Ok("off") => Ok(FastForward::Off),
+            Ok("check") => Ok(FastForward::Check),
+            Ok(v) => Err(SimError::Config(format!(
+                "ROCENIC_FAST_FORWARD={v}: expected on, off or check"
+            ))),
+        }
+    }
 }
 
 impl Default for FabricConfig {
@@ -66,6 +103,7 @@ impl Default for FabricConfig {
             vcd: None,
             external: None,
             switch: None,
+            fast_forward: FastForward::On,
         }
     }
 }
@@ -93,6 +131,12 @@ pub struct Fabric {
     link: Net,
     width: Width,
     cycle: u64,
+    fast_forward: FastForward,
+    /// Check mode: the last cycle fast-forward would have skipped so far.
+    check_until: Option<u64>,
+    /// Cycles skipped by fast-forward, and the edges that skipped them.
+    skipped: u64,
+    warps: u64,
 }
 
 impl Fabric {
@@ -165,7 +209,15 @@ impl Fabric {
             link,
             width: cfg.width,
             cycle: 0,
+            fast_forward: FastForward::from_env(cfg.fast_forward)?,
+            check_until: None,
+            skipped: 0,
+            warps: 0,
         };
+        let probe = f.fast_forward != FastForward::Off;
+        for n in &mut f.nics {
+            n.set_fast_forward(probe);
+        }
         f.reset();
         Ok(f)
     }
@@ -220,16 +272,78 @@ impl Fabric {
 
     /// Advance both NICs and the link by `cycles` clock cycles.
     pub fn run(&mut self, cycles: u64) {
-        for _ in 0..cycles {
-            self.step();
+        let mut left = cycles;
+        while left > 0 {
+            let warp = self.advance(self.warp_allowance().min(left - 1));
+            left -= 1 + warp;
         }
+    }
+
+    /// Cycles the next fabric edge may skip: the least every NIC allows, none past a frame due on the
+    /// link, none with an external port (its peer runs in real time).
+    fn warp_allowance(&self) -> u64 {
+        if self.fast_forward == FastForward::Off || self.external.is_some() {
+            return 0;
+        }
+        let mut a = self.link.quiet_cycles(self.cycle);
+        for n in &self.nics {
+            if a == 0 {
+                break;
+            }
+            a = a.min(n.warp_allowance());
+        }
+        a.min(u32::MAX as u64)
+    }
+
+    /// One fabric edge that skips `warp` cycles (at most [`Fabric::warp_allowance`]); in check mode a
+    /// plain cycle, with the cycles it would have skipped noted for checking. Returns the cycles
+    /// skipped.
+    fn advance(&mut self, warp: u64) -> u64 {
+        if self.fast_forward == FastForward::Check {
+            if warp > 0 {
+                let end = self.cycle + warp;
+                self.check_until = Some(self.check_until.map_or(end, |u| u.max(end)));
+            }
+            self.step_warp(0);
+            return 0;
+        }
+        self.step_warp(warp);
+        warp
+    }
+
+    /// Cycles fast-forward skipped so far, and the clock edges that skipped them.
+    pub fn fast_forward_stats(&self) -> (u64, u64) {
+        (self.skipped, self.warps)
     }
 
     /// One cycle of the fabric.
     #[inline]
     fn step(&mut self) {
+        self.step_warp(0);
+    }
+
+    /// One clock edge of the fabric, standing for `1 + warp` cycles.
+    #[inline]
+    fn step_warp(&mut self, warp: u64) {
         for n in &mut self.nics {
-            n.tick();
+            n.tick_warp(warp as u32);
+        }
+        if warp > 0 {
+            self.skipped += warp;
+            self.warps += 1;
+        }
+        if let Some(until) = self.check_until {
+            if self.cycle <= until {
+                if let Some(p) = self.nics.iter().position(|n| !n.was_quiet()) {
+                    panic!(
+                        "fast-forward check: port {p} changed state at cycle {}, which fast-forward \
+                         would have skipped (up to cycle {until})",
+                        self.cycle
+                    );
+                }
+            } else {
+                self.check_until = None;
+            }
         }
         for port in 0..self.nics.len() {
             while let Some((c, frame)) = self.nics[port].pop_tx_frame_timed() {
@@ -248,7 +362,7 @@ impl Fabric {
         if self.external.is_some() && self.cycle.is_multiple_of(EXTERNAL_POLL_CYCLES) {
             self.receive_external();
         }
-        self.cycle += 1;
+        self.cycle += 1 + warp;
     }
 
     fn send_external(&mut self, frame: &[u8]) {
@@ -410,6 +524,14 @@ enum Net {
 }
 
 impl Net {
+    /// Cycles from `cycle` on in which nothing happens on the network, up to the cycle before its next
+    /// event (a frame due at a NIC, a switch queue to serve, a sample to take).
+    fn quiet_cycles(&self, cycle: u64) -> u64 {
+        match self {
+            Net::Link(l) => l.quiet_cycles(cycle),
+            Net::Switch(s) => s.quiet_cycles(cycle),
+        }
+    }
     #[inline]
     fn send(&mut self, port: usize, frame: Vec<u8>, cycle: u64) {
         match self {

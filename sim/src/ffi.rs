@@ -13,6 +13,8 @@ pub struct NicIn {
     pub dma_rd_resp_data: [u32; 16],
     pub rx_tkeep: u64,
     pub reg_wr_data: u32,
+    /// Fast-forward: this cycle's clock edge stands for `1 + warp` cycles (see [`NicOut::quiet`]).
+    pub warp: u32,
     pub reg_wr_addr: u16,
     pub reg_rd_addr: u16,
     pub reset: u8,
@@ -28,6 +30,8 @@ pub struct NicIn {
     pub dma_wr_ready: u8,
     /// With `rx_tlast`: the frame is marked bad (a bad FCS, as a MAC flags it).
     pub rx_tuser: u8,
+    /// Compute [`NicOut::quiet`] this cycle (it costs a comparison per register; off, it reads 0).
+    pub probe: u8,
 }
 
 /// Outputs of the core, sampled with the clock low after the inputs settled (so they decide which
@@ -42,6 +46,9 @@ pub struct NicOut {
     pub dma_wr_addr: u64,
     pub dma_wr_strb: u64,
     pub reg_rd_data: u32,
+    /// Cycles the core's timers can run before one expires, as of the last cycle (all ones: none
+    /// armed).
+    pub wake: u32,
     pub dma_rd_req_beats: u16,
     pub rx_tready: u8,
     pub tx_tlast: u8,
@@ -54,6 +61,9 @@ pub struct NicOut {
     pub dma_rd_resp_ready: u8,
     pub dma_wr_valid: u8,
     pub irq: u8,
+    /// The coming clock edge changes no state of the core but its timers (the change probe; with
+    /// [`NicIn::probe`] only).
+    pub quiet: u8,
 }
 
 extern "C" {

@@ -15,7 +15,7 @@ pub mod nic;
 pub mod switch;
 
 pub use external::{ExternalPort, ExternalSpec, ExternalStats};
-pub use fabric::{Fabric, FabricConfig};
+pub use fabric::{Fabric, FabricConfig, FastForward};
 pub use fault::{Fault, FaultPlan};
 pub use link::LinkStats;
 pub use memory::{Grant, HostMemory, OutOfRange};

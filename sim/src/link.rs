@@ -168,6 +168,15 @@ impl Link {
             .map_or_else(Vec::new, |log| std::mem::take(&mut log[port]))
     }
 
+    /// Cycles from `cycle` on before the next frame is due (all of them with none on the wire).
+    pub fn quiet_cycles(&self, cycle: u64) -> u64 {
+        self.in_flight
+            .iter()
+            .filter_map(|q| q.peek().map(|Reverse((due, _, _, _))| *due))
+            .min()
+            .map_or(u64::MAX, |due| due.saturating_sub(cycle + 1))
+    }
+
     /// Whether any frame is still on the wire.
     pub fn busy(&self) -> bool {
         self.in_flight.iter().any(|q| !q.is_empty())

@@ -149,6 +149,12 @@ pub struct Nic {
     reg_rd_result: Option<u32>,
     reg_rd_waiting: bool,
     irq_count: u64,
+
+    /// Probe for quiet cycles (see [`Nic::set_fast_forward`]).
+    fast_forward: bool,
+    /// Fast-forward: consecutive ticks, none of them a fast-forward edge, whose inputs the bench held
+    /// still and at whose edge the core changed nothing but its timers (`NicOut::quiet`).
+    quiet_ticks: u32,
 }
 
 impl Nic {
@@ -204,6 +210,8 @@ impl Nic {
             reg_rd_result: None,
             reg_rd_waiting: false,
             irq_count: 0,
+            fast_forward: false,
+            quiet_ticks: 0,
         })
     }
 
@@ -300,6 +308,8 @@ impl Nic {
     pub fn set_tx_ready(&mut self, ready: bool) {
         self.tx_ready = ready;
         self.inp.tx_tready = ready as u8;
+        // An input change: the quiet ticks before it say nothing of the cycles after.
+        self.quiet_ticks = 0;
     }
 
     /// Whether DMA reads or register accesses are still outstanding.
@@ -366,12 +376,68 @@ impl Nic {
     /// One clock cycle.
     #[inline]
     pub fn tick(&mut self) {
+        self.tick_warp(0);
+    }
+
+    /// One clock edge that stands for `1 + warp` cycles: the core's timers advance by that many, nothing
+    /// else moves. `warp` must be at most [`Nic::warp_allowance`] (the fabric takes the least of its
+    /// NICs' and the link's); 0 is a plain [`Nic::tick`].
+    #[inline]
+    pub fn tick_warp(&mut self, warp: u32) {
         self.drive_rx();
         self.drive_link_model();
         self.drive_dma_read();
+        let still = self.bench_still();
+        self.inp.probe = (still && self.fast_forward) as u8;
+        self.inp.warp = warp;
         self.model.tick(&self.inp, &mut self.out);
+        self.inp.warp = 0;
         self.take_handshakes();
-        self.cycle += 1;
+        self.quiet_ticks = if still && warp == 0 && self.out.quiet != 0 {
+            self.quiet_ticks.saturating_add(1)
+        } else {
+            0
+        };
+        self.cycle += 1 + warp as u64;
+    }
+
+    /// Whether the bench drives the same inputs from cycle to cycle until something happens at the core:
+    /// no receive beat, DMA read data or register access under way or waiting, and the host link's and
+    /// the MAC's credit full (a reset is an input change too).
+    #[inline]
+    fn bench_still(&self) -> bool {
+        self.inp.reset == 0
+            && !self.rx_loaded
+            && self.rx_queue.is_empty()
+            && !self.rd_loaded
+            && self.rd_reqs.is_empty()
+            && !self.reg_access_pending()
+            && (self.mac_bw == 0.0 || self.mac_tokens >= self.beat as f64)
+            && (self.rd_bw == 0.0 || self.rd_tokens >= 2.0 * self.beat as f64)
+            && (self.wr_bw == 0.0 || self.wr_tokens >= 2.0 * self.beat as f64)
+    }
+
+    /// Let the core report quiet cycles (`NicOut::quiet`), which fast-forward needs: off, the probe
+    /// costs nothing and [`Nic::warp_allowance`] is 0.
+    pub fn set_fast_forward(&mut self, on: bool) {
+        self.fast_forward = on;
+        self.quiet_ticks = 0;
+    }
+
+    /// Whether the last tick was a quiet one: inputs still and nothing but timers changed at its edge.
+    pub fn was_quiet(&self) -> bool {
+        self.quiet_ticks > 0
+    }
+
+    /// How many cycles the next edge may skip (its `warp`): 0 unless the last two ticks were quiet ones
+    /// (see `quiet_ticks`) and the bench is still. The core's `wake` is a cycle old and was computed
+    /// before the last edge, at which a timer may have counted, and the next edge is one more: two
+    /// come off it.
+    pub fn warp_allowance(&self) -> u64 {
+        if self.quiet_ticks < 2 || !self.bench_still() {
+            return 0;
+        }
+        (self.out.wake as u64).saturating_sub(2)
     }
 
     /// Put the current receive beat on `rx_*`, if there is one and it is not there yet.

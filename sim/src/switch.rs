@@ -225,6 +225,22 @@ impl Switch {
         None
     }
 
+    /// Cycles from `cycle` on before the switch's next event: a queued frame to serve (none then), a
+    /// frame due at a NIC, a sample of the bottleneck.
+    pub fn quiet_cycles(&self, cycle: u64) -> u64 {
+        if self.queues.iter().any(|q| !q.frames.is_empty()) {
+            return 0;
+        }
+        let mut next = self
+            .in_flight
+            .peek()
+            .map_or(u64::MAX, |Reverse((due, _, _, _))| *due);
+        if self.cfg.sample_cycles > 0 {
+            next = next.min(self.next_sample);
+        }
+        next.saturating_sub(cycle + 1)
+    }
+
     pub fn record(&mut self) {
         let n = self.ports();
         self.sent.get_or_insert_with(|| vec![Vec::new(); n]);

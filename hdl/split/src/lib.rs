@@ -14,6 +14,9 @@
 //! unchanged and are listed in [`Stats::kept`].
 use std::collections::{HashMap, HashSet};
 
+mod probe;
+pub use probe::change_probe;
+
 /// Modules that are one flip-flop (rust-hdl's `DFF`): ports `(d,q,clock)` and `q <= d` at the clock edge.
 /// Their `d` inputs feed no combinational path, so the logic that computes them can share one process.
 fn register_modules(lines: &[&str]) -> HashSet<String> {

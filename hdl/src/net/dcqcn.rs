@@ -39,6 +39,11 @@ pub struct Dcqcn<const B: usize> {
     pub cnp: Signal<In, bool>,
     /// A beat of a RoCE frame left this cycle.
     pub beat_sent: Signal<In, bool>,
+    /// Fast-forward (simulation; 0 in hardware): this clock edge stands for `1 + warp` cycles. The
+    /// simulator only sets it while the core is quiet and no more than `wake` allows.
+    pub warp: Signal<In, Bits<32>>,
+    /// Cycles the rate and α timers can run before either expires, as of the last cycle.
+    pub wake: Signal<Out, Bits<32>>,
     /// Do not start a RoCE frame now.
     pub hold: Signal<Out, bool>,
     /// The debt will take more than 16 cycles to drain: not worth building the QP's next packet yet
@@ -65,6 +70,9 @@ pub struct Dcqcn<const B: usize> {
     /// No cut was applied at the last clock edge. For a waiting CNP that means `cut` is RC × α of their
     /// current values: nothing else moves them while it waits, nor in the cycle it arrived.
     settled: DFF<bool>,
+    wake_r: DFF<Bits<32>>,
+    left_rate: Signal<Local, Bits<32>>,
+    left_alpha: Signal<Local, Bits<32>>,
     /// Apply the waiting CNP this cycle; hold RC, RT and α still for it.
     cnp_go: Signal<Local, bool>,
     frozen: Signal<Local, bool>,
@@ -102,6 +110,11 @@ impl<const B: usize> Default for Dcqcn<B> {
             f_stages: Default::default(),
             cnp: Default::default(),
             beat_sent: Default::default(),
+            warp: Default::default(),
+            wake: Default::default(),
+            wake_r: Default::default(),
+            left_rate: Default::default(),
+            left_alpha: Default::default(),
             hold: Default::default(),
             busy: Default::default(),
             rate: Default::default(),
@@ -143,7 +156,7 @@ impl<const B: usize> Logic for Dcqcn<B> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_stage, b_stage, debt, cut,
-            cnp_wait, settled
+            cnp_wait, settled, wake_r
         );
         self.line16.next = bit_cast::<16, 32>(self.line_rate.val());
         self.min16.next = bit_cast::<16, 32>(self.min_rate.val());
@@ -155,8 +168,25 @@ impl<const B: usize> Logic for Dcqcn<B> {
         if self.rc_cut.val() < self.min16.val() {
             self.rc_cut.next = self.min16.val();
         }
-        self.t_rate.d.next = self.t_rate.q.val() + 1;
-        self.t_alpha.d.next = self.t_alpha.q.val() + 1;
+        self.t_rate.d.next = self.t_rate.q.val() + 1 + self.warp.val();
+        self.t_alpha.d.next = self.t_alpha.q.val() + 1 + self.warp.val();
+        // Fast-forward may skip the cycles before the first timer expires.
+        self.left_rate.next = 0.into();
+        if self.t_rate.q.val() < self.rate_timer.val() {
+            self.left_rate.next = self.rate_timer.val() - self.t_rate.q.val() - 1;
+        }
+        self.left_alpha.next = 0.into();
+        if self.t_alpha.q.val() < self.alpha_timer.val() {
+            self.left_alpha.next = self.alpha_timer.val() - self.t_alpha.q.val() - 1;
+        }
+        self.wake_r.d.next = self.left_rate.val();
+        if self.left_alpha.val() < self.left_rate.val() {
+            self.wake_r.d.next = self.left_alpha.val();
+        }
+        if !self.enable.val() {
+            self.wake_r.d.next = !bits::<32>(0); // all ones: the timers stand still
+        }
+        self.wake.next = self.wake_r.q.val();
         if self.beat_sent.val() {
             self.bytes.d.next = self.bytes.q.val() + self.beat_bytes.val();
         }
@@ -236,6 +266,12 @@ impl<const B: usize> Logic for Dcqcn<B> {
             && !self.cnp_wait.q.val();
         // While a CNP waits only a cut moves RC or α, and in the cycle it arrived nothing did.
         self.settled.d.next = !self.cnp_go.val();
+        // Off, the timers stand at 0 (they start when the reaction point does), so an idle core with
+        // DCQCN off has no timer running here (nothing for fast-forward to wake for).
+        if self.reset.val() || !self.enable.val() {
+            self.t_rate.d.next = 0.into();
+            self.t_alpha.d.next = 0.into();
+        }
         if self.reset.val() || !self.enable.val() || self.clear.val() {
             self.cnp_wait.d.next = false;
             self.settled.d.next = false;
@@ -264,6 +300,7 @@ macro_rules! dcqcn_params {
         $uut.alpha_timer.connect();
         $uut.byte_counter.connect();
         $uut.f_stages.connect();
+        $uut.warp.connect();
     };
     (set $x:expr, $rate_timer:expr, $alpha_timer:expr, $f:expr) => {
         $x.enable.next = true;

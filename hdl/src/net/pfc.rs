@@ -57,6 +57,11 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     pub xon_words: Signal<In, Bits<32>>,
     pub pause_quanta: Signal<In, Bits<32>>,
     pub refresh_cycles: Signal<In, Bits<32>>,
+    /// Fast-forward (simulation; 0 in hardware): this clock edge stands for `1 + warp` cycles.
+    pub warp: Signal<In, Bits<32>>,
+    /// Cycles the XOFF refresh timer can run before it expires, as of the last cycle (all ones when
+    /// no priority is in XOFF).
+    pub wake: Signal<Out, Bits<32>>,
     /// The MAC receive stream, observed.
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tlast: Signal<In, bool>,
@@ -118,6 +123,7 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     nx: Signal<Local, Bits<8>>,
     fall: Signal<Local, Bits<8>>,
     refresh: DFF<Bits<32>>,
+    wake_r: DFF<Bits<32>>,
     tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
     want_quanta: Signal<Local, Bits<16>>,
@@ -213,6 +219,9 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             pause_now: Default::default(),
             xoff: Default::default(),
             refresh: Default::default(),
+            wake_r: Default::default(),
+            warp: Default::default(),
+            wake: Default::default(),
             tx: Default::default(),
             want: Default::default(),
             want_quanta: Default::default(),
@@ -234,7 +243,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
 impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, xoff, refresh);
+        dff_setup!(self, clock, xoff, refresh, wake_r);
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -439,8 +448,16 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         self.want.next = false;
         self.want_quanta.next = bit_cast::<16, 32>(self.pause_quanta.val());
         if !self.tx.busy.val() {
-            self.refresh.d.next = self.refresh.q.val() + 1;
+            self.refresh.d.next = self.refresh.q.val() + 1 + self.warp.val();
         }
+        self.wake_r.d.next = !bits::<32>(0); // all ones: nothing to wake for
+        if self.enable.val() && (self.xoff.q.val() != 0) {
+            self.wake_r.d.next = 0.into();
+            if self.refresh.q.val() < self.refresh_cycles.val() {
+                self.wake_r.d.next = self.refresh_cycles.val() - self.refresh.q.val() - 1;
+            }
+        }
+        self.wake.next = self.wake_r.q.val();
         if self.enable.val()
             && !self.tx.busy.val()
             && ((self.nx.val() != self.xoff.q.val())

@@ -35,6 +35,10 @@ pub struct RateLimiters<const B: usize> {
     pub tx_qpn: Signal<In, Bits<16>>,
     pub tx_cnp: Signal<In, bool>,
     pub beat_sent: Signal<In, bool>,
+    /// Fast-forward (`net::dcqcn`): the edge stands for `1 + warp` cycles.
+    pub warp: Signal<In, Bits<32>>,
+    /// The earliest of the limiters' `wake`.
+    pub wake: Signal<Out, Bits<32>>,
     /// Do not start `tx_qpn`'s frame now.
     pub hold: Signal<Out, bool>,
     /// The transmit engine's current requester QP, and whether its limiter owes more than 16 cycles of
@@ -80,6 +84,8 @@ pub struct RateLimiters<const B: usize> {
     tm2: Signal<Local, bool>,
     tm3: Signal<Local, bool>,
     low: Signal<Local, Bits<16>>,
+    wake01: Signal<Local, Bits<32>>,
+    wake23: Signal<Local, Bits<32>>,
     /// Bit 31 of DCQCN_LIMITER_QPN_n.
     in_use: Constant<Bits<32>>,
 }
@@ -103,6 +109,10 @@ impl<const B: usize> Default for RateLimiters<B> {
             tx_qpn: Default::default(),
             tx_cnp: Default::default(),
             beat_sent: Default::default(),
+            warp: Default::default(),
+            wake: Default::default(),
+            wake01: Default::default(),
+            wake23: Default::default(),
             hold: Default::default(),
             cur_qpn: Default::default(),
             cur_busy: Default::default(),
@@ -161,6 +171,8 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp0.alpha_timer.next = self.alpha_timer.val();
         self.rp0.byte_counter.next = self.byte_counter.val();
         self.rp0.f_stages.next = self.f_stages.val();
+        self.rp0.warp.next = self.warp.val();
+        self.rp0.warp.next = self.warp.val();
         self.rp1.clock.next = self.clock.val();
         self.rp1.reset.next = self.reset.val();
         self.rp1.enable.next = self.enable.val();
@@ -172,6 +184,8 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp1.alpha_timer.next = self.alpha_timer.val();
         self.rp1.byte_counter.next = self.byte_counter.val();
         self.rp1.f_stages.next = self.f_stages.val();
+        self.rp1.warp.next = self.warp.val();
+        self.rp1.warp.next = self.warp.val();
         self.rp2.clock.next = self.clock.val();
         self.rp2.reset.next = self.reset.val();
         self.rp2.enable.next = self.enable.val();
@@ -183,6 +197,8 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp2.alpha_timer.next = self.alpha_timer.val();
         self.rp2.byte_counter.next = self.byte_counter.val();
         self.rp2.f_stages.next = self.f_stages.val();
+        self.rp2.warp.next = self.warp.val();
+        self.rp2.warp.next = self.warp.val();
         self.rp3.clock.next = self.clock.val();
         self.rp3.reset.next = self.reset.val();
         self.rp3.enable.next = self.enable.val();
@@ -194,6 +210,32 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp3.alpha_timer.next = self.alpha_timer.val();
         self.rp3.byte_counter.next = self.byte_counter.val();
         self.rp3.f_stages.next = self.f_stages.val();
+        self.rp3.warp.next = self.warp.val();
+        self.wake01.next = self.rp0.wake.val();
+        if self.rp1.wake.val() < self.rp0.wake.val() {
+            self.wake01.next = self.rp1.wake.val();
+        }
+        self.wake23.next = self.rp2.wake.val();
+        if self.rp3.wake.val() < self.rp2.wake.val() {
+            self.wake23.next = self.rp3.wake.val();
+        }
+        self.wake.next = self.wake01.val();
+        if self.wake23.val() < self.wake01.val() {
+            self.wake.next = self.wake23.val();
+        }
+        self.rp3.warp.next = self.warp.val();
+        self.wake01.next = self.rp0.wake.val();
+        if self.rp1.wake.val() < self.rp0.wake.val() {
+            self.wake01.next = self.rp1.wake.val();
+        }
+        self.wake23.next = self.rp2.wake.val();
+        if self.rp3.wake.val() < self.rp2.wake.val() {
+            self.wake23.next = self.rp3.wake.val();
+        }
+        self.wake.next = self.wake01.val();
+        if self.wake23.val() < self.wake01.val() {
+            self.wake.next = self.wake23.val();
+        }
 
         self.cm0.next = self.used0.q.val() && (self.tag0.q.val() == self.cnp_qpn.val());
         self.cm1.next = self.used1.q.val() && (self.tag1.q.val() == self.cnp_qpn.val());

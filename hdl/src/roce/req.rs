@@ -116,6 +116,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub tx_ecn: Signal<In, bool>,
     pub pmtu: Signal<In, Bits<32>>,
     pub ack_timeout: Signal<In, Bits<32>>,
+    /// Fast-forward (simulation; 0 in hardware): this clock edge stands for `1 + warp` cycles.
+    pub warp: Signal<In, Bits<32>>,
+    /// Cycles the retransmission timer can run before the ACK or RNR timeout it is compared with, as
+    /// of the last cycle (all ones while it stands still).
+    pub wake: Signal<Out, Bits<32>>,
     pub retry_cnt: Signal<In, Bits<32>>,
     /// The QP's max_rd_atomic: READ/atomic requests it keeps outstanding (0 acts as 1, at most RDQ_DEPTH).
     pub max_rd_atomic: Signal<In, Bits<3>>,
@@ -280,6 +285,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The current QP's priority was paused when its address vector was last read (`av_paused`): the
     /// retransmission timer stands still meanwhile.
     cur_paused: DFF<bool>,
+    wake_r: DFF<Bits<32>>,
+    left_ack: Signal<Local, Bits<32>>,
+    left_rnr: Signal<Local, Bits<32>>,
     rnr_left: DFF<Bits<32>>,
     /// Cycles to wait for the RNR NAK being served (its timer code, IBA Table 45, at this width's clock).
     rnr_cycles: DFF<Bits<32>>,
@@ -673,6 +681,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             udp_dport: Default::default(),
             pmtu: Default::default(),
             ack_timeout: Default::default(),
+            warp: Default::default(),
+            wake: Default::default(),
+            wake_r: Default::default(),
+            left_ack: Default::default(),
+            left_rnr: Default::default(),
             retry_cnt: Default::default(),
             rnr_retry: Default::default(),
             rnr_retry_exc_inc: Default::default(),
@@ -1084,6 +1097,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             clock,
             state,
             cur_paused,
+            wake_r,
             p_vlan,
             p_dscp,
             p_src,
@@ -1659,9 +1673,30 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.av_ok_cur.val() {
             self.cur_paused.d.next = self.av_paused.val();
         }
-        if (self.wqe_active.q.val() || (self.rg_n.q.val() != 0)) && !self.cur_paused.q.val() {
-            self.timer.d.next = self.timer.q.val() + 1;
+        // Fast-forward may skip the cycles before the timer reaches the timeout it is compared with.
+        self.left_ack.next = !bits::<32>(0); // all ones: nothing to wake for
+        if self.ack_timeout.val() != 0 {
+            self.left_ack.next = 0.into();
+            if self.timer.q.val() < self.ack_timeout.val() {
+                self.left_ack.next = self.ack_timeout.val() - self.timer.q.val() - 1;
+            }
         }
+        self.left_rnr.next = !bits::<32>(0); // all ones: nothing to wake for
+        if self.rnr_wait.q.val() {
+            self.left_rnr.next = 0.into();
+            if self.timer.q.val() < self.rnr_cycles.q.val() {
+                self.left_rnr.next = self.rnr_cycles.q.val() - self.timer.q.val() - 1;
+            }
+        }
+        self.wake_r.d.next = !bits::<32>(0); // all ones: nothing to wake for
+        if (self.wqe_active.q.val() || (self.rg_n.q.val() != 0)) && !self.cur_paused.q.val() {
+            self.timer.d.next = self.timer.q.val() + 1 + self.warp.val();
+            self.wake_r.d.next = self.left_ack.val();
+            if self.left_rnr.val() < self.left_ack.val() {
+                self.wake_r.d.next = self.left_rnr.val();
+            }
+        }
+        self.wake.next = self.wake_r.q.val();
 
         // A claimed prefetch is requested until the port takes it (no other state uses the read port
         // meanwhile: WQE fetches need no WQE active, READ responses wait for the prefetch).

@@ -108,6 +108,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// taken) when a CE-marked packet arrives, at most once per CNP_INTERVAL cycles; a CNP received is
     /// counted for the reaction point.
     pub cnp_interval: Signal<In, Bits<32>>,
+    /// Fast-forward (simulation; 0 in hardware): this clock edge stands for `1 + warp` cycles. Only the
+    /// time base `now` counts them; it is read on arrivals only, so no skip needs bounding.
+    pub warp: Signal<In, Bits<32>>,
     pub cnp_valid: Signal<Out, bool>,
     pub cnp_taken: Signal<In, bool>,
     pub ecn_marked_inc: Signal<Out, bool>,
@@ -648,6 +651,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             imp_wait: Default::default(),
             cnp_pend: Default::default(),
             now: Default::default(),
+            warp: Default::default(),
             cnp_last: Default::default(),
             cnp_seen: Default::default(),
             ctx_flags: Default::default(),
@@ -897,7 +901,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ecn_marked_inc.next = false;
         self.rp_cnp_inc.next = false;
         self.cnp_valid.next = self.cnp_pend.q.val();
-        self.now.d.next = self.now.q.val() + 1;
+        self.now.d.next = self.now.q.val() + 1 + self.warp.val();
         self.ctx_want.next = false;
         // The per-QP registers as the QP table stores them (bit offsets).
         self.ctx_flags.next = 0.into();

@@ -69,6 +69,13 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     pub dma_wr_strb: Signal<Out, Bits<B>>,
     pub dma_wr_ready: Signal<In, bool>,
     pub irq: Signal<Out, bool>,
+    /// Fast-forward, for simulation (tie to 0 in hardware): this clock edge stands for `1 + warp`
+    /// cycles. Only the free-running timers count them; a simulator may set it while no other state
+    /// changes and the inputs stay still, to at most `wake`.
+    pub warp: Signal<In, Bits<32>>,
+    /// How many cycles fast-forward could skip, as of the last cycle, before a timer expires (all ones:
+    /// none armed). Take one off: a timer may have counted since.
+    pub wake: Signal<Out, Bits<32>>,
     regs: Regs,
     rx_buf: RxBuffer<W, B, A>,
     vlan_rx: VlanStrip<W, B>,
@@ -91,6 +98,7 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     /// As many MR entries as QPs.
     mrt: MrTable<Q>,
     same_qp: Signal<Local, bool>,
+    wake_tx: Signal<Local, Bits<32>>,
     q_log: Constant<Bits<32>>,
     /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
     /// engine, 2 the ARP responder, 3 PFC, 4 the NDP responder).
@@ -185,6 +193,9 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             dma_wr_strb: Default::default(),
             dma_wr_ready: Default::default(),
             irq: Default::default(),
+            warp: Default::default(),
+            wake: Default::default(),
+            wake_tx: Default::default(),
             regs: Default::default(),
             rx_buf: Default::default(),
             vlan_rx: Default::default(),
@@ -940,6 +951,18 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.cq_pi_inc.next = self.cqe.cq_pi_inc.val();
         self.regs.cqes_written_inc.next = self.cqe.cq_pi_inc.val();
         self.irq.next = self.cqe.irq.val();
+        self.tx_eng.warp.next = self.warp.val();
+        self.rx_eng.warp.next = self.warp.val();
+        self.pfc.warp.next = self.warp.val();
+        self.dcqcn.warp.next = self.warp.val();
+        self.wake_tx.next = self.tx_eng.wake.val();
+        if self.pfc.wake.val() < self.tx_eng.wake.val() {
+            self.wake_tx.next = self.pfc.wake.val();
+        }
+        self.wake.next = self.wake_tx.val();
+        if self.dcqcn.wake.val() < self.wake_tx.val() {
+            self.wake.next = self.dcqcn.wake.val();
+        }
         self.cqe.cq_arm.next = self.regs.cq_arm.val();
         self.regs.cq_arm_set.next = self.cqe.arm_clear.val();
         self.regs.cq_arm_val.next = 0.into();

@@ -5,10 +5,11 @@
 //! [cycles]` also writes it into FILE between the lines `<!-- simspeed -->` and `<!-- /simspeed -->`
 //! (docs/performance.md), so the page shows the current figures only.
 //!
-//! Rows: `idle` (no traffic) and `rx busy` (both receive ports fed back-to-back 1024-byte frames injected
+//! Rows: `idle` (no traffic) with fast-forward (`FastForward::On`, over 100 times the cycles, in runs of
+//! 10,000) and without, and `rx busy` (both receive ports fed back-to-back 1024-byte frames injected
 //! onto the link, so inputs change every cycle). CPU time, not wall time, so a busy machine does not
 //! change the figure much.
-use rocenic_sim::{Fabric, FabricConfig, Width};
+use rocenic_sim::{Fabric, FabricConfig, FastForward, Width};
 use std::fmt::Write;
 
 /// CPU time of this process, in seconds.
@@ -23,12 +24,41 @@ fn cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-fn measure(width: Width, cycles: u64, busy: bool) -> f64 {
+/// What a row runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    Idle,
+    IdleEveryCycle,
+    RxBusy,
+}
+
+impl Load {
+    fn name(self) -> &'static str {
+        match self {
+            Load::Idle => "idle, fast-forward",
+            Load::IdleEveryCycle => "idle, every cycle",
+            Load::RxBusy => "rx busy",
+        }
+    }
+}
+
+fn measure(width: Width, cycles: u64, load: Load) -> f64 {
+    let busy = load == Load::RxBusy;
     let mut f = Fabric::new(FabricConfig {
         width,
+        fast_forward: if load == Load::IdleEveryCycle {
+            FastForward::Off
+        } else {
+            FastForward::On
+        },
         ..FabricConfig::default()
     })
     .expect("fabric");
+    let cycles = if load == Load::Idle {
+        100 * cycles
+    } else {
+        cycles
+    };
     // Frames are injected in steps of one frame time per port; the link queues them at the receive ports.
     let step = if busy {
         (1024 / width.bytes()) as u64
@@ -54,15 +84,18 @@ fn table(cycles: u64) -> String {
     t.push_str("| width | load | fabric cycles per CPU second | simulated time per CPU second |\n");
     t.push_str("|---|---|---|---|\n");
     for width in [Width::W64, Width::W512] {
-        for busy in [false, true] {
-            let rate = measure(width, cycles, busy);
+        for load in [Load::Idle, Load::IdleEveryCycle, Load::RxBusy] {
+            let rate = measure(width, cycles, load);
+            let (sim, unit) = match rate / width.clock_mhz() / 1e3 {
+                ms if ms >= 1000.0 => (ms / 1000.0, "s"),
+                ms => (ms, "ms"),
+            };
             writeln!(
                 t,
-                "| {} | {} | {:.3} M | {:.2} ms |",
+                "| {} | {} | {:.3} M | {sim:.2} {unit} |",
                 width.bits(),
-                if busy { "rx busy" } else { "idle" },
+                load.name(),
                 rate / 1e6,
-                rate / width.clock_mhz() / 1e3
             )
             .unwrap();
         }

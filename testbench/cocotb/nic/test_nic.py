@@ -56,6 +56,7 @@ class Nic:
         dut.dma_rd_resp_last.value = 0
         dut.dma_rd_req_ready.value = 1
         dut.dma_wr_ready.value = 1
+        dut.warp.value = 0
         self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "rx"), dut.clock, dut.reset)
         self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "tx"), dut.clock, dut.reset)
         self.dma_activity = []

@@ -51,6 +51,8 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         window: 1,
         ipv6: false,
         vcd: None,
+        pcap: None,
+        fast_forward: Default::default(),
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut fcs = 0.0;
@@ -147,5 +149,13 @@ pub fn run(c: StressConfig) -> Result<(), String> {
         "result: every completion successful, every byte checked; {} cycles simulated, {:.1} s wall",
         r.cycles, secs
     );
+    if r.fast_forward.0 > 0 {
+        println!(
+            "fast-forward: {} idle cycles ({:.0} %) skipped in {} jumps",
+            r.fast_forward.0,
+            100.0 * r.fast_forward.0 as f64 / r.cycles.max(1) as f64,
+            r.fast_forward.1
+        );
+    }
     Ok(())
 }
