@@ -12,7 +12,8 @@
 #
 # `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 place and route of every unit
 # (Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
-# route (hours with YoWASP), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
+# route (hours with YoWASP), the cargo tests marked #[ignore] for length (the 64 MiB WRITE and READ at 64
+# bits), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
 # and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), and the 10^6-message stress soak
 # under link faults (docs/robustness.md).
 set -euo pipefail
@@ -87,11 +88,12 @@ pcap_check() {
 # cores those leave idle; their output is printed after cocotb, before interop (whose QEMU guests and
 # co-simulation want both cores). The emitters are built first, so the reports run no cargo while `cargo
 # test` holds the build directory.
+source bitstream/emitter.sh
+emit=$(emitter emit)
+emitter emit-unit > /dev/null
+bin_dir=${emit%/emit}
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
     hdr "board reports: started in the background (bitstream/all.sh; place and route, whole cores with --full)"
-    source bitstream/emitter.sh
-    emit=$(emitter emit)
-    emitter emit-unit > /dev/null
     (
         set +e
         if [[ $full == 1 ]]; then
@@ -99,12 +101,22 @@ if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
         else
             skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1 ROCENIC_ECP5_UNITS_PNR=0)
         fi
-        env "${skip[@]}" ROCENIC_BIN_DIR="${emit%/emit}" \
+        env "${skip[@]}" ROCENIC_BIN_DIR="$bin_dir" \
             bash bitstream/all.sh > out/board-reports.out 2>&1
         echo $? > out/board-reports.status
     ) &
     board_pid=$!
 fi
+
+# The cocotb benches (Icarus, one process at a time) run beside the cargo tests too: many test binaries
+# keep one core busy only. They take the prebuilt emit-unit, so they wait for no cargo lock.
+hdr "cocotb benches per hardware unit on Icarus: started in the background (testbench/cocotb/run.sh)"
+(
+    set +e
+    ROCENIC_BIN_DIR="$bin_dir" bash testbench/cocotb/run.sh > out/cocotb.out 2>&1
+    echo $? > out/cocotb.status
+) &
+cocotb_pid=$!
 
 hdr "cargo test"
 log=out/cargo-test.log
@@ -119,6 +131,11 @@ passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
 if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
 
+if [[ $full == 1 ]]; then
+    hdr "long cargo tests (--full; #[ignore]d in the job): the 64 MiB WRITE and READ at 64 bits"
+    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test matrix -- --ignored
+fi
+
 hdr "clippy (every target, warnings denied)"
 step clippy out/clippy.log cargo clippy --release --workspace --all-targets -- -D warnings
 
@@ -126,7 +143,10 @@ hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a
 step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
 
 hdr "conformance cases (scripted peer, checked on the wire)"
-stage out/conformance.log cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance
+# In fast-forward's check mode: every cycle simulated, and any cycle fast-forward would have skipped that
+# changes a core's state fails the run (the replayed cases below run with it on, checked to the cycle).
+stage out/conformance.log env ROCENIC_FAST_FORWARD=check \
+    cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance
 # Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose, the
 # truncated-frame case two frames cut short on purpose; the ARP case has no RoCE frame).
 for f in out/conformance/*.pcap; do
@@ -146,8 +166,10 @@ for f in out/replay/capture_*.pcap; do
     pcap_check out/replay-pcap.log "$f"
 done
 
-hdr "cocotb benches per hardware unit on Icarus (testbench/cocotb/run.sh)"
-stage out/cocotb.log bash testbench/cocotb/run.sh
+hdr "cocotb benches (started beside cargo test): waiting for them"
+wait "$cocotb_pid"
+cocotb_status=$(cat out/cocotb.status 2>/dev/null || echo 1)
+stage out/cocotb.log bash -c "cat out/cocotb.out; exit $cocotb_status"
 
 if [[ "${ROCENIC_SKIP_SYNTH:-0}" == 1 ]]; then
     hdr "board reports: synthesis skipped (ROCENIC_SKIP_SYNTH=1); Alveo flow checks only"

@@ -56,14 +56,21 @@ def known_bugs(bench: str):
 
 
 def emit(unit: str, width: int, out: Path, qp_log=None) -> Path:
-    """Write the unit's Verilog with `emit-unit` (cargo release build), replacing `out` only when it
+    """Write the unit's Verilog with `emit-unit` (the build in ROCENIC_BIN_DIR if set, else a cargo
+    release build), replacing `out` only when it
     changed so the simulator build is reused."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".v.tmp")
-    cargo = shutil.which("cargo") or str(Path.home() / ".cargo/bin/cargo")
-    subprocess.run([cargo, "run", "--release", "-q", "--bin", "emit-unit", "--",
-                    unit, str(width), str(tmp)] + ([str(qp_log)] if qp_log is not None else []),
-                   cwd=REPO, check=True)
+    args = [unit, str(width), str(tmp)] + ([str(qp_log)] if qp_log is not None else [])
+    # The test job builds the emitters first and says where (ROCENIC_BIN_DIR), so the benches can run
+    # beside `cargo test` without waiting for its hold on the build directory.
+    bin_dir = os.environ.get("ROCENIC_BIN_DIR")
+    if bin_dir:
+        subprocess.run([str(Path(bin_dir) / "emit-unit")] + args, cwd=REPO, check=True)
+    else:
+        cargo = shutil.which("cargo") or str(Path.home() / ".cargo/bin/cargo")
+        subprocess.run([cargo, "run", "--release", "-q", "--bin", "emit-unit", "--"] + args,
+                       cwd=REPO, check=True)
     if out.exists() and out.read_bytes() == tmp.read_bytes():
         tmp.unlink()
     else:
