@@ -2,23 +2,10 @@
 //! each CNP cuts its rate (RC × (1 − α/2)), the frames it puts on the wire slow down accordingly, and
 //! without CNPs the rate climbs back through fast recovery. The WRITE still completes intact.
 mod common;
-use common::big_write;
-use rocenic_driver::conformance::peer_frame;
+use common::{big_write, cnp};
 use rocenic_driver::pair::Pair;
-use rocenic_proto::opcode as op;
+use rocenic_proto::wire::Frame;
 use rocenic_proto::regs;
-use rocenic_proto::wire::{CnpPadRepr, ExtHeaders, Frame};
-
-fn cnp() -> Vec<u8> {
-    let e = ExtHeaders {
-        cnp_pad: Some(CnpPadRepr { reserved: [0; 16] }),
-        ..ExtHeaders::default()
-    };
-    let mut f = Frame::parse(&peer_frame(op::CNP, 0, e, &[], false)).unwrap();
-    f.bth.becn = true;
-    f.seal().unwrap();
-    f.emit()
-}
 
 #[test]
 fn cnps_cut_the_rate_and_it_recovers() {

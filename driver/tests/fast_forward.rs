@@ -3,27 +3,14 @@
 //! pcaps, timestamps included, byte for byte), the same completions and the same counters. The runs
 //! wait out ACK timeouts (lost frames), RNR waits and DCQCN's rate and α timers, which is where
 //! fast-forward skips cycles.
-use rocenic_driver::conformance::peer_frame;
+mod common;
+use common::cnp;
 use rocenic_driver::pair::Pair;
 use rocenic_driver::stress::{run, StressConfig, StressReport};
 use rocenic_driver::{AccessFlags, RecvRequest, SendFlags, SendOp, Sge, WorkRequest};
-use rocenic_proto::opcode as op;
 use rocenic_proto::regs;
-use rocenic_proto::wire::{CnpPadRepr, ExtHeaders, Frame};
 use rocenic_sim::{FabricConfig, FastForward, FaultPlan, Width};
 use std::path::PathBuf;
-
-/// A CNP from B's side to A's QP (as `dcqcn.rs` builds it).
-fn cnp() -> Vec<u8> {
-    let e = ExtHeaders {
-        cnp_pad: Some(CnpPadRepr { reserved: [0; 16] }),
-        ..ExtHeaders::default()
-    };
-    let mut f = Frame::parse(&peer_frame(op::CNP, 0, e, &[], false)).unwrap();
-    f.bth.becn = true;
-    f.seal().unwrap();
-    f.emit()
-}
 
 fn out(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fast_forward");

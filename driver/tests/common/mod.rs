@@ -1,10 +1,13 @@
 //! Set-ups the co-simulation tests share.
+use rocenic_driver::conformance::peer_frame;
 use rocenic_driver::pair::{connect_qps, ip, mac, Pair, PairParams, Side};
 use rocenic_driver::{
     AccessFlags, DmaRegion, MemoryRegion, QpCaps, QueuePair, SendFlags, SendOp, Sge, WcStatus,
     WorkRequest,
 };
+use rocenic_proto::opcode as op;
 use rocenic_proto::wire::arp_frame;
+use rocenic_proto::wire::{CnpPadRepr, ExtHeaders, Frame};
 use rocenic_sim::{FabricConfig, Width};
 
 /// A's buffer of `data`, B's target of the same size (REMOTE_WRITE), both registered, and the signaled
@@ -219,4 +222,17 @@ pub fn second_qps(
     let mut w = big_write_on(p, len);
     w.wr.wr_id = wr_id;
     ([a, b], w)
+}
+
+/// A CNP from B's side to A's QP (BECN set), as B's notification point would send it.
+#[allow(dead_code)]
+pub fn cnp() -> Vec<u8> {
+    let e = ExtHeaders {
+        cnp_pad: Some(CnpPadRepr { reserved: [0; 16] }),
+        ..ExtHeaders::default()
+    };
+    let mut f = Frame::parse(&peer_frame(op::CNP, 0, e, &[], false)).unwrap();
+    f.bth.becn = true;
+    f.seal().unwrap();
+    f.emit()
 }

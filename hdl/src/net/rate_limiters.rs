@@ -84,8 +84,7 @@ pub struct RateLimiters<const B: usize> {
     tm2: Signal<Local, bool>,
     tm3: Signal<Local, bool>,
     low: Signal<Local, Bits<16>>,
-    wake01: Signal<Local, Bits<32>>,
-    wake23: Signal<Local, Bits<32>>,
+    wake_min: Signal<Local, Bits<32>>,
     /// Bit 31 of DCQCN_LIMITER_QPN_n.
     in_use: Constant<Bits<32>>,
 }
@@ -111,8 +110,7 @@ impl<const B: usize> Default for RateLimiters<B> {
             beat_sent: Default::default(),
             warp: Default::default(),
             wake: Default::default(),
-            wake01: Default::default(),
-            wake23: Default::default(),
+            wake_min: Default::default(),
             hold: Default::default(),
             cur_qpn: Default::default(),
             cur_busy: Default::default(),
@@ -211,31 +209,31 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp3.byte_counter.next = self.byte_counter.val();
         self.rp3.f_stages.next = self.f_stages.val();
         self.rp3.warp.next = self.warp.val();
-        self.wake01.next = self.rp0.wake.val();
-        if self.rp1.wake.val() < self.rp0.wake.val() {
-            self.wake01.next = self.rp1.wake.val();
+        // The least of the four (a simulation output: hardware leaves it unconnected).
+        self.wake_min.next = self.rp0.wake.val();
+        if self.rp1.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp1.wake.val();
         }
-        self.wake23.next = self.rp2.wake.val();
-        if self.rp3.wake.val() < self.rp2.wake.val() {
-            self.wake23.next = self.rp3.wake.val();
+        if self.rp2.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp2.wake.val();
         }
-        self.wake.next = self.wake01.val();
-        if self.wake23.val() < self.wake01.val() {
-            self.wake.next = self.wake23.val();
+        if self.rp3.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp3.wake.val();
         }
+        self.wake.next = self.wake_min.val();
         self.rp3.warp.next = self.warp.val();
-        self.wake01.next = self.rp0.wake.val();
-        if self.rp1.wake.val() < self.rp0.wake.val() {
-            self.wake01.next = self.rp1.wake.val();
+        // The least of the four (a simulation output: hardware leaves it unconnected).
+        self.wake_min.next = self.rp0.wake.val();
+        if self.rp1.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp1.wake.val();
         }
-        self.wake23.next = self.rp2.wake.val();
-        if self.rp3.wake.val() < self.rp2.wake.val() {
-            self.wake23.next = self.rp3.wake.val();
+        if self.rp2.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp2.wake.val();
         }
-        self.wake.next = self.wake01.val();
-        if self.wake23.val() < self.wake01.val() {
-            self.wake.next = self.wake23.val();
+        if self.rp3.wake.val() < self.wake_min.val() {
+            self.wake_min.next = self.rp3.wake.val();
         }
+        self.wake.next = self.wake_min.val();
 
         self.cm0.next = self.used0.q.val() && (self.tag0.q.val() == self.cnp_qpn.val());
         self.cm1.next = self.used1.q.val() && (self.tag1.q.val() == self.cnp_qpn.val());
