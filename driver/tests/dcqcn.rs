@@ -4,8 +4,8 @@
 mod common;
 use common::{big_write, cnp};
 use rocenic_driver::pair::Pair;
-use rocenic_proto::wire::Frame;
 use rocenic_proto::regs;
+use rocenic_proto::wire::Frame;
 
 #[test]
 fn cnps_cut_the_rate_and_it_recovers() {

@@ -170,7 +170,6 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp0.byte_counter.next = self.byte_counter.val();
         self.rp0.f_stages.next = self.f_stages.val();
         self.rp0.warp.next = self.warp.val();
-        self.rp0.warp.next = self.warp.val();
         self.rp1.clock.next = self.clock.val();
         self.rp1.reset.next = self.reset.val();
         self.rp1.enable.next = self.enable.val();
@@ -182,7 +181,6 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp1.alpha_timer.next = self.alpha_timer.val();
         self.rp1.byte_counter.next = self.byte_counter.val();
         self.rp1.f_stages.next = self.f_stages.val();
-        self.rp1.warp.next = self.warp.val();
         self.rp1.warp.next = self.warp.val();
         self.rp2.clock.next = self.clock.val();
         self.rp2.reset.next = self.reset.val();
@@ -196,7 +194,6 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp2.byte_counter.next = self.byte_counter.val();
         self.rp2.f_stages.next = self.f_stages.val();
         self.rp2.warp.next = self.warp.val();
-        self.rp2.warp.next = self.warp.val();
         self.rp3.clock.next = self.clock.val();
         self.rp3.reset.next = self.reset.val();
         self.rp3.enable.next = self.enable.val();
@@ -208,19 +205,6 @@ impl<const B: usize> Logic for RateLimiters<B> {
         self.rp3.alpha_timer.next = self.alpha_timer.val();
         self.rp3.byte_counter.next = self.byte_counter.val();
         self.rp3.f_stages.next = self.f_stages.val();
-        self.rp3.warp.next = self.warp.val();
-        // The least of the four (a simulation output: hardware leaves it unconnected).
-        self.wake_min.next = self.rp0.wake.val();
-        if self.rp1.wake.val() < self.wake_min.val() {
-            self.wake_min.next = self.rp1.wake.val();
-        }
-        if self.rp2.wake.val() < self.wake_min.val() {
-            self.wake_min.next = self.rp2.wake.val();
-        }
-        if self.rp3.wake.val() < self.wake_min.val() {
-            self.wake_min.next = self.rp3.wake.val();
-        }
-        self.wake.next = self.wake_min.val();
         self.rp3.warp.next = self.warp.val();
         // The least of the four (a simulation output: hardware leaves it unconnected).
         self.wake_min.next = self.rp0.wake.val();
