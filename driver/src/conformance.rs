@@ -28,7 +28,8 @@ use std::time::Duration;
 const QPN: u32 = 0x11;
 /// Path MTU of every case.
 pub const MTU: usize = 1024;
-const REGION: usize = 64 << 10;
+/// Each MR of the bench (a scenario may ask for larger ones: [`Bench::with_region`]).
+pub const REGION: usize = 64 << 10;
 
 /// One case: its name, the rule it checks (with the IBA section), and the script.
 pub struct Case {
@@ -51,6 +52,8 @@ pub struct Bench {
     pub a_psn: u32,
     /// The set-up the pair was built with.
     pub params: PairParams,
+    /// Bytes of each of the two MRs.
+    pub region: usize,
     /// What the case did to A and put on the wire, for `--export` (cases as files).
     pub rec: RefCell<Recording>,
 }
@@ -80,9 +83,15 @@ macro_rules! check {
 impl Bench {
     /// The bench with the given set-up (a scenario's), its frames to `pcap`.
     pub fn with(params: PairParams, pcap: PathBuf) -> Result<Bench, String> {
+        Bench::with_region(params, pcap, REGION)
+    }
+
+    /// [`Bench::with`] with MRs of `region` bytes each.
+    pub fn with_region(params: PairParams, pcap: PathBuf, region: usize) -> Result<Bench, String> {
         let cfg = FabricConfig {
             width: Width::W64,
-            host_mem_bytes: 4 << 20,
+            // Both MRs, the queues and the CQs.
+            host_mem_bytes: (2 * region + (2 << 20)).max(4 << 20),
             pcap: Some(pcap),
             ..FabricConfig::default()
         };
@@ -94,8 +103,8 @@ impl Bench {
             f.record_frames();
         }
         let e = |e: crate::Error| e.to_string();
-        let mem = pair.a.ctx.alloc_dma(REGION).map_err(e)?;
-        let init: Vec<u8> = (0..REGION).map(|i| (i as u8) ^ 0x5A).collect();
+        let mem = pair.a.ctx.alloc_dma(region).map_err(e)?;
+        let init: Vec<u8> = (0..region).map(|i| (i as u8) ^ 0x5A).collect();
         mem.write(0, &init).map_err(e)?;
         let mr = pair
             .a
@@ -103,18 +112,18 @@ impl Bench {
             .reg_mr(
                 &mem,
                 0,
-                REGION,
+                region,
                 AccessFlags::LOCAL_WRITE
                     | AccessFlags::REMOTE_WRITE
                     | AccessFlags::REMOTE_READ
                     | AccessFlags::REMOTE_ATOMIC,
             )
             .map_err(e)?;
-        let local = pair.a.ctx.alloc_dma(REGION).map_err(e)?;
+        let local = pair.a.ctx.alloc_dma(region).map_err(e)?;
         let local_mr = pair
             .a
             .pd
-            .reg_mr(&local, 0, REGION, AccessFlags::LOCAL_WRITE)
+            .reg_mr(&local, 0, region, AccessFlags::LOCAL_WRITE)
             .map_err(e)?;
         let start = pair.cycles();
         Ok(Bench {
@@ -126,6 +135,7 @@ impl Bench {
             peer_psn: params.psn[1],
             a_psn: params.psn[0],
             params,
+            region,
             rec: RefCell::new(Recording {
                 start,
                 ..Recording::default()
@@ -170,7 +180,7 @@ impl Bench {
         vec![
             MrSetup {
                 name: "remote".into(),
-                bytes: REGION,
+                bytes: self.region,
                 access: names(self.mr.access()),
                 fill: "byte i = i ^ 0x5a".into(),
                 addr: self.mr.addr(),
@@ -179,7 +189,7 @@ impl Bench {
             },
             MrSetup {
                 name: "local".into(),
-                bytes: REGION,
+                bytes: self.region,
                 access: names(self.local_mr.access()),
                 fill: "zeros".into(),
                 addr: self.local_mr.addr(),
@@ -200,12 +210,12 @@ impl Bench {
 
     /// Host memory that differs from the initial fill, as a scenario lists it.
     pub fn changed_memory(&self) -> Vec<replay::MemoryRange> {
-        let mut now = vec![0; REGION];
+        let mut now = vec![0; self.region];
         self.mem.read(0, &mut now).unwrap();
-        let init: Vec<u8> = (0..REGION).map(|i| (i as u8) ^ 0x5A).collect();
+        let init: Vec<u8> = (0..self.region).map(|i| (i as u8) ^ 0x5A).collect();
         let mut v = replay::changed_ranges("remote", &init, &now);
         self.local.read(0, &mut now).unwrap();
-        v.extend(replay::changed_ranges("local", &vec![0; REGION], &now));
+        v.extend(replay::changed_ranges("local", &vec![0; self.region], &now));
         v
     }
 

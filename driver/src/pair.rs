@@ -74,6 +74,11 @@ pub struct PairParams {
     pub max_send_sge: usize,
     /// Both QPs' `max_recv_sge` (1: 64-byte receive WQEs).
     pub max_recv_sge: usize,
+    /// Both QPs' send and receive queue depths (`QpCaps::max_send_wr`, `max_recv_wr`).
+    pub max_send_wr: usize,
+    pub max_recv_wr: usize,
+    /// Depth of each side's send and receive CQ.
+    pub cq_depth: usize,
 }
 
 impl PairParams {
@@ -99,6 +104,9 @@ impl PairParams {
             vlan: None,
             max_send_sge: 1,
             max_recv_sge: 1,
+            max_send_wr: 16,
+            max_recv_wr: 16,
+            cq_depth: 64,
         }
     }
 }
@@ -136,15 +144,15 @@ impl Pair {
                 ctx.add_vlan(v)?;
             }
             let pd = ctx.alloc_pd();
-            let send_cq = ctx.create_cq(64)?;
-            let recv_cq = ctx.create_cq(64)?;
+            let send_cq = ctx.create_cq(p.cq_depth)?;
+            let recv_cq = ctx.create_cq(p.cq_depth)?;
             let qp = QueuePair::create(
                 &pd,
                 &send_cq,
                 &recv_cq,
                 QpCaps {
-                    max_send_wr: 16,
-                    max_recv_wr: 16,
+                    max_send_wr: p.max_send_wr,
+                    max_recv_wr: p.max_recv_wr,
                     max_send_sge: p.max_send_sge,
                     max_recv_sge: p.max_recv_sge,
                 },

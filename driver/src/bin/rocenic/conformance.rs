@@ -249,15 +249,24 @@ fn files_section() -> String {
          input (their destination QPN mapped to this NIC's, RETH and AtomicETH addresses and R_Key moved into the \
          NIC's MR, resealed; the data the captured side's READ responses carried, and the original value its first \
          ATOMIC ACKNOWLEDGE on each address returned, preloaded into that MR); ADDR's own requests become work \
-         requests (SEND, WRITE, READ and both atomics, with or without immediate, of up to 32 KiB; a request sent \
-         again at a PSN already posted is the captured requester's retransmission, not a new work request), and \
-         ADDR's own frames are kept as \
+         requests (SEND, WRITE, READ and both atomics, with or without immediate, of any length up to the \
+         case's 1 MiB MRs; a request sent again at a PSN already posted is the captured requester's \
+         retransmission, not a new work request), and ADDR's own frames are kept as \
          `reference.pcap`, which the NIC's output must match on opcode, destination QP, PSN, AckReq, AETH type and \
          MSN, RETH, ImmDt and payload (a captured ACK the NIC coalesced into a later one, an AETH credit count and \
-         AckReq before a message's last packet are the implementation's choice and not compared). \
+         AckReq before a message's last packet are the implementation's choice and not compared; ADDR's requests \
+         and its responses are compared as two sequences, each in order, since how they interleave follows the \
+         hosts' timing). The case is sized from the capture: send queue as deep as the most messages ADDR had \
+         unanswered, CQs for every completion, receive buffers for the longest SEND, MRs for the longest message \
+         and the span the peer's RDMA requests address, and an ACK timeout twice the longest wait for an answer in \
+         the case's timeline. What the replay cannot reproduce is left out and said in the case's source: requests \
+         ADDR sent again without a NAK (its own timer, which ran on the captured host's clock), and, where \
+         `--frames` cuts the capture, the peer's last requests whose answers lie past the cut. \
          `testbench/conformance/import-captures.sh` rebuilds the capture cases: from `../shared/captures` (rxe running \
          `ibv_rc_pingpong`, a public RoCE trace) and from captures the interop harness records with rdma_rxe \
-         (`testbench/interop/perftest.sh`: rxe as `ib_send_bw`, `ib_write_bw`, `ib_read_bw` server). Expected output changes only on \
+         (`testbench/interop/perftest.sh`: rxe in each perftest tool's server and client roles, 64-byte and 64 KiB \
+         messages). `driver/tests/import.rs` imports captures shaped like perftest's (a burst deeper than the \
+         default queue, a timer resend, interleaved roles, a cut window). Expected output changes only on \
          purpose: `rocenic conformance replay --regenerate NAME` rewrites the named cases, never all at once.\n\n\
          | case from a capture | rule |\n|---|---|\n",
         dirs.len()
