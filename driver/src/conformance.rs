@@ -3574,6 +3574,52 @@ fn requester_read_lands_responses(b: &mut Bench) -> Result<(), String> {
     read_landed(b, &d)
 }
 
+fn requester_read_cut_by_error_writes_no_more(b: &mut Bench) -> Result<(), String> {
+    // The QP leaves RTS while a READ response is being written: its READ context is withdrawn, the
+    // WQE completes flushed, and no byte of the rest of that response may land in a buffer the
+    // consumer now owns again.
+    b.not_replayable("polls host memory cycle by cycle to act mid-burst");
+    let len = MTU;
+    post_read(b, 44, len)?;
+    b.run(3000);
+    let p = b.a_psn;
+    expect_requests(b, &[p])?;
+    let d = pattern(len, 25);
+    b.inject(
+        b.frame(op::RC_RDMA_READ_RESPONSE_ONLY, p, aeth(0x1F, 1), &d, false),
+        0,
+    );
+    let mut head = [0u8; 8];
+    for _ in 0..5000 {
+        b.run(1);
+        b.local.read(0, &mut head).unwrap();
+        if head != [0; 8] {
+            break;
+        }
+    }
+    check!(head != [0; 8], "the response's first bytes never landed");
+    b.modify(crate::verbs::QpAttr::Err)?;
+    b.run(3000);
+    let mut got = vec![0; len];
+    b.local.read(0, &mut got).unwrap();
+    let landed = (0..len).find(|&i| got[i] != d[i]).unwrap_or(len);
+    check!(
+        landed < len,
+        "all {len} bytes landed although the QP left RTS during the burst"
+    );
+    check!(
+        got[landed..].iter().all(|&x| x == 0),
+        "bytes past the first {landed} written after the READ was withdrawn"
+    );
+    check!(b.qp_state() == QpState::Err, "QP in ERR");
+    let wc = b.send_wc(10_000)?;
+    check!(
+        (wc.status, wc.wr_id) == (WcStatus::WrFlushErr, 44),
+        "completion {wc:?}"
+    );
+    Ok(())
+}
+
 fn requester_send_segments(b: &mut Bench) -> Result<(), String> {
     let d = pattern(2 * MTU + 10, 80);
     b.host_write("local", 0, &d)?;
@@ -3977,6 +4023,7 @@ pub const CASES: &[Case] = &[
     Case { name: "rc_requester_rem_op_err", rule: "9.7.6: NAK 0x63 completes REM_OP_ERR", run: requester_rem_op_err },
     Case { name: "rc_requester_read", rule: "9.7.6: a READ completes only with its responses (an ACK does not), data lands in order", run: requester_read_lands_responses },
     Case { name: "rc_requester_read_nak_past_it", rule: "9.7.5.1.1, 9.7.6: a PSN sequence NAK past a READ acknowledges none of its PSNs: the READ is asked again at once, then lands", run: requester_read_nak_past_it_asks_again },
+    Case { name: "rc_requester_read_cut_by_error", rule: "10.3.1, 11.6.2: a QP that leaves RTS while a READ response is being written withdraws the READ: it completes flushed and no further byte of that response lands", run: requester_read_cut_by_error_writes_no_more },
     Case { name: "rc_requester_send_segments", rule: "9.2, 9.7: a SEND is cut at the path MTU into FIRST/MIDDLE/LAST; AckReq and the solicited event bit only on the last", run: requester_send_segments },
     Case { name: "rc_requester_write_with_imm", rule: "9.4.4: WRITE with immediate: RETH (VA, R_Key, whole length) on FIRST only, ImmDt on WRITE LAST WITH IMMEDIATE", run: requester_write_with_imm },
     Case { name: "rc_requester_send_with_invalidate", rule: "9.3: SEND with invalidate is cut at the path MTU; the IETH (the R_Key from the work request) only on SEND LAST WITH INVALIDATE", run: requester_send_with_invalidate },

@@ -157,6 +157,28 @@ fn gathered_writes_resent_with_several_in_flight_land_intact() {
     }
 }
 
+#[test]
+fn reads_outstanding_when_the_requester_goes_back_land_where_they_belong() {
+    // READs queued behind a gathered WRITE, a short ACK timeout: the requester goes back (dropping
+    // its READ contexts) while a READ response is being written. The receive engine took the write
+    // mode from the transmit engine live, so the rest of that response was scattered over the WRITE's
+    // gather list: a DMA write at the list's address plus the response's absolute one.
+    for (width, seed, mtu) in [(Width::W64, 2, 1024), (Width::W64, 5, 1024)] {
+        let mut c = cfg(width, mtu, 400, seed, 16384);
+        c.window = 8;
+        c.sge = 4;
+        c.kinds = vec![4, 0]; // READ, WRITE
+        c.ack_timeout = 4000;
+        c.faults = FaultPlan::none()
+            .random(0.01, 0.05)
+            .shuffle(0.01, 0.05, 3000)
+            .fcs_errors(0.0);
+        let r = run(&c).unwrap_or_else(|e| panic!("{width:?} seed {seed}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 800);
+        assert!(r.retransmits > 0, "{width:?} seed {seed}: the requester went back");
+    }
+}
+
 /// The stress matrix at one width: windows 1/2/4/8 x lists of 1 and up to 4 entries, every operation
 /// mixed, at 5 % drops, 5 % reordering, 1 % corruption and 1 % duplication, three seeds each: every
 /// completion successful and every byte checked. (The 10^6-message soak is `scripts/test.sh --full`.)

@@ -14,7 +14,9 @@
 //! WRITE's payload, atomics, a one-buffer receive or READ) pass straight through, unregistered.
 //!
 //! The list is the WQE's list area as the engine holds it (`MAX_SGE` entries of 16 bytes: address u64,
-//! length u32, lkey u32, `rocenic_proto::host::sge`), stable during the burst. The engines guarantee
+//! length u32, lkey u32, `rocenic_proto::host::sge`), in place a cycle before a burst's first word; the
+//! unit keeps the mode and the list a burst started with until its last word, whatever its inputs do
+//! meanwhile (the transmit engine may withdraw a READ context while its response is being written). The engines guarantee
 //! that the WQE's length is the sum of the first `sgl_n` lengths and that a packet fits what is left of it
 //! (a receive: else the packet is NAKed before anything is written; a READ: the transmit engine refuses
 //! a list that does not add up, and a response not carrying exactly the bytes expected is dropped), so
@@ -60,6 +62,14 @@ pub struct Scatter<const W: usize, const B: usize> {
     adj2: DFF<Bits<64>>,
     adj3: DFF<Bits<64>>,
     n: DFF<Bits<3>>,
+    /// A burst is under way (its first word went, its last has not): it keeps the mode and the list it
+    /// started with, whatever the engine's inputs do meanwhile (a READ context withdrawn mid-packet).
+    held: DFF<bool>,
+    held_scatter: DFF<bool>,
+    /// This word's mode: `in_scatter`, or the burst's.
+    scatter: Signal<Local, bool>,
+    /// The next cycle is inside a burst: the list digest stands still at this edge.
+    held_n: Signal<Local, bool>,
     len0: Signal<Local, Bits<40>>,
     len1: Signal<Local, Bits<40>>,
     len2: Signal<Local, Bits<40>>,
@@ -142,6 +152,10 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             adj2: Default::default(),
             adj3: Default::default(),
             n: Default::default(),
+            held: Default::default(),
+            held_scatter: Default::default(),
+            scatter: Default::default(),
+            held_n: Default::default(),
             len0: Default::default(),
             len1: Default::default(),
             len2: Default::default(),
@@ -188,7 +202,21 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
 impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cut, end0, end1, end2, adj0, adj1, adj2, adj3, n);
+        dff_setup!(
+            self,
+            clock,
+            cut,
+            end0,
+            end1,
+            end2,
+            adj0,
+            adj1,
+            adj2,
+            adj3,
+            n,
+            held,
+            held_scatter
+        );
         // The list, a cycle ahead: where each entry ends in the message (the last one counted is never
         // cut, so its end and those of entries after it do not matter), and where an entry's byte for
         // message offset 0 would be (its address less its start), so a word's address is one add.
@@ -201,17 +229,6 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
             bit_cast::<40, 32>(bit_cast::<32, 512>(self.sgl.val() >> self.sh_len2.val()));
         self.s_end1.next = self.len0.val() + self.len1.val();
         self.s_end2.next = self.s_end1.val() + self.len2.val();
-        self.end0.d.next = self.len0.val();
-        self.end1.d.next = self.s_end1.val();
-        self.end2.d.next = self.s_end2.val();
-        self.adj0.d.next = bit_cast::<64, 512>(self.sgl.val());
-        self.adj1.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr1.val())
-            - bit_cast::<64, 40>(self.len0.val());
-        self.adj2.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr2.val())
-            - bit_cast::<64, 40>(self.s_end1.val());
-        self.adj3.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr3.val())
-            - bit_cast::<64, 40>(self.s_end2.val());
-        self.n.d.next = self.sgl_n.val();
 
         // The entry the word's first unwritten byte (`m + cut`) falls in: past every entry that ends at
         // or before it (empty ones included), never past the last counted one. Found afresh for every
@@ -288,7 +305,11 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
         self.out_strb.next = self.in_strb.val();
         self.out_last.next = self.in_last.val();
         self.in_ready.next = self.out_ready.val();
-        if self.in_scatter.val() {
+        self.scatter.next = self.in_scatter.val();
+        if self.held.q.val() {
+            self.scatter.next = self.held_scatter.q.val();
+        }
+        if self.scatter.val() {
             // The piece's words go where the entry holds their lane 0's offset.
             self.out_addr.next = self.at.val();
             self.out_strb.next = self.in_strb.val() & self.cut_mask.val() & self.end_mask.val();
@@ -304,6 +325,32 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
                     self.cut.d.next = self.rel16.val();
                 }
             }
+        }
+        // A word taken (its last piece accepted) starts or continues the burst, unless it is the last.
+        self.held_n.next = self.held.q.val();
+        if self.in_valid.val() && self.in_ready.val() {
+            self.held_n.next = !self.in_last.val();
+        }
+        if self.reset.val() {
+            self.held_n.next = false;
+        }
+        self.held.d.next = self.held_n.val();
+        // The list's digest, for the next word: loaded unless that word continues a burst.
+        if !self.held_n.val() {
+            self.end0.d.next = self.len0.val();
+            self.end1.d.next = self.s_end1.val();
+            self.end2.d.next = self.s_end2.val();
+            self.adj0.d.next = bit_cast::<64, 512>(self.sgl.val());
+            self.adj1.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr1.val())
+                - bit_cast::<64, 40>(self.len0.val());
+            self.adj2.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr2.val())
+                - bit_cast::<64, 40>(self.s_end1.val());
+            self.adj3.d.next = bit_cast::<64, 512>(self.sgl.val() >> self.sh_addr3.val())
+                - bit_cast::<64, 40>(self.s_end2.val());
+            self.n.d.next = self.sgl_n.val();
+        }
+        if !self.held.q.val() {
+            self.held_scatter.d.next = self.scatter.val();
         }
         if self.reset.val() {
             self.cut.d.next = 0.into();
@@ -444,6 +491,17 @@ mod tests {
         valid: fn(u64) -> bool,
         ready: fn(u64) -> bool,
     ) -> u64 {
+        run_with::<W, B>(bursts, valid, ready, false)
+    }
+
+    /// [`run`]; with `disturb`, every word after a burst's first is offered with the other mode and
+    /// another list (an engine whose READ context was withdrawn mid-packet): the burst must not notice.
+    fn run_with<const W: usize, const B: usize>(
+        bursts: &[Burst],
+        valid: fn(u64) -> bool,
+        ready: fn(u64) -> bool,
+        disturb: bool,
+    ) -> u64 {
         let mut words_in = Vec::new();
         let mut want = BTreeMap::new();
         for (n, b) in bursts.iter().enumerate() {
@@ -481,6 +539,7 @@ mod tests {
                     !b.list.is_empty(),
                     encode(&b.list),
                     b.list.len() as u64,
+                    j == 0,
                 ));
             }
         }
@@ -496,6 +555,7 @@ mod tests {
             // The unit reads a list a cycle late: as the engines do, a new list goes in place a cycle
             // before the first word that uses it (here a cycle with nothing offered; the first one
             // before the count starts).
+            let other = encode(&[(0xF000_0000, 3), (0xE000_0000, 1000)]);
             let mut shown = (words_in[0].5, words_in[0].6);
             x.sgl.next = shown.0;
             x.sgl_n.next = shown.1.into();
@@ -503,20 +563,24 @@ mod tests {
             wait_clock_true!(sim, clock, x);
             while k < words_in.len() {
                 assert!(cycle < 8 * words_in.len() as u64 + 40, "stalled");
-                let (addr, data, strb, last, sc, sgl, n) = words_in[k];
+                let (addr, data, strb, last, sc, sgl, n, first) = words_in[k];
                 let mut v = valid(cycle);
-                if sc && (sgl, n) != shown {
+                if sc && first && (sgl, n) != shown {
                     v = false;
                 }
-                shown = (sgl, n);
+                let (mut sc_in, mut sgl_in, mut n_in) = (sc, sgl, n);
+                if disturb && !first {
+                    (sc_in, sgl_in, n_in) = (!sc, other, 2);
+                }
+                shown = (sgl_in, n_in);
                 x.in_valid.next = v;
                 x.in_addr.next = addr.into();
                 x.in_data.next = data;
                 x.in_strb.next = strb;
                 x.in_last.next = last;
-                x.in_scatter.next = sc;
-                x.sgl.next = sgl;
-                x.sgl_n.next = n.into();
+                x.in_scatter.next = sc_in;
+                x.sgl.next = sgl_in;
+                x.sgl_n.next = n_in.into();
                 x.out_ready.next = ready(cycle);
                 wait_clock_false!(sim, clock, x);
                 if x.out_valid.val() && x.out_ready.val() {
@@ -639,6 +703,28 @@ mod tests {
         });
         run::<64, 8>(&bursts, |_| true, |c| c % 5 != 3);
         run::<512, 64>(&bursts, |_| true, |_| true);
+    }
+
+    #[test]
+    fn a_burst_keeps_the_mode_and_list_it_started_with() {
+        // The engine's inputs change mid-burst (a READ context withdrawn as the requester goes back):
+        // scattered bursts must stay scattered over their own list, plain ones plain.
+        let a = vec![(0x1001, 37), (0x2000, 0), (0x3005, 90), (0x4000, 33)];
+        let mut bursts = message(&a, 24);
+        bursts.push(Burst {
+            list: vec![],
+            off: 0x5003,
+            len: 40,
+        });
+        bursts.extend(message(&[(0x8003, 100), (0x9000, 20)], 50));
+        run_with::<64, 8>(&bursts, |_| true, |c| c % 3 != 0, true);
+        let mut wide = message(&[(0x1001, 300), (0x3005, 0), (0x4003, 200)], 256);
+        wide.push(Burst {
+            list: vec![],
+            off: 0x5003,
+            len: 200,
+        });
+        run_with::<512, 64>(&wide, |c| c % 4 != 3, |_| true, true);
     }
 
     #[test]

@@ -197,6 +197,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub rd_len: Signal<Out, Bits<32>>,
     pub rd_restart: Signal<Out, bool>,
     pub rd_restart_idx: Signal<Out, Bits<24>>,
+    /// Every READ context is dropped this cycle (`rdq_clear`): a response under way must not land.
+    pub rd_withdraw: Signal<Out, bool>,
     /// The receive engine landed the last response of its READ context (the oldest in `rdq`).
     pub rd_done: Signal<In, bool>,
     // ACK/NAK received for our requests (one-cycle pulse)
@@ -737,6 +739,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rd_len: Default::default(),
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
+            rd_withdraw: Default::default(),
             rx_ack_valid: Default::default(),
             rx_ack_resp: Default::default(),
             rx_ack_syndrome: Default::default(),
@@ -2789,6 +2792,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         } else if self.rx_land.val() && !self.rdq_push.val() {
             self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
         }
+        self.rd_withdraw.next = self.rdq_clear.val();
         if self.rdq_clear.val() {
             self.rdq_n.d.next = 0.into();
             self.rdq_rxn.d.next = 0.into();

@@ -162,6 +162,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rd_len: Signal<In, Bits<32>>,
     pub rd_restart: Signal<In, bool>,
     pub rd_restart_idx: Signal<In, Bits<24>>,
+    /// The transmit engine dropped its READ contexts (it went back, or the QP left RTS): a READ
+    /// response or ATOMIC ACKNOWLEDGE under way writes nothing more and does not land.
+    pub rd_withdraw: Signal<In, bool>,
     /// The READ context's last response (or its ATOMIC ACKNOWLEDGE) landed: the transmit engine moves
     /// the context to its next outstanding READ, whose first response is expected next.
     pub rd_done: Signal<Out, bool>,
@@ -295,6 +298,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     qc_seq_nak: DFF<Bits<32>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
+    /// The READ context of the packet under way was withdrawn (`rd_withdraw`) since it started.
+    rr_void: DFF<bool>,
     /// Implied NAK (IBA §9.7.6; the implied_nak_seq_err counter): a READ response ahead of `rd_exp`
     /// means the ones between were lost, and the READ is re-issued at once from `rd_exp` instead of after
     /// the local ACK timeout. Armed by the READ's request and by each response landed; disarmed by an
@@ -545,6 +550,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rd_len: Default::default(),
             rd_restart: Default::default(),
             rd_restart_idx: Default::default(),
+            rd_withdraw: Default::default(),
             rd_done: Default::default(),
             rx_ack_valid: Default::default(),
             rx_ack_resp: Default::default(),
@@ -647,6 +653,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             qc_dup: Default::default(),
             qc_seq_nak: Default::default(),
             rd_exp: Default::default(),
+            rr_void: Default::default(),
             imp_arm: Default::default(),
             imp_wait: Default::default(),
             cnp_pend: Default::default(),
@@ -860,6 +867,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             qc_dup,
             qc_seq_nak,
             rd_exp,
+            rr_void,
             imp_arm,
             imp_wait,
             cnp_pend,
@@ -1272,6 +1280,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             RespState::Idle => {
                 self.hdr.d.next = 0.into();
                 self.k.d.next = 0.into();
+                self.rr_void.d.next = false;
                 if self.buf_pending.val() && self.enable.val() {
                     self.state.d.next = RespState::Header;
                 }
@@ -1673,7 +1682,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Complete => {
-                if self.is_rresp.val() || self.is_aack.val() {
+                if (self.is_rresp.val() || self.is_aack.val()) && self.rr_void.q.val() {
+                    // Its context was withdrawn: the requester asks again, so it is dropped as if lost.
+                    self.buf_pop.next = true;
+                    self.state.d.next = RespState::Idle;
+                } else if self.is_rresp.val() || self.is_aack.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
                     if self.is_aack.val() || (self.rd_exp.q.val() == self.rd_last.val()) {
@@ -1835,11 +1848,19 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.wr_strb.next = !(self.ones.val() << self.lanes_left.val());
         }
         self.wr_last.next = self.lanes_left.val() <= self.beat_bytes.val();
+        // A withdrawn READ's response keeps its burst (the list and mode it started with, host::scatter)
+        // but no byte of it lands: the WQE may already have completed in error and its buffer be reused.
+        if self.is_rresp.val() && self.rr_void.q.val() {
+            self.wr_strb.next = 0.into();
+        }
         if self.state.q.val() == RespState::AtWrite {
             self.wr_last.next = true;
             self.wr_addr.next = self.at_va.q.val() & !self.low_mask.val();
             self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
             self.wr_strb.next = bit_cast::<B, 8>(bits::<8>(0xFF)) << self.at_off.val();
+        }
+        if self.is_aack.val() && self.rr_void.q.val() {
+            self.wr_strb.next = 0.into();
         }
         if self.send_ack.val() {
             self.ack_pend.d.next = true;
@@ -1852,6 +1873,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.cnp_taken.val() {
             self.cnp_pend.d.next = false;
+        }
+        if self.rd_withdraw.val() {
+            self.rr_void.d.next = true;
         }
         if self.rd_restart.val() {
             self.rd_exp.d.next = self.rd_restart_idx.val();

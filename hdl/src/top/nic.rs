@@ -673,6 +673,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_eng.rd_psn0.next = self.tx_eng.rd_psn0.val();
         self.rx_eng.rd_laddr.next = self.tx_eng.rd_laddr.val();
         self.rx_eng.rd_scatter.next = self.tx_eng.rd_scatter.val();
+        self.rx_eng.rd_withdraw.next = self.tx_eng.rd_withdraw.val();
         self.rx_eng.rd_sgl.next = self.tx_eng.rd_sgl.val();
         self.rx_eng.rd_sgl_n.next = self.tx_eng.rd_sgl_n.val();
         self.rx_eng.rd_len.next = self.tx_eng.rd_len.val();
