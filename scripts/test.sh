@@ -15,7 +15,7 @@
 # route (hours with YoWASP), the cargo tests marked #[ignore] for length (the 64 MiB WRITE and READ at 64
 # bits), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
 # and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), and the 10^6-message stress soak
-# under link faults (docs/robustness.md).
+# under link faults and pause storms (docs/robustness.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
@@ -197,12 +197,13 @@ else
 fi
 if [[ $full == 1 ]]; then
     # The soak: 10^6 mixed messages (5 x 10^5 each way) at 5 % drops, 5 % reordering, 1 % corruption
-    # and 1 % duplication, with gather lists and eight in flight, at both widths.
-    hdr "stress soak (--full): 10^6 mixed messages under faults"
+    # and 1 % duplication, with gather lists and eight in flight, and a pause storm of 60,000 cycles
+    # every 5,000,000, at both widths.
+    hdr "stress soak (--full): 10^6 mixed messages under faults and pause storms"
     for w in 64 512; do
         step "stress soak $w" "out/soak-$w.log" cargo run --release -q -p rocenic-driver --bin rocenic -- \
             stress --width "$w" --messages 250000 --window 8 --sge 4 --drop 0.05 --reorder 0.05 \
-            --corrupt 0.01 --duplicate 0.01 --seed 1
+            --corrupt 0.01 --duplicate 0.01 --pause-storms 5000000:60000 --seed 1
     done
 fi
 echo "tests: $passed passed, $failed failed"

@@ -3178,7 +3178,7 @@ fn port_disabled_not_taken(b: &mut Bench) -> Result<(), String> {
 
 /// An IEEE 802.1Qbb PFC frame from B (MAC control, EtherType 0x8808, opcode 0x0101) pausing each class
 /// in `classes` for `quanta`.
-fn pfc_frame(classes: u8, quanta: u16) -> Vec<u8> {
+pub(crate) fn pfc_frame(classes: u8, quanta: u16) -> Vec<u8> {
     let times = std::array::from_fn(|c| if classes & (1 << c) != 0 { quanta } else { 0 });
     pfc_frame_times(classes, times)
 }

@@ -51,7 +51,20 @@ pub struct StressConfig {
     pub pcap: Option<std::path::PathBuf>,
     /// Idle fast-forward (`FabricConfig::fast_forward`).
     pub fast_forward: FastForward,
+    /// Pause storms: every `.0` cycles, for `.1` cycles, each NIC receives PFC frames pausing the
+    /// QPs' priority (refreshed every [`STORM_REFRESH`] cycles), then one resuming it. The QPs then
+    /// run at DSCP 26, priority 3, the lossless one under the reset map. `(0, 0)`: none.
+    pub pause_storms: (u64, u64),
 }
+
+/// Cycles between the PFC frames that keep a pause storm going.
+pub const STORM_REFRESH: u64 = 2000;
+/// Cycles into a storm before frames sent count as sent while paused: one already handed to the MAC
+/// goes out.
+const STORM_SETTLE: u64 = 500;
+/// The lossless priority the QPs use during pause storms, and their DSCP, which maps to it.
+const STORM_PRIO: u8 = 3;
+const STORM_DSCP: u8 = 26;
 
 /// Largest [`StressConfig::window`].
 pub const MAX_WINDOW: usize = 16;
@@ -82,6 +95,62 @@ pub struct StressReport {
     pub fcs_errors: u64,
     /// DMA read requests (both sides) whose completions overtook an older request's.
     pub dma_reordered: u64,
+    /// Pause storms run, the cycles both NICs spent paused (RX_PAUSE_DURATION added), and the frames
+    /// they sent during the storms after the first [`STORM_SETTLE`] cycles of each (none, with PFC
+    /// frames that reach them).
+    pub storms: u64,
+    pub paused_cycles: u64,
+    pub storm_frames: u64,
+}
+
+/// The pause storms' state while a run goes.
+struct Storms {
+    every: u64,
+    length: u64,
+    start: u64,
+    /// In a storm: the cycle of the next refresh, and TX_FRAMES of both NICs once settled.
+    on: bool,
+    next_refresh: u64,
+    settled: Option<[u32; 2]>,
+}
+
+impl Storms {
+    /// Called every few cycles: starts, refreshes and ends storms, counting frames sent during them.
+    fn step(&mut self, pair: &Pair, report: &mut StressReport) {
+        if self.every == 0 {
+            return;
+        }
+        let now = pair.cycles();
+        let phase = (now - self.start) % self.every;
+        let mut f = pair.fabric.lock().unwrap();
+        let frames = |f: &mut rocenic_sim::Fabric| [0, 1].map(|p| f.reg_read(p, regs::TX_FRAMES));
+        let storm = phase < self.length;
+        if storm && (!self.on || now >= self.next_refresh) {
+            let xoff = crate::conformance::pfc_frame(1 << STORM_PRIO, 0xFFFF);
+            // A frame "sent" by one port reaches the other.
+            f.inject_frame(0, xoff.clone());
+            f.inject_frame(1, xoff);
+            if !self.on {
+                self.on = true;
+                self.settled = None;
+                report.storms += 1;
+            }
+            self.next_refresh = now + STORM_REFRESH;
+        }
+        if self.on && self.settled.is_none() && phase >= STORM_SETTLE {
+            self.settled = Some(frames(&mut f));
+        }
+        if self.on && !storm {
+            if let Some(at) = self.settled {
+                let n = frames(&mut f);
+                report.storm_frames += (0..2).map(|p| n[p].wrapping_sub(at[p]) as u64).sum::<u64>();
+            }
+            let xon = crate::conformance::pfc_frame(1 << STORM_PRIO, 0);
+            f.inject_frame(0, xon.clone());
+            f.inject_frame(1, xon);
+            self.on = false;
+        }
+    }
 }
 
 pub const KINDS: [&str; 7] = [
@@ -219,8 +288,19 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         gid: cfg
             .ipv6
             .then(|| [crate::pair::ipv6(0), crate::pair::ipv6(1)]),
+        traffic_class: if cfg.pause_storms.0 != 0 {
+            STORM_DSCP << 2
+        } else {
+            0
+        },
         ..crate::pair::PairParams::new(cfg.mtu, cfg.ack_timeout)
     };
+    if cfg.pause_storms.0 != 0 && cfg.pause_storms.1 >= cfg.pause_storms.0 {
+        return Err(format!(
+            "pause storms of {} cycles every {}: a storm must be shorter than its period",
+            cfg.pause_storms.1, cfg.pause_storms.0
+        ));
+    }
     let pair = Pair::connect_with(fc, &params).map_err(e)?;
     let beat = pair.a.ctx.beat_bytes();
     let max_bytes = cfg.max_bytes.min(REGION / RECV_SLOTS).min(tslot);
@@ -299,6 +379,14 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let mut sent = [0usize; 2];
     let mut report = StressReport::default();
     let start = pair.cycles();
+    let mut storms = Storms {
+        every: cfg.pause_storms.0,
+        length: cfg.pause_storms.1,
+        start,
+        on: false,
+        next_refresh: 0,
+        settled: None,
+    };
     let mut last_progress = start;
     let stall = 200 * cfg.ack_timeout as u64 + 2_000_000;
     let mut wc = [WorkCompletion::default()];
@@ -420,6 +508,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
             }
         }
         pair.a.ctx.wait();
+        storms.step(&pair, &mut report);
 
         for side in 0..2 {
             // Receive completions: in order, each as expected, its slot reposted.
@@ -557,6 +646,12 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         }
     }
     report.cycles = pair.cycles() - start;
+    {
+        let mut f = pair.fabric.lock().unwrap();
+        report.paused_cycles = (0..2)
+            .map(|p| f.reg_read(p, regs::RX_PAUSE_DURATION) as u64)
+            .sum();
+    }
     report.fast_forward = pair.fabric.lock().unwrap().fast_forward_stats();
     report.link = pair.fabric.lock().unwrap().link_stats();
     {

@@ -40,6 +40,7 @@ fn lossy(width: Width, ff: FastForward, pcap: PathBuf) -> StressReport {
         vcd: None,
         pcap: Some(pcap),
         fast_forward: ff,
+        pause_storms: (0, 0),
     };
     run(&cfg).unwrap_or_else(|e| panic!("{width:?} {ff:?}: {e}"))
 }

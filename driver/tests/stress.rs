@@ -26,6 +26,7 @@ fn cfg(width: Width, mtu: u32, messages: usize, seed: u64, max_bytes: usize) -> 
         vcd: None,
         pcap: None,
         fast_forward: Default::default(),
+        pause_storms: (0, 0),
     }
 }
 
@@ -175,7 +176,34 @@ fn reads_outstanding_when_the_requester_goes_back_land_where_they_belong() {
             .fcs_errors(0.0);
         let r = run(&c).unwrap_or_else(|e| panic!("{width:?} seed {seed}: {e}"));
         assert_eq!(r.count.iter().sum::<u64>(), 800);
-        assert!(r.retransmits > 0, "{width:?} seed {seed}: the requester went back");
+        assert!(
+            r.retransmits > 0,
+            "{width:?} seed {seed}: the requester went back"
+        );
+    }
+}
+
+#[test]
+fn pause_storms_hold_every_frame_and_fire_no_timeout() {
+    // Storms of 40,000 cycles, eight local ACK timeouts' worth: the QPs' priority is paused on both
+    // NICs, nothing goes out, the retransmission timers stand still, and the traffic completes.
+    for (width, seed) in [(Width::W64, 1), (Width::W512, 2)] {
+        let mut c = cfg(width, 1024, 300, seed, 16384);
+        c.faults = FaultPlan::none();
+        c.window = 4;
+        c.ack_timeout = 5000;
+        c.pause_storms = (100_000, 40_000);
+        let r = run(&c).unwrap_or_else(|e| panic!("{width:?}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 600);
+        assert!(r.storms >= 2, "{width:?}: {} storms", r.storms);
+        assert!(
+            r.paused_cycles >= r.storms.saturating_sub(1) * 2 * 40_000,
+            "{width:?}: {} cycles paused in {} storms",
+            r.paused_cycles,
+            r.storms
+        );
+        assert_eq!(r.storm_frames, 0, "{width:?}: frames sent while paused");
+        assert_eq!(r.timeouts, 0, "{width:?}: ACK timeouts while paused");
     }
 }
 

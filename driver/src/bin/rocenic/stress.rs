@@ -32,6 +32,10 @@ options:
   --ipv6              RoCEv2 over IPv6 between fd52:4f43:45::1 and ::2 (default IPv4)
   --vcd FILE          also write waveforms (FILE.port0.vcd, FILE.port1.vcd); ROCENIC_VCD_FROM=CYCLE and
                       ROCENIC_VCD_TO=CYCLE keep a window of a long run
+  --pause-storms EVERY:LENGTH
+                      every EVERY cycles, a pause storm of LENGTH cycles: PFC frames hold the QPs'
+                      priority on both NICs (the QPs then use DSCP 26, priority 3, lossless), then
+                      release it; frames sent during storms are counted (default none)
   --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
                       20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
 
@@ -53,6 +57,7 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
         vcd: None,
         pcap: None,
         fast_forward: Default::default(),
+        pause_storms: (0, 0),
     };
     let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
     let mut fcs = 0.0;
@@ -81,6 +86,20 @@ pub fn parse(args: &[String]) -> Result<StressConfig, String> {
             "--window" => c.window = num(v()?, 1..=stress::MAX_WINDOW as u64)? as usize,
             "--ipv6" => c.ipv6 = true,
             "--vcd" => c.vcd = Some(v()?.into()),
+            "--pause-storms" => {
+                let s = v()?;
+                let (e, l) = s
+                    .split_once(':')
+                    .ok_or(format!("--pause-storms {s}: EVERY:LENGTH in cycles"))?;
+                let every = num(&e.to_string(), 1..=1 << 40)?;
+                let length = num(&l.to_string(), 1..=1 << 40)?;
+                if length >= every {
+                    return Err(format!(
+                        "--pause-storms {s}: a storm of {length} cycles must be shorter than its period {every}"
+                    ));
+                }
+                c.pause_storms = (every, length);
+            }
             "--ops" => {
                 for o in v()?.split(',') {
                     let k = KINDS
@@ -139,6 +158,12 @@ pub fn run(c: StressConfig) -> Result<(), String> {
         "NICs: NAKs {}, ACK timeouts {}, retransmissions {}, duplicate requests {}, PSN sequence errors {}, ICRC errors {}, FCS errors {}",
         r.naks, r.timeouts, r.retransmits, r.duplicates, r.seq_errors, r.icrc_errors, r.fcs_errors
     );
+    if r.storms > 0 {
+        println!(
+            "pause storms: {}, cycles paused {} (both NICs), frames sent during storms {}",
+            r.storms, r.paused_cycles, r.storm_frames
+        );
+    }
     if r.dma_reordered > 0 {
         println!(
             "host: {} DMA read completions overtook an older request's",
