@@ -14,11 +14,12 @@
 # default "1024:8"), the guest's ib_atomic_bw gets no -s, and rocenic keeps ROCENIC_INTEROP_ATOMIC_OUTS
 # atomics outstanding as client and offers as many as server (`-o`, default 4).
 #
-# For each tool: role A, the guest's perftest is the server and rocenic the client; role B,
-# rocenic is the server and the guest's perftest the client. One guest boot per tool and role runs every
-# case in turn. A case passes when rocenic prints its result row for the size and iteration count, the
-# pcap passes testbench/check_pcap.py (ICRC recomputed, tshark decode), and (per boot) every perftest run
-# in the guest exits 0; in role A the guest's server must also print a row for every case (write and read:
+# Role A: the guest's perftest is the server and rocenic the client; role B, rocenic is the server and the
+# guest's perftest the client. One guest boot per role runs every tool and case in turn (a run that fails
+# is marked in the guest's log, DIR/A-guest.log or B-guest.log, and the others still run). A case passes
+# when rocenic prints its result row for the size and iteration count and the pcap passes
+# testbench/check_pcap.py (ICRC recomputed, tshark decode); per tool and role, every perftest run in the
+# guest must exit 0; in role A the guest's server must also print a row for every case (write and read:
 # the report rocenic's client sent it; send and write-lat: its own measurement). In role B rxe's read-bw
 # client keeps as many READs outstanding as its perftest chooses, which rocenic's responder takes in order.
 # ROCENIC_INTEROP_OUTS=N gives rocenic's read-bw client `-o N` in role A. The default is 1 (time); with 4
@@ -70,60 +71,95 @@ check_case() { # name log pcap size
     report "$name" ok
 }
 
-all_cases=$cases
+# Every (tool, case) in run order: "verb:tool:MTU:SIZE", SIZE empty for atomic-bw (no -s).
+entries=()
 for spec in write-bw:ib_write_bw read-bw:ib_read_bw send-bw:ib_send_bw write-lat:ib_write_lat atomic-bw:ib_atomic_bw; do
     verb=${spec%%:*} tool=${spec##*:}
     [[ " $tools " == *" $verb "* ]] || continue
-    outs=() souts=() cases=$all_cases sflag='-s $s'
-    [[ $verb == read-bw ]] && outs=(-o "${ROCENIC_INTEROP_OUTS:-1}")
     if [[ $verb == atomic-bw ]]; then
-        outs=(-o "${ROCENIC_INTEROP_ATOMIC_OUTS:-4}") souts=("${outs[@]}")
-        cases=${ROCENIC_INTEROP_ATOMIC_CASES:-1024:8} sflag=''
+        for c in ${ROCENIC_INTEROP_ATOMIC_CASES:-1024:8}; do entries+=("$verb:$tool:${c%%:*}:"); done
+    else
+        for c in $cases; do entries+=("$verb:$tool:${c%%:*}:${c##*:}"); done
     fi
-    guest_cases=""
-    for c in $cases; do guest_cases+="${c%%:*}:${c##*:} "; done
+done
+# The guest's side of each entry, in order: "tool:MTU:SIZE".
+guest_entries=""
+for e in "${entries[@]}"; do guest_entries+="${e#*:} "; done
+# rocenic's options per verb: read-bw's client keeps ROCENIC_INTEROP_OUTS READs outstanding, atomic-bw
+# keeps ROCENIC_INTEROP_ATOMIC_OUTS atomics outstanding as client and offers as many as server.
+client_outs() { case $1 in read-bw) echo "-o ${ROCENIC_INTEROP_OUTS:-1}" ;; atomic-bw) echo "-o ${ROCENIC_INTEROP_ATOMIC_OUTS:-4}" ;; esac; }
+server_outs() { [[ $1 == atomic-bw ]] && echo "-o ${ROCENIC_INTEROP_ATOMIC_OUTS:-4}"; true; }
+# The message size rocenic reports a row for (an atomic is 8 bytes).
+size_of() { local s=${1##*:}; echo "${s:-8}"; }
+# The guest's log section of one tool (from each of its "== case" lines to the next other tool's).
+section() { awk -v t="$2" '/^== case /{on=($3==t)} on' "$1"; }
+# Guest shell: one entry's fields and perftest's size option.
+fields='t=${e%%:*}; r=${e#*:}; m=${r%%:*}; s=${r#*:}; sf=""; [ -n "$s" ] && sf="-s $s"'
 
-    echo "interop $verb A: rxe $tool server <- rocenic $verb client"
-    u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
-    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; $tool -F -x 1 -m \$m $sflag -n $iters || exit 1; done"
-    timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
-        --mtu 4200 --oob-port "$oob" --timeout 1400 "$script" > "$out/$verb-A-guest.log" 2>&1 &
-    guest=$!
-    for c in $cases; do
-        m=${c%%:*} s=${c##*:} name="$verb: rxe-server/rocenic-client mtu $m size $s"
-        log=$out/$verb-A-$m-$s.log pcap=$out/$verb-A-$m-$s.pcap
-        timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
-            -n "$iters" "${outs[@]}" ${ROCENIC_INTEROP_ARGS:-} -p "$oob" --timeout "${ROCENIC_INTEROP_TIMEOUT:-500}" \
-            --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
-        check_case "$name" "$log" "$pcap" "$s"
-    done
-    if wait "$guest"; then report "$verb: rxe side of role A (every $tool server exited 0)" ok
-    else report "$verb: rxe side of role A" fail "guest exit $? (see $out/$verb-A-guest.log)"; fi
+# One guest boot per role runs every tool and case in turn; a failing run is marked and the rest go on.
+echo "interop A: rxe perftest servers <- rocenic clients (${#entries[@]} runs, one guest)"
+u_guest=$(free_port 2) u_host=$(free_port 2) oob=$(free_port 1)
+script="rc=0; for e in $guest_entries; do $fields; echo \"== case \$t \$m:\$s\"; \
+\$t -F -x 1 -m \$m \$sf -n $iters || { echo \"== FAILED \$t \$m:\$s\"; rc=1; }; done; exit \$rc"
+timeout 3000 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --mtu 4200 --oob-port "$oob" --timeout 2900 "$script" > "$out/A-guest.log" 2>&1 &
+guest=$!
+for e in "${entries[@]}"; do
+    verb=${e%%:*} r=${e#*:*:} m=${r%%:*} s=$(size_of "$e")
+    name="$verb: rxe-server/rocenic-client mtu $m size $s"
+    log=$out/$verb-A-$m-$s.log pcap=$out/$verb-A-$m-$s.pcap
+    # shellcheck disable=SC2046
+    timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        -n "$iters" $(client_outs "$verb") ${ROCENIC_INTEROP_ARGS:-} -p "$oob" --timeout "${ROCENIC_INTEROP_TIMEOUT:-500}" \
+        --pcap "$pcap" 127.0.0.1 > "$log" 2>&1 || true
+    check_case "$name" "$log" "$pcap" "$s"
+done
+wait "$guest" || true
+for verb in $tools; do
+    tool=""
+    for e in "${entries[@]}"; do [[ ${e%%:*} == "$verb" ]] && { t=${e#*:}; tool=${t%%:*}; }; done
+    [[ -n $tool ]] || continue
+    sec=$(section "$out/A-guest.log" "$tool")
+    if [[ -n $sec ]] && ! grep -q "^== FAILED" <<<"$sec"; then report "$verb: rxe side of role A (every $tool server exited 0)" ok
+    else report "$verb: rxe side of role A" fail "$tool failed or never ran (see $out/A-guest.log)"; fi
     # The server prints the report the client sent over the exchange: ours, one row per case.
-    rows=0
-    for c in $cases; do grep -Eq "$(row "${c##*:}" "$iters")" "$out/$verb-A-guest.log" && rows=$((rows + 1)); done
-    n=$(wc -w <<<"$cases")
-    if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed a result row for every case" ok
-    else report "$verb: rxe server printed a result row for every case" fail "$rows of $n rows (see $out/$verb-A-guest.log)"; fi
-
-    echo "interop $verb B: rocenic $verb server <- rxe $tool client"
-    u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
-    # The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
-    script="for c in $guest_cases; do m=\${c%%:*}; s=\${c##*:}; echo \"== case \$m:\$s\"; n=0; \
-while :; do $tool -F -x 1 -m \$m $sflag -n $iters 10.0.2.100 > /tmp/pt.log 2>&1; rc=\$?; cat /tmp/pt.log; \
-[ \$rc -eq 0 ] && break; grep -q 'remote address' /tmp/pt.log && exit 1; n=\$((n+1)); [ \$n -ge 60 ] && exit 1; sleep 1; done; done"
-    timeout 1500 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
-        --mtu 4200 --host-fwd "18515:$srv" --timeout 1400 "$script" > "$out/$verb-B-guest.log" 2>&1 &
-    guest=$!
-    for c in $cases; do
-        m=${c%%:*} s=${c##*:} name="$verb: rocenic-server/rxe-client mtu $m size $s"
-        log=$out/$verb-B-$m-$s.log pcap=$out/$verb-B-$m-$s.pcap
-        timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
-            -n "$iters" "${souts[@]}" -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
-        check_case "$name" "$log" "$pcap" "$s"
+    rows=0 n=0
+    for e in "${entries[@]}"; do
+        [[ ${e%%:*} == "$verb" ]] || continue
+        n=$((n + 1))
+        grep -Eq "$(row "$(size_of "$e")" "$iters")" <<<"$sec" && rows=$((rows + 1))
     done
-    if wait "$guest"; then report "$verb: rxe side of role B (every $tool client exited 0)" ok
-    else report "$verb: rxe side of role B" fail "guest exit $? (see $out/$verb-B-guest.log)"; fi
+    if [[ $rows -eq $n ]]; then report "$verb: rxe $tool server printed a result row for every case" ok
+    else report "$verb: rxe server printed a result row for every case" fail "$rows of $n rows (see $out/A-guest.log)"; fi
+done
+
+echo "interop B: rocenic servers <- rxe perftest clients (${#entries[@]} runs, one guest)"
+u_guest=$(free_port 2) u_host=$(free_port 2) srv=$(free_port 1)
+# The guest retries while no rocenic server listens yet (the exchange never started), never after it did.
+script="rc=0; for e in $guest_entries; do $fields; echo \"== case \$t \$m:\$s\"; n=0; \
+while :; do \$t -F -x 1 -m \$m \$sf -n $iters 10.0.2.100 > /tmp/pt.log 2>&1; x=\$?; cat /tmp/pt.log; \
+[ \$x -eq 0 ] && break; if grep -q 'remote address' /tmp/pt.log || [ \$n -ge 60 ]; then \
+echo \"== FAILED \$t \$m:\$s\"; rc=1; break; fi; n=\$((n+1)); sleep 1; done; done; exit \$rc"
+timeout 3000 bash "$here/run-guest.sh" --quiet --rdma-link "dgram:$u_guest:$u_host" --ip 10.0.0.1/24 \
+    --mtu 4200 --host-fwd "18515:$srv" --timeout 2900 "$script" > "$out/B-guest.log" 2>&1 &
+guest=$!
+for e in "${entries[@]}"; do
+    verb=${e%%:*} r=${e#*:*:} m=${r%%:*} s=$(size_of "$e")
+    name="$verb: rocenic-server/rxe-client mtu $m size $s"
+    log=$out/$verb-B-$m-$s.log pcap=$out/$verb-B-$m-$s.pcap
+    # shellcheck disable=SC2046
+    timeout 600 "$rocenic" "$verb" --link "udp:$u_host:$u_guest" --ip 10.0.0.2 -m "$m" -s "$s" \
+        -n "$iters" $(server_outs "$verb") -p "$srv" --timeout 500 --pcap "$pcap" > "$log" 2>&1 || true
+    check_case "$name" "$log" "$pcap" "$s"
+done
+wait "$guest" || true
+for verb in $tools; do
+    tool=""
+    for e in "${entries[@]}"; do [[ ${e%%:*} == "$verb" ]] && { t=${e#*:}; tool=${t%%:*}; }; done
+    [[ -n $tool ]] || continue
+    sec=$(section "$out/B-guest.log" "$tool")
+    if [[ -n $sec ]] && ! grep -q "^== FAILED" <<<"$sec"; then report "$verb: rxe side of role B (every $tool client exited 0)" ok
+    else report "$verb: rxe side of role B" fail "$tool failed or never ran (see $out/B-guest.log)"; fi
 done
 
 echo "interop-perftest: $passed passed, $failed failed"
