@@ -181,7 +181,9 @@ fn main() {
         build.include(&mdir);
         slow.include(&mdir);
         for f in cpp {
-            if f.file_stem().is_some_and(|s| s.to_string_lossy().ends_with("__Slow")) {
+            if f.file_stem()
+                .is_some_and(|s| s.to_string_lossy().ends_with("__Slow"))
+            {
                 slow.file(f);
             } else {
                 build.file(f);

@@ -93,6 +93,19 @@ server_outs() { [[ $1 == atomic-bw ]] && echo "-o ${ROCENIC_INTEROP_ATOMIC_OUTS:
 size_of() { local s=${1##*:}; echo "${s:-8}"; }
 # The guest's log section of one tool (from each of its "== case" lines to the next other tool's).
 section() { awk -v t="$2" '/^== case /{on=($3==t)} on' "$1"; }
+# Reports whether every run of VERB's tool in ROLE's guest exited 0 (WHAT: server or client), and leaves
+# the tool's log section in $sec and its name in $tool.
+guest_side() { # ROLE VERB WHAT
+    local role=$1 verb=$2 what=$3 e t
+    tool=""
+    for e in "${entries[@]}"; do [[ ${e%%:*} == "$verb" ]] && { t=${e#*:}; tool=${t%%:*}; }; done
+    sec=$(section "$out/$role-guest.log" "$tool")
+    if [[ -n $tool && -n $sec ]] && ! grep -q "^== FAILED" <<<"$sec"; then
+        report "$verb: rxe side of role $role (every $tool $what exited 0)" ok
+    else
+        report "$verb: rxe side of role $role" fail "${tool:-its tool} failed or never ran (see $out/$role-guest.log)"
+    fi
+}
 # Guest shell: one entry's fields and perftest's size option.
 fields='t=${e%%:*}; r=${e#*:}; m=${r%%:*}; s=${r#*:}; sf=""; [ -n "$s" ] && sf="-s $s"'
 
@@ -116,12 +129,7 @@ for e in "${entries[@]}"; do
 done
 wait "$guest" || true
 for verb in $tools; do
-    tool=""
-    for e in "${entries[@]}"; do [[ ${e%%:*} == "$verb" ]] && { t=${e#*:}; tool=${t%%:*}; }; done
-    [[ -n $tool ]] || continue
-    sec=$(section "$out/A-guest.log" "$tool")
-    if [[ -n $sec ]] && ! grep -q "^== FAILED" <<<"$sec"; then report "$verb: rxe side of role A (every $tool server exited 0)" ok
-    else report "$verb: rxe side of role A" fail "$tool failed or never ran (see $out/A-guest.log)"; fi
+    guest_side A "$verb" server
     # The server prints the report the client sent over the exchange: ours, one row per case.
     rows=0 n=0
     for e in "${entries[@]}"; do
@@ -154,12 +162,7 @@ for e in "${entries[@]}"; do
 done
 wait "$guest" || true
 for verb in $tools; do
-    tool=""
-    for e in "${entries[@]}"; do [[ ${e%%:*} == "$verb" ]] && { t=${e#*:}; tool=${t%%:*}; }; done
-    [[ -n $tool ]] || continue
-    sec=$(section "$out/B-guest.log" "$tool")
-    if [[ -n $sec ]] && ! grep -q "^== FAILED" <<<"$sec"; then report "$verb: rxe side of role B (every $tool client exited 0)" ok
-    else report "$verb: rxe side of role B" fail "$tool failed or never ran (see $out/B-guest.log)"; fi
+    guest_side B "$verb" client
 done
 
 echo "interop-perftest: $passed passed, $failed failed"
