@@ -136,17 +136,36 @@ if [[ $full == 1 ]]; then
     step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test matrix -- --ignored
 fi
 
+# The conformance cases are single-threaded co-simulations: they run in the background beside clippy
+# (which must follow `cargo test` in the same build directory to reuse its hdl crate). They run the
+# binary `cargo test` built, so they take no cargo lock.
+rocenic=target/release/rocenic
+hdr "conformance cases (scripted, and as files): started in the background beside clippy"
+(
+    set +e
+    # In fast-forward's check mode: every cycle simulated, and any cycle fast-forward would have skipped
+    # that changes a core's state fails the run (the replayed cases run with it on, checked to the cycle).
+    ROCENIC_FAST_FORWARD=check "$rocenic" conformance --out out/conformance > out/conformance.out 2>&1
+    echo $? > out/conformance.status
+) &
+conformance_pid=$!
+(
+    set +e
+    "$rocenic" conformance replay --out out/replay > out/replay.out 2>&1
+    echo $? > out/replay.status
+) &
+replay_pid=$!
+
 hdr "clippy (every target, warnings denied)"
 step clippy out/clippy.log cargo clippy --release --workspace --all-targets -- -D warnings
 
 hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
 step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
 
-hdr "conformance cases (scripted peer, checked on the wire)"
-# In fast-forward's check mode: every cycle simulated, and any cycle fast-forward would have skipped that
-# changes a core's state fails the run (the replayed cases below run with it on, checked to the cycle).
-stage out/conformance.log env ROCENIC_FAST_FORWARD=check \
-    cargo run --release -q -p rocenic-driver --bin rocenic -- conformance --out out/conformance
+hdr "conformance cases (scripted peer, checked on the wire): waiting for them"
+wait "$conformance_pid"
+st=$(cat out/conformance.status 2>/dev/null || echo 1)
+stage out/conformance.log bash -c "cat out/conformance.out; exit $st"
 # Every frame of every case, checked independently (the ICRC case carries one bad ICRC on purpose, the
 # truncated-frame case two frames cut short on purpose; the ARP case has no RoCE frame).
 for f in out/conformance/*.pcap; do
@@ -159,8 +178,10 @@ for f in out/conformance/*.pcap; do
     pcap_check out/conformance-pcap.log "${allow[@]}" "$f"
 done
 
-hdr "conformance cases as files (scenario + input pcap, replayed; testbench/conformance/cases)"
-stage out/replay.log cargo run --release -q -p rocenic-driver --bin rocenic -- conformance replay --out out/replay
+hdr "conformance cases as files (scenario + input pcap, replayed; testbench/conformance/cases): waiting for them"
+wait "$replay_pid"
+st=$(cat out/replay.status 2>/dev/null || echo 1)
+stage out/replay.log bash -c "cat out/replay.out; exit $st"
 # The cases imported from captures, checked independently as well.
 for f in out/replay/capture_*.pcap; do
     pcap_check out/replay-pcap.log "$f"

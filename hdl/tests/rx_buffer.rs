@@ -1,5 +1,5 @@
 //! rust-hdl simulation of the receive buffer on real frames: Linux rxe's RoCEv2 packets from
-//! `shared/captures/rxe-rc-pingpong.pcap` are committed with their length; the same packets with one bit
+//! `testbench/captures/rxe-rc-pingpong.pcap` are committed with their length; the same packets with one bit
 //! flipped, and packets for another port, are dropped.
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rust_hdl::prelude::*;
@@ -7,8 +7,7 @@ use rust_hdl::prelude::*;
 /// RoCEv2 frames (UDP destination port 4791) of a classic pcap file, parsed by hand to keep this test
 /// independent of the project's pcap code.
 fn roce_frames(path: &str) -> Vec<Vec<u8>> {
-    let data = std::fs::read(path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (CI provides ../shared/captures)"));
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(
         &data[0..4],
         &[0xD4, 0xC3, 0xB2, 0xA1],
@@ -29,7 +28,7 @@ fn roce_frames(path: &str) -> Vec<Vec<u8>> {
 
 fn capture() -> String {
     format!(
-        "{}/../../shared/captures/rxe-rc-pingpong.pcap",
+        "{}/../testbench/captures/rxe-rc-pingpong.pcap",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -1,4 +1,4 @@
-//! Golden tests on the public captures in `../shared/captures` (next to every checkout, and in CI): every
+//! Golden tests on the captures in `testbench/captures` (README.md there says where each comes from): every
 //! RoCEv2 frame's ICRC recomputes to the one on the wire, every one parses and re-emits byte for byte, and
 //! sealing a parsed frame (recomputing lengths, IPv4 checksum and ICRC) changes nothing.
 use rocenic_proto::wire::{self, Frame, IpRepr, Ipv4Packet};
@@ -6,7 +6,7 @@ use rocenic_proto::{icrc, opcode, pcap};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/captures");
+const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testbench/captures");
 
 /// Frames (numbered from 1, as Wireshark does) whose ICRC is expected to be wrong; captures not listed
 /// have none. `shared/README.md` describes rxe-rc-pingpong.pcap as holding one deliberately corrupted frame
@@ -46,9 +46,7 @@ fn udp_dst_port(f: &[u8]) -> Option<u16> {
 }
 
 fn captures() -> Vec<Capture> {
-    let dir = std::fs::read_dir(CAPTURES).unwrap_or_else(|e| {
-        panic!("{CAPTURES}: {e}. The golden captures live in ../shared/captures next to the checkout (CI provides them)")
-    });
+    let dir = std::fs::read_dir(CAPTURES).unwrap_or_else(|e| panic!("{CAPTURES}: {e}"));
     let mut paths: Vec<PathBuf> = dir
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "pcap"))

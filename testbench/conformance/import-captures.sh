@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Rebuilds the conformance cases made from captures (testbench/conformance/cases/capture_*), on purpose:
 # the NIC takes one side's place, the other side's frames are replayed, the captured side's frames are
-# the reference. Needs ../shared/captures (beside the project root); the cases it writes are committed,
+# the reference. Reads testbench/captures; the cases it writes are committed,
 # so replaying them (`rocenic conformance replay`, scripts/test.sh) never needs the captures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-caps=${ROCENIC_CAPTURES:-../shared/captures}
+caps=${ROCENIC_CAPTURES:-testbench/captures}
 import() { cargo run --release -q -p rocenic-driver --bin rocenic -- conformance import "$@"; }
 rm -rf testbench/conformance/cases/capture_rxe_rc_pingpong_* testbench/conformance/cases/capture_public_*
 if [[ -f ${ROCENIC_INTEROP_CAPTURES:-out/interop-perftest}/send-bw-A-1024-64.pcap ]]; then

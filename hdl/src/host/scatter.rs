@@ -67,7 +67,7 @@ pub struct Scatter<const W: usize, const B: usize> {
     held: DFF<bool>,
     held_scatter: DFF<bool>,
     /// This word's mode: `in_scatter`, or the burst's.
-    scatter: Signal<Local, bool>,
+    word_scatter: Signal<Local, bool>,
     /// The next cycle is inside a burst: the list digest stands still at this edge.
     held_n: Signal<Local, bool>,
     len0: Signal<Local, Bits<40>>,
@@ -154,7 +154,7 @@ impl<const W: usize, const B: usize> Default for Scatter<W, B> {
             n: Default::default(),
             held: Default::default(),
             held_scatter: Default::default(),
-            scatter: Default::default(),
+            word_scatter: Default::default(),
             held_n: Default::default(),
             len0: Default::default(),
             len1: Default::default(),
@@ -305,11 +305,11 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
         self.out_strb.next = self.in_strb.val();
         self.out_last.next = self.in_last.val();
         self.in_ready.next = self.out_ready.val();
-        self.scatter.next = self.in_scatter.val();
+        self.word_scatter.next = self.in_scatter.val();
         if self.held.q.val() {
-            self.scatter.next = self.held_scatter.q.val();
+            self.word_scatter.next = self.held_scatter.q.val();
         }
-        if self.scatter.val() {
+        if self.word_scatter.val() {
             // The piece's words go where the entry holds their lane 0's offset.
             self.out_addr.next = self.at.val();
             self.out_strb.next = self.in_strb.val() & self.cut_mask.val() & self.end_mask.val();
@@ -350,7 +350,7 @@ impl<const W: usize, const B: usize> Logic for Scatter<W, B> {
             self.n.d.next = self.sgl_n.val();
         }
         if !self.held.q.val() {
-            self.held_scatter.d.next = self.scatter.val();
+            self.held_scatter.d.next = self.word_scatter.val();
         }
         if self.reset.val() {
             self.cut.d.next = 0.into();

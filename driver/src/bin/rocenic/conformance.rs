@@ -262,7 +262,7 @@ fn files_section() -> String {
          the case's timeline. What the replay cannot reproduce is left out and said in the case's source: requests \
          ADDR sent again without a NAK (its own timer, which ran on the captured host's clock), and, where \
          `--frames` cuts the capture, the peer's last requests whose answers lie past the cut. \
-         `testbench/conformance/import-captures.sh` rebuilds the capture cases: from `../shared/captures` (rxe running \
+         `testbench/conformance/import-captures.sh` rebuilds the capture cases: from `testbench/captures` (rxe running \
          `ibv_rc_pingpong`, a public RoCE trace) and from captures the interop harness records with rdma_rxe \
          (`testbench/interop/perftest.sh`: rxe in each perftest tool's server and client roles, 64-byte and 64 KiB \
          messages). `driver/tests/import.rs` imports captures shaped like perftest's (a burst deeper than the \
