@@ -845,11 +845,7 @@ pub fn run(dir: &Path, out_pcap: &Path, regenerate: bool) -> Result<Outcome, Str
         let refs = read_frames(&dir.join("reference.pcap"))?;
         // Each frame's view, and whether it is a request (the rest are responses: ACKs, READ
         // responses, atomic ACKs, CNPs).
-        let view = |f: &Frame| {
-            let req = rocenic_proto::opcode::info(f.bth.opcode)
-                .is_some_and(|i| i.role == rocenic_proto::opcode::Role::Request);
-            (req, reference_view(f, r))
-        };
+        let view = |f: &Frame| (is_request_frame(f), reference_view(f, r));
         let got: Vec<(bool, String)> = sent
             .iter()
             .filter_map(|(_, f)| Frame::parse(f).ok())
