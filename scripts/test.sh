@@ -30,9 +30,31 @@ scripts/setup.sh
 mkdir -p out
 # Stage headers carry the job's elapsed time, so a log shows where the minutes go.
 hdr() { printf '== %s [%d:%02d]\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
-demo() { cargo run --release -q -p rocenic-driver --bin rocenic -- demo "$@"; }
+# Every cargo command of the job compiles the workspace's crates through clippy's driver, so one build
+# both compiles and lints every target (libraries, binaries, unit and integration tests, build scripts)
+# instead of a second, check-only compile of the whole workspace and its dependencies for `cargo clippy`.
+# Cargo hashes the wrapper into these artifacts: they sit beside a plain build's and never replace them.
+clippy_driver=$(rustup which clippy-driver 2> /dev/null || command -v clippy-driver) || {
+    echo "scripts/test.sh: clippy-driver not found (rustup component add clippy)" >&2
+    exit 1
+}
+export RUSTC_WORKSPACE_WRAPPER=$clippy_driver
 hdr "formatting (cargo fmt --check)"
 cargo fmt --check
+hdr "build of every target, linted by clippy (a warning fails the clippy check below)"
+set +e
+cargo test --release --workspace --no-run 2>&1 | tee out/build.log
+build_status=${PIPESTATUS[0]}
+set -e
+if [[ $build_status -ne 0 ]]; then
+    echo "tests: 0 passed, 1 failed (the build failed: out/build.log)"
+    exit 1
+fi
+# Cargo closes each target that had diagnostics with "`crate` (target) generated N warnings" (replayed
+# from its cache for a target that was already built).
+lint_warnings=$(grep -cE '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' out/build.log || true)
+rocenic=target/release/rocenic
+demo() { "$rocenic" demo "$@"; }
 hdr "demo captures, checked independently"
 demo --width 64 --write-bytes 65536 --mtu 1024 --pcap out/test-64.pcap
 python3 testbench/check_pcap.py --tshark out/test-64.pcap
@@ -83,11 +105,11 @@ pcap_check() {
 # commands for every board, iverilog elaboration and a short simulation of the wrapper, the generated
 # board.xdc files); with --full also the units' place and route with their Fmax floors, the UltraScale+
 # synthesis of both whole cores (block-RAM, latch and budget checks, logic depth) and the whole 64-bit
-# core's ECP5 place and route (hours with YoWASP's WebAssembly nextpnr; docs/resources.md). Every tool there is single-threaded, so they start here, in the
-# background, and run beside the cargo tests, the conformance stages and the cocotb benches, filling the
-# cores those leave idle; their output is printed after cocotb, before interop (whose QEMU guests and
-# co-simulation want both cores). The emitters are built first, so the reports run no cargo while `cargo
-# test` holds the build directory.
+# core's ECP5 place and route (hours with YoWASP's WebAssembly nextpnr; docs/resources.md). The reports,
+# the cocotb benches and the conformance cases are single-threaded: they start here, in the background,
+# and run beside the cargo tests (whose test threads leave a core idle whenever one long test is all that
+# is left); their output is printed after the cargo tests, before interop (whose QEMU guests and
+# co-simulation want both cores). They take the binaries built above and run no cargo.
 source bitstream/emitter.sh
 emit=$(emitter emit)
 emitter emit-unit > /dev/null
@@ -108,8 +130,6 @@ if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
     board_pid=$!
 fi
 
-# The cocotb benches (Icarus, one process at a time) run beside the cargo tests too: many test binaries
-# keep one core busy only. They take the prebuilt emit-unit, so they wait for no cargo lock.
 hdr "cocotb benches per hardware unit on Icarus: started in the background (testbench/cocotb/run.sh)"
 (
     set +e
@@ -118,29 +138,7 @@ hdr "cocotb benches per hardware unit on Icarus: started in the background (test
 ) &
 cocotb_pid=$!
 
-hdr "cargo test"
-log=out/cargo-test.log
-set +e
-# --no-fail-fast: a failing test binary must not hide the results of the others.
-cargo test --release --workspace --no-fail-fast 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-# One closing line for the whole run: cargo prints one summary per test binary, the last often a doc-test
-# binary with nothing in it.
-passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
-failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
-if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
-
-if [[ $full == 1 ]]; then
-    hdr "long cargo tests (--full; #[ignore]d in the job): the 64 MiB WRITE and READ at 64 bits"
-    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test matrix -- --ignored
-fi
-
-# The conformance cases are single-threaded co-simulations: they run in the background beside clippy
-# (which must follow `cargo test` in the same build directory to reuse its hdl crate). They run the
-# binary `cargo test` built, so they take no cargo lock.
-rocenic=target/release/rocenic
-hdr "conformance cases (scripted, and as files): started in the background beside clippy"
+hdr "conformance cases (scripted, and as files): started in the background"
 (
     set +e
     # In fast-forward's check mode: every cycle simulated, and any cycle fast-forward would have skipped
@@ -156,11 +154,35 @@ conformance_pid=$!
 ) &
 replay_pid=$!
 
-hdr "clippy (every target, warnings denied)"
-step clippy out/clippy.log cargo clippy --release --workspace --all-targets -- -D warnings
+hdr "cargo test"
+log=out/cargo-test.log
+set +e
+# --no-fail-fast: a failing test binary must not hide the results of the others.
+cargo test --release --workspace --no-fail-fast 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line for the whole run: cargo prints one summary per test binary, the last often a doc-test
+# binary with nothing in it.
+passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
+failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
+
+hdr "clippy (its lints ran in the build above; warnings denied)"
+if [[ $lint_warnings -eq 0 ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "  FAIL clippy: $lint_warnings targets with warnings (out/build.log):"
+    grep -E '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' out/build.log
+fi
+
+if [[ $full == 1 ]]; then
+    hdr "long cargo tests (--full; #[ignore]d in the job): the 64 MiB WRITE and READ at 64 bits"
+    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test driver matrix:: -- --ignored
+fi
 
 hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"
-step bench out/bench.log cargo run --release -q -p rocenic-driver --bin bench
+step bench out/bench.log target/release/bench
 
 hdr "conformance cases (scripted peer, checked on the wire): waiting for them"
 wait "$conformance_pid"
@@ -222,7 +244,7 @@ if [[ $full == 1 ]]; then
     # every 5,000,000, at both widths.
     hdr "stress soak (--full): 10^6 mixed messages under faults and pause storms"
     for w in 64 512; do
-        step "stress soak $w" "out/soak-$w.log" cargo run --release -q -p rocenic-driver --bin rocenic -- \
+        step "stress soak $w" "out/soak-$w.log" "$rocenic" \
             stress --width "$w" --messages 250000 --window 8 --sge 4 --drop 0.05 --reorder 0.05 \
             --corrupt 0.01 --duplicate 0.01 --pause-storms 5000000:60000 --seed 1
     done

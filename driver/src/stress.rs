@@ -391,260 +391,269 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let stall = 200 * cfg.ack_timeout as u64 + 2_000_000;
     let mut wc = [WorkCompletion::default()];
 
-    // Until every message is sent and completed, and every receive completion it implies has arrived.
-    while sent.iter().any(|&n| n < cfg.messages)
-        || inflight.iter().any(|q| !q.is_empty())
-        || expect.iter().any(|q| !q.is_empty())
-    {
-        for side in 0..2 {
-            while inflight[side].len() < cfg.window && sent[side] < cfg.messages {
-                let peer = 1 - side;
-                let base = (sent[side] % cfg.window) * tslot;
-                let r = &mut rng[side];
-                let kind = if cfg.kinds.is_empty() {
-                    match r.below(100) {
-                        0..=24 => 0,
-                        25..=34 => 1,
-                        35..=54 => 2,
-                        55..=64 => 3,
-                        65..=84 => 4,
-                        85..=92 => 5,
-                        _ => 6,
-                    }
-                } else {
-                    cfg.kinds[r.below(cfg.kinds.len() as u64) as usize]
-                };
-                let len = match kind {
-                    5 | 6 => 8,
-                    _ => match r.below(10) {
-                        0..=4 => r.below(257) as usize,
-                        5..=8 => r.below(4 * cfg.mtu as u64 + 1) as usize,
-                        _ => r.below(max_bytes as u64 + 1) as usize,
-                    },
-                }
-                .min(max_bytes);
-                let off = match kind {
-                    5 | 6 => base + (r.below((tslot / 8) as u64) * 8) as usize,
-                    _ => base + (r.below(((tslot - len) / beat) as u64 + 1) as usize) * beat,
-                };
-                let data: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
-                let imm = r.next_u64() as u32;
-                let (a, b) = (r.next_u64(), r.next_u64());
-                let pm = &mems[peer];
-                let m = &mems[side];
-                m.src.write(base, &data).map_err(e)?;
-                let remote_addr = pm.tgt_mr.addr() + off as u64;
-                let rkey = pm.tgt_mr.rkey();
-                // For COMPARE_SWAP, compare with the current value half of the time so both outcomes happen.
-                let cur = u64::from_le_bytes(
-                    pm.tgt_model[off.min(REGION - 8)..][..8].try_into().unwrap(),
-                );
-                let compare = if a & 1 == 0 { cur } else { b };
-                let op = match kind {
-                    0 => SendOp::RdmaWrite { remote_addr, rkey },
-                    1 => SendOp::RdmaWriteWithImm {
-                        remote_addr,
-                        rkey,
-                        imm,
-                    },
-                    2 => SendOp::Send,
-                    3 => SendOp::SendWithImm { imm },
-                    4 => SendOp::RdmaRead { remote_addr, rkey },
-                    5 => SendOp::AtomicFetchAdd {
-                        remote_addr,
-                        rkey,
-                        add: a,
-                    },
-                    _ => SendOp::AtomicCmpSwap {
-                        remote_addr,
-                        rkey,
-                        compare,
-                        swap: a,
-                    },
-                };
-                if matches!(kind, 1..=3) {
-                    let slot = next_slot[peer];
-                    next_slot[peer] = (slot + 1) % RECV_SLOTS;
-                    expect[peer].push_back(ExpectRecv {
-                        opcode: if kind == 1 {
-                            WcOpcode::RecvRdmaWithImm
-                        } else {
-                            WcOpcode::Recv
+    // Every error names the cycle it was found at, for a VCD window (`--vcd`, ROCENIC_VCD_FROM/TO).
+    let mut run_loop = || -> Result<(), String> {
+        // Until every message is sent and completed, and every receive completion it implies has arrived.
+        while sent.iter().any(|&n| n < cfg.messages)
+            || inflight.iter().any(|q| !q.is_empty())
+            || expect.iter().any(|q| !q.is_empty())
+        {
+            for side in 0..2 {
+                while inflight[side].len() < cfg.window && sent[side] < cfg.messages {
+                    let peer = 1 - side;
+                    let base = (sent[side] % cfg.window) * tslot;
+                    let r = &mut rng[side];
+                    let kind = if cfg.kinds.is_empty() {
+                        match r.below(100) {
+                            0..=24 => 0,
+                            25..=34 => 1,
+                            35..=54 => 2,
+                            55..=64 => 3,
+                            65..=84 => 4,
+                            85..=92 => 5,
+                            _ => 6,
+                        }
+                    } else {
+                        cfg.kinds[r.below(cfg.kinds.len() as u64) as usize]
+                    };
+                    let len = match kind {
+                        5 | 6 => 8,
+                        _ => match r.below(10) {
+                            0..=4 => r.below(257) as usize,
+                            5..=8 => r.below(4 * cfg.mtu as u64 + 1) as usize,
+                            _ => r.below(max_bytes as u64 + 1) as usize,
                         },
+                    }
+                    .min(max_bytes);
+                    let off = match kind {
+                        5 | 6 => base + (r.below((tslot / 8) as u64) * 8) as usize,
+                        _ => base + (r.below(((tslot - len) / beat) as u64 + 1) as usize) * beat,
+                    };
+                    let data: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
+                    let imm = r.next_u64() as u32;
+                    let (a, b) = (r.next_u64(), r.next_u64());
+                    let pm = &mems[peer];
+                    let m = &mems[side];
+                    m.src.write(base, &data).map_err(e)?;
+                    let remote_addr = pm.tgt_mr.addr() + off as u64;
+                    let rkey = pm.tgt_mr.rkey();
+                    // For COMPARE_SWAP, compare with the current value half of the time so both outcomes happen.
+                    let cur = u64::from_le_bytes(
+                        pm.tgt_model[off.min(REGION - 8)..][..8].try_into().unwrap(),
+                    );
+                    let compare = if a & 1 == 0 { cur } else { b };
+                    let op = match kind {
+                        0 => SendOp::RdmaWrite { remote_addr, rkey },
+                        1 => SendOp::RdmaWriteWithImm {
+                            remote_addr,
+                            rkey,
+                            imm,
+                        },
+                        2 => SendOp::Send,
+                        3 => SendOp::SendWithImm { imm },
+                        4 => SendOp::RdmaRead { remote_addr, rkey },
+                        5 => SendOp::AtomicFetchAdd {
+                            remote_addr,
+                            rkey,
+                            add: a,
+                        },
+                        _ => SendOp::AtomicCmpSwap {
+                            remote_addr,
+                            rkey,
+                            compare,
+                            swap: a,
+                        },
+                    };
+                    if matches!(kind, 1..=3) {
+                        let slot = next_slot[peer];
+                        next_slot[peer] = (slot + 1) % RECV_SLOTS;
+                        expect[peer].push_back(ExpectRecv {
+                            opcode: if kind == 1 {
+                                WcOpcode::RecvRdmaWithImm
+                            } else {
+                                WcOpcode::Recv
+                            },
+                            len,
+                            imm: (kind != 2).then_some(imm),
+                            slot,
+                            data: (kind != 1).then(|| data.clone()),
+                        });
+                    }
+                    let entries = if matches!(kind, 5 | 6) { 1 } else { cfg.sge };
+                    let list = cut_list(
+                        r,
+                        m.src_mr.addr() + base as u64,
                         len,
-                        imm: (kind != 2).then_some(imm),
-                        slot,
-                        data: (kind != 1).then(|| data.clone()),
+                        m.src_mr.lkey(),
+                        entries,
+                    );
+                    let wr = SendWr {
+                        wr_id: sent[side] as u64,
+                        op,
+                        sg_list: &list,
+                        flags: SendFlags::SIGNALED,
+                    };
+                    // SAFETY: the source region lives until the end of `run`; this message's slot of it is not
+                    // rewritten before its completion (the next message to use the slot is posted after it).
+                    unsafe { sides[side].qp.post_send_gather(&wr) }.map_err(e)?;
+                    inflight[side].push_back(InFlight {
+                        kind,
+                        len,
+                        src_off: base,
+                        msg: sent[side],
+                        off,
+                        data,
+                        a,
+                        b: compare,
                     });
+                    sent[side] += 1;
                 }
-                let entries = if matches!(kind, 5 | 6) { 1 } else { cfg.sge };
-                let list = cut_list(
-                    r,
-                    m.src_mr.addr() + base as u64,
-                    len,
-                    m.src_mr.lkey(),
-                    entries,
-                );
-                let wr = SendWr {
-                    wr_id: sent[side] as u64,
-                    op,
-                    sg_list: &list,
-                    flags: SendFlags::SIGNALED,
-                };
-                // SAFETY: the source region lives until the end of `run`; this message's slot of it is not
-                // rewritten before its completion (the next message to use the slot is posted after it).
-                unsafe { sides[side].qp.post_send_gather(&wr) }.map_err(e)?;
-                inflight[side].push_back(InFlight {
-                    kind,
-                    len,
-                    src_off: base,
-                    msg: sent[side],
-                    off,
-                    data,
-                    a,
-                    b: compare,
-                });
-                sent[side] += 1;
             }
-        }
-        pair.a.ctx.wait();
-        storms.step(&pair, &mut report);
+            pair.a.ctx.wait();
+            storms.step(&pair, &mut report);
 
-        for side in 0..2 {
-            // Receive completions: in order, each as expected, its slot reposted.
-            while sides[side].recv_cq.poll(&mut wc) == 1 {
-                let w = wc[0];
-                if w.status == WcStatus::WrFlushErr {
-                    // The QP is in ERR: say why, from the send side if it knows.
-                    let mut s = [WorkCompletion::default()];
-                    let first = (sides[side].send_cq.poll(&mut s) == 1).then_some(s[0]);
-                    return Err(format!(
-                        "side {side}: QP in ERR (receive flushed); first send completion {:?}; \
-                         in flight {:?}; counters {}",
-                        first,
-                        inflight[side]
-                            .front()
-                            .map(|f| (KINDS[f.kind], f.len, f.off)),
-                        nonzero_counters(&sides)
-                    ));
-                }
-                let x = expect[side].pop_front().ok_or_else(|| {
-                    wc_err(&format!("side {side}: unexpected receive completion"), &w)
-                })?;
-                let ok = w.status == WcStatus::Success
-                    && w.opcode == x.opcode
-                    && w.byte_len as usize == x.len
-                    && w.imm_data == x.imm
-                    && w.wr_id == x.slot as u64;
-                if !ok {
-                    return Err(wc_err(
-                        &format!(
-                            "side {side}: receive, expected {:?} len {} imm {:?} slot {}",
-                            x.opcode, x.len, x.imm, x.slot
-                        ),
-                        &w,
-                    ));
-                }
-                if let Some(d) = &x.data {
-                    let mut got = vec![0; d.len()];
-                    mems[side]
-                        .rbuf
-                        .read(x.slot * slot_bytes, &mut got)
-                        .map_err(e)?;
-                    if &got != d {
-                        return Err(format!("side {side}: SEND data differs in slot {}", x.slot));
+            for side in 0..2 {
+                // Receive completions: in order, each as expected, its slot reposted.
+                while sides[side].recv_cq.poll(&mut wc) == 1 {
+                    let w = wc[0];
+                    if w.status == WcStatus::WrFlushErr {
+                        // The QP is in ERR: say why, from the send side if it knows.
+                        let mut s = [WorkCompletion::default()];
+                        let first = (sides[side].send_cq.poll(&mut s) == 1).then_some(s[0]);
+                        return Err(format!(
+                            "side {side}: QP in ERR (receive flushed); first send completion {:?}; \
+                             in flight {:?}; counters {}",
+                            first,
+                            inflight[side]
+                                .front()
+                                .map(|f| (KINDS[f.kind], f.len, f.off)),
+                            nonzero_counters(&sides)
+                        ));
                     }
-                }
-                post_recv(side, x.slot)?;
-                last_progress = pair.cycles();
-            }
-            // Send completions: check the peer's memory or ours against the model.
-            while sides[side].send_cq.poll(&mut wc) == 1 {
-                let w = wc[0];
-                let f = inflight[side].pop_front().ok_or_else(|| {
-                    wc_err(&format!("side {side}: unexpected send completion"), &w)
-                })?;
-                let what = format!(
-                    "side {side} message {} {} len {} off {:#x}",
-                    w.wr_id, KINDS[f.kind], f.len, f.off
-                );
-                if w.status != WcStatus::Success || w.wr_id != f.msg as u64 {
-                    return Err(wc_err(&format!("{what} (expected wr_id {})", f.msg), &w));
-                }
-                let (m, pm) = if side == 0 {
-                    let (x, y) = mems.split_at_mut(1);
-                    (&mut x[0], &mut y[0])
-                } else {
-                    let (x, y) = mems.split_at_mut(1);
-                    (&mut y[0], &mut x[0])
-                };
-                match f.kind {
-                    0 | 1 => {
-                        pm.tgt_model[f.off..f.off + f.len].copy_from_slice(&f.data);
-                        let mut got = vec![0; f.len];
-                        pm.tgt.read(f.off, &mut got).map_err(e)?;
-                        if got != f.data {
-                            return Err(format!("{what}: written data differs"));
-                        }
+                    let x = expect[side].pop_front().ok_or_else(|| {
+                        wc_err(&format!("side {side}: unexpected receive completion"), &w)
+                    })?;
+                    let ok = w.status == WcStatus::Success
+                        && w.opcode == x.opcode
+                        && w.byte_len as usize == x.len
+                        && w.imm_data == x.imm
+                        && w.wr_id == x.slot as u64;
+                    if !ok {
+                        return Err(wc_err(
+                            &format!(
+                                "side {side}: receive, expected {:?} len {} imm {:?} slot {}",
+                                x.opcode, x.len, x.imm, x.slot
+                            ),
+                            &w,
+                        ));
                     }
-                    4 => {
-                        let mut got = vec![0; f.len];
-                        m.src.read(f.src_off, &mut got).map_err(e)?;
-                        if got[..] != pm.tgt_model[f.off..f.off + f.len] {
-                            return Err(format!("{what}: data read differs from the model"));
-                        }
-                    }
-                    5 | 6 => {
-                        let old =
-                            u64::from_le_bytes(pm.tgt_model[f.off..f.off + 8].try_into().unwrap());
-                        let mut got = [0u8; 8];
-                        m.src.read(f.src_off, &mut got).map_err(e)?;
-                        if u64::from_le_bytes(got) != old {
+                    if let Some(d) = &x.data {
+                        let mut got = vec![0; d.len()];
+                        mems[side]
+                            .rbuf
+                            .read(x.slot * slot_bytes, &mut got)
+                            .map_err(e)?;
+                        if &got != d {
                             return Err(format!(
-                                "{what}: original value {:#x}, model {old:#x}",
-                                u64::from_le_bytes(got)
-                            ));
-                        }
-                        let new = if f.kind == 5 {
-                            old.wrapping_add(f.a)
-                        } else if old == f.b {
-                            f.a
-                        } else {
-                            old
-                        };
-                        pm.tgt_model[f.off..f.off + 8].copy_from_slice(&new.to_le_bytes());
-                        pm.tgt.read(f.off, &mut got).map_err(e)?;
-                        if u64::from_le_bytes(got) != new {
-                            return Err(format!(
-                                "{what}: word is {:#x}, model {new:#x}",
-                                u64::from_le_bytes(got)
+                                "side {side}: SEND data differs in slot {}",
+                                x.slot
                             ));
                         }
                     }
-                    _ => {}
+                    post_recv(side, x.slot)?;
+                    last_progress = pair.cycles();
                 }
-                report.count[f.kind] += 1;
-                report.bytes += f.len as u64;
-                last_progress = pair.cycles();
+                // Send completions: check the peer's memory or ours against the model.
+                while sides[side].send_cq.poll(&mut wc) == 1 {
+                    let w = wc[0];
+                    let f = inflight[side].pop_front().ok_or_else(|| {
+                        wc_err(&format!("side {side}: unexpected send completion"), &w)
+                    })?;
+                    let what = format!(
+                        "side {side} message {} {} len {} off {:#x}",
+                        w.wr_id, KINDS[f.kind], f.len, f.off
+                    );
+                    if w.status != WcStatus::Success || w.wr_id != f.msg as u64 {
+                        return Err(wc_err(&format!("{what} (expected wr_id {})", f.msg), &w));
+                    }
+                    let (m, pm) = if side == 0 {
+                        let (x, y) = mems.split_at_mut(1);
+                        (&mut x[0], &mut y[0])
+                    } else {
+                        let (x, y) = mems.split_at_mut(1);
+                        (&mut y[0], &mut x[0])
+                    };
+                    match f.kind {
+                        0 | 1 => {
+                            pm.tgt_model[f.off..f.off + f.len].copy_from_slice(&f.data);
+                            let mut got = vec![0; f.len];
+                            pm.tgt.read(f.off, &mut got).map_err(e)?;
+                            if got != f.data {
+                                return Err(format!("{what}: written data differs"));
+                            }
+                        }
+                        4 => {
+                            let mut got = vec![0; f.len];
+                            m.src.read(f.src_off, &mut got).map_err(e)?;
+                            if got[..] != pm.tgt_model[f.off..f.off + f.len] {
+                                return Err(format!("{what}: data read differs from the model"));
+                            }
+                        }
+                        5 | 6 => {
+                            let old = u64::from_le_bytes(
+                                pm.tgt_model[f.off..f.off + 8].try_into().unwrap(),
+                            );
+                            let mut got = [0u8; 8];
+                            m.src.read(f.src_off, &mut got).map_err(e)?;
+                            if u64::from_le_bytes(got) != old {
+                                return Err(format!(
+                                    "{what}: original value {:#x}, model {old:#x}",
+                                    u64::from_le_bytes(got)
+                                ));
+                            }
+                            let new = if f.kind == 5 {
+                                old.wrapping_add(f.a)
+                            } else if old == f.b {
+                                f.a
+                            } else {
+                                old
+                            };
+                            pm.tgt_model[f.off..f.off + 8].copy_from_slice(&new.to_le_bytes());
+                            pm.tgt.read(f.off, &mut got).map_err(e)?;
+                            if u64::from_le_bytes(got) != new {
+                                return Err(format!(
+                                    "{what}: word is {:#x}, model {new:#x}",
+                                    u64::from_le_bytes(got)
+                                ));
+                            }
+                        }
+                        _ => {}
+                    }
+                    report.count[f.kind] += 1;
+                    report.bytes += f.len as u64;
+                    last_progress = pair.cycles();
+                }
+            }
+            if pair.cycles() - last_progress > stall {
+                return Err(format!(
+                    "stall at cycle {}: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); TX_STATUS {:08x?}; \
+                     counters {}",
+                    pair.cycles(),
+                    inflight
+                        .iter()
+                        .map(|q| q.iter().map(|f| (KINDS[f.kind], f.len)).collect::<Vec<_>>())
+                        .collect::<Vec<_>>(),
+                    {
+                        let mut f = pair.fabric.lock().unwrap();
+                        [f.reg_read(0, regs::TX_STATUS), f.reg_read(1, regs::TX_STATUS)]
+                    },
+                    nonzero_counters(&sides)
+                ));
             }
         }
-        if pair.cycles() - last_progress > stall {
-            return Err(format!(
-                "stall at cycle {}: no completion for {stall} cycles (sent {sent:?}, in flight {:?}); TX_STATUS {:08x?}; \
-                 counters {}",
-                pair.cycles(),
-                inflight
-                    .iter()
-                    .map(|q| q.iter().map(|f| (KINDS[f.kind], f.len)).collect::<Vec<_>>())
-                    .collect::<Vec<_>>(),
-                {
-                    let mut f = pair.fabric.lock().unwrap();
-                    [f.reg_read(0, regs::TX_STATUS), f.reg_read(1, regs::TX_STATUS)]
-                },
-                nonzero_counters(&sides)
-            ));
-        }
-    }
+        Ok(())
+    };
+    run_loop().map_err(|m| format!("at cycle {}: {m}", pair.cycles()))?;
     report.cycles = pair.cycles() - start;
     {
         let mut f = pair.fabric.lock().unwrap();

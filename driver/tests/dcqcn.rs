@@ -1,8 +1,7 @@
 //! DCQCN reaction point on the co-simulated NIC: with pacing on, A sends at line rate until CNPs arrive;
 //! each CNP cuts its rate (RC × (1 − α/2)), the frames it puts on the wire slow down accordingly, and
 //! without CNPs the rate climbs back through fast recovery. The WRITE still completes intact.
-mod common;
-use common::{big_write, cnp};
+use crate::common::{big_write, cnp};
 use rocenic_driver::pair::Pair;
 use rocenic_proto::regs;
 use rocenic_proto::wire::Frame;

@@ -3,8 +3,7 @@
 //! pcaps, timestamps included, byte for byte), the same completions and the same counters. The runs
 //! wait out ACK timeouts (lost frames), RNR waits and DCQCN's rate and α timers, which is where
 //! fast-forward skips cycles.
-mod common;
-use common::cnp;
+use crate::common::cnp;
 use rocenic_driver::pair::Pair;
 use rocenic_driver::stress::{run, StressConfig, StressReport};
 use rocenic_driver::{AccessFlags, RecvRequest, SendFlags, SendOp, Sge, WorkRequest};

@@ -5,8 +5,7 @@
 //! answered, honoured and re-ACKed. The bytes are good, so only the mark can stop them. And over a link
 //! that flips bits on the wire (the receiving MAC marks those frames), a WRITE completes intact, every
 //! hit frame counted as an FCS error and none reaching the ICRC check.
-mod common;
-use common::{big_write_at, big_write_with, tagged, who_has};
+use crate::common::{big_write_at, big_write_with, tagged, who_has};
 use rocenic_driver::pair::{mac, Pair};
 use rocenic_proto::regs;
 use rocenic_sim::{FabricConfig, FaultPlan, Width};

@@ -9,8 +9,7 @@ use rocenic_driver::{
 };
 use rocenic_sim::Width;
 
-mod common;
-use common::{list_pair, Rng};
+use crate::common::{list_pair, Rng};
 
 const BUDGET: u64 = 2_000_000;
 const MTU: u32 = 256;

@@ -5,8 +5,7 @@
 //! retransmission completes. The QP's hop limit and flow label (RtrAttrs, from its address vector) are on
 //! every frame of both sides, and on IPv4 its TTL, under a good header checksum. Mixed operations over
 //! a lossy link: tests/stress.rs.
-mod common;
-use common::big_write_on;
+use crate::common::big_write_on;
 use rocenic_driver::pair::{ipv6, Pair, PairParams};
 use rocenic_driver::{
     AccessFlags, Error, InitAttrs, QpAttr, QpCaps, QueuePair, RtrAttrs, SendFlags, SendOp, Sge,

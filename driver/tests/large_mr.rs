@@ -7,8 +7,7 @@ use rocenic_driver::pair::Pair;
 use rocenic_driver::{AccessFlags, QpState, SendOp, WcStatus};
 use rocenic_sim::{FabricConfig, Width};
 
-mod common;
-use common::run_one;
+use crate::common::run_one;
 
 const BIG: usize = 5 << 30;
 const LEN: usize = 4096;

@@ -9,8 +9,7 @@ use rocenic_driver::{
 };
 use rocenic_sim::{FabricConfig, Width};
 
-mod common;
-use common::run_one;
+use crate::common::run_one;
 
 /// Bytes per MR; each MR is its own slice of one buffer.
 const SZ: usize = 256;

@@ -4,8 +4,7 @@
 //! watchdog gives up on an endless pause, and a receive buffer over its XOFF mark makes the receiver pause
 //! the sender and release it with XON, without losing a byte; a priority the receiver classifies as
 //! lossy is dropped when the buffer fills while the lossless one is not.
-mod common;
-use common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
+use crate::common::{big_write_on, big_write_with, second_qps, write_between, BigWrite};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{PfcConfig, PfcGenerate, QueuePair, Trust, WcStatus, DEFAULT_DSCP_TO_PRIO};
 use rocenic_proto::regs;

@@ -14,8 +14,7 @@
 //!
 //! The test job sends `ROCENIC_STORM_FRAMES` (default 10,000) frames per width;
 //! `ROCENIC_STORM_FRAMES=100000` is the long run (docs/robustness.md).
-mod common;
-use common::{run_one, second_qps, Rng};
+use crate::common::{run_one, second_qps, Rng};
 use rocenic_driver::pair::{Pair, PairParams};
 use rocenic_driver::{AccessFlags, RecvRequest, SendOp, Sge, WcStatus};
 use rocenic_proto::mutate::{mutate, Icrc};

@@ -1,8 +1,7 @@
 //! Mixed RC traffic in both directions over a link that drops, reorders, duplicates and corrupts frames
 //! (`rocenic_driver::stress`): every completion must succeed and every byte match the model. The long
 //! runs (10^5 messages) are `rocenic stress --messages 50000`, recorded in docs/performance.md.
-mod common;
-use common::big_write_with;
+use crate::common::big_write_with;
 use rocenic_driver::stress::{run, StressConfig};
 use rocenic_sim::{FabricConfig, FaultPlan, Width};
 

@@ -1,8 +1,7 @@
 //! A memory region deregistered while posted work still uses it: the QPs whose unconsumed work requests
 //! name it stop first (ERR, their work requests flushed), and no DMA reaches the memory once it is revoked
 //! (the simulated host fails any that does).
-mod common;
-use common::big_write_at;
+use crate::common::big_write_at;
 use rocenic_driver::{QpState, WcStatus};
 use rocenic_sim::Width;
 
@@ -13,7 +12,7 @@ fn deregistering_a_region_in_use_stops_its_qps_first() {
         w.post(&p);
         // Mid-message: the WRITE's source is being read.
         p.fabric.lock().unwrap().run(3000);
-        let common::BigWrite { src_mr, dst_mr, .. } = w;
+        let crate::common::BigWrite { src_mr, dst_mr, .. } = w;
         drop(src_mr);
         let wc = p
             .wait_for(&p.a.send_cq, 100_000)

@@ -1,8 +1,7 @@
 //! The RoCEv2 UDP destination port (`UDP_DPORT`, 4791 after reset) on two co-simulated NICs: frames leave
 //! to the configured port with a good ICRC, a receiver on another port takes none of them
 //! (`RX_DROP_UDP_PORT`), and once it moves to the sender's port the requester's retransmission completes.
-mod common;
-use common::big_write_at;
+use crate::common::big_write_at;
 use rocenic_proto::icrc;
 use rocenic_proto::regs;
 use rocenic_proto::wire::ipv4_frame;

@@ -4,8 +4,7 @@
 //! (RX_DROP_VLAN), and once it joins the sender's VLAN the requester's retransmission completes. Per-QP
 //! VLANs: QPs of one port on VLANs 200 and 300 (the port VLAN table) and untagged at once, every frame
 //! tagged with its QP's VLAN; ARP answered on the VLAN it was asked on.
-mod common;
-use common::{big_write_at, big_write_on, second_qps, tagged, who_has};
+use crate::common::{big_write_at, big_write_on, second_qps, tagged, who_has};
 use rocenic_driver::pair::{ip, ipv6, mac, Pair, PairParams};
 use rocenic_driver::{
     Error, QpAttr, QpCaps, QueuePair, RtrAttrs, Trust, DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,

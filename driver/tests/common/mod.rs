@@ -25,13 +25,11 @@ pub struct BigWrite {
 
 /// A 64-bit pair at path MTU 1024 with `mem` bytes of host memory and a local ACK timeout of
 /// `ack_timeout` cycles, and a `len`-byte WRITE from A to B ready to post.
-#[allow(dead_code)] // not every test binary uses both
 pub fn big_write(mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
     big_write_at(Width::W64, mem, ack_timeout, len)
 }
 
 /// [`big_write`] at datapath width `width`.
-#[allow(dead_code)]
 pub fn big_write_at(width: Width, mem: usize, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
     big_write_with(
         FabricConfig {
@@ -45,7 +43,6 @@ pub fn big_write_at(width: Width, mem: usize, ack_timeout: u32, len: usize) -> (
 }
 
 /// [`big_write`] on a fabric built from `cfg` (a throttled host link, say).
-#[allow(dead_code)]
 pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair, BigWrite) {
     let p = Pair::connect(cfg, 1024, ack_timeout).unwrap();
     let w = big_write_on(&p, len);
@@ -53,13 +50,11 @@ pub fn big_write_with(cfg: FabricConfig, ack_timeout: u32, len: usize) -> (Pair,
 }
 
 /// A `len`-byte WRITE from A to B of an existing pair, ready to post.
-#[allow(dead_code)]
 pub fn big_write_on(p: &Pair, len: usize) -> BigWrite {
     write_between(&p.a, &p.b, len)
 }
 
 /// A `len`-byte WRITE from side `from` to side `to` (either way round), ready to post on a QP of `from`.
-#[allow(dead_code)]
 pub fn write_between(from: &Side, to: &Side, len: usize) -> BigWrite {
     let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
     let src = from.ctx.alloc_dma(len).unwrap();
@@ -101,7 +96,6 @@ pub fn write_between(from: &Side, to: &Side, len: usize) -> BigWrite {
     }
 }
 
-#[allow(dead_code)]
 impl BigWrite {
     /// Posts the WRITE at A.
     pub fn post(&self, p: &Pair) {
@@ -120,10 +114,8 @@ impl BigWrite {
 }
 
 /// A small deterministic generator (xorshift), so every run posts the same lists.
-#[allow(dead_code)]
 pub struct Rng(pub u64);
 
-#[allow(dead_code)]
 impl Rng {
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
@@ -138,7 +130,6 @@ impl Rng {
 
 /// A pair at `width` with 4 MiB of host memory, path MTU `mtu`, an ACK timeout of 20,000 cycles and
 /// QPs taking lists of `max_send_sge` / `max_recv_sge` entries (the gather and scatter tests' set-up).
-#[allow(dead_code)]
 pub fn list_pair(width: Width, mtu: u32, max_send_sge: usize, max_recv_sge: usize) -> Pair {
     let cfg = FabricConfig {
         width,
@@ -155,7 +146,6 @@ pub fn list_pair(width: Width, mtu: u32, max_send_sge: usize, max_recv_sge: usiz
 
 /// Posts `op` at A for `len` bytes of `local` from `off` (signaled, wr_id 1), waits up to 2,000,000
 /// cycles for its completion and returns its status.
-#[allow(dead_code)]
 pub fn run_one(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usize) -> WcStatus {
     // SAFETY: `local` and the remote MR stay registered until the completion is polled below.
     unsafe {
@@ -178,7 +168,6 @@ pub fn run_one(p: &Pair, op: SendOp, local: &MemoryRegion, off: usize, len: usiz
 }
 
 /// An ARP request for B's address (port 1), as A (port 0) would broadcast it: 60 bytes, untagged.
-#[allow(dead_code)]
 pub fn who_has() -> Vec<u8> {
     let mut f = arp_frame::emit(
         arp_frame::OPER_REQUEST,
@@ -193,7 +182,6 @@ pub fn who_has() -> Vec<u8> {
 }
 
 /// `f` with an 802.1Q tag (TPID 0x8100, priority `pcp`, DEI 0, `vid`) inserted after the MAC addresses.
-#[allow(dead_code)]
 pub fn tagged(f: &[u8], pcp: u8, vid: u16) -> Vec<u8> {
     let mut t = f[..12].to_vec();
     t.extend_from_slice(&[0x81, 0x00, pcp << 5 | (vid >> 8) as u8, vid as u8]);
@@ -203,7 +191,6 @@ pub fn tagged(f: &[u8], pcp: u8, vid: u16) -> Vec<u8> {
 
 /// A QP on each side of `p`, sharing the pair's PD and CQs, connected with `params` (its VLAN and traffic
 /// class among them), and a `len`-byte WRITE from A's to B's with `wr_id`, not yet posted.
-#[allow(dead_code)]
 pub fn second_qps(
     p: &Pair,
     len: usize,
@@ -225,7 +212,6 @@ pub fn second_qps(
 }
 
 /// A CNP from B's side to A's QP (BECN set), as B's notification point would send it.
-#[allow(dead_code)]
 pub fn cnp() -> Vec<u8> {
     let e = ExtHeaders {
         cnp_pad: Some(CnpPadRepr { reserved: [0; 16] }),
