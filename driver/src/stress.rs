@@ -52,12 +52,17 @@ pub struct StressConfig {
     /// Idle fast-forward (`FabricConfig::fast_forward`).
     pub fast_forward: FastForward,
     /// Pause storms: every `.0` cycles, for `.1` cycles, each NIC receives PFC frames pausing the
-    /// QPs' priority (refreshed every [`STORM_REFRESH`] cycles), then one resuming it. The QPs then
-    /// run at DSCP 26, priority 3, the lossless one under the reset map. `(0, 0)`: none.
+    /// QPs' priority (refreshed every [`STORM_REFRESH`] cycles, each asking for three of those), then one
+    /// resuming it. The frames cross the link, faults included. The QPs then run at DSCP 26, priority
+    /// 3, the lossless one under the reset map. `(0, 0)`: none.
     pub pause_storms: (u64, u64),
 }
 
-/// Cycles between the PFC frames that keep a pause storm going.
+/// Cycles between the PFC frames that keep a pause storm going. Each asks for three times this, as a
+/// switch refreshes a pause well before the time it asked for runs out: one refresh lost on the lossy
+/// link leaves no gap, and a lost XON ends the pause two intervals late instead of after the 0xFFFF
+/// quanta a pause without end would ask for (3.4 ms at 10 Gb/s: more than the QPs' whole retry budget, so the
+/// requester facing a peer still paused would rightly end in RETRY_EXC_ERR).
 pub const STORM_REFRESH: u64 = 2000;
 /// Cycles into a storm before frames sent count as sent while paused: one already handed to the MAC
 /// goes out.
@@ -126,7 +131,10 @@ impl Storms {
         let frames = |f: &mut rocenic_sim::Fabric| [0, 1].map(|p| f.reg_read(p, regs::TX_FRAMES));
         let storm = phase < self.length;
         if storm && (!self.on || now >= self.next_refresh) {
-            let xoff = crate::conformance::pfc_frame(1 << STORM_PRIO, 0xFFFF);
+            // The pause time in quanta of the receiving NIC's clock (both NICs run the same).
+            let q4 = f.reg_read(0, regs::PFC_QUANTUM_Q4).max(1) as u64;
+            let quanta = (3 * STORM_REFRESH * 16).div_ceil(q4).min(0xFFFF) as u16;
+            let xoff = crate::conformance::pfc_frame(1 << STORM_PRIO, quanta);
             // A frame "sent" by one port reaches the other.
             f.inject_frame(0, xoff.clone());
             f.inject_frame(1, xoff);

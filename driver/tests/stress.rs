@@ -206,6 +206,24 @@ fn pause_storms_hold_every_frame_and_fire_no_timeout() {
     }
 }
 
+#[test]
+fn pause_storms_over_a_lossy_link_outlive_a_lost_xon() {
+    // The storms' PFC frames cross the faulty link too. A lost XON must leave the peer paused for no
+    // longer than a few refresh intervals (each XOFF asks for three), not for the 0xFFFF quanta (more
+    // than eight 5,000-cycle ACK timeouts), or the requester facing it rightly ends in RETRY_EXC_ERR.
+    // Storms far enough apart that the next one's XON cannot rescue a lost one; the seeds lose one.
+    for (width, seed) in [(Width::W64, 1), (Width::W512, 3)] {
+        let mut c = cfg(width, 1024, 200, seed, 8192);
+        c.window = 4;
+        c.ack_timeout = 5000;
+        c.faults = lossy();
+        c.pause_storms = (100_000, 15_000);
+        let r = run(&c).unwrap_or_else(|e| panic!("{width:?}: {e}"));
+        assert_eq!(r.count.iter().sum::<u64>(), 400);
+        assert!(r.storms >= 2, "{width:?}: {} storms", r.storms);
+    }
+}
+
 /// The stress matrix at one width: windows 1/2/4/8 x lists of 1 and up to 4 entries, every operation
 /// mixed, at 5 % drops, 5 % reordering, 1 % corruption and 1 % duplication, three seeds each: every
 /// completion successful and every byte checked. (The 10^6-message soak is `scripts/test.sh --full`.)
