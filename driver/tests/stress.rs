@@ -109,6 +109,12 @@ fn loss_beyond_the_retry_count_fails_with_retry_exceeded() {
         e.contains("RetryExcErr") || e.contains("QP in ERR"),
         "unexpected failure: {e}"
     );
+    // The error names the cycle it was found at (where a VCD window should end).
+    let cycle: Option<u64> = e
+        .strip_prefix("at cycle ")
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse().ok());
+    assert!(cycle.is_some_and(|c| c > 0), "no cycle in: {e}");
 }
 
 #[test]
