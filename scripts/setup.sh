@@ -20,4 +20,15 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# The test job formats with rustfmt and builds through clippy's driver: rustup's default profile has
+# both, a minimal one neither.
+if command -v rustup >/dev/null; then
+  missing=()
+  rustup which rustfmt >/dev/null 2>&1 || missing+=(rustfmt)
+  rustup which clippy-driver >/dev/null 2>&1 || missing+=(clippy)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing with rustup: ${missing[*]}"
+    rustup component add "${missing[@]}"
+  fi
+fi
 verilator --version
