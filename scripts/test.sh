@@ -54,7 +54,8 @@ if [[ $build_status -ne 0 ]]; then
 fi
 # Cargo closes each target that had diagnostics with "`crate` (target) generated N warnings" (replayed
 # from its cache for a target that was already built).
-lint_warnings=$(grep -cE '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' out/build.log || true)
+lint_line='^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?'
+lint_warnings=$(grep -cE "$lint_line" out/build.log || true)
 rocenic=target/release/rocenic
 demo() { "$rocenic" demo "$@"; }
 hdr "demo captures, checked independently"
@@ -175,7 +176,7 @@ if [[ $lint_warnings -eq 0 ]]; then
 else
     failed=$((failed + 1))
     echo "  FAIL clippy: $lint_warnings targets with warnings (out/build.log):"
-    grep -E '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' out/build.log
+    grep -E "$lint_line" out/build.log
 fi
 
 if [[ $full == 1 ]]; then
