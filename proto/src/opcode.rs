@@ -88,12 +88,30 @@ pub enum Role {
     Notification,
 }
 
+/// The operation a packet belongs to (§9.4): what the receiving role does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    Send,
+    RdmaWrite,
+    RdmaReadRequest,
+    RdmaReadResponse,
+    Acknowledge,
+    AtomicAcknowledge,
+    CompareSwap,
+    FetchAdd,
+    Flush,
+    AtomicWrite,
+    /// RoCEv2 congestion notification (annex A17.9.3).
+    Cnp,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpcodeInfo {
     pub code: u8,
     /// The IBA-style name, as Linux `ib_pack.h` spells it without `IB_OPCODE_`.
     pub name: &'static str,
     pub transport: Transport,
+    pub operation: Operation,
     /// [`hdr`] bits.
     pub headers: u16,
     pub payload: bool,
@@ -112,7 +130,7 @@ impl OpcodeInfo {
 }
 
 macro_rules! opcodes {
-    ($( $name:ident = $code:literal, $tr:ident, $hdrs:expr, $payload:literal, $pos:ident, $role:ident; )*) => {
+    ($( $name:ident = $code:literal, $tr:ident, $op:ident, $hdrs:expr, $payload:literal, $pos:ident, $role:ident; )*) => {
         $( pub const $name: u8 = $code; )*
         /// Every opcode rocenic knows, in code order.
         pub const OPCODES: &[OpcodeInfo] = &[
@@ -120,6 +138,7 @@ macro_rules! opcodes {
                 code: $code,
                 name: stringify!($name),
                 transport: Transport::$tr,
+                operation: Operation::$op,
                 headers: $hdrs,
                 payload: $payload,
                 position: Position::$pos,
@@ -132,46 +151,46 @@ macro_rules! opcodes {
 use hdr::*;
 
 opcodes! {
-    RC_SEND_FIRST = 0x00, Rc, 0, true, First, Request;
-    RC_SEND_MIDDLE = 0x01, Rc, 0, true, Middle, Request;
-    RC_SEND_LAST = 0x02, Rc, 0, true, Last, Request;
-    RC_SEND_LAST_WITH_IMMEDIATE = 0x03, Rc, IMM_DT, true, Last, Request;
-    RC_SEND_ONLY = 0x04, Rc, 0, true, Only, Request;
-    RC_SEND_ONLY_WITH_IMMEDIATE = 0x05, Rc, IMM_DT, true, Only, Request;
-    RC_RDMA_WRITE_FIRST = 0x06, Rc, RETH, true, First, Request;
-    RC_RDMA_WRITE_MIDDLE = 0x07, Rc, 0, true, Middle, Request;
-    RC_RDMA_WRITE_LAST = 0x08, Rc, 0, true, Last, Request;
-    RC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x09, Rc, IMM_DT, true, Last, Request;
-    RC_RDMA_WRITE_ONLY = 0x0A, Rc, RETH, true, Only, Request;
-    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, Rc, RETH | IMM_DT, true, Only, Request;
-    RC_RDMA_READ_REQUEST = 0x0C, Rc, RETH, false, Only, Request;
-    RC_RDMA_READ_RESPONSE_FIRST = 0x0D, Rc, AETH, true, First, Response;
-    RC_RDMA_READ_RESPONSE_MIDDLE = 0x0E, Rc, 0, true, Middle, Response;
-    RC_RDMA_READ_RESPONSE_LAST = 0x0F, Rc, AETH, true, Last, Response;
-    RC_RDMA_READ_RESPONSE_ONLY = 0x10, Rc, AETH, true, Only, Response;
-    RC_ACKNOWLEDGE = 0x11, Rc, AETH, false, Only, Response;
-    RC_ATOMIC_ACKNOWLEDGE = 0x12, Rc, AETH | ATOMIC_ACK_ETH, false, Only, Response;
-    RC_COMPARE_SWAP = 0x13, Rc, ATOMIC_ETH, false, Only, Request;
-    RC_FETCH_ADD = 0x14, Rc, ATOMIC_ETH, false, Only, Request;
-    RC_SEND_LAST_WITH_INVALIDATE = 0x16, Rc, IETH, true, Last, Request;
-    RC_SEND_ONLY_WITH_INVALIDATE = 0x17, Rc, IETH, true, Only, Request;
-    RC_FLUSH = 0x1C, Rc, FETH | RETH, false, Only, Request;
-    RC_ATOMIC_WRITE = 0x1D, Rc, RETH, true, Only, Request;
-    UC_SEND_FIRST = 0x20, Uc, 0, true, First, Request;
-    UC_SEND_MIDDLE = 0x21, Uc, 0, true, Middle, Request;
-    UC_SEND_LAST = 0x22, Uc, 0, true, Last, Request;
-    UC_SEND_LAST_WITH_IMMEDIATE = 0x23, Uc, IMM_DT, true, Last, Request;
-    UC_SEND_ONLY = 0x24, Uc, 0, true, Only, Request;
-    UC_SEND_ONLY_WITH_IMMEDIATE = 0x25, Uc, IMM_DT, true, Only, Request;
-    UC_RDMA_WRITE_FIRST = 0x26, Uc, RETH, true, First, Request;
-    UC_RDMA_WRITE_MIDDLE = 0x27, Uc, 0, true, Middle, Request;
-    UC_RDMA_WRITE_LAST = 0x28, Uc, 0, true, Last, Request;
-    UC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x29, Uc, IMM_DT, true, Last, Request;
-    UC_RDMA_WRITE_ONLY = 0x2A, Uc, RETH, true, Only, Request;
-    UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x2B, Uc, RETH | IMM_DT, true, Only, Request;
-    UD_SEND_ONLY = 0x64, Ud, DETH, true, Only, Request;
-    UD_SEND_ONLY_WITH_IMMEDIATE = 0x65, Ud, DETH | IMM_DT, true, Only, Request;
-    CNP = 0x81, Cnp, CNP_PAD, false, Only, Notification;
+    RC_SEND_FIRST = 0x00, Rc, Send, 0, true, First, Request;
+    RC_SEND_MIDDLE = 0x01, Rc, Send, 0, true, Middle, Request;
+    RC_SEND_LAST = 0x02, Rc, Send, 0, true, Last, Request;
+    RC_SEND_LAST_WITH_IMMEDIATE = 0x03, Rc, Send, IMM_DT, true, Last, Request;
+    RC_SEND_ONLY = 0x04, Rc, Send, 0, true, Only, Request;
+    RC_SEND_ONLY_WITH_IMMEDIATE = 0x05, Rc, Send, IMM_DT, true, Only, Request;
+    RC_RDMA_WRITE_FIRST = 0x06, Rc, RdmaWrite, RETH, true, First, Request;
+    RC_RDMA_WRITE_MIDDLE = 0x07, Rc, RdmaWrite, 0, true, Middle, Request;
+    RC_RDMA_WRITE_LAST = 0x08, Rc, RdmaWrite, 0, true, Last, Request;
+    RC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x09, Rc, RdmaWrite, IMM_DT, true, Last, Request;
+    RC_RDMA_WRITE_ONLY = 0x0A, Rc, RdmaWrite, RETH, true, Only, Request;
+    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, Rc, RdmaWrite, RETH | IMM_DT, true, Only, Request;
+    RC_RDMA_READ_REQUEST = 0x0C, Rc, RdmaReadRequest, RETH, false, Only, Request;
+    RC_RDMA_READ_RESPONSE_FIRST = 0x0D, Rc, RdmaReadResponse, AETH, true, First, Response;
+    RC_RDMA_READ_RESPONSE_MIDDLE = 0x0E, Rc, RdmaReadResponse, 0, true, Middle, Response;
+    RC_RDMA_READ_RESPONSE_LAST = 0x0F, Rc, RdmaReadResponse, AETH, true, Last, Response;
+    RC_RDMA_READ_RESPONSE_ONLY = 0x10, Rc, RdmaReadResponse, AETH, true, Only, Response;
+    RC_ACKNOWLEDGE = 0x11, Rc, Acknowledge, AETH, false, Only, Response;
+    RC_ATOMIC_ACKNOWLEDGE = 0x12, Rc, AtomicAcknowledge, AETH | ATOMIC_ACK_ETH, false, Only, Response;
+    RC_COMPARE_SWAP = 0x13, Rc, CompareSwap, ATOMIC_ETH, false, Only, Request;
+    RC_FETCH_ADD = 0x14, Rc, FetchAdd, ATOMIC_ETH, false, Only, Request;
+    RC_SEND_LAST_WITH_INVALIDATE = 0x16, Rc, Send, IETH, true, Last, Request;
+    RC_SEND_ONLY_WITH_INVALIDATE = 0x17, Rc, Send, IETH, true, Only, Request;
+    RC_FLUSH = 0x1C, Rc, Flush, FETH | RETH, false, Only, Request;
+    RC_ATOMIC_WRITE = 0x1D, Rc, AtomicWrite, RETH, true, Only, Request;
+    UC_SEND_FIRST = 0x20, Uc, Send, 0, true, First, Request;
+    UC_SEND_MIDDLE = 0x21, Uc, Send, 0, true, Middle, Request;
+    UC_SEND_LAST = 0x22, Uc, Send, 0, true, Last, Request;
+    UC_SEND_LAST_WITH_IMMEDIATE = 0x23, Uc, Send, IMM_DT, true, Last, Request;
+    UC_SEND_ONLY = 0x24, Uc, Send, 0, true, Only, Request;
+    UC_SEND_ONLY_WITH_IMMEDIATE = 0x25, Uc, Send, IMM_DT, true, Only, Request;
+    UC_RDMA_WRITE_FIRST = 0x26, Uc, RdmaWrite, RETH, true, First, Request;
+    UC_RDMA_WRITE_MIDDLE = 0x27, Uc, RdmaWrite, 0, true, Middle, Request;
+    UC_RDMA_WRITE_LAST = 0x28, Uc, RdmaWrite, 0, true, Last, Request;
+    UC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x29, Uc, RdmaWrite, IMM_DT, true, Last, Request;
+    UC_RDMA_WRITE_ONLY = 0x2A, Uc, RdmaWrite, RETH, true, Only, Request;
+    UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x2B, Uc, RdmaWrite, RETH | IMM_DT, true, Only, Request;
+    UD_SEND_ONLY = 0x64, Ud, Send, DETH, true, Only, Request;
+    UD_SEND_ONLY_WITH_IMMEDIATE = 0x65, Ud, Send, DETH | IMM_DT, true, Only, Request;
+    CNP = 0x81, Cnp, Cnp, CNP_PAD, false, Only, Notification;
 }
 
 /// The table entry of `code`, if rocenic knows it.

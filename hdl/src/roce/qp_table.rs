@@ -22,6 +22,7 @@
 //! WQE or has none left, the table takes the next QP that has work (round robin through a requeue FIFO:
 //! a QP with more WQEs goes to the back). A full FIFO is not a lost doorbell: the table then sweeps every
 //! QP once.
+use rocenic_proto::host::QpState;
 use rust_hdl::prelude::*;
 
 /// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
@@ -248,6 +249,11 @@ pub struct QpTable<const Q: usize> {
     // combinational
     n: Constant<Bits<32>>,
     mask: Constant<Bits<32>>,
+    /// QP states (proto::host::QpState): RESET, RTS, SQD, ERR.
+    qs_reset: Constant<Bits<32>>,
+    qs_rts: Constant<Bits<32>>,
+    qs_sqd: Constant<Bits<32>>,
+    qs_err: Constant<Bits<32>>,
     sel_ok: Signal<Local, bool>,
     want_ok: Signal<Local, bool>,
     cur_work: Signal<Local, bool>,
@@ -436,6 +442,10 @@ impl<const Q: usize> Default for QpTable<Q> {
             q_vec: Default::default(),
             n: Constant::new((1u64 << Q).into()),
             mask: Constant::new(((1u64 << Q) - 1).into()),
+            qs_reset: Constant::new((QpState::Reset as u64).into()),
+            qs_rts: Constant::new((QpState::Rts as u64).into()),
+            qs_sqd: Constant::new((QpState::Sqd as u64).into()),
+            qs_err: Constant::new((QpState::Err as u64).into()),
             sel_ok: Default::default(),
             want_ok: Default::default(),
             cur_work: Default::default(),
@@ -531,7 +541,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.rqf.write_enable.next = false;
         self.cmd_done.next = false;
         self.q_set.next = false;
-        self.q_state.next = 0.into();
+        self.q_state.next = self.qs_reset.val();
         self.q_rq_psn.next = 0.into();
         self.q_rq_ci.next = 0.into();
         self.q_sq_psn.next = 0.into();
@@ -634,7 +644,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
         if (self.state.q.val() == TabState::RxRd) || (self.state.q.val() == TabState::RxLd) {
             self.rx_hit.next = false;
         }
-        self.cur_work.next = ((self.tx_state_q.q.val() == 3) || (self.tx_state_q.q.val() == 4))
+        self.cur_work.next = ((self.tx_state_q.q.val() == self.qs_rts.val())
+            || (self.tx_state_q.q.val() == self.qs_sqd.val()))
             && (self.tx_pi_q.q.val() != self.tx_ci_q.q.val());
         self.db_full.next = (self.db_wp.q.val() - self.db_rp.q.val()) == self.n.val();
         self.rq_full.next = (self.rq_wp.q.val() - self.rq_rp.q.val()) == self.n.val();
@@ -661,18 +672,18 @@ impl<const Q: usize> Logic for QpTable<Q> {
         }
         // ERR: an engine sets its own copy at once and hands the other copy to the FSM.
         if self.rx_err.val() {
-            self.rx_state_q.d.next = 6.into();
+            self.rx_state_q.d.next = self.qs_err.val();
             self.perr_tx.d.next = true;
             self.perr_tx_idx.d.next = self.rx_idx.q.val();
         }
         if self.tx_err.val() {
-            self.tx_state_q.d.next = 6.into();
+            self.tx_state_q.d.next = self.qs_err.val();
             self.perr_rx.d.next = true;
             self.perr_rx_idx.d.next = self.tx_idx.q.val();
         }
         if self.all_err.val() {
-            self.rx_state_q.d.next = 6.into();
-            self.tx_state_q.d.next = 6.into();
+            self.rx_state_q.d.next = self.qs_err.val();
+            self.tx_state_q.d.next = self.qs_err.val();
         }
 
         // Doorbells: the producer index goes to its RAM (and to the current context), the QP to the FIFO.
@@ -790,7 +801,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
         if self.sq_db.val() && (self.sel.val() == self.cand.q.val()) {
             self.c_pi.next = self.db_val.val();
         }
-        self.c_work.next = ((self.c_state.val() == 3) || (self.c_state.val() == 4))
+        self.c_work.next = ((self.c_state.val() == self.qs_rts.val())
+            || (self.c_state.val() == self.qs_sqd.val()))
             && (self.c_pi.val() != self.c_ci.val());
         self.ld_pi.next = self.rqpi.read_data.val();
         if self.byp.q.val() {
@@ -914,8 +926,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             self.q_rq_psn.next =
                                 bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
                             self.q_rq_ci.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
-                            if (bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF) == 6 {
-                                self.q_state.next = 6.into();
+                            if (bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF)
+                                == self.qs_err.val()
+                            {
+                                self.q_state.next = self.qs_err.val();
                             }
                             if self.sel.val() == self.tx_idx.q.val() {
                                 self.q_sq_psn.next = self.tx_psn_q.q.val();
@@ -925,8 +939,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             if self.sel.val() == self.rx_idx.q.val() {
                                 self.q_rq_psn.next = self.rx_psn_q.q.val();
                                 self.q_rq_ci.next = self.rx_ci_q.q.val();
-                                if self.rx_state_q.q.val() == 6 {
-                                    self.q_state.next = 6.into();
+                                if self.rx_state_q.q.val() == self.qs_err.val() {
+                                    self.q_state.next = self.qs_err.val();
                                 }
                             }
                         }
@@ -1032,19 +1046,21 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 self.state.d.next = TabState::Idle;
                 if self.err_to_rx.q.val() {
                     if self.cand.q.val() == self.rx_idx.q.val() {
-                        self.rx_state_q.d.next = 6.into();
+                        self.rx_state_q.d.next = self.qs_err.val();
                     } else {
                         self.rxc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
-                        self.rxc.write_data.next =
-                            (self.rxc.read_data.val() & !bit_cast::<RXC, 32>(bits::<32>(0xFF))) | 6;
+                        self.rxc.write_data.next = (self.rxc.read_data.val()
+                            & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
+                            | bit_cast::<RXC, 32>(self.qs_err.val());
                         self.rxc.write_enable.next = true;
                     }
                 } else if self.cand.q.val() == self.tx_idx.q.val() {
-                    self.tx_state_q.d.next = 6.into();
+                    self.tx_state_q.d.next = self.qs_err.val();
                 } else {
                     self.txc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
-                    self.txc.write_data.next =
-                        (self.txc.read_data.val() & !bit_cast::<TXC, 32>(bits::<32>(0xFF))) | 6;
+                    self.txc.write_data.next = (self.txc.read_data.val()
+                        & !bit_cast::<TXC, 32>(bits::<32>(0xFF)))
+                        | bit_cast::<TXC, 32>(self.qs_err.val());
                     self.txc.write_enable.next = true;
                 }
             }
@@ -1077,14 +1093,14 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 if self.clr_idx.q.val() == self.mask.val() {
                     // The current contexts and the scheduler start over too.
                     self.rx_idx.d.next = 0.into();
-                    self.rx_state_q.d.next = 0.into();
+                    self.rx_state_q.d.next = self.qs_reset.val();
                     self.rx_a.d.next = 0.into();
                     self.rx_psn_q.d.next = 0.into();
                     self.rx_pi_q.d.next = 0.into();
                     self.rx_ci_q.d.next = 0.into();
                     self.rx_ctx_load.next = true;
                     self.tx_idx.d.next = 0.into();
-                    self.tx_state_q.d.next = 0.into();
+                    self.tx_state_q.d.next = self.qs_reset.val();
                     self.tx_a.d.next = 0.into();
                     self.tx_psn_q.d.next = 0.into();
                     self.tx_pi_q.d.next = 0.into();
@@ -1113,8 +1129,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             self.perr_tx.d.next = false;
             self.rx_idx.d.next = 0.into();
             self.tx_idx.d.next = 0.into();
-            self.rx_state_q.d.next = 0.into();
-            self.tx_state_q.d.next = 0.into();
+            self.rx_state_q.d.next = self.qs_reset.val();
+            self.tx_state_q.d.next = self.qs_reset.val();
         }
     }
 }

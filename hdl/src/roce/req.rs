@@ -11,9 +11,10 @@
 use crate::host::sgl_sum::SglSum;
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::crc32::{Crc32Lanes, ICRC_START};
-use rocenic_proto::aeth::RNR_TIMER_US;
-use rocenic_proto::host::wqe;
+use rocenic_proto::aeth::{self, RNR_TIMER_US};
+use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
 use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
+use rocenic_proto::opcode;
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
 
@@ -492,7 +493,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     mtu: Signal<Local, Bits<32>>,
     len_up: Signal<Local, Bits<32>>,
     npk_l: Signal<Local, Bits<32>>,
-    /// BTH opcodes of the WQE's message: FIRST (MIDDLE = FIRST + 1, LAST = FIRST + 2) and ONLY.
+    /// BTH opcodes of the WQE's message: FIRST, MIDDLE, LAST and ONLY.
     op_first: Signal<Local, Bits<8>>,
     op_mid: Signal<Local, Bits<8>>,
     op_last: Signal<Local, Bits<8>>,
@@ -622,6 +623,85 @@ pub struct TxEngine<const W: usize, const B: usize> {
     keep_l4: Constant<Bits<1024>>,
     icrc_mask6: Constant<Bits<1024>>,
     icrc_start: Constant<Bits<32>>,
+    // BTH opcodes (proto::opcode)
+    /// RC SEND FIRST / MIDDLE / LAST / LAST with immediate / ONLY / ONLY with immediate.
+    op_rc_send_first: Constant<Bits<8>>,
+    op_rc_send_middle: Constant<Bits<8>>,
+    op_rc_send_last: Constant<Bits<8>>,
+    op_rc_send_last_with_immediate: Constant<Bits<8>>,
+    op_rc_send_only: Constant<Bits<8>>,
+    op_rc_send_only_with_immediate: Constant<Bits<8>>,
+    /// RC SEND LAST / ONLY with invalidate (an IETH).
+    op_rc_send_last_with_invalidate: Constant<Bits<8>>,
+    op_rc_send_only_with_invalidate: Constant<Bits<8>>,
+    /// RC RDMA WRITE FIRST / MIDDLE / LAST / LAST with immediate / ONLY / ONLY with immediate.
+    op_rc_rdma_write_first: Constant<Bits<8>>,
+    op_rc_rdma_write_middle: Constant<Bits<8>>,
+    op_rc_rdma_write_last: Constant<Bits<8>>,
+    op_rc_rdma_write_last_with_immediate: Constant<Bits<8>>,
+    op_rc_rdma_write_only: Constant<Bits<8>>,
+    op_rc_rdma_write_only_with_immediate: Constant<Bits<8>>,
+    /// RC RDMA READ REQUEST.
+    op_rc_rdma_read_request: Constant<Bits<8>>,
+    /// RC RDMA READ RESPONSE FIRST / MIDDLE / LAST / ONLY.
+    op_rc_rdma_read_response_first: Constant<Bits<8>>,
+    op_rc_rdma_read_response_middle: Constant<Bits<8>>,
+    op_rc_rdma_read_response_last: Constant<Bits<8>>,
+    op_rc_rdma_read_response_only: Constant<Bits<8>>,
+    /// RC ACKNOWLEDGE and ATOMIC ACKNOWLEDGE.
+    op_rc_acknowledge: Constant<Bits<8>>,
+    op_rc_atomic_acknowledge: Constant<Bits<8>>,
+    /// RC CmpSwap and FetchAdd.
+    op_rc_compare_swap: Constant<Bits<8>>,
+    op_rc_fetch_add: Constant<Bits<8>>,
+    /// RoCEv2 CNP.
+    op_cnp: Constant<Bits<8>>,
+    // AETH syndromes (proto::aeth)
+    /// The syndrome's type bits and the field below them (credits, RNR timer or NAK code).
+    aeth_type_mask: Constant<Bits<8>>,
+    aeth_low_mask: Constant<Bits<8>>,
+    /// Syndrome types: ACK, RNR NAK.
+    aeth_ack: Constant<Bits<8>>,
+    aeth_rnr_nak: Constant<Bits<8>>,
+    /// NAKs: PSN sequence error, invalid request, remote access error.
+    aeth_nak_psn_sequence_error: Constant<Bits<8>>,
+    aeth_nak_invalid_request: Constant<Bits<8>>,
+    aeth_nak_remote_access_error: Constant<Bits<8>>,
+    /// ACK with the credit field invalid (READ responses, ATOMIC ACKNOWLEDGE).
+    aeth_ack_credits_invalid: Constant<Bits<8>>,
+    // QP states (proto::host::QpState, `qp_state` and `job_state`)
+    /// RESET, RTR, RTS, SQD, ERR.
+    qs_reset: Constant<Bits<32>>,
+    qs_rtr: Constant<Bits<32>>,
+    qs_rts: Constant<Bits<32>>,
+    qs_sqd: Constant<Bits<32>>,
+    qs_err: Constant<Bits<32>>,
+    // Work request opcodes (ibv_wr_opcode, proto::host::WrOpcode, the WQE's OPCODE)
+    /// RDMA_WRITE, RDMA_WRITE_WITH_IMM.
+    wro_rdma_write: Constant<Bits<8>>,
+    wro_rdma_write_with_imm: Constant<Bits<8>>,
+    /// SEND, SEND_WITH_IMM, SEND_WITH_INV.
+    wro_send: Constant<Bits<8>>,
+    wro_send_with_imm: Constant<Bits<8>>,
+    wro_send_with_inv: Constant<Bits<8>>,
+    /// RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD.
+    wro_rdma_read: Constant<Bits<8>>,
+    wro_atomic_cmp_and_swp: Constant<Bits<8>>,
+    wro_atomic_fetch_and_add: Constant<Bits<8>>,
+    /// Completion opcodes and the success status (ibv_wc_opcode, ibv_wc_status; proto::host).
+    wc_send: Constant<Bits<8>>,
+    wc_rdma_write: Constant<Bits<8>>,
+    wc_rdma_read: Constant<Bits<8>>,
+    wc_comp_swap: Constant<Bits<8>>,
+    wc_fetch_add: Constant<Bits<8>>,
+    wc_success: Constant<Bits<8>>,
+    wc_loc_len_err: Constant<Bits<8>>,
+    wc_loc_qp_op_err: Constant<Bits<8>>,
+    wc_rem_inv_req_err: Constant<Bits<8>>,
+    wc_rem_access_err: Constant<Bits<8>>,
+    wc_rem_op_err: Constant<Bits<8>>,
+    wc_retry_exc_err: Constant<Bits<8>>,
+    wc_rnr_retry_exc_err: Constant<Bits<8>>,
 }
 
 /// `v` placed at big-endian byte offset `off`, `n` bytes wide, in a 1024-bit header register.
@@ -664,6 +744,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             icrc_mask6 = icrc_mask6 | (bit_cast::<1024, 64>((m as u64).into()) << (8 * p) as u64);
         }
         let c16 = |v: usize| -> Constant<Bits<16>> { Constant::new((v as u64).into()) };
+        let c8 = |v: u8| -> Constant<Bits<8>> { Constant::new((v as u64).into()) };
+        let c32 = |v: u8| -> Constant<Bits<32>> { Constant::new((v as u64).into()) };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -1088,6 +1170,64 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             keep_l4: Constant::new(keep_l4),
             icrc_mask6: Constant::new(icrc_mask6),
             icrc_start: Constant::new((ICRC_START as u64).into()),
+            op_rc_send_first: c8(opcode::RC_SEND_FIRST),
+            op_rc_send_middle: c8(opcode::RC_SEND_MIDDLE),
+            op_rc_send_last: c8(opcode::RC_SEND_LAST),
+            op_rc_send_last_with_immediate: c8(opcode::RC_SEND_LAST_WITH_IMMEDIATE),
+            op_rc_send_only: c8(opcode::RC_SEND_ONLY),
+            op_rc_send_only_with_immediate: c8(opcode::RC_SEND_ONLY_WITH_IMMEDIATE),
+            op_rc_send_last_with_invalidate: c8(opcode::RC_SEND_LAST_WITH_INVALIDATE),
+            op_rc_send_only_with_invalidate: c8(opcode::RC_SEND_ONLY_WITH_INVALIDATE),
+            op_rc_rdma_write_first: c8(opcode::RC_RDMA_WRITE_FIRST),
+            op_rc_rdma_write_middle: c8(opcode::RC_RDMA_WRITE_MIDDLE),
+            op_rc_rdma_write_last: c8(opcode::RC_RDMA_WRITE_LAST),
+            op_rc_rdma_write_last_with_immediate: c8(opcode::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE),
+            op_rc_rdma_write_only: c8(opcode::RC_RDMA_WRITE_ONLY),
+            op_rc_rdma_write_only_with_immediate: c8(opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+            op_rc_rdma_read_request: c8(opcode::RC_RDMA_READ_REQUEST),
+            op_rc_rdma_read_response_first: c8(opcode::RC_RDMA_READ_RESPONSE_FIRST),
+            op_rc_rdma_read_response_middle: c8(opcode::RC_RDMA_READ_RESPONSE_MIDDLE),
+            op_rc_rdma_read_response_last: c8(opcode::RC_RDMA_READ_RESPONSE_LAST),
+            op_rc_rdma_read_response_only: c8(opcode::RC_RDMA_READ_RESPONSE_ONLY),
+            op_rc_acknowledge: c8(opcode::RC_ACKNOWLEDGE),
+            op_rc_atomic_acknowledge: c8(opcode::RC_ATOMIC_ACKNOWLEDGE),
+            op_rc_compare_swap: c8(opcode::RC_COMPARE_SWAP),
+            op_rc_fetch_add: c8(opcode::RC_FETCH_ADD),
+            op_cnp: c8(opcode::CNP),
+            aeth_type_mask: c8(aeth::TYPE_MASK),
+            aeth_low_mask: c8(!aeth::TYPE_MASK),
+            aeth_ack: c8(aeth::ACK),
+            aeth_rnr_nak: c8(aeth::RNR_NAK),
+            aeth_nak_psn_sequence_error: c8(aeth::NAK_PSN_SEQUENCE_ERROR),
+            aeth_nak_invalid_request: c8(aeth::NAK_INVALID_REQUEST),
+            aeth_nak_remote_access_error: c8(aeth::NAK_REMOTE_ACCESS_ERROR),
+            aeth_ack_credits_invalid: c8(aeth::ACK | aeth::CREDITS_INVALID),
+            qs_reset: c32(QpState::Reset as u8),
+            qs_rtr: c32(QpState::Rtr as u8),
+            qs_rts: c32(QpState::Rts as u8),
+            qs_sqd: c32(QpState::Sqd as u8),
+            qs_err: c32(QpState::Err as u8),
+            wro_rdma_write: c8(WrOpcode::RdmaWrite as u8),
+            wro_rdma_write_with_imm: c8(WrOpcode::RdmaWriteWithImm as u8),
+            wro_send: c8(WrOpcode::Send as u8),
+            wro_send_with_imm: c8(WrOpcode::SendWithImm as u8),
+            wro_send_with_inv: c8(WrOpcode::SendWithInv as u8),
+            wro_rdma_read: c8(WrOpcode::RdmaRead as u8),
+            wro_atomic_cmp_and_swp: c8(WrOpcode::AtomicCmpAndSwp as u8),
+            wro_atomic_fetch_and_add: c8(WrOpcode::AtomicFetchAndAdd as u8),
+            wc_send: c8(WcOpcode::Send as u8),
+            wc_rdma_write: c8(WcOpcode::RdmaWrite as u8),
+            wc_rdma_read: c8(WcOpcode::RdmaRead as u8),
+            wc_comp_swap: c8(WcOpcode::CompSwap as u8),
+            wc_fetch_add: c8(WcOpcode::FetchAdd as u8),
+            wc_success: c8(WcStatus::Success as u8),
+            wc_loc_len_err: c8(WcStatus::LocLenErr as u8),
+            wc_loc_qp_op_err: c8(WcStatus::LocQpOpErr as u8),
+            wc_rem_inv_req_err: c8(WcStatus::RemInvReqErr as u8),
+            wc_rem_access_err: c8(WcStatus::RemAccessErr as u8),
+            wc_rem_op_err: c8(WcStatus::RemOpErr as u8),
+            wc_retry_exc_err: c8(WcStatus::RetryExcErr as u8),
+            wc_rnr_retry_exc_err: c8(WcStatus::RnrRetryExcErr as u8),
         }
     }
 }
@@ -1226,7 +1366,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.cnp_taken.next = false;
         self.tx_cnp_inc.next = false;
         self.rnr_retry_exc_inc.next = false;
-        self.rnr_rom.address.next = bit_cast::<5, 8>(self.lat_syn.q.val() & 0x1F);
+        self.rnr_rom.address.next =
+            bit_cast::<5, 8>(self.lat_syn.q.val() & self.aeth_low_mask.val());
         // The outstanding ring: the head entry reads back a cycle late; a push writes behind the last.
         self.rg.read_clock.next = self.clock.val();
         self.rg.write_clock.next = self.clock.val();
@@ -1250,15 +1391,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.nx_i.next = self.sq_fi.val() + 1;
         self.h_last.next = self.h_npk.val() - self.one24.val();
         self.h_op.next = bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF;
-        self.h_rd.next = (self.h_op.val() >= 4) && (self.h_op.val() <= 6);
+        self.h_rd.next = (self.h_op.val() == self.wro_rdma_read.val())
+            || (self.h_op.val() == self.wro_atomic_cmp_and_swp.val())
+            || (self.h_op.val() == self.wro_atomic_fetch_and_add.val());
         // Entries of rdq that landed and have not completed: the oldest is the head's, if it is a READ.
         self.h_landed.next = self.rdq_n.q.val() != self.rdq_rxn.q.val();
         self.h_wait.next = self.h_rd.val()
             && self.lat_resp.q.val()
-            && ((self.lat_syn.q.val() & 0xE0) == 0)
+            && ((self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val())
             && (self.h_d.val() >= self.h_last.val())
             && (self.h_d.val() < self.h_end.val());
-        self.is_read.next = self.w_opcode.q.val() == 4;
+        self.is_read.next = self.w_opcode.q.val() == self.wro_rdma_read.val();
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
         self.push_ok.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
@@ -1278,7 +1421,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.av_prev.q.val() == self.cur_qpn.val());
         self.hold_cur.next = self.paced.val() || (self.av_paused.val() && self.av_ok_cur.val());
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
-        self.job_live.next = (self.job_state.val() >= 2) && (self.job_state.val() <= 4);
+        self.job_live.next = (self.job_state.val() >= self.qs_rtr.val())
+            && (self.job_state.val() <= self.qs_sqd.val());
         self.sw_ok.next = !self.wqe_active.q.val()
             && (self.rg_n.q.val() == 0)
             && !self.rs_on.q.val()
@@ -1288,8 +1432,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.state.q.val() != TxState::WqeData)
             && (self.state.q.val() != TxState::WqeParse)
             && (self.state.q.val() != TxState::WqeCheck);
-        // ATOMIC_CMP_AND_SWP 5, ATOMIC_FETCH_AND_ADD 6 (ibv_wr_opcode).
-        self.is_atomic.next = (self.w_opcode.q.val() == 5) || (self.w_opcode.q.val() == 6);
+        self.is_atomic.next = (self.w_opcode.q.val() == self.wro_atomic_cmp_and_swp.val())
+            || (self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val());
         self.rd_active.next = self.wqe_active.q.val()
             && (self.is_read.val() || self.is_atomic.val())
             && !self.w_done.q.val()
@@ -1348,28 +1492,31 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.cqe_status.next = self.w_status.q.val();
         self.cqe_byte_len.next = self.w_len.q.val();
         self.cqe_vendor_err.next = self.w_vendor.q.val();
-        // ibv_wc_opcode: RDMA_WRITE 1 for the write work requests (0, 1), RDMA_READ 2 for 4, else SEND 0.
-        self.cqe_opcode.next = 0.into();
-        if self.w_opcode.q.val() <= 1 {
-            self.cqe_opcode.next = 1.into();
+        // The completion's opcode: RDMA_WRITE for the write work requests, RDMA_READ, COMP_SWAP or
+        // FETCH_ADD for those, else SEND.
+        self.cqe_opcode.next = self.wc_send.val();
+        if (self.w_opcode.q.val() == self.wro_rdma_write.val())
+            || (self.w_opcode.q.val() == self.wro_rdma_write_with_imm.val())
+        {
+            self.cqe_opcode.next = self.wc_rdma_write.val();
         }
-        if self.w_opcode.q.val() == 4 {
-            self.cqe_opcode.next = 2.into();
+        if self.w_opcode.q.val() == self.wro_rdma_read.val() {
+            self.cqe_opcode.next = self.wc_rdma_read.val();
         }
-        if self.w_opcode.q.val() == 5 {
-            self.cqe_opcode.next = 3.into(); // IBV_WC_COMP_SWAP
+        if self.w_opcode.q.val() == self.wro_atomic_cmp_and_swp.val() {
+            self.cqe_opcode.next = self.wc_comp_swap.val();
         }
-        if self.w_opcode.q.val() == 6 {
-            self.cqe_opcode.next = 4.into(); // IBV_WC_FETCH_ADD
+        if self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val() {
+            self.cqe_opcode.next = self.wc_fetch_add.val();
         }
         self.rd_req_valid.next = false;
         self.rd_resp_ready.next = false;
         self.tx_tvalid.next = false;
 
-        self.rts.next = self.qp_state.val() == 3;
-        // SQD (4) drains the send queue: the WQE in progress finishes, no new one starts; responses and
+        self.rts.next = self.qp_state.val() == self.qs_rts.val();
+        // SQD drains the send queue: the WQE in progress finishes, no new one starts; responses and
         // ACKs go on as in RTS (IBA 10.3.1).
-        self.sq_on.next = self.rts.val() || (self.qp_state.val() == 4);
+        self.sq_on.next = self.rts.val() || (self.qp_state.val() == self.qs_sqd.val());
         // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64, or * 128 on a QP whose WQEs carry
         // gather lists (SQ_WQE_128, the QP's max_send_sge > 1); the push window holds 64 bytes, so
         // such a QP always fetches.
@@ -1405,31 +1552,41 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
         self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
-        // ibv_wr_opcode: RDMA_WRITE 0, RDMA_WRITE_WITH_IMM 1, SEND 2, SEND_WITH_IMM 3, RDMA_READ 4,
-        // SEND_WITH_INV 9.
-        self.wr_write.next = self.w_opcode.q.val() <= 1;
-        self.wr_inv.next = self.w_opcode.q.val() == 9;
-        self.wr_send.next =
-            (self.w_opcode.q.val() == 2) || (self.w_opcode.q.val() == 3) || self.wr_inv.val();
-        self.wr_imm.next = (self.w_opcode.q.val() == 1) || (self.w_opcode.q.val() == 3);
-        // BTH opcodes (IBA Table 35): WRITE FIRST 0x06, MIDDLE 0x07, LAST 0x08 / LAST_IMM 0x09, ONLY 0x0A /
-        // ONLY_IMM 0x0B; SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02 / LAST_IMM 0x03, ONLY 0x04 / ONLY_IMM 0x05.
-        self.op_first.next = 0x06.into();
-        if self.wr_send.val() {
-            self.op_first.next = 0x00.into();
-        }
-        self.op_mid.next = self.op_first.val() + 1;
-        self.op_last.next = self.op_first.val() + 2;
-        self.op_only.next = self.op_first.val() + 4;
+        // The WQE's kind (ibv_wr_opcode).
+        self.wr_write.next = (self.w_opcode.q.val() == self.wro_rdma_write.val())
+            || (self.w_opcode.q.val() == self.wro_rdma_write_with_imm.val());
+        self.wr_inv.next = self.w_opcode.q.val() == self.wro_send_with_inv.val();
+        self.wr_send.next = (self.w_opcode.q.val() == self.wro_send.val())
+            || (self.w_opcode.q.val() == self.wro_send_with_imm.val())
+            || self.wr_inv.val();
+        self.wr_imm.next = (self.w_opcode.q.val() == self.wro_rdma_write_with_imm.val())
+            || (self.w_opcode.q.val() == self.wro_send_with_imm.val());
+        // BTH opcodes (IBA Table 35) of a WRITE (any work request but a SEND; a READ's or atomic's are
+        // replaced in PktSetup) or a SEND: FIRST, MIDDLE, LAST or LAST with immediate, ONLY or ONLY with
+        // immediate.
+        self.op_first.next = self.op_rc_rdma_write_first.val();
+        self.op_mid.next = self.op_rc_rdma_write_middle.val();
+        self.op_last.next = self.op_rc_rdma_write_last.val();
+        self.op_only.next = self.op_rc_rdma_write_only.val();
         if self.wr_imm.val() {
-            self.op_last.next = self.op_first.val() + 3;
-            self.op_only.next = self.op_first.val() + 5;
+            self.op_last.next = self.op_rc_rdma_write_last_with_immediate.val();
+            self.op_only.next = self.op_rc_rdma_write_only_with_immediate.val();
         }
-        // SEND LAST / ONLY with invalidate 0x16 / 0x17: the IETH (the R_Key, from the WQE's IMM field)
-        // where an ImmDt would be (§9.3).
+        if self.wr_send.val() {
+            self.op_first.next = self.op_rc_send_first.val();
+            self.op_mid.next = self.op_rc_send_middle.val();
+            self.op_last.next = self.op_rc_send_last.val();
+            self.op_only.next = self.op_rc_send_only.val();
+            if self.wr_imm.val() {
+                self.op_last.next = self.op_rc_send_last_with_immediate.val();
+                self.op_only.next = self.op_rc_send_only_with_immediate.val();
+            }
+        }
+        // SEND LAST / ONLY with invalidate: the IETH (the R_Key, from the WQE's IMM field) where an
+        // ImmDt would be (§9.3).
         if self.wr_inv.val() {
-            self.op_last.next = 0x16.into();
-            self.op_only.next = 0x17.into();
+            self.op_last.next = self.op_rc_send_last_with_invalidate.val();
+            self.op_only.next = self.op_rc_send_only_with_invalidate.val();
         }
         self.npk_l.next = self.len_up.val() >> self.pmtu.val();
         if self.w_len.q.val() == 0 {
@@ -1577,7 +1734,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Sums kept at 16 bits before the shift, so Verilog and rust-hdl agree (docs/lint.md).
         self.p_round.next = self.p_plen.q.val() + self.beat_bytes_m1.val();
         self.nd_l.next = self.p_round.val() >> self.log_b.val();
-        self.want_cqe.next = (self.w_status.q.val() != 0) || ((self.w_flags.q.val() & 1) != 0);
+        self.want_cqe.next =
+            (self.w_status.q.val() != self.wc_success.val()) || ((self.w_flags.q.val() & 1) != 0);
 
         // Output word at frame byte `pos`: header bytes from the top of the big-endian register, payload
         // realigned from the previous and current DMA words, the ICRC at frame byte e_pos.
@@ -1762,12 +1920,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.push_hit_nx.val()
             && !self.hold_cur.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
-        self.nak_status.next = 11.into(); // REM_OP_ERR
-        if self.lat_syn.q.val() == 0x61 {
-            self.nak_status.next = 9.into(); // REM_INV_REQ_ERR
+        self.nak_status.next = self.wc_rem_op_err.val();
+        if self.lat_syn.q.val() == self.aeth_nak_invalid_request.val() {
+            self.nak_status.next = self.wc_rem_inv_req_err.val();
         }
-        if self.lat_syn.q.val() == 0x62 {
-            self.nak_status.next = 10.into(); // REM_ACCESS_ERR
+        if self.lat_syn.q.val() == self.aeth_nak_remote_access_error.val() {
+            self.nak_status.next = self.wc_rem_access_err.val();
         }
         self.rg_back.next = false;
         self.rg_at.next = self.h_d.val();
@@ -1787,7 +1945,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
                 if self.ack_valid.val()
                     && !self.ack_hold.val()
-                    && (self.job_live.val() || (self.job_state.val() == 6))
+                    && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
                 {
                     self.av_q.d.next = self.job_qpn.val();
                 }
@@ -1805,10 +1963,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.ack_valid.val()
                     && !self.ack_hold.val()
                     && self.enable.val()
-                    && (self.job_live.val() || (self.job_state.val() == 6))
+                    && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
                     && self.av_ok_job.val()
                 {
-                    // ACKNOWLEDGE (opcode 0x11) with AETH for the responder (§9.7.5, §9.3).
+                    // ACKNOWLEDGE with AETH for the responder (§9.7.5, §9.3).
                     self.ack_taken.next = true;
                     self.p_ack.d.next = true;
                     self.p_aeth.d.next = true;
@@ -1819,7 +1977,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_aack.d.next = false;
                     self.p_cnp.d.next = false;
                     self.p_cnp.d.next = false;
-                    self.p_opcode.d.next = 0x11.into();
+                    self.p_opcode.d.next = self.op_rc_acknowledge.val();
                     self.p_psn.d.next = self.ack_psn.val();
                     self.p_syn.d.next = self.ack_syndrome.val();
                     self.p_msn.d.next = self.ack_msn.val();
@@ -1842,7 +2000,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_atomic.d.next = false;
                     self.p_aack.d.next = false;
                     self.p_cnp.d.next = true;
-                    self.p_opcode.d.next = 0x81.into();
+                    self.p_opcode.d.next = self.op_cnp.val();
                     self.p_psn.d.next = 0.into();
                     self.p_plen.d.next = 0.into();
                     self.p_ackreq.d.next = false;
@@ -1886,7 +2044,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && self.h_landed.val()
                 {
                     // The head READ or atomic has landed: its last response acknowledged it (§9.7.6).
-                    self.rg_status.d.next = 0.into();
+                    self.rg_status.d.next = self.wc_success.val();
                     self.rg_vendor.d.next = 0.into();
                     self.state.d.next = TxState::RgCqe;
                 } else if (self.rg_n.q.val() != 0)
@@ -1897,7 +2055,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
                     // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
                     // ends inside is acknowledged that far, and a NAK inside one goes back to it.
-                    if (self.lat_syn.q.val() & 0xE0) == 0 {
+                    if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val() {
                         if self.h_d.val() >= self.h_end.val() {
                             // Older than the head (a duplicate) or beyond what was sent.
                             self.lat_valid.d.next = false;
@@ -1906,7 +2064,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             // landed: they were lost; the ACK timeout asks again (§9.7.6).
                             self.lat_valid.d.next = false;
                         } else if self.h_d.val() >= self.h_last.val() {
-                            self.rg_status.d.next = 0.into();
+                            self.rg_status.d.next = self.wc_success.val();
                             self.rg_vendor.d.next = 0.into();
                             self.state.d.next = TxState::RgCqe;
                         } else {
@@ -1924,7 +2082,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     } else if self.h_d.val() >= self.h_npk.val() {
                         // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
                         // which only its responses complete (lost, if the NAK passed them).
-                        self.rg_status.d.next = 0.into();
+                        self.rg_status.d.next = self.wc_success.val();
                         self.rg_vendor.d.next = 0.into();
                         self.state.d.next = TxState::RgCqe;
                         if self.h_rd.val() {
@@ -1934,7 +2092,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     } else {
                         self.lat_valid.d.next = false;
                         self.rg_vendor.d.next = self.lat_syn.q.val();
-                        if self.lat_syn.q.val() == 0x60 {
+                        if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
                             // PSN sequence error NAK: go back to the head entry's packet h_d. One that
                             // acknowledges packets (h_d past h_una; never a READ's or atomic's, which
                             // only their responses acknowledge) is progress: the retries start over
@@ -1949,19 +2107,21 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.rg_back.next = true;
                                 self.rs_rnr.d.next = false;
                             } else if self.retry.q.val() == 0 {
-                                self.rg_status.d.next = 12.into(); // RETRY_EXC_ERR
+                                self.rg_status.d.next = self.wc_retry_exc_err.val();
                                 self.state.d.next = TxState::RgCqe;
                             } else {
                                 self.retry.d.next = self.retry.q.val() - 1;
                                 self.rg_back.next = true;
                                 self.rs_rnr.d.next = false;
                             }
-                        } else if (self.lat_syn.q.val() & 0xE0) == 0x20 {
+                        } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
+                            == self.aeth_rnr_nak.val()
+                        {
                             // RNR NAK: the same, after the NAK's timer (C9-150).
                             self.timer.d.next = 0.into();
                             self.rnr_cycles.d.next = self.rnr_rom.data.val();
                             if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
-                                self.rg_status.d.next = 13.into(); // RNR_RETRY_EXC_ERR
+                                self.rg_status.d.next = self.wc_rnr_retry_exc_err.val();
                                 self.rnr_retry_exc_inc.next = true;
                                 self.state.d.next = TxState::RgCqe;
                             } else {
@@ -1988,7 +2148,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.ack_timeouts_inc.next = true;
                     self.timer.d.next = 0.into();
                     if self.retry.q.val() == 0 {
-                        self.rg_status.d.next = 12.into(); // RETRY_EXC_ERR
+                        self.rg_status.d.next = self.wc_retry_exc_err.val();
                         self.rg_vendor.d.next = 0.into();
                         self.state.d.next = TxState::RgCqe;
                     } else {
@@ -2011,7 +2171,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // done, whether or not the last response's acknowledgement is still latched.
                     self.una.d.next = self.npk.q.val();
                     self.w_done.d.next = true;
-                    self.w_status.d.next = 0.into();
+                    self.w_status.d.next = self.wc_success.val();
                 } else if self.wqe_active.q.val() && !self.sq_on.val() {
                     // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
                     self.wqe_active.d.next = false;
@@ -2020,7 +2180,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     && (self.rg_n.q.val() == 0)
                 {
                     self.lat_valid.d.next = false;
-                    if (self.lat_syn.q.val() & 0xE0) == 0 {
+                    if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val() {
                         // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
                         // atomic completes only with its responses: an ACK packet covering its PSNs means
                         // they were lost, and the timeout asks again (§9.7.6 implied NAK).
@@ -2037,7 +2197,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             }
                             if self.ack_d.val() == self.last_idx.q.val() {
                                 self.w_done.d.next = true;
-                                self.w_status.d.next = 0.into();
+                                self.w_status.d.next = self.wc_success.val();
                             }
                         } else if (self.ack_d.val() >= self.npk.q.val())
                             && (self.ack_d.val() < self.hi_d.val())
@@ -2058,7 +2218,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     } else if (self.ack_d.val() >= self.una.q.val())
                         && (self.ack_d.val() <= self.snd_max.q.val())
                     {
-                        if self.lat_syn.q.val() == 0x60 {
+                        if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
                             // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
                             // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
                             // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
@@ -2082,12 +2242,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.retry.d.next = self.retry_cnt.val() - 1;
                             } else if self.retry.q.val() == 0 {
                                 self.w_done.d.next = true;
-                                self.w_status.d.next = 12.into(); // RETRY_EXC_ERR
+                                self.w_status.d.next = self.wc_retry_exc_err.val();
                                 self.w_vendor.d.next = self.lat_syn.q.val();
                             } else {
                                 self.retry.d.next = self.retry.q.val() - 1;
                             }
-                        } else if (self.lat_syn.q.val() & 0xE0) == 0x20 {
+                        } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
+                            == self.aeth_rnr_nak.val()
+                        {
                             // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
                             // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
                             self.una.d.next = self.ack_d.val();
@@ -2097,7 +2259,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.rnr_cycles.d.next = self.rnr_rom.data.val();
                             if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
                                 self.w_done.d.next = true;
-                                self.w_status.d.next = 13.into(); // RNR_RETRY_EXC_ERR
+                                self.w_status.d.next = self.wc_rnr_retry_exc_err.val();
                                 self.w_vendor.d.next = self.lat_syn.q.val();
                                 self.rnr_retry_exc_inc.next = true;
                             } else {
@@ -2134,7 +2296,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.timer.d.next = 0.into();
                     if self.retry.q.val() == 0 {
                         self.w_done.d.next = true;
-                        self.w_status.d.next = 12.into(); // RETRY_EXC_ERR
+                        self.w_status.d.next = self.wc_retry_exc_err.val();
                         self.w_vendor.d.next = 0.into();
                     } else {
                         self.retry.d.next = self.retry.q.val() - 1;
@@ -2248,7 +2410,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.wqe_active.d.next = true;
                 self.w_rdq.d.next = false;
                 self.w_done.d.next = false;
-                self.w_status.d.next = 0.into();
+                self.w_status.d.next = self.wc_success.val();
                 self.w_vendor.d.next = 0.into();
                 self.first_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
                 self.npk.d.next = bit_cast::<24, 32>(self.npk_l.val());
@@ -2282,30 +2444,34 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.una.d.next = self.rs_idx.q.val();
                     self.rnr_wait.d.next = self.rs_rnr.q.val();
                 }
-                if (self.w_opcode.q.val() > 6) && !self.wr_inv.val() {
+                if !(self.wr_write.val()
+                    || self.wr_send.val()
+                    || self.is_read.val()
+                    || self.is_atomic.val())
+                {
+                    // Not a work request opcode this engine knows.
                     self.w_done.d.next = true;
-                    self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
+                    self.w_status.d.next = self.wc_loc_qp_op_err.val();
                 } else if self.sgl_bad.val() || (self.w_gather.q.val() && self.is_atomic.val()) {
                     // A malformed list, or one on an atomic (one 8-byte word: a list of its
                     // local buffer is not built). A READ's list is its scatter list.
                     self.w_done.d.next = true;
-                    self.w_status.d.next = 2.into(); // LOC_QP_OP_ERR
+                    self.w_status.d.next = self.wc_loc_qp_op_err.val();
                 } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
                     // An atomic works on one 8-byte word (IBA §9.4.5).
                     self.w_done.d.next = true;
-                    self.w_status.d.next = 1.into(); // LOC_LEN_ERR
+                    self.w_status.d.next = self.wc_loc_len_err.val();
                 } else if self.w_gather.q.val()
                     && (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
                 {
                     // The list must cover the message exactly: no read past its last entry.
                     self.w_done.d.next = true;
-                    self.w_status.d.next = 1.into(); // LOC_LEN_ERR
+                    self.w_status.d.next = self.wc_loc_len_err.val();
                 }
                 self.state.d.next = TxState::Idle;
             }
             TxState::PktSetup => {
-                // Opcode sequence (BTH opcodes, §9.2): WRITE FIRST 0x06 / MIDDLE 0x07 / LAST 0x08 / ONLY 0x0A,
-                // SEND FIRST 0x00 / MIDDLE 0x01 / LAST 0x02 / ONLY 0x04 (the WRITE opcode minus 6). AckReq on
+                // Opcode sequence (BTH opcodes, §9.2): FIRST, MIDDLE ..., LAST, or ONLY (`op_*`). AckReq on
                 // the last packet and every ACK_REQ_EVERY packets (§9.2, §9.7); Solicited Event only on the
                 // last packet of a SEND (§9.2.3).
                 self.p_ack.d.next = false;
@@ -2339,10 +2505,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_opcode.d.next = self.op_mid.val();
                 }
                 if self.is_read.val() {
-                    // RDMA READ REQUEST 0x0C (§9.7.5.1.5): no payload, a RETH for the bytes not yet
+                    // RDMA READ REQUEST (§9.7.5.1.5): no payload, a RETH for the bytes not yet
                     // received; from packet index i it asks for [i * MTU, len) and its responses take PSNs
                     // first + i ... first + npk - 1.
-                    self.p_opcode.d.next = 0x0C.into();
+                    self.p_opcode.d.next = self.op_rc_rdma_read_request.val();
                     self.p_reth.d.next = true;
                     self.p_imm.d.next = false;
                     self.p_plen.d.next = 0.into();
@@ -2352,10 +2518,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_se.d.next = false;
                 }
                 if self.is_atomic.val() {
-                    // CMP_SWAP 0x13 / FETCH_ADD 0x14 with an AtomicETH and no payload (§9.4.5).
-                    self.p_opcode.d.next = 0x13.into();
-                    if self.w_opcode.q.val() == 6 {
-                        self.p_opcode.d.next = 0x14.into();
+                    // CmpSwap / FetchAdd with an AtomicETH and no payload (§9.4.5).
+                    self.p_opcode.d.next = self.op_rc_compare_swap.val();
+                    if self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val() {
+                        self.p_opcode.d.next = self.op_rc_fetch_add.val();
                     }
                     self.p_reth.d.next = false;
                     self.p_imm.d.next = false;
@@ -2367,7 +2533,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Load;
             }
             TxState::RrSetup => {
-                // READ RESPONSE FIRST 0x0D / MIDDLE 0x0E / LAST 0x0F / ONLY 0x10; AETH (an ACK, with the MSN
+                // READ RESPONSE FIRST / MIDDLE / LAST / ONLY; AETH (an ACK, credits invalid, with the MSN
                 // of the READ) on FIRST, LAST and ONLY (§9.3, §9.7.5.1.5).
                 self.p_ack.d.next = false;
                 self.p_resp.d.next = true;
@@ -2382,22 +2548,22 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_plen.d.next = self.plen_r.val();
                 self.p_addr.d.next = self.rr_addr.q.val() + bit_cast::<64, 32>(self.off_r.val());
                 self.p_gather.d.next = false;
-                self.p_syn.d.next = 0x1F.into();
+                self.p_syn.d.next = self.aeth_ack_credits_invalid.val();
                 self.p_msn.d.next = self.rr_msn_q.q.val();
                 self.p_ackreq.d.next = false;
                 self.p_se.d.next = false;
                 if self.rr_atomic_q.q.val() {
-                    // ATOMIC ACKNOWLEDGE 0x12: AETH and the original value (§9.4.6).
-                    self.p_opcode.d.next = 0x12.into();
+                    // ATOMIC ACKNOWLEDGE: AETH and the original value (§9.4.6).
+                    self.p_opcode.d.next = self.op_rc_atomic_acknowledge.val();
                     self.p_plen.d.next = 0.into();
                 } else if self.rr_last.q.val() == 0 {
-                    self.p_opcode.d.next = 0x10.into();
+                    self.p_opcode.d.next = self.op_rc_rdma_read_response_only.val();
                 } else if self.rr_idx.q.val() == 0 {
-                    self.p_opcode.d.next = 0x0D.into();
+                    self.p_opcode.d.next = self.op_rc_rdma_read_response_first.val();
                 } else if self.rr_idx.q.val() == self.rr_last.q.val() {
-                    self.p_opcode.d.next = 0x0F.into();
+                    self.p_opcode.d.next = self.op_rc_rdma_read_response_last.val();
                 } else {
-                    self.p_opcode.d.next = 0x0E.into();
+                    self.p_opcode.d.next = self.op_rc_rdma_read_response_middle.val();
                 }
                 self.state.d.next = TxState::Load;
             }
@@ -2501,7 +2667,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                         | (bit_cast::<1024, 64>(self.w_swap.q.val()) << 432)
                         | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 368);
-                    if self.w_opcode.q.val() == 6 {
+                    if self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val() {
                         self.ext_f.next = (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
                             | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
                             | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 432);
@@ -2655,9 +2821,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
-                    self.qp_err.next = self.w_status.q.val() != 0;
+                    self.qp_err.next = self.w_status.q.val() != self.wc_success.val();
                     self.rdq_pop.next = self.w_rdq.q.val();
-                    self.rdq_clear.next = self.w_status.q.val() != 0;
+                    self.rdq_clear.next = self.w_status.q.val() != self.wc_success.val();
                     self.wqe_active.d.next = false;
                     self.w_done.d.next = false;
                     self.state.d.next = TxState::Idle;
@@ -2676,16 +2842,24 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.cqe_byte_len.next = bit_cast::<32, 160>(self.rg.read_data.val() >> 112);
                 self.cqe_status.next = self.rg_status.q.val();
                 self.cqe_vendor_err.next = self.rg_vendor.q.val();
-                // ibv_wc_opcode RDMA_WRITE 1 for WRITE (with immediate), SEND 0 for the SENDs.
-                self.cqe_opcode.next = 0.into();
-                if (bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xE) == 0 {
-                    self.cqe_opcode.next = 1.into();
+                // RDMA_WRITE for WRITE (with immediate), RDMA_READ, COMP_SWAP or FETCH_ADD for those, else
+                // SEND.
+                self.cqe_opcode.next = self.wc_send.val();
+                if (self.h_op.val() == self.wro_rdma_write.val())
+                    || (self.h_op.val() == self.wro_rdma_write_with_imm.val())
+                {
+                    self.cqe_opcode.next = self.wc_rdma_write.val();
                 }
-                // RDMA_READ 2, COMP_SWAP 3, FETCH_ADD 4 for the work requests 4, 5, 6.
-                if self.h_rd.val() {
-                    self.cqe_opcode.next = self.h_op.val() - 2;
+                if self.h_op.val() == self.wro_rdma_read.val() {
+                    self.cqe_opcode.next = self.wc_rdma_read.val();
                 }
-                self.want_cqe.next = (self.rg_status.q.val() != 0)
+                if self.h_op.val() == self.wro_atomic_cmp_and_swp.val() {
+                    self.cqe_opcode.next = self.wc_comp_swap.val();
+                }
+                if self.h_op.val() == self.wro_atomic_fetch_and_add.val() {
+                    self.cqe_opcode.next = self.wc_fetch_add.val();
+                }
+                self.want_cqe.next = (self.rg_status.q.val() != self.wc_success.val())
                     || ((bit_cast::<8, 160>(self.rg.read_data.val() >> 148) & 1) != 0);
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
@@ -2698,8 +2872,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.retry.d.next = self.retry_cnt.val();
                     self.rnr_left.d.next = self.rnr_retry.val();
                     self.rdq_pop.next = self.h_rd.val();
-                    self.rdq_clear.next = self.rg_status.q.val() != 0;
-                    if self.rg_status.q.val() != 0 {
+                    self.rdq_clear.next = self.rg_status.q.val() != self.wc_success.val();
+                    if self.rg_status.q.val() != self.wc_success.val() {
                         // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
                         self.qp_err.next = true;
                         self.rg_n.d.next = 0.into();
@@ -2722,7 +2896,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.timer.d.next = 0.into();
             self.retry.d.next = self.retry_cnt.val();
             self.w_done.d.next = true;
-            self.w_status.d.next = 0.into();
+            self.w_status.d.next = self.wc_success.val();
             self.sq_psn_set.next = true;
             self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
         }
@@ -2816,7 +2990,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.lat_resp.d.next = self.rx_ack_resp.val();
         }
         if (self.rr_qp_q.q.val() == self.job_qpn.val())
-            && ((self.job_state.val() == 0) || (self.job_state.val() == 6))
+            && ((self.job_state.val() == self.qs_reset.val())
+                || (self.job_state.val() == self.qs_err.val()))
         {
             // RESET and ERR end the responder's read job (§10.3.1).
             self.rr_active.d.next = false;

@@ -5,10 +5,13 @@
 //! Frames come from the receive buffer already ICRC-checked. Per packet: read the metadata and header
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
+use super::opcode_decode::OpcodeDecode;
 use crate::host::sgl_sum::SglSum;
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::slot_fill::SlotFill;
 use crate::roce::qp_table::RX_VEC;
+use rocenic_proto::aeth;
+use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
 
@@ -209,6 +212,30 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     state: DFF<RespState>,
     hdr: DFF<Bits<1024>>,
     hdr_swap: ByteSwap<1024>,
+    /// What the packet is, from the opcode table (`roce::opcode_decode`).
+    op_dec: OpcodeDecode,
+    /// AETH syndromes (`rocenic_proto::aeth`): the type bits and the ACK / RNR NAK types, the value bits
+    /// (an RNR NAK's timer), an ACK without a credit count, and the NAK codes the responder sends.
+    aeth_type: Constant<Bits<8>>,
+    aeth_ack: Constant<Bits<8>>,
+    aeth_rnr_nak: Constant<Bits<8>>,
+    aeth_value: Constant<Bits<32>>,
+    aeth_ack_no_credits: Constant<Bits<8>>,
+    nak_psn_seq: Constant<Bits<8>>,
+    nak_invalid_req: Constant<Bits<8>>,
+    nak_remote_access: Constant<Bits<8>>,
+    nak_remote_op: Constant<Bits<8>>,
+    /// QP states (`rocenic_proto::host::QpState`).
+    qs_reset: Constant<Bits<32>>,
+    qs_init: Constant<Bits<32>>,
+    qs_rtr: Constant<Bits<32>>,
+    qs_sqd: Constant<Bits<32>>,
+    qs_err: Constant<Bits<32>>,
+    /// Completion opcodes (`rocenic_proto::host::WcOpcode`).
+    wc_recv: Constant<Bits<8>>,
+    wc_recv_rdma_with_imm: Constant<Bits<8>>,
+    /// ibv_wc_status SUCCESS.
+    wc_success: Constant<Bits<8>>,
     /// Header word k - 1 into the header register (no barrel shifter).
     hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
@@ -217,7 +244,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// The packet came over IPv6 (receive buffer metadata bit 16).
     v6: DFF<bool>,
     // decoded packet
-    opcode: DFF<Bits<8>>,
     psn: DFF<Bits<24>>,
     ack_req: DFF<bool>,
     pay_len: DFF<Bits<16>>,
@@ -342,6 +368,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
     sgl_bad: Signal<Local, bool>,
     is_last: Signal<Local, bool>,
+    /// A MIDDLE or LAST packet; a FIRST or MIDDLE one.
+    cont: Signal<Local, bool>,
+    not_last: Signal<Local, bool>,
     /// SEND MIDDLE/LAST and WRITE MIDDLE/LAST: continue a message.
     send_cont: Signal<Local, bool>,
     write_cont: Signal<Local, bool>,
@@ -586,6 +615,24 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             state: Default::default(),
             hdr: Default::default(),
             hdr_swap: Default::default(),
+            op_dec: Default::default(),
+            aeth_type: Constant::new((aeth::TYPE_MASK as u64).into()),
+            aeth_ack: Constant::new((aeth::ACK as u64).into()),
+            aeth_rnr_nak: Constant::new((aeth::RNR_NAK as u64).into()),
+            aeth_value: Constant::new((!aeth::TYPE_MASK as u64).into()),
+            aeth_ack_no_credits: Constant::new(((aeth::ACK | aeth::CREDITS_INVALID) as u64).into()),
+            nak_psn_seq: Constant::new((aeth::NAK_PSN_SEQUENCE_ERROR as u64).into()),
+            nak_invalid_req: Constant::new((aeth::NAK_INVALID_REQUEST as u64).into()),
+            nak_remote_access: Constant::new((aeth::NAK_REMOTE_ACCESS_ERROR as u64).into()),
+            nak_remote_op: Constant::new((aeth::NAK_REMOTE_OPERATIONAL_ERROR as u64).into()),
+            qs_reset: Constant::new((QpState::Reset as u64).into()),
+            qs_init: Constant::new((QpState::Init as u64).into()),
+            qs_rtr: Constant::new((QpState::Rtr as u64).into()),
+            qs_sqd: Constant::new((QpState::Sqd as u64).into()),
+            qs_err: Constant::new((QpState::Err as u64).into()),
+            wc_recv: Constant::new((WcOpcode::Recv as u64).into()),
+            wc_recv_rdma_with_imm: Constant::new((WcOpcode::RecvRdmaWithImm as u64).into()),
+            wc_success: Constant::new((WcStatus::Success as u64).into()),
             hdr_fill: Default::default(),
             k: Default::default(),
             frame_words: Default::default(),
@@ -595,7 +642,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             tos: Default::default(),
             hw_max: Default::default(),
             hw_min: Default::default(),
-            opcode: Default::default(),
             psn: Default::default(),
             ack_req: Default::default(),
             pay_len: Default::default(),
@@ -690,6 +736,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq_slot: Default::default(),
             sgl_bad: Default::default(),
             is_last: Default::default(),
+            cont: Default::default(),
+            not_last: Default::default(),
             send_cont: Default::default(),
             write_cont: Default::default(),
             pay_len32: Default::default(),
@@ -812,7 +860,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             frame_words,
             frame_prio,
             v6,
-            opcode,
             psn,
             ack_req,
             pay_len,
@@ -990,8 +1037,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.cqe_wr_id.next = self.recv_wr_id.q.val();
         self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.q.val());
         self.cqe_byte_len.next = self.send_total.q.val() + self.pay_len32.val();
-        self.cqe_status.next = 0.into();
-        self.cqe_opcode.next = 128.into(); // IBV_WC_RECV
+        self.cqe_status.next = self.wc_success.val();
+        self.cqe_opcode.next = self.wc_recv.val();
         self.cqe_src_qp.next = self.dest_qpn.val();
         self.last_syndrome.next = self.last_syn.q.val();
         self.ack_valid.next = self.ack_pend.q.val();
@@ -1003,7 +1050,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         // Every ACK/NAK this packet asks for goes through these; a newer one replaces a pending one.
         self.send_ack.next = false;
-        self.ack_syn_l.next = 0x1F.into();
+        self.ack_syn_l.next = self.aeth_ack_no_credits.val();
         self.ack_psn_l.next = self.psn.q.val();
         self.ack_msn_l.next = self.msn.q.val();
 
@@ -1056,44 +1103,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.from_peer.next = self.f_sip.val() == self.qp_peer_ip.val();
         self.rx_ack_syndrome.next = self.f_syn.val();
         self.rx_ack_psn.next = self.f_psn.val();
-        // RC opcodes handled here (IBA Table 35): SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02, ONLY 0x04; WRITE
-        // FIRST 0x06, MIDDLE 0x07, LAST 0x08, ONLY 0x0A.
-        // RDMA READ REQUEST 0x0C; READ RESPONSE FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10.
-        self.is_rreq.next = self.f_opcode.val() == 0x0C;
-        self.is_atreq.next = (self.f_opcode.val() == 0x13) || (self.f_opcode.val() == 0x14);
-        self.is_aack.next = self.f_opcode.val() == 0x12;
+        // What the packet is: the opcode table (roce::opcode_decode, IBA Table 35).
+        self.op_dec.opcode.next = self.f_opcode.val();
+        self.is_rreq.next = self.op_dec.read_request.val();
+        self.is_atreq.next = self.op_dec.atomic.val();
+        self.is_aack.next = self.op_dec.atomic_acknowledge.val();
         self.f_swap.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_swap.val());
         self.f_cmp.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_cmp.val());
         self.f_orig.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_orig.val());
-        self.is_rresp.next = (self.f_opcode.val() >= 0x0D) && (self.f_opcode.val() <= 0x10);
-        // With immediate: SEND LAST 0x03, SEND ONLY 0x05, WRITE LAST 0x09, WRITE ONLY 0x0B.
-        self.has_reth.next = (self.f_opcode.val() == 0x06)
-            || (self.f_opcode.val() == 0x0A)
-            || (self.f_opcode.val() == 0x0B)
-            || self.is_rreq.val();
-        self.has_imm.next = (self.f_opcode.val() == 0x03)
-            || (self.f_opcode.val() == 0x05)
-            || (self.f_opcode.val() == 0x09)
-            || (self.f_opcode.val() == 0x0B);
-        self.is_wimm.next = (self.f_opcode.val() == 0x09) || (self.f_opcode.val() == 0x0B);
-        self.write_cont.next = (self.f_opcode.val() == 0x07)
-            || (self.f_opcode.val() == 0x08)
-            || (self.f_opcode.val() == 0x09);
-        // SEND LAST WITH INVALIDATE 0x16, SEND ONLY WITH INVALIDATE 0x17: an IETH after the BTH.
-        self.is_inv.next = (self.f_opcode.val() == 0x16) || (self.f_opcode.val() == 0x17);
-        self.send_cont.next = ((self.f_opcode.val() >= 0x01) && (self.f_opcode.val() <= 0x03))
-            || (self.f_opcode.val() == 0x16);
-        self.is_write.next = (self.has_reth.val() && !self.is_rreq.val()) || self.write_cont.val();
-        self.is_send.next = (self.f_opcode.val() <= 0x05) || self.is_inv.val();
+        self.is_rresp.next = self.op_dec.read_response.val();
+        self.has_reth.next = self.op_dec.reth.val();
+        self.has_imm.next = self.op_dec.imm.val();
+        self.is_write.next = self.op_dec.write.val();
+        self.is_send.next = self.op_dec.send.val();
+        self.is_wimm.next = self.op_dec.write.val() && self.op_dec.imm.val();
+        // MIDDLE or LAST: only inside a message; FIRST or MIDDLE: a message continues after it.
+        self.cont.next = self.op_dec.middle.val() || self.op_dec.last.val();
+        self.not_last.next = self.op_dec.first.val() || self.op_dec.middle.val();
+        self.write_cont.next = self.is_write.val() && self.cont.val();
+        self.send_cont.next = self.is_send.val() && self.cont.val();
+        // SEND LAST / ONLY WITH INVALIDATE: an IETH after the BTH.
+        self.is_inv.next = self.op_dec.ieth.val();
         self.wr_scatter.next = (self.is_send.val() && self.rq128.val() && self.sgl_scatter.q.val())
             || (self.is_rresp.val() && self.rd_scatter.val());
         if self.is_rresp.val() {
             self.wr_sgl.next = self.rd_sgl.val();
             self.wr_sgl_n.next = self.rd_sgl_n.val();
         }
-        self.is_last.next = ((self.f_opcode.val() >= 0x02) && (self.f_opcode.val() <= 0x05))
-            || ((self.f_opcode.val() >= 0x08) && (self.f_opcode.val() <= 0x0B))
-            || self.is_inv.val();
+        // The last packet of a SEND or WRITE message.
+        self.is_last.next = (self.is_send.val() || self.is_write.val())
+            && (self.op_dec.last.val() || self.op_dec.only.val());
         self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm.val());
         if self.has_reth.val() {
             self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm_reth.val());
@@ -1110,25 +1149,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.f_se.val() != 0 {
             self.cqe_flags.next = self.cqe_flags.val() | 2;
         }
-        self.ext_len.next = 0.into();
-        if self.has_reth.val() {
-            self.ext_len.next = 16.into();
-        }
-        if self.is_rresp.val() && (self.f_opcode.val() != 0x0E) {
-            self.ext_len.next = 4.into(); // AETH
-        }
-        if self.has_imm.val() || self.is_inv.val() {
-            self.ext_len.next = 4.into(); // ImmDt or IETH
-        }
-        if self.has_imm.val() && self.has_reth.val() {
-            self.ext_len.next = 20.into(); // RETH + ImmDt
-        }
-        if self.is_atreq.val() {
-            self.ext_len.next = 28.into(); // AtomicETH
-        }
-        if self.is_aack.val() {
-            self.ext_len.next = 12.into(); // AETH + AtomicAckETH
-        }
+        self.ext_len.next = bit_cast::<16, 8>(self.op_dec.ext_len.val());
         self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.mtu.next = bits::<16>(1) << self.pmtu.val();
         // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a message of their kind, FIRST/ONLY only
@@ -1138,26 +1159,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one MTU,
         // and a write's packets add up to the RETH DMA length.
         self.len_ok.next = self.pay_len.q.val() <= self.mtu.val();
-        if (self.f_opcode.val() == 0x00)
-            || (self.f_opcode.val() == 0x01)
-            || (self.f_opcode.val() == 0x06)
-            || (self.f_opcode.val() == 0x07)
-        {
+        if (self.is_send.val() || self.is_write.val()) && self.not_last.val() {
             self.len_ok.next = self.pay_len.q.val() == self.mtu.val();
         }
-        if (self.f_opcode.val() == 0x0A) || (self.f_opcode.val() == 0x0B) {
+        if self.is_write.val() && self.op_dec.only.val() {
             self.len_ok.next = (self.pay_len.q.val() <= self.mtu.val())
                 && (bit_cast::<32, 16>(self.pay_len.q.val()) == self.f_dmalen.val());
         }
-        if self.f_opcode.val() == 0x06 {
+        if self.is_write.val() && self.op_dec.first.val() {
             self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
                 && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.f_dmalen.val());
         }
-        if self.f_opcode.val() == 0x07 {
+        if self.is_write.val() && self.op_dec.middle.val() {
             self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
                 && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.write_left.q.val());
         }
-        if (self.f_opcode.val() == 0x08) || (self.f_opcode.val() == 0x09) {
+        if self.is_write.val() && self.op_dec.last.val() {
             self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
         }
         if self.is_atreq.val() {
@@ -1190,10 +1207,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.rd_last.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pmtu.val());
         }
         if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
-            self.rresp_ok.next = ((self.f_opcode.val() == 0x0D) || (self.f_opcode.val() == 0x0E))
+            self.rresp_ok.next = self.is_rresp.val()
+                && self.not_last.val()
                 && (self.pay_len.q.val() == self.mtu.val());
         } else {
-            self.rresp_ok.next = ((self.f_opcode.val() == 0x0F) || (self.f_opcode.val() == 0x10))
+            self.rresp_ok.next = self.is_rresp.val()
+                && (self.op_dec.last.val() || self.op_dec.only.val())
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
         // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
@@ -1316,7 +1335,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // Its MR entry is read this cycle (roce::mr_table): decide next cycle.
                     self.state.d.next = RespState::Decode;
                 } else {
-                    self.opcode.d.next = self.f_opcode.val();
                     self.psn.d.next = self.f_psn.val();
                     self.ack_req.d.next =
                         (bit_cast::<8, 1024>(self.hv.val() >> self.sh_ackreq.val()) & 0x80) != 0;
@@ -1328,7 +1346,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
                     self.j.d.next = 0.into();
                     self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
-                    if (self.qp_state.val() >= 2 && self.qp_state.val() <= 4)
+                    if (self.qp_state.val() >= self.qs_rtr.val()
+                        && self.qp_state.val() <= self.qs_sqd.val())
                         && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
                         && self.from_peer.val()
                         && self.f_ce.val()
@@ -1345,28 +1364,32 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                     }
                     // RTR, RTS and SQD receive (IBA 10.3.1).
-                    if (self.qp_state.val() < 2 || self.qp_state.val() > 4)
+                    if (self.qp_state.val() < self.qs_rtr.val()
+                        || self.qp_state.val() > self.qs_sqd.val())
                         || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
                     {
                         self.drop_qp_inc.next = true;
                     } else if !self.from_peer.val() {
                         // Not from the QP's peer (as rdma_rxe's check_addr): no answer, no PSN consumed.
                         self.drop_src_inc.next = true;
-                    } else if self.f_opcode.val() == 0x81 {
+                    } else if self.op_dec.cnp.val() {
                         // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
                         self.rp_cnp_inc.next = true;
-                    } else if self.f_opcode.val() == 0x11 {
+                    } else if self.op_dec.acknowledge.val() {
                         // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
                         self.rx_ack_valid.next = true;
-                        if (self.f_syn.val() & 0xE0) == 0 {
+                        if (self.f_syn.val() & self.aeth_type.val()) == self.aeth_ack.val() {
                             self.rx_acks_inc.next = true;
                         } else {
                             self.rx_naks_inc.next = true;
                             self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
-                            self.rx_rnr_naks_inc.next = (self.f_syn.val() & 0xE0) == 0x20;
-                            self.rx_seq_naks_inc.next = self.f_syn.val() == 0x60;
-                            self.rx_invalid_request_naks_inc.next = self.f_syn.val() == 0x61;
-                            self.rx_remote_access_naks_inc.next = self.f_syn.val() == 0x62;
+                            self.rx_rnr_naks_inc.next = (self.f_syn.val() & self.aeth_type.val())
+                                == self.aeth_rnr_nak.val();
+                            self.rx_seq_naks_inc.next = self.f_syn.val() == self.nak_psn_seq.val();
+                            self.rx_invalid_request_naks_inc.next =
+                                self.f_syn.val() == self.nak_invalid_req.val();
+                            self.rx_remote_access_naks_inc.next =
+                                self.f_syn.val() == self.nak_remote_access.val();
                         }
                     } else if self.is_rresp.val()
                         && self.rd_active.val()
@@ -1401,7 +1424,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             && (self.rd_idx.val() < 0x80_0000)
                         {
                             self.rx_ack_valid.next = true;
-                            self.rx_ack_syndrome.next = 0x60.into();
+                            self.rx_ack_syndrome.next = self.nak_psn_seq.val();
                             self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
                             self.implied_nak_inc.next = true;
                             self.imp_arm.d.next = false;
@@ -1445,7 +1468,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
                             self.dup_inc.next = true;
                             self.send_ack.next = true;
-                            self.ack_syn_l.next = 0x1F.into();
+                            self.ack_syn_l.next = self.aeth_ack_no_credits.val();
                             self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
                         } else {
                             // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
@@ -1453,27 +1476,27 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             if !self.nak_sent.q.val() {
                                 self.nak_sent.d.next = true;
                                 self.send_ack.next = true;
-                                self.ack_syn_l.next = 0x60.into();
+                                self.ack_syn_l.next = self.nak_psn_seq.val();
                                 self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
                             }
                         }
                     } else if !self.seq_ok.val() || !self.len_ok.val() {
                         // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if !self.qp_acc_ok.val() {
                         // An operation the QP does not enable: invalid request NAK, the QP to ERR (as
                         // rdma_rxe's check_op_valid).
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
                         // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if self.is_inv.val() && !self.inv_ok.val() {
@@ -1481,7 +1504,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
                         self.inv_err_inc.next = true;
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x61.into();
+                        self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if (self.is_atreq.val() && !self.mr_hit.val())
@@ -1494,7 +1517,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
                         self.rem_access_inc.next = true;
                         self.send_ack.next = true;
-                        self.ack_syn_l.next = 0x62.into();
+                        self.ack_syn_l.next = self.nak_remote_access.val();
                         self.ack_psn_l.next = self.f_psn.val();
                         self.qp_err.next = true;
                     } else if self.is_atreq.val() {
@@ -1532,8 +1555,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         if self.rq_pi.val() == self.rq_ci.val() {
                             // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
                             self.send_ack.next = true;
-                            self.ack_syn_l.next =
-                                0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
+                            self.ack_syn_l.next = self.aeth_rnr_nak.val()
+                                | bit_cast::<8, 32>(
+                                    self.min_rnr_timer.val() & self.aeth_value.val(),
+                                );
                             self.tx_rnr_naks_inc.next = true;
                             self.ack_psn_l.next = self.f_psn.val();
                         } else {
@@ -1544,8 +1569,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
                         // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
                         self.send_ack.next = true;
-                        self.ack_syn_l.next =
-                            0x20 | bit_cast::<8, 32>(self.min_rnr_timer.val() & 0x1F);
+                        self.ack_syn_l.next = self.aeth_rnr_nak.val()
+                            | bit_cast::<8, 32>(self.min_rnr_timer.val() & self.aeth_value.val());
                         self.tx_rnr_naks_inc.next = true;
                         self.ack_psn_l.next = self.f_psn.val();
                     } else {
@@ -1632,7 +1657,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // more than 4 entries): remote operational error NAK, QP to error, as rdma_rxe
                     // answers a malformed WQE: the fault is the receiver's, not the request's.
                     self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x63.into();
+                    self.ack_syn_l.next = self.nak_remote_op.val();
                     self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
@@ -1641,7 +1666,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
                     self.send_ack.next = true;
-                    self.ack_syn_l.next = 0x61.into();
+                    self.ack_syn_l.next = self.nak_invalid_req.val();
                     self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
@@ -1696,7 +1721,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.imp_arm.d.next = true;
                     self.rx_ack_valid.next = true;
                     self.rx_ack_resp.next = true;
-                    self.rx_ack_syndrome.next = 0.into();
+                    self.rx_ack_syndrome.next = self.aeth_ack.val();
                     // Free the frame here rather than in Pop: a cycle per packet counts at line rate.
                     self.buf_pop.next = true;
                     self.state.d.next = RespState::Idle;
@@ -1706,7 +1731,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.cqe_valid.next =
                         (self.is_send.val() && self.is_last.val()) || self.is_wimm.val();
                     if self.is_wimm.val() {
-                        self.cqe_opcode.next = 129.into(); // IBV_WC_RECV_RDMA_WITH_IMM
+                        self.cqe_opcode.next = self.wc_recv_rdma_with_imm.val();
                         self.cqe_byte_len.next = self.write_total.q.val();
                     }
                     if !((self.is_send.val() && self.is_last.val()) || self.is_wimm.val())
@@ -1715,10 +1740,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.rq_psn_set.next = true;
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                         self.nak_sent.d.next = false;
-                        self.in_write.d.next =
-                            (self.opcode.q.val() == 0x06) || (self.opcode.q.val() == 0x07);
-                        self.in_send.d.next =
-                            (self.opcode.q.val() == 0x00) || (self.opcode.q.val() == 0x01);
+                        // Inside a message after a FIRST or MIDDLE packet.
+                        self.in_write.d.next = self.is_write.val() && self.not_last.val();
+                        self.in_send.d.next = self.is_send.val() && self.not_last.val();
                         self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
                         self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
                         self.write_va.d.next =
@@ -1733,7 +1757,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                         if self.ack_req.q.val() {
                             self.send_ack.next = true;
-                            self.ack_syn_l.next = 0x1F.into();
+                            self.ack_syn_l.next = self.aeth_ack_no_credits.val();
                             self.ack_psn_l.next = self.psn.q.val();
                             if self.is_last.val() {
                                 self.ack_msn_l.next = self.msn.q.val() + 1;
@@ -1760,7 +1784,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if self.rd_resp_valid.val() {
                     self.at_orig.d.next = self.at_word.val();
                     self.state.d.next = RespState::AtDone;
-                    if self.opcode.q.val() == 0x14 {
+                    if self.op_dec.fetch_add.val() {
                         self.at_val.d.next = self.at_word.val() + self.f_swap.val();
                         self.state.d.next = RespState::AtWrite;
                     } else if self.at_word.val() == self.f_cmp.val() {
@@ -1882,30 +1906,32 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.imp_arm.d.next = !self.imp_wait.q.val();
             self.imp_wait.d.next = false;
         }
-        if (self.qp_state.val() == 0) || (self.qp_state.val() == 6) {
+        if (self.qp_state.val() == self.qs_reset.val())
+            || (self.qp_state.val() == self.qs_err.val())
+        {
             self.rr_pend.d.next = false;
             self.cnp_pend.d.next = false;
         }
-        if self.qp_state.val() <= 1 {
+        if self.qp_state.val() <= self.qs_init.val() {
             // A QP taken back to RESET (or INIT) sends nothing: its pending ACK goes too, or it would hold
             // the engine from every other QP's packets (CtxWait switches only with nothing pending).
             self.ack_pend.d.next = false;
         }
-        if self.qp_state.val() == 0 {
+        if self.qp_state.val() == self.qs_reset.val() {
             self.ac_valid.d.next = false;
             self.ac_valid1.d.next = false;
             self.ac_valid2.d.next = false;
             self.ac_valid3.d.next = false;
             self.ac_next.d.next = 0.into();
         }
-        if self.qp_state.val() == 0 {
+        if self.qp_state.val() == self.qs_reset.val() {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.
             self.msn.d.next = 0.into();
             self.nak_sent.d.next = false;
             self.in_write.d.next = false;
             self.in_send.d.next = false;
         }
-        if self.reset.val() || (self.qp_state.val() == 0) {
+        if self.reset.val() || (self.qp_state.val() == self.qs_reset.val()) {
             // No CNP sent yet: the first CE-marked packet gets one at once.
             self.cnp_seen.d.next = false;
         }
@@ -1963,7 +1989,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.state.d.next = RespState::Idle;
             self.ack_pend.d.next = false;
             self.sgl_ok.d.next = false;
-            self.last_syn.d.next = 0.into();
+            self.last_syn.d.next = bit_cast::<32, 8>(self.aeth_ack.val());
         }
     }
 }
