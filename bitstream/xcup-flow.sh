@@ -1,6 +1,8 @@
 # The Yosys flow for UltraScale+ that reports.sh and unit.sh share (sourced, not run): synth_xilinx up to its
 # LUT mapping, `abc -fast -lut 6`, then the rest of synth_xilinx; `stat` into stat-xcup-$1.txt and the
-# longest path into ltp-xcup-$1.txt. reports.sh explains the choices.
+# longest path into ltp-xcup-$1.txt; with a second argument, the mapped netlist into that JSON file (for
+# levels.py; written before the cell library is read, whose models write_json cannot write). reports.sh
+# explains the choices.
 xcup_flow() {
     local name=$1
     cat <<FLOW
@@ -15,6 +17,7 @@ xilinx_dffopt
 opt_lut_ins -tech xilinx
 synth_xilinx -family xcup -top top -run finalize:
 tee -q -o stat-xcup-$name.txt stat
+${2:+write_json $2}
 read_verilog -lib +/xilinx/cells_sim.v
 tee -q -o ltp-xcup-$name.txt ltp w:* t:LUT* t:MUXF* t:CARRY*
 FLOW

@@ -5,10 +5,11 @@
 # recover from), the conformance cases (scripted, and replayed from files and captures), the cocotb benches
 # on Icarus, interop with Linux Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified
 # `ibv_rc_pingpong`, `rocenic write-bw`/`read-bw`/`send-bw`/`write-lat`/`atomic-bw` against perftest, one
-# case per tool in each role), the VFIO layer against QEMU's edu device behind an emulated IOMMU, and the
-# board reports (bitstream/all.sh: synthesis of every ECP5 unit, Alveo flow checks). Each stage header
-# carries the job's elapsed time. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally (CI never
-# does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis. Ends with one summary line.
+# case per tool in each role), the VFIO layer against QEMU's edu device behind an emulated IOMMU, the
+# board reports (bitstream/all.sh: synthesis of every ECP5 unit, Alveo flow checks), and the timing rule's
+# logic levels of every unit at 512 bits (bitstream/depth.sh against bitstream/depth.tsv). Each stage
+# header carries the job's elapsed time. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally
+# (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis. Ends with one summary line.
 #
 # `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 place and route of every unit
 # (Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
@@ -133,6 +134,18 @@ if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
     board_pid=$!
 fi
 
+if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
+    # Seconds when depth.tsv is current (only a unit whose emitted Verilog changed is synthesized again,
+    # and then the table must be updated).
+    hdr "logic levels per unit at 512 bits (bitstream/depth.sh, the timing rule): started in the background"
+    (
+        set +e
+        ROCENIC_BIN_DIR="$bin_dir" bash bitstream/depth.sh > out/depth.out 2>&1
+        echo $? > out/depth.status
+    ) &
+    depth_pid=$!
+fi
+
 hdr "cocotb benches per hardware unit on Icarus: started in the background (testbench/cocotb/run.sh)"
 (
     set +e
@@ -225,6 +238,10 @@ else
     wait "$board_pid"
     board_status=$(cat out/board-reports.status 2>/dev/null || echo 1)
     stage out/board-reports.log bash -c "cat out/board-reports.out; exit $board_status"
+    hdr "logic levels per unit at 512 bits (bitstream/depth.sh): waiting for them"
+    wait "$depth_pid"
+    depth_status=$(cat out/depth.status 2>/dev/null || echo 1)
+    stage out/depth.log bash -c "cat out/depth.out; exit $depth_status"
 fi
 if [[ "${ROCENIC_SKIP_INTEROP:-0}" == 1 ]]; then
     hdr "interop: skipped (ROCENIC_SKIP_INTEROP=1)"

@@ -96,9 +96,15 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.len() == 2 && args[1] == "--list" {
+        for u in UNITS.split(", ") {
+            println!("{u}");
+        }
+        return;
+    }
     if args.len() != 4 && args.len() != 5 {
         eprintln!(
-            "usage: {} <unit> <64|512> <out.v> [qp_log]   (unit: {UNITS})",
+            "usage: {} <unit> <64|512> <out.v> [qp_log] | --list   (unit: {UNITS})",
             args[0]
         );
         std::process::exit(2);
