@@ -22,6 +22,8 @@
 //!   class-enable vector names the priorities in XOFF (with `PFC_PAUSE_QUANTA`) and those resuming
 //!   (with 0). A priority that leaves `PFC_ENABLE` while in XOFF, or generation turned off
 //!   (`PFC_XOFF_WORDS` = 0), resumes with an XON.
+//!   The marks are compared with the fills a cycle before the frame is decided (a register between
+//!   the 32-bit compares and the frame's start), so an XOFF follows its fill one cycle later.
 use super::pause_timer::PauseTimer;
 use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
 use crate::prim::byteswap::be_shift;
@@ -119,6 +121,9 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     /// (or no longer lossless, or generation off).
     over: Signal<Local, Bits<8>>,
     under: Signal<Local, Bits<8>>,
+    /// `over` and `under` a cycle later: the fills' 32-bit compares take a cycle of their own.
+    over_q: DFF<Bits<8>>,
+    under_q: DFF<Bits<8>>,
     /// The XOFF set after this cycle's changes, and the priorities it resumes.
     nx: Signal<Local, Bits<8>>,
     fall: Signal<Local, Bits<8>>,
@@ -194,6 +199,8 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             tx_prio_pause_inc: Default::default(),
             over: Default::default(),
             under: Default::default(),
+            over_q: Default::default(),
+            under_q: Default::default(),
             nx: Default::default(),
             fall: Default::default(),
             rx: Default::default(),
@@ -243,7 +250,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
 impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, xoff, refresh, wake_r);
+        dff_setup!(self, clock, xoff, refresh, wake_r, over_q, under_q);
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -442,8 +449,10 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             self.over.next = 0.into();
             self.under.next = 0xFF.into();
         }
-        self.nx.next =
-            (self.xoff.q.val() & !self.under.val()) | (self.over.val() & !self.xoff.q.val());
+        self.over_q.d.next = self.over.val();
+        self.under_q.d.next = self.under.val();
+        self.nx.next = (self.xoff.q.val() & !self.under_q.q.val())
+            | (self.over_q.q.val() & !self.xoff.q.val());
         self.fall.next = self.xoff.q.val() & !self.nx.val();
         self.want.next = false;
         self.want_quanta.next = bit_cast::<16, 32>(self.pause_quanta.val());
