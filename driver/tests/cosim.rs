@@ -992,6 +992,12 @@ fn sqd_drains_the_send_queue_and_rts_resumes_it() {
         let wc = p.wait_for(&p.a.send_cq, BUDGET).expect("resumed");
         assert_eq!((wc.status, wc.wr_id), (WcStatus::Success, 80 + i));
     }
+    // And nothing else: the modifies rang no doorbell that took the producer index back (the core
+    // would run on through the ring's empty slots and around to the first WRITE again).
+    assert!(
+        p.wait_for(&p.a.send_cq, 100_000).is_none(),
+        "a completion after the posted work"
+    );
     let mut got = vec![0; data.len()];
     b.dst.read(0, &mut got).unwrap();
     assert!(got == data, "data differs");

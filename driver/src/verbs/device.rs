@@ -239,7 +239,7 @@ impl Device {
         regs::GID_0_0 + (16 * i + 4 * w) as u16
     }
     /// Writes QP `qpn`'s whole context through the window and runs `cmd` on it (MODIFY, INIT_RQ,
-    /// INIT_SQ; INIT loads consumer index 0).
+    /// INIT_SQ; INIT loads consumer index 0 and the producer index, which only INIT writes).
     pub fn qp_command(&self, qpn: u32, w: &QpWindow, cmd: u32) {
         let _g = self.window.lock().unwrap();
         self.write(regs::QPN, qpn);
@@ -276,10 +276,17 @@ impl Device {
             regs::RQ_LOG_SIZE,
             w.rq_log | if w.rq_wqe_128 { regs::RQ_WQE_128 } else { 0 },
         );
-        self.write(regs::SQ_PI, w.sq_pi);
-        self.write(regs::SQ_CI, 0);
-        self.write(regs::RQ_PI, w.rq_pi);
-        self.write(regs::RQ_CI, 0);
+        // A write of SQ_PI or RQ_PI is that queue's doorbell: only the command that loads it writes
+        // one. Written with a MODIFY, the window's copy (the index when the queue was initialised) would
+        // take the producer index back, and the core would run through ring slots never posted.
+        if cmd & CMD_INIT_SQ != 0 {
+            self.write(regs::SQ_PI, w.sq_pi);
+            self.write(regs::SQ_CI, 0);
+        }
+        if cmd & CMD_INIT_RQ != 0 {
+            self.write(regs::RQ_PI, w.rq_pi);
+            self.write(regs::RQ_CI, 0);
+        }
         self.write(regs::QP_CMD, cmd);
         self.wait_command(regs::QP_CMD);
     }

@@ -286,3 +286,39 @@ fn receives_may_be_posted_from_init() {
     }
     assert_eq!(s.dev.get(regs::RQ_PI), 1);
 }
+
+/// A write of SQ_PI or RQ_PI is a doorbell, so a command that does not load the producer index must not
+/// write one: SQD, SQD → RTS and a modify in place after work was posted would otherwise ring the queues
+/// with the index they had when initialised, taking the core's producer index back so that it runs
+/// through ring slots never posted.
+#[test]
+fn a_modify_after_posting_rings_no_doorbell() {
+    let s = golden_setup();
+    for n in 0..2 {
+        // SAFETY: the fake device never touches the buffers.
+        unsafe {
+            s.qp.post_send(&send(&s, n, SendFlags::SIGNALED)).unwrap();
+            s.qp.post_recv(&recv(&s, 10 + n)).unwrap();
+        }
+    }
+    let rings = |w: &[(u16, u32)]| {
+        w.iter()
+            .filter(|(r, _)| *r == regs::SQ_PI || *r == regs::RQ_PI)
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    for attr in [
+        QpAttr::Sqd,
+        QpAttr::Rts(rts_attrs()),
+        QpAttr::Modify(ModifyAttrs {
+            min_rnr_timer: Some(20),
+            ..ModifyAttrs::default()
+        }),
+    ] {
+        s.dev.clear_log();
+        s.qp.modify(attr).unwrap();
+        let w = effects(s.dev.writes());
+        assert!(rings(&w).is_empty(), "a doorbell in a modify: {w:x?}");
+        assert_eq!(w.last().map(|x| x.0), Some(regs::QP_CMD));
+    }
+}
