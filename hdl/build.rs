@@ -34,18 +34,19 @@ fn main() {
     let mut reads = String::new();
     // The counter RAM: one 32-bit word per counter in a block RAM instead of a flip-flop register, an
     // incrementer and a read-multiplexer input each. Events add into a small accumulator per counter; a
-    // sweep visits one counter per cycle, reads its word and writes back word + accumulator the next
-    // cycle, so a counter is exact whenever it is visited. A host read visits its counter at once (the
-    // sweep waits that cycle) and answers at most three cycles after it was taken; a host write waits for the
-    // sweep. rd_ready/wr_ready are low meanwhile.
+    // sweep visits one counter per cycle in three stages (address the RAM; take its word and the
+    // accumulator; write back their sum), so a counter is exact whenever it is visited and no stage has
+    // more than 6 LUT levels: the RAM read has a stage of its own, the 32-bit add one without the selects.
+    // A host read visits its counter at once (the sweep waits that cycle) and answers at most four cycles
+    // after it was taken; a host write waits for the sweep. rd_ready/wr_ready are low meanwhile.
     let in_ram = |r: &Register| r.access == Access::Counter && !FLOP_COUNTERS.contains(&r.name);
     let ram_counters: Vec<&(String, Register)> = regs.iter().filter(|(_, r)| in_ram(r)).collect();
     let cn = ram_counters.len();
     assert!(cn >= 2, "the sweep reads and writes one word per cycle");
     let ib = bits_for(cn - 1);
     // An accumulator is emptied once per sweep and gains at most one a cycle. A sweep takes `cn` cycles,
-    // plus one for each host read visit, which come at most one in two cycles (a read answered two cycles
-    // after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin (one cycle
+    // plus one for each host read visit, which come at most one in three cycles (a read answered three
+    // cycles after it was taken lets the next be taken the cycle after): at most 2 * cn, with a margin (one cycle
     // of it for the sweep's restart: it stands still while no accumulator holds anything). The same
     // bound is the longest a host write waits for the sweep.
     let sweep_max = 2 * cn + 2;
@@ -87,7 +88,7 @@ fn main() {
         // is kept either way.
         write!(
             sweep,
-            "        if (self.cnt_v.val() == bits::<{ib}>({k})) || (self.wr_cnt.val() && (self.wr_cidx.val() == bits::<{ib}>({k}))) {{
+            "        if (self.cnt_q.q.val() == bits::<{ib}>({k})) || (self.wr_cnt.val() && (self.wr_cidx.val() == bits::<{ib}>({k}))) {{
             self.acc_{n}.d.next = bits::<{aw}>(0);
             if self.{n}_inc.val() {{ self.acc_{n}.d.next = bits::<{aw}>(1); }}
         }} else {{
@@ -211,8 +212,10 @@ fn main() {
         "cnt_any",
         "cnt_add",
         "cnt_init",
-        "cnt_fwd",
-        "cnt_fwd_val",
+        "cnt_r",
+        "cnt_w",
+        "cnt_base_q",
+        "cnt_w_val",
         "crd_pend",
         "crd_go",
         "crd_idx",
@@ -229,7 +232,7 @@ fn main() {
 /// The register block: host-facing read/write port, one flop per writable register (the plain ones read
 /// back from a shadow RAM), counters the core increments, and read-only inputs the core drives. A read
 /// returns its data one cycle after it is taken
-/// (`rd_valid` with `rd_ready`), a counter's at most three cycles after (in the first {cn} cycles after reset, when
+/// (`rd_valid` with `rd_ready`), a counter's at most four cycles after (in the first {cn} cycles after reset, when
 /// the counter RAM's first sweep reaches it); `rd_ready` is low until then. A write to a counter holds
 /// `wr_ready` low until the sweep reaches it, at most {sweep_max} cycles.
 #[derive(LogicBlock, Default)]
@@ -252,16 +255,22 @@ pub struct Regs {{
     /// The write taken now is to RAM counter `wr_cidx`.
     wr_cnt: Signal<Local, bool>,
     wr_cidx: Signal<Local, Bits<{ib}>>,
-    /// Counter RAM, one word per RAM counter; the sweep's read address `cnt_p`, write address `cnt_q`.
+    /// Counter RAM, one word per RAM counter; the sweep's next counter `cnt_p`.
     cnt_ram: RAM<Bits<32>, {ib}>,
     cnt_p: DFF<Bits<{ib}>>,
-    /// The counter visited (read) this cycle: the sweep's, or a host read's.
+    /// The counter visited (its word addressed) this cycle: the sweep's, or a host read's.
     cnt_v: Signal<Local, Bits<{ib}>>,
+    /// The take stage's counter (its word on the RAM's output, its accumulator taken) and the write
+    /// stage's (`cnt_base_q` + `cnt_add` written back); `cnt_w` was written last cycle, `cnt_w_val`.
     cnt_q: DFF<Bits<{ib}>>,
-    /// The counter visited now was written last cycle: its word is `cnt_fwd_val`, not the RAM's.
-    cnt_fwd: DFF<bool>,
-    cnt_fwd_val: DFF<Bits<32>>,
-    /// The accumulator the sweep took from counter `cnt_q`.
+    cnt_r: DFF<Bits<{ib}>>,
+    cnt_w: DFF<Bits<{ib}>>,
+    cnt_base_q: DFF<Bits<32>>,
+    cnt_w_val: DFF<Bits<32>>,
+    /// The take stage's word before the write stage's sum is forwarded into it.
+    cnt_pre: Signal<Local, Bits<32>>,
+    cnt_cwr: Signal<Local, bool>,
+    /// The accumulator taken from counter `cnt_q`, added in the write stage.
     cnt_add: DFF<Bits<{aw}>>,
     /// The first sweep after reset: the RAM's words count as 0.
     cnt_init: DFF<bool>,
@@ -299,21 +308,32 @@ impl Logic for Regs {{
         self.rd_take.next = self.rd_valid.val() && !self.crd_pend.q.val();
         self.wr_ready.next = !self.cwr_pend.q.val();
         self.rd_ready.next = !self.crd_pend.q.val();
-        // The counter RAM's write stage: the word read last cycle plus what its accumulator held, or
-        // a pending host write plus the events since.
+        // The counter RAM's write stage: the word taken last cycle plus what its accumulator held.
         self.cnt_ram.read_clock.next = self.clock.val();
         self.cnt_ram.write_clock.next = self.clock.val();
-        self.cnt_base.next = self.cnt_ram.read_data.val();
-        if self.cnt_fwd.q.val() {{ self.cnt_base.next = self.cnt_fwd_val.q.val(); }}
-        if self.cnt_init.q.val() {{ self.cnt_base.next = bits::<32>(0); }}
-        if self.cwr_pend.q.val() && (self.cwr_idx.q.val() == self.cnt_q.q.val()) {{
-            self.cnt_base.next = self.cwr_data.q.val();
-            self.cwr_pend.d.next = false;
-        }}
+        self.cnt_base.next = self.cnt_base_q.q.val();
         self.cnt_sum.next = self.cnt_base.val() + bit_cast::<32, {aw}>(self.cnt_add.q.val());
         self.cnt_ram.write_enable.next = true;
-        self.cnt_ram.write_address.next = self.cnt_q.q.val();
+        self.cnt_ram.write_address.next = self.cnt_r.q.val();
         self.cnt_ram.write_data.next = self.cnt_sum.val();
+        self.cnt_w.d.next = self.cnt_r.q.val();
+        self.cnt_w_val.d.next = self.cnt_sum.val();
+        // The take stage: the RAM's word, or the one written last cycle (the RAM gave the old one), or
+        // 0 in the first sweep, or a pending host write (the events since are added to it); the write
+        // stage's sum when it is the same counter, selected last (the adder's path).
+        self.cnt_pre.next = self.cnt_ram.read_data.val();
+        if self.cnt_w.q.val() == self.cnt_q.q.val() {{ self.cnt_pre.next = self.cnt_w_val.q.val(); }}
+        if self.cnt_init.q.val() {{ self.cnt_pre.next = bits::<32>(0); }}
+        self.cnt_cwr.next = self.cwr_pend.q.val() && (self.cwr_idx.q.val() == self.cnt_q.q.val());
+        if self.cnt_cwr.val() {{
+            self.cnt_pre.next = self.cwr_data.q.val();
+            self.cwr_pend.d.next = false;
+        }}
+        self.cnt_base_q.d.next = self.cnt_pre.val();
+        if (self.cnt_r.q.val() == self.cnt_q.q.val()) && !self.cnt_init.q.val() && !self.cnt_cwr.val() {{
+            self.cnt_base_q.d.next = self.cnt_sum.val();
+        }}
+        self.cnt_r.d.next = self.cnt_q.q.val();
         if self.cnt_q.q.val() == bits::<{ib}>({last}) {{ self.cnt_init.d.next = false; }}
         // The read stage: the sweep's next counter, or a host read's (not in the first sweep, whose
         // words count as 0 only once).
@@ -329,8 +349,6 @@ impl Logic for Regs {{
         }}
         self.cnt_ram.read_address.next = self.cnt_v.val();
         self.cnt_q.d.next = self.cnt_v.val();
-        self.cnt_fwd.d.next = self.cnt_v.val() == self.cnt_q.q.val();
-        self.cnt_fwd_val.d.next = self.cnt_sum.val();
         self.cnt_add.d.next = bits::<{aw}>(0);
         // The shadow RAM's defaults: the host writes below may set its write port, the read case its
         // read address.
@@ -349,7 +367,7 @@ impl Logic for Regs {{
 {counter_writes}                _ => {{ self.wr_cnt.next = false; }}
             }}
         }}
-{sweep}        match self.cnt_v.val().index() {{
+{sweep}        match self.cnt_q.q.val().index() {{
 {take}            _ => {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
         }}
         if self.wr_cnt.val() {{
@@ -357,7 +375,7 @@ impl Logic for Regs {{
             self.cwr_idx.d.next = self.wr_cidx.val();
             self.cwr_data.d.next = self.wr_data.val();
             // Events before the write are not part of the written value.
-            if self.cnt_v.val() == self.wr_cidx.val() {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
+            if self.cnt_q.q.val() == self.wr_cidx.val() {{ self.cnt_add.d.next = bits::<{aw}>(0); }}
         }}
 {body}{core}        if self.wr_take.val() {{
             match self.wr_addr.val().index() {{
@@ -371,7 +389,7 @@ impl Logic for Regs {{
 {reads}            _ => {{ self.rdata.d.next = bits::<32>(0); }}
         }}
         self.shd_ram.read_address.next = self.shd_ra.val();
-        if self.crd_pend.q.val() && (self.crd_idx.q.val() == self.cnt_q.q.val()) {{
+        if self.crd_pend.q.val() && (self.crd_idx.q.val() == self.cnt_r.q.val()) {{
             self.rdata.d.next = self.cnt_sum.val();
             self.shd_sel.d.next = false;
             self.rvalid.d.next = true;
@@ -381,10 +399,10 @@ impl Logic for Regs {{
         if self.reset.val() {{
 {reset}            self.cnt_p.d.next = bits::<{ib}>(0);
             self.cnt_add.d.next = bits::<{aw}>(0);
+            self.cnt_base_q.d.next = bits::<32>(0);
             self.cnt_init.d.next = true;
             self.crd_pend.d.next = false;
             self.crd_go.d.next = false;
-            self.cnt_fwd.d.next = false;
             self.cwr_pend.d.next = false;
             self.rvalid.d.next = false;
             self.shd_sel.d.next = false;

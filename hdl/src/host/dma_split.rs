@@ -1,12 +1,19 @@
 //! DMA read splitter between the engines' read port and the host: one engine request (address, beats)
 //! becomes sub-requests that never cross a 4 KiB boundary and never exceed the largest read request the
-//! host link takes (`max_beats`, from PCIe's Max_Read_Request_Size), as PCIe requires of a requester. The
-//! request is taken from the engine at once and the sub-requests are issued back to back, so several are
-//! outstanding at the host when its credits allow. Completions of one tag come back in request order,
-//! those of tag 0 (the requester) and tag 1 (the receive engine) in any order relative to each other, as
-//! PCIe completions of different requests may; the splitter keeps one ring of pending sub-requests per tag
-//! (tag bit 0), passes the data through and shows the engine `last` only on the final sub-request's last
-//! beat, so each engine sees exactly the stream it asked for.
+//! host link takes (`max_beats`, from PCIe's Max_Read_Request_Size), as PCIe requires of a requester.
+//! Completions of one tag come back in request order, those of tag 0 (the requester) and tag 1 (the
+//! receive engine) in any order relative to each other, as PCIe completions of different requests may;
+//! the splitter keeps one ring of pending sub-requests per tag (tag bit 0), passes the data through and
+//! shows the engine `last` only on the final sub-request's last beat, so each engine sees exactly the
+//! stream it asked for.
+//!
+//! Pipeline (every path at most 6 LUT levels at 512 bits): a request is taken into a holding register
+//! (with its beats to the 4 KiB boundary) and loaded when the splitter is idle or issues the previous
+//! request's last sub-request. Each sub-request takes two cycles: one works out its size from the
+//! registered remainders (beats left, beats to the boundary), the next issues it, so a read reaches the
+//! host three cycles after it is taken and reads go out one every other cycle. The address is kept as the high 32 bits, the
+//! 4 KiB page below them and the beat offset in the page, so no cycle adds more than 20 bits: a page
+//! change increments the page, and a carry out of it reaches the high half in the cycle between.
 use rust_hdl::prelude::*;
 
 /// Sub-requests per tag whose "ends the engine request" bit is still waiting for its completion: a bit
@@ -17,7 +24,7 @@ const PENDING: usize = 64;
 pub struct DmaReadSplit<const B: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
-    /// Largest sub-request in beats (at least 1).
+    /// Largest sub-request in beats (at least 1); taken a cycle late (a setting, not data).
     pub max_beats: Signal<In, Bits<16>>,
     // From the engines (already arbitrated).
     pub in_valid: Signal<In, bool>,
@@ -39,9 +46,25 @@ pub struct DmaReadSplit<const B: usize> {
     pub resp_tag: Signal<In, Bits<4>>,
     /// `last` as the engine must see it: the last beat of its whole request.
     pub resp_last: Signal<Out, bool>,
+    max_q: DFF<Bits<16>>,
+    // The holding register: a request taken, not yet loaded, and its beats to the 4 KiB boundary.
+    hold_v: DFF<bool>,
+    hold_addr: DFF<Bits<64>>,
+    hold_beats: DFF<Bits<16>>,
+    hold_tag: DFF<Bits<4>>,
+    hold_t4k: DFF<Bits<16>>,
+    // The request being split: `sub` (with `last`, `endpg`) is the next sub-request's size when `rdy`.
     busy: DFF<bool>,
-    addr: DFF<Bits<64>>,
+    rdy: DFF<bool>,
+    sub: DFF<Bits<16>>,
+    last: DFF<bool>,
+    endpg: DFF<bool>,
     left: DFF<Bits<16>>,
+    t4k: DFF<Bits<16>>,
+    off: DFF<Bits<16>>,
+    page: DFF<Bits<20>>,
+    hi: DFF<Bits<32>>,
+    hcarry: DFF<bool>,
     tag: DFF<Bits<4>>,
     ends: DFF<Bits<PENDING>>,
     head: DFF<Bits<7>>,
@@ -54,14 +77,22 @@ pub struct DmaReadSplit<const B: usize> {
     /// The request being split is tag 1's; the completion beat is tag 1's.
     push1: Signal<Local, bool>,
     pop1: Signal<Local, bool>,
-    to_4k: Signal<Local, Bits<16>>,
-    sub: Signal<Local, Bits<16>>,
+    p_sub: Signal<Local, Bits<16>>,
+    p_last: Signal<Local, bool>,
+    p_endpg: Signal<Local, bool>,
+    le_t4k: Signal<Local, bool>,
+    le_max: Signal<Local, bool>,
+    t4k_le_max: Signal<Local, bool>,
+    page_n: Signal<Local, Bits<21>>,
+    /// The request's beat offset in its 4 KiB page.
+    in_off: Signal<Local, Bits<16>>,
+    load: Signal<Local, bool>,
     full: Signal<Local, bool>,
     fire: Signal<Local, bool>,
     pop: Signal<Local, bool>,
     ends_n: Signal<Local, Bits<PENDING>>,
     log_b: Constant<Bits<16>>,
-    page: Constant<Bits<64>>,
+    page_beats: Constant<Bits<16>>,
     page_mask: Constant<Bits<64>>,
     one: Constant<Bits<PENDING>>,
     ring: Constant<Bits<7>>,
@@ -89,6 +120,27 @@ impl<const B: usize> Default for DmaReadSplit<B> {
             resp_host_last: Default::default(),
             resp_tag: Default::default(),
             resp_last: Default::default(),
+            max_q: Default::default(),
+            hold_v: Default::default(),
+            hold_addr: Default::default(),
+            hold_beats: Default::default(),
+            hold_tag: Default::default(),
+            hold_t4k: Default::default(),
+            busy: Default::default(),
+            rdy: Default::default(),
+            sub: Default::default(),
+            last: Default::default(),
+            endpg: Default::default(),
+            left: Default::default(),
+            t4k: Default::default(),
+            off: Default::default(),
+            page: Default::default(),
+            hi: Default::default(),
+            hcarry: Default::default(),
+            tag: Default::default(),
+            ends: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
             ends1: Default::default(),
             head1: Default::default(),
             tail1: Default::default(),
@@ -96,21 +148,21 @@ impl<const B: usize> Default for DmaReadSplit<B> {
             ends1_n: Default::default(),
             push1: Default::default(),
             pop1: Default::default(),
-            busy: Default::default(),
-            addr: Default::default(),
-            left: Default::default(),
-            tag: Default::default(),
-            ends: Default::default(),
-            head: Default::default(),
-            tail: Default::default(),
-            to_4k: Default::default(),
-            sub: Default::default(),
+            p_sub: Default::default(),
+            p_last: Default::default(),
+            p_endpg: Default::default(),
+            le_t4k: Default::default(),
+            le_max: Default::default(),
+            t4k_le_max: Default::default(),
+            page_n: Default::default(),
+            in_off: Default::default(),
+            load: Default::default(),
             full: Default::default(),
             fire: Default::default(),
             pop: Default::default(),
             ends_n: Default::default(),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
-            page: Constant::new(4096_u64.into()),
+            page_beats: Constant::new(((4096 / B) as u64).into()),
             page_mask: Constant::new(0xFFF_u64.into()),
             one: Constant::new(1_u64.into()),
             ring: Constant::new((PENDING as u64).into()),
@@ -122,20 +174,14 @@ impl<const B: usize> Default for DmaReadSplit<B> {
 impl<const B: usize> Logic for DmaReadSplit<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, addr, left, tag, ends, head, tail, ends1, head1, tail1);
+        dff_setup!(
+            self, clock, max_q, hold_v, hold_addr, hold_beats, hold_tag, hold_t4k, busy, rdy, sub,
+            last, endpg, left, t4k, off, page, hi, hcarry, tag, ends, head, tail, ends1, head1,
+            tail1
+        );
+        self.max_q.d.next = self.max_beats.val();
         self.push1.next = (self.tag.q.val() & 1) != 0;
         self.pop1.next = (self.resp_tag.val() & 1) != 0;
-        // Beats to the next 4 KiB boundary (addresses are beat-aligned), then the sub-request size.
-        self.to_4k.next = bit_cast::<16, 64>(
-            (self.page.val() - (self.addr.q.val() & self.page_mask.val())) >> self.log_b.val(),
-        );
-        self.sub.next = self.left.q.val();
-        if self.sub.val() > self.to_4k.val() {
-            self.sub.next = self.to_4k.val();
-        }
-        if self.sub.val() > self.max_beats.val() {
-            self.sub.next = self.max_beats.val();
-        }
         // 64 entries, pointers one bit wider: full when they differ only in that bit.
         self.full.next = (self.tail.q.val() ^ self.head.q.val()) == self.ring.val();
         self.full1.next = (self.tail1.q.val() ^ self.head1.q.val()) == self.ring.val();
@@ -143,32 +189,93 @@ impl<const B: usize> Logic for DmaReadSplit<B> {
             self.full.next = self.full1.val();
         }
 
-        // Take the engine's request whenever idle; a zero-beat request needs nothing from the host.
-        self.in_ready.next = !self.busy.q.val();
-        if self.in_valid.val() && !self.busy.q.val() && (self.in_beats.val() != 0) {
-            self.busy.d.next = true;
-            self.addr.d.next = self.in_addr.val();
-            self.left.d.next = self.in_beats.val();
-            self.tag.d.next = self.in_tag.val();
+        self.in_off.next =
+            bit_cast::<16, 64>((self.in_addr.val() & self.page_mask.val()) >> self.log_b.val());
+        // Take a request into the holding register; a zero-beat request needs nothing from the host.
+        self.in_ready.next = !self.hold_v.q.val();
+        if self.in_valid.val() && !self.hold_v.q.val() && (self.in_beats.val() != 0) {
+            self.hold_v.d.next = true;
+            self.hold_addr.d.next = self.in_addr.val();
+            self.hold_beats.d.next = self.in_beats.val();
+            self.hold_tag.d.next = self.in_tag.val();
+            // Beats to the next 4 KiB boundary (addresses are beat-aligned).
+            self.hold_t4k.d.next = self.page_beats.val() - self.in_off.val();
         }
 
-        self.out_valid.next = self.busy.q.val() && !self.full.val();
-        self.out_addr.next = self.addr.q.val();
-        self.out_beats.next = self.sub.val();
+        // The next sub-request's size: min(beats left, beats to the boundary, max_beats), and whether it
+        // is the request's last or ends at the boundary.
+        self.le_t4k.next = self.left.q.val() <= self.t4k.q.val();
+        self.le_max.next = self.left.q.val() <= self.max_q.q.val();
+        self.t4k_le_max.next = self.t4k.q.val() <= self.max_q.q.val();
+        self.p_sub.next = self.max_q.q.val();
+        self.p_last.next = false;
+        self.p_endpg.next = false;
+        if self.le_t4k.val() && self.le_max.val() {
+            self.p_sub.next = self.left.q.val();
+            self.p_last.next = true;
+        } else if !self.le_t4k.val() && self.t4k_le_max.val() {
+            self.p_sub.next = self.t4k.q.val();
+            self.p_endpg.next = true;
+        }
+
+        self.out_valid.next = self.busy.q.val() && self.rdy.q.val() && !self.full.val();
+        self.out_addr.next = (bit_cast::<64, 32>(self.hi.q.val()) << 32)
+            | (bit_cast::<64, 20>(self.page.q.val()) << 12)
+            | (bit_cast::<64, 16>(self.off.q.val()) << self.log_b.val());
+        self.out_beats.next = self.sub.q.val();
         self.out_tag.next = self.tag.q.val();
-        self.fire.next = self.busy.q.val() && !self.full.val() && self.out_ready.val();
+        self.fire.next =
+            self.busy.q.val() && self.rdy.q.val() && !self.full.val() && self.out_ready.val();
+        self.load.next =
+            self.hold_v.q.val() && (!self.busy.q.val() || (self.fire.val() && self.last.q.val()));
+
+        // A carry out of the page number reaches the high half in the cycle between sub-requests.
+        self.page_n.next = bit_cast::<21, 20>(self.page.q.val()) + 1;
+        if self.hcarry.q.val() {
+            self.hi.d.next = self.hi.q.val() + 1;
+            self.hcarry.d.next = false;
+        }
         if self.fire.val() {
-            self.addr.d.next =
-                self.addr.q.val() + (bit_cast::<64, 16>(self.sub.val()) << self.log_b.val());
-            self.left.d.next = self.left.q.val() - self.sub.val();
+            self.rdy.d.next = false;
+            if self.last.q.val() {
+                self.busy.d.next = false;
+            } else {
+                self.left.d.next = self.left.q.val() - self.sub.q.val();
+                if self.endpg.q.val() {
+                    self.off.d.next = 0.into();
+                    self.t4k.d.next = self.page_beats.val();
+                    self.page.d.next = self.page_n.val().get_bits::<20>(0);
+                    self.hcarry.d.next = self.page_n.val().get_bit(20);
+                } else {
+                    self.off.d.next = self.off.q.val() + self.sub.q.val();
+                    self.t4k.d.next = self.t4k.q.val() - self.sub.q.val();
+                }
+            }
             if self.push1.val() {
                 self.tail1.d.next = self.tail1.q.val() + 1;
             } else {
                 self.tail.d.next = self.tail.q.val() + 1;
             }
-            if self.left.q.val() == self.sub.val() {
-                self.busy.d.next = false;
-            }
+        } else if self.busy.q.val() && !self.rdy.q.val() {
+            self.rdy.d.next = true;
+            self.sub.d.next = self.p_sub.val();
+            self.last.d.next = self.p_last.val();
+            self.endpg.d.next = self.p_endpg.val();
+        }
+        if self.load.val() {
+            self.hold_v.d.next = false;
+            self.busy.d.next = true;
+            self.rdy.d.next = false;
+            self.last.d.next = false;
+            self.left.d.next = self.hold_beats.q.val();
+            self.t4k.d.next = self.hold_t4k.q.val();
+            self.off.d.next = bit_cast::<16, 64>(
+                (self.hold_addr.q.val() & self.page_mask.val()) >> self.log_b.val(),
+            );
+            self.page.d.next = bit_cast::<20, 64>(self.hold_addr.q.val() >> 12);
+            self.hi.d.next = bit_cast::<32, 64>(self.hold_addr.q.val() >> 32);
+            self.hcarry.d.next = false;
+            self.tag.d.next = self.hold_tag.q.val();
         }
 
         // Completions: the bit at the head of the completion's tag's ring says whether this sub-request
@@ -201,12 +308,12 @@ impl<const B: usize> Logic for DmaReadSplit<B> {
                 & !(self.one.val()
                     << bit_cast::<PENDING, 7>(self.head1.q.val() & self.ring_mask.val()));
         }
-        if self.fire.val() && (self.left.q.val() == self.sub.val()) && !self.push1.val() {
+        if self.fire.val() && self.last.q.val() && !self.push1.val() {
             self.ends_n.next = self.ends_n.val()
                 | (self.one.val()
                     << bit_cast::<PENDING, 7>(self.tail.q.val() & self.ring_mask.val()));
         }
-        if self.fire.val() && (self.left.q.val() == self.sub.val()) && self.push1.val() {
+        if self.fire.val() && self.last.q.val() && self.push1.val() {
             self.ends1_n.next = self.ends1_n.val()
                 | (self.one.val()
                     << bit_cast::<PENDING, 7>(self.tail1.q.val() & self.ring_mask.val()));
@@ -214,7 +321,10 @@ impl<const B: usize> Logic for DmaReadSplit<B> {
         self.ends.d.next = self.ends_n.val();
         self.ends1.d.next = self.ends1_n.val();
         if self.reset.val() {
+            self.hold_v.d.next = false;
             self.busy.d.next = false;
+            self.rdy.d.next = false;
+            self.hcarry.d.next = false;
             self.head.d.next = 0.into();
             self.tail.d.next = 0.into();
             self.ends.d.next = 0.into();

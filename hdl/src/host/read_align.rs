@@ -12,6 +12,12 @@
 //! Requests and their data are in order; the offset and flush bit of each request in flight wait in a
 //! small ring (`DEPTH`), and a full ring holds the engine's next request back. The data out is registered,
 //! so the rotator sits between the host's data and this register, not in front of the engine's logic.
+//!
+//! Every path is at most 6 LUT levels at 512 bits: the flush bit is worked out from the low bits of the
+//! address and length alone, and the oldest request's offset and flush bit are read from the ring a cycle
+//! ahead into registers (`cur_*`), so the rotation amount comes straight from a flip-flop. A request
+//! pushed into a ring of at most one entry may be the one read ahead: its data waits one cycle
+//! (`cur_ok`), which data never has to, as it comes back from the host several cycles later.
 use crate::prim::lane_rotate::LaneRotate;
 use rust_hdl::prelude::*;
 
@@ -52,24 +58,38 @@ pub struct ReadAlign<const W: usize, const B: usize> {
     mid: DFF<bool>,
     hold: DFF<Bits<W>>,
     flush_pend: DFF<bool>,
+    /// The oldest request's lane offset and flush bit, read from the ring a cycle ahead; `cur_ok` low for
+    /// the one cycle after a push they may not show yet.
+    cur_off: DFF<Bits<8>>,
+    cur_flush: DFF<bool>,
+    cur_ok: DFF<bool>,
     out_valid: DFF<bool>,
     out_data: DFF<Bits<W>>,
     out_last: DFF<bool>,
     rot: LaneRotate<W, B>,
     full: Signal<Local, bool>,
-    off_in: Signal<Local, Bits<16>>,
-    beats_in: Signal<Local, Bits<16>>,
-    words_in: Signal<Local, Bits<16>>,
+    off_in: Signal<Local, Bits<8>>,
+    /// The bytes of the request's last word (`len mod B`, 0 for a whole word) and `off_in` plus them.
+    m_in: Signal<Local, Bits<8>>,
+    om_in: Signal<Local, Bits<8>>,
+    count: Signal<Local, Bits<4>>,
+    beats0: Signal<Local, Bits<16>>,
+    head1: Signal<Local, Bits<4>>,
     push: Signal<Local, bool>,
     pop: Signal<Local, bool>,
-    h_off: Signal<Local, Bits<8>>,
-    h_flush: Signal<Local, bool>,
-    /// Lanes below `B - h_off`: taken from `hold`, the rest from the current beat.
+    /// The ring's entries at `head` and `head + 1`.
+    e0_off: Signal<Local, Bits<8>>,
+    e1_off: Signal<Local, Bits<8>>,
+    e0_flush: Signal<Local, bool>,
+    e1_flush: Signal<Local, bool>,
+    /// Lanes below `B - cur_off`: taken from `hold`, the rest from the current beat.
     keep: Signal<Local, Bits<W>>,
     take_ok: Signal<Local, bool>,
     fire_in: Signal<Local, bool>,
     low_mask: Constant<Bits<64>>,
-    beat_bytes_m1: Constant<Bits<16>>,
+    beat_bytes_m1: Constant<Bits<8>>,
+    beat_bytes: Constant<Bits<8>>,
+    lane_mask16: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
     depth: Constant<Bits<4>>,
     ones_w: Constant<Bits<W>>,
@@ -104,23 +124,33 @@ impl<const W: usize, const B: usize> Default for ReadAlign<W, B> {
             mid: Default::default(),
             hold: Default::default(),
             flush_pend: Default::default(),
+            cur_off: Default::default(),
+            cur_flush: Default::default(),
+            cur_ok: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_last: Default::default(),
             rot: Default::default(),
             full: Default::default(),
             off_in: Default::default(),
-            beats_in: Default::default(),
-            words_in: Default::default(),
+            m_in: Default::default(),
+            om_in: Default::default(),
+            count: Default::default(),
+            beats0: Default::default(),
+            head1: Default::default(),
             push: Default::default(),
             pop: Default::default(),
-            h_off: Default::default(),
-            h_flush: Default::default(),
+            e0_off: Default::default(),
+            e1_off: Default::default(),
+            e0_flush: Default::default(),
+            e1_flush: Default::default(),
             keep: Default::default(),
             take_ok: Default::default(),
             fire_in: Default::default(),
             low_mask: Constant::new(((B - 1) as u64).into()),
             beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
+            beat_bytes: Constant::new((B as u64).into()),
+            lane_mask16: Constant::new(((B - 1) as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
             depth: Constant::new(DEPTH.into()),
             ones_w: Constant::new(!Bits::<W>::default()),
@@ -132,47 +162,68 @@ impl<const W: usize, const B: usize> Logic for ReadAlign<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, offs, flushes, head, tail, mid, hold, flush_pend, out_valid, out_data,
-            out_last
+            self, clock, offs, flushes, head, tail, mid, hold, flush_pend, cur_off, cur_flush,
+            cur_ok, out_valid, out_data, out_last
         );
-        // Request: the beats under [addr, addr + len) and the words the engine expects.
-        self.off_in.next = bit_cast::<16, 64>(self.req_in_addr.val() & self.low_mask.val());
-        self.beats_in.next = (self.off_in.val() + self.req_in_len.val() + self.beat_bytes_m1.val())
-            >> self.log_b.val();
-        self.words_in.next = (self.req_in_len.val() + self.beat_bytes_m1.val()) >> self.log_b.val();
-        self.full.next = (self.tail.q.val() - self.head.q.val()) == self.depth.val();
+        // Request: the beats under [addr, addr + len), from the whole words of `len` and the low bits.
+        self.off_in.next = bit_cast::<8, 64>(self.req_in_addr.val() & self.low_mask.val());
+        self.m_in.next = bit_cast::<8, 16>(self.req_in_len.val() & self.lane_mask16.val());
+        self.om_in.next = self.off_in.val() + self.m_in.val();
+        self.count.next = self.tail.q.val() - self.head.q.val();
+        self.full.next = self.count.val() == self.depth.val();
         self.req_out_valid.next = self.req_in_valid.val() && !self.full.val();
         self.req_in_ready.next = self.req_out_ready.val() && !self.full.val();
         self.req_out_addr.next = self.req_in_addr.val() & !self.low_mask.val();
-        self.req_out_beats.next = self.beats_in.val();
+        // The whole words of `len`, one more when any byte is left over or the start is off the beat, one
+        // more again when those bytes do not fit one beat: three sums chosen by compares beside them.
+        self.beats0.next = self.req_in_len.val() >> self.log_b.val();
+        self.req_out_beats.next = self.beats0.val();
+        if (self.off_in.val() != 0) || (self.m_in.val() != 0) {
+            self.req_out_beats.next = self.beats0.val() + 1;
+        }
+        if self.om_in.val() > self.beat_bytes.val() {
+            self.req_out_beats.next = self.beats0.val() + 2;
+        }
         self.push.next = self.req_in_valid.val() && self.req_in_ready.val();
         if self.push.val() {
             self.offs.d.next = (self.offs.q.val()
                 & !(bit_cast::<64, 8>(0xFF.into())
                     << (bit_cast::<64, 4>(self.tail.q.val() & 7) << 3)))
-                | (bit_cast::<64, 16>(self.off_in.val())
+                | (bit_cast::<64, 8>(self.off_in.val())
                     << (bit_cast::<64, 4>(self.tail.q.val() & 7) << 3));
             self.flushes.d.next = self.flushes.q.val()
                 & !(bit_cast::<8, 1>(1.into()) << bit_cast::<8, 4>(self.tail.q.val() & 7));
-            if (self.off_in.val() != 0) && (self.beats_in.val() == self.words_in.val()) {
+            // The last word comes from the last beat alone when the bytes fit as many beats as words:
+            // the request starts off the beat and its last word's bytes still fit the last beat.
+            if (self.off_in.val() != 0)
+                && (self.m_in.val() != 0)
+                && (self.om_in.val() <= self.beat_bytes.val())
+            {
                 self.flushes.d.next = self.flushes.q.val()
                     | (bit_cast::<8, 1>(1.into()) << bit_cast::<8, 4>(self.tail.q.val() & 7));
             }
             self.tail.d.next = self.tail.q.val() + 1;
         }
 
-        // Data: the oldest request's offset and flush bit.
-        self.h_off.next =
+        // Data: the oldest request's offset and flush bit, registered.
+        self.e0_off.next =
             bit_cast::<8, 64>(self.offs.q.val() >> (bit_cast::<64, 4>(self.head.q.val() & 7) << 3));
-        self.h_flush.next = (self.flushes.q.val()
+        self.head1.next = self.head.q.val() + 1;
+        self.e1_off.next =
+            bit_cast::<8, 64>(self.offs.q.val() >> (bit_cast::<64, 4>(self.head1.val() & 7) << 3));
+        self.e0_flush.next = (self.flushes.q.val()
             & (bit_cast::<8, 1>(1.into()) << bit_cast::<8, 4>(self.head.q.val() & 7)))
             != 0;
+        self.e1_flush.next = (self.flushes.q.val()
+            & (bit_cast::<8, 1>(1.into()) << bit_cast::<8, 4>(self.head1.val() & 7)))
+            != 0;
         self.rot.a.next = self.resp_in_data.val();
-        self.rot.n.next = self.h_off.val();
-        self.keep.next = self.ones_w.val() >> (bit_cast::<16, 8>(self.h_off.val()) << 3);
+        self.rot.n.next = self.cur_off.q.val();
+        self.keep.next = self.ones_w.val() >> (bit_cast::<16, 8>(self.cur_off.q.val()) << 3);
         // The output register is free when empty or taken this cycle.
         self.take_ok.next = !self.out_valid.q.val() || self.resp_out_ready.val();
-        self.resp_in_ready.next = self.take_ok.val() && !self.flush_pend.q.val();
+        self.resp_in_ready.next =
+            self.take_ok.val() && !self.flush_pend.q.val() && self.cur_ok.q.val();
         self.fire_in.next = self.resp_in_valid.val() && self.resp_in_ready.val();
         self.pop.next = false;
         if self.take_ok.val() {
@@ -186,7 +237,7 @@ impl<const W: usize, const B: usize> Logic for ReadAlign<W, B> {
             self.flush_pend.d.next = false;
             self.pop.next = true;
         } else if self.fire_in.val() {
-            if self.h_off.val() == 0 {
+            if self.cur_off.q.val() == 0 {
                 self.out_valid.d.next = true;
                 self.out_data.d.next = self.resp_in_data.val();
                 self.out_last.d.next = self.resp_in_last.val();
@@ -205,7 +256,7 @@ impl<const W: usize, const B: usize> Logic for ReadAlign<W, B> {
                 self.hold.d.next = self.rot.y.val();
                 if self.resp_in_last.val() {
                     self.mid.d.next = false;
-                    if self.h_flush.val() {
+                    if self.cur_flush.q.val() {
                         self.flush_pend.d.next = true;
                     } else {
                         self.out_last.d.next = true;
@@ -214,9 +265,15 @@ impl<const W: usize, const B: usize> Logic for ReadAlign<W, B> {
                 }
             }
         }
+        // The next cycle's oldest request: the one after this one when it is done now.
+        self.cur_off.d.next = self.e0_off.val();
+        self.cur_flush.d.next = self.e0_flush.val();
         if self.pop.val() {
             self.head.d.next = self.head.q.val() + 1;
+            self.cur_off.d.next = self.e1_off.val();
+            self.cur_flush.d.next = self.e1_flush.val();
         }
+        self.cur_ok.d.next = !(self.push.val() && (self.count.val() <= 1));
         self.resp_out_valid.next = self.out_valid.q.val();
         self.resp_out_data.next = self.out_data.q.val();
         self.resp_out_last.next = self.out_last.q.val();
@@ -226,6 +283,7 @@ impl<const W: usize, const B: usize> Logic for ReadAlign<W, B> {
             self.mid.d.next = false;
             self.flush_pend.d.next = false;
             self.out_valid.d.next = false;
+            self.cur_ok.d.next = false;
         }
     }
 }
@@ -261,6 +319,16 @@ mod tests {
         reqs: &[(u64, usize)],
         port_ready: fn(u64) -> bool,
         eng_ready: fn(u64) -> bool,
+    ) -> Seen {
+        run_lat::<W, B>(reqs, port_ready, eng_ready, 6)
+    }
+
+    /// `run` with the port's latency: a request's first beat may come `lat` cycles after it is taken.
+    fn run_lat<const W: usize, const B: usize>(
+        reqs: &[(u64, usize)],
+        port_ready: fn(u64) -> bool,
+        eng_ready: fn(u64) -> bool,
+        lat: u64,
     ) -> Seen {
         let reqs_tb: Vec<(u64, usize)> = reqs.to_vec();
         let seen = Arc::new(Mutex::new((vec![Vec::new(); reqs.len()], 0usize, 0u64)));
@@ -316,7 +384,7 @@ mod tests {
                         "request {issued}: beats"
                     );
                     for k in 0..n {
-                        port.push_back((cycle + 6, a + k * B as u64, k + 1 == n));
+                        port.push_back((cycle + lat, a + k * B as u64, k + 1 == n));
                     }
                     s2.lock().unwrap().1 += n as usize;
                     issued += 1;
@@ -412,6 +480,24 @@ mod tests {
             |_| true,
             |c| c % 4 != 0,
         );
+    }
+
+    #[test]
+    fn data_right_behind_its_request() {
+        // The first beat the cycle after the request is taken, into an empty ring and behind one
+        // request: the offset read ahead is not the new request's yet, so the beat waits a cycle.
+        let reqs = [
+            (0x105, 13),
+            (0x203, 5),
+            (0x300, 16),
+            (0x407, 1),
+            (0x501, 64),
+        ];
+        for lat in 1..4 {
+            run_lat::<64, 8>(&reqs, |_| true, |_| true, lat);
+            run_lat::<64, 8>(&reqs[..1], |_| true, |_| true, lat);
+            run_lat::<512, 64>(&[(0x1011, 100), (0x2001, 3)], |_| true, |c| c % 2 == 0, lat);
+        }
     }
 
     #[test]

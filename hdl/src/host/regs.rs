@@ -234,15 +234,15 @@ mod tests {
                 if x.rd_data_valid.val() {
                     let got = x.rd_data.val().to_u64() as u32;
                     match reading.take() {
-                        // After the first sweep a read visits its counter at once: three cycles, two
-                        // when the sweep was visiting it as the read was taken (a flip-flop
-                        // counter's, one).
+                        // After the first sweep a read visits its counter at once: four cycles, two
+                        // or three when the sweep was visiting it as the read was taken (a
+                        // flip-flop counter's, one).
                         Some((k, _, t))
                             if t > COUNTER_SWEEP_CYCLES
                                 && !if FLOP_COUNTER_OFFSETS.contains(&COUNTER_OFFSETS[k]) {
                                     cycle - t == 0
                                 } else {
-                                    cycle - t == 1 || cycle - t == 2
+                                    (1..=3).contains(&(cycle - t))
                                 } =>
                         {
                             out.lock().unwrap().push(format!(

@@ -8,6 +8,11 @@
 //! that word goes out first and the last input word is accepted with it, so the engine sees the burst
 //! finish only when all of it is written (its completion cannot overtake the data). An aligned burst
 //! (`d = 0`) passes through unchanged, in the same cycle, with no extra word.
+//!
+//! Every path is at most 6 LUT levels at 512 bits: the shifts by `d` lanes are shifters without a
+//! subtraction (B - d lanes is one more than `d` complemented), whether any lane stays or moves past is
+//! decoded from `d` beside them, and the spill word's address is added in two 32-bit halves, so a spill
+//! word just above a 4 GiB boundary waits one cycle for the carry.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -29,10 +34,23 @@ pub struct WriteAlign<const W: usize, const B: usize> {
     mid: DFF<bool>,
     carry_data: DFF<Bits<W>>,
     carry_strb: DFF<Bits<B>>,
-    /// The merged last word (at `spill_addr`) is written; the spill word, a beat above it, is next.
+    /// The lanes in `carry_strb` are not all off.
+    carry_nz: DFF<bool>,
+    /// The merged last word is written; the spill word, a beat above it, is next, at `spill_hi`:
+    /// `spill_lo`, the beat's address added in two halves (a carry out of the low half reaches the high
+    /// half in the spill word's first cycle, which then waits: the word crosses a 4 GiB boundary).
     spill_pend: DFF<bool>,
-    spill_addr: DFF<Bits<64>>,
+    spill_lo: DFF<Bits<33>>,
+    spill_hi: DFF<Bits<32>>,
     off: Signal<Local, Bits<16>>,
+    /// `off` complemented within the beat: B - 1 - off, so B - off lanes is one more than it (a shift
+    /// amount without a subtraction).
+    off_c: Signal<Local, Bits<16>>,
+    /// Lanes that stay in this word (below B - off) and lanes that move past it.
+    stay: Signal<Local, Bits<B>>,
+    past: Signal<Local, Bits<B>>,
+    up_nz: Signal<Local, bool>,
+    hi_nz: Signal<Local, bool>,
     up_data: Signal<Local, Bits<W>>,
     up_strb: Signal<Local, Bits<B>>,
     hi_data: Signal<Local, Bits<W>>,
@@ -40,8 +58,11 @@ pub struct WriteAlign<const W: usize, const B: usize> {
     base: Signal<Local, Bits<64>>,
     main_strb: Signal<Local, Bits<B>>,
     low_mask: Constant<Bits<64>>,
-    beat_bytes: Constant<Bits<16>>,
-    beat_bytes64: Constant<Bits<64>>,
+    lane_mask: Constant<Bits<16>>,
+    low32: Constant<Bits<64>>,
+    low32_33: Constant<Bits<33>>,
+    all_lanes: Constant<Bits<B>>,
+    beat_bytes33: Constant<Bits<33>>,
 }
 
 impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
@@ -65,7 +86,14 @@ impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
             carry_data: Default::default(),
             carry_strb: Default::default(),
             spill_pend: Default::default(),
-            spill_addr: Default::default(),
+            carry_nz: Default::default(),
+            spill_lo: Default::default(),
+            spill_hi: Default::default(),
+            off_c: Default::default(),
+            stay: Default::default(),
+            past: Default::default(),
+            up_nz: Default::default(),
+            hi_nz: Default::default(),
             off: Default::default(),
             up_data: Default::default(),
             up_strb: Default::default(),
@@ -74,8 +102,15 @@ impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
             base: Default::default(),
             main_strb: Default::default(),
             low_mask: Constant::new(((B - 1) as u64).into()),
-            beat_bytes: Constant::new((B as u64).into()),
-            beat_bytes64: Constant::new((B as u64).into()),
+            lane_mask: Constant::new(((B - 1) as u64).into()),
+            low32: Constant::new(0xFFFF_FFFF_u64.into()),
+            low32_33: Constant::new(0xFFFF_FFFF_u64.into()),
+            all_lanes: Constant::new(if B == 64 {
+                u64::MAX.into()
+            } else {
+                ((1u64 << B) - 1).into()
+            }),
+            beat_bytes33: Constant::new((B as u64).into()),
         }
     }
 }
@@ -83,9 +118,12 @@ impl<const W: usize, const B: usize> Default for WriteAlign<W, B> {
 impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, carry_data, carry_strb, spill_pend, spill_addr);
+        dff_setup!(
+            self, clock, mid, carry_data, carry_strb, carry_nz, spill_pend, spill_lo, spill_hi
+        );
         // Lanes past the beat boundary (the same for every word of a burst: they are B apart).
         self.off.next = bit_cast::<16, 64>(self.in_addr.val() & self.low_mask.val());
+        self.off_c.next = self.off.val() ^ self.lane_mask.val();
         self.base.next = self.in_addr.val() & !self.low_mask.val();
         self.up_data.next = self.in_data.val() << (self.off.val() << 3);
         self.up_strb.next = self.in_strb.val() << self.off.val();
@@ -93,10 +131,14 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         self.hi_data.next = 0.into();
         self.hi_strb.next = 0.into();
         if self.off.val() != 0 {
-            self.hi_data.next =
-                self.in_data.val() >> ((self.beat_bytes.val() - self.off.val()) << 3);
-            self.hi_strb.next = self.in_strb.val() >> (self.beat_bytes.val() - self.off.val());
+            self.hi_data.next = (self.in_data.val() >> 8) >> (self.off_c.val() << 3);
+            self.hi_strb.next = (self.in_strb.val() >> 1) >> self.off_c.val();
         }
+        // Whether any strobe stays, any moves past: masks decoded from `off`, off the shifters' path.
+        self.stay.next = self.all_lanes.val() >> self.off.val();
+        self.up_nz.next = (self.in_strb.val() & self.stay.val()) != 0;
+        self.past.next = !self.stay.val();
+        self.hi_nz.next = (self.in_strb.val() & self.past.val()) != 0;
         self.out_addr.next = self.base.val();
         self.out_data.next = self.up_data.val();
         self.main_strb.next = self.up_strb.val();
@@ -109,29 +151,36 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         // scatter piece's first word, whose lanes below the piece are not its own). It still waits for
         // the port's ready, so the strobes (late: the scatter unit cuts them) stay off the ready path;
         // the port's ready must not wait for valid (docs/interfaces.md).
-        self.out_valid.next = self.in_valid.val() && (self.main_strb.val() != 0);
+        self.out_valid.next = self.in_valid.val()
+            && (self.up_nz.val() || (self.mid.q.val() && self.carry_nz.q.val()));
         self.in_ready.next = self.out_ready.val();
         if self.spill_pend.q.val() {
             // The spill word; the last input word is accepted with it (so it waits while the input
             // is withdrawn: a gap must not let the word be taken twice).
-            self.out_addr.next = self.spill_addr.q.val() + self.beat_bytes64.val();
+            self.out_addr.next = (bit_cast::<64, 32>(self.spill_hi.q.val()) << 32)
+                | bit_cast::<64, 32>(self.spill_lo.q.val().get_bits::<32>(0));
             self.out_data.next = self.carry_data.q.val();
             self.out_strb.next = self.carry_strb.q.val();
-            self.out_valid.next = self.in_valid.val();
-            self.in_ready.next = self.out_ready.val();
-            if self.out_ready.val() && self.in_valid.val() {
+            self.out_valid.next = self.in_valid.val() && !self.spill_lo.q.val().get_bit(32);
+            self.in_ready.next = self.out_ready.val() && !self.spill_lo.q.val().get_bit(32);
+            if self.spill_lo.q.val().get_bit(32) {
+                self.spill_hi.d.next = self.spill_hi.q.val() + 1;
+                self.spill_lo.d.next = self.spill_lo.q.val() & self.low32_33.val();
+            } else if self.out_ready.val() && self.in_valid.val() {
                 self.spill_pend.d.next = false;
                 self.mid.d.next = false;
             }
         } else if self.in_valid.val() && self.out_ready.val() {
             self.carry_data.d.next = self.hi_data.val();
             self.carry_strb.d.next = self.hi_strb.val();
-            if self.in_last.val() && (self.hi_strb.val() != 0) {
+            self.carry_nz.d.next = self.hi_nz.val();
+            if self.in_last.val() && self.hi_nz.val() {
                 // Written the merged word; hold the input until the spill word is out.
                 self.in_ready.next = false;
                 self.spill_pend.d.next = true;
-                // The beat after the merged word's (added on the way out, off this word's path).
-                self.spill_addr.d.next = self.base.val();
+                self.spill_lo.d.next = bit_cast::<33, 64>(self.base.val() & self.low32.val())
+                    + self.beat_bytes33.val();
+                self.spill_hi.d.next = bit_cast::<32, 64>(self.base.val() >> 32);
             } else {
                 self.mid.d.next = !self.in_last.val();
             }
@@ -271,6 +320,15 @@ mod tests {
             }
         }
         run::<64, 8>(&[(0x43, 61)], |c| c % 2 == 0);
+    }
+
+    #[test]
+    fn spill_word_across_a_4gib_boundary() {
+        // The merged word is the last below 4 GiB, the spill word the first above it.
+        for (dst, len) in [(0xFFFF_FFF5, 13), (0x1_FFFF_FFFB, 8), (0xFFFF_FFF9, 100)] {
+            run::<64, 8>(&[(dst, len)], |_| true);
+        }
+        run::<512, 64>(&[(0x2_FFFF_FFC1, 100), (0x3_0000_0040, 5)], |c| c % 3 != 1);
     }
 
     #[test]

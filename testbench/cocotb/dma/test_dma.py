@@ -235,6 +235,25 @@ async def test_4k_boundaries(dut):
 
 
 @cocotb.test()
+async def test_4gib_boundaries_and_top_of_memory(dut):
+    """Requests that run across a 4 GiB boundary (the splitter keeps the address as a high half, a page
+    number and a beat offset, and carries from the page number into the high half) and across the top
+    of the 64-bit address space (which wraps to 0), at every max-read size, back to back."""
+    tb = await setup(dut, seed=26)
+    nb = beat_bytes(dut)
+    tb.set_beat_bytes(nb)
+    tb.out_ready_p, tb.req_gap_p, tb.host_gap_p = 1.0, 0.0, 0.0
+    for mb in max_beats_choices(nb):
+        reqs = []
+        for edge in (1 << 32, 5 << 32, 0xFFFF_FFFF_0000_0000, 1 << 64):
+            for before in (nb, 4096, 4096 + 3 * nb, 3 * 4096):
+                beats = min(30 * mb, (before + 2 * 4096) // nb)
+                reqs.append(((edge - before) & (2**64 - 1), beats, 6))
+        await run_batch(tb, reqs, mb, f"4 GiB max_beats {mb}")
+    assert any(a >> 32 != (a + n * nb - 1) >> 32 for a, n, _ in tb.taken)
+
+
+@cocotb.test()
 async def test_pending_ring_limits_outstanding(dut):
     """With the host not completing, the splitter issues exactly 64 sub-requests (its ring of 'ends the
     request' bits) and then holds out_valid low; each completion lets one more out; resp_last comes
