@@ -34,7 +34,7 @@ units_table="
 rx_buffer       51.0            41            8
 crc32           96.9            77            0
 pfc             82.7            66            0
-dma_split       59.4            47            0
+dma_split       117.1           94            0
 scatter         61.1            48            0
 arp             126.1           100           0
 ndp             58.9            47            0
@@ -42,10 +42,10 @@ vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       48.4            38            0
 tx_engine       45.2            36            0
-cqe             103.4           82            0
-write_align     169.0           135           0
+cqe             124.5           100           0
+write_align     185.5           148           0
 gather          63.2            50            0
-read_align      111.0           88            0
+read_align      167.0           134           0
 rate_limiters   62.8            50            0
 qp_table        52.3            41            57
 mr_table        133.5           106           6
