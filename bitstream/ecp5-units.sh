@@ -49,7 +49,7 @@ read_align      167.0           134           0
 rate_limiters   62.8            50            0
 qp_table        52.3            41            57
 mr_table        133.5           106           6
-regs            68.3            54            2
+regs            74.5            59            2
 "
 pnr=1
 if [[ ${1:-} == --synth-only ]]; then
