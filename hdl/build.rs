@@ -278,7 +278,6 @@ pub struct Regs {{
     /// would only rewrite words unchanged, and a core at rest then changes no state at all (what the
     /// co-simulation's fast-forward looks for).
     cnt_any: DFF<bool>,
-    cnt_base: Signal<Local, Bits<32>>,
     cnt_sum: Signal<Local, Bits<32>>,
     /// A host read of counter `crd_idx` is under way: visited at once, or, in the first sweep after
     /// reset, when the sweep reaches it.
@@ -311,8 +310,7 @@ impl Logic for Regs {{
         // The counter RAM's write stage: the word taken last cycle plus what its accumulator held.
         self.cnt_ram.read_clock.next = self.clock.val();
         self.cnt_ram.write_clock.next = self.clock.val();
-        self.cnt_base.next = self.cnt_base_q.q.val();
-        self.cnt_sum.next = self.cnt_base.val() + bit_cast::<32, {aw}>(self.cnt_add.q.val());
+        self.cnt_sum.next = self.cnt_base_q.q.val() + bit_cast::<32, {aw}>(self.cnt_add.q.val());
         self.cnt_ram.write_enable.next = true;
         self.cnt_ram.write_address.next = self.cnt_r.q.val();
         self.cnt_ram.write_data.next = self.cnt_sum.val();

@@ -127,13 +127,10 @@ impl<const W: usize, const B: usize> Logic for WriteAlign<W, B> {
         self.base.next = self.in_addr.val() & !self.low_mask.val();
         self.up_data.next = self.in_data.val() << (self.off.val() << 3);
         self.up_strb.next = self.in_strb.val() << self.off.val();
-        // What moves past the beat (nothing when aligned: no shift by a whole word).
-        self.hi_data.next = 0.into();
-        self.hi_strb.next = 0.into();
-        if self.off.val() != 0 {
-            self.hi_data.next = (self.in_data.val() >> 8) >> (self.off_c.val() << 3);
-            self.hi_strb.next = (self.in_strb.val() >> 1) >> self.off_c.val();
-        }
+        // What moves past the beat: the top `off` lanes, moved down B - off lanes as one lane and then
+        // `off` complemented (nothing when aligned: the shifts then pass the whole word).
+        self.hi_data.next = (self.in_data.val() >> 8) >> (self.off_c.val() << 3);
+        self.hi_strb.next = (self.in_strb.val() >> 1) >> self.off_c.val();
         // Whether any strobe stays, any moves past: masks decoded from `off`, off the shifters' path.
         self.stay.next = self.all_lanes.val() >> self.off.val();
         self.up_nz.next = (self.in_strb.val() & self.stay.val()) != 0;
