@@ -33,6 +33,7 @@ target_mhz=156.25
 units_table="
 rx_buffer       51.0            41            8
 crc32           96.9            77            0
+icrc_insert     130.7           104           0
 pfc             82.7            66            0
 dma_split       117.1           94            0
 scatter         61.1            48            0

@@ -42,7 +42,9 @@ fn mixed_traffic_with_dma_completions_out_of_order_between_tags() {
     // PCIe may return completions of different requests in any order: the requester's payload reads
     // (tag 0) and the receive engine's WQE and atomic reads (tag 1) overtake each other here, on both
     // widths, and nothing may land wrong.
-    for (w, seed) in [(Width::W64, 21), (Width::W512, 22)] {
+    // The seeds are ones whose traffic has the completions overtake each other often (the assert below):
+    // a seed's count moves with the core's timing.
+    for (w, seed) in [(Width::W64, 21), (Width::W512, 24)] {
         let mut c = cfg(w, 1024, 1000, seed, 8192);
         c.dma_reorder = true;
         let r = run(&c).unwrap();

@@ -20,6 +20,7 @@ use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32::Crc32Lanes;
+use rocenic_hdl::roce::icrc_insert::IcrcInsert;
 use rocenic_hdl::roce::mr_table::MrTable;
 use rocenic_hdl::roce::qp_table::QpTable;
 use rocenic_hdl::roce::req::TxEngine;
@@ -27,7 +28,7 @@ use rocenic_hdl::roce::resp::RxEngine;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
+const UNITS: &str = "rx_buffer, crc32, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
      regs, rx_engine, tx_engine, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -47,6 +48,8 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("rx_buffer", true) => emit::<RxBuffer<512, 64, 8>>(),
         ("crc32", false) => emit::<Crc32Lanes<64, 8>>(),
         ("crc32", true) => emit::<Crc32Lanes<512, 64>>(),
+        ("icrc_insert", false) => emit::<IcrcInsert<64, 8>>(),
+        ("icrc_insert", true) => emit::<IcrcInsert<512, 64>>(),
         ("pfc", false) => emit::<PfcUnit<64, 8>>(),
         ("pfc", true) => emit::<PfcUnit<512, 64>>(),
         ("dma_split", false) => emit::<DmaReadSplit<8>>(),

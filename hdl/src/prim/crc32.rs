@@ -83,7 +83,7 @@ impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
 
 /// `terms` joined by the operator `op` as a balanced tree (depth log2, not a chain), `1'b0` if there are
 /// none. A chain `a | b | c | ...` stays a chain through `abc -fast`, which does not rebalance.
-fn tree(terms: &[String], op: &str) -> String {
+pub(crate) fn tree(terms: &[String], op: &str) -> String {
     match terms.len() {
         0 => "1'b0".to_string(),
         1 => terms[0].clone(),
@@ -97,7 +97,7 @@ fn tree(terms: &[String], op: &str) -> String {
 
 /// One Verilog concatenation `{bit 31, ..., bit 0}` of the 32 XOR equations of the linear map whose
 /// column `k` is `cols[k]`; `name(k)` names input bit `k`.
-fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
+pub(crate) fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
     let bits: Vec<String> = (0..32)
         .rev()
         .map(|j| {
@@ -111,17 +111,17 @@ fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
     format!("{{{}}}", bits.join(",\n      "))
 }
 
-fn run(crc: u32, data: &[u8]) -> u32 {
+pub(crate) fn run(crc: u32, data: &[u8]) -> u32 {
     data.iter().fold(crc, |c, &x| step(c, x))
 }
 
 /// The register advanced over `n` zero bytes, as a matrix: column `k` is unit vector `k` run through them.
-fn zero_bytes_cols(n: usize) -> Vec<u32> {
+pub(crate) fn zero_bytes_cols(n: usize) -> Vec<u32> {
     (0..32).map(|k| run(1 << k, &vec![0; n])).collect()
 }
 
 /// A `b`-lane beat run from a zero register, as a matrix: column `k` is the beat with only bit `k` set.
-fn beat_from_zero_cols(b: usize) -> Vec<u32> {
+pub(crate) fn beat_from_zero_cols(b: usize) -> Vec<u32> {
     (0..8 * b)
         .map(|k| {
             let mut d = vec![0u8; b];

@@ -1,3 +1,4 @@
+pub mod icrc_insert;
 pub mod mr_table;
 pub mod opcode_decode;
 pub mod qp_table;

@@ -8,12 +8,11 @@
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
+use super::icrc_insert::IcrcInsert;
 use crate::host::sgl_sum::SglSum;
 use crate::prim::byteswap::ByteSwap;
-use crate::prim::crc32::{Crc32Lanes, ICRC_START};
 use rocenic_proto::aeth::{self, RNR_TIMER_US};
 use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
-use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rocenic_proto::opcode;
 use rocenic_proto::Width;
 use rust_hdl::prelude::*;
@@ -481,11 +480,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pos: DFF<Bits<16>>,
     j: DFF<Bits<16>>,
     prev: DFF<Bits<W>>,
-    crc: DFF<Bits<32>>,
-    rem_pend: DFF<bool>,
-    icrc_rem: DFF<Bits<32>>,
     swap: ByteSwap<W>,
-    crc_u: Crc32Lanes<W, B>,
+    /// Fills the ICRC of each frame on its way out.
+    ins: IcrcInsert<W, B>,
     // combinational
     rts: Signal<Local, bool>,
     sq_on: Signal<Local, bool>,
@@ -565,16 +562,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     to_f: Signal<Local, Bits<16>>,
     en_lo: Signal<Local, Bits<B>>,
     en_hi: Signal<Local, Bits<B>>,
-    icrc: Signal<Local, Bits<32>>,
-    icrc_part: Signal<Local, Bits<W>>,
-    rem_part: Signal<Local, Bits<W>>,
+    eoc: Signal<Local, bool>,
     last_word: Signal<Local, bool>,
     fire: Signal<Local, bool>,
     // constants
     beat_bytes: Constant<Bits<16>>,
     eth_len: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
-    b_minus_4: Constant<Bits<16>>,
     w_bits: Constant<Bits<16>>,
     hdr_top: Constant<Bits<16>>,
     wqe_in_shift: Constant<Bits<16>>,
@@ -603,7 +597,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ones_b: Constant<Bits<B>>,
     ones_w: Constant<Bits<W>>,
     hdr_fixed: Constant<Bits<1024>>,
-    icrc_mask: Constant<Bits<1024>>,
     /// IPv6: payload starts 20 bytes later (the same names, H + 20), the fixed header fields, the bytes
     /// kept from the IPv4 form (Ethernet addresses; UDP on, moved down 20 bytes) and the ICRC masks.
     start54_6: Constant<Bits<16>>,
@@ -621,8 +614,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     hdr6_fixed: Constant<Bits<1024>>,
     keep_eth: Constant<Bits<1024>>,
     keep_l4: Constant<Bits<1024>>,
-    icrc_mask6: Constant<Bits<1024>>,
-    icrc_start: Constant<Bits<32>>,
     // BTH opcodes (proto::opcode)
     /// RC SEND FIRST / MIDDLE / LAST / LAST with immediate / ONLY / ONLY with immediate.
     op_rc_send_first: Constant<Bits<8>>,
@@ -722,12 +713,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             | be_field(0x4000, 20, 2)
             | be_field(0x0011, 22, 2)
             | be_field(0xFFFF, 44, 2);
-        // ICRC masks (§7.8, annex A17): IP TOS (15), TTL (22), header checksum (24-25), UDP checksum (40-41)
-        // and BTH byte 4 (46) count as all ones. Lane order: frame byte p at bits 8p+7:8p.
-        let mut icrc_mask: Bits<1024> = 0.into();
-        for p in MASKED_BYTES_IPV4 {
-            icrc_mask = icrc_mask | (bit_cast::<1024, 64>(0xFF_u64.into()) << (8 * p) as u64);
-        }
         // IPv6 (RFC 8200): EtherType 0x86DD; version 6; next header UDP. The traffic class, flow label,
         // payload length and hop limit are added in Load.
         let hdr6_fixed =
@@ -736,12 +721,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
         let mut keep_l4: Bits<1024> = 0.into();
         for p in 34..128 {
             keep_l4 = keep_l4 | be_field(0xFF, p, 1);
-        }
-        // ICRC masks over IPv6 (annex A17.8): traffic class (the low nibble of byte 14, byte 15's high
-        // nibble), flow label (the rest of 15, 16, 17), hop limit (21); UDP checksum (60-61); BTH byte 4 (66).
-        let mut icrc_mask6: Bits<1024> = 0.into();
-        for (p, m) in MASKED_BITS_IPV6 {
-            icrc_mask6 = icrc_mask6 | (bit_cast::<1024, 64>((m as u64).into()) << (8 * p) as u64);
         }
         let c16 = |v: usize| -> Constant<Bits<16>> { Constant::new((v as u64).into()) };
         let c8 = |v: u8| -> Constant<Bits<8>> { Constant::new((v as u64).into()) };
@@ -1023,11 +1002,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pos: Default::default(),
             j: Default::default(),
             prev: Default::default(),
-            crc: Default::default(),
-            rem_pend: Default::default(),
-            icrc_rem: Default::default(),
             swap: Default::default(),
-            crc_u: Default::default(),
+            ins: Default::default(),
             rts: Default::default(),
             sq_on: Default::default(),
             sq_addr: Default::default(),
@@ -1113,15 +1089,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             to_f: Default::default(),
             en_lo: Default::default(),
             en_hi: Default::default(),
-            icrc: Default::default(),
-            icrc_part: Default::default(),
-            rem_part: Default::default(),
+            eoc: Default::default(),
             last_word: Default::default(),
             fire: Default::default(),
             beat_bytes: c16(B),
             eth_len: c16(14),
             log_b: c16(B.trailing_zeros() as usize),
-            b_minus_4: c16(B - 4),
             w_bits: c16(W),
             hdr_top: c16(1024 - W),
             wqe_in_shift: c16(512 - W),
@@ -1152,7 +1125,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ones_b: Constant::new(Bits::<B>::mask()),
             ones_w: Constant::new(Bits::<W>::mask()),
             hdr_fixed: Constant::new(hdr_fixed),
-            icrc_mask: Constant::new(icrc_mask),
             start54_6: c16(74 / B * B),
             start70_6: c16(90 / B * B),
             start58_6: c16(78 / B * B),
@@ -1168,8 +1140,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             hdr6_fixed: Constant::new(hdr6_fixed),
             keep_eth: Constant::new(keep_eth),
             keep_l4: Constant::new(keep_l4),
-            icrc_mask6: Constant::new(icrc_mask6),
-            icrc_start: Constant::new((ICRC_START as u64).into()),
             op_rc_send_first: c8(opcode::RC_SEND_FIRST),
             op_rc_send_middle: c8(opcode::RC_SEND_MIDDLE),
             op_rc_send_last: c8(opcode::RC_SEND_LAST),
@@ -1346,10 +1316,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             data_start,
             pos,
             j,
-            prev,
-            crc,
-            rem_pend,
-            icrc_rem
+            prev
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -1511,7 +1478,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.rd_req_valid.next = false;
         self.rd_resp_ready.next = false;
-        self.tx_tvalid.next = false;
+        self.ins.in_tvalid.next = false;
 
         self.rts.next = self.qp_state.val() == self.qs_rts.val();
         // SQD drains the send queue: the WQE in progress finishes, no new one starts; responses and
@@ -1798,30 +1765,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         } else {
             self.en_hi.next = !(self.ones_b.val() << self.to_e.val());
         }
-        self.crc_u.crc_in.next = self.crc.q.val();
-        self.crc_u.data.next =
-            self.base.val() | bit_cast::<W, 1024>(self.icrc_mask.val() >> (self.pos.q.val() << 3));
-        if self.p_v6.q.val() {
-            self.crc_u.data.next = self.base.val()
-                | bit_cast::<W, 1024>(self.icrc_mask6.val() >> (self.pos.q.val() << 3));
-        }
-        self.crc_u.en.next = self.en_lo.val() & self.en_hi.val();
-        // The ICRC is the complemented CRC, least-significant byte first; it may straddle two words.
-        self.icrc.next = !self.crc_u.crc_out.val();
-        self.icrc_part.next = 0.into();
-        if self.to_e.val() < self.beat_bytes.val() {
-            self.icrc_part.next = bit_cast::<W, 32>(self.icrc.val()) << (self.to_e.val() << 3);
-        }
-        self.rem_part.next = 0.into();
-        if self.rem_pend.q.val() {
-            self.rem_part.next = bit_cast::<W, 32>(self.icrc_rem.q.val());
-        }
-        self.tx_tdata.next = self.base.val() | self.icrc_part.val() | self.rem_part.val();
+        // The beat holds the ICRC region's last byte: the region ends at e_pos, within this beat.
+        self.eoc.next =
+            (self.e_pos.q.val() > self.pos.q.val()) && (self.to_e.val() <= self.beat_bytes.val());
+        self.ins.clock.next = self.clock.val();
+        self.ins.in_cen.next = self.en_lo.val() & self.en_hi.val();
+        self.ins.in_eoc.next = self.eoc.val();
+        self.ins.in_v6.next = self.p_v6.q.val();
+        self.ins.out_tready.next = self.tx_tready.val();
+        self.tx_tdata.next = self.ins.out_tdata.val();
+        self.tx_tkeep.next = self.ins.out_tkeep.val();
+        self.tx_tlast.next = self.ins.out_tlast.val();
+        self.tx_tvalid.next = self.ins.out_tvalid.val();
+        // The frame with its ICRC's four bytes zero; the inserter fills them.
+        self.ins.in_tdata.next = self.base.val();
         self.last_word.next = self.to_f.val() <= self.beat_bytes.val();
-        self.tx_tlast.next = self.last_word.val();
-        self.tx_tkeep.next = self.ones_b.val();
+        self.ins.in_tlast.next = self.last_word.val();
+        self.ins.in_tkeep.next = self.ones_b.val();
         if self.last_word.val() {
-            self.tx_tkeep.next = !(self.ones_b.val() << self.to_f.val());
+            self.ins.in_tkeep.next = !(self.ones_b.val() << self.to_f.val());
         }
         self.fire.next = false;
         self.v4h.next = 0.into();
@@ -2644,8 +2606,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.pos.d.next = 0.into();
                 self.j.d.next = 0.into();
                 self.prev.d.next = 0.into();
-                self.crc.d.next = self.icrc_start.val();
-                self.rem_pend.d.next = false;
                 self.state.d.next = TxState::Ext;
             }
             TxState::Ext => {
@@ -2747,22 +2707,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.pf_addr.d.next = self.addr_n.val();
                     self.pf_len.d.next = self.plen_n.val();
                 }
-                self.tx_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
-                self.rd_resp_ready.next = self.need_dma.val() && self.tx_tready.val();
+                self.ins.in_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
+                self.rd_resp_ready.next = self.need_dma.val() && self.ins.in_tready.val();
                 self.fire.next =
-                    self.tx_tready.val() && (!self.need_dma.val() || self.rd_resp_valid.val());
+                    self.ins.in_tready.val() && (!self.need_dma.val() || self.rd_resp_valid.val());
                 if self.fire.val() {
                     self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
                     self.hdr.d.next = self.hdr.q.val() << self.w_bits.val();
-                    self.crc.d.next = self.crc_u.crc_out.val();
-                    self.rem_pend.d.next = false;
-                    if (self.to_e.val() < self.beat_bytes.val())
-                        && (self.to_e.val() > self.b_minus_4.val())
-                    {
-                        self.rem_pend.d.next = true;
-                        self.icrc_rem.d.next =
-                            self.icrc.val() >> ((self.beat_bytes.val() - self.to_e.val()) << 3);
-                    }
                     // After the last DMA word `prev` becomes zero, so the flush word carries no stale bytes.
                     self.prev.d.next = self.cur_m.val();
                     if self.need_dma.val() {
