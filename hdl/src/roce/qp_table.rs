@@ -259,6 +259,14 @@ pub struct QpTable<const Q: usize> {
     cur_work: Signal<Local, bool>,
     db_full: Signal<Local, bool>,
     rq_full: Signal<Local, bool>,
+    /// The FIFOs' pointers equal in their low Q bits, and differing in bit Q: the pointers only move
+    /// forward and never more than 2^Q apart, so these give full and empty without a subtraction.
+    db_lo_eq: Signal<Local, bool>,
+    db_hi_ne: Signal<Local, bool>,
+    db_any: Signal<Local, bool>,
+    rq_lo_eq: Signal<Local, bool>,
+    rq_hi_ne: Signal<Local, bool>,
+    rq_any: Signal<Local, bool>,
     cand_avail: Signal<Local, bool>,
     go_tx: Signal<Local, bool>,
     c_state: Signal<Local, Bits<32>>,
@@ -451,6 +459,12 @@ impl<const Q: usize> Default for QpTable<Q> {
             cur_work: Default::default(),
             db_full: Default::default(),
             rq_full: Default::default(),
+            db_lo_eq: Default::default(),
+            db_hi_ne: Default::default(),
+            db_any: Default::default(),
+            rq_lo_eq: Default::default(),
+            rq_hi_ne: Default::default(),
+            rq_any: Default::default(),
             cand_avail: Default::default(),
             go_tx: Default::default(),
             c_state: Default::default(),
@@ -638,8 +652,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
             self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
         }
 
-        self.sel_ok.next = self.sel.val() < self.n.val();
-        self.want_ok.next = self.rx_want_qpn.val() < self.n.val();
+        // Below 2^Q: no bit above the index's.
+        self.sel_ok.next = (self.sel.val() & !self.mask.val()) == 0;
+        self.want_ok.next = (self.rx_want_qpn.val() & !self.mask.val()) == 0;
         self.rx_hit.next = (self.rx_want_qpn.val() == self.rx_idx.q.val()) || !self.want_ok.val();
         if (self.state.q.val() == TabState::RxRd) || (self.state.q.val() == TabState::RxLd) {
             self.rx_hit.next = false;
@@ -647,11 +662,17 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.cur_work.next = ((self.tx_state_q.q.val() == self.qs_rts.val())
             || (self.tx_state_q.q.val() == self.qs_sqd.val()))
             && (self.tx_pi_q.q.val() != self.tx_ci_q.q.val());
-        self.db_full.next = (self.db_wp.q.val() - self.db_rp.q.val()) == self.n.val();
-        self.rq_full.next = (self.rq_wp.q.val() - self.rq_rp.q.val()) == self.n.val();
-        self.cand_avail.next = self.sweep.q.val()
-            || (self.db_wp.q.val() != self.db_rp.q.val())
-            || (self.rq_wp.q.val() != self.rq_rp.q.val());
+        self.db_lo_eq.next =
+            bit_cast::<Q, 32>(self.db_wp.q.val()) == bit_cast::<Q, 32>(self.db_rp.q.val());
+        self.db_hi_ne.next = ((self.db_wp.q.val() ^ self.db_rp.q.val()) & self.n.val()) != 0;
+        self.db_full.next = self.db_lo_eq.val() && self.db_hi_ne.val();
+        self.db_any.next = !self.db_lo_eq.val() || self.db_hi_ne.val();
+        self.rq_lo_eq.next =
+            bit_cast::<Q, 32>(self.rq_wp.q.val()) == bit_cast::<Q, 32>(self.rq_rp.q.val());
+        self.rq_hi_ne.next = ((self.rq_wp.q.val() ^ self.rq_rp.q.val()) & self.n.val()) != 0;
+        self.rq_full.next = self.rq_lo_eq.val() && self.rq_hi_ne.val();
+        self.rq_any.next = !self.rq_lo_eq.val() || self.rq_hi_ne.val();
+        self.cand_avail.next = self.sweep.q.val() || self.db_any.val() || self.rq_any.val();
         self.go_tx.next = self.tx_sw_ok.val()
             && self.cand_avail.val()
             && (self.tx_served.q.val() || !self.cur_work.val());
@@ -836,9 +857,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_hold.next = true;
                     self.from_sweep.d.next = self.sweep.q.val();
                     self.from_rq.d.next = false;
-                    if !self.sweep.q.val() && (self.rq_wp.q.val() != self.rq_rp.q.val()) {
-                        self.from_rq.d.next =
-                            (self.db_wp.q.val() == self.db_rp.q.val()) || self.toggle.q.val();
+                    if !self.sweep.q.val() && self.rq_any.val() {
+                        self.from_rq.d.next = !self.db_any.val() || self.toggle.q.val();
                     }
                     self.toggle.d.next = !self.toggle.q.val();
                     self.state.d.next = TabState::TxFifo;
@@ -1145,5 +1165,49 @@ mod tests {
         uut.connect_all();
         let v = generate_verilog(&uut);
         assert!(v.contains("module top"));
+    }
+
+    /// The scheduler's doorbell FIFO holds 2^Q QPs wherever its pointers stand: five doorbells go in
+    /// and the scheduler takes them, then with the scheduler held 2^Q more go in and the next ones find
+    /// it full (counted; the scheduler then sweeps every QP).
+    #[test]
+    fn the_doorbell_fifo_holds_two_to_the_q_then_overflows() {
+        let mut uut = QpTable::<4>::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<QpTable<4>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<QpTable<4>>| {
+            let mut x = ep.init()?;
+            x.reset.next = true;
+            wait_clock_cycles!(ep, clock, x, 2);
+            x.reset.next = false;
+            // Past the table's clearing after reset.
+            wait_clock_cycles!(ep, clock, x, 40);
+            wait_clock_true!(ep, clock, x);
+            let mut overflow = Vec::new();
+            for round in [5u64, 18] {
+                for i in 0..round {
+                    x.sel.next = (i % 16).into();
+                    x.db_val.next = (i + 1).into();
+                    x.sq_db.next = true;
+                    wait_clock_false!(ep, clock, x);
+                    overflow.push(x.db_overflow_inc.val());
+                    wait_clock_true!(ep, clock, x);
+                }
+                x.sq_db.next = false;
+                // The scheduler takes what is queued (QPs in RESET: nothing to send), then is held.
+                x.tx_sw_ok.next = round == 5;
+                wait_clock_cycles!(ep, clock, x, 40);
+                x.tx_sw_ok.next = false;
+                wait_clock_true!(ep, clock, x);
+            }
+            let want: Vec<bool> = (0..23).map(|i| i >= 5 + 16).collect();
+            assert_eq!(
+                overflow, want,
+                "5 taken, then 16 queued; the 17th and 18th overflow"
+            );
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 100_000).unwrap();
     }
 }
