@@ -48,7 +48,7 @@ write_align     185.5           148           0
 gather          63.2            50            0
 read_align      167.0           134           0
 rate_limiters   62.8            50            0
-qp_table        52.3            41            57
+qp_table        60.7            48            57
 mr_table        133.5           106           6
 regs            74.5            59            2
 "
