@@ -95,6 +95,21 @@ pub(crate) fn tree(terms: &[String], op: &str) -> String {
     }
 }
 
+/// The bits of the index of the set lane of the one-hot `b`-lane vector `name`, most significant first:
+/// bit `j` is the OR of the lanes whose index has bit `j` set.
+pub(crate) fn one_hot_index(name: &str, b: usize) -> Vec<String> {
+    (0..b.trailing_zeros() as usize)
+        .rev()
+        .map(|j| {
+            let lanes: Vec<String> = (0..b)
+                .filter(|l| l >> j & 1 == 1)
+                .map(|l| format!("{name}[{l}]"))
+                .collect();
+            tree(&lanes, "|")
+        })
+        .collect()
+}
+
 /// One Verilog concatenation `{bit 31, ..., bit 0}` of the 32 XOR equations of the linear map whose
 /// column `k` is `cols[k]`; `name(k)` names input bit `k`.
 pub(crate) fn equations(cols: &[u32], name: impl Fn(usize) -> String) -> String {
@@ -164,17 +179,7 @@ fn lanes_verilog(w: usize, b: usize) -> String {
     // The run's top lane t and bottom lane s as one-hot vectors; t also as a number, for the shift.
     v += &format!("  top = en & ~({{1'b0, en[{}:1]}});\n", b - 1);
     v += &format!("  bot = en & ~({{en[{}:0], 1'b0}});\n", b - 2);
-    let bits: Vec<String> = (0..lb)
-        .rev()
-        .map(|j| {
-            let lanes: Vec<String> = (0..b)
-                .filter(|l| l >> j & 1 == 1)
-                .map(|l| format!("top[{l}]"))
-                .collect();
-            tree(&lanes, "|")
-        })
-        .collect();
-    v += &format!("  ti = {{{}}};\n", bits.join(",\n    "));
+    v += &format!("  ti = {{{}}};\n", one_hot_index("top", b).join(",\n    "));
     // Bytes of the run only, moved up so that lane t lands on the top lane (b-1-t = ~t).
     let lanes: Vec<String> = (0..b).rev().map(|l| format!("{{8{{en[{l}]}}}}")).collect();
     // crc_in's byte k into lane s+k: lane l takes byte k when the run starts at l-k.

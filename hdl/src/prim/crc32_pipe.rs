@@ -23,7 +23,9 @@
 //! The stages' registers are rust-hdl flip-flops; what they take at each edge comes from one generated
 //! combinational block ([`Crc32PipeNext`]: XOR equations written by Rust code), whose `update` is the
 //! bit-exact reference model rust-hdl's simulator runs.
-use super::crc32::{beat_from_zero_cols, equations, run, tree, zero_bytes_cols, ICRC_START, POLY};
+use super::crc32::{
+    beat_from_zero_cols, equations, one_hot_index, run, tree, zero_bytes_cols, ICRC_START, POLY,
+};
 use rust_hdl::prelude::*;
 
 /// Advancing cycles from the `eoc` beat at the inputs to its result on `res_*`.
@@ -536,17 +538,11 @@ fn pipe_verilog(w: usize, b: usize, init: u32) -> String {
         b - 1,
         b - 2
     );
-    let ti: Vec<String> = (0..lb)
-        .rev()
-        .map(|j| {
-            let lanes: Vec<String> = (0..b)
-                .filter(|l| l >> j & 1 == 1)
-                .map(|l| format!("top[{l}]"))
-                .collect();
-            tree(&lanes, "|")
-        })
-        .collect();
-    v += &format!("wire [{}:0] ti = {{{}}};\n", lb - 1, ti.join(", "));
+    v += &format!(
+        "wire [{}:0] ti = {{{}}};\n",
+        lb - 1,
+        one_hot_index("top", b).join(", ")
+    );
     // Z(b−s)·I for the run's first lane s: the start value carried over the zero lanes below s.
     let starts: Vec<u32> = (0..b).map(|s| run(init, &vec![0; b - s])).collect();
     let k: Vec<String> = (0..32)
