@@ -286,13 +286,7 @@ mod tests {
         let b = 64;
         let beat = beat_from_zero_cols(b);
         let short: Vec<Vec<u32>> = (1..=3).map(short_run_cols).collect();
-        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
-        let mut rand = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rand = crate::prim::test_rng(0x2545_F491_4F6C_DD1D_u64);
         for s in 0..b {
             for t in s..b {
                 let data: Vec<u8> = (0..b).map(|_| rand() as u8).collect();

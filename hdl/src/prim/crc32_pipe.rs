@@ -649,13 +649,7 @@ mod tests {
                 .filter(|&k| x(k))
                 .fold(0u32, |a, k| a ^ cols[k])
         };
-        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut rand = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rand = crate::prim::test_rng(0x9E37_79B9_7F4A_7C15_u64);
         for s in 0..b {
             for t in s..b {
                 let data: Vec<u8> = (0..b).map(|_| rand() as u8).collect();

@@ -11,3 +11,14 @@ pub mod lane_rotate;
 pub mod slot_fill;
 pub mod slot_pick;
 pub mod word_sum;
+
+/// The tests' seeded random numbers (xorshift64): the same sequence every run.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

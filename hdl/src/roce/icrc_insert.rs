@@ -271,13 +271,7 @@ mod tests {
     /// at the top ones), IPv4 and IPv6, through the inserter with gaps at its input and a sink that
     /// stalls: each comes out whole, in order, with its ICRC filled in and every other byte as it went in.
     fn frames_get_their_icrc<const W: usize, const B: usize>() {
-        let mut rng = 0x1234_5678_9ABC_DEF1_u64;
-        let mut rand = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rand = crate::prim::test_rng(0x1234_5678_9ABC_DEF1_u64);
         let mut frames = Vec::new();
         for k in 0..2 * B {
             let len = 62 + 2 * B + k;
