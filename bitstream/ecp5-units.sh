@@ -42,7 +42,7 @@ ndp             58.9            47            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       48.4            38            0
-tx_engine       45.2            36            0
+tx_engine       46.4            36            0
 cqe             124.5           100           0
 write_align     185.5           148           0
 gather          63.2            50            0
