@@ -30,10 +30,9 @@
 //! being received is not counted: its priority is known only once it is checked, so the headroom above
 //! XOFF must also cover one largest frame.
 use crate::prim::byteswap::{be_shift, ByteSwap};
-use crate::prim::crc32::{Crc32Lanes, ICRC_START, RESIDUE};
+use crate::prim::crc32::{icrc_masks, Crc32Lanes, ICRC_START, RESIDUE};
 use crate::prim::lane_count::LaneCount;
 use crate::prim::slot_fill::SlotFill;
-use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
 use rust_hdl::prelude::*;
@@ -48,8 +47,6 @@ const ICRC_FIRST_BYTE: usize = F::IP;
 const MIN_IP_LEN: u64 = 44;
 /// Minimum IPv6 payload length of a RoCEv2 packet: UDP 8 + BTH 12 + ICRC 4.
 const MIN_IP6_PAYLOAD: u64 = 24;
-/// Bytes from the frame start in which the ICRC masks fields (IPv6's BTH resv8a is byte 66).
-const MASK_BYTES: usize = 128;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum Phase {
@@ -255,17 +252,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
-        let mut mask = Bits::<1024>::default();
-        // Bytes the ICRC counts as all ones (IBA annex A17.3.3): TOS, TTL, checksums, BTH resv8a.
-        for p in MASKED_BYTES_IPV4 {
-            mask = mask | (bit_cast::<1024, 8>(0xFF.into()) << (p * 8) as u64);
-        }
-        // Over IPv6 (annex A17.8): traffic class, flow label, hop limit, UDP checksum, BTH resv8a.
-        let mut mask6 = Bits::<1024>::default();
-        for (p, m) in MASKED_BITS_IPV6 {
-            assert!(p < MASK_BYTES);
-            mask6 = mask6 | (bit_cast::<1024, 8>((m as u64).into()) << (p * 8) as u64);
-        }
+        // Bits the ICRC counts as ones (annex A17.3.3, A17.8), all in the frame's first 128 bytes.
+        let (mask, mask6) = icrc_masks();
         let skip: u64 = (1 << ICRC_FIRST_BYTE) - 1;
         Self {
             clock: Default::default(),

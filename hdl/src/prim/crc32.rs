@@ -3,6 +3,7 @@
 //! The register is kept without the final complement, so a whole packet checks by its residue: running
 //! the CRC over data followed by its own CRC (least-significant byte first, as the ICRC is sent) leaves
 //! [`RESIDUE`]. The Verilog is an XOR matrix per lane computed here from the bit-serial definition.
+use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rust_hdl::prelude::*;
 
 /// Reflected polynomial.
@@ -38,6 +39,23 @@ pub const fn over(bytes: &[u8]) -> u32 {
 
 /// Register after the ICRC's 8-byte all-ones prefix (IBA §7.8.1: the masked LRH of RoCEv2, annex A17.3.3).
 pub const ICRC_START: u32 = over(&[0xFF; 8]);
+
+/// The bits the ICRC counts as ones (IBA §7.8, annex A17: fields a router may change), over the first
+/// 128 bytes of an untagged frame, frame byte p at bits 8p+7:8p: for IPv4 (TOS, TTL, header checksum,
+/// UDP checksum, BTH byte 4) and for IPv6 (traffic class, flow label, hop limit, UDP checksum, BTH byte 4).
+pub fn icrc_masks() -> (Bits<1024>, Bits<1024>) {
+    let byte = |p: usize, m: u8| {
+        assert!(p < 128);
+        bit_cast::<1024, 8>((m as u64).into()) << (8 * p) as u64
+    };
+    let v4 = MASKED_BYTES_IPV4
+        .iter()
+        .fold(Bits::<1024>::default(), |a, &p| a | byte(p, 0xFF));
+    let v6 = MASKED_BITS_IPV6
+        .iter()
+        .fold(Bits::<1024>::default(), |a, &(p, m)| a | byte(p, m));
+    (v4, v6)
+}
 
 /// `crc_out` = `crc_in` advanced over the lanes of `data` whose `en` bit is set, lane 0 first. The set
 /// lanes must form one contiguous run (or none), as a tkeep does.

@@ -12,8 +12,8 @@
 //! `out_tready`, so `in_tready` is `out_tready` or an empty output stage. Latency: [`LATENCY`] cycles
 //! from a beat taken to the same beat offered, the ICRC in it.
 use crate::prim::beat_reg::BeatReg;
+use crate::prim::crc32::icrc_masks;
 use crate::prim::crc32_pipe::{self, Crc32Pipe};
-use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rust_hdl::prelude::*;
 
 /// Cycles from a beat taken to the same beat on `out_*`: the input register, the CRC pipeline's stages
@@ -74,24 +74,9 @@ pub struct IcrcInsert<const W: usize, const B: usize> {
 
 impl<const W: usize, const B: usize> Default for IcrcInsert<W, B> {
     fn default() -> Self {
-        // ICRC masks (§7.8, annex A17): fields a router may change count as all ones. Lane order: frame
-        // byte p at bits 8p+7:8p.
-        let byte = |p: usize, m: u8| bit_cast::<1024, 64>((m as u64).into()) << (8 * p) as u64;
-        let mut mask4: Bits<1024> = 0.into();
-        for p in MASKED_BYTES_IPV4 {
-            mask4 = mask4 | byte(p, 0xFF);
-        }
-        let mut mask6: Bits<1024> = 0.into();
-        for (p, m) in MASKED_BITS_IPV6 {
-            mask6 = mask6 | byte(p, m);
-        }
-        // Both masks end inside the first 1024 bits: beats from there on have none.
-        let last = MASKED_BYTES_IPV4
-            .iter()
-            .chain(MASKED_BITS_IPV6.iter().map(|(p, _)| p))
-            .max()
-            .unwrap();
-        assert!(*last < 128);
+        // Fields a router may change count as all ones (§7.8, annex A17); all inside the first 1024
+        // bits, so beats from there on have none.
+        let (mask4, mask6) = icrc_masks();
         Self {
             clock: Default::default(),
             in_tdata: Default::default(),
@@ -247,6 +232,7 @@ impl<const W: usize, const B: usize> Logic for IcrcInsert<W, B> {
 mod tests {
     use super::*;
     use crate::prim::crc32::over;
+    use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
     use std::sync::{Arc, Mutex};
 
     /// The ICRC a frame should carry: the CRC over the 8-byte all-ones prefix and bytes 14..len-4 with
