@@ -45,7 +45,7 @@ rx_engine       48.4            38            0
 tx_engine       46.4            36            0
 cqe             124.5           100           0
 write_align     185.5           148           0
-gather          63.2            50            0
+gather          132.7           106           0
 read_align      167.0           134           0
 rate_limiters   62.8            50            0
 qp_table        60.7            48            57

@@ -11,6 +11,10 @@
 //! A word that leaves nothing over while nothing is held goes straight through, unregistered (the
 //! realigner's output is a register already); only packing goes through this unit's output register.
 //!
+//! Translation takes a state per 32-bit add or compare (`GatherState`): five cycles per piece and four
+//! per entry passed over, plus one per request; only gather requests (WQEs with more than one entry)
+//! pay them.
+//!
 //! The list is the WQE's gather area as the engine holds it (`MAX_SGE` entries of 16 bytes: address
 //! u64, length u32, lkey u32, `rocenic_proto::host::sge`), stable while the engine's reads of that WQE are
 //! translated. The engine guarantees the WQE's length is the sum of the first `sgl_n` lengths (else it
@@ -24,6 +28,20 @@ pub const MAX_SGE: usize = 4;
 /// Pieces in flight between translation and packing (the realigner holds at most 8, plus its output
 /// register).
 const DEPTH: u64 = 16;
+
+/// Translating a gather request: `Start` decides whether the walk restarts at the first entry; each
+/// piece then takes `Sel` (the entry's fields registered), `Look`, `Cmp`, `Cut` and `Issue`, and each
+/// entry passed over `Sel`, `Look`, `Cmp` and `Cut`.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum GatherState {
+    Idle,
+    Start,
+    Sel,
+    Look,
+    Cmp,
+    Cut,
+    Issue,
+}
 
 #[derive(LogicBlock)]
 pub struct Gather<const W: usize, const B: usize> {
@@ -56,53 +74,63 @@ pub struct Gather<const W: usize, const B: usize> {
     pub resp_out_ready: Signal<In, bool>,
     pub resp_out_data: Signal<Out, Bits<W>>,
     pub resp_out_last: Signal<Out, bool>,
-    /// Translation of the gather request in progress: `t_off` the next message byte, `t_rem` bytes
-    /// left, entry `t_idx` starting at message byte `t_base`.
-    busy: DFF<bool>,
+    /// Translation of a gather request: `t_off` the next message byte, `t_rem` bytes left, entry
+    /// `t_idx` starting at message byte `t_base`.
+    state: DFF<GatherState>,
     t_off: DFF<Bits<32>>,
     t_rem: DFF<Bits<16>>,
-    t_idx: DFF<Bits<3>>,
+    t_idx: DFF<Bits<2>>,
     t_base: DFF<Bits<32>>,
+    /// Entry `t_idx`'s address and length.
+    e_addr: DFF<Bits<64>>,
+    e_len: DFF<Bits<32>>,
+    /// `Look`: the message byte past the entry, `t_off`'s offset in it, whether an entry follows.
+    e_end: DFF<Bits<32>>,
+    rel: DFF<Bits<32>>,
+    has_next: DFF<bool>,
+    /// `Cmp`: the entry's bytes from `t_off` on (33 bits, negative past it), and the piece's address
+    /// low half with its carry.
+    avail: DFF<Bits<33>>,
+    addr_lo: DFF<Bits<33>>,
+    /// `Cut`: the piece (whether it ends the request) and its address high half.
+    p_len: DFF<Bits<16>>,
+    p_last: DFF<bool>,
+    addr_hi: DFF<Bits<32>>,
     /// `sgl_new` was raised since the last gather request was latched: `t_idx`/`t_base` belong to
     /// another list.
     fresh: DFF<bool>,
-    /// Pieces in flight: bytes in the piece's last word minus one (8 bits each) and whether the piece
-    /// ends its request.
+    /// Pieces in flight: bytes in the piece's last word (8 bits each) and whether the piece ends its
+    /// request; `head` is the next to move into `h_*`.
     p_bytes: DFF<Bits<128>>,
     p_ends: DFF<Bits<16>>,
     head: DFF<Bits<5>>,
     tail: DFF<Bits<5>>,
-    /// Packing: `acc` holds `r` lanes not yet sent (lanes below `r`).
+    /// The oldest piece, whose words are being packed.
+    h_valid: DFF<bool>,
+    h_bytes: DFF<Bits<8>>,
+    h_end: DFF<bool>,
+    /// Packing: `acc` holds `r` lanes not yet sent (lanes below `r`); `rn` = (B - r) mod B.
     acc: DFF<Bits<W>>,
     r: DFF<Bits<8>>,
+    rn: DFF<Bits<8>>,
     flush_pend: DFF<bool>,
     out_valid: DFF<bool>,
     out_data: DFF<Bits<W>>,
     out_last: DFF<bool>,
     rot: LaneRotate<W, B>,
-    e_sh: Signal<Local, Bits<16>>,
-    e_sh_len: Signal<Local, Bits<16>>,
-    t_idx_n: Signal<Local, Bits<3>>,
-    t_rel: Signal<Local, Bits<32>>,
     push_m1: Signal<Local, Bits<16>>,
     push_b: Signal<Local, Bits<16>>,
     t_sh: Signal<Local, Bits<16>>,
     h_sh: Signal<Local, Bits<16>>,
-    e_addr: Signal<Local, Bits<64>>,
-    e_len: Signal<Local, Bits<32>>,
-    e_end: Signal<Local, Bits<32>>,
-    avail: Signal<Local, Bits<32>>,
-    p_len: Signal<Local, Bits<16>>,
-    skip: Signal<Local, bool>,
     full: Signal<Local, bool>,
     push: Signal<Local, bool>,
     push_len: Signal<Local, Bits<16>>,
     push_end: Signal<Local, bool>,
     pop: Signal<Local, bool>,
-    h_bytes: Signal<Local, Bits<8>>,
-    h_end: Signal<Local, bool>,
     n_in: Signal<Local, Bits<8>>,
     tot: Signal<Local, Bits<8>>,
+    tot_ge: Signal<Local, bool>,
+    tot_low: Signal<Local, Bits<8>>,
     low: Signal<Local, Bits<W>>,
     merged: Signal<Local, Bits<W>>,
     take_ok: Signal<Local, bool>,
@@ -110,8 +138,6 @@ pub struct Gather<const W: usize, const B: usize> {
     fire_in: Signal<Local, bool>,
     ends: Signal<Local, bool>,
     beat_bytes: Constant<Bits<8>>,
-    /// Bit offset of an entry's length within it.
-    len_at: Constant<Bits<16>>,
     low_mask: Constant<Bits<16>>,
     depth: Constant<Bits<5>>,
     ones_w: Constant<Bits<W>>,
@@ -143,46 +169,50 @@ impl<const W: usize, const B: usize> Default for Gather<W, B> {
             resp_out_ready: Default::default(),
             resp_out_data: Default::default(),
             resp_out_last: Default::default(),
-            busy: Default::default(),
+            state: Default::default(),
             t_off: Default::default(),
             t_rem: Default::default(),
             t_idx: Default::default(),
             t_base: Default::default(),
+            e_addr: Default::default(),
+            e_len: Default::default(),
+            e_end: Default::default(),
+            rel: Default::default(),
+            has_next: Default::default(),
+            avail: Default::default(),
+            addr_lo: Default::default(),
+            p_len: Default::default(),
+            p_last: Default::default(),
+            addr_hi: Default::default(),
             fresh: Default::default(),
             p_bytes: Default::default(),
             p_ends: Default::default(),
             head: Default::default(),
             tail: Default::default(),
+            h_valid: Default::default(),
+            h_bytes: Default::default(),
+            h_end: Default::default(),
             acc: Default::default(),
             r: Default::default(),
+            rn: Default::default(),
             flush_pend: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_last: Default::default(),
             rot: Default::default(),
-            e_sh: Default::default(),
-            e_sh_len: Default::default(),
-            t_idx_n: Default::default(),
-            t_rel: Default::default(),
             push_m1: Default::default(),
             push_b: Default::default(),
             t_sh: Default::default(),
             h_sh: Default::default(),
-            e_addr: Default::default(),
-            e_len: Default::default(),
-            e_end: Default::default(),
-            avail: Default::default(),
-            p_len: Default::default(),
-            skip: Default::default(),
             full: Default::default(),
             push: Default::default(),
             push_len: Default::default(),
             push_end: Default::default(),
             pop: Default::default(),
-            h_bytes: Default::default(),
-            h_end: Default::default(),
             n_in: Default::default(),
             tot: Default::default(),
+            tot_ge: Default::default(),
+            tot_low: Default::default(),
             low: Default::default(),
             merged: Default::default(),
             take_ok: Default::default(),
@@ -190,7 +220,6 @@ impl<const W: usize, const B: usize> Default for Gather<W, B> {
             fire_in: Default::default(),
             ends: Default::default(),
             beat_bytes: Constant::new((B as u64).into()),
-            len_at: Constant::new(64_u64.into()),
             low_mask: Constant::new(((B - 1) as u64).into()),
             depth: Constant::new(DEPTH.into()),
             ones_w: Constant::new(!Bits::<W>::default()),
@@ -202,26 +231,26 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy, t_off, t_rem, t_idx, t_base, fresh, p_bytes, p_ends, head, tail,
-            acc, r, flush_pend, out_valid, out_data, out_last
+            self, clock, state, t_off, t_rem, t_idx, t_base, fresh, e_addr, e_len, e_end, rel,
+            has_next, avail, addr_lo, p_len, p_last, addr_hi, p_bytes, p_ends, head, tail, h_valid,
+            h_bytes, h_end, acc, r, rn, flush_pend, out_valid, out_data, out_last
         );
-        // The current entry of the list.
-        // (Shift amounts as 16-bit signals: a literal beside a 512-bit value does not emit.)
-        self.e_sh.next = bit_cast::<16, 3>(self.t_idx.q.val()) << 7;
-        self.e_addr.next = bit_cast::<64, 512>(self.sgl.val() >> self.e_sh.val());
-        self.e_sh_len.next = self.e_sh.val() + self.len_at.val();
-        self.e_len.next = bit_cast::<32, 512>(self.sgl.val() >> self.e_sh_len.val());
-        self.e_end.next = self.t_base.q.val() + self.e_len.val();
-        self.avail.next = self.e_end.val() - self.t_off.q.val();
-        self.t_rel.next = self.t_off.q.val() - self.t_base.q.val();
-        self.p_len.next = self.t_rem.q.val();
-        if self.avail.val() < bit_cast::<32, 16>(self.t_rem.q.val()) {
-            self.p_len.next = bit_cast::<16, 32>(self.avail.val());
+        // The current entry of the list, registered (t_idx changes only on the way to `Sel`, whose
+        // cycle loads these).
+        self.e_addr.d.next = self.sgl.val().get_bits::<64>(0);
+        self.e_len.d.next = self.sgl.val().get_bits::<32>(64);
+        if self.t_idx.q.val() == 1 {
+            self.e_addr.d.next = self.sgl.val().get_bits::<64>(128);
+            self.e_len.d.next = self.sgl.val().get_bits::<32>(192);
         }
-        // Past the current entry (or an empty one): move to the next; never past the list.
-        self.t_idx_n.next = self.t_idx.q.val() + 1;
-        self.skip.next =
-            (self.t_off.q.val() >= self.e_end.val()) && (self.t_idx_n.val() < self.sgl_n.val());
+        if self.t_idx.q.val() == 2 {
+            self.e_addr.d.next = self.sgl.val().get_bits::<64>(256);
+            self.e_len.d.next = self.sgl.val().get_bits::<32>(320);
+        }
+        if self.t_idx.q.val() == 3 {
+            self.e_addr.d.next = self.sgl.val().get_bits::<64>(384);
+            self.e_len.d.next = self.sgl.val().get_bits::<32>(448);
+        }
         self.full.next = (self.tail.q.val() - self.head.q.val()) == self.depth.val();
         self.t_sh.next = bit_cast::<16, 5>(self.tail.q.val() & 15) << 3;
         self.h_sh.next = bit_cast::<16, 5>(self.head.q.val() & 15) << 3;
@@ -230,7 +259,7 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.fresh.d.next = true;
         }
         // Requests: a plain one passes straight through as one piece; a gather one is latched and
-        // walked, one piece a cycle, one cycle per empty or finished entry skipped.
+        // walked through the states below, one 32-bit add or compare per cycle.
         self.req_out_valid.next = false;
         self.req_out_addr.next = self.req_in_addr.val();
         self.req_out_len.next = self.req_in_len.val();
@@ -238,51 +267,101 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
         self.push.next = false;
         self.push_len.next = self.req_in_len.val();
         self.push_end.next = true;
-        if self.busy.q.val() {
-            if self.skip.val() {
-                self.t_idx.d.next = self.t_idx.q.val() + 1;
-                self.t_base.d.next = self.e_end.val();
-            } else {
-                self.req_out_valid.next = !self.full.val();
-                self.req_out_addr.next = self.e_addr.val() + bit_cast::<64, 32>(self.t_rel.val());
-                self.req_out_len.next = self.p_len.val();
-                self.push_len.next = self.p_len.val();
-                self.push_end.next = self.p_len.val() == self.t_rem.q.val();
-                if self.req_out_ready.val() && !self.full.val() {
-                    self.push.next = true;
-                    self.t_off.d.next = self.t_off.q.val() + bit_cast::<32, 16>(self.p_len.val());
-                    self.t_rem.d.next = self.t_rem.q.val() - self.p_len.val();
-                    if self.p_len.val() == self.t_rem.q.val() {
-                        self.busy.d.next = false;
+        match self.state.q.val() {
+            GatherState::Idle => {
+                if self.req_in_gather.val() {
+                    self.req_in_ready.next = true;
+                    if self.req_in_valid.val() {
+                        self.state.d.next = GatherState::Start;
+                        self.fresh.d.next = false;
+                        self.t_off.d.next = bit_cast::<32, 64>(self.req_in_addr.val());
+                        self.t_rem.d.next = self.req_in_len.val();
+                        if self.fresh.q.val() || self.sgl_new.val() {
+                            // Another list: the position walked belongs to the list before.
+                            self.t_idx.d.next = 0.into();
+                            self.t_base.d.next = 0.into();
+                        }
                     }
+                } else {
+                    self.req_out_valid.next = self.req_in_valid.val() && !self.full.val();
+                    self.req_in_ready.next = self.req_out_ready.val() && !self.full.val();
+                    self.push.next = self.req_in_valid.val() && self.req_in_ready.val();
                 }
             }
-        } else if self.req_in_gather.val() {
-            self.req_in_ready.next = true;
-            if self.req_in_valid.val() {
-                self.busy.d.next = true;
-                self.fresh.d.next = false;
-                self.t_off.d.next = bit_cast::<32, 64>(self.req_in_addr.val());
-                self.t_rem.d.next = self.req_in_len.val();
-                // Requests of one list mostly move forward; a new message (offset 0), a go-back-N
-                // inside this list, or another list (go-back-N into an older WQE starts at any offset,
-                // and the position walked belongs to the list before) restarts the walk at the first
-                // entry.
-                if self.fresh.q.val()
-                    || self.sgl_new.val()
-                    || (bit_cast::<32, 64>(self.req_in_addr.val()) <= self.t_base.q.val())
-                {
+            GatherState::Start => {
+                // Requests of one list mostly move forward; a new message (offset 0) or a go-back-N
+                // inside the list restarts the walk at the first entry.
+                if self.t_off.q.val() <= self.t_base.q.val() {
                     self.t_idx.d.next = 0.into();
                     self.t_base.d.next = 0.into();
                 }
+                self.state.d.next = GatherState::Sel;
             }
-        } else {
-            self.req_out_valid.next = self.req_in_valid.val() && !self.full.val();
-            self.req_in_ready.next = self.req_out_ready.val() && !self.full.val();
-            self.push.next = self.req_in_valid.val() && self.req_in_ready.val();
+            GatherState::Sel => {
+                self.state.d.next = GatherState::Look;
+            }
+            GatherState::Look => {
+                self.e_end.d.next = self.t_base.q.val() + self.e_len.q.val();
+                self.rel.d.next = self.t_off.q.val() - self.t_base.q.val();
+                self.has_next.d.next = bit_cast::<3, 2>(self.t_idx.q.val()) + 1 < self.sgl_n.val();
+                self.state.d.next = GatherState::Cmp;
+            }
+            GatherState::Cmp => {
+                // Bytes of the entry from t_off on (negative: t_off lies past it).
+                self.avail.d.next =
+                    bit_cast::<33, 32>(self.e_end.q.val()) - bit_cast::<33, 32>(self.t_off.q.val());
+                self.addr_lo.d.next = bit_cast::<33, 32>(self.e_addr.q.val().get_bits::<32>(0))
+                    + bit_cast::<33, 32>(self.rel.q.val());
+                self.state.d.next = GatherState::Cut;
+            }
+            GatherState::Cut => {
+                if (self.avail.q.val().get_bit(32) || (self.avail.q.val() == 0))
+                    && self.has_next.q.val()
+                {
+                    // Past this entry (or an empty one): the next; never past the list.
+                    self.t_idx.d.next = self.t_idx.q.val() + 1;
+                    self.t_base.d.next = self.e_end.q.val();
+                    self.state.d.next = GatherState::Sel;
+                } else {
+                    // The piece: the rest of the request, or of the entry if that is shorter.
+                    self.p_len.d.next = self.t_rem.q.val();
+                    self.p_last.d.next = true;
+                    if (self.avail.q.val().get_bits::<17>(16) == 0)
+                        && (self.avail.q.val().get_bits::<16>(0) < self.t_rem.q.val())
+                    {
+                        self.p_len.d.next = self.avail.q.val().get_bits::<16>(0);
+                        self.p_last.d.next = false;
+                    }
+                    self.addr_hi.d.next = self.e_addr.q.val().get_bits::<32>(32)
+                        + bit_cast::<32, 1>(self.addr_lo.q.val().get_bits::<1>(32));
+                    self.state.d.next = GatherState::Issue;
+                }
+            }
+            GatherState::Issue => {
+                self.req_out_valid.next = !self.full.val();
+                self.req_out_addr.next = (bit_cast::<64, 32>(self.addr_hi.q.val()) << 32)
+                    | bit_cast::<64, 32>(self.addr_lo.q.val().get_bits::<32>(0));
+                self.req_out_len.next = self.p_len.q.val();
+                self.push_len.next = self.p_len.q.val();
+                self.push_end.next = self.p_last.q.val();
+                if self.req_out_ready.val() && !self.full.val() {
+                    self.push.next = true;
+                    self.t_off.d.next = self.t_off.q.val() + bit_cast::<32, 16>(self.p_len.q.val());
+                    self.t_rem.d.next = self.t_rem.q.val() - self.p_len.q.val();
+                    if self.p_last.q.val() {
+                        self.state.d.next = GatherState::Idle;
+                    } else {
+                        // The entry is used up: the request goes on in the next.
+                        self.t_idx.d.next = self.t_idx.q.val() + 1;
+                        self.t_base.d.next = self.e_end.q.val();
+                        self.state.d.next = GatherState::Sel;
+                    }
+                }
+            }
         }
+        // Bytes in the piece's last word, 1..=B.
         self.push_m1.next = self.push_len.val() - 1;
-        self.push_b.next = self.push_m1.val() & self.low_mask.val();
+        self.push_b.next = (self.push_m1.val() & self.low_mask.val()) + 1;
         if self.push.val() {
             self.p_bytes.d.next = (self.p_bytes.q.val()
                 & !(bit_cast::<128, 8>(0xFF.into()) << self.t_sh.val()))
@@ -296,24 +375,24 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.tail.d.next = self.tail.q.val() + 1;
         }
 
-        // Packing the oldest piece's words behind the `r` lanes held.
-        self.h_bytes.next = bit_cast::<8, 128>(self.p_bytes.q.val() >> self.h_sh.val()) + 1;
-        self.h_end.next = (self.p_ends.q.val()
-            & (bit_cast::<16, 1>(1.into()) << bit_cast::<16, 5>(self.head.q.val() & 15)))
-            != 0;
+        // Packing the oldest piece's words behind the `r` lanes held. The oldest piece's fields
+        // (`h_*`) are registered, read from the ring a cycle after its push; words arrive later than
+        // that (the realigner and the host are between), and a word that comes sooner waits.
         self.n_in.next = self.beat_bytes.val();
         if self.resp_in_last.val() {
-            self.n_in.next = self.h_bytes.val();
+            self.n_in.next = self.h_bytes.q.val();
         }
         self.tot.next = self.r.q.val() + self.n_in.val();
-        // Rotate up by r lanes = right by B - r.
+        // tot < 2B: it fills a word when its B bit is set, and what is left over is its low bits.
+        self.tot_ge.next = (self.tot.val() & self.beat_bytes.val()) != 0;
+        self.tot_low.next = self.tot.val() & bit_cast::<8, 16>(self.low_mask.val());
+        // Rotate up by r lanes = right by rn = (B - r) mod B, kept beside r.
         self.rot.a.next = self.resp_in_data.val();
-        self.rot.n.next =
-            (self.beat_bytes.val() - self.r.q.val()) & bit_cast::<8, 16>(self.low_mask.val());
+        self.rot.n.next = self.rn.q.val();
         self.low.next = !(self.ones_w.val() << (bit_cast::<16, 8>(self.r.q.val()) << 3));
         self.merged.next =
             (self.acc.q.val() & self.low.val()) | (self.rot.y.val() & !self.low.val());
-        self.ends.next = self.resp_in_last.val() && self.h_end.val();
+        self.ends.next = self.resp_in_last.val() && self.h_end.q.val();
         self.take_ok.next = !self.out_valid.q.val() || self.resp_out_ready.val();
         // Nothing held and a word that leaves nothing over (r = 0, and a whole word or its request's
         // last): it goes straight to the engine, no register cycle (every plain read, and most words of
@@ -321,8 +400,12 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
         self.bypass.next = !self.out_valid.q.val()
             && !self.flush_pend.q.val()
             && (self.r.q.val() == 0)
-            && ((self.n_in.val() == self.beat_bytes.val()) || self.ends.val());
-        self.resp_in_ready.next = self.take_ok.val() && !self.flush_pend.q.val();
+            && self.h_valid.q.val()
+            && (!self.resp_in_last.val()
+                || self.ends.val()
+                || (self.h_bytes.q.val() == self.beat_bytes.val()));
+        self.resp_in_ready.next =
+            self.take_ok.val() && !self.flush_pend.q.val() && self.h_valid.q.val();
         if self.bypass.val() {
             self.resp_in_ready.next = self.resp_out_ready.val();
         }
@@ -331,6 +414,10 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
         if self.take_ok.val() {
             self.out_valid.d.next = false;
         }
+        if self.fire_in.val() && !self.bypass.val() {
+            // Loaded whenever a word is taken: it only counts where out_valid is set.
+            self.out_data.d.next = self.merged.val();
+        }
         if self.flush_pend.q.val() && self.take_ok.val() {
             // The request's last lanes, left over from its last word.
             self.out_valid.d.next = true;
@@ -338,29 +425,38 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.out_last.d.next = true;
             self.flush_pend.d.next = false;
             self.r.d.next = 0.into();
+            self.rn.d.next = 0.into();
         } else if self.fire_in.val() && !self.bypass.val() {
-            if self.tot.val() >= self.beat_bytes.val() {
+            self.r.d.next = self.tot_low.val();
+            self.rn.d.next =
+                (self.rn.q.val() - self.n_in.val()) & bit_cast::<8, 16>(self.low_mask.val());
+            if self.tot_ge.val() {
                 self.out_valid.d.next = true;
-                self.out_data.d.next = self.merged.val();
-                self.out_last.d.next = self.ends.val() && (self.tot.val() == self.beat_bytes.val());
+                self.out_last.d.next = self.ends.val() && (self.tot_low.val() == 0);
                 self.acc.d.next = self.rot.y.val();
-                self.r.d.next = self.tot.val() - self.beat_bytes.val();
-                if self.ends.val() && (self.tot.val() != self.beat_bytes.val()) {
+                if self.ends.val() && (self.tot_low.val() != 0) {
                     self.flush_pend.d.next = true;
                 }
             } else {
                 self.acc.d.next = self.merged.val();
-                self.r.d.next = self.tot.val();
                 if self.ends.val() {
                     self.out_valid.d.next = true;
-                    self.out_data.d.next = self.merged.val();
                     self.out_last.d.next = true;
                     self.r.d.next = 0.into();
+                    self.rn.d.next = 0.into();
                 }
             }
         }
-        if self.pop.val() {
-            self.head.d.next = self.head.q.val() + 1;
+        // The next piece's fields into h_* as the oldest is done with.
+        if !self.h_valid.q.val() || self.pop.val() {
+            self.h_valid.d.next = self.head.q.val() != self.tail.q.val();
+            self.h_bytes.d.next = bit_cast::<8, 128>(self.p_bytes.q.val() >> self.h_sh.val());
+            self.h_end.d.next = (self.p_ends.q.val()
+                & (bit_cast::<16, 1>(1.into()) << bit_cast::<16, 5>(self.head.q.val() & 15)))
+                != 0;
+            if self.head.q.val() != self.tail.q.val() {
+                self.head.d.next = self.head.q.val() + 1;
+            }
         }
         self.resp_out_valid.next = self.out_valid.q.val();
         self.resp_out_data.next = self.out_data.q.val();
@@ -371,12 +467,14 @@ impl<const W: usize, const B: usize> Logic for Gather<W, B> {
             self.resp_out_last.next = self.ends.val();
         }
         if self.reset.val() {
-            self.busy.d.next = false;
+            self.state.d.next = GatherState::Idle;
             self.t_idx.d.next = 0.into();
             self.t_base.d.next = 0.into();
             self.head.d.next = 0.into();
             self.tail.d.next = 0.into();
+            self.h_valid.d.next = false;
             self.r.d.next = 0.into();
+            self.rn.d.next = 0.into();
             self.flush_pend.d.next = false;
             self.out_valid.d.next = false;
         }
@@ -440,6 +538,18 @@ mod tests {
         reqs: &[Req],
         out_ready: fn(u64) -> bool,
         eng_ready: fn(u64) -> bool,
+    ) -> (u64, usize) {
+        run_lat::<W, B>(lists, reqs, out_ready, eng_ready, 5)
+    }
+
+    /// `run` with the realigner model's latency: a piece's first word may come `lat` cycles after
+    /// its request was taken.
+    fn run_lat<const W: usize, const B: usize>(
+        lists: &[Vec<(u64, u32)>],
+        reqs: &[Req],
+        out_ready: fn(u64) -> bool,
+        eng_ready: fn(u64) -> bool,
+        lat: u64,
     ) -> (u64, usize) {
         let lists_tb = lists.to_vec();
         let reqs_tb = reqs.to_vec();
@@ -522,7 +632,7 @@ mod tests {
                             );
                         }
                     }
-                    pieces.push_back((cycle + 5, a, n));
+                    pieces.push_back((cycle + lat, a, n));
                     s2.lock().unwrap().2 += 1;
                     cut_bytes += n;
                     if cut_bytes == r.2 {
@@ -630,6 +740,25 @@ mod tests {
             |c| c % 4 != 2,
         );
         run::<512, 64>(&[a, b], &reqs, |_| true, |_| true);
+    }
+
+    #[test]
+    fn words_right_behind_their_pieces() {
+        // The realigner's words may come a cycle after the piece was cut: the piece's fields are not
+        // registered yet, and the word waits for them.
+        let list = vec![(0x1003, 37), (0x2001, 1), (0x3005, 90)];
+        let mut reqs = packets(0, 128, 24);
+        reqs.insert(1, (None, 0x9005, 9));
+        for lat in 1..4 {
+            run_lat::<64, 8>(std::slice::from_ref(&list), &reqs, |_| true, |_| true, lat);
+            run_lat::<512, 64>(
+                std::slice::from_ref(&list),
+                &reqs,
+                |c| c % 3 != 1,
+                |c| c % 5 != 2,
+                lat,
+            );
+        }
     }
 
     #[test]
