@@ -34,7 +34,7 @@ units_table="
 rx_buffer       51.0            41            8
 crc32           96.9            77            0
 icrc_insert     130.7           104           0
-pfc             82.7            66            0
+pfc             73.8            66            0
 dma_split       117.1           94            0
 scatter         61.1            48            0
 arp             126.1           100           0
@@ -47,7 +47,7 @@ cqe             124.5           100           0
 write_align     185.5           148           0
 gather          132.7           106           0
 read_align      167.0           134           0
-rate_limiters   62.8            50            0
+rate_limiters   70.1            56            0
 qp_table        60.7            48            57
 mr_table        133.5           106           6
 regs            74.5            59            2

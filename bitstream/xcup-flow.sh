@@ -3,9 +3,18 @@
 # longest path into ltp-xcup-$1.txt; with a second argument, the mapped netlist into that JSON file (for
 # levels.py; written before the cell library is read, whose models write_json cannot write). reports.sh
 # explains the choices.
+#
+# The simulation-only ports are taken as a board has them (bitstream/alveo/rocenic_alveo.v): `warp`, the
+# co-simulation's fast-forward, tied to 0, and `wake`, the cycles it may skip, left open; the logic that
+# only serves them is not in a bitstream, so it is not synthesized here either. A design without them
+# is unchanged.
 xcup_flow() {
     local name=$1
     cat <<FLOW
+hierarchy -top top
+proc
+delete -port top/w:warp top/w:wake
+setundef -zero -undriven top/w:warp
 synth_xilinx -family xcup -flatten -top top -run :map_luts
 opt_expr -mux_undef -noclkinv
 abc -fast -lut 6

@@ -6,15 +6,24 @@
 //! CNPs α decays by (1 − g) every `alpha_timer` cycles. The rate rises in stages, each stage ended by the
 //! rate timer or by `byte_counter` bytes sent: the first F stages are fast recovery (RC = (RT + RC) / 2),
 //! then additive increase (RT += R_AI), then, when both counters passed F, hyper increase (RT += R_HAI); RC
-//! never exceeds the line rate or falls below the minimum. The pacer is a leaky bucket: every RoCE beat
-//! sent adds its bytes × 256 to a debt that drains by RC each cycle, and no new RoCE frame starts while
-//! the debt is above zero.
+//! never exceeds the line rate or falls below the minimum. F is taken when the stages restart (at a CNP,
+//! and when the limiter starts). The pacer is a leaky bucket: every RoCE beat sent adds its bytes × 256
+//! to a debt that drains by RC each cycle, and no new RoCE frame starts while the debt is above zero.
 //!
-//! The cut RC × α / 2 is a registered multiply (`cut`, from the last cycle's RC and α), so a CNP takes
-//! effect a cycle after it arrives: it waits in `cnp_wait`, and meanwhile no stage or α decay moves RC or
-//! α, so the product is the current one when it is applied (two CNPs in a row: the second waits a cycle
-//! more, `settled`). In one cycle the multiply and the choice of the new RC were the unit's slowest path
-//! on an ECP5 (docs/resources.md).
+//! Every step is one add or compare per cycle (no register-to-register path over 6 LUT levels at 512
+//! bits, `bitstream/depth.sh`):
+//! - The cut RC × α / 2 is a registered multiply (`cut`), and RC − cut and (1 − g)·α are registered after
+//!   it, so a CNP is applied (`cnp_go`) once RC and α have not moved for two clock edges (`calm`): a
+//!   cycle after it arrives, as a rule; two CNPs in a row: the second is cut three cycles after the
+//!   first. While a CNP waits (and in the cycle it arrives) nothing else moves RC, RT or α.
+//! - A stage's rate increase runs over three cycles (`st1`: RT + the increase, `st2`: RT clamped to the
+//!   line, `st3`: RC = (RT + RC) / 2); a stage that ends while one is under way waits behind it (`pend`),
+//!   and a CNP drops the one under way (its cut restarts the stages anyway, as a CNP and a stage in the
+//!   same cycle always did).
+//! - Whether a stage counter has passed F is a flag, kept by counting F down from the restart.
+//! - The pacer adds `−RC` or `beat − RC` to the debt, both registered from the cycle before's RC (a new
+//!   RC drains from the cycle after it lands); the debt has 24 bits: it never holds more than a frame's beats
+//!   of debt (a frame of the limiter's QP starts only at zero), under 2^21 at either width.
 //!
 //! One instance is one rate limiter; `net::rate_limiters` gives them to the QPs that receive CNPs.
 use rust_hdl::prelude::*;
@@ -60,36 +69,63 @@ pub struct Dcqcn<const B: usize> {
     t_rate: DFF<Bits<32>>,
     t_alpha: DFF<Bits<32>>,
     bytes: DFF<Bits<32>>,
-    t_stage: DFF<Bits<32>>,
-    b_stage: DFF<Bits<32>>,
-    debt: DFF<Bits<32>>,
-    /// RC × α >> 11, from the last cycle's RC and α.
+    /// Stages each counter has still to end before it passes F, and whether it has.
+    t_left: DFF<Bits<32>>,
+    b_left: DFF<Bits<32>>,
+    t_past: DFF<bool>,
+    b_past: DFF<bool>,
+    /// The rate increase of a stage under way: its RT increase, RT + it, and the step it is at.
+    inc: DFF<Bits<16>>,
+    rt_sum: DFF<Bits<17>>,
+    st1: DFF<bool>,
+    st2: DFF<bool>,
+    st3: DFF<bool>,
+    /// A stage ended while another's increase was under way, and its RT increase.
+    pend: DFF<bool>,
+    pend_inc: DFF<Bits<16>>,
+    debt: DFF<Bits<24>>,
+    /// What a cycle adds to the debt without a beat (−RC) and with one (beat − RC), 25-bit two's
+    /// complement.
+    kr0: DFF<Bits<25>>,
+    kr1: DFF<Bits<25>>,
+    /// The RC those are from: the cycle before's.
+    rc_p: DFF<Bits<16>>,
+    /// RC × α >> 11, from the last cycle's RC and α; RC less it (17 bits, negative below 0), a cycle
+    /// later; (1 − g)·α.
     cut: DFF<Bits<32>>,
+    rc_less: DFF<Bits<17>>,
+    alpha_dec: DFF<Bits<16>>,
     /// A CNP arrived and is not yet applied.
     cnp_wait: DFF<bool>,
-    /// No cut was applied at the last clock edge. For a waiting CNP that means `cut` is RC × α of their
-    /// current values: nothing else moves them while it waits, nor in the cycle it arrived.
-    settled: DFF<bool>,
+    /// RC and α did not move at the last clock edge (`calm1`), nor at the one before (`calm2`).
+    calm1: DFF<bool>,
+    calm2: DFF<bool>,
+    /// The line rate less one (saturating at 0), for `recovered`.
+    line_m1: DFF<Bits<16>>,
     wake_r: DFF<Bits<32>>,
     left_rate: Signal<Local, Bits<32>>,
     left_alpha: Signal<Local, Bits<32>>,
     /// Apply the waiting CNP this cycle; hold RC, RT and α still for it.
     cnp_go: Signal<Local, bool>,
     frozen: Signal<Local, bool>,
+    /// The rate timer / byte counter ends a stage this cycle, and whether either does.
+    t_end: Signal<Local, bool>,
+    b_end: Signal<Local, bool>,
+    stage_end: Signal<Local, bool>,
+    /// RC, RT or α is written at this edge.
+    moved: Signal<Local, bool>,
+    stage_inc: Signal<Local, Bits<16>>,
     rc_cut: Signal<Local, Bits<16>>,
-    stage_up: Signal<Local, bool>,
-    rt_new: Signal<Local, Bits<16>>,
-    rc_new: Signal<Local, Bits<16>>,
     line16: Signal<Local, Bits<16>>,
     min16: Signal<Local, Bits<16>>,
     sum17: Signal<Local, Bits<17>>,
-    alpha_dec: Signal<Local, Bits<16>>,
-    /// The debt after this cycle's drain, before this cycle's beat.
-    debt_left: Signal<Local, Bits<32>>,
+    debt_s0: Signal<Local, Bits<25>>,
+    debt_s1: Signal<Local, Bits<25>>,
+    drained: Signal<Local, bool>,
     /// g = 1/256 in α's 1/1024 units.
     g_q10: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
-    beat_debt: Constant<Bits<32>>,
+    beat_debt: Constant<Bits<24>>,
+    beat_debt25: Constant<Bits<25>>,
     beat_bytes: Constant<Bits<32>>,
 }
 
@@ -112,9 +148,6 @@ impl<const B: usize> Default for Dcqcn<B> {
             beat_sent: Default::default(),
             warp: Default::default(),
             wake: Default::default(),
-            wake_r: Default::default(),
-            left_rate: Default::default(),
-            left_alpha: Default::default(),
             hold: Default::default(),
             busy: Default::default(),
             rate: Default::default(),
@@ -126,26 +159,48 @@ impl<const B: usize> Default for Dcqcn<B> {
             t_rate: Default::default(),
             t_alpha: Default::default(),
             bytes: Default::default(),
-            t_stage: Default::default(),
-            b_stage: Default::default(),
+            t_left: Default::default(),
+            b_left: Default::default(),
+            t_past: Default::default(),
+            b_past: Default::default(),
+            inc: Default::default(),
+            rt_sum: Default::default(),
+            st1: Default::default(),
+            st2: Default::default(),
+            st3: Default::default(),
+            pend: Default::default(),
+            pend_inc: Default::default(),
             debt: Default::default(),
+            kr0: Default::default(),
+            kr1: Default::default(),
+            rc_p: Default::default(),
             cut: Default::default(),
-            rc_cut: Default::default(),
+            rc_less: Default::default(),
+            alpha_dec: Default::default(),
             cnp_wait: Default::default(),
-            settled: Default::default(),
+            calm1: Default::default(),
+            calm2: Default::default(),
+            line_m1: Default::default(),
+            wake_r: Default::default(),
+            left_rate: Default::default(),
+            left_alpha: Default::default(),
             cnp_go: Default::default(),
             frozen: Default::default(),
-            stage_up: Default::default(),
-            rt_new: Default::default(),
-            rc_new: Default::default(),
+            t_end: Default::default(),
+            b_end: Default::default(),
+            stage_end: Default::default(),
+            moved: Default::default(),
+            stage_inc: Default::default(),
+            rc_cut: Default::default(),
             line16: Default::default(),
             min16: Default::default(),
             sum17: Default::default(),
-            alpha_dec: Default::default(),
-            debt_left: Default::default(),
+            debt_s0: Default::default(),
+            debt_s1: Default::default(),
+            drained: Default::default(),
             g_q10: Constant::new(4.into()),
-            one16: Constant::new(1.into()),
             beat_debt: Constant::new(((B * 256) as u64).into()),
+            beat_debt25: Constant::new(((B * 256) as u64).into()),
             beat_bytes: Constant::new((B as u64).into()),
         }
     }
@@ -155,19 +210,32 @@ impl<const B: usize> Logic for Dcqcn<B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_stage, b_stage, debt, cut,
-            cnp_wait, settled, wake_r
+            self, clock, rc, rt, alpha, t_rate, t_alpha, bytes, t_left, b_left, t_past, b_past,
+            inc, rt_sum, st1, st2, st3, pend, pend_inc, debt, kr0, kr1, rc_p, cut, rc_less,
+            alpha_dec, cnp_wait, calm1, calm2, line_m1, wake_r
         );
         self.line16.next = bit_cast::<16, 32>(self.line_rate.val());
         self.min16.next = bit_cast::<16, 32>(self.min_rate.val());
         self.rate.next = bit_cast::<32, 16>(self.rc.q.val());
         self.decrease_inc.next = false;
-        // RC × α / 2 with α in 1/1024: the 16 × 16 multiplier, then >> 11, registered.
+        self.moved.next = false;
+        // The cut's operands, a stage each: RC × α / 2 with α in 1/1024 (the 16 × 16 multiplier, then
+        // >> 11), then RC less it; (1 − g)·α beside them.
         self.cut.d.next = (self.rc.q.val() * self.alpha.q.val()) >> 11;
-        self.rc_cut.next = self.rc.q.val() - bit_cast::<16, 32>(self.cut.q.val());
-        if self.rc_cut.val() < self.min16.val() {
+        self.rc_less.d.next =
+            bit_cast::<17, 16>(self.rc.q.val()) - bit_cast::<17, 32>(self.cut.q.val());
+        self.alpha_dec.d.next = self.alpha.q.val() - (self.alpha.q.val() >> 8);
+        self.rc_cut.next = bit_cast::<16, 17>(self.rc_less.q.val());
+        if self.rc_less.q.val().get_bit(16)
+            || (bit_cast::<16, 17>(self.rc_less.q.val()) < self.min16.val())
+        {
             self.rc_cut.next = self.min16.val();
         }
+        self.line_m1.d.next = self.line16.val() - 1;
+        if self.line16.val() == 0 {
+            self.line_m1.d.next = 0.into();
+        }
+
         self.t_rate.d.next = self.t_rate.q.val() + 1 + self.warp.val();
         self.t_alpha.d.next = self.t_alpha.q.val() + 1 + self.warp.val();
         // Fast-forward may skip the cycles before the first timer expires.
@@ -190,82 +258,133 @@ impl<const B: usize> Logic for Dcqcn<B> {
         if self.beat_sent.val() {
             self.bytes.d.next = self.bytes.q.val() + self.beat_bytes.val();
         }
-        // A CNP waits a cycle for `cut`; while it waits nothing else moves RC, RT or α (its cut resets
-        // the stages anyway, as a CNP and a stage in the same cycle always did).
-        self.cnp_go.next = self.cnp_wait.q.val() && self.settled.q.val();
+        // A CNP waits for its cut's operands to be those of the current RC and α; meanwhile nothing
+        // else moves RC, RT or α.
+        self.cnp_go.next = self.cnp_wait.q.val() && self.calm2.q.val();
         self.frozen.next = self.cnp.val() || self.cnp_wait.q.val();
-        self.cnp_wait.d.next = self.cnp.val() || (self.cnp_wait.q.val() && !self.settled.q.val());
-        // A rate increase stage ends on the timer or the byte counter.
-        self.stage_up.next = false;
-        self.rt_new.next = self.rt.q.val();
-        if self.t_rate.q.val() >= self.rate_timer.val() {
-            self.stage_up.next = true;
+        self.cnp_wait.d.next = self.cnp.val() || (self.cnp_wait.q.val() && !self.calm2.q.val());
+
+        // A stage ends on the rate timer or the byte counter; the counters count each stage towards F.
+        self.t_end.next = self.t_rate.q.val() >= self.rate_timer.val();
+        self.b_end.next = self.bytes.q.val() >= self.byte_counter.val();
+        self.stage_end.next = self.t_end.val() || self.b_end.val();
+        if self.t_end.val() {
             self.t_rate.d.next = 0.into();
-            self.t_stage.d.next = self.t_stage.q.val() + 1;
+            if self.t_left.q.val() == 0 {
+                self.t_past.d.next = true;
+            } else {
+                self.t_left.d.next = self.t_left.q.val() - 1;
+            }
         }
-        if self.bytes.q.val() >= self.byte_counter.val() {
-            self.stage_up.next = true;
+        if self.b_end.val() {
             self.bytes.d.next = 0.into();
-            self.b_stage.d.next = self.b_stage.q.val() + 1;
+            if self.b_left.q.val() == 0 {
+                self.b_past.d.next = true;
+            } else {
+                self.b_left.d.next = self.b_left.q.val() - 1;
+            }
         }
-        if (self.t_stage.q.val() > self.f_stages.val())
-            && (self.b_stage.q.val() > self.f_stages.val())
-        {
-            self.rt_new.next = self.rt.q.val() + bit_cast::<16, 32>(self.rate_hai.val());
-        } else if (self.t_stage.q.val() > self.f_stages.val())
-            || (self.b_stage.q.val() > self.f_stages.val())
-        {
-            self.rt_new.next = self.rt.q.val() + bit_cast::<16, 32>(self.rate_ai.val());
+        // The stage's RT increase, from the counts before it ended.
+        self.stage_inc.next = 0.into();
+        if self.t_past.q.val() && self.b_past.q.val() {
+            self.stage_inc.next = bit_cast::<16, 32>(self.rate_hai.val());
+        } else if self.t_past.q.val() || self.b_past.q.val() {
+            self.stage_inc.next = bit_cast::<16, 32>(self.rate_ai.val());
         }
-        if self.rt_new.val() > self.line16.val() {
-            self.rt_new.next = self.line16.val();
+        // The increase, a step a cycle; the next stage's may start as this one's reaches RC.
+        self.st2.d.next = self.st1.q.val();
+        self.st3.d.next = self.st2.q.val();
+        self.st1.d.next = false;
+        if self.stage_end.val() {
+            if self.st1.q.val() || self.st2.q.val() {
+                self.pend.d.next = true;
+                self.pend_inc.d.next = self.stage_inc.val();
+            } else {
+                self.st1.d.next = true;
+                self.inc.d.next = self.stage_inc.val();
+            }
+        } else if self.pend.q.val() && !self.st1.q.val() && !self.st2.q.val() {
+            self.pend.d.next = false;
+            self.st1.d.next = true;
+            self.inc.d.next = self.pend_inc.q.val();
         }
-        self.sum17.next =
-            bit_cast::<17, 16>(self.rt_new.val()) + bit_cast::<17, 16>(self.rc.q.val());
-        self.rc_new.next = bit_cast::<16, 17>(self.sum17.val() >> 1);
-        if self.stage_up.val() && !self.frozen.val() {
-            self.rt.d.next = self.rt_new.val();
-            self.rc.d.next = self.rc_new.val();
+        self.rt_sum.d.next =
+            bit_cast::<17, 16>(self.rt.q.val()) + bit_cast::<17, 16>(self.inc.q.val());
+        if self.st2.q.val() {
+            self.moved.next = true;
+            self.rt.d.next = self.line16.val();
+            if self.rt_sum.q.val() < bit_cast::<17, 16>(self.line16.val()) {
+                self.rt.d.next = bit_cast::<16, 17>(self.rt_sum.q.val());
+            }
         }
-        self.alpha_dec.next = self.alpha.q.val() - (self.alpha.q.val() >> 8);
+        self.sum17.next = bit_cast::<17, 16>(self.rt.q.val()) + bit_cast::<17, 16>(self.rc.q.val());
+        if self.st3.q.val() {
+            self.moved.next = true;
+            self.rc.d.next = bit_cast::<16, 17>(self.sum17.val() >> 1);
+        }
         // α decays without CNPs.
-        if (self.t_alpha.q.val() >= self.alpha_timer.val()) && !self.frozen.val() {
+        if self.t_alpha.q.val() >= self.alpha_timer.val() {
             self.t_alpha.d.next = 0.into();
-            self.alpha.d.next = self.alpha_dec.val();
+            self.moved.next = true;
+            self.alpha.d.next = self.alpha.q.val() - (self.alpha.q.val() >> 8);
+        }
+        if self.frozen.val() {
+            // Held for the CNP: no increase or decay lands; a stage under way or waiting is dropped.
+            self.moved.next = false;
+            self.rt.d.next = self.rt.q.val();
+            self.rc.d.next = self.rc.q.val();
+            self.alpha.d.next = self.alpha.q.val();
+            self.st1.d.next = false;
+            self.st2.d.next = false;
+            self.st3.d.next = false;
+            self.pend.d.next = false;
         }
         // A CNP: cut the rate, remember the target, raise α, restart the stages.
         if self.cnp_go.val() {
             // Counted as a cut only when the reaction point is on (off, the reset below keeps RC).
             self.decrease_inc.next = self.enable.val();
+            self.moved.next = true;
             self.rt.d.next = self.rc.q.val();
             self.rc.d.next = self.rc_cut.val();
-            self.alpha.d.next = self.alpha_dec.val() + self.g_q10.val();
+            self.alpha.d.next = self.alpha_dec.q.val() + self.g_q10.val();
             self.t_rate.d.next = 0.into();
             self.t_alpha.d.next = 0.into();
             self.bytes.d.next = 0.into();
-            self.t_stage.d.next = 0.into();
-            self.b_stage.d.next = 0.into();
+            self.t_left.d.next = self.f_stages.val();
+            self.b_left.d.next = self.f_stages.val();
+            self.t_past.d.next = false;
+            self.b_past.d.next = false;
         }
+        self.calm1.d.next = !self.moved.val();
+        self.calm2.d.next = self.calm1.q.val() && !self.moved.val();
         // The pacer: a debt of bytes × 256 drained by RC every cycle, a beat sent or not (draining only
         // on idle cycles would halve the rate: a frame's beats would add debt that only its gap repays).
-        if self.debt.q.val() > bit_cast::<32, 16>(self.rc.q.val()) {
-            self.debt_left.next = self.debt.q.val() - bit_cast::<32, 16>(self.rc.q.val());
-        } else {
-            self.debt_left.next = 0.into();
-        }
-        self.debt.d.next = self.debt_left.val();
+        self.kr0.d.next = bits::<25>(0) - bit_cast::<25, 16>(self.rc.q.val());
+        self.kr1.d.next = self.beat_debt25.val() - bit_cast::<25, 16>(self.rc.q.val());
+        self.rc_p.d.next = self.rc.q.val();
+        // Both sums side by side, so the beat (a late signal: its QP's match) only picks one.
+        self.debt_s0.next = bit_cast::<25, 24>(self.debt.q.val()) + self.kr0.q.val();
+        self.debt_s1.next = bit_cast::<25, 24>(self.debt.q.val()) + self.kr1.q.val();
+        // Drained: only this cycle's beat is owed.
+        self.drained.next = self.debt.q.val() < bit_cast::<24, 16>(self.rc_p.q.val());
         if self.beat_sent.val() {
-            self.debt.d.next = self.debt_left.val() + self.beat_debt.val();
+            self.debt.d.next = bit_cast::<24, 25>(self.debt_s1.val());
+            if self.drained.val() {
+                self.debt.d.next = self.beat_debt.val();
+            }
+        } else {
+            self.debt.d.next = bit_cast::<24, 25>(self.debt_s0.val());
+            if self.drained.val() {
+                self.debt.d.next = 0.into();
+            }
         }
         self.hold.next = self.enable.val() && (self.debt.q.val() != 0);
         self.busy.next =
-            self.enable.val() && (self.debt.q.val() > (bit_cast::<32, 16>(self.rc.q.val()) << 4));
+            self.enable.val() && (self.debt.q.val() > (bit_cast::<24, 16>(self.rc.q.val()) << 4));
         self.recovered.next = (self.rt.q.val() == self.line16.val())
-            && ((self.rc.q.val() + self.one16.val()) >= self.line16.val())
+            && (self.rc.q.val() >= self.line_m1.q.val())
             && (self.debt.q.val() == 0)
             && !self.cnp_wait.q.val();
-        // While a CNP waits only a cut moves RC or α, and in the cycle it arrived nothing did.
-        self.settled.d.next = !self.cnp_go.val();
         // Off, the timers stand at 0 (they start when the reaction point does), so an idle core with
         // DCQCN off has no timer running here (nothing for fast-forward to wake for).
         if self.reset.val() || !self.enable.val() {
@@ -274,12 +393,19 @@ impl<const B: usize> Logic for Dcqcn<B> {
         }
         if self.reset.val() || !self.enable.val() || self.clear.val() {
             self.cnp_wait.d.next = false;
-            self.settled.d.next = false;
+            self.calm1.d.next = false;
+            self.calm2.d.next = false;
+            self.st1.d.next = false;
+            self.st2.d.next = false;
+            self.st3.d.next = false;
+            self.pend.d.next = false;
             self.rc.d.next = self.line16.val();
             self.rt.d.next = self.line16.val();
             self.alpha.d.next = 1024.into();
-            self.t_stage.d.next = 0.into();
-            self.b_stage.d.next = 0.into();
+            self.t_left.d.next = self.f_stages.val();
+            self.b_left.d.next = self.f_stages.val();
+            self.t_past.d.next = false;
+            self.b_past.d.next = false;
             self.debt.d.next = 0.into();
         }
     }
@@ -326,6 +452,98 @@ mod tests {
         let mut uut = Dcqcn::<8>::default();
         uut.connect_all();
         assert!(generate_verilog(&uut).contains("module top"));
+    }
+
+    /// DCQCN's event rules in the unit's fixed point (the cocotb benches' `model/dcqcn.py`): a CNP, and a
+    /// rate-timer stage; returns RC.
+    struct Model {
+        rc: u64,
+        rt: u64,
+        alpha: u64,
+        t_stage: u64,
+    }
+
+    impl Model {
+        fn cnp(&mut self) {
+            self.rt = self.rc;
+            self.rc = (self.rc - ((self.rc * self.alpha) >> 11)).max(16);
+            self.alpha = self.alpha - (self.alpha >> 8) + 4;
+            self.t_stage = 0;
+        }
+
+        fn stage(&mut self, f: u64, ai: u64) {
+            // The byte counter never ends a stage here, so only the timer's count passes F (AI, not HAI).
+            if self.t_stage > f {
+                self.rt = (self.rt + ai).min(2048);
+            }
+            self.rc = (self.rt + self.rc) >> 1;
+            self.t_stage += 1;
+        }
+    }
+
+    /// rust-hdl's own simulator: after two CNPs, every rate-timer stage's RC is the model's: F stages
+    /// of fast recovery, then additive increase, up to the line rate. The RC values the unit shows, each
+    /// change once, are the model's sequence.
+    #[test]
+    fn stages_recover_as_the_model_does() {
+        const TIMER: u64 = 30;
+        const F: u64 = 3;
+        const AI: u64 = 150;
+        let mut uut = Dcqcn::<8>::default();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.clear.connect();
+        dcqcn_params!(connect uut);
+        uut.cnp.connect();
+        uut.beat_sent.connect();
+        uut.connect_all();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
+        let s2 = seen.clone();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<Dcqcn<8>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<Dcqcn<8>>| {
+            let mut x = ep.init()?;
+            dcqcn_params!(set x, TIMER, 1_000_000, F);
+            x.rate_ai.next = AI.into();
+            x.rate_hai.next = 999.into();
+            x.reset.next = true;
+            wait_clock_cycle!(ep, clock, x);
+            x.reset.next = false;
+            let mut last = 0;
+            for cycle in 0..40 * TIMER {
+                // Two CNPs, the second well after the first has landed.
+                x.cnp.next = cycle == 3 || cycle == 9;
+                wait_clock_cycle!(ep, clock, x);
+                let rc = x.rate.val().to_u64();
+                if rc != last {
+                    s2.lock().unwrap().push(rc);
+                    last = rc;
+                }
+            }
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 100_000).unwrap();
+        let mut m = Model {
+            rc: 2048,
+            rt: 2048,
+            alpha: 1024,
+            t_stage: 0,
+        };
+        let mut want = vec![m.rc];
+        m.cnp();
+        want.push(m.rc);
+        m.cnp();
+        want.push(m.rc);
+        // 36 stages, fewer than the run's (rate-timer stages every TIMER + 1 cycles); RC is back at the
+        // line (or a step under it, the halving rounds down) long before.
+        for _ in 0..36 {
+            m.stage(F, AI);
+            if m.rc != *want.last().unwrap() {
+                want.push(m.rc);
+            }
+        }
+        assert!(want.len() > 8 && m.rc >= 2047, "{want:?}");
+        assert_eq!(*seen.lock().unwrap(), want);
     }
 
     /// rust-hdl's own simulator: two CNPs on consecutive cycles cut RC twice, each from the RC and α of

@@ -23,7 +23,9 @@
 //!   (with 0). A priority that leaves `PFC_ENABLE` while in XOFF, or generation turned off
 //!   (`PFC_XOFF_WORDS` = 0), resumes with an XON.
 //!   The marks are compared with the fills a cycle before the frame is decided (a register between
-//!   the 32-bit compares and the frame's start), so an XOFF follows its fill one cycle later.
+//!   the 32-bit compares and the frame's start), so an XOFF follows its fill one cycle later; the
+//!   refresh timer's compare is registered the same way (`refresh_due`), so a refresh comes a cycle
+//!   after the timer reaches `PFC_REFRESH_CYCLES`.
 use super::pause_timer::PauseTimer;
 use super::short_frame::{FrameHead, ShortFrameTx, REG_BYTES};
 use crate::prim::byteswap::be_shift;
@@ -128,6 +130,8 @@ pub struct PfcUnit<const W: usize, const B: usize> {
     nx: Signal<Local, Bits<8>>,
     fall: Signal<Local, Bits<8>>,
     refresh: DFF<Bits<32>>,
+    /// `refresh` reached `refresh_cycles` last cycle (and no frame went since).
+    refresh_due: DFF<bool>,
     wake_r: DFF<Bits<32>>,
     tx: ShortFrameTx<W, B>,
     want: Signal<Local, bool>,
@@ -226,6 +230,7 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
             pause_now: Default::default(),
             xoff: Default::default(),
             refresh: Default::default(),
+            refresh_due: Default::default(),
             wake_r: Default::default(),
             warp: Default::default(),
             wake: Default::default(),
@@ -250,7 +255,16 @@ impl<const W: usize, const B: usize> Default for PfcUnit<W, B> {
 impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, xoff, refresh, wake_r, over_q, under_q);
+        dff_setup!(
+            self,
+            clock,
+            xoff,
+            refresh,
+            refresh_due,
+            wake_r,
+            over_q,
+            under_q
+        );
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
         self.tx.clock.next = self.clock.val();
@@ -470,8 +484,7 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
         if self.enable.val()
             && !self.tx.busy.val()
             && ((self.nx.val() != self.xoff.q.val())
-                || ((self.xoff.q.val() != 0)
-                    && (self.refresh.q.val() >= self.refresh_cycles.val())))
+                || ((self.xoff.q.val() != 0) && self.refresh_due.q.val()))
         {
             self.want.next = true;
             self.xoff.d.next = self.nx.val();
@@ -479,8 +492,10 @@ impl<const W: usize, const B: usize> Logic for PfcUnit<W, B> {
             self.tx_xon_inc.next = self.fall.val() != 0;
             self.tx_prio_pause_inc.next = self.nx.val();
         }
+        self.refresh_due.d.next = self.refresh.q.val() >= self.refresh_cycles.val();
         if self.want.val() {
             self.refresh.d.next = 0.into();
+            self.refresh_due.d.next = false;
         }
         self.tx_times.next = 0.into();
         if (self.nx.val() & 1) != 0 {

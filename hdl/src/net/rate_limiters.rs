@@ -46,7 +46,7 @@ pub struct RateLimiters<const B: usize> {
     /// other QPs instead of waiting at the arbiter with a held frame.
     pub cur_qpn: Signal<In, Bits<16>>,
     pub cur_busy: Signal<Out, bool>,
-    /// The lowest rate among the limiters in use (the line rate when none is).
+    /// The lowest rate among the limiters in use (the line rate when none is), two cycles late.
     pub rate: Signal<Out, Bits<32>>,
     /// Per limiter: bit 31 in use, bits 15..0 its QP; and its rate RC.
     pub qpn0: Signal<Out, Bits<32>>,
@@ -83,7 +83,15 @@ pub struct RateLimiters<const B: usize> {
     tm1: Signal<Local, bool>,
     tm2: Signal<Local, bool>,
     tm3: Signal<Local, bool>,
-    low: Signal<Local, Bits<16>>,
+    /// The rates counted in the lowest (the line rate for a limiter not in use).
+    r0: Signal<Local, Bits<16>>,
+    r1: Signal<Local, Bits<16>>,
+    r2: Signal<Local, Bits<16>>,
+    r3: Signal<Local, Bits<16>>,
+    /// The least of pairs, then of all four.
+    low01: DFF<Bits<16>>,
+    low23: DFF<Bits<16>>,
+    low: DFF<Bits<16>>,
     wake_min: Signal<Local, Bits<32>>,
     /// Bit 31 of DCQCN_LIMITER_QPN_n.
     in_use: Constant<Bits<32>>,
@@ -110,7 +118,6 @@ impl<const B: usize> Default for RateLimiters<B> {
             beat_sent: Default::default(),
             warp: Default::default(),
             wake: Default::default(),
-            wake_min: Default::default(),
             hold: Default::default(),
             cur_qpn: Default::default(),
             cur_busy: Default::default(),
@@ -147,7 +154,14 @@ impl<const B: usize> Default for RateLimiters<B> {
             tm1: Default::default(),
             tm2: Default::default(),
             tm3: Default::default(),
+            r0: Default::default(),
+            r1: Default::default(),
+            r2: Default::default(),
+            r3: Default::default(),
+            low01: Default::default(),
+            low23: Default::default(),
             low: Default::default(),
+            wake_min: Default::default(),
             in_use: Constant::new(0x8000_0000u64.into()),
         }
     }
@@ -156,7 +170,10 @@ impl<const B: usize> Default for RateLimiters<B> {
 impl<const B: usize> Logic for RateLimiters<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used0, used1, used2, used3, tag0, tag1, tag2, tag3, pend, pend_at);
+        dff_setup!(
+            self, clock, used0, used1, used2, used3, tag0, tag1, tag2, tag3, pend, pend_at, low01,
+            low23, low
+        );
         // The limiters share the parameters.
         self.rp0.clock.next = self.clock.val();
         self.rp0.reset.next = self.reset.val();
@@ -342,20 +359,37 @@ impl<const B: usize> Logic for RateLimiters<B> {
             || self.rp1.decrease_inc.val()
             || self.rp2.decrease_inc.val()
             || self.rp3.decrease_inc.val();
-        self.low.next = bit_cast::<16, 32>(self.line_rate.val());
-        if self.used0.q.val() && (bit_cast::<16, 32>(self.rp0.rate.val()) < self.low.val()) {
-            self.low.next = bit_cast::<16, 32>(self.rp0.rate.val());
+        // The lowest rate in use (a status register), a 16-bit compare per stage: pairs, then the
+        // two; a limiter not in use counts as the line rate.
+        self.r0.next = bit_cast::<16, 32>(self.line_rate.val());
+        self.r1.next = bit_cast::<16, 32>(self.line_rate.val());
+        self.r2.next = bit_cast::<16, 32>(self.line_rate.val());
+        self.r3.next = bit_cast::<16, 32>(self.line_rate.val());
+        if self.used0.q.val() {
+            self.r0.next = bit_cast::<16, 32>(self.rp0.rate.val());
         }
-        if self.used1.q.val() && (bit_cast::<16, 32>(self.rp1.rate.val()) < self.low.val()) {
-            self.low.next = bit_cast::<16, 32>(self.rp1.rate.val());
+        if self.used1.q.val() {
+            self.r1.next = bit_cast::<16, 32>(self.rp1.rate.val());
         }
-        if self.used2.q.val() && (bit_cast::<16, 32>(self.rp2.rate.val()) < self.low.val()) {
-            self.low.next = bit_cast::<16, 32>(self.rp2.rate.val());
+        if self.used2.q.val() {
+            self.r2.next = bit_cast::<16, 32>(self.rp2.rate.val());
         }
-        if self.used3.q.val() && (bit_cast::<16, 32>(self.rp3.rate.val()) < self.low.val()) {
-            self.low.next = bit_cast::<16, 32>(self.rp3.rate.val());
+        if self.used3.q.val() {
+            self.r3.next = bit_cast::<16, 32>(self.rp3.rate.val());
         }
-        self.rate.next = bit_cast::<32, 16>(self.low.val());
+        self.low01.d.next = self.r0.val();
+        if self.r1.val() < self.r0.val() {
+            self.low01.d.next = self.r1.val();
+        }
+        self.low23.d.next = self.r2.val();
+        if self.r3.val() < self.r2.val() {
+            self.low23.d.next = self.r3.val();
+        }
+        self.low.d.next = self.low01.q.val();
+        if self.low23.q.val() < self.low01.q.val() {
+            self.low.d.next = self.low23.q.val();
+        }
+        self.rate.next = bit_cast::<32, 16>(self.low.q.val());
         self.qpn0.next = bit_cast::<32, 16>(self.tag0.q.val());
         self.qpn1.next = bit_cast::<32, 16>(self.tag1.q.val());
         self.qpn2.next = bit_cast::<32, 16>(self.tag2.q.val());
@@ -428,7 +462,13 @@ mod tests {
             wait_clock_cycle!(ep, clock, x);
             wait_clock_cycle!(ep, clock, x);
             sim_assert_eq!(ep, x.qpn0.val(), 0x8000_0005u64, x);
+            // The new limiter was cleared as the CNP came: its cut waits for RC × α of the line rate.
+            wait_clock_cycle!(ep, clock, x);
             sim_assert_eq!(ep, x.rate0.val(), 1024, x);
+            // The lowest rate follows two cycles later.
+            sim_assert_eq!(ep, x.rate.val(), 2048, x);
+            wait_clock_cycle!(ep, clock, x);
+            wait_clock_cycle!(ep, clock, x);
             sim_assert_eq!(ep, x.rate.val(), 1024, x);
             // A beat of QP 9 adds no debt anywhere; a beat of QP 5 does, and holds QP 5 only.
             x.tx_qpn.next = 9.into();
