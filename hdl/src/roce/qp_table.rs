@@ -241,9 +241,17 @@ pub struct QpTable<const Q: usize> {
     qk_seq_nak: DFF<Bits<32>>,
     qk_timeouts: DFF<Bits<32>>,
     qk_retrans: DFF<Bits<32>>,
-    /// The current transmit QP's counters.
-    tx_k_timeouts: DFF<Bits<32>>,
-    tx_k_retrans: DFF<Bits<32>>,
+    /// The current transmit QP's counters, each as 16-bit halves: the high half takes the low half's
+    /// carry a cycle later (`_c`: a carry not yet added), so no 32-bit add sits on an update.
+    tx_kt_lo: DFF<Bits<16>>,
+    tx_kt_hi: DFF<Bits<16>>,
+    tx_kt_c: DFF<bool>,
+    tx_kr_lo: DFF<Bits<16>>,
+    tx_kr_hi: DFF<Bits<16>>,
+    tx_kr_c: DFF<bool>,
+    /// Their values, a carry not yet added included.
+    tx_k_timeouts: Signal<Local, Bits<32>>,
+    tx_k_retrans: Signal<Local, Bits<32>>,
     /// The queried QP's engine registers: from the RAM, or live from the engine for its current QP.
     q_vec: Signal<Local, Bits<RX_VEC>>,
     // combinational
@@ -445,6 +453,12 @@ impl<const Q: usize> Default for QpTable<Q> {
             qk_seq_nak: Default::default(),
             qk_timeouts: Default::default(),
             qk_retrans: Default::default(),
+            tx_kt_lo: Default::default(),
+            tx_kt_hi: Default::default(),
+            tx_kt_c: Default::default(),
+            tx_kr_lo: Default::default(),
+            tx_kr_hi: Default::default(),
+            tx_kr_c: Default::default(),
             tx_k_timeouts: Default::default(),
             tx_k_retrans: Default::default(),
             q_vec: Default::default(),
@@ -523,8 +537,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
             qk_seq_nak,
             qk_timeouts,
             qk_retrans,
-            tx_k_timeouts,
-            tx_k_retrans
+            tx_kt_lo,
+            tx_kt_hi,
+            tx_kt_c,
+            tx_kr_lo,
+            tx_kr_hi,
+            tx_kr_c
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -630,6 +648,18 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 | ((self.av.read_data.val() >> 243) & 0xF_0000),
         );
 
+        self.tx_k_timeouts.next = (bit_cast::<32, 16>(self.tx_kt_hi.q.val()) << 16)
+            | bit_cast::<32, 16>(self.tx_kt_lo.q.val());
+        if self.tx_kt_c.q.val() {
+            self.tx_k_timeouts.next = (bit_cast::<32, 16>(self.tx_kt_hi.q.val() + 1) << 16)
+                | bit_cast::<32, 16>(self.tx_kt_lo.q.val());
+        }
+        self.tx_k_retrans.next = (bit_cast::<32, 16>(self.tx_kr_hi.q.val()) << 16)
+            | bit_cast::<32, 16>(self.tx_kr_lo.q.val());
+        if self.tx_kr_c.q.val() {
+            self.tx_k_retrans.next = (bit_cast::<32, 16>(self.tx_kr_hi.q.val() + 1) << 16)
+                | bit_cast::<32, 16>(self.tx_kr_lo.q.val());
+        }
         // The current contexts packed as stored.
         self.rx_pack.next = bit_cast::<RXC, 32>(self.rx_state_q.q.val())
             | (bit_cast::<RXC, 32>(self.rx_psn_q.q.val()) << 32)
@@ -638,14 +668,24 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_pack.next = bit_cast::<TXC, 32>(self.tx_state_q.q.val())
             | (bit_cast::<TXC, 32>(self.tx_psn_q.q.val()) << 32)
             | (bit_cast::<TXC, 32>(self.tx_ci_q.q.val()) << 64)
-            | (bit_cast::<TXC, 32>(self.tx_k_timeouts.q.val()) << 96)
-            | (bit_cast::<TXC, 32>(self.tx_k_retrans.q.val()) << 128);
+            | (bit_cast::<TXC, 32>(self.tx_k_timeouts.val()) << 96)
+            | (bit_cast::<TXC, 32>(self.tx_k_retrans.val()) << 128);
         // The current transmit QP's counters (a switch or a command below may overwrite them).
+        self.tx_kt_c.d.next = false;
+        if self.tx_kt_c.q.val() {
+            self.tx_kt_hi.d.next = self.tx_kt_hi.q.val() + 1;
+        }
         if self.tx_timeout_inc.val() {
-            self.tx_k_timeouts.d.next = self.tx_k_timeouts.q.val() + 1;
+            self.tx_kt_lo.d.next = self.tx_kt_lo.q.val() + 1;
+            self.tx_kt_c.d.next = self.tx_kt_lo.q.val() == 0xFFFF;
+        }
+        self.tx_kr_c.d.next = false;
+        if self.tx_kr_c.q.val() {
+            self.tx_kr_hi.d.next = self.tx_kr_hi.q.val() + 1;
         }
         if self.tx_retrans_inc.val() {
-            self.tx_k_retrans.d.next = self.tx_k_retrans.q.val() + 1;
+            self.tx_kr_lo.d.next = self.tx_kr_lo.q.val() + 1;
+            self.tx_kr_c.d.next = self.tx_kr_lo.q.val() == 0xFFFF;
         }
         self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
         if (self.state.q.val() == TabState::CmdWr) || (self.state.q.val() == TabState::Clear) {
@@ -911,8 +951,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 self.tx_psn_q.d.next = self.w_sq_psn.val() & 0xFF_FFFF;
                                 self.tx_ci_q.d.next = self.w_sq_ci.val();
                                 self.tx_pi_q.d.next = self.w_sq_pi.val();
-                                self.tx_k_timeouts.d.next = 0.into();
-                                self.tx_k_retrans.d.next = 0.into();
+                                self.tx_kt_lo.d.next = 0.into();
+                                self.tx_kt_hi.d.next = 0.into();
+                                self.tx_kt_c.d.next = false;
+                                self.tx_kr_lo.d.next = 0.into();
+                                self.tx_kr_hi.d.next = 0.into();
+                                self.tx_kr_c.d.next = false;
                             } else {
                                 // The scheduler finds the QP if the index says there is work.
                                 if self.db_full.val() {
@@ -936,8 +980,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             self.qk_retrans.d.next =
                                 bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
                             if self.sel.val() == self.tx_idx.q.val() {
-                                self.qk_timeouts.d.next = self.tx_k_timeouts.q.val();
-                                self.qk_retrans.d.next = self.tx_k_retrans.q.val();
+                                self.qk_timeouts.d.next = self.tx_k_timeouts.val();
+                                self.qk_retrans.d.next = self.tx_k_retrans.val();
                             }
                             self.q_state.next = self.c_state.val();
                             self.q_sq_psn.next =
@@ -1045,8 +1089,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_state_q.d.next = self.c_state.val();
                     self.tx_psn_q.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
                     self.tx_ci_q.d.next = self.c_ci.val();
-                    self.tx_k_timeouts.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 96);
-                    self.tx_k_retrans.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
+                    self.tx_kt_lo.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 96);
+                    self.tx_kt_hi.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 112);
+                    self.tx_kt_c.d.next = false;
+                    self.tx_kr_lo.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 128);
+                    self.tx_kr_hi.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 144);
+                    self.tx_kr_c.d.next = false;
                     self.tx_pi_q.d.next = self.c_pi.val();
                     self.tx_served.d.next = false;
                     self.ctx_switch_inc.next = true;
@@ -1125,8 +1173,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_psn_q.d.next = 0.into();
                     self.tx_pi_q.d.next = 0.into();
                     self.tx_ci_q.d.next = 0.into();
-                    self.tx_k_timeouts.d.next = 0.into();
-                    self.tx_k_retrans.d.next = 0.into();
+                    self.tx_kt_lo.d.next = 0.into();
+                    self.tx_kt_hi.d.next = 0.into();
+                    self.tx_kt_c.d.next = false;
+                    self.tx_kr_lo.d.next = 0.into();
+                    self.tx_kr_hi.d.next = 0.into();
+                    self.tx_kr_c.d.next = false;
                     self.db_rp.d.next = self.db_wp.q.val();
                     self.rq_rp.d.next = self.rq_wp.q.val();
                     self.sweep.d.next = false;
@@ -1170,6 +1222,47 @@ mod tests {
     /// The scheduler's doorbell FIFO holds 2^Q QPs wherever its pointers stand: five doorbells go in
     /// and the scheduler takes them, then with the scheduler held 2^Q more go in and the next ones find
     /// it full (counted; the scheduler then sweeps every QP).
+    #[test]
+    fn per_qp_counters_carry_into_their_high_half() {
+        // 65,537 retransmissions and timeouts back to back on the current QP (QP 0 after the clear):
+        // the low halves wrap and the carry reaches the high halves; a QUERY reads both counters whole.
+        let mut uut = QpTable::<4>::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<QpTable<4>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<QpTable<4>>| {
+            let mut x = ep.init()?;
+            x.reset.next = true;
+            wait_clock_cycles!(ep, clock, x, 2);
+            x.reset.next = false;
+            wait_clock_cycles!(ep, clock, x, 40);
+            x.tx_retrans_inc.next = true;
+            x.tx_timeout_inc.next = true;
+            wait_clock_cycles!(ep, clock, x, 65_537);
+            x.tx_retrans_inc.next = false;
+            // One timeout more, alone, right after the wrap's carry.
+            wait_clock_cycles!(ep, clock, x, 1);
+            x.tx_timeout_inc.next = false;
+            x.sel.next = 0.into();
+            x.cmd.next = 8.into();
+            wait_clock_true!(ep, clock, x);
+            loop {
+                wait_clock_false!(ep, clock, x);
+                let done = x.cmd_done.val();
+                wait_clock_true!(ep, clock, x);
+                if done {
+                    break;
+                }
+            }
+            x.cmd.next = 0.into();
+            wait_clock_cycles!(ep, clock, x, 2);
+            sim_assert_eq!(ep, x.q_retrans.val(), 65_537, x);
+            sim_assert_eq!(ep, x.q_timeouts.val(), 65_538, x);
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 10_000_000).unwrap();
+    }
+
     #[test]
     fn the_doorbell_fifo_holds_two_to_the_q_then_overflows() {
         let mut uut = QpTable::<4>::default();
