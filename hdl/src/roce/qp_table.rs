@@ -249,6 +249,17 @@ pub struct QpTable<const Q: usize> {
     tx_kr_lo: DFF<Bits<16>>,
     tx_kr_hi: DFF<Bits<16>>,
     tx_kr_c: DFF<bool>,
+    /// The QP a command names is the current receive / transmit QP (compared in `CmdRd`, used in
+    /// `CmdWr`: neither changes during a command).
+    cmd_rx_cur: DFF<bool>,
+    cmd_tx_cur: DFF<bool>,
+    /// A consumer index's increment, and a load that overrides it.
+    rx_ci_up: Signal<Local, bool>,
+    tx_ci_up: Signal<Local, bool>,
+    rx_ci_ld_en: Signal<Local, bool>,
+    tx_ci_ld_en: Signal<Local, bool>,
+    rx_ci_ld: Signal<Local, Bits<32>>,
+    tx_ci_ld: Signal<Local, Bits<32>>,
     /// Their values, a carry not yet added included.
     tx_k_timeouts: Signal<Local, Bits<32>>,
     tx_k_retrans: Signal<Local, Bits<32>>,
@@ -459,6 +470,14 @@ impl<const Q: usize> Default for QpTable<Q> {
             tx_kr_lo: Default::default(),
             tx_kr_hi: Default::default(),
             tx_kr_c: Default::default(),
+            cmd_rx_cur: Default::default(),
+            cmd_tx_cur: Default::default(),
+            rx_ci_up: Default::default(),
+            tx_ci_up: Default::default(),
+            rx_ci_ld_en: Default::default(),
+            tx_ci_ld_en: Default::default(),
+            rx_ci_ld: Default::default(),
+            tx_ci_ld: Default::default(),
             tx_k_timeouts: Default::default(),
             tx_k_retrans: Default::default(),
             q_vec: Default::default(),
@@ -542,7 +561,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
             tx_kt_c,
             tx_kr_lo,
             tx_kr_hi,
-            tx_kr_c
+            tx_kr_c,
+            cmd_rx_cur,
+            cmd_tx_cur
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -692,6 +713,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
         }
 
+        self.cmd_rx_cur.d.next = self.sel.val() == self.rx_idx.q.val();
+        self.cmd_tx_cur.d.next = self.sel.val() == self.tx_idx.q.val();
         // Below 2^Q: no bit above the index's.
         self.sel_ok.next = (self.sel.val() & !self.mask.val()) == 0;
         self.want_ok.next = (self.rx_want_qpn.val() & !self.mask.val()) == 0;
@@ -717,18 +740,25 @@ impl<const Q: usize> Logic for QpTable<Q> {
             && self.cand_avail.val()
             && (self.tx_served.q.val() || !self.cur_work.val());
 
-        // The engines' updates of their current contexts.
+        // The engines' updates of their current contexts. A consumer index is incremented, or loaded
+        // (below), the load winning: the increment meets one multiplexer after its carry chain.
+        self.rx_ci_up.next = false;
+        self.tx_ci_up.next = false;
+        self.rx_ci_ld_en.next = false;
+        self.tx_ci_ld_en.next = false;
+        self.rx_ci_ld.next = 0.into();
+        self.tx_ci_ld.next = 0.into();
         if self.rx_rq_psn_set.val() {
             self.rx_psn_q.d.next = self.rx_rq_psn_val.val();
         }
         if self.rx_rq_ci_inc.val() {
-            self.rx_ci_q.d.next = self.rx_ci_q.q.val() + 1;
+            self.rx_ci_up.next = true;
         }
         if self.tx_sq_psn_set.val() {
             self.tx_psn_q.d.next = self.tx_sq_psn_val.val();
         }
         if self.tx_sq_ci_inc.val() {
-            self.tx_ci_q.d.next = self.tx_ci_q.q.val() + 1;
+            self.tx_ci_up.next = true;
             self.tx_served.d.next = true;
         }
         // ERR: an engine sets its own copy at once and hands the other copy to the FSM.
@@ -917,11 +947,11 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             self.rxa.write_enable.next = true;
                             self.txa.write_enable.next = true;
                             self.av.write_enable.next = true;
-                            if self.sel.val() == self.rx_idx.q.val() {
+                            if self.cmd_rx_cur.q.val() {
                                 self.rx_a.d.next = self.rxa.write_data.val();
                                 self.rx_state_q.d.next = self.w_state.val() & 0xFF;
                             }
-                            if self.sel.val() == self.tx_idx.q.val() {
+                            if self.cmd_tx_cur.q.val() {
                                 self.tx_a.d.next = self.txa.write_data.val();
                                 self.tx_state_q.d.next = self.w_state.val() & 0xFF;
                             }
@@ -937,9 +967,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         if (self.cmd.val() & 2) != 0 {
                             self.rqpi.write_enable.next = true;
                             self.rqpi.write_data.next = self.w_rq_pi.val();
-                            if self.sel.val() == self.rx_idx.q.val() {
+                            if self.cmd_rx_cur.q.val() {
                                 self.rx_psn_q.d.next = self.w_rq_psn.val() & 0xFF_FFFF;
-                                self.rx_ci_q.d.next = self.w_rq_ci.val();
+                                self.rx_ci_ld.next = self.w_rq_ci.val();
+                                self.rx_ci_ld_en.next = true;
                                 self.rx_pi_q.d.next = self.w_rq_pi.val();
                                 self.rx_ctx_load.next = true;
                             }
@@ -947,9 +978,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         if (self.cmd.val() & 4) != 0 {
                             self.sqpi.write_enable.next = true;
                             self.sqpi.write_data.next = self.w_sq_pi.val();
-                            if self.sel.val() == self.tx_idx.q.val() {
+                            if self.cmd_tx_cur.q.val() {
                                 self.tx_psn_q.d.next = self.w_sq_psn.val() & 0xFF_FFFF;
-                                self.tx_ci_q.d.next = self.w_sq_ci.val();
+                                self.tx_ci_ld.next = self.w_sq_ci.val();
+                                self.tx_ci_ld_en.next = true;
                                 self.tx_pi_q.d.next = self.w_sq_pi.val();
                                 self.tx_kt_lo.d.next = 0.into();
                                 self.tx_kt_hi.d.next = 0.into();
@@ -979,7 +1011,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 bit_cast::<32, TXC>(self.txc.read_data.val() >> 96);
                             self.qk_retrans.d.next =
                                 bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
-                            if self.sel.val() == self.tx_idx.q.val() {
+                            if self.cmd_tx_cur.q.val() {
                                 self.qk_timeouts.d.next = self.tx_k_timeouts.val();
                                 self.qk_retrans.d.next = self.tx_k_retrans.val();
                             }
@@ -995,12 +1027,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
                             {
                                 self.q_state.next = self.qs_err.val();
                             }
-                            if self.sel.val() == self.tx_idx.q.val() {
+                            if self.cmd_tx_cur.q.val() {
                                 self.q_sq_psn.next = self.tx_psn_q.q.val();
                                 self.q_sq_ci.next = self.tx_ci_q.q.val();
                                 self.q_state.next = self.tx_state_q.q.val();
                             }
-                            if self.sel.val() == self.rx_idx.q.val() {
+                            if self.cmd_rx_cur.q.val() {
                                 self.q_rq_psn.next = self.rx_psn_q.q.val();
                                 self.q_rq_ci.next = self.rx_ci_q.q.val();
                                 if self.rx_state_q.q.val() == self.qs_err.val() {
@@ -1029,7 +1061,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 self.rx_a.d.next = self.rxa.read_data.val();
                 self.rx_state_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF;
                 self.rx_psn_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
-                self.rx_ci_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                self.rx_ci_ld.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                self.rx_ci_ld_en.next = true;
                 self.rx_pi_q.d.next = self.ld_pi.val();
                 self.rx_ctx_load.next = true;
                 self.ctx_switch_inc.next = true;
@@ -1088,7 +1121,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_a.d.next = self.txa.read_data.val();
                     self.tx_state_q.d.next = self.c_state.val();
                     self.tx_psn_q.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
-                    self.tx_ci_q.d.next = self.c_ci.val();
+                    self.tx_ci_ld.next = self.c_ci.val();
+                    self.tx_ci_ld_en.next = true;
                     self.tx_kt_lo.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 96);
                     self.tx_kt_hi.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 112);
                     self.tx_kt_c.d.next = false;
@@ -1165,14 +1199,16 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.rx_a.d.next = 0.into();
                     self.rx_psn_q.d.next = 0.into();
                     self.rx_pi_q.d.next = 0.into();
-                    self.rx_ci_q.d.next = 0.into();
+                    self.rx_ci_ld.next = 0.into();
+                    self.rx_ci_ld_en.next = true;
                     self.rx_ctx_load.next = true;
                     self.tx_idx.d.next = 0.into();
                     self.tx_state_q.d.next = self.qs_reset.val();
                     self.tx_a.d.next = 0.into();
                     self.tx_psn_q.d.next = 0.into();
                     self.tx_pi_q.d.next = 0.into();
-                    self.tx_ci_q.d.next = 0.into();
+                    self.tx_ci_ld.next = 0.into();
+                    self.tx_ci_ld_en.next = true;
                     self.tx_kt_lo.d.next = 0.into();
                     self.tx_kt_hi.d.next = 0.into();
                     self.tx_kt_c.d.next = false;
@@ -1189,6 +1225,16 @@ impl<const Q: usize> Logic for QpTable<Q> {
             _ => {
                 self.state.d.next = TabState::Idle;
             }
+        }
+        if self.rx_ci_ld_en.val() {
+            self.rx_ci_q.d.next = self.rx_ci_ld.val();
+        } else if self.rx_ci_up.val() {
+            self.rx_ci_q.d.next = self.rx_ci_q.q.val() + 1;
+        }
+        if self.tx_ci_ld_en.val() {
+            self.tx_ci_q.d.next = self.tx_ci_ld.val();
+        } else if self.tx_ci_up.val() {
+            self.tx_ci_q.d.next = self.tx_ci_q.q.val() + 1;
         }
         if self.reset.val() {
             self.state.d.next = TabState::Idle;
