@@ -454,6 +454,19 @@ mod tests {
         assert!(generate_verilog(&uut).contains("module top"));
     }
 
+    /// A limiter for rust-hdl's simulator, its inputs driven by the test.
+    fn connected() -> Dcqcn<8> {
+        let mut uut = Dcqcn::<8>::default();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.clear.connect();
+        dcqcn_params!(connect uut);
+        uut.cnp.connect();
+        uut.beat_sent.connect();
+        uut.connect_all();
+        uut
+    }
+
     /// DCQCN's event rules in the unit's fixed point (the cocotb benches' `model/dcqcn.py`): a CNP, and a
     /// rate-timer stage; returns RC.
     struct Model {
@@ -489,14 +502,7 @@ mod tests {
         const TIMER: u64 = 30;
         const F: u64 = 3;
         const AI: u64 = 150;
-        let mut uut = Dcqcn::<8>::default();
-        uut.clock.connect();
-        uut.reset.connect();
-        uut.clear.connect();
-        dcqcn_params!(connect uut);
-        uut.cnp.connect();
-        uut.beat_sent.connect();
-        uut.connect_all();
+        let uut = connected();
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
         let s2 = seen.clone();
         let mut sim = Simulation::new();
@@ -552,14 +558,7 @@ mod tests {
     /// not `recovered`, so the pool cannot let it go before the cut lands.
     #[test]
     fn back_to_back_cnps_cut_from_current_rate() {
-        let mut uut = Dcqcn::<8>::default();
-        uut.clock.connect();
-        uut.reset.connect();
-        uut.clear.connect();
-        dcqcn_params!(connect uut);
-        uut.cnp.connect();
-        uut.beat_sent.connect();
-        uut.connect_all();
+        let uut = connected();
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<Dcqcn<8>>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut ep: Sim<Dcqcn<8>>| {

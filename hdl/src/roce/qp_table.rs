@@ -672,13 +672,13 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_k_timeouts.next = (bit_cast::<32, 16>(self.tx_kt_hi.q.val()) << 16)
             | bit_cast::<32, 16>(self.tx_kt_lo.q.val());
         if self.tx_kt_c.q.val() {
-            self.tx_k_timeouts.next = (bit_cast::<32, 16>(self.tx_kt_hi.q.val() + 1) << 16)
+            self.tx_k_timeouts.next = ((bit_cast::<32, 16>(self.tx_kt_hi.q.val()) + 1) << 16)
                 | bit_cast::<32, 16>(self.tx_kt_lo.q.val());
         }
         self.tx_k_retrans.next = (bit_cast::<32, 16>(self.tx_kr_hi.q.val()) << 16)
             | bit_cast::<32, 16>(self.tx_kr_lo.q.val());
         if self.tx_kr_c.q.val() {
-            self.tx_k_retrans.next = (bit_cast::<32, 16>(self.tx_kr_hi.q.val() + 1) << 16)
+            self.tx_k_retrans.next = ((bit_cast::<32, 16>(self.tx_kr_hi.q.val()) + 1) << 16)
                 | bit_cast::<32, 16>(self.tx_kr_lo.q.val());
         }
         // The current contexts packed as stored.
@@ -1265,88 +1265,95 @@ mod tests {
         assert!(v.contains("module top"));
     }
 
-    /// The scheduler's doorbell FIFO holds 2^Q QPs wherever its pointers stand: five doorbells go in
-    /// and the scheduler takes them, then with the scheduler held 2^Q more go in and the next ones find
-    /// it full (counted; the scheduler then sweeps every QP).
+    /// A test's part of a testbench: it takes the table at a rising edge and gives it back.
+    type Body = fn(&mut Sim<QpTable<4>>, Box<QpTable<4>>) -> Result<Box<QpTable<4>>, SimError>;
+
+    /// A `QpTable<4>` in rust-hdl's simulator, past its reset and the clearing of the table after it;
+    /// `body` drives it from the next rising edge.
+    fn after_clear(body: Body, cycles: u64) {
+        let mut uut = QpTable::<4>::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<QpTable<4>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<QpTable<4>>| {
+            let mut x = ep.init()?;
+            x.reset.next = true;
+            wait_clock_cycles!(ep, clock, x, 2);
+            x.reset.next = false;
+            wait_clock_cycles!(ep, clock, x, 40);
+            wait_clock_true!(ep, clock, x);
+            let x = body(&mut ep, x)?;
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), cycles * 10).unwrap();
+    }
+
     #[test]
     fn per_qp_counters_carry_into_their_high_half() {
         // 65,537 retransmissions and timeouts back to back on the current QP (QP 0 after the clear):
         // the low halves wrap and the carry reaches the high halves; a QUERY reads both counters whole.
-        let mut uut = QpTable::<4>::default();
-        uut.connect_all();
-        let mut sim = Simulation::new();
-        sim.add_clock(5, |x: &mut Box<QpTable<4>>| x.clock.next = !x.clock.val());
-        sim.add_testbench(move |mut ep: Sim<QpTable<4>>| {
-            let mut x = ep.init()?;
-            x.reset.next = true;
-            wait_clock_cycles!(ep, clock, x, 2);
-            x.reset.next = false;
-            wait_clock_cycles!(ep, clock, x, 40);
-            x.tx_retrans_inc.next = true;
-            x.tx_timeout_inc.next = true;
-            wait_clock_cycles!(ep, clock, x, 65_537);
-            x.tx_retrans_inc.next = false;
-            // One timeout more, alone, right after the wrap's carry.
-            wait_clock_cycles!(ep, clock, x, 1);
-            x.tx_timeout_inc.next = false;
-            x.sel.next = 0.into();
-            x.cmd.next = 8.into();
-            wait_clock_true!(ep, clock, x);
-            loop {
-                wait_clock_false!(ep, clock, x);
-                let done = x.cmd_done.val();
+        after_clear(
+            |ep, mut x| {
+                x.tx_retrans_inc.next = true;
+                x.tx_timeout_inc.next = true;
+                wait_clock_cycles!(ep, clock, x, 65_537);
+                x.tx_retrans_inc.next = false;
+                // One timeout more, alone, right after the wrap's carry.
+                wait_clock_cycles!(ep, clock, x, 1);
+                x.tx_timeout_inc.next = false;
+                x.sel.next = 0.into();
+                x.cmd.next = 8.into();
                 wait_clock_true!(ep, clock, x);
-                if done {
-                    break;
+                loop {
+                    wait_clock_false!(ep, clock, x);
+                    let done = x.cmd_done.val();
+                    wait_clock_true!(ep, clock, x);
+                    if done {
+                        break;
+                    }
                 }
-            }
-            x.cmd.next = 0.into();
-            wait_clock_cycles!(ep, clock, x, 2);
-            sim_assert_eq!(ep, x.q_retrans.val(), 65_537, x);
-            sim_assert_eq!(ep, x.q_timeouts.val(), 65_538, x);
-            ep.done(x)
-        });
-        sim.run(Box::new(uut), 10_000_000).unwrap();
+                x.cmd.next = 0.into();
+                wait_clock_cycles!(ep, clock, x, 2);
+                assert_eq!(x.q_retrans.val().to_u64(), 65_537);
+                assert_eq!(x.q_timeouts.val().to_u64(), 65_538);
+                Ok(x)
+            },
+            70_000,
+        );
     }
 
+    /// The scheduler's doorbell FIFO holds 2^Q QPs wherever its pointers stand: five doorbells go in
+    /// and the scheduler takes them, then with the scheduler held 2^Q more go in and the next ones find
+    /// it full (counted; the scheduler then sweeps every QP).
     #[test]
     fn the_doorbell_fifo_holds_two_to_the_q_then_overflows() {
-        let mut uut = QpTable::<4>::default();
-        uut.connect_all();
-        let mut sim = Simulation::new();
-        sim.add_clock(5, |x: &mut Box<QpTable<4>>| x.clock.next = !x.clock.val());
-        sim.add_testbench(move |mut ep: Sim<QpTable<4>>| {
-            let mut x = ep.init()?;
-            x.reset.next = true;
-            wait_clock_cycles!(ep, clock, x, 2);
-            x.reset.next = false;
-            // Past the table's clearing after reset.
-            wait_clock_cycles!(ep, clock, x, 40);
-            wait_clock_true!(ep, clock, x);
-            let mut overflow = Vec::new();
-            for round in [5u64, 18] {
-                for i in 0..round {
-                    x.sel.next = (i % 16).into();
-                    x.db_val.next = (i + 1).into();
-                    x.sq_db.next = true;
-                    wait_clock_false!(ep, clock, x);
-                    overflow.push(x.db_overflow_inc.val());
+        after_clear(
+            |ep, mut x| {
+                let mut overflow = Vec::new();
+                for round in [5u64, 18] {
+                    for i in 0..round {
+                        x.sel.next = (i % 16).into();
+                        x.db_val.next = (i + 1).into();
+                        x.sq_db.next = true;
+                        wait_clock_false!(ep, clock, x);
+                        overflow.push(x.db_overflow_inc.val());
+                        wait_clock_true!(ep, clock, x);
+                    }
+                    x.sq_db.next = false;
+                    // The scheduler takes what is queued (QPs in RESET: nothing to send), then is held.
+                    x.tx_sw_ok.next = round == 5;
+                    wait_clock_cycles!(ep, clock, x, 40);
+                    x.tx_sw_ok.next = false;
                     wait_clock_true!(ep, clock, x);
                 }
-                x.sq_db.next = false;
-                // The scheduler takes what is queued (QPs in RESET: nothing to send), then is held.
-                x.tx_sw_ok.next = round == 5;
-                wait_clock_cycles!(ep, clock, x, 40);
-                x.tx_sw_ok.next = false;
-                wait_clock_true!(ep, clock, x);
-            }
-            let want: Vec<bool> = (0..23).map(|i| i >= 5 + 16).collect();
-            assert_eq!(
-                overflow, want,
-                "5 taken, then 16 queued; the 17th and 18th overflow"
-            );
-            ep.done(x)
-        });
-        sim.run(Box::new(uut), 100_000).unwrap();
+                let want: Vec<bool> = (0..23).map(|i| i >= 5 + 16).collect();
+                assert_eq!(
+                    overflow, want,
+                    "5 taken, then 16 queued; the 17th and 18th overflow"
+                );
+                Ok(x)
+            },
+            10_000,
+        );
     }
 }
