@@ -38,7 +38,7 @@ pfc             73.8            66            0
 dma_split       117.1           94            0
 scatter         61.1            48            0
 arp             126.1           100           0
-ndp             58.9            47            0
+ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       48.4            38            0
@@ -48,7 +48,7 @@ write_align     185.5           148           0
 gather          132.7           106           0
 read_align      167.0           134           0
 rate_limiters   70.1            56            0
-qp_table        60.7            48            57
+qp_table        59.2            48            57
 mr_table        133.5           106           6
 regs            74.5            59            2
 "

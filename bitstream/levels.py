@@ -9,6 +9,7 @@ reads 16 there against 8 CARRY8 levels here; and it picks its longest path by th
 always the path with the most levels. This walks every path with the weights above instead.
 
 usage: levels.py NETLIST.json   prints: levels luts muxf carry4 from to   (one line)
+       levels.py --path NETLIST.json   also lists the path's cells, start to end, with the nets they drive
        levels.py --self-test     checks the count on a small netlist built here (depth.sh runs it first)
 """
 import json
@@ -20,13 +21,13 @@ WEIGHT = {f"LUT{k}": 2 for k in range(1, 7)}
 WEIGHT.update({"INV": 2, "MUXF7": 2, "MUXF8": 2, "MUXF9": 2, "CARRY8": 2, "CARRY4": 1})
 
 
-def main(path):
+def main(path, trace=None):
     with open(path) as f:
         design = json.load(f)
-    return longest(design)
+    return longest(design, trace)
 
 
-def longest(design):
+def longest(design, trace=None):
     mods = design["modules"]
     top = next(
         (n for n, m in mods.items() if m.get("attributes", {}).get("top")), None
@@ -105,6 +106,8 @@ def longest(design):
     ]
     while cname is not None:
         t = cells[cname][0]
+        if trace is not None:
+            trace.append((t, cname, via[cname]))
         if t == "CARRY4":
             kinds["carry4"] += 1
             run += 1
@@ -205,5 +208,39 @@ if __name__ == "__main__":
         self_test()
     elif len(sys.argv) == 2:
         print(*main(sys.argv[1]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--path":
+        trace = []
+        print(*main(sys.argv[2], trace))
+        with open(sys.argv[2]) as f:
+            mod = next(m for m in json.load(f)["modules"].values() if m.get("attributes", {}).get("top"))
+        # Every name a net has, the generated ones ($...) left out where it has another.
+        names = {}
+        for n, v in mod["netnames"].items():
+            for b in v["bits"]:
+                names.setdefault(b, []).append(n)
+
+        def label(b):
+            ns = sorted(names.get(b, [str(b)]), key=lambda n: (n.startswith("$"), len(n)))
+            return ns[0]
+
+        for t, cname, b in reversed(trace):
+            outs = [
+                label(q)
+                for port, bits in mod["cells"][cname]["connections"].items()
+                if mod["cells"][cname]["port_directions"][port] == "output"
+                for q in bits
+                if not isinstance(q, str)
+            ]
+            # The cell's other inputs that carry a name of the design's: what the path meets there.
+            side = sorted(
+                {
+                    label(q)
+                    for port, bits in mod["cells"][cname]["connections"].items()
+                    if mod["cells"][cname]["port_directions"][port] == "input"
+                    for q in bits
+                    if not isinstance(q, str) and q != b and not label(q).startswith("$")
+                }
+            )
+            print(f"  {t:6} {' '.join(sorted(set(outs))[:2])[:60]:60} meets {' '.join(side)}")
     else:
         sys.exit(__doc__)

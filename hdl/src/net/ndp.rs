@@ -24,13 +24,18 @@
 //! Override set, Router clear, and a target link-layer address option with the port's MAC: 86 bytes, no
 //! FCS (the MAC adds it), sent between two RoCE frames by the top's transmit arbiter.
 //!
-//! The cycle after the frame's last beat, the checks and the two 32-bit sums (the solicitation's and the
-//! advertisement's) are computed from the capture register itself (`FrameHeadN::head`: no multiplexer
-//! puts the last beat into a combinational copy, so the capture costs no LUT per bit) and registered; a cycle later the
-//! sums are folded, the solicitation's compared and the advertisement's inserted as it is loaded.
+//! Four stages, each a few LUT levels, one frame per cycle if frames came that fast: (A) the cycle after the
+//! frame's last beat, every check is registered as a flag of its own and the two checksums' words are
+//! reduced to carry-save pairs ([`Csa16`]) in groups, all from the capture register itself
+//! (`FrameHeadN::head`: no multiplexer puts the last beat into a combinational copy, so the capture costs
+//! no LUT per bit); (B) the flags are combined and each checksum becomes one pair; (C) the solicitation's
+//! pair is checked without a carry and counted, the advertisement's added; (D) its end-around carry is
+//! added and the advertisement loaded, four cycles after the solicitation's last beat. Each stage keeps
+//! its own copy of the reply's fields, so a solicitation right behind another does not change the first's
+//! reply.
 use super::short_frame::{FrameHeadN, FrameTx};
 use crate::prim::byteswap::be_shift;
-use crate::prim::word_sum::WordSum;
+use crate::prim::csa16::{fold, Csa16};
 use rocenic_proto::wire::ndp_frame as N;
 use rust_hdl::prelude::*;
 
@@ -71,26 +76,56 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     pub replies_inc: Signal<Out, bool>,
     rx: FrameHeadN<W, 1024>,
     tx: FrameTx<W, B, 1024, { N::LEN_LLA }>,
-    /// The two checksums share their parts: the solicitation's source address and target are also the
-    /// advertisement's destination, source and target, so three sums serve both (35 words, not 59).
-    sip_sum: WordSum<128>,
-    target_sum: WordSum<128>,
-    /// The rest of the solicitation: its destination, the ICMPv6 words before the target, the option.
-    rest_sum: WordSum<256>,
-    mac_sum: WordSum<48>,
-    /// A solicitation for us ended last cycle (checksum still to compare): its kind, sums and the
-    /// reply's fields.
-    p_ns: DFF<bool>,
+    /// Stage A (the cycle after the frame): the checks as registered flags, the checksums' words
+    /// reduced by carry-save trees to pairs (the solicitation's in four groups, the advertisement's
+    /// in two: its target twice is the target's words rotated by a bit), the reply's fields.
+    ns_g1: Csa16<144>,
+    ns_g2: Csa16<144>,
+    ns_g3: Csa16<128>,
+    ns_g4: Csa16<64>,
+    na_g1: Csa16<144>,
+    na_g2: Csa16<128>,
+    a_v: DFF<bool>,
+    a_hdr_ok: DFF<bool>,
+    a_hit0: DFF<bool>,
+    a_hit1: DFF<bool>,
+    a_hit2: DFF<bool>,
+    a_hit3: DFF<bool>,
+    a_dip_ok: DFF<bool>,
+    a_dst_ok: DFF<bool>,
+    a_len_ok: DFF<bool>,
+    a_long: DFF<bool>,
+    a_dad: DFF<bool>,
+    a_opt: DFF<Bits<64>>,
+    a_ns: DFF<Bits<128>>,
+    a_na: DFF<Bits<64>>,
+    a_vid: DFF<Bits<12>>,
+    a_smac: DFF<Bits<48>>,
+    a_sip: DFF<Bits<128>>,
+    a_target: DFF<Bits<128>>,
+    /// Stage B: a solicitation for us (checksum still to check), each checksum as one pair.
+    ns_b: Csa16<192>,
+    na_b: Csa16<112>,
+    b_v: DFF<bool>,
+    b_long: DFF<bool>,
+    b_dad: DFF<bool>,
+    b_ns_s: DFF<Bits<16>>,
+    b_ns_c: DFF<Bits<16>>,
+    b_na_s: DFF<Bits<16>>,
+    b_na_c: DFF<Bits<16>>,
+    b_vid: DFF<Bits<12>>,
+    b_smac: DFF<Bits<48>>,
+    b_sip: DFF<Bits<128>>,
+    b_target: DFF<Bits<128>>,
+    /// Stage C: the solicitation checked and counted; an advertisement to send, its checksum's sum.
+    c_load: DFF<bool>,
+    c_na_t: DFF<Bits<32>>,
+    c_vid: DFF<Bits<12>>,
+    c_smac: DFF<Bits<48>>,
+    c_sip: DFF<Bits<128>>,
+    c_target: DFF<Bits<128>>,
     vid_last: DFF<Bits<12>>,
-    p_vid: DFF<Bits<12>>,
     vid_rep: DFF<Bits<12>>,
-    p_long: DFF<bool>,
-    p_dad: DFF<bool>,
-    p_ns_sum: DFF<Bits<32>>,
-    p_na_sum: DFF<Bits<32>>,
-    p_smac: DFF<Bits<48>>,
-    p_sip: DFF<Bits<128>>,
-    p_target: DFF<Bits<128>>,
     f_dst: Signal<Local, Bits<48>>,
     f_smac: Signal<Local, Bits<48>>,
     f_type: Signal<Local, Bits<16>>,
@@ -107,25 +142,22 @@ pub struct NdpResponder<const W: usize, const B: usize> {
     sn_ip: Signal<Local, Bits<128>>,
     sn_mac: Signal<Local, Bits<48>>,
     my_mac: Signal<Local, Bits<48>>,
-    hit: Signal<Local, bool>,
-    is_ns: Signal<Local, bool>,
     len_ok: Signal<Local, bool>,
     long: Signal<Local, bool>,
     f_icmp_head: Signal<Local, Bits<64>>,
     f_opt: Signal<Local, Bits<64>>,
-    ns_total: Signal<Local, Bits<32>>,
-    na_total: Signal<Local, Bits<32>>,
-    ns_f1: Signal<Local, Bits<32>>,
-    ns_f2: Signal<Local, Bits<32>>,
-    na_f1: Signal<Local, Bits<32>>,
-    na_f2: Signal<Local, Bits<32>>,
+    hdr_ok: Signal<Local, bool>,
+    target_x2: Signal<Local, Bits<128>>,
+    na_f: Signal<Local, Bits<32>>,
     ns_ok: Signal<Local, bool>,
     na_ck: Signal<Local, Bits<16>>,
     sn_prefix: Constant<Bits<128>>,
     mc_prefix: Constant<Bits<48>>,
     /// The advertisement's constant words in its checksum: type and code, flags, option type and length,
     /// and the pseudo-header's length (32) and next header (58).
-    na_const: Constant<Bits<32>>,
+    na_const: Constant<Bits<16>>,
+    /// Bit 0 of every 16-bit word.
+    word_lsb: Constant<Bits<128>>,
     sh_dst: Constant<Bits<16>>,
     sh_src: Constant<Bits<16>>,
     sh_type: Constant<Bits<16>>,
@@ -185,9 +217,6 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             rx_tuser: Default::default(),
             rx_vid: Default::default(),
             tx_vid: Default::default(),
-            vid_last: Default::default(),
-            p_vid: Default::default(),
-            vid_rep: Default::default(),
             tx_tdata: Default::default(),
             tx_tkeep: Default::default(),
             tx_tlast: Default::default(),
@@ -197,18 +226,51 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             replies_inc: Default::default(),
             rx: Default::default(),
             tx: Default::default(),
-            sip_sum: Default::default(),
-            target_sum: Default::default(),
-            rest_sum: Default::default(),
-            mac_sum: Default::default(),
-            p_ns: Default::default(),
-            p_long: Default::default(),
-            p_dad: Default::default(),
-            p_ns_sum: Default::default(),
-            p_na_sum: Default::default(),
-            p_smac: Default::default(),
-            p_sip: Default::default(),
-            p_target: Default::default(),
+            ns_g1: Default::default(),
+            ns_g2: Default::default(),
+            ns_g3: Default::default(),
+            ns_g4: Default::default(),
+            na_g1: Default::default(),
+            na_g2: Default::default(),
+            a_v: Default::default(),
+            a_hdr_ok: Default::default(),
+            a_hit0: Default::default(),
+            a_hit1: Default::default(),
+            a_hit2: Default::default(),
+            a_hit3: Default::default(),
+            a_dip_ok: Default::default(),
+            a_dst_ok: Default::default(),
+            a_len_ok: Default::default(),
+            a_long: Default::default(),
+            a_dad: Default::default(),
+            a_opt: Default::default(),
+            a_ns: Default::default(),
+            a_na: Default::default(),
+            a_vid: Default::default(),
+            a_smac: Default::default(),
+            a_sip: Default::default(),
+            a_target: Default::default(),
+            ns_b: Default::default(),
+            na_b: Default::default(),
+            b_v: Default::default(),
+            b_long: Default::default(),
+            b_dad: Default::default(),
+            b_ns_s: Default::default(),
+            b_ns_c: Default::default(),
+            b_na_s: Default::default(),
+            b_na_c: Default::default(),
+            b_vid: Default::default(),
+            b_smac: Default::default(),
+            b_sip: Default::default(),
+            b_target: Default::default(),
+            c_load: Default::default(),
+            c_na_t: Default::default(),
+            c_vid: Default::default(),
+            c_smac: Default::default(),
+            c_sip: Default::default(),
+            c_target: Default::default(),
+            vid_last: Default::default(),
+            vid_rep: Default::default(),
             f_dst: Default::default(),
             f_smac: Default::default(),
             f_type: Default::default(),
@@ -225,23 +287,22 @@ impl<const W: usize, const B: usize> Default for NdpResponder<W, B> {
             sn_ip: Default::default(),
             sn_mac: Default::default(),
             my_mac: Default::default(),
-            hit: Default::default(),
-            is_ns: Default::default(),
             len_ok: Default::default(),
             long: Default::default(),
             f_icmp_head: Default::default(),
             f_opt: Default::default(),
-            ns_total: Default::default(),
-            na_total: Default::default(),
-            ns_f1: Default::default(),
-            ns_f2: Default::default(),
-            na_f1: Default::default(),
-            na_f2: Default::default(),
+            hdr_ok: Default::default(),
+            target_x2: Default::default(),
+            na_f: Default::default(),
             ns_ok: Default::default(),
             na_ck: Default::default(),
             sn_prefix: Constant::new(sn_prefix),
             mc_prefix: Constant::new(0x3333_FF00_0000_u64.into()),
-            na_const: Constant::new((na_const as u64).into()),
+            na_const: Constant::new((fold(na_const as u16, (na_const >> 16) as u16) as u64).into()),
+            word_lsb: Constant::new(
+                (bit_cast::<128, 64>(0x0001_0001_0001_0001_u64.into()) << 64)
+                    | bit_cast::<128, 64>(0x0001_0001_0001_0001_u64.into()),
+            ),
             sh_dst: sh(0, 6),
             sh_src: sh(6, 6),
             sh_type: sh(12, 2),
@@ -266,8 +327,10 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_ns, vid_last, p_vid, vid_rep, p_long, p_dad, p_ns_sum, p_na_sum, p_smac,
-            p_sip, p_target
+            self, clock, a_v, a_hdr_ok, a_hit0, a_hit1, a_hit2, a_hit3, a_dip_ok, a_dst_ok,
+            a_len_ok, a_long, a_dad, a_opt, a_ns, a_na, a_vid, a_smac, a_sip, a_target, b_v,
+            b_long, b_dad, b_ns_s, b_ns_c, b_na_s, b_na_c, b_vid, b_smac, b_sip, b_target, c_load,
+            c_na_t, c_vid, c_smac, c_sip, c_target, vid_last, vid_rep
         );
         self.rx.clock.next = self.clock.val();
         self.rx.reset.next = self.reset.val();
@@ -299,88 +362,129 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
         self.low24.next = bit_cast::<32, 128>(self.f_target.val()) & 0xFF_FFFF;
         self.sn_ip.next = self.sn_prefix.val() | bit_cast::<128, 32>(self.low24.val());
         self.sn_mac.next = self.mc_prefix.val() | bit_cast::<48, 32>(self.low24.val());
-        // The target is one of our addresses (an empty entry is no address).
-        self.hit.next = ((self.f_target.val() == self.gid0.val()) && (self.gid0.val() != 0))
-            || ((self.f_target.val() == self.gid1.val()) && (self.gid1.val() != 0))
-            || ((self.f_target.val() == self.gid2.val()) && (self.gid2.val() != 0))
-            || ((self.f_target.val() == self.gid3.val()) && (self.gid3.val() != 0));
         // RFC 4861 §7.1.1: hop limit 255 (it was not routed), code 0; ICMPv6 right after the header.
-        self.is_ns.next = (self.f_type.val() == 0x86DD)
+        self.hdr_ok.next = (self.f_type.val() == 0x86DD)
             && ((self.f_vtc.val() & 0xF0) == 0x60)
             && (self.f_nh.val() == 58)
             && (self.f_hop.val() == 255)
-            && (self.f_icmp.val() == 0x8700)
-            && self.hit.val()
-            && ((self.f_dip.val() == self.f_target.val())
-                || (self.f_dip.val() == self.sn_ip.val()))
-            && ((self.f_dst.val() == self.my_mac.val()) || (self.f_dst.val() == self.sn_mac.val()));
+            && (self.f_icmp.val() == 0x8700);
         // 24 bytes, or 24 and one option of length 1 (a zero length is invalid, §7.1.1).
         self.len_ok.next =
             (self.f_plen.val() == 24) || ((self.f_plen.val() == 32) && (self.f_opt_len.val() == 1));
         self.long.next = self.f_plen.val() > 32;
         // Checksum (RFC 8200 §8.1): the addresses and the message, then the pseudo-header's length and
-        // next header; without options the 8 bytes after the message are not part of it.
+        // next header; without options the 8 bytes after the message are not part of it (stage B adds
+        // them, masked here).
         self.f_opt.next = 0.into();
         if self.f_plen.val() != 24 {
             self.f_opt.next = bit_cast::<64, 1024>(self.rx.head.val() >> self.sh_opt.val());
         }
-        self.sip_sum.a.next = self.f_sip.val();
-        self.target_sum.a.next = self.f_target.val();
-        self.rest_sum.a.next = (bit_cast::<256, 128>(self.f_dip.val()) << 128)
-            | (bit_cast::<256, 64>(self.f_icmp_head.val()) << 64)
-            | bit_cast::<256, 64>(self.f_opt.val());
-        self.ns_total.next = self.sip_sum.y.val()
-            + self.target_sum.y.val()
-            + self.rest_sum.y.val()
-            + bit_cast::<32, 16>(self.f_plen.val())
-            + 58;
-        // The advertisement's variable words: its source and target (both the solicitation's target),
-        // its destination (the asker) and our MAC in the option.
-        self.mac_sum.a.next = self.my_mac.val();
-        self.na_total.next = (self.target_sum.y.val() << 1)
-            + self.sip_sum.y.val()
-            + self.mac_sum.y.val()
-            + self.na_const.val();
-        self.p_ns.d.next = self.rx.done.val()
-            && self.enable.val()
-            && self.is_ns.val()
-            && (self.len_ok.val() || self.long.val());
-        self.p_long.d.next = self.long.val();
-        self.p_dad.d.next = self.f_sip.val() == 0;
-        self.p_ns_sum.d.next = self.ns_total.val();
-        self.p_na_sum.d.next = self.na_total.val();
-        self.p_smac.d.next = self.f_smac.val();
-        self.p_sip.d.next = self.f_sip.val();
-        self.p_target.d.next = self.f_target.val();
+        self.ns_g1.a.next = bit_cast::<144, 128>(self.f_sip.val())
+            | (bit_cast::<144, 16>(self.f_plen.val()) << 128);
+        self.ns_g2.a.next =
+            bit_cast::<144, 128>(self.f_target.val()) | (bit_cast::<144, 16>(58.into()) << 128);
+        self.ns_g3.a.next = self.f_dip.val();
+        self.ns_g4.a.next = self.f_icmp_head.val();
+        // The advertisement's words: its source and target (both the solicitation's target: twice
+        // the target is each word rotated left by one), its destination (the asker), the constants;
+        // our MAC in the option joins in stage B.
+        self.target_x2.next = ((self.f_target.val() << 1) & !self.word_lsb.val())
+            | ((self.f_target.val() >> 15) & self.word_lsb.val());
+        self.na_g1.a.next = bit_cast::<144, 128>(self.target_x2.val())
+            | (bit_cast::<144, 16>(self.na_const.val()) << 128);
+        self.na_g2.a.next = self.f_sip.val();
 
-        // A cycle later: fold the sums (twice: the first fold can carry); a good message sums to 0xFFFF.
-        self.ns_f1.next = (self.p_ns_sum.q.val() & 0xFFFF) + (self.p_ns_sum.q.val() >> 16);
-        self.ns_f2.next = (self.ns_f1.val() & 0xFFFF) + (self.ns_f1.val() >> 16);
-        self.ns_ok.next = self.ns_f2.val() == 0xFFFF;
-        self.na_f1.next = (self.p_na_sum.q.val() & 0xFFFF) + (self.p_na_sum.q.val() >> 16);
-        self.na_f2.next = (self.na_f1.val() & 0xFFFF) + (self.na_f1.val() >> 16);
-        self.na_ck.next = !bit_cast::<16, 32>(self.na_f2.val());
-        self.requests_inc.next = self.p_ns.q.val() && (self.p_long.q.val() || self.ns_ok.val());
+        // Stage A: every check a registered flag of its own.
+        self.a_v.d.next = self.rx.done.val() && self.enable.val();
+        self.a_hdr_ok.d.next = self.hdr_ok.val();
+        // The target is one of our addresses (an empty entry is no address).
+        self.a_hit0.d.next = (self.f_target.val() == self.gid0.val()) && (self.gid0.val() != 0);
+        self.a_hit1.d.next = (self.f_target.val() == self.gid1.val()) && (self.gid1.val() != 0);
+        self.a_hit2.d.next = (self.f_target.val() == self.gid2.val()) && (self.gid2.val() != 0);
+        self.a_hit3.d.next = (self.f_target.val() == self.gid3.val()) && (self.gid3.val() != 0);
+        self.a_dip_ok.d.next =
+            (self.f_dip.val() == self.f_target.val()) || (self.f_dip.val() == self.sn_ip.val());
+        self.a_dst_ok.d.next =
+            (self.f_dst.val() == self.my_mac.val()) || (self.f_dst.val() == self.sn_mac.val());
+        self.a_len_ok.d.next = self.len_ok.val();
+        self.a_long.d.next = self.long.val();
+        self.a_dad.d.next = self.f_sip.val() == 0;
+        self.a_opt.d.next = self.f_opt.val();
+        self.a_ns.d.next = bit_cast::<128, 16>(self.ns_g1.s.val())
+            | (bit_cast::<128, 16>(self.ns_g1.c.val()) << 16)
+            | (bit_cast::<128, 16>(self.ns_g2.s.val()) << 32)
+            | (bit_cast::<128, 16>(self.ns_g2.c.val()) << 48)
+            | (bit_cast::<128, 16>(self.ns_g3.s.val()) << 64)
+            | (bit_cast::<128, 16>(self.ns_g3.c.val()) << 80)
+            | (bit_cast::<128, 16>(self.ns_g4.s.val()) << 96)
+            | (bit_cast::<128, 16>(self.ns_g4.c.val()) << 112);
+        self.a_na.d.next = bit_cast::<64, 16>(self.na_g1.s.val())
+            | (bit_cast::<64, 16>(self.na_g1.c.val()) << 16)
+            | (bit_cast::<64, 16>(self.na_g2.s.val()) << 32)
+            | (bit_cast::<64, 16>(self.na_g2.c.val()) << 48);
+        self.a_smac.d.next = self.f_smac.val();
+        self.a_sip.d.next = self.f_sip.val();
+        self.a_target.d.next = self.f_target.val();
+
+        // Stage B: a solicitation for us; each checksum's pairs (and the option, our MAC) to one pair.
+        self.b_v.d.next = self.a_v.q.val()
+            && self.a_hdr_ok.q.val()
+            && (self.a_hit0.q.val()
+                || self.a_hit1.q.val()
+                || self.a_hit2.q.val()
+                || self.a_hit3.q.val())
+            && self.a_dip_ok.q.val()
+            && self.a_dst_ok.q.val()
+            && (self.a_len_ok.q.val() || self.a_long.q.val());
+        self.b_long.d.next = self.a_long.q.val();
+        self.b_dad.d.next = self.a_dad.q.val();
+        self.ns_b.a.next = bit_cast::<192, 128>(self.a_ns.q.val())
+            | (bit_cast::<192, 64>(self.a_opt.q.val()) << 128);
+        self.na_b.a.next =
+            bit_cast::<112, 64>(self.a_na.q.val()) | (bit_cast::<112, 48>(self.my_mac.val()) << 64);
+        self.b_ns_s.d.next = self.ns_b.s.val();
+        self.b_ns_c.d.next = self.ns_b.c.val();
+        self.b_na_s.d.next = self.na_b.s.val();
+        self.b_na_c.d.next = self.na_b.c.val();
+        self.b_smac.d.next = self.a_smac.q.val();
+        self.b_sip.d.next = self.a_sip.q.val();
+        self.b_target.d.next = self.a_target.q.val();
+
+        // Stage C: a good message sums to one's-complement zero (`csa16::sums_to_zero`), no carry.
+        self.ns_ok.next = (self.b_ns_c.q.val() == !self.b_ns_s.q.val())
+            || ((self.b_ns_s.q.val() == 0) && (self.b_ns_c.q.val() == 0))
+            || ((self.b_ns_s.q.val() == 0xFFFF) && (self.b_ns_c.q.val() == 0xFFFF));
+        self.requests_inc.next = self.b_v.q.val() && (self.b_long.q.val() || self.ns_ok.val());
+        self.c_load.d.next =
+            self.b_v.q.val() && !self.b_long.q.val() && self.ns_ok.val() && !self.b_dad.q.val();
+        self.c_na_t.d.next =
+            bit_cast::<32, 16>(self.b_na_s.q.val()) + bit_cast::<32, 16>(self.b_na_c.q.val());
+        self.c_smac.d.next = self.b_smac.q.val();
+        self.c_sip.d.next = self.b_sip.q.val();
+        self.c_target.d.next = self.b_target.q.val();
+
+        // Stage D: the advertisement's checksum (the end-around carry added), and the frame loaded.
+        self.na_f.next = (self.c_na_t.q.val() & 0xFFFF) + (self.c_na_t.q.val() >> 16);
+        self.na_ck.next = !bit_cast::<16, 32>(self.na_f.val());
         // The advertisement: to the asker, from us; the target is both its source and its subject.
-        self.tx.load.next =
-            self.p_ns.q.val() && !self.p_long.q.val() && self.ns_ok.val() && !self.p_dad.q.val();
+        self.tx.load.next = self.c_load.q.val();
         self.tx.frame.next = self.fixed.val()
-            | (bit_cast::<1024, 48>(self.p_smac.q.val()) << self.sh_dst.val())
+            | (bit_cast::<1024, 48>(self.c_smac.q.val()) << self.sh_dst.val())
             | (bit_cast::<1024, 48>(self.my_mac.val()) << self.sh_src.val())
-            | (bit_cast::<1024, 128>(self.p_target.q.val()) << self.sh_sip.val())
-            | (bit_cast::<1024, 128>(self.p_sip.q.val()) << self.sh_dip.val())
+            | (bit_cast::<1024, 128>(self.c_target.q.val()) << self.sh_sip.val())
+            | (bit_cast::<1024, 128>(self.c_sip.q.val()) << self.sh_dip.val())
             | (bit_cast::<1024, 16>(self.na_ck.val()) << self.sh_csum.val())
-            | (bit_cast::<1024, 128>(self.p_target.q.val()) << self.sh_target.val())
+            | (bit_cast::<1024, 128>(self.c_target.q.val()) << self.sh_target.val())
             | (bit_cast::<1024, 48>(self.my_mac.val()) << self.sh_lla.val());
         // The advertisement goes back on the solicitation's VLAN (its VID taken with the last beat).
         if self.rx_fire.val() && self.rx_tlast.val() {
             self.vid_last.d.next = self.rx_vid.val();
         }
-        if self.rx.done.val() {
-            self.p_vid.d.next = self.vid_last.q.val();
-        }
+        self.a_vid.d.next = self.vid_last.q.val();
+        self.b_vid.d.next = self.a_vid.q.val();
+        self.c_vid.d.next = self.b_vid.q.val();
         if self.tx.load.val() && !self.tx.busy.val() {
-            self.vid_rep.d.next = self.p_vid.q.val();
+            self.vid_rep.d.next = self.c_vid.q.val();
         }
         self.tx_vid.next = self.vid_rep.q.val();
         self.tx_tdata.next = self.tx.tx_tdata.val();
@@ -390,7 +494,9 @@ impl<const W: usize, const B: usize> Logic for NdpResponder<W, B> {
         self.tx.tx_tready.next = self.tx_tready.val();
         self.replies_inc.next = self.tx.sent.val();
         if self.reset.val() {
-            self.p_ns.d.next = false;
+            self.a_v.d.next = false;
+            self.b_v.d.next = false;
+            self.c_load.d.next = false;
         }
     }
 }

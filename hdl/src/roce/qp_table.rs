@@ -221,7 +221,7 @@ pub struct QpTable<const Q: usize> {
     from_rq: DFF<bool>,
     toggle: DFF<bool>,
     sweep: DFF<bool>,
-    sweep_idx: DFF<Bits<32>>,
+    sweep_idx: DFF<Bits<Q>>,
     from_sweep: DFF<bool>,
     cand: DFF<Bits<32>>,
     pick: Signal<Local, Bits<32>>,
@@ -249,10 +249,15 @@ pub struct QpTable<const Q: usize> {
     tx_kr_lo: DFF<Bits<16>>,
     tx_kr_hi: DFF<Bits<16>>,
     tx_kr_c: DFF<bool>,
+    /// The four counter halves are loaded this cycle, with these values (timeouts lo, hi, retries lo, hi).
+    tx_k_ld: Signal<Local, bool>,
+    tx_k_ld_v: Signal<Local, Bits<64>>,
     /// The QP a command names is the current receive / transmit QP (compared in `CmdRd`, used in
     /// `CmdWr`: neither changes during a command).
     cmd_rx_cur: DFF<bool>,
     cmd_tx_cur: DFF<bool>,
+    /// `sel_ok` registered for `CmdWr` (the QPN register does not change during a command).
+    cmd_sel_ok: DFF<bool>,
     /// A consumer index's increment, and a load that overrides it.
     rx_ci_up: Signal<Local, bool>,
     tx_ci_up: Signal<Local, bool>,
@@ -291,6 +296,7 @@ pub struct QpTable<const Q: usize> {
     c_state: Signal<Local, Bits<32>>,
     c_ci: Signal<Local, Bits<32>>,
     c_pi: Signal<Local, Bits<32>>,
+    c_pi_db: Signal<Local, Bits<32>>,
     c_work: Signal<Local, bool>,
     rx_pack: Signal<Local, Bits<RXC>>,
     tx_pack: Signal<Local, Bits<TXC>>,
@@ -470,8 +476,11 @@ impl<const Q: usize> Default for QpTable<Q> {
             tx_kr_lo: Default::default(),
             tx_kr_hi: Default::default(),
             tx_kr_c: Default::default(),
+            tx_k_ld: Default::default(),
+            tx_k_ld_v: Default::default(),
             cmd_rx_cur: Default::default(),
             cmd_tx_cur: Default::default(),
+            cmd_sel_ok: Default::default(),
             rx_ci_up: Default::default(),
             tx_ci_up: Default::default(),
             rx_ci_ld_en: Default::default(),
@@ -503,6 +512,7 @@ impl<const Q: usize> Default for QpTable<Q> {
             c_state: Default::default(),
             c_ci: Default::default(),
             c_pi: Default::default(),
+            c_pi_db: Default::default(),
             c_work: Default::default(),
             rx_pack: Default::default(),
             tx_pack: Default::default(),
@@ -563,7 +573,8 @@ impl<const Q: usize> Logic for QpTable<Q> {
             tx_kr_hi,
             tx_kr_c,
             cmd_rx_cur,
-            cmd_tx_cur
+            cmd_tx_cur,
+            cmd_sel_ok
         );
         self.rxa.read_clock.next = self.clock.val();
         self.rxa.write_clock.next = self.clock.val();
@@ -691,23 +702,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
             | (bit_cast::<TXC, 32>(self.tx_ci_q.q.val()) << 64)
             | (bit_cast::<TXC, 32>(self.tx_k_timeouts.val()) << 96)
             | (bit_cast::<TXC, 32>(self.tx_k_retrans.val()) << 128);
-        // The current transmit QP's counters (a switch or a command below may overwrite them).
-        self.tx_kt_c.d.next = false;
-        if self.tx_kt_c.q.val() {
-            self.tx_kt_hi.d.next = self.tx_kt_hi.q.val() + 1;
-        }
-        if self.tx_timeout_inc.val() {
-            self.tx_kt_lo.d.next = self.tx_kt_lo.q.val() + 1;
-            self.tx_kt_c.d.next = self.tx_kt_lo.q.val() == 0xFFFF;
-        }
-        self.tx_kr_c.d.next = false;
-        if self.tx_kr_c.q.val() {
-            self.tx_kr_hi.d.next = self.tx_kr_hi.q.val() + 1;
-        }
-        if self.tx_retrans_inc.val() {
-            self.tx_kr_lo.d.next = self.tx_kr_lo.q.val() + 1;
-            self.tx_kr_c.d.next = self.tx_kr_lo.q.val() == 0xFFFF;
-        }
+        // The current transmit QP's counters are loaded (zero, or the next QP's) by a switch or a command
+        // below, or counted.
+        self.tx_k_ld.next = false;
+        self.tx_k_ld_v.next = 0.into();
         self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
         if (self.state.q.val() == TabState::CmdWr) || (self.state.q.val() == TabState::Clear) {
             self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
@@ -717,6 +715,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.cmd_tx_cur.d.next = self.sel.val() == self.tx_idx.q.val();
         // Below 2^Q: no bit above the index's.
         self.sel_ok.next = (self.sel.val() & !self.mask.val()) == 0;
+        self.cmd_sel_ok.d.next = self.sel_ok.val();
         self.want_ok.next = (self.rx_want_qpn.val() & !self.mask.val()) == 0;
         self.rx_hit.next = (self.rx_want_qpn.val() == self.rx_idx.q.val()) || !self.want_ok.val();
         if (self.state.q.val() == TabState::RxRd) || (self.state.q.val() == TabState::RxLd) {
@@ -885,12 +884,16 @@ impl<const Q: usize> Logic for QpTable<Q> {
         // The candidate's context for the scheduler (TxEval).
         self.c_state.next = bit_cast::<32, TXC>(self.txc.read_data.val()) & 0xFF;
         self.c_ci.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 64);
+        // Whether the candidate has work is decided on the producer index it had before this cycle; a
+        // doorbell for it now still reaches the index it is loaded with (c_pi_db), and if it finds no
+        // work, the doorbell has queued the QP for another look (it is not the current QP).
         self.c_pi.next = self.sqpi.read_data.val();
         if self.byp.q.val() {
             self.c_pi.next = self.byp_val.q.val();
         }
+        self.c_pi_db.next = self.c_pi.val();
         if self.sq_db.val() && (self.sel.val() == self.cand.q.val()) {
-            self.c_pi.next = self.db_val.val();
+            self.c_pi_db.next = self.db_val.val();
         }
         self.c_work.next = ((self.c_state.val() == self.qs_rts.val())
             || (self.c_state.val() == self.qs_sqd.val()))
@@ -942,7 +945,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 if !(self.sq_db.val() || self.rq_db.val()) {
                     self.state.d.next = TabState::Idle;
                     self.cmd_done.next = true;
-                    if self.sel_ok.val() {
+                    if self.cmd_sel_ok.q.val() {
                         if (self.cmd.val() & 1) != 0 {
                             self.rxa.write_enable.next = true;
                             self.txa.write_enable.next = true;
@@ -983,12 +986,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 self.tx_ci_ld.next = self.w_sq_ci.val();
                                 self.tx_ci_ld_en.next = true;
                                 self.tx_pi_q.d.next = self.w_sq_pi.val();
-                                self.tx_kt_lo.d.next = 0.into();
-                                self.tx_kt_hi.d.next = 0.into();
-                                self.tx_kt_c.d.next = false;
-                                self.tx_kr_lo.d.next = 0.into();
-                                self.tx_kr_hi.d.next = 0.into();
-                                self.tx_kr_c.d.next = false;
+                                self.tx_k_ld.next = true;
                             } else {
                                 // The scheduler finds the QP if the index says there is work.
                                 if self.db_full.val() {
@@ -1076,10 +1074,10 @@ impl<const Q: usize> Logic for QpTable<Q> {
             TabState::TxRd => {
                 // The candidate: the FIFO head (popped) or the sweep's next QP.
                 self.tx_hold.next = true;
-                self.pick.next = self.sweep_idx.q.val();
+                self.pick.next = bit_cast::<32, Q>(self.sweep_idx.q.val());
                 if self.from_sweep.q.val() {
                     self.sweep_idx.d.next = self.sweep_idx.q.val() + 1;
-                    if self.sweep_idx.q.val() == self.mask.val() {
+                    if self.sweep_idx.q.val() == bit_cast::<Q, 32>(self.mask.val()) {
                         self.sweep.d.next = false;
                     }
                 } else if self.from_rq.q.val() {
@@ -1123,13 +1121,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_psn_q.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
                     self.tx_ci_ld.next = self.c_ci.val();
                     self.tx_ci_ld_en.next = true;
-                    self.tx_kt_lo.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 96);
-                    self.tx_kt_hi.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 112);
-                    self.tx_kt_c.d.next = false;
-                    self.tx_kr_lo.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 128);
-                    self.tx_kr_hi.d.next = bit_cast::<16, TXC>(self.txc.read_data.val() >> 144);
-                    self.tx_kr_c.d.next = false;
-                    self.tx_pi_q.d.next = self.c_pi.val();
+                    self.tx_k_ld.next = true;
+                    self.tx_k_ld_v.next = bit_cast::<64, TXC>(self.txc.read_data.val() >> 96);
+                    self.tx_pi_q.d.next = self.c_pi_db.val();
                     self.tx_served.d.next = false;
                     self.ctx_switch_inc.next = true;
                 }
@@ -1209,12 +1203,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_pi_q.d.next = 0.into();
                     self.tx_ci_ld.next = 0.into();
                     self.tx_ci_ld_en.next = true;
-                    self.tx_kt_lo.d.next = 0.into();
-                    self.tx_kt_hi.d.next = 0.into();
-                    self.tx_kt_c.d.next = false;
-                    self.tx_kr_lo.d.next = 0.into();
-                    self.tx_kr_hi.d.next = 0.into();
-                    self.tx_kr_c.d.next = false;
+                    self.tx_k_ld.next = true;
                     self.db_rp.d.next = self.db_wp.q.val();
                     self.rq_rp.d.next = self.rq_wp.q.val();
                     self.sweep.d.next = false;
@@ -1224,6 +1213,32 @@ impl<const Q: usize> Logic for QpTable<Q> {
             }
             _ => {
                 self.state.d.next = TabState::Idle;
+            }
+        }
+        // A load wins over a count in the same cycle, decided in one multiplexer after each adder.
+        if self.tx_k_ld.val() {
+            self.tx_kt_lo.d.next = bit_cast::<16, 64>(self.tx_k_ld_v.val());
+            self.tx_kt_hi.d.next = bit_cast::<16, 64>(self.tx_k_ld_v.val() >> 16);
+            self.tx_kr_lo.d.next = bit_cast::<16, 64>(self.tx_k_ld_v.val() >> 32);
+            self.tx_kr_hi.d.next = bit_cast::<16, 64>(self.tx_k_ld_v.val() >> 48);
+            self.tx_kt_c.d.next = false;
+            self.tx_kr_c.d.next = false;
+        } else {
+            self.tx_kt_c.d.next = false;
+            if self.tx_kt_c.q.val() {
+                self.tx_kt_hi.d.next = self.tx_kt_hi.q.val() + 1;
+            }
+            if self.tx_timeout_inc.val() {
+                self.tx_kt_lo.d.next = self.tx_kt_lo.q.val() + 1;
+                self.tx_kt_c.d.next = self.tx_kt_lo.q.val() == 0xFFFF;
+            }
+            self.tx_kr_c.d.next = false;
+            if self.tx_kr_c.q.val() {
+                self.tx_kr_hi.d.next = self.tx_kr_hi.q.val() + 1;
+            }
+            if self.tx_retrans_inc.val() {
+                self.tx_kr_lo.d.next = self.tx_kr_lo.q.val() + 1;
+                self.tx_kr_c.d.next = self.tx_kr_lo.q.val() == 0xFFFF;
             }
         }
         if self.rx_ci_ld_en.val() {
@@ -1351,6 +1366,91 @@ mod tests {
                     overflow, want,
                     "5 taken, then 16 queued; the 17th and 18th overflow"
                 );
+                Ok(x)
+            },
+            10_000,
+        );
+    }
+
+    /// Runs host command `cmd` on QP `qpn` and waits for its `cmd_done`.
+    fn command(
+        ep: &mut Sim<QpTable<4>>,
+        mut x: Box<QpTable<4>>,
+        qpn: u64,
+        cmd: u64,
+    ) -> Result<Box<QpTable<4>>, SimError> {
+        x.sel.next = qpn.into();
+        x.cmd.next = cmd.into();
+        loop {
+            wait_clock_false!(ep, clock, x);
+            let done = x.cmd_done.val();
+            wait_clock_true!(ep, clock, x);
+            if done {
+                break;
+            }
+        }
+        x.cmd.next = 0.into();
+        Ok(x)
+    }
+
+    /// Rings QP `qpn`'s send queue doorbell with producer index `pi` for one cycle.
+    fn ring(
+        ep: &mut Sim<QpTable<4>>,
+        mut x: Box<QpTable<4>>,
+        qpn: u64,
+        pi: u64,
+    ) -> Result<Box<QpTable<4>>, SimError> {
+        x.sel.next = qpn.into();
+        x.db_val.next = pi.into();
+        x.sq_db.next = true;
+        wait_clock_cycles!(ep, clock, x, 1);
+        x.sq_db.next = false;
+        Ok(x)
+    }
+
+    /// A doorbell rung while the scheduler looks at its QP is never lost, whichever cycle of the look
+    /// it lands in: a first doorbell (with or without new work) queues QP 3 or 5, a second one `k`
+    /// cycles later brings more; the QP must end current with the second producer index. (Whether a
+    /// QP has work is decided on the index before the cycle; a doorbell in that cycle reaches the
+    /// index loaded, or queues the QP again.)
+    #[test]
+    fn a_doorbell_during_the_schedulers_look_is_not_lost() {
+        after_clear(
+            |ep, mut x| {
+                x.w_state.next = (QpState::Rts as u64).into();
+                x = command(ep, x, 3, 1)?;
+                x = command(ep, x, 5, 1)?;
+                x.tx_sw_ok.next = true;
+                let mut pi = [0u64; 16];
+                for round in 0..32u64 {
+                    let qpn = if round % 2 == 0 { 3 } else { 5 };
+                    let k = (round / 2) % 8;
+                    let work = round / 16;
+                    let first = pi[qpn as usize] + work;
+                    let second = first + 1;
+                    x = ring(ep, x, qpn, first)?;
+                    if k > 0 {
+                        wait_clock_cycles!(ep, clock, x, k);
+                    }
+                    x = ring(ep, x, qpn, second)?;
+                    wait_clock_cycles!(ep, clock, x, 20);
+                    wait_clock_false!(ep, clock, x);
+                    assert_eq!(x.tx_qpn.val().to_u64(), qpn, "round {round}: QP current");
+                    assert_eq!(
+                        x.tx_sq_pi.val().to_u64(),
+                        second,
+                        "round {round}: the second doorbell's index"
+                    );
+                    wait_clock_true!(ep, clock, x);
+                    // The engine takes the work: the QP has none left and the scheduler may move on.
+                    while x.tx_sq_ci.val().to_u64() != second {
+                        x.tx_sq_ci_inc.next = true;
+                        wait_clock_cycles!(ep, clock, x, 1);
+                        x.tx_sq_ci_inc.next = false;
+                        wait_clock_cycles!(ep, clock, x, 1);
+                    }
+                    pi[qpn as usize] = second;
+                }
                 Ok(x)
             },
             10_000,
