@@ -1316,18 +1316,7 @@ mod tests {
                 // One timeout more, alone, right after the wrap's carry.
                 wait_clock_cycles!(ep, clock, x, 1);
                 x.tx_timeout_inc.next = false;
-                x.sel.next = 0.into();
-                x.cmd.next = 8.into();
-                wait_clock_true!(ep, clock, x);
-                loop {
-                    wait_clock_false!(ep, clock, x);
-                    let done = x.cmd_done.val();
-                    wait_clock_true!(ep, clock, x);
-                    if done {
-                        break;
-                    }
-                }
-                x.cmd.next = 0.into();
+                x = command(ep, x, 0, 8)?;
                 wait_clock_cycles!(ep, clock, x, 2);
                 assert_eq!(x.q_retrans.val().to_u64(), 65_537);
                 assert_eq!(x.q_timeouts.val().to_u64(), 65_538);
