@@ -36,7 +36,7 @@ crc32           96.9            77            0
 icrc_insert     130.7           104           0
 pfc             73.8            66            0
 dma_split       117.1           94            0
-scatter         61.1            48            0
+scatter         153.5           126           0
 arp             126.1           100           0
 ndp             119.8           96            0
 vlan_strip      115.9           92            0

@@ -108,7 +108,7 @@ struct TwoFlows {
     cycles: u64,
 }
 
-/// Two flows at once into a congested receiver (B's host link writes 3 bytes a cycle against the
+/// Two flows at once into a congested receiver (B's host link writes 2 bytes a cycle against the
 /// line's 8): A's pair QP sends 256 one-packet (1 KiB) WRITEs at DSCP 26 (priority 3), keeping 16
 /// posted, and a second QP pair sixteen 16 KiB WRITEs at `second_tc` (a GRH traffic class); the turn
 /// passes between them at work-request boundaries. Both NICs take `lossless` as their lossless
@@ -116,7 +116,7 @@ struct TwoFlows {
 /// and XON at `xon_words`, and drops frames of lossy priorities while 600 words are stored. Every WRITE
 /// completes and lands intact.
 fn two_flows(second_tc: u8, lossless: u8, xoff_words: u32, xon_words: u32) -> TwoFlows {
-    let p = lossless_pair(3.0);
+    let p = lossless_pair(2.0);
     let first = big_write_on(&p, 1024);
     let (q, second) = second_qps(
         &p,

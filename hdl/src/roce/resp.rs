@@ -189,6 +189,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rd_resp_ready: Signal<Out, bool>,
     pub wr_valid: Signal<Out, bool>,
     pub wr_ready: Signal<In, bool>,
+    /// No written word is still on its way to the host (host::scatter holds none): a completion
+    /// waits for it, as the CQE writer goes first at the DMA write port.
+    pub wr_idle: Signal<In, bool>,
     pub wr_addr: Signal<Out, Bits<64>>,
     pub wr_data: Signal<Out, Bits<W>>,
     pub wr_strb: Signal<Out, Bits<B>>,
@@ -596,6 +599,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rd_resp_ready: Default::default(),
             wr_valid: Default::default(),
             wr_ready: Default::default(),
+            wr_idle: Default::default(),
             wr_addr: Default::default(),
             wr_data: Default::default(),
             wr_strb: Default::default(),
@@ -1711,6 +1715,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // Its context was withdrawn: the requester asks again, so it is dropped as if lost.
                     self.buf_pop.next = true;
                     self.state.d.next = RespState::Idle;
+                } else if (self.is_rresp.val() || self.is_aack.val())
+                    && !self.wr_idle.val()
+                    && (self.is_aack.val() || (self.rd_exp.q.val() == self.rd_last.val()))
+                {
+                    // The READ or atomic completes only once its data is out of the write path.
                 } else if self.is_rresp.val() || self.is_aack.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
@@ -1728,14 +1737,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else {
                     // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
                     // A SEND completes its receive WQE with its last packet.
-                    self.cqe_valid.next =
-                        (self.is_send.val() && self.is_last.val()) || self.is_wimm.val();
+                    // Its CQE waits until the payload is out of the write path.
+                    self.cqe_valid.next = ((self.is_send.val() && self.is_last.val())
+                        || self.is_wimm.val())
+                        && self.wr_idle.val();
                     if self.is_wimm.val() {
                         self.cqe_opcode.next = self.wc_recv_rdma_with_imm.val();
                         self.cqe_byte_len.next = self.write_total.q.val();
                     }
                     if !((self.is_send.val() && self.is_last.val()) || self.is_wimm.val())
-                        || self.cqe_ready.val()
+                        || (self.cqe_ready.val() && self.wr_idle.val())
                     {
                         self.rq_psn_set.next = true;
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());

@@ -1067,6 +1067,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.scatter.sgl.next = self.rx_eng.wr_sgl.val();
         self.scatter.sgl_n.next = self.rx_eng.wr_sgl_n.val();
         self.rx_eng.wr_ready.next = self.scatter.in_ready.val();
+        self.rx_eng.wr_idle.next = self.scatter.idle.val();
         self.walign.in_valid.next = self.scatter.out_valid.val();
         self.walign.in_addr.next = self.scatter.out_addr.val();
         self.walign.in_data.next = self.scatter.out_data.val();

@@ -5,6 +5,9 @@ words at the entry's address (address - entry start + offset), strobes cut at en
 piece a burst of its own (out_last). Checked against model/scatter.py: every message byte lands once at
 the model's address and nothing else is written; pieces are runs of consecutive words; a word costs one
 extra cycle exactly when an entry boundary falls inside it; bursts that are not scattered pass unchanged.
+Words come out three cycles after they go in (the unit's registered stages), so the words seen out are
+one stream, dealt to the bursts in order by the count each must give (a wrong count shifts every burst
+after it, and their bytes no longer match).
 Random lists (1 to 4 entries, empty ones, odd addresses, garbage past sgl_n), packet sizes and
 backpressure on both sides; each list is in place a cycle before its burst's first word, as the
 unit requires. One coroutine drives and samples every port.
@@ -29,7 +32,8 @@ class Bench:
         self.nb = beat_bytes()
         self.rng = random.Random(seed)
         self.queue = []        # bursts to send: dict(scatter, entries, addr, data)
-        self.done = []         # bursts whose words all went in, with the words seen out for them
+        self.done = []         # bursts whose words all went in
+        self.outs = []         # every word seen out, in order
         self.in_gap_p = 0.3
         self.out_ready_p = 0.7
         self.errors = []
@@ -58,9 +62,9 @@ class Bench:
         while True:
             await RisingEdge(dut.clock)
             # What happened at this edge (inputs as driven last cycle, outputs as they were).
-            if cur is not None and out_ready and dut.out_valid.value == 1:
-                cur["out"].append((int(dut.out_addr.value), int(dut.out_data.value),
-                                   int(dut.out_strb.value), int(dut.out_last.value)))
+            if out_ready and dut.out_valid.value == 1:
+                self.outs.append((int(dut.out_addr.value), int(dut.out_data.value),
+                                  int(dut.out_strb.value), int(dut.out_last.value)))
             if cur is not None and valid and dut.in_ready.value == 1:
                 j += 1
                 if j == nwords:
@@ -89,17 +93,39 @@ class Bench:
             out_ready = int(rng.random() < self.out_ready_p)
             dut.out_ready.value = out_ready
 
+    def words_out(self, b):
+        """Words a burst must give: one per word in, plus one per entry boundary inside a word."""
+        nb = self.nb
+        nin = (len(b["data"]) + nb - 1) // nb
+        if not b["scatter"]:
+            return nin
+        off, n = b["addr"], len(b["data"])
+        ends, run = [], 0
+        for (_, length) in b["entries"]:
+            run += length
+            ends.append(run)
+        # An empty entry ends where the one before it does: one cut.
+        return nin + len({e for e in ends if off < e < off + n and (e - off) % nb})
+
     async def settle(self, n, limit=400000):
         for _ in range(limit):
-            if len(self.done) == n:
-                # The last word's output was sampled at the edge that took it.
+            if len(self.done) == n and len(self.outs) >= sum(self.words_out(b) for b in self.done):
+                # Some cycles more: nothing else may come out.
+                for _ in range(20):
+                    await RisingEdge(self.dut.clock)
                 return
             await RisingEdge(self.dut.clock)
-        raise AssertionError(f"{len(self.done)} of {n} bursts went through")
+        raise AssertionError(f"{len(self.done)} of {n} bursts went in, {len(self.outs)} words out")
 
     def check(self):
         """Every burst: bytes where the model puts them, once; pieces well formed; the cycle cost."""
         nb = self.nb
+        total = sum(self.words_out(b) for b in self.done)
+        assert len(self.outs) == total, f"{len(self.outs)} words out, {total} expected"
+        at = 0
+        for b in self.done:
+            b["out"] = self.outs[at:at + self.words_out(b)]
+            at += len(b["out"])
         for k, b in enumerate(self.done):
             what = f"burst {k} ({'scatter' if b['scatter'] else 'plain'} at {b['addr']:#x}, " \
                    f"{len(b['data'])} bytes, list {b['entries']})"
@@ -128,9 +154,6 @@ class Bench:
                 run += length
                 ends.append(run)
             cuts = {e for e in ends if off < e < off + n}
-            extra = sum(1 for e in cuts if (e - off) % nb)
-            assert len(b["out"]) == nin + extra, \
-                f"{what}: {len(b['out'])} words out for {nin} in and {extra} boundaries inside words"
             # Pieces: runs of consecutive words, one out_last per piece, as many as boundaries + 1.
             assert sum(w[3] for w in b["out"]) == len(cuts) + 1 and b["out"][-1][3] == 1, \
                 f"{what}: pieces {[w[3] for w in b['out']]}"
