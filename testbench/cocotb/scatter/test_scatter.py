@@ -93,19 +93,24 @@ class Bench:
             out_ready = int(rng.random() < self.out_ready_p)
             dut.out_ready.value = out_ready
 
+    @staticmethod
+    def cuts(b):
+        """Message offsets where the list's entries end strictly inside a scattered burst (an empty
+        entry ends where the one before it does: one cut)."""
+        off, n = b["addr"], len(b["data"])
+        ends, run = set(), 0
+        for (_, length) in b["entries"]:
+            run += length
+            ends.add(run)
+        return {e for e in ends if off < e < off + n}
+
     def words_out(self, b):
         """Words a burst must give: one per word in, plus one per entry boundary inside a word."""
         nb = self.nb
         nin = (len(b["data"]) + nb - 1) // nb
         if not b["scatter"]:
             return nin
-        off, n = b["addr"], len(b["data"])
-        ends, run = [], 0
-        for (_, length) in b["entries"]:
-            run += length
-            ends.append(run)
-        # An empty entry ends where the one before it does: one cut.
-        return nin + len({e for e in ends if off < e < off + n and (e - off) % nb})
+        return nin + sum(1 for e in self.cuts(b) if (e - b["addr"]) % nb)
 
     async def settle(self, n, limit=400000):
         for _ in range(limit):
@@ -148,12 +153,7 @@ class Bench:
             want = {a: b["data"][m - off] for a, m in where.items() if m >= off}
             assert written == want, f"{what}: landed bytes differ " \
                 f"(missing {sorted(set(want) - set(written))[:4]}, extra {sorted(set(written) - set(want))[:4]})"
-            # Boundaries between entries holding bytes of this burst, strictly inside it.
-            ends, run = [], 0
-            for (_, length) in b["entries"]:
-                run += length
-                ends.append(run)
-            cuts = {e for e in ends if off < e < off + n}
+            cuts = self.cuts(b)
             # Pieces: runs of consecutive words, one out_last per piece, as many as boundaries + 1.
             assert sum(w[3] for w in b["out"]) == len(cuts) + 1 and b["out"][-1][3] == 1, \
                 f"{what}: pieces {[w[3] for w in b['out']]}"
