@@ -6,5 +6,6 @@ pub mod pause_timer;
 pub mod pfc;
 pub mod rate_limiters;
 pub mod rx_buffer;
+pub mod rx_checks;
 pub mod short_frame;
 pub mod vlan;

@@ -1,62 +1,99 @@
-//! Receive buffer: takes frames from the MAC, verifies the ICRC while they stream in, and keeps only
-//! RoCEv2 packets for this port. Store-and-forward, so nothing of a bad frame ever reaches host memory.
+//! Receive buffer: takes frames from the MAC, one beat every cycle, keeps the RoCEv2 packets for this
+//! port whose ICRC holds, and hands them to the receive engine in order. Store-and-forward, so nothing
+//! of a bad frame ever reaches host memory.
 //!
-//! Frames are stored in a circular RAM of `2^A` words; each good frame occupies one metadata word (its
-//! length in bytes) followed by its data words. A bad frame is dropped by rewinding the write pointer.
-//! The receive engine reads frames through a second port and frees them with `pop`.
+//! Every beat is written to a circular RAM of `2^A` words as it arrives, frame after frame with no
+//! gap and no pause: the frame's verdict comes later, from a pipeline that never holds the input up.
+//! Each judged frame leaves a descriptor in a second RAM (a FIFO): where the frame ends in the ring,
+//! its words, and for a good frame its length in bytes, IP version and priority (`meta`); a dropped
+//! frame's descriptor is marked skip, and the buffer retires it itself when it reaches the head, so
+//! its words are freed in order and the engine never sees it. The engine reads the frame at `head`
+//! (its first word) through the RAM's read port while `pending`, and frees it with `pop`.
 //!
-//! Two stages, for timing: a beat is stored and captured into the header register in the cycle it
-//! arrives, together with its ICRC lanes (which bytes the IP total length puts inside the ICRC region)
-//! and its ICRC-masked bytes set to ones; the ICRC takes it from those registers one cycle later. The
-//! verdict follows in the cycle after the last beat (`Check`), which writes the frame's metadata word
-//! and, for a good frame, moves `tail` past it; input pauses for that one cycle per frame.
+//! Per frame, counted from the cycle its last beat arrives (T): the beat is written (T); its ICRC
+//! lanes are masked and its distance to the IP packet's end taken (T+1); its lane enables formed (T+2);
+//! the CRC pipeline (`prim::crc32_pipe`) takes it (T+3) and gives the register over the region at T+8.
+//! Meanwhile the header checks (`net::rx_checks`) run on the capture of the frame's first 64 bytes
+//! from T+1 and the frame's record is completed over four stages (its length, the checks, the first
+//! failing one, the lossy-admission compare), then waits for the CRC. The verdict is taken at T+9 and
+//! the descriptor is readable at T+11. Every stage is at most 6 LUT levels at 512 bits.
 //!
-//! This generation accepts untagged Ethernet II + IPv4 (no options) + UDP 4791. Every other frame is
-//! dropped and counted by the first check it fails, in header order (`drop_reason`): destination MAC,
-//! the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType (IPv6 lands here),
-//! IPv4 version/IHL (options), destination IP, UDP port, lengths, and last the port enable.
+//! Checks, in this order, each counted by its own counter (`drop_reason` with `not_roce_inc` says
+//! which header check failed first: destination MAC, the 802.1Q tag (checked and removed before this
+//! buffer, `net::vlan`), EtherType, IP version/IHL, destination IP, UDP port, lengths, and last the
+//! port enable): the ring overflowed, the MAC's FCS, the headers, the IPv4 header checksum, the ICRC,
+//! lossy admission.
 //!
 //! Admission by priority (802.1Qbb shared buffer): a good RoCE frame gets its priority from its DSCP
 //! through the DSCP → priority map (DSCP trust) or from its 802.1Q PCP (PCP trust). A frame of a lossy
-//! priority (not in `lossless`) is dropped (`lossy_inc`) when the frames stored before it fill
-//! `lossy_words` or more, so that lossy traffic cannot take the room the lossless priorities need
-//! between their XOFF and the peer's reaction.
+//! priority (not in `lossless`) is dropped (`lossy_inc`) when the ring's words before it (frames not
+//! yet freed, whether judged or not) number `lossy_words` or more, so that lossy traffic cannot take
+//! the room the lossless priorities need between their XOFF and the peer's reaction.
 //!
-//! Each priority's stored frames are counted apart (`fill0`..`fill7`, in words, metadata included), so
-//! that PFC pauses the priority that fills the buffer and not the others (per-priority ingress
-//! accounting, as a switch's shared buffer does per priority group). A frame counts from the cycle
-//! after it is accepted (the count follows the verdict by a register, for timing) until the engine pops
-//! it; the engine hands back the priority the metadata word recorded (`pop_prio`). The frame still
-//! being received is not counted: its priority is known only once it is checked, so the headroom above
-//! XOFF must also cover one largest frame.
-use crate::prim::byteswap::{be_shift, ByteSwap};
-use crate::prim::crc32::{icrc_masks, Crc32Lanes, ICRC_START, RESIDUE};
+//! Each priority's good frames are counted apart (`fill0`..`fill7`, in words), so that PFC pauses the
+//! priority that fills the buffer and not the others (per-priority ingress accounting, as a switch's
+//! shared buffer does per priority group). A frame counts from the cycle after its verdict until the
+//! engine pops it. Frames not yet judged, and dropped ones not yet retired, count for no priority, so
+//! the headroom above XOFF must also cover the verdict's latency (eleven cycles of the line) and one
+//! largest frame.
+//!
+//! A frame that would run into the oldest word not yet freed (one word always stays free) is cut
+//! there, its words given back at once (nothing after it has begun), and it is dropped and counted as
+//! an overflow. The descriptor FIFO holds as many entries as the ring has words, and every descriptor
+//! has at least one, so it cannot overflow.
+use crate::net::rx_checks::{RxChecks, CAP_BYTES};
+use crate::prim::crc32::{icrc_masks, RESIDUE};
+use crate::prim::crc32_pipe::Crc32Pipe;
 use crate::prim::lane_count::LaneCount;
 use crate::prim::slot_fill::SlotFill;
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
+use rocenic_proto::wire::{len, ETHERTYPE_IPV6};
 use rust_hdl::prelude::*;
-
-/// Bytes of the frame start captured to check addresses and find the IP length.
-const CAP_BYTES: usize = 64;
 
 /// The ICRC covers the frame from the IP header on (the Ethernet header is replaced by the 8-byte prefix).
 const ICRC_FIRST_BYTE: usize = F::IP;
 
-/// Minimum IPv4 total length of a RoCEv2 packet: IP 20 + UDP 8 + BTH 12 + ICRC 4.
-const MIN_IP_LEN: u64 = 44;
-/// Minimum IPv6 payload length of a RoCEv2 packet: UDP 8 + BTH 12 + ICRC 4.
-const MIN_IP6_PAYLOAD: u64 = 24;
+/// Bytes before which the IP length field (IPv4 total length at 16, IPv6 payload length at 18) may
+/// not yet be in: a beat that ends there is taken whole.
+const LEN_FIELDS_END: usize = G::IP_PAYLOAD_LEN + 2;
 
-#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
-enum Phase {
-    /// Between frames: the next beat starts a frame.
-    Idle,
-    /// Inside a frame.
-    Frame,
-    /// After a frame's last beat: its last word goes through the ICRC, the frame is judged, and a good
-    /// frame's metadata word is written. Input pauses for this cycle.
-    Check,
+/// The first check a frame fails, as `drop_reason` gives it (docs/ethernet.md).
+mod why {
+    pub const DST_MAC: u64 = 0;
+    pub const ETHERTYPE: u64 = 1;
+    pub const IP_HEADER: u64 = 2;
+    pub const DST_IP: u64 = 3;
+    pub const UDP_PORT: u64 = 4;
+    pub const LENGTH: u64 = 5;
+    pub const DISABLED: u64 = 6;
+    pub const VLAN: u64 = 7;
+}
+
+/// A frame's record once its checks are in, as it waits for the CRC: bit positions.
+mod rec {
+    pub const VALID: usize = 0;
+    pub const OVERFLOW: usize = 1;
+    pub const FCS: usize = 2;
+    pub const HDR_BAD: usize = 3;
+    pub const CSUM_BAD: usize = 4;
+    pub const LOSSY: usize = 5;
+    pub const V6: usize = 6;
+    pub const PRIO: usize = 7;
+    pub const WHY: usize = 10;
+    pub const LEN: usize = 16;
+    pub const END: usize = 32;
+    pub const WORDS: usize = 48;
+}
+
+/// A descriptor: bit positions (`meta` is its low 32 bits: the length, bit 16 IPv6, bits 20..22 the
+/// priority, as the engine reads them).
+mod desc {
+    pub const V6: usize = 16;
+    pub const PRIO: usize = 20;
+    pub const SKIP: usize = 31;
+    pub const END: usize = 32;
+    pub const WORDS: usize = 48;
 }
 
 #[derive(LogicBlock)]
@@ -86,24 +123,22 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub gid3: Signal<In, Bits<128>>,
     /// UDP destination port of RoCEv2 (4791 unless configured otherwise).
     pub udp_dport: Signal<In, Bits<16>>,
-    // MAC side
+    // MAC side: a beat every cycle it is valid (no ready: the buffer never holds the input up).
     pub rx_tdata: Signal<In, Bits<W>>,
     pub rx_tkeep: Signal<In, Bits<B>>,
     pub rx_tlast: Signal<In, bool>,
     pub rx_tvalid: Signal<In, bool>,
     /// With the last beat: the MAC marked the frame bad (a bad FCS). It is dropped and counted.
     pub rx_tuser: Signal<In, bool>,
-    pub rx_tready: Signal<Out, bool>,
-    // Engine side: frame at `head` (its metadata word) is available while `pending`
+    // Engine side: the frame whose first word is at `head` is available while `pending`.
     pub pending: Signal<Out, bool>,
     pub head: Signal<Out, Bits<A>>,
+    /// The frame's length in bytes (bits 0..15), over IPv6 (bit 16), its priority (bits 20..22).
+    pub meta: Signal<Out, Bits<32>>,
     pub rd_addr: Signal<In, Bits<A>>,
     pub rd_data: Signal<Out, Bits<W>>,
     pub pop: Signal<In, bool>,
-    pub pop_words: Signal<In, Bits<A>>,
-    /// With `pop`: the popped frame's priority (metadata bits 20..22).
-    pub pop_prio: Signal<In, Bits<3>>,
-    /// Words of stored frames of priority p (for PFC's per-priority XOFF/XON marks).
+    /// Words of good frames of priority p (for PFC's per-priority XOFF/XON marks).
     pub fill0: Signal<Out, Bits<A>>,
     pub fill1: Signal<Out, Bits<A>>,
     pub fill2: Signal<Out, Bits<A>>,
@@ -128,31 +163,105 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     /// A good RoCE frame of a lossy priority dropped for want of room.
     pub lossy_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
-    crc_unit: Crc32Lanes<W, B>,
-    cap_swap: ByteSwap<512>,
+    dq: RAM<Bits<64>, A>,
+    chk: RxChecks,
+    crc: Crc32Pipe<W, B>,
     /// The beat into its slot of the capture (no barrel shifter).
     cap_fill: SlotFill<512, W>,
     keep_count: LaneCount<B>,
-    phase: DFF<Phase>,
-    crc: DFF<Bits<32>>,
-    cap: DFF<Bits<512>>,
+    // Input stage: where the beat goes, the capture.
+    in_frame: DFF<bool>,
     beat: DFF<Bits<16>>,
     wr_ptr: DFF<Bits<A>>,
-    tail: DFF<Bits<A>>,
-    head_q: DFF<Bits<A>>,
-    overflow: DFF<bool>,
-    frame_len: DFF<Bits<16>>,
-    // The beat taken last cycle, on its way to the ICRC.
+    /// `wr_ptr` + 1, kept beside it so the full compare has no adder in front.
+    wr_inc: DFF<Bits<A>>,
+    f_start: DFF<Bits<A>>,
+    f_start_inc: DFF<Bits<A>>,
+    ovf: DFF<bool>,
+    cap: DFF<Bits<512>>,
+    // The beat a cycle later (D): raw, with what its ICRC lanes need.
     d_valid: DFF<bool>,
     d_first: DFF<bool>,
+    d_last: DFF<bool>,
     d_data: DFF<Bits<W>>,
-    /// The beat's ICRC lanes: kept, inside the IP length, not before the IP header.
-    d_en: DFF<Bits<B>>,
-    /// With a frame's last beat: its tag was not the port's, or the ring overflowed.
+    d_keep: DFF<Bits<B>>,
+    d_beat: DFF<Bits<16>>,
+    d_v6: DFF<bool>,
+    /// The beat ends before the IP length field: taken whole (up to its keep).
+    d_early: DFF<bool>,
+    /// Its byte position less 14 and less 54 (the IP packet's start for each version), 18 bits signed.
+    d_posc4: DFF<Bits<18>>,
+    d_posc6: DFF<Bits<18>>,
+    d_start: DFF<Bits<A>>,
+    d_end: DFF<Bits<A>>,
+    d_ovf: DFF<bool>,
     d_vlan_bad: DFF<bool>,
     d_fcs_bad: DFF<bool>,
-    d_overflow: DFF<bool>,
     d_pcp: DFF<Bits<3>>,
+    flen: DFF<Bits<16>>,
+    // E: the masked beat and its distance to the IP packet's end (18 bits, signed).
+    e_valid: DFF<bool>,
+    e_first: DFF<bool>,
+    e_last: DFF<bool>,
+    e_data: DFF<Bits<W>>,
+    e_keep: DFF<Bits<B>>,
+    e_early: DFF<bool>,
+    e_diff: DFF<Bits<18>>,
+    /// The beat's bytes (where its keep ends).
+    e_cnt: DFF<Bits<16>>,
+    // F: into the CRC pipeline.
+    f_valid: DFF<bool>,
+    f_first: DFF<bool>,
+    f_last: DFF<bool>,
+    f_data: DFF<Bits<W>>,
+    f_en: DFF<Bits<B>>,
+    // The frame's record: R1 (from its last beat), R2 (its length and words), R3 (the checks).
+    r1_v: DFF<bool>,
+    r1_start: DFF<Bits<A>>,
+    r1_end: DFF<Bits<A>>,
+    r1_ovf: DFF<bool>,
+    r1_vlan_bad: DFF<bool>,
+    r1_fcs: DFF<bool>,
+    r1_pcp: DFF<Bits<3>>,
+    r2_v: DFF<bool>,
+    r2_start: DFF<Bits<A>>,
+    r2_end: DFF<Bits<A>>,
+    r2_words: DFF<Bits<A>>,
+    r2_ovf: DFF<bool>,
+    r2_vlan_bad: DFF<bool>,
+    r2_fcs: DFF<bool>,
+    r2_pcp: DFF<Bits<3>>,
+    r3_v: DFF<bool>,
+    r3_end: DFF<Bits<A>>,
+    r3_words: DFF<Bits<A>>,
+    r3_len: DFF<Bits<16>>,
+    r3_ovf: DFF<bool>,
+    r3_vlan_bad: DFF<bool>,
+    r3_fcs: DFF<bool>,
+    r3_mac: DFF<bool>,
+    r3_type: DFF<bool>,
+    r3_ihl: DFF<bool>,
+    r3_dip: DFF<bool>,
+    r3_udp: DFF<bool>,
+    r3_len_ok: DFF<bool>,
+    r3_csum: DFF<bool>,
+    r3_v6: DFF<bool>,
+    r3_prio: DFF<Bits<3>>,
+    r3_lossy_prio: DFF<bool>,
+    /// Ring words before the frame (its start less `head`).
+    r3_before: DFF<Bits<A>>,
+    /// The record packed (`rec`), waiting for the CRC: R4 to R7, then R8 with the ICRC's result.
+    q4: DFF<Bits<64>>,
+    q5: DFF<Bits<64>>,
+    q6: DFF<Bits<64>>,
+    q7: DFF<Bits<64>>,
+    q8: DFF<Bits<64>>,
+    q8_crc_ok: DFF<bool>,
+    // The descriptor FIFO: write, read, and the write pointer a cycle late (what a read may see).
+    dq_wp: DFF<Bits<A>>,
+    dq_rp: DFF<Bits<A>>,
+    dq_vis: DFF<Bits<A>>,
+    head_q: DFF<Bits<A>>,
     // Stored words per priority.
     f0: DFF<Bits<A>>,
     f1: DFF<Bits<A>>,
@@ -162,12 +271,38 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     f5: DFF<Bits<A>>,
     f6: DFF<Bits<A>>,
     f7: DFF<Bits<A>>,
-    /// Words the frame accepted last cycle adds to its priority (0 if none), and that priority: the
-    /// count follows the verdict a cycle later, so the ICRC compare does not run into eight adders.
+    /// Words the frame judged good last cycle adds to its priority (0 if none), and that priority.
     acc_w: DFF<Bits<A>>,
     acc_prio: DFF<Bits<3>>,
-    /// Words a pop frees from its priority.
+    // Combinational intermediates
+    full: Signal<Local, bool>,
+    ovf_now: Signal<Local, bool>,
+    cap_next: Signal<Local, Bits<512>>,
+    lenf: Signal<Local, Bits<16>>,
+    posc: Signal<Local, Bits<18>>,
+    therm: Signal<Local, Bits<B>>,
+    why_v: Signal<Local, Bits<3>>,
+    hdr_bad: Signal<Local, bool>,
+    prio: Signal<Local, Bits<3>>,
+    rq: Signal<Local, Bits<64>>,
+    v_valid: Signal<Local, bool>,
+    v_ovf: Signal<Local, bool>,
+    v_fcs: Signal<Local, bool>,
+    v_hdr_bad: Signal<Local, bool>,
+    v_csum_bad: Signal<Local, bool>,
+    v_lossy: Signal<Local, bool>,
+    v_words: Signal<Local, Bits<A>>,
+    dsc_skip: Signal<Local, bool>,
+    good: Signal<Local, bool>,
+    skip: Signal<Local, bool>,
+    csum_bad: Signal<Local, bool>,
+    lossy: Signal<Local, bool>,
+    dsc: Signal<Local, Bits<64>>,
+    vis: Signal<Local, bool>,
+    popping: Signal<Local, bool>,
+    rp_next: Signal<Local, Bits<A>>,
     sub_w: Signal<Local, Bits<A>>,
+    sub_prio: Signal<Local, Bits<3>>,
     a0: Signal<Local, Bits<A>>,
     a1: Signal<Local, Bits<A>>,
     a2: Signal<Local, Bits<A>>,
@@ -184,77 +319,66 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     s5: Signal<Local, Bits<A>>,
     s6: Signal<Local, Bits<A>>,
     s7: Signal<Local, Bits<A>>,
-    // Combinational intermediates
-    prio: Signal<Local, Bits<3>>,
-    lossy_full: Signal<Local, bool>,
-    waddr: Signal<Local, Bits<A>>,
-    waddr_inc: Signal<Local, Bits<A>>,
-    /// This beat's word would run into the oldest unconsumed frame.
-    full: Signal<Local, bool>,
-    pos: Signal<Local, Bits<16>>,
-    pos_end: Signal<Local, Bits<16>>,
-    lane_en: Signal<Local, Bits<B>>,
-    cap_next: Signal<Local, Bits<512>>,
-    ip_end: Signal<Local, Bits<16>>,
-    ip_end_next: Signal<Local, Bits<16>>,
-    en_next: Signal<Local, Bits<B>>,
-    /// The beat with the ICRC-masked fields set to ones.
-    data_next: Signal<Local, Bits<W>>,
-    lanes_left: Signal<Local, Bits<16>>,
-    len_next: Signal<Local, Bits<16>>,
-    is_roce: Signal<Local, bool>,
-    /// The frame is IPv6 (EtherType 0x86DD): from the capture including this beat, and from the
-    /// registered capture.
-    v6_next: Signal<Local, bool>,
-    v6: Signal<Local, bool>,
-    ip6_dst: Signal<Local, Bits<128>>,
-    tos: Signal<Local, Bits<8>>,
-    ok_mac: Signal<Local, bool>,
-    ok_type: Signal<Local, bool>,
-    ok_ihl: Signal<Local, bool>,
-    ok_dip: Signal<Local, bool>,
-    ok_udp: Signal<Local, bool>,
-    ok_len: Signal<Local, bool>,
-    why: Signal<Local, Bits<3>>,
-    ip_hdr: Signal<Local, Bits<160>>,
-    ip_sum: Signal<Local, Bits<32>>,
-    ip_fold: Signal<Local, Bits<32>>,
-    ip_fold2: Signal<Local, Bits<32>>,
     // Constants
     icrc_mask: Constant<Bits<1024>>,
     icrc_mask6: Constant<Bits<1024>>,
-    min_ip6_end: Constant<Bits<16>>,
-    sh_ip6_plen: Constant<Bits<16>>,
-    sh_ip6_vtc: Constant<Bits<16>>,
-    sh_ip6_next: Constant<Bits<16>>,
-    sh_ip6_dst: Constant<Bits<16>>,
-    sh_udp6_dport: Constant<Bits<16>>,
     icrc_skip: Constant<Bits<64>>,
-    crc_start: Constant<Bits<32>>,
     crc_residue: Constant<Bits<32>>,
     ones: Constant<Bits<B>>,
     beat_bytes: Constant<Bits<16>>,
     cap_beats: Constant<Bits<16>>,
-    /// log2 of the beat in bytes.
+    /// Beats that hold ICRC-masked bytes (the first 128), that hold bytes before the ICRC (the
+    /// first 14), and that end before the IP length field.
+    mask_beats: Constant<Bits<16>>,
+    skip_beats: Constant<Bits<16>>,
+    early_beats: Constant<Bits<16>>,
+    /// log2 of the beat in bytes, and in bits.
     log_b: Constant<Bits<16>>,
-    min_ip_end: Constant<Bits<16>>,
-    sh_ip_len: Constant<Bits<16>>,
-    sh_ip_hdr: Constant<Bits<16>>,
-    sh_dst_mac: Constant<Bits<16>>,
-    sh_ethertype: Constant<Bits<16>>,
-    sh_ip_vihl: Constant<Bits<16>>,
-    sh_ip_proto: Constant<Bits<16>>,
-    sh_ip_dst: Constant<Bits<16>>,
-    sh_udp_dport: Constant<Bits<16>>,
-    sh_ip_tos: Constant<Bits<16>>,
+    log_w: Constant<Bits<16>>,
+    ip_start4: Constant<Bits<18>>,
+    ip_start6: Constant<Bits<18>>,
+    /// EtherType IPv6 as lanes 12 and 13 hold it.
+    type6_lanes: Constant<Bits<16>>,
+    sh_type: Constant<Bits<16>>,
+    sh_len4: Constant<Bits<16>>,
+    sh_len6: Constant<Bits<16>>,
+    beat_bytes18: Constant<Bits<18>>,
+    why_dst_mac: Constant<Bits<3>>,
+    why_ethertype: Constant<Bits<3>>,
+    why_ip_header: Constant<Bits<3>>,
+    why_dst_ip: Constant<Bits<3>>,
+    why_udp_port: Constant<Bits<3>>,
+    why_length: Constant<Bits<3>>,
+    why_disabled: Constant<Bits<3>>,
+    why_vlan: Constant<Bits<3>>,
+    rb_valid: Constant<Bits<16>>,
+    rb_overflow: Constant<Bits<16>>,
+    rb_fcs: Constant<Bits<16>>,
+    rb_hdr_bad: Constant<Bits<16>>,
+    rb_csum_bad: Constant<Bits<16>>,
+    rb_lossy: Constant<Bits<16>>,
+    rb_v6: Constant<Bits<16>>,
+    rb_prio: Constant<Bits<16>>,
+    rb_why: Constant<Bits<16>>,
+    rb_len: Constant<Bits<16>>,
+    rb_end: Constant<Bits<16>>,
+    rb_words: Constant<Bits<16>>,
+    db_v6: Constant<Bits<16>>,
+    db_prio: Constant<Bits<16>>,
+    db_skip: Constant<Bits<16>>,
+    db_end: Constant<Bits<16>>,
+    db_words: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
+        assert!(A <= 16, "descriptor fields are 16 bits");
         // Bits the ICRC counts as ones (annex A17.3.3, A17.8), all in the frame's first 128 bytes.
         let (mask, mask6) = icrc_masks();
         let skip: u64 = (1 << ICRC_FIRST_BYTE) - 1;
+        let k16 = |v: usize| Constant::new((v as u64).into());
+        let k3 = |v: u64| Constant::new(v.into());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -265,27 +389,25 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             dscp_map: Default::default(),
             lossless: Default::default(),
             lossy_words: Default::default(),
-            lossy_inc: Default::default(),
-            d_pcp: Default::default(),
-            prio: Default::default(),
-            lossy_full: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ipv4: Default::default(),
+            gid0: Default::default(),
+            gid1: Default::default(),
+            gid2: Default::default(),
+            gid3: Default::default(),
             udp_dport: Default::default(),
             rx_tdata: Default::default(),
             rx_tkeep: Default::default(),
             rx_tlast: Default::default(),
             rx_tvalid: Default::default(),
             rx_tuser: Default::default(),
-            rx_tready: Default::default(),
             pending: Default::default(),
             head: Default::default(),
+            meta: Default::default(),
             rd_addr: Default::default(),
             rd_data: Default::default(),
             pop: Default::default(),
-            pop_words: Default::default(),
-            pop_prio: Default::default(),
             fill0: Default::default(),
             fill1: Default::default(),
             fill2: Default::default(),
@@ -294,6 +416,102 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             fill5: Default::default(),
             fill6: Default::default(),
             fill7: Default::default(),
+            frames_inc: Default::default(),
+            roce_inc: Default::default(),
+            icrc_err_inc: Default::default(),
+            not_roce_inc: Default::default(),
+            drop_reason: Default::default(),
+            overflow_inc: Default::default(),
+            ip_csum_err_inc: Default::default(),
+            fcs_err_inc: Default::default(),
+            lossy_inc: Default::default(),
+            ram: Default::default(),
+            dq: Default::default(),
+            chk: Default::default(),
+            crc: Default::default(),
+            cap_fill: Default::default(),
+            keep_count: Default::default(),
+            in_frame: Default::default(),
+            beat: Default::default(),
+            wr_ptr: Default::default(),
+            wr_inc: Default::default(),
+            f_start: Default::default(),
+            f_start_inc: Default::default(),
+            ovf: Default::default(),
+            cap: Default::default(),
+            d_valid: Default::default(),
+            d_first: Default::default(),
+            d_last: Default::default(),
+            d_data: Default::default(),
+            d_keep: Default::default(),
+            d_beat: Default::default(),
+            d_v6: Default::default(),
+            d_early: Default::default(),
+            d_posc4: Default::default(),
+            d_posc6: Default::default(),
+            d_start: Default::default(),
+            d_end: Default::default(),
+            d_ovf: Default::default(),
+            d_vlan_bad: Default::default(),
+            d_fcs_bad: Default::default(),
+            d_pcp: Default::default(),
+            flen: Default::default(),
+            e_valid: Default::default(),
+            e_first: Default::default(),
+            e_last: Default::default(),
+            e_data: Default::default(),
+            e_keep: Default::default(),
+            e_early: Default::default(),
+            e_diff: Default::default(),
+            e_cnt: Default::default(),
+            f_valid: Default::default(),
+            f_first: Default::default(),
+            f_last: Default::default(),
+            f_data: Default::default(),
+            f_en: Default::default(),
+            r1_v: Default::default(),
+            r1_start: Default::default(),
+            r1_end: Default::default(),
+            r1_ovf: Default::default(),
+            r1_vlan_bad: Default::default(),
+            r1_fcs: Default::default(),
+            r1_pcp: Default::default(),
+            r2_v: Default::default(),
+            r2_start: Default::default(),
+            r2_end: Default::default(),
+            r2_words: Default::default(),
+            r2_ovf: Default::default(),
+            r2_vlan_bad: Default::default(),
+            r2_fcs: Default::default(),
+            r2_pcp: Default::default(),
+            r3_v: Default::default(),
+            r3_end: Default::default(),
+            r3_words: Default::default(),
+            r3_len: Default::default(),
+            r3_ovf: Default::default(),
+            r3_vlan_bad: Default::default(),
+            r3_fcs: Default::default(),
+            r3_mac: Default::default(),
+            r3_type: Default::default(),
+            r3_ihl: Default::default(),
+            r3_dip: Default::default(),
+            r3_udp: Default::default(),
+            r3_len_ok: Default::default(),
+            r3_csum: Default::default(),
+            r3_v6: Default::default(),
+            r3_prio: Default::default(),
+            r3_lossy_prio: Default::default(),
+            r3_before: Default::default(),
+            q4: Default::default(),
+            q5: Default::default(),
+            q6: Default::default(),
+            q7: Default::default(),
+            q8: Default::default(),
+            q8_crc_ok: Default::default(),
+            dq_wp: Default::default(),
+            dq_rp: Default::default(),
+            dq_vis: Default::default(),
+            head_q: Default::default(),
             f0: Default::default(),
             f1: Default::default(),
             f2: Default::default(),
@@ -304,7 +522,34 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             f7: Default::default(),
             acc_w: Default::default(),
             acc_prio: Default::default(),
+            full: Default::default(),
+            ovf_now: Default::default(),
+            cap_next: Default::default(),
+            lenf: Default::default(),
+            posc: Default::default(),
+            therm: Default::default(),
+            why_v: Default::default(),
+            hdr_bad: Default::default(),
+            prio: Default::default(),
+            rq: Default::default(),
+            v_valid: Default::default(),
+            v_ovf: Default::default(),
+            v_fcs: Default::default(),
+            v_hdr_bad: Default::default(),
+            v_csum_bad: Default::default(),
+            v_lossy: Default::default(),
+            v_words: Default::default(),
+            dsc_skip: Default::default(),
+            good: Default::default(),
+            skip: Default::default(),
+            csum_bad: Default::default(),
+            lossy: Default::default(),
+            dsc: Default::default(),
+            vis: Default::default(),
+            popping: Default::default(),
+            rp_next: Default::default(),
             sub_w: Default::default(),
+            sub_prio: Default::default(),
             a0: Default::default(),
             a1: Default::default(),
             a2: Default::default(),
@@ -321,93 +566,50 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             s5: Default::default(),
             s6: Default::default(),
             s7: Default::default(),
-            frames_inc: Default::default(),
-            roce_inc: Default::default(),
-            icrc_err_inc: Default::default(),
-            not_roce_inc: Default::default(),
-            drop_reason: Default::default(),
-            overflow_inc: Default::default(),
-            ip_csum_err_inc: Default::default(),
-            fcs_err_inc: Default::default(),
-            ram: Default::default(),
-            crc_unit: Default::default(),
-            cap_swap: Default::default(),
-            cap_fill: Default::default(),
-            keep_count: Default::default(),
-            phase: Default::default(),
-            crc: Default::default(),
-            cap: Default::default(),
-            beat: Default::default(),
-            wr_ptr: Default::default(),
-            tail: Default::default(),
-            head_q: Default::default(),
-            overflow: Default::default(),
-            frame_len: Default::default(),
-            d_valid: Default::default(),
-            d_first: Default::default(),
-            d_data: Default::default(),
-            d_en: Default::default(),
-            ip_end_next: Default::default(),
-            en_next: Default::default(),
-            data_next: Default::default(),
-            d_vlan_bad: Default::default(),
-            d_fcs_bad: Default::default(),
-            d_overflow: Default::default(),
-            waddr: Default::default(),
-            waddr_inc: Default::default(),
-            full: Default::default(),
-            pos: Default::default(),
-            pos_end: Default::default(),
-            lane_en: Default::default(),
-            cap_next: Default::default(),
-            ip_end: Default::default(),
-            lanes_left: Default::default(),
-            len_next: Default::default(),
-            is_roce: Default::default(),
-            v6_next: Default::default(),
-            v6: Default::default(),
-            ip6_dst: Default::default(),
-            tos: Default::default(),
-            gid0: Default::default(),
-            gid1: Default::default(),
-            gid2: Default::default(),
-            gid3: Default::default(),
-            icrc_mask6: Constant::new(mask6),
-            min_ip6_end: Constant::new((MIN_IP6_PAYLOAD + G::UDP as u64).into()),
-            sh_ip6_plen: Constant::new(be_shift(CAP_BYTES, G::IP_PAYLOAD_LEN, 2).into()),
-            sh_ip6_vtc: Constant::new(be_shift(CAP_BYTES, G::IP_VERSION_TC, 2).into()),
-            sh_ip6_next: Constant::new(be_shift(CAP_BYTES, G::IP_NEXT_HEADER, 1).into()),
-            sh_ip6_dst: Constant::new(be_shift(CAP_BYTES, G::IP_DST, 16).into()),
-            sh_udp6_dport: Constant::new(be_shift(CAP_BYTES, G::UDP_DPORT, 2).into()),
-            ok_mac: Default::default(),
-            ok_type: Default::default(),
-            ok_ihl: Default::default(),
-            ok_dip: Default::default(),
-            ok_udp: Default::default(),
-            ok_len: Default::default(),
-            why: Default::default(),
-            ip_hdr: Default::default(),
-            ip_sum: Default::default(),
-            ip_fold: Default::default(),
-            ip_fold2: Default::default(),
             icrc_mask: Constant::new(mask),
+            icrc_mask6: Constant::new(mask6),
             icrc_skip: Constant::new(skip.into()),
-            crc_start: Constant::new((ICRC_START as u64).into()),
             crc_residue: Constant::new((RESIDUE as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
-            beat_bytes: Constant::new((B as u64).into()),
-            cap_beats: Constant::new(((CAP_BYTES / B).max(1) as u64).into()),
-            log_b: Constant::new((B.trailing_zeros() as u64).into()),
-            min_ip_end: Constant::new((MIN_IP_LEN + ICRC_FIRST_BYTE as u64).into()),
-            sh_ip_len: Constant::new(be_shift(CAP_BYTES, F::IP_TOTAL_LEN, 2).into()),
-            sh_ip_hdr: Constant::new(be_shift(CAP_BYTES, F::IP, 20).into()),
-            sh_dst_mac: Constant::new(be_shift(CAP_BYTES, 0, 6).into()),
-            sh_ethertype: Constant::new(be_shift(CAP_BYTES, 12, 2).into()),
-            sh_ip_vihl: Constant::new(be_shift(CAP_BYTES, F::IP, 1).into()),
-            sh_ip_proto: Constant::new(be_shift(CAP_BYTES, F::IP_PROTOCOL, 1).into()),
-            sh_ip_dst: Constant::new(be_shift(CAP_BYTES, F::IP_DST, 4).into()),
-            sh_udp_dport: Constant::new(be_shift(CAP_BYTES, F::UDP_DPORT, 2).into()),
-            sh_ip_tos: Constant::new(be_shift(CAP_BYTES, F::IP_TOS, 1).into()),
+            beat_bytes: k16(B),
+            cap_beats: k16((CAP_BYTES / B).max(1)),
+            mask_beats: k16(128usize.div_ceil(B)),
+            skip_beats: k16(ICRC_FIRST_BYTE.div_ceil(B)),
+            early_beats: k16(LEN_FIELDS_END / B),
+            log_b: k16(B.trailing_zeros() as usize),
+            log_w: k16(W.trailing_zeros() as usize),
+            ip_start4: Constant::new((F::IP as u64).into()),
+            ip_start6: Constant::new(((G::IP + len::IPV6) as u64).into()),
+            type6_lanes: k16(ETHERTYPE_IPV6.swap_bytes() as usize),
+            sh_type: k16(8 * F::ETHERTYPE),
+            sh_len4: k16(8 * F::IP_TOTAL_LEN),
+            sh_len6: k16(8 * G::IP_PAYLOAD_LEN),
+            beat_bytes18: Constant::new((B as u64).into()),
+            why_dst_mac: k3(why::DST_MAC),
+            why_ethertype: k3(why::ETHERTYPE),
+            why_ip_header: k3(why::IP_HEADER),
+            why_dst_ip: k3(why::DST_IP),
+            why_udp_port: k3(why::UDP_PORT),
+            why_length: k3(why::LENGTH),
+            why_disabled: k3(why::DISABLED),
+            why_vlan: k3(why::VLAN),
+            rb_valid: k16(rec::VALID),
+            rb_overflow: k16(rec::OVERFLOW),
+            rb_fcs: k16(rec::FCS),
+            rb_hdr_bad: k16(rec::HDR_BAD),
+            rb_csum_bad: k16(rec::CSUM_BAD),
+            rb_lossy: k16(rec::LOSSY),
+            rb_v6: k16(rec::V6),
+            rb_prio: k16(rec::PRIO),
+            rb_why: k16(rec::WHY),
+            rb_len: k16(rec::LEN),
+            rb_end: k16(rec::END),
+            rb_words: k16(rec::WORDS),
+            db_v6: k16(desc::V6),
+            db_prio: k16(desc::PRIO),
+            db_skip: k16(desc::SKIP),
+            db_end: k16(desc::END),
+            db_words: k16(desc::WORDS),
         }
     }
 }
@@ -416,15 +618,111 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, crc, cap, beat, wr_ptr, tail, head_q, overflow, frame_len, d_valid,
-            d_first, d_data, d_en, d_vlan_bad, d_fcs_bad, d_overflow, d_pcp, f0, f1, f2, f3, f4,
-            f5, f6, f7, acc_w, acc_prio
+            self,
+            clock,
+            in_frame,
+            beat,
+            wr_ptr,
+            wr_inc,
+            f_start,
+            f_start_inc,
+            ovf,
+            cap,
+            d_valid,
+            d_first,
+            d_last,
+            d_data,
+            d_keep,
+            d_beat,
+            d_v6,
+            d_early,
+            d_posc4,
+            d_posc6,
+            d_start,
+            d_end,
+            d_ovf,
+            d_vlan_bad,
+            d_fcs_bad,
+            d_pcp,
+            flen,
+            e_valid,
+            e_first,
+            e_last,
+            e_data,
+            e_keep,
+            e_early,
+            e_diff,
+            e_cnt,
+            f_valid,
+            f_first,
+            f_last,
+            f_data,
+            f_en,
+            r1_v,
+            r1_start,
+            r1_end,
+            r1_ovf,
+            r1_vlan_bad,
+            r1_fcs,
+            r1_pcp,
+            r2_v,
+            r2_start,
+            r2_end,
+            r2_words,
+            r2_ovf,
+            r2_vlan_bad,
+            r2_fcs,
+            r2_pcp,
+            r3_v,
+            r3_end,
+            r3_words,
+            r3_len,
+            r3_ovf,
+            r3_vlan_bad,
+            r3_fcs,
+            r3_mac,
+            r3_type,
+            r3_ihl,
+            r3_dip,
+            r3_udp,
+            r3_len_ok,
+            r3_csum,
+            r3_v6,
+            r3_prio,
+            r3_lossy_prio,
+            r3_before,
+            q4,
+            q5,
+            q6,
+            q7,
+            q8,
+            q8_crc_ok,
+            dq_wp,
+            dq_rp,
+            dq_vis,
+            head_q,
+            f0,
+            f1,
+            f2,
+            f3,
+            f4,
+            f5,
+            f6,
+            f7,
+            acc_w,
+            acc_prio
         );
+        self.chk.clock.next = self.clock.val();
+        self.crc.clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_address.next = self.rd_addr.val();
         self.rd_data.next = self.ram.read_data.val();
-        self.head.next = self.head_q.q.val();
+        self.ram.write_enable.next = false;
+        self.ram.write_address.next = self.wr_ptr.q.val();
+        self.ram.write_data.next = self.rx_tdata.val();
+        self.dq.read_clock.next = self.clock.val();
+        self.dq.write_clock.next = self.clock.val();
         self.fill0.next = self.f0.q.val();
         self.fill1.next = self.f1.q.val();
         self.fill2.next = self.f2.q.val();
@@ -433,8 +731,249 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.fill5.next = self.f5.q.val();
         self.fill6.next = self.f6.q.val();
         self.fill7.next = self.f7.q.val();
-        self.pending.next = self.head_q.q.val() != self.tail.q.val();
-        self.frames_inc.next = false;
+
+        // Input stage (T): the beat goes into the ring at once, the frame's first 64 bytes into the
+        // capture. One word stays free, so `wr_ptr == head` means an empty ring.
+        self.full.next = self.wr_inc.q.val() == self.head_q.q.val();
+        self.ovf_now.next = self.full.val() || (self.ovf.q.val() && self.in_frame.q.val());
+        self.cap_fill.base.next = self.cap.q.val();
+        self.cap_fill.data.next = self.rx_tdata.val();
+        self.cap_fill.slot.next = bit_cast::<8, 16>(self.beat.q.val());
+        self.cap_fill.en.next = self.beat.q.val() < self.cap_beats.val();
+        self.cap_next.next = self.cap_fill.y.val();
+        if !self.in_frame.q.val() {
+            self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
+        }
+        self.frames_inc.next = self.rx_tvalid.val() && self.rx_tlast.val();
+        self.d_valid.d.next = self.rx_tvalid.val();
+        self.d_first.d.next = !self.in_frame.q.val();
+        self.d_last.d.next = self.rx_tlast.val();
+        self.d_data.d.next = self.rx_tdata.val();
+        self.d_keep.d.next = self.rx_tkeep.val();
+        self.d_beat.d.next = self.beat.q.val();
+        self.d_v6.d.next = bit_cast::<16, 512>(self.cap_next.val() >> self.sh_type.val())
+            == self.type6_lanes.val();
+        self.d_early.d.next = self.beat.q.val() < self.early_beats.val();
+        self.d_posc4.d.next =
+            bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val()) - self.ip_start4.val();
+        self.d_posc6.d.next =
+            bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val()) - self.ip_start6.val();
+        self.d_start.d.next = self.f_start.q.val();
+        self.d_end.d.next = self.wr_ptr.q.val();
+        self.d_ovf.d.next = self.ovf_now.val();
+        self.d_vlan_bad.d.next = self.vlan_bad.val();
+        self.d_fcs_bad.d.next = self.rx_tuser.val();
+        self.d_pcp.d.next = self.pcp.val();
+        if self.rx_tvalid.val() {
+            self.cap.d.next = self.cap_next.val();
+            self.beat.d.next = self.beat.q.val() + 1;
+            self.in_frame.d.next = !self.rx_tlast.val();
+            self.ovf.d.next = self.ovf_now.val();
+            if !self.in_frame.q.val() {
+                self.beat.d.next = 1.into();
+                self.f_start.d.next = self.wr_ptr.q.val();
+                self.d_start.d.next = self.wr_ptr.q.val();
+            }
+            if !self.in_frame.q.val() {
+                self.f_start_inc.d.next = self.wr_inc.q.val();
+            }
+            if !self.ovf_now.val() {
+                self.ram.write_enable.next = true;
+                self.wr_ptr.d.next = self.wr_inc.q.val();
+                self.wr_inc.d.next = self.wr_inc.q.val() + 1;
+                self.d_end.d.next = self.wr_inc.q.val();
+            } else if self.in_frame.q.val() {
+                // Cut: the frame's words so far are given back at once (no later frame has begun).
+                self.wr_ptr.d.next = self.f_start.q.val();
+                self.wr_inc.d.next = self.f_start_inc.q.val();
+                self.d_end.d.next = self.f_start.q.val();
+            }
+            if self.rx_tlast.val() {
+                self.beat.d.next = 0.into();
+            }
+        }
+
+        // D (T+1): the beat's ICRC-masked fields set to ones and the bytes before the IP header
+        // dropped from its lanes; its distance to the IP packet's end, from the capture that now holds
+        // it; its bytes counted.
+        self.e_valid.d.next = self.d_valid.q.val();
+        self.e_first.d.next = self.d_first.q.val();
+        self.e_last.d.next = self.d_last.q.val();
+        self.e_early.d.next = self.d_early.q.val();
+        self.e_data.d.next = self.d_data.q.val();
+        if self.d_beat.q.val() < self.mask_beats.val() {
+            self.e_data.d.next = self.d_data.q.val()
+                | bit_cast::<W, 1024>(
+                    self.icrc_mask.val() >> (self.d_beat.q.val() << self.log_w.val()),
+                );
+            if self.d_v6.q.val() {
+                self.e_data.d.next = self.d_data.q.val()
+                    | bit_cast::<W, 1024>(
+                        self.icrc_mask6.val() >> (self.d_beat.q.val() << self.log_w.val()),
+                    );
+            }
+        }
+        self.e_keep.d.next = self.d_keep.q.val();
+        if self.d_beat.q.val() < self.skip_beats.val() {
+            self.e_keep.d.next = self.d_keep.q.val()
+                & !bit_cast::<B, 64>(
+                    self.icrc_skip.val() >> (self.d_beat.q.val() << self.log_b.val()),
+                );
+        }
+        // The IP length field, big-endian in lanes 16..17 (IPv4) or 18..19 (IPv6).
+        self.lenf.next = (bit_cast::<16, 512>(self.cap.q.val() >> self.sh_len4.val()) << 8)
+            | (bit_cast::<16, 512>(self.cap.q.val() >> (self.sh_len4.val() + 8)) & 0xFF);
+        self.posc.next = self.d_posc4.q.val();
+        if self.d_v6.q.val() {
+            self.lenf.next = (bit_cast::<16, 512>(self.cap.q.val() >> self.sh_len6.val()) << 8)
+                | (bit_cast::<16, 512>(self.cap.q.val() >> (self.sh_len6.val() + 8)) & 0xFF);
+            self.posc.next = self.d_posc6.q.val();
+        }
+        self.e_diff.d.next = bit_cast::<18, 16>(self.lenf.val()) - self.posc.val();
+        self.keep_count.keep.next = self.d_keep.q.val();
+        self.e_cnt.d.next = self.keep_count.count.val();
+
+        // E (T+2): the lanes inside the IP packet (all of them before its length is in), registered
+        // so the CRC pipeline starts from flops. The frame's length adds up.
+        self.therm.next = !(self.ones.val() << bit_cast::<8, 18>(self.e_diff.q.val()));
+        if self.e_diff.q.val().get_bit(17) || (self.e_diff.q.val() == 0) {
+            self.therm.next = 0.into();
+        }
+        if (self.e_diff.q.val() >= self.beat_bytes18.val()) && !self.e_diff.q.val().get_bit(17) {
+            self.therm.next = self.ones.val();
+        }
+        if self.e_early.q.val() {
+            self.therm.next = self.ones.val();
+        }
+        self.f_valid.d.next = self.e_valid.q.val();
+        self.f_first.d.next = self.e_first.q.val();
+        self.f_last.d.next = self.e_last.q.val();
+        self.f_data.d.next = self.e_data.q.val();
+        self.f_en.d.next = self.e_keep.q.val() & self.therm.val();
+        if self.e_valid.q.val() {
+            self.flen.d.next = self.flen.q.val() + self.e_cnt.q.val();
+            if self.e_first.q.val() {
+                self.flen.d.next = self.e_cnt.q.val();
+            }
+        }
+
+        // F (T+3) to T+8: the CRC over the region, from the start value.
+        self.crc.adv.next = true;
+        self.crc.in_valid.next = self.f_valid.q.val();
+        self.crc.data.next = self.f_data.q.val();
+        self.crc.en.next = self.f_en.q.val();
+        self.crc.sof.next = self.f_first.q.val();
+        self.crc.eoc.next = self.f_last.q.val();
+
+        // The record. R1 (T+2) from the last beat; the checks read the capture from T+1 on.
+        self.chk.cap.next = self.cap.q.val();
+        self.chk.mac_lo.next = self.mac_lo.val();
+        self.chk.mac_hi.next = self.mac_hi.val();
+        self.chk.ipv4.next = self.ipv4.val();
+        self.chk.gid0.next = self.gid0.val();
+        self.chk.gid1.next = self.gid1.val();
+        self.chk.gid2.next = self.gid2.val();
+        self.chk.gid3.next = self.gid3.val();
+        self.chk.udp_dport.next = self.udp_dport.val();
+        self.chk.dscp_map.next = self.dscp_map.val();
+        self.r1_v.d.next = self.d_valid.q.val() && self.d_last.q.val();
+        self.r1_start.d.next = self.d_start.q.val();
+        self.r1_end.d.next = self.d_end.q.val();
+        self.r1_ovf.d.next = self.d_ovf.q.val();
+        self.r1_vlan_bad.d.next = self.d_vlan_bad.q.val();
+        self.r1_fcs.d.next = self.d_fcs_bad.q.val();
+        self.r1_pcp.d.next = self.d_pcp.q.val();
+        // R2 (T+3): its words counted.
+        self.r2_v.d.next = self.r1_v.q.val();
+        self.r2_start.d.next = self.r1_start.q.val();
+        self.r2_end.d.next = self.r1_end.q.val();
+        self.r2_words.d.next = self.r1_end.q.val() - self.r1_start.q.val();
+        self.r2_ovf.d.next = self.r1_ovf.q.val();
+        self.r2_vlan_bad.d.next = self.r1_vlan_bad.q.val();
+        self.r2_fcs.d.next = self.r1_fcs.q.val();
+        self.r2_pcp.d.next = self.r1_pcp.q.val();
+        // R3 (T+4): the header checks and the frame's length are in; the frame holds its IP packet;
+        // its priority.
+        self.prio.next = self.r2_pcp.q.val();
+        if self.trust_dscp.val() {
+            self.prio.next = self.chk.dscp_prio.val();
+        }
+        self.r3_v.d.next = self.r2_v.q.val();
+        self.r3_end.d.next = self.r2_end.q.val();
+        self.r3_words.d.next = self.r2_words.q.val();
+        self.r3_len.d.next = self.flen.q.val();
+        self.r3_ovf.d.next = self.r2_ovf.q.val();
+        self.r3_vlan_bad.d.next = self.r2_vlan_bad.q.val();
+        self.r3_fcs.d.next = self.r2_fcs.q.val();
+        self.r3_mac.d.next = self.chk.ok_mac.val();
+        self.r3_type.d.next = self.chk.ok_type.val();
+        self.r3_ihl.d.next = self.chk.ok_ihl.val();
+        self.r3_dip.d.next = self.chk.ok_dip.val();
+        self.r3_udp.d.next = self.chk.ok_udp.val();
+        self.r3_len_ok.d.next =
+            self.chk.ok_min.val() && (self.flen.q.val() >= self.chk.ip_end.val());
+        self.r3_csum.d.next = self.chk.csum_ok.val();
+        self.r3_v6.d.next = self.chk.v6.val();
+        self.r3_prio.d.next = self.prio.val();
+        self.r3_lossy_prio.d.next = ((self.lossless.val() >> self.prio.val()) & 1) == 0;
+        self.r3_before.d.next = self.r2_start.q.val() - self.head_q.q.val();
+        // R4 (T+5): the first check failed, lossy admission; the record packed.
+        self.why_v.next = self.why_disabled.val();
+        if !self.r3_mac.q.val() {
+            self.why_v.next = self.why_dst_mac.val();
+        } else if self.r3_vlan_bad.q.val() {
+            self.why_v.next = self.why_vlan.val();
+        } else if !self.r3_type.q.val() {
+            self.why_v.next = self.why_ethertype.val();
+        } else if !self.r3_ihl.q.val() {
+            self.why_v.next = self.why_ip_header.val();
+        } else if !self.r3_dip.q.val() {
+            self.why_v.next = self.why_dst_ip.val();
+        } else if !self.r3_udp.q.val() {
+            self.why_v.next = self.why_udp_port.val();
+        } else if !self.r3_len_ok.q.val() {
+            self.why_v.next = self.why_length.val();
+        }
+        self.hdr_bad.next = !(self.r3_mac.q.val()
+            && !self.r3_vlan_bad.q.val()
+            && self.r3_type.q.val()
+            && self.r3_ihl.q.val()
+            && self.r3_dip.q.val()
+            && self.r3_udp.q.val()
+            && self.r3_len_ok.q.val());
+        // One-bit values negated or combined before they are widened: Verilog widens first.
+        self.csum_bad.next = !self.r3_csum.q.val();
+        self.lossy.next = self.r3_lossy_prio.q.val()
+            && (self.lossy_words.val() != 0)
+            && (self.r3_before.q.val() >= self.lossy_words.val());
+        self.q4.d.next = (bit_cast::<64, 1>(self.r3_v.q.val().into()) << self.rb_valid.val())
+            | (bit_cast::<64, 1>(self.r3_ovf.q.val().into()) << self.rb_overflow.val())
+            | (bit_cast::<64, 1>(self.r3_fcs.q.val().into()) << self.rb_fcs.val())
+            | (bit_cast::<64, 1>(self.hdr_bad.val().into()) << self.rb_hdr_bad.val())
+            | (bit_cast::<64, 1>(self.csum_bad.val().into()) << self.rb_csum_bad.val())
+            | (bit_cast::<64, 1>(self.lossy.val().into()) << self.rb_lossy.val())
+            | (bit_cast::<64, 1>(self.r3_v6.q.val().into()) << self.rb_v6.val())
+            | (bit_cast::<64, 3>(self.r3_prio.q.val()) << self.rb_prio.val())
+            | (bit_cast::<64, 3>(self.why_v.val()) << self.rb_why.val())
+            | (bit_cast::<64, 16>(self.r3_len.q.val()) << self.rb_len.val())
+            | (bit_cast::<64, A>(self.r3_end.q.val()) << self.rb_end.val())
+            | (bit_cast::<64, A>(self.r3_words.q.val()) << self.rb_words.val());
+        // T+6 to T+8: waiting for the CRC, whose result for this frame comes out at T+8.
+        self.q5.d.next = self.q4.q.val();
+        self.q6.d.next = self.q5.q.val();
+        self.q7.d.next = self.q6.q.val();
+        self.q8.d.next = self.q7.q.val();
+        self.q8_crc_ok.d.next = self.crc.res_crc.val() == self.crc_residue.val();
+
+        // The verdict (T+9), first failure counted; every frame with words leaves a descriptor.
+        self.rq.next = self.q8.q.val();
+        self.v_valid.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_valid.val()) != 0;
+        self.v_ovf.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_overflow.val()) != 0;
+        self.v_fcs.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_fcs.val()) != 0;
+        self.v_hdr_bad.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_hdr_bad.val()) != 0;
+        self.v_csum_bad.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_csum_bad.val()) != 0;
+        self.v_lossy.next = bit_cast::<1, 64>(self.rq.val() >> self.rb_lossy.val()) != 0;
+        self.v_words.next = bit_cast::<A, 64>(self.rq.val() >> self.rb_words.val());
         self.roce_inc.next = false;
         self.icrc_err_inc.next = false;
         self.not_roce_inc.next = false;
@@ -442,279 +981,81 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.ip_csum_err_inc.next = false;
         self.fcs_err_inc.next = false;
         self.lossy_inc.next = false;
-        self.ram.write_enable.next = false;
-        self.ram.write_address.next = self.wr_ptr.q.val();
-        self.ram.write_data.next = self.rx_tdata.val();
-        self.rx_tready.next = self.phase.q.val() != Phase::Check;
-
-        // Where this beat goes and what the frame looks like so far (including this beat).
-        self.waddr.next = self.wr_ptr.q.val();
-        if self.phase.q.val() == Phase::Idle {
-            // Word 0 of the frame's slot is reserved for its metadata.
-            self.waddr.next = self.tail.q.val() + 1;
-        }
-        // Byte position of this beat in the frame (the beat count restarts with each frame). Shifted
-        // by log2 of the beat's bytes, not by log2 of its bits and back: that wrapped at 8 KiB.
-        self.pos.next = self.beat.q.val() << self.log_b.val();
-        if self.phase.q.val() == Phase::Idle {
-            self.pos.next = 0.into();
-        }
-        // One word stays free: a frame ending just before `head` would leave `tail == head`, which reads
-        // as an empty ring, and every frame in it would be lost.
-        self.waddr_inc.next = self.waddr.val() + 1;
-        self.full.next = (self.waddr.val() == self.head_q.q.val())
-            || (self.waddr_inc.val() == self.head_q.q.val());
-        self.cap_fill.base.next = self.cap.q.val();
-        self.cap_fill.data.next = self.rx_tdata.val();
-        self.cap_fill.slot.next = bit_cast::<8, 16>(self.beat.q.val());
-        self.cap_fill.en.next = self.beat.q.val() < self.cap_beats.val();
-        self.cap_next.next = self.cap_fill.y.val();
-        if self.phase.q.val() == Phase::Idle {
-            self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
-        }
-        // Everything below reads the registered capture, which holds the delayed beat `d_*` too.
-        self.cap_swap.a.next = self.cap.q.val();
-        // IPv4 total length (bytes 16..17) or IPv6 payload length (18..19, after the 40-byte header)
-        // bounds the ICRC region: Ethernet padding is not covered.
-        self.v6.next =
-            bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val()) == 0x86DD;
-        self.ip_end.next = bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip_len.val()) + 14;
-        if self.v6.val() {
-            self.ip_end.next =
-                bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_plen.val()) + 54;
-        }
-        // The CRC covers lanes at frame bytes >= 14 and < 14 + IP length, with ICRC-masked fields as ones.
-        // Which lanes, and the masking, are worked out as the beat arrives (from the capture including it,
-        // `cap_next`: frame byte k is lane k) and registered with it, so the ICRC stage starts from flops.
-        // EtherType 0x86DD: lanes 12 and 13 hold 0x86 and 0xDD.
-        self.v6_next.next = bit_cast::<16, 512>(self.cap_next.val() >> 96) == 0xDD86;
-        self.ip_end_next.next = (((bit_cast::<16, 512>(self.cap_next.val() >> 128) & 0xFF) << 8)
-            | (bit_cast::<16, 512>(self.cap_next.val() >> 136) & 0xFF))
-            + 14;
-        if self.v6_next.val() {
-            self.ip_end_next.next = (((bit_cast::<16, 512>(self.cap_next.val() >> 144) & 0xFF)
-                << 8)
-                | (bit_cast::<16, 512>(self.cap_next.val() >> 152) & 0xFF))
-                + 54;
-        }
-        self.lanes_left.next = self.beat_bytes.val();
-        // Once bytes 16..19 (IPv4 total length, IPv6 payload length) are in, the ICRC region's end is
-        // known; the beat that brings them (byte 20 at the latest) is no later than for IPv4 alone.
-        self.pos_end.next = self.pos.val() + self.beat_bytes.val();
-        if self.pos_end.val() > 20 {
-            if self.ip_end_next.val() <= self.pos.val() {
-                self.lanes_left.next = 0.into();
-            } else if (self.ip_end_next.val() - self.pos.val()) < self.beat_bytes.val() {
-                self.lanes_left.next = self.ip_end_next.val() - self.pos.val();
-            }
-        }
-        self.lane_en.next = self.rx_tkeep.val() & !(self.ones.val() << self.lanes_left.val());
-        self.en_next.next = self.lane_en.val();
-        self.data_next.next = self.rx_tdata.val();
-        if self.pos.val() < 128 {
-            self.data_next.next = self.rx_tdata.val()
-                | bit_cast::<W, 1024>(self.icrc_mask.val() >> (self.pos.val() << 3));
-            if self.v6_next.val() {
-                self.data_next.next = self.rx_tdata.val()
-                    | bit_cast::<W, 1024>(self.icrc_mask6.val() >> (self.pos.val() << 3));
-            }
-        }
-        if self.pos.val() < 64 {
-            self.en_next.next =
-                self.lane_en.val() & !bit_cast::<B, 64>(self.icrc_skip.val() >> self.pos.val());
-        }
-        self.crc_unit.crc_in.next = self.crc.q.val();
-        if self.d_first.q.val() {
-            self.crc_unit.crc_in.next = self.crc_start.val();
-        }
-        self.crc_unit.data.next = self.d_data.q.val();
-        self.crc_unit.en.next = self.d_en.q.val();
-        if self.d_valid.q.val() {
-            self.crc.d.next = self.crc_unit.crc_out.val();
-        }
-        self.keep_count.keep.next = self.rx_tkeep.val();
-        self.len_next.next = self.frame_len.q.val() + self.keep_count.count.val();
-        if self.phase.q.val() == Phase::Idle {
-            self.len_next.next = self.keep_count.count.val();
-        }
-        // A RoCEv2 packet for this port: our MAC, IPv4 without options, our IP, UDP to the RoCEv2 port (4791
-        // unless configured), sane length.
-        self.ok_mac.next = bit_cast::<48, 512>(self.cap_swap.y.val() >> self.sh_dst_mac.val())
-            == (bit_cast::<48, 32>(self.mac_hi.val()) << 32
-                | bit_cast::<48, 32>(self.mac_lo.val()));
-        self.ok_type.next = (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ethertype.val())
-            == 0x0800)
-            || self.v6.val();
-        self.ok_ihl.next =
-            bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_vihl.val()) == 0x45;
-        self.ok_dip.next =
-            bit_cast::<32, 512>(self.cap_swap.y.val() >> self.sh_ip_dst.val()) == self.ipv4.val();
-        self.ok_udp.next = (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_proto.val())
-            == 17)
-            && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp_dport.val())
-                == self.udp_dport.val());
-        self.ok_len.next = (self.ip_end.val() >= self.min_ip_end.val())
-            && (self.frame_len.q.val() >= self.ip_end.val());
-        // IPv6 (RFC 8200): version 6; the destination one of the port's GIDs; next header UDP (an
-        // extension header fails here too) to the RoCEv2 port.
-        self.ip6_dst.next = bit_cast::<128, 512>(self.cap_swap.y.val() >> self.sh_ip6_dst.val());
-        if self.v6.val() {
-            self.ok_ihl.next =
-                (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_vtc.val()) >> 12) == 6;
-            self.ok_dip.next = (self.ip6_dst.val() != 0)
-                && ((self.ip6_dst.val() == self.gid0.val())
-                    || (self.ip6_dst.val() == self.gid1.val())
-                    || (self.ip6_dst.val() == self.gid2.val())
-                    || (self.ip6_dst.val() == self.gid3.val()));
-            self.ok_udp.next =
-                (bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip6_next.val()) == 17)
-                    && (bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_udp6_dport.val())
-                        == self.udp_dport.val());
-            self.ok_len.next = (self.ip_end.val() >= self.min_ip6_end.val())
-                && (self.frame_len.q.val() >= self.ip_end.val());
-        }
-        self.is_roce.next = self.ok_mac.val()
-            && !self.d_vlan_bad.q.val()
-            && self.ok_type.val()
-            && self.ok_ihl.val()
-            && self.ok_dip.val()
-            && self.ok_udp.val()
-            && self.ok_len.val();
-        // The first check failed, in header order; a RoCEv2 frame for us met only by a disabled port last.
-        self.why.next = 6.into(); // DISABLED
-        if !self.ok_mac.val() {
-            self.why.next = 0.into(); // DST_MAC
-        } else if self.d_vlan_bad.q.val() {
-            self.why.next = 7.into(); // VLAN
-        } else if !self.ok_type.val() {
-            self.why.next = 1.into(); // ETHERTYPE
-        } else if !self.ok_ihl.val() {
-            self.why.next = 2.into(); // IP_HEADER
-        } else if !self.ok_dip.val() {
-            self.why.next = 3.into(); // DST_IP
-        } else if !self.ok_udp.val() {
-            self.why.next = 4.into(); // UDP_PORT
-        } else if !self.ok_len.val() {
-            self.why.next = 5.into(); // LENGTH
-        }
-        self.drop_reason.next = self.why.val();
-
-        // IPv4 header checksum (RFC 791): the ones'-complement sum of the header's ten 16-bit words is
-        // 0xFFFF. The ICRC leaves this field out (routers rewrite it), so it needs its own check.
-        self.ip_hdr.next = bit_cast::<160, 512>(self.cap_swap.y.val() >> self.sh_ip_hdr.val());
-        self.ip_sum.next = bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 144))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 128))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 112))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 96))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 80))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 64))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 48))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 32))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 16))
-            + bit_cast::<32, 16>(bit_cast::<16, 160>(self.ip_hdr.val() >> 0));
-        self.ip_fold.next = (self.ip_sum.val() & 0xFFFF) + (self.ip_sum.val() >> 16);
-        self.ip_fold2.next = (self.ip_fold.val() & 0xFFFF) + (self.ip_fold.val() >> 16);
-        // 802.1Qbb priority: the DSCP (TOS >> 2, or IPv6's traffic class >> 2) through the map, or the
-        // tag's PCP.
-        self.tos.next = bit_cast::<8, 512>(self.cap_swap.y.val() >> self.sh_ip_tos.val());
-        if self.v6.val() {
-            self.tos.next = bit_cast::<8, 16>(
-                bit_cast::<16, 512>(self.cap_swap.y.val() >> self.sh_ip6_vtc.val()) >> 4,
-            );
-        }
-        self.prio.next = self.d_pcp.q.val();
-        if self.trust_dscp.val() {
-            self.prio.next = bit_cast::<3, 256>(
-                self.dscp_map.val() >> (bit_cast::<16, 8>(self.tos.val()) & 0xFC),
-            );
-        }
-        // Frames stored before this one (the ring up to `tail`; this frame's words come after it).
-        self.lossy_full.next = (self.lossy_words.val() != 0)
-            && ((self.tail.q.val() - self.head_q.q.val()) >= self.lossy_words.val())
-            && (((self.lossless.val() >> self.prio.val()) & 1) == 0);
-        self.d_valid.d.next = false;
-        // Words the frame accepted in this cycle adds to its priority's count, applied next cycle.
-        self.acc_w.d.next = 0.into();
-        if self.phase.q.val() == Phase::Check {
-            // The frame's last word has just gone through the ICRC: judge the frame, in this order.
-            self.phase.d.next = Phase::Idle;
-            // Metadata word: frame length in bytes, bit 16 IPv6, bits 20..22 the priority. Written
-            // whatever the verdict, so the ICRC compare does not reach the RAM's write port: the word
-            // at `tail` is free (no frame is visible there until `tail` moves past it), and a dropped
-            // frame's word is overwritten by the next frame's.
-            self.ram.write_enable.next = true;
-            self.ram.write_address.next = self.tail.q.val();
-            self.ram.write_data.next = bit_cast::<W, 16>(self.frame_len.q.val())
-                | (bit_cast::<W, 1>(self.v6.val().into()) << 16)
-                | (bit_cast::<W, 3>(self.prio.val()) << 20);
-            if self.d_overflow.q.val() {
+        self.good.next = false;
+        self.drop_reason.next = bit_cast::<3, 64>(self.rq.val() >> self.rb_why.val());
+        if self.v_valid.val() {
+            if self.v_ovf.val() {
                 self.overflow_inc.next = true;
-            } else if self.d_fcs_bad.q.val() {
+            } else if self.v_fcs.val() {
                 // Whatever the headers say: they may be what the bad FCS is about.
                 self.fcs_err_inc.next = true;
-            } else if !self.is_roce.val() || !self.enable.val() {
+            } else if self.v_hdr_bad.val() || !self.enable.val() {
                 self.not_roce_inc.next = true;
-            } else if !self.v6.val() && (self.ip_fold2.val() != 0xFFFF) {
+            } else if self.v_csum_bad.val() {
                 self.ip_csum_err_inc.next = true;
-            } else if self.crc_unit.crc_out.val() != self.crc_residue.val() {
+            } else if !self.q8_crc_ok.q.val() {
                 self.icrc_err_inc.next = true;
-            } else if self.lossy_full.val() {
+            } else if self.v_lossy.val() {
                 self.lossy_inc.next = true;
             } else {
-                // The frame becomes visible to the engine (its metadata word is written above) and
-                // counts for its priority.
                 self.roce_inc.next = true;
-                self.tail.d.next = self.wr_ptr.q.val();
-                self.acc_w.d.next = self.wr_ptr.q.val() - self.tail.q.val();
-                self.acc_prio.d.next = self.prio.val();
-            }
-        } else {
-            if self.rx_tvalid.val() {
-                self.d_valid.d.next = true;
-                self.d_first.d.next = self.phase.q.val() == Phase::Idle;
-                self.d_data.d.next = self.data_next.val();
-                self.d_en.d.next = self.en_next.val();
-                self.cap.d.next = self.cap_next.val();
-                self.beat.d.next = self.beat.q.val() + 1;
-                self.frame_len.d.next = self.len_next.val();
-                self.phase.d.next = Phase::Frame;
-                if self.phase.q.val() == Phase::Idle {
-                    self.beat.d.next = 1.into();
-                    self.overflow.d.next = false;
-                }
-                // The frame may not run into the oldest unconsumed frame.
-                if self.full.val() {
-                    self.overflow.d.next = true;
-                } else if !(self.overflow.q.val() && self.phase.q.val() == Phase::Frame) {
-                    self.ram.write_enable.next = true;
-                    self.ram.write_address.next = self.waddr.val();
-                    self.wr_ptr.d.next = self.waddr.val() + 1;
-                }
-                if self.rx_tlast.val() {
-                    self.frames_inc.next = true;
-                    self.phase.d.next = Phase::Check;
-                    self.d_vlan_bad.d.next = self.vlan_bad.val();
-                    self.d_fcs_bad.d.next = self.rx_tuser.val();
-                    self.d_pcp.d.next = self.pcp.val();
-                    self.d_overflow.d.next = (self.overflow.q.val()
-                        && self.phase.q.val() == Phase::Frame)
-                        || self.full.val();
-                }
+                self.good.next = true;
             }
         }
+        self.skip.next = !self.good.val();
+        self.dq.write_address.next = self.dq_wp.q.val();
+        self.dq.write_data.next =
+            (bit_cast::<64, 16>(bit_cast::<16, 64>(self.rq.val() >> self.rb_len.val())))
+                | (bit_cast::<64, 1>(bit_cast::<1, 64>(self.rq.val() >> self.rb_v6.val()))
+                    << self.db_v6.val())
+                | (bit_cast::<64, 3>(bit_cast::<3, 64>(self.rq.val() >> self.rb_prio.val()))
+                    << self.db_prio.val())
+                | (bit_cast::<64, 1>(self.skip.val().into()) << self.db_skip.val())
+                | (bit_cast::<64, A>(bit_cast::<A, 64>(self.rq.val() >> self.rb_end.val()))
+                    << self.db_end.val())
+                | (bit_cast::<64, A>(bit_cast::<A, 64>(self.rq.val() >> self.rb_words.val()))
+                    << self.db_words.val());
+        self.dq.write_enable.next = self.v_valid.val() && (self.v_words.val() != 0);
+        if self.dq.write_enable.val() {
+            self.dq_wp.d.next = self.dq_wp.q.val() + 1;
+        }
+        self.acc_w.d.next = 0.into();
+        self.acc_prio.d.next = bit_cast::<3, 64>(self.rq.val() >> self.rb_prio.val());
+        if self.good.val() {
+            self.acc_w.d.next = self.v_words.val();
+        }
+
+        // The head descriptor: what a read there may see is what was written before the last cycle.
+        // A skipped frame is retired here; the engine pops the others.
+        self.dq_vis.d.next = self.dq_wp.q.val();
+        self.dsc.next = self.dq.read_data.val();
+        self.dsc_skip.next = bit_cast::<1, 64>(self.dsc.val() >> self.db_skip.val()) != 0;
+        self.vis.next = self.dq_rp.q.val() != self.dq_vis.q.val();
+        self.pending.next = self.vis.val() && !self.dsc_skip.val();
+        self.head.next = self.head_q.q.val();
+        self.meta.next = bit_cast::<32, 64>(self.dsc.val());
+        self.popping.next = self.vis.val() && (self.pop.val() || self.dsc_skip.val());
+        self.rp_next.next = self.dq_rp.q.val();
         self.sub_w.next = 0.into();
-        if self.pop.val() {
-            self.head_q.d.next = self.head_q.q.val() + 1 + self.pop_words.val();
-            self.sub_w.next = self.pop_words.val() + 1;
+        self.sub_prio.next = bit_cast::<3, 64>(self.dsc.val() >> self.db_prio.val());
+        if self.popping.val() {
+            self.rp_next.next = self.dq_rp.q.val() + 1;
+            self.head_q.d.next = bit_cast::<A, 64>(self.dsc.val() >> self.db_end.val());
+            if !self.dsc_skip.val() {
+                self.sub_w.next = bit_cast::<A, 64>(self.dsc.val() >> self.db_words.val());
+            }
         }
-        // Per-priority accounting: the frame accepted last cycle adds to its priority, a pop frees from
+        self.dq_rp.d.next = self.rp_next.val();
+        self.dq.read_address.next = self.rp_next.val();
+
+        // Per-priority accounting: the frame judged last cycle adds to its priority, a pop frees from
         // its own.
         self.a0.next = 0.into();
         if self.acc_prio.q.val() == 0 {
             self.a0.next = self.acc_w.q.val();
         }
         self.s0.next = 0.into();
-        if self.pop_prio.val() == 0 {
+        if self.sub_prio.val() == 0 {
             self.s0.next = self.sub_w.val();
         }
         self.f0.d.next = self.f0.q.val() + self.a0.val() - self.s0.val();
@@ -723,7 +1064,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a1.next = self.acc_w.q.val();
         }
         self.s1.next = 0.into();
-        if self.pop_prio.val() == 1 {
+        if self.sub_prio.val() == 1 {
             self.s1.next = self.sub_w.val();
         }
         self.f1.d.next = self.f1.q.val() + self.a1.val() - self.s1.val();
@@ -732,7 +1073,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a2.next = self.acc_w.q.val();
         }
         self.s2.next = 0.into();
-        if self.pop_prio.val() == 2 {
+        if self.sub_prio.val() == 2 {
             self.s2.next = self.sub_w.val();
         }
         self.f2.d.next = self.f2.q.val() + self.a2.val() - self.s2.val();
@@ -741,7 +1082,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a3.next = self.acc_w.q.val();
         }
         self.s3.next = 0.into();
-        if self.pop_prio.val() == 3 {
+        if self.sub_prio.val() == 3 {
             self.s3.next = self.sub_w.val();
         }
         self.f3.d.next = self.f3.q.val() + self.a3.val() - self.s3.val();
@@ -750,7 +1091,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a4.next = self.acc_w.q.val();
         }
         self.s4.next = 0.into();
-        if self.pop_prio.val() == 4 {
+        if self.sub_prio.val() == 4 {
             self.s4.next = self.sub_w.val();
         }
         self.f4.d.next = self.f4.q.val() + self.a4.val() - self.s4.val();
@@ -759,7 +1100,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a5.next = self.acc_w.q.val();
         }
         self.s5.next = 0.into();
-        if self.pop_prio.val() == 5 {
+        if self.sub_prio.val() == 5 {
             self.s5.next = self.sub_w.val();
         }
         self.f5.d.next = self.f5.q.val() + self.a5.val() - self.s5.val();
@@ -768,7 +1109,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a6.next = self.acc_w.q.val();
         }
         self.s6.next = 0.into();
-        if self.pop_prio.val() == 6 {
+        if self.sub_prio.val() == 6 {
             self.s6.next = self.sub_w.val();
         }
         self.f6.d.next = self.f6.q.val() + self.a6.val() - self.s6.val();
@@ -777,7 +1118,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.a7.next = self.acc_w.q.val();
         }
         self.s7.next = 0.into();
-        if self.pop_prio.val() == 7 {
+        if self.sub_prio.val() == 7 {
             self.s7.next = self.sub_w.val();
         }
         self.f7.d.next = self.f7.q.val() + self.a7.val() - self.s7.val();
@@ -790,11 +1131,25 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.f5.d.next = 0.into();
             self.f6.d.next = 0.into();
             self.f7.d.next = 0.into();
-            self.phase.d.next = Phase::Idle;
+            self.in_frame.d.next = false;
+            self.beat.d.next = 0.into();
             self.wr_ptr.d.next = 0.into();
-            self.tail.d.next = 0.into();
+            self.wr_inc.d.next = 1.into();
             self.head_q.d.next = 0.into();
+            self.dq_wp.d.next = 0.into();
+            self.dq_rp.d.next = 0.into();
+            self.dq_vis.d.next = 0.into();
             self.d_valid.d.next = false;
+            self.e_valid.d.next = false;
+            self.f_valid.d.next = false;
+            self.r1_v.d.next = false;
+            self.r2_v.d.next = false;
+            self.r3_v.d.next = false;
+            self.q4.d.next = 0.into();
+            self.q5.d.next = 0.into();
+            self.q6.d.next = 0.into();
+            self.q7.d.next = 0.into();
+            self.q8.d.next = 0.into();
             self.acc_w.d.next = 0.into();
         }
     }
@@ -803,6 +1158,240 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::rx_checks::frames::{send_only, GID, IP, MAC};
+    use std::sync::{Arc, Mutex};
+
+    /// What the buffer did with a run of frames.
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    struct Seen {
+        /// Frames the engine side read, with their priority and IP version from `meta`.
+        frames: Vec<(Vec<u8>, u64, bool)>,
+        roce: usize,
+        not_roce: usize,
+        reasons: Vec<u64>,
+        csum: usize,
+        icrc: usize,
+        overflow: usize,
+        fcs: usize,
+        lossy: usize,
+        /// The per-priority fills once everything is read.
+        fills_after: Vec<u64>,
+    }
+
+    /// Sends `frames` (bytes, FCS-bad) back to back with `gap` idle cycles after each, through a
+    /// `RxBuffer<64, 8, A>`, while a reader (the engine's side) waits `stall` cycles before the first
+    /// read and then reads and pops each frame as it becomes pending.
+    fn run<const A: usize>(frames: Vec<(Vec<u8>, bool)>, gap: usize, stall: usize) -> Seen {
+        const B: usize = 8;
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let s2 = seen.clone();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<RxBuffer<64, 8, A>>| {
+            x.clock.next = !x.clock.val()
+        });
+        sim.add_testbench(move |mut ep: Sim<RxBuffer<64, 8, A>>| {
+            let mut x = ep.init()?;
+            let be = |b: &[u8]| b.iter().fold(0u64, |a, &v| (a << 8) | v as u64);
+            x.enable.next = true;
+            x.mac_hi.next = be(&MAC[..2]).into();
+            x.mac_lo.next = be(&MAC[2..]).into();
+            x.ipv4.next = be(&IP).into();
+            let mut g: Bits<128> = 0.into();
+            for &byte in GID.iter() {
+                g = (g << 8) | bit_cast::<128, 8>((byte as u64).into());
+            }
+            x.gid2.next = g;
+            x.udp_dport.next = (rocenic_proto::wire::ROCEV2_UDP_PORT as u64).into();
+            x.trust_dscp.next = true;
+            let mut map: Bits<256> = 0.into();
+            for d in 0..64u64 {
+                map = map | (bit_cast::<256, 4>((d >> 3).into()) << (4 * d));
+            }
+            x.dscp_map.next = map;
+            x.reset.next = true;
+            wait_clock_true!(ep, clock, x);
+            wait_clock_cycle!(ep, clock, x);
+            x.reset.next = false;
+            // The input: every frame's beats, then `gap` idle cycles.
+            let mut beats = std::collections::VecDeque::new();
+            for (f, fcs_bad) in &frames {
+                let n = f.len().div_ceil(B);
+                for k in 0..n {
+                    let mut d = 0u64;
+                    let mut keep = 0u64;
+                    for l in 0..B.min(f.len() - k * B) {
+                        d |= (f[k * B + l] as u64) << (8 * l);
+                        keep |= 1 << l;
+                    }
+                    beats.push_back(Some((d, keep, k + 1 == n, *fcs_bad && k + 1 == n)));
+                }
+                beats.extend(std::iter::repeat_n(None, gap));
+            }
+            // The reader: address word k of the pending frame, its data a cycle later.
+            let mut reading: Option<(usize, usize, Vec<u8>)> = None; // (next k, frame length, bytes)
+            let mut cycle = 0usize;
+            let mut idle = 0;
+            while idle < 200 {
+                assert!(cycle < 100_000, "stuck");
+                let beat = beats.pop_front().flatten();
+                x.rx_tvalid.next = beat.is_some();
+                if let Some((d, keep, last, bad)) = beat {
+                    x.rx_tdata.next = d.into();
+                    x.rx_tkeep.next = keep.into();
+                    x.rx_tlast.next = last;
+                    x.rx_tuser.next = bad;
+                }
+                x.pop.next = false;
+                let mut s = s2.lock().unwrap();
+                s.roce += x.roce_inc.val() as usize;
+                s.csum += x.ip_csum_err_inc.val() as usize;
+                s.icrc += x.icrc_err_inc.val() as usize;
+                s.overflow += x.overflow_inc.val() as usize;
+                s.fcs += x.fcs_err_inc.val() as usize;
+                s.lossy += x.lossy_inc.val() as usize;
+                if x.not_roce_inc.val() {
+                    s.not_roce += 1;
+                    s.reasons.push(x.drop_reason.val().to_u64());
+                }
+                if let Some((k, len, bytes)) = reading.as_mut() {
+                    if *k > 0 {
+                        let w = x.rd_data.val().to_u64();
+                        for l in 0..B {
+                            if bytes.len() < *len {
+                                bytes.push((w >> (8 * l)) as u8);
+                            }
+                        }
+                    }
+                    if bytes.len() == *len {
+                        let m = x.meta.val().to_u64();
+                        s.frames
+                            .push((std::mem::take(bytes), (m >> 20) & 7, m & (1 << 16) != 0));
+                        x.pop.next = true;
+                        reading = None;
+                    } else {
+                        x.rd_addr.next = bit_cast::<A, 64>(
+                            ((x.head.val().to_u64() + *k as u64) % (1u64 << A)).into(),
+                        );
+                        *k += 1;
+                    }
+                } else if cycle >= stall && x.pending.val() {
+                    let len = (x.meta.val().to_u64() & 0xFFFF) as usize;
+                    x.rd_addr.next = x.head.val();
+                    reading = Some((1, len, Vec::new()));
+                }
+                drop(s);
+                idle = if beats.is_empty() && reading.is_none() && !x.pending.val() {
+                    idle + 1
+                } else {
+                    0
+                };
+                wait_clock_cycle!(ep, clock, x);
+                cycle += 1;
+            }
+            let mut s = s2.lock().unwrap();
+            s.fills_after = vec![
+                x.fill0.val().to_u64(),
+                x.fill1.val().to_u64(),
+                x.fill2.val().to_u64(),
+                x.fill3.val().to_u64(),
+                x.fill4.val().to_u64(),
+                x.fill5.val().to_u64(),
+                x.fill6.val().to_u64(),
+                x.fill7.val().to_u64(),
+            ];
+            drop(s);
+            ep.done(x)
+        });
+        let mut uut = RxBuffer::<64, 8, A>::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 100_000_000).unwrap();
+        let s = seen.lock().unwrap().clone();
+        s
+    }
+
+    fn corrupt(mut f: Vec<u8>, at: usize) -> Vec<u8> {
+        f[at] ^= 0x20;
+        f
+    }
+
+    /// Good and bad frames of many lengths, back to back with no idle cycle (every frame's verdict
+    /// overlaps the next frames' beats): each good one is read whole, in order, with its priority and
+    /// IP version; each bad one is counted once, by its first failing check, and never read.
+    #[test]
+    fn back_to_back_frames_keep_the_good_and_count_the_bad() {
+        let mut frames = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..24usize {
+            let v6 = i % 3 == 1;
+            let f = send_only(v6, (i * 13) % 90, (i * 8 % 64) as u8);
+            match i % 6 {
+                // Bad ICRC (a payload byte), bad IPv4 checksum (the TTL, which the ICRC skips).
+                2 => {
+                    let n = f.len();
+                    frames.push((corrupt(f, n - 6), false))
+                }
+                3 if !v6 => {
+                    frames.push((corrupt(f, rocenic_proto::wire::ipv4_frame::IP_TTL), false))
+                }
+                // Another MAC's frame; a bad FCS.
+                4 => frames.push((corrupt(f, 0), false)),
+                5 => frames.push((f, true)),
+                _ => {
+                    want.push((f.clone(), ((i * 8 % 64) >> 3) as u64, v6));
+                    frames.push((f, false));
+                }
+            }
+        }
+        let s = run::<7>(frames, 0, 0);
+        assert_eq!(s.frames.len(), want.len(), "{s:?}");
+        assert!(s.frames == want, "delivered frames differ");
+        assert_eq!(
+            (s.roce, s.icrc, s.csum, s.not_roce, s.fcs),
+            (want.len(), 4, 4, 4, 4)
+        );
+        assert_eq!(s.reasons, vec![why::DST_MAC; 4]);
+        assert_eq!(s.overflow + s.lossy, 0);
+        assert_eq!(
+            s.fills_after,
+            vec![0; 8],
+            "every read frame is freed from its priority"
+        );
+    }
+
+    /// A reader that does not read for a while: frames that find the ring full are cut and counted
+    /// as overflows (the ring holds seven of these frames), the frames stored before are read whole
+    /// once the reader starts, and the ring takes frames again: the cut frames' words were given back.
+    #[test]
+    fn a_full_ring_drops_and_recovers() {
+        let good = send_only(false, 64, 0);
+        let mut frames = Vec::new();
+        for i in 0..20 {
+            frames.push((good.clone(), false));
+            if i % 4 == 0 {
+                frames.push((corrupt(send_only(false, 8, 0), 0), false));
+            }
+        }
+        let s = run::<7>(frames.clone(), 2, 200);
+        assert!(s.overflow > 0 && s.frames.len() > 7, "{s:?}");
+        assert_eq!(s.frames.len() + s.overflow + s.not_roce, frames.len());
+        assert!(s.frames.iter().all(|(f, _, _)| *f == good));
+        assert_eq!(s.fills_after, vec![0; 8]);
+        // A reader that keeps up: every good frame is read.
+        let s = run::<7>(frames, 2, 0);
+        assert_eq!((s.frames.len(), s.overflow, s.not_roce), (20, 0, 5));
+    }
+
+    /// More dropped frames than the ring has words, and then a good one: dropped frames' words are
+    /// freed by the buffer itself, with nothing for the reader to do.
+    #[test]
+    fn dropped_frames_free_their_words_unread() {
+        let mut frames: Vec<_> = (0..40)
+            .map(|_| (corrupt(send_only(false, 24, 0), 1), false))
+            .collect();
+        frames.push((send_only(false, 24, 0), false));
+        let s = run::<6>(frames, 0, 0);
+        assert_eq!((s.not_roce, s.overflow, s.frames.len()), (40, 0, 1));
+    }
 
     #[test]
     fn rx_buffer_synthesizes() {

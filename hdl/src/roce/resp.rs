@@ -132,11 +132,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub buf_head: Signal<In, Bits<A>>,
     pub buf_rd_addr: Signal<Out, Bits<A>>,
     pub buf_rd_data: Signal<In, Bits<W>>,
+    /// The frame's length in bytes (bits 0..15), over IPv6 (bit 16), priority (bits 20..22).
+    pub buf_meta: Signal<In, Bits<32>>,
     pub buf_pop: Signal<Out, bool>,
-    pub buf_pop_words: Signal<Out, Bits<A>>,
-    /// With `buf_pop`: the frame's priority, as the buffer recorded it (metadata bits 20..22), so the
-    /// buffer frees the words from that priority's count.
-    pub buf_pop_prio: Signal<Out, Bits<3>>,
     // ACK/NAK to send (held until taken) and ACK/NAK received (pulse)
     pub ack_valid: Signal<Out, bool>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
@@ -242,8 +240,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// Header word k - 1 into the header register (no barrel shifter).
     hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
-    frame_words: DFF<Bits<A>>,
-    frame_prio: DFF<Bits<3>>,
     /// The packet came over IPv6 (receive buffer metadata bit 16).
     v6: DFF<bool>,
     // decoded packet
@@ -438,7 +434,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_syn_l: Signal<Local, Bits<8>>,
     ack_psn_l: Signal<Local, Bits<24>>,
     ack_msn_l: Signal<Local, Bits<24>>,
-    meta_round: Signal<Local, Bits<16>>,
     /// The header with its transport part at IPv4 offsets; the TOS (IPv6: traffic class).
     hv: Signal<Local, Bits<1024>>,
     tos: Signal<Local, Bits<8>>,
@@ -557,8 +552,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             buf_rd_addr: Default::default(),
             buf_rd_data: Default::default(),
             buf_pop: Default::default(),
-            buf_pop_words: Default::default(),
-            buf_pop_prio: Default::default(),
+            buf_meta: Default::default(),
             ack_valid: Default::default(),
             ack_syndrome: Default::default(),
             ack_psn: Default::default(),
@@ -639,8 +633,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wc_success: Constant::new((WcStatus::Success as u64).into()),
             hdr_fill: Default::default(),
             k: Default::default(),
-            frame_words: Default::default(),
-            frame_prio: Default::default(),
             v6: Default::default(),
             hv: Default::default(),
             tos: Default::default(),
@@ -793,7 +785,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_syn_l: Default::default(),
             ack_psn_l: Default::default(),
             ack_msn_l: Default::default(),
-            meta_round: Default::default(),
             hdr_len: Default::default(),
             hdr_need: Default::default(),
             hdr_words_a: Default::default(),
@@ -861,8 +852,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             state,
             hdr,
             k,
-            frame_words,
-            frame_prio,
             v6,
             psn,
             ack_req,
@@ -951,8 +940,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rx_remote_access_naks_inc.next = false;
         self.rx_invalid_request_naks_inc.next = false;
         self.buf_pop.next = false;
-        self.buf_pop_words.next = self.frame_words.q.val();
-        self.buf_pop_prio.next = self.frame_prio.q.val();
         self.buf_rd_addr.next = self.buf_head.val();
         self.rx_ack_valid.next = false;
         self.rx_ack_resp.next = false;
@@ -1278,7 +1265,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
         self.lanes_left.next = self.pay_len.q.val() - (self.j.q.val() << self.log_b.val());
         // Sums at their own width before a shift or a wider destination (docs/lint.md).
-        self.meta_round.next = bit_cast::<16, W>(self.buf_rd_data.val()) + self.beat_bytes_m1.val();
         self.hdr_fill.base.next = self.hdr.q.val();
         self.hdr_fill.data.next = self.buf_rd_data.val();
         self.hdr_fill.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
@@ -1309,13 +1295,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Header => {
-                // Word k of the slot was addressed last cycle: 0 is the metadata, then header words.
-                self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val()) + 1;
+                // Word k - 1 of the frame was addressed last cycle (k = 0: the metadata, from the
+                // buffer's descriptor).
+                self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val());
                 if self.k.q.val() == 0 {
-                    self.frame_words.d.next =
-                        bit_cast::<A, 16>(self.meta_round.val() >> self.log_b.val());
-                    self.v6.d.next = (self.buf_rd_data.val() & (bits::<W>(1) << 16)) != 0;
-                    self.frame_prio.d.next = bit_cast::<3, W>(self.buf_rd_data.val() >> 20);
+                    self.v6.d.next = (self.buf_meta.val() & (bits::<32>(1) << 16)) != 0;
                 } else {
                     self.hdr.d.next = self.hdr_fill.y.val();
                 }
@@ -1342,12 +1326,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.psn.d.next = self.f_psn.val();
                     self.ack_req.d.next =
                         (bit_cast::<8, 1024>(self.hv.val() >> self.sh_ackreq.val()) & 0x80) != 0;
-                    self.pay_word.d.next = self.hdr_words_a.val() + 1;
+                    self.pay_word.d.next = self.hdr_words_a.val();
                     self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
                     self.state.d.next = RespState::Pop;
                     // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
                     // go straight to Prime1: a cycle per packet counts at line rate.
-                    self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
+                    self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val();
                     self.j.d.next = 0.into();
                     self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
                     if (self.qp_state.val() >= self.qs_rtr.val()

@@ -402,11 +402,10 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_buf.lossy_words.next = bit_cast::<A, 32>(self.regs.rx_lossy_words.val());
         self.regs.rx_drop_lossy_inc.next = self.rx_buf.lossy_inc.val();
         self.regs.implied_nak_seq_err_inc.next = self.rx_eng.implied_nak_inc.val();
-        self.vlan_rx.out_tready.next = self.rx_buf.rx_tready.val();
+        // The receive buffer takes a beat every cycle.
+        self.vlan_rx.out_tready.next = true;
         self.rx_buf.rd_addr.next = self.rx_eng.buf_rd_addr.val();
         self.rx_buf.pop.next = self.rx_eng.buf_pop.val();
-        self.rx_buf.pop_words.next = self.rx_eng.buf_pop_words.val();
-        self.rx_buf.pop_prio.next = self.rx_eng.buf_pop_prio.val();
         self.regs.rx_frames_inc.next = self.rx_buf.frames_inc.val();
         self.regs.rx_roce_packets_inc.next = self.rx_buf.roce_inc.val();
         self.regs.rx_icrc_errors_inc.next = self.rx_buf.icrc_err_inc.val();
@@ -550,6 +549,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.rx_eng.buf_pending.next = self.rx_buf.pending.val();
         self.rx_eng.buf_head.next = self.rx_buf.head.val();
         self.rx_eng.buf_rd_data.next = self.rx_buf.rd_data.val();
+        self.rx_eng.buf_meta.next = self.rx_buf.meta.val();
         self.rx_eng.ack_taken.next = self.tx_eng.ack_taken.val();
         self.regs.rx_drop_qp_inc.next = self.rx_eng.drop_qp_inc.val();
         self.regs.rx_drop_src_addr_inc.next = self.rx_eng.drop_src_inc.val();
@@ -696,7 +696,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         // beat, where the tag stage's verdict is the frame's own).
         self.arp.rx_tuser.next = self.vlan_rx.out_tuser.val() || self.vlan_rx.vlan_drop.val();
         self.arp.rx_vid.next = self.vlan_rx.rx_vid.val();
-        self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.arp.rx_fire.next = self.vlan_rx.out_tvalid.val();
         self.regs.rx_arp_requests_inc.next = self.arp.requests_inc.val();
         self.regs.tx_arp_replies_inc.next = self.arp.replies_inc.val();
         // NDP responder (RFC 4861): the same observed stream, for the GID table's IPv6 addresses.
@@ -711,7 +711,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.ndp.rx_tlast.next = self.vlan_rx.out_tlast.val();
         self.ndp.rx_tuser.next = self.vlan_rx.out_tuser.val() || self.vlan_rx.vlan_drop.val();
         self.ndp.rx_vid.next = self.vlan_rx.rx_vid.val();
-        self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val() && self.rx_buf.rx_tready.val();
+        self.ndp.rx_fire.next = self.vlan_rx.out_tvalid.val();
         self.regs.rx_ndp_solicitations_inc.next = self.ndp.requests_inc.val();
         self.regs.tx_ndp_advertisements_inc.next = self.ndp.replies_inc.val();
         // PFC / PAUSE: reaction, watchdog, XOFF/XON generation from each priority's receive-buffer fill.

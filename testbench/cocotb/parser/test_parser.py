@@ -112,8 +112,8 @@ class Bench:
         return [int(getattr(self.dut, f"fill{i}").value) for i in range(8)]
 
     def words(self, frame):
-        """Buffer words a stored frame takes: its metadata word and its data words."""
-        return 1 + -(-len(frame) // self.nb)
+        """Buffer words a stored frame takes."""
+        return -(-len(frame) // self.nb)
 
     def check_delivered(self, expected):
         got = self.reader.frames
@@ -149,7 +149,7 @@ async def test_good_frames_all_sizes(dut):
     # In batches that fit the ring together, so no frame may be dropped for want of room.
     batch, used = [], 0
     for f in fl + [None]:
-        w = 1 + -(-len(f) // tb.nb) if f else tb.ring
+        w = -(-len(f) // tb.nb) if f else tb.ring
         if used + w > tb.ring - 2:
             verdicts = await tb.send(batch)
             assert verdicts == [F.ROCE] * len(batch), f"sizes {[len(x) for x in batch]}: verdicts {verdicts}"
@@ -164,7 +164,7 @@ async def test_good_frames_all_sizes(dut):
 
 @cocotb.test()
 async def test_jumbo_frames_over_8k(dut):
-    """Jumbo frames above 8 KiB up to the largest the ring can take while empty (2^A - 2 data words):
+    """Jumbo frames above 8 KiB up to nearly the largest the ring can take while empty (2^A - 1 words):
     each must come out intact. One at a time, the ring drained between them: two of these back to back
     do not fit a store-and-forward ring of 2^A words, and the second is dropped as overflow (the test
     below and the stalled-engine test check that)."""
@@ -300,16 +300,16 @@ async def test_oversize_frames_overflow(dut):
 
 
 def ring_model(ring, head, tail, nwords):
-    """Whether a frame of `nwords` data words fits: its words go to tail+1 .. tail+nwords and may not
-    reach head (the oldest unread frame's metadata word)."""
-    return all((tail + k) % ring != head for k in range(1, nwords + 1))
+    """Whether a frame of `nwords` words fits: its words go to tail .. tail+nwords-1, and the word
+    before head (the oldest unread frame's first word) always stays free."""
+    return (tail - head) % ring + nwords <= ring - 1
 
 
 @cocotb.test()
 async def test_stalled_engine_fills_then_wraps(dut):
     """With the engine stalled, frames are taken while they fit and dropped as overflow after, exactly
-    as a model of the ring predicts (no frame is allowed to end right before the oldest one, which is
-    the test below); then the engine drains, and a second round wraps around the end of the ring."""
+    as a model of the ring predicts (a cut frame gives its words back at once, so a smaller one behind
+    it may still fit); then the engine drains, and a second round wraps around the end of the ring."""
     tb = Bench(dut)
     await tb.start()
     rng = random.Random(16)
@@ -322,18 +322,16 @@ async def test_stalled_engine_fills_then_wraps(dut):
         while len(fl) < 40:
             n = rng.choice([60, 200, 1500, 3000]) if nb == 8 else rng.choice([60, 700, 1500, 3000])
             fl.append(good(rng, n))
-        # Model the stalled ring; skip (do not send) a frame that would end exactly at head - 1.
+        # Model the stalled ring.
         sent, want = [], []
         t = tail
         for f in fl:
             w = -(-len(f) // nb)
             ok = ring_model(ring, head, t, w)
-            if ok and (t + w + 1) % ring == head:
-                continue
             sent.append(f)
             want.append(F.ROCE if ok else F.OVERFLOW)
             if ok:
-                t = (t + w + 1) % ring
+                t = (t + w) % ring
         verdicts = await tb.send(sent)
         assert verdicts == want, f"round {rnd}: verdicts {verdicts}\n model {want}"
         assert want.count(F.OVERFLOW) > 0 and want.count(F.ROCE) > 0
@@ -355,21 +353,24 @@ async def test_stalled_engine_fills_then_wraps(dut):
 
 @cocotb.test()
 async def test_frame_that_exactly_fills_the_ring(dut):
-    """Three frames whose slots add up to the whole ring (each under 8 KiB) while the engine is stalled:
-    whatever the buffer decides for the last one, every frame counted RoCE must then be delivered."""
+    """Three frames whose words fill the ring but its one free word (each under 8 KiB) while the engine
+    is stalled: all three are taken and delivered; one more word and the third is dropped as overflow."""
     tb = Bench(dut)
     await tb.start()
     rng = random.Random(17)
     nb, ring = tb.nb, tb.ring
-    tb.reader.hold = True
-    w1 = (ring - 3) // 3
-    w3 = ring - 3 - 2 * w1
-    fl = [good(rng, w1 * nb), good(rng, w1 * nb), good(rng, w3 * nb)]
-    verdicts = await tb.send(fl)
-    tb.reader.hold = False
-    await tb.drain(limit=20000)
-    dut._log.info("verdicts %s, %d delivered", verdicts, len(tb.reader.frames))
-    tb.check_delivered([f for f, v in zip(fl, verdicts) if v == F.ROCE])
+    delivered = []
+    for extra, want in ((0, F.ROCE), (1, F.OVERFLOW)):
+        tb.reader.hold = True
+        w1 = (ring - 1) // 3
+        w3 = ring - 1 - 2 * w1
+        fl = [good(rng, w1 * nb), good(rng, w1 * nb), good(rng, w3 * nb + extra)]
+        verdicts = await tb.send(fl)
+        assert verdicts == [F.ROCE, F.ROCE, want], verdicts
+        delivered += [f for f, v in zip(fl, verdicts) if v == F.ROCE]
+        tb.reader.hold = False
+        await tb.drain(limit=20000)
+    tb.check_delivered(delivered)
 
 
 @cocotb.test()
@@ -488,8 +489,8 @@ def malformed6(rng):
 @cocotb.test()
 async def test_fill_per_priority(dut):
     """Per-priority accounting for PFC: with the engine stalled, each priority's fill (`fill0`..7)
-    is the words (metadata + data) of its stored frames, IPv4 and IPv6, DSCP and PCP trust; the
-    metadata word carries the priority (bits 20..22); a dropped frame (bad ICRC, lossy) adds
+    is the words of its stored frames, IPv4 and IPv6, DSCP and PCP trust; the descriptor (`meta`)
+    carries the priority (bits 20..22); a dropped frame (bad ICRC, lossy) adds
     nothing; as the engine pops, each pop frees its own priority's words, and all are 0 when
     drained. Then random traffic at random priorities with backpressure returns every fill to 0."""
     tb = Bench(dut, reader_gap=lambda r: r.randrange(0, 30), seed=3)

@@ -1,7 +1,6 @@
 """The engine side of the receive buffer (net/rx_buffer.rs), as the receive engine drives it: while
-`pending`, read the metadata word at `head` (frame length in bytes, low 16 bits; priority, bits 20..22)
-and the frame's words after it through the synchronous read port (`rd_addr` -> `rd_data` one clock
-later), then `pop` with `pop_words` = the frame's data words and `pop_prio` = its priority."""
+`pending`, take the frame's length (low 16 bits) and priority (bits 20..22) from `meta`, read its words
+from `head` on through the synchronous read port (`rd_addr` -> `rd_data` one clock later), then `pop`."""
 import random
 
 import cocotb
@@ -14,14 +13,12 @@ class BufferReader:
         self.nb = len(dut.rx_tkeep)
         self.abits = len(dut.head)
         self.frames = []
-        self.prios = []            # each delivered frame's priority, from its metadata word
+        self.prios = []            # each delivered frame's priority, from its descriptor
         self.hold = False          # True: start no new frame (the engine is stalled)
         self.busy = False          # a frame is being read
         self.gap = gap             # None, or callable(rng) -> idle cycles before each frame
         self.rng = random.Random(seed)
         dut.pop.value = 0
-        dut.pop_words.value = 0
-        dut.pop_prio.value = 0
         dut.rd_addr.value = 0
         cocotb.start_soon(self._run())
 
@@ -38,30 +35,28 @@ class BufferReader:
                     continue
             self.busy = True
             head = int(dut.head.value)
+            meta = int(dut.meta.value)
+            length = meta & 0xFFFF
+            need = -(-length // self.nb)
             # Pipelined reads: the address set after edge k is sampled at edge k+1, and its data is
             # what the next edge (k+2) sees.
-            issued, words, need = [], [], None
+            issued, words = [], []
             a = 0
-            while need is None or len(words) < need:
+            while len(words) < need:
                 if len(issued) >= 2:
                     words.append(int(dut.rd_data.value))
                     issued.pop(0)
-                    if need is None:
-                        length = words[0] & 0xFFFF
-                        need = 1 + -(-length // self.nb)
-                if need is None or a < need:
+                if a < need:
                     dut.rd_addr.value = (head + a) % ring
                     issued.append(a)
                     a += 1
                 else:
                     issued.append(None)
                 await RisingEdge(clk)
-            data = b"".join(w.to_bytes(self.nb, "little") for w in words[1:need])
+            data = b"".join(w.to_bytes(self.nb, "little") for w in words)
             self.frames.append(data[:length])
-            self.prios.append((words[0] >> 20) & 7)
+            self.prios.append((meta >> 20) & 7)
             dut.pop.value = 1
-            dut.pop_words.value = need - 1
-            dut.pop_prio.value = self.prios[-1]
             await RisingEdge(clk)
             dut.pop.value = 0
             # head and pending show the pop from the second edge on.
