@@ -5,6 +5,7 @@ pub mod ndp;
 pub mod pause_timer;
 pub mod pfc;
 pub mod rate_limiters;
+pub mod rx_admit;
 pub mod rx_buffer;
 pub mod rx_checks;
 pub mod short_frame;

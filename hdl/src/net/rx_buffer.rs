@@ -41,34 +41,15 @@
 //! there, its words given back at once (nothing after it has begun), and it is dropped and counted as
 //! an overflow. The descriptor FIFO holds as many entries as the ring has words, and every descriptor
 //! has at least one, so it cannot overflow.
-use crate::net::rx_checks::{RxChecks, CAP_BYTES};
+use crate::net::rx_admit::{adm, why, RxAdmit};
 use crate::prim::crc32::{icrc_masks, RESIDUE};
 use crate::prim::crc32_pipe::Crc32Pipe;
 use crate::prim::lane_count::LaneCount;
-use crate::prim::slot_fill::SlotFill;
 use rocenic_proto::wire::ipv4_frame as F;
-use rocenic_proto::wire::ipv6_frame as G;
-use rocenic_proto::wire::{len, ETHERTYPE_IPV6};
 use rust_hdl::prelude::*;
 
 /// The ICRC covers the frame from the IP header on (the Ethernet header is replaced by the 8-byte prefix).
 const ICRC_FIRST_BYTE: usize = F::IP;
-
-/// Bytes before which the IP length field (IPv4 total length at 16, IPv6 payload length at 18) may
-/// not yet be in: a beat that ends there is taken whole.
-const LEN_FIELDS_END: usize = G::IP_PAYLOAD_LEN + 2;
-
-/// The first check a frame fails, as `drop_reason` gives it (docs/ethernet.md).
-mod why {
-    pub const DST_MAC: u64 = 0;
-    pub const ETHERTYPE: u64 = 1;
-    pub const IP_HEADER: u64 = 2;
-    pub const DST_IP: u64 = 3;
-    pub const UDP_PORT: u64 = 4;
-    pub const LENGTH: u64 = 5;
-    pub const DISABLED: u64 = 6;
-    pub const VLAN: u64 = 7;
-}
 
 /// A frame's record once its checks are in, as it waits for the CRC: bit positions.
 mod rec {
@@ -101,9 +82,9 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub enable: Signal<In, bool>,
-    /// With the frame's last beat: its 802.1Q tag is not the port's (`net::vlan::VlanStrip`).
+    /// With every beat: its frame's 802.1Q tag is not the port's (`net::vlan::VlanStrip`).
     pub vlan_bad: Signal<In, bool>,
-    /// With the frame's last beat: the PCP of its 802.1Q tag (0 when untagged).
+    /// With every beat: the PCP of its frame's 802.1Q tag (0 when untagged).
     pub pcp: Signal<In, Bits<3>>,
     /// Priority from the DSCP (`true`) or from the PCP.
     pub trust_dscp: Signal<In, bool>,
@@ -164,21 +145,22 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub lossy_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
     dq: RAM<Bits<64>, A>,
-    chk: RxChecks,
+    adm: RxAdmit<W, B>,
     crc: Crc32Pipe<W, B>,
-    /// The beat into its slot of the capture (no barrel shifter).
-    cap_fill: SlotFill<512, W>,
     keep_count: LaneCount<B>,
-    // Input stage: where the beat goes, the capture.
-    in_frame: DFF<bool>,
+    // Input stage (the beat out of admission): where it goes.
     beat: DFF<Bits<16>>,
+    /// The frame's admission record, from its first beat on.
+    fr: DFF<Bits<32>>,
     wr_ptr: DFF<Bits<A>>,
     /// `wr_ptr` + 1, kept beside it so the full compare has no adder in front.
     wr_inc: DFF<Bits<A>>,
     f_start: DFF<Bits<A>>,
     f_start_inc: DFF<Bits<A>>,
     ovf: DFF<bool>,
-    cap: DFF<Bits<512>>,
+    /// Ring words in use (`wr_ptr` less `head`), and whether they reach `lossy_words`.
+    used: DFF<Bits<A>>,
+    lossy_full: DFF<bool>,
     // The beat a cycle later (D): raw, with what its ICRC lanes need.
     d_valid: DFF<bool>,
     d_first: DFF<bool>,
@@ -186,18 +168,13 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     d_data: DFF<Bits<W>>,
     d_keep: DFF<Bits<B>>,
     d_beat: DFF<Bits<16>>,
-    d_v6: DFF<bool>,
-    /// The beat ends before the IP length field: taken whole (up to its keep).
-    d_early: DFF<bool>,
-    /// Its byte position less 14 and less 54 (the IP packet's start for each version), 18 bits signed.
-    d_posc4: DFF<Bits<18>>,
-    d_posc6: DFF<Bits<18>>,
+    /// Its byte position (18 bits, so the distance to the IP end can be signed).
+    d_pos: DFF<Bits<18>>,
+    d_rec: DFF<Bits<32>>,
     d_start: DFF<Bits<A>>,
     d_end: DFF<Bits<A>>,
     d_ovf: DFF<bool>,
-    d_vlan_bad: DFF<bool>,
     d_fcs_bad: DFF<bool>,
-    d_pcp: DFF<Bits<3>>,
     flen: DFF<Bits<16>>,
     // E: the masked beat and its distance to the IP packet's end (18 bits, signed).
     e_valid: DFF<bool>,
@@ -205,7 +182,6 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     e_last: DFF<bool>,
     e_data: DFF<Bits<W>>,
     e_keep: DFF<Bits<B>>,
-    e_early: DFF<bool>,
     e_diff: DFF<Bits<18>>,
     /// The beat's bytes (where its keep ends).
     e_cnt: DFF<Bits<16>>,
@@ -215,41 +191,27 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     f_last: DFF<bool>,
     f_data: DFF<Bits<W>>,
     f_en: DFF<Bits<B>>,
-    // The frame's record: R1 (from its last beat), R2 (its length and words), R3 (the checks).
+    // The frame's record: R1 (from its last beat), R2 (its words), R3 (its length against its IP's).
     r1_v: DFF<bool>,
     r1_start: DFF<Bits<A>>,
     r1_end: DFF<Bits<A>>,
     r1_ovf: DFF<bool>,
-    r1_vlan_bad: DFF<bool>,
     r1_fcs: DFF<bool>,
-    r1_pcp: DFF<Bits<3>>,
+    r1_rec: DFF<Bits<32>>,
     r2_v: DFF<bool>,
-    r2_start: DFF<Bits<A>>,
     r2_end: DFF<Bits<A>>,
     r2_words: DFF<Bits<A>>,
     r2_ovf: DFF<bool>,
-    r2_vlan_bad: DFF<bool>,
     r2_fcs: DFF<bool>,
-    r2_pcp: DFF<Bits<3>>,
+    r2_rec: DFF<Bits<32>>,
     r3_v: DFF<bool>,
     r3_end: DFF<Bits<A>>,
     r3_words: DFF<Bits<A>>,
     r3_len: DFF<Bits<16>>,
     r3_ovf: DFF<bool>,
-    r3_vlan_bad: DFF<bool>,
     r3_fcs: DFF<bool>,
-    r3_mac: DFF<bool>,
-    r3_type: DFF<bool>,
-    r3_ihl: DFF<bool>,
-    r3_dip: DFF<bool>,
-    r3_udp: DFF<bool>,
     r3_len_ok: DFF<bool>,
-    r3_csum: DFF<bool>,
-    r3_v6: DFF<bool>,
-    r3_prio: DFF<Bits<3>>,
-    r3_lossy_prio: DFF<bool>,
-    /// Ring words before the frame (its start less `head`).
-    r3_before: DFF<Bits<A>>,
+    r3_rec: DFF<Bits<32>>,
     /// The record packed (`rec`), waiting for the CRC: R4 to R7, then R8 with the ICRC's result.
     q4: DFF<Bits<64>>,
     q5: DFF<Bits<64>>,
@@ -277,13 +239,17 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     // Combinational intermediates
     full: Signal<Local, bool>,
     ovf_now: Signal<Local, bool>,
-    cap_next: Signal<Local, Bits<512>>,
-    lenf: Signal<Local, Bits<16>>,
-    posc: Signal<Local, Bits<18>>,
+    first: Signal<Local, bool>,
+    /// The admission record of the beat's frame, and whether the frame is stored.
+    cur: Signal<Local, Bits<32>>,
+    store: Signal<Local, bool>,
+    d_ip_end: Signal<Local, Bits<18>>,
     therm: Signal<Local, Bits<B>>,
+    rec_hdr_bad: Signal<Local, bool>,
+    rec_why: Signal<Local, Bits<3>>,
+    len_bad: Signal<Local, bool>,
     why_v: Signal<Local, Bits<3>>,
     hdr_bad: Signal<Local, bool>,
-    prio: Signal<Local, Bits<3>>,
     rq: Signal<Local, Bits<64>>,
     v_valid: Signal<Local, bool>,
     v_ovf: Signal<Local, bool>,
@@ -325,32 +291,24 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     icrc_skip: Constant<Bits<64>>,
     crc_residue: Constant<Bits<32>>,
     ones: Constant<Bits<B>>,
-    beat_bytes: Constant<Bits<16>>,
-    cap_beats: Constant<Bits<16>>,
-    /// Beats that hold ICRC-masked bytes (the first 128), that hold bytes before the ICRC (the
-    /// first 14), and that end before the IP length field.
+    /// Beats that hold ICRC-masked bytes (the first 128), and that hold bytes before the ICRC (the
+    /// first 14).
     mask_beats: Constant<Bits<16>>,
     skip_beats: Constant<Bits<16>>,
-    early_beats: Constant<Bits<16>>,
     /// log2 of the beat in bytes, and in bits.
     log_b: Constant<Bits<16>>,
     log_w: Constant<Bits<16>>,
-    ip_start4: Constant<Bits<18>>,
-    ip_start6: Constant<Bits<18>>,
-    /// EtherType IPv6 as lanes 12 and 13 hold it.
-    type6_lanes: Constant<Bits<16>>,
-    sh_type: Constant<Bits<16>>,
-    sh_len4: Constant<Bits<16>>,
-    sh_len6: Constant<Bits<16>>,
     beat_bytes18: Constant<Bits<18>>,
-    why_dst_mac: Constant<Bits<3>>,
-    why_ethertype: Constant<Bits<3>>,
-    why_ip_header: Constant<Bits<3>>,
-    why_dst_ip: Constant<Bits<3>>,
-    why_udp_port: Constant<Bits<3>>,
     why_length: Constant<Bits<3>>,
     why_disabled: Constant<Bits<3>>,
-    why_vlan: Constant<Bits<3>>,
+    ab_write: Constant<Bits<16>>,
+    ab_hdr_bad: Constant<Bits<16>>,
+    ab_csum_bad: Constant<Bits<16>>,
+    ab_lossy: Constant<Bits<16>>,
+    ab_v6: Constant<Bits<16>>,
+    ab_prio: Constant<Bits<16>>,
+    ab_why: Constant<Bits<16>>,
+    ab_ip_end: Constant<Bits<16>>,
     rb_valid: Constant<Bits<16>>,
     rb_overflow: Constant<Bits<16>>,
     rb_fcs: Constant<Bits<16>>,
@@ -427,41 +385,36 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             lossy_inc: Default::default(),
             ram: Default::default(),
             dq: Default::default(),
-            chk: Default::default(),
+            adm: Default::default(),
             crc: Default::default(),
-            cap_fill: Default::default(),
             keep_count: Default::default(),
-            in_frame: Default::default(),
             beat: Default::default(),
+            fr: Default::default(),
             wr_ptr: Default::default(),
             wr_inc: Default::default(),
             f_start: Default::default(),
             f_start_inc: Default::default(),
             ovf: Default::default(),
-            cap: Default::default(),
+            used: Default::default(),
+            lossy_full: Default::default(),
             d_valid: Default::default(),
             d_first: Default::default(),
             d_last: Default::default(),
             d_data: Default::default(),
             d_keep: Default::default(),
             d_beat: Default::default(),
-            d_v6: Default::default(),
-            d_early: Default::default(),
-            d_posc4: Default::default(),
-            d_posc6: Default::default(),
+            d_pos: Default::default(),
+            d_rec: Default::default(),
             d_start: Default::default(),
             d_end: Default::default(),
             d_ovf: Default::default(),
-            d_vlan_bad: Default::default(),
             d_fcs_bad: Default::default(),
-            d_pcp: Default::default(),
             flen: Default::default(),
             e_valid: Default::default(),
             e_first: Default::default(),
             e_last: Default::default(),
             e_data: Default::default(),
             e_keep: Default::default(),
-            e_early: Default::default(),
             e_diff: Default::default(),
             e_cnt: Default::default(),
             f_valid: Default::default(),
@@ -473,35 +426,22 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             r1_start: Default::default(),
             r1_end: Default::default(),
             r1_ovf: Default::default(),
-            r1_vlan_bad: Default::default(),
             r1_fcs: Default::default(),
-            r1_pcp: Default::default(),
+            r1_rec: Default::default(),
             r2_v: Default::default(),
-            r2_start: Default::default(),
             r2_end: Default::default(),
             r2_words: Default::default(),
             r2_ovf: Default::default(),
-            r2_vlan_bad: Default::default(),
             r2_fcs: Default::default(),
-            r2_pcp: Default::default(),
+            r2_rec: Default::default(),
             r3_v: Default::default(),
             r3_end: Default::default(),
             r3_words: Default::default(),
             r3_len: Default::default(),
             r3_ovf: Default::default(),
-            r3_vlan_bad: Default::default(),
             r3_fcs: Default::default(),
-            r3_mac: Default::default(),
-            r3_type: Default::default(),
-            r3_ihl: Default::default(),
-            r3_dip: Default::default(),
-            r3_udp: Default::default(),
             r3_len_ok: Default::default(),
-            r3_csum: Default::default(),
-            r3_v6: Default::default(),
-            r3_prio: Default::default(),
-            r3_lossy_prio: Default::default(),
-            r3_before: Default::default(),
+            r3_rec: Default::default(),
             q4: Default::default(),
             q5: Default::default(),
             q6: Default::default(),
@@ -524,13 +464,16 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             acc_prio: Default::default(),
             full: Default::default(),
             ovf_now: Default::default(),
-            cap_next: Default::default(),
-            lenf: Default::default(),
-            posc: Default::default(),
+            first: Default::default(),
+            cur: Default::default(),
+            store: Default::default(),
+            d_ip_end: Default::default(),
             therm: Default::default(),
+            rec_hdr_bad: Default::default(),
+            rec_why: Default::default(),
+            len_bad: Default::default(),
             why_v: Default::default(),
             hdr_bad: Default::default(),
-            prio: Default::default(),
             rq: Default::default(),
             v_valid: Default::default(),
             v_ovf: Default::default(),
@@ -571,28 +514,21 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             icrc_skip: Constant::new(skip.into()),
             crc_residue: Constant::new((RESIDUE as u64).into()),
             ones: Constant::new(Bits::<B>::mask()),
-            beat_bytes: k16(B),
-            cap_beats: k16((CAP_BYTES / B).max(1)),
             mask_beats: k16(128usize.div_ceil(B)),
             skip_beats: k16(ICRC_FIRST_BYTE.div_ceil(B)),
-            early_beats: k16(LEN_FIELDS_END / B),
             log_b: k16(B.trailing_zeros() as usize),
             log_w: k16(W.trailing_zeros() as usize),
-            ip_start4: Constant::new((F::IP as u64).into()),
-            ip_start6: Constant::new(((G::IP + len::IPV6) as u64).into()),
-            type6_lanes: k16(ETHERTYPE_IPV6.swap_bytes() as usize),
-            sh_type: k16(8 * F::ETHERTYPE),
-            sh_len4: k16(8 * F::IP_TOTAL_LEN),
-            sh_len6: k16(8 * G::IP_PAYLOAD_LEN),
             beat_bytes18: Constant::new((B as u64).into()),
-            why_dst_mac: k3(why::DST_MAC),
-            why_ethertype: k3(why::ETHERTYPE),
-            why_ip_header: k3(why::IP_HEADER),
-            why_dst_ip: k3(why::DST_IP),
-            why_udp_port: k3(why::UDP_PORT),
             why_length: k3(why::LENGTH),
             why_disabled: k3(why::DISABLED),
-            why_vlan: k3(why::VLAN),
+            ab_write: k16(adm::WRITE),
+            ab_hdr_bad: k16(adm::HDR_BAD),
+            ab_csum_bad: k16(adm::CSUM_BAD),
+            ab_lossy: k16(adm::LOSSY),
+            ab_v6: k16(adm::V6),
+            ab_prio: k16(adm::PRIO),
+            ab_why: k16(adm::WHY),
+            ab_ip_end: k16(adm::IP_END),
             rb_valid: k16(rec::VALID),
             rb_overflow: k16(rec::OVERFLOW),
             rb_fcs: k16(rec::FCS),
@@ -620,37 +556,33 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         dff_setup!(
             self,
             clock,
-            in_frame,
             beat,
+            fr,
             wr_ptr,
             wr_inc,
             f_start,
             f_start_inc,
             ovf,
-            cap,
+            used,
+            lossy_full,
             d_valid,
             d_first,
             d_last,
             d_data,
             d_keep,
             d_beat,
-            d_v6,
-            d_early,
-            d_posc4,
-            d_posc6,
+            d_pos,
+            d_rec,
             d_start,
             d_end,
             d_ovf,
-            d_vlan_bad,
             d_fcs_bad,
-            d_pcp,
             flen,
             e_valid,
             e_first,
             e_last,
             e_data,
             e_keep,
-            e_early,
             e_diff,
             e_cnt,
             f_valid,
@@ -662,35 +594,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             r1_start,
             r1_end,
             r1_ovf,
-            r1_vlan_bad,
             r1_fcs,
-            r1_pcp,
+            r1_rec,
             r2_v,
-            r2_start,
             r2_end,
             r2_words,
             r2_ovf,
-            r2_vlan_bad,
             r2_fcs,
-            r2_pcp,
+            r2_rec,
             r3_v,
             r3_end,
             r3_words,
             r3_len,
             r3_ovf,
-            r3_vlan_bad,
             r3_fcs,
-            r3_mac,
-            r3_type,
-            r3_ihl,
-            r3_dip,
-            r3_udp,
             r3_len_ok,
-            r3_csum,
-            r3_v6,
-            r3_prio,
-            r3_lossy_prio,
-            r3_before,
+            r3_rec,
             q4,
             q5,
             q6,
@@ -712,7 +631,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             acc_w,
             acc_prio
         );
-        self.chk.clock.next = self.clock.val();
+        self.adm.clock.next = self.clock.val();
         self.crc.clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -720,7 +639,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.rd_data.next = self.ram.read_data.val();
         self.ram.write_enable.next = false;
         self.ram.write_address.next = self.wr_ptr.q.val();
-        self.ram.write_data.next = self.rx_tdata.val();
+        self.ram.write_data.next = self.adm.out_data.val();
         self.dq.read_clock.next = self.clock.val();
         self.dq.write_clock.next = self.clock.val();
         self.fill0.next = self.f0.q.val();
@@ -732,81 +651,95 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.fill6.next = self.f6.q.val();
         self.fill7.next = self.f7.q.val();
 
-        // Input stage (T): the beat goes into the ring at once, the frame's first 64 bytes into the
-        // capture. One word stays free, so `wr_ptr == head` means an empty ring.
-        self.full.next = self.wr_inc.q.val() == self.head_q.q.val();
-        self.ovf_now.next = self.full.val() || (self.ovf.q.val() && self.in_frame.q.val());
-        self.cap_fill.base.next = self.cap.q.val();
-        self.cap_fill.data.next = self.rx_tdata.val();
-        self.cap_fill.slot.next = bit_cast::<8, 16>(self.beat.q.val());
-        self.cap_fill.en.next = self.beat.q.val() < self.cap_beats.val();
-        self.cap_next.next = self.cap_fill.y.val();
-        if !self.in_frame.q.val() {
-            self.cap_next.next = bit_cast::<512, W>(self.rx_tdata.val());
+        // Admission: the headers judged before the frame reaches the ring.
+        self.adm.reset.next = self.reset.val();
+        self.adm.enable.next = self.enable.val();
+        self.adm.trust_dscp.next = self.trust_dscp.val();
+        self.adm.dscp_map.next = self.dscp_map.val();
+        self.adm.lossless.next = self.lossless.val();
+        self.adm.lossy_full.next = self.lossy_full.q.val();
+        self.adm.mac_lo.next = self.mac_lo.val();
+        self.adm.mac_hi.next = self.mac_hi.val();
+        self.adm.ipv4.next = self.ipv4.val();
+        self.adm.gid0.next = self.gid0.val();
+        self.adm.gid1.next = self.gid1.val();
+        self.adm.gid2.next = self.gid2.val();
+        self.adm.gid3.next = self.gid3.val();
+        self.adm.udp_dport.next = self.udp_dport.val();
+        self.adm.in_data.next = self.rx_tdata.val();
+        self.adm.in_keep.next = self.rx_tkeep.val();
+        self.adm.in_last.next = self.rx_tlast.val();
+        self.adm.in_valid.next = self.rx_tvalid.val();
+        self.adm.in_user.next = self.rx_tuser.val();
+        self.adm.in_vlan_bad.next = self.vlan_bad.val();
+        self.adm.in_pcp.next = self.pcp.val();
+        // The ring's words in use, for lossy admission (two cycles late: admission is no sharper).
+        self.used.d.next = self.wr_ptr.q.val() - self.head_q.q.val();
+        self.lossy_full.d.next =
+            (self.lossy_words.val() != 0) && (self.used.q.val() >= self.lossy_words.val());
+
+        // Input stage (T): a stored frame's beat goes into the ring at once. One word stays free, so
+        // `wr_ptr == head` means an empty ring.
+        self.first.next = self.adm.out_first.val();
+        self.cur.next = self.fr.q.val();
+        if self.first.val() {
+            self.cur.next = self.adm.out_rec.val();
         }
-        self.frames_inc.next = self.rx_tvalid.val() && self.rx_tlast.val();
-        self.d_valid.d.next = self.rx_tvalid.val();
-        self.d_first.d.next = !self.in_frame.q.val();
-        self.d_last.d.next = self.rx_tlast.val();
-        self.d_data.d.next = self.rx_tdata.val();
-        self.d_keep.d.next = self.rx_tkeep.val();
+        self.store.next = bit_cast::<1, 32>(self.cur.val() >> self.ab_write.val()) != 0;
+        self.full.next = self.wr_inc.q.val() == self.head_q.q.val();
+        self.ovf_now.next =
+            self.store.val() && (self.full.val() || (self.ovf.q.val() && !self.first.val()));
+        self.frames_inc.next = self.adm.out_valid.val() && self.adm.out_last.val();
+        self.d_valid.d.next = self.adm.out_valid.val();
+        self.d_first.d.next = self.first.val();
+        self.d_last.d.next = self.adm.out_last.val();
+        self.d_data.d.next = self.adm.out_data.val();
+        self.d_keep.d.next = self.adm.out_keep.val();
         self.d_beat.d.next = self.beat.q.val();
-        self.d_v6.d.next = bit_cast::<16, 512>(self.cap_next.val() >> self.sh_type.val())
-            == self.type6_lanes.val();
-        self.d_early.d.next = self.beat.q.val() < self.early_beats.val();
-        self.d_posc4.d.next =
-            bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val()) - self.ip_start4.val();
-        self.d_posc6.d.next =
-            bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val()) - self.ip_start6.val();
+        self.d_pos.d.next = bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val());
+        self.d_rec.d.next = self.cur.val();
         self.d_start.d.next = self.f_start.q.val();
         self.d_end.d.next = self.wr_ptr.q.val();
         self.d_ovf.d.next = self.ovf_now.val();
-        self.d_vlan_bad.d.next = self.vlan_bad.val();
-        self.d_fcs_bad.d.next = self.rx_tuser.val();
-        self.d_pcp.d.next = self.pcp.val();
-        if self.rx_tvalid.val() {
-            self.cap.d.next = self.cap_next.val();
+        self.d_fcs_bad.d.next = self.adm.out_user.val();
+        if self.adm.out_valid.val() {
+            self.fr.d.next = self.cur.val();
             self.beat.d.next = self.beat.q.val() + 1;
-            self.in_frame.d.next = !self.rx_tlast.val();
             self.ovf.d.next = self.ovf_now.val();
-            if !self.in_frame.q.val() {
+            if self.first.val() {
                 self.beat.d.next = 1.into();
                 self.f_start.d.next = self.wr_ptr.q.val();
+                self.f_start_inc.d.next = self.wr_inc.q.val();
                 self.d_start.d.next = self.wr_ptr.q.val();
             }
-            if !self.in_frame.q.val() {
-                self.f_start_inc.d.next = self.wr_inc.q.val();
-            }
-            if !self.ovf_now.val() {
+            if self.store.val() && !self.ovf_now.val() {
                 self.ram.write_enable.next = true;
                 self.wr_ptr.d.next = self.wr_inc.q.val();
                 self.wr_inc.d.next = self.wr_inc.q.val() + 1;
                 self.d_end.d.next = self.wr_inc.q.val();
-            } else if self.in_frame.q.val() {
+            } else if self.store.val() && !self.first.val() {
                 // Cut: the frame's words so far are given back at once (no later frame has begun).
                 self.wr_ptr.d.next = self.f_start.q.val();
                 self.wr_inc.d.next = self.f_start_inc.q.val();
                 self.d_end.d.next = self.f_start.q.val();
             }
-            if self.rx_tlast.val() {
+            if self.adm.out_last.val() {
                 self.beat.d.next = 0.into();
             }
         }
 
         // D (T+1): the beat's ICRC-masked fields set to ones and the bytes before the IP header
-        // dropped from its lanes; its distance to the IP packet's end, from the capture that now holds
-        // it; its bytes counted.
+        // dropped from its lanes; its distance to the IP packet's end; its bytes counted.
         self.e_valid.d.next = self.d_valid.q.val();
         self.e_first.d.next = self.d_first.q.val();
         self.e_last.d.next = self.d_last.q.val();
-        self.e_early.d.next = self.d_early.q.val();
         self.e_data.d.next = self.d_data.q.val();
         if self.d_beat.q.val() < self.mask_beats.val() {
             self.e_data.d.next = self.d_data.q.val()
                 | bit_cast::<W, 1024>(
                     self.icrc_mask.val() >> (self.d_beat.q.val() << self.log_w.val()),
                 );
-            if self.d_v6.q.val() {
+            if bit_cast::<1, 32>(self.d_rec.q.val() >> self.ab_v6.val()) != 0 {
                 self.e_data.d.next = self.d_data.q.val()
                     | bit_cast::<W, 1024>(
                         self.icrc_mask6.val() >> (self.d_beat.q.val() << self.log_w.val()),
@@ -820,29 +753,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
                     self.icrc_skip.val() >> (self.d_beat.q.val() << self.log_b.val()),
                 );
         }
-        // The IP length field, big-endian in lanes 16..17 (IPv4) or 18..19 (IPv6).
-        self.lenf.next = (bit_cast::<16, 512>(self.cap.q.val() >> self.sh_len4.val()) << 8)
-            | (bit_cast::<16, 512>(self.cap.q.val() >> (self.sh_len4.val() + 8)) & 0xFF);
-        self.posc.next = self.d_posc4.q.val();
-        if self.d_v6.q.val() {
-            self.lenf.next = (bit_cast::<16, 512>(self.cap.q.val() >> self.sh_len6.val()) << 8)
-                | (bit_cast::<16, 512>(self.cap.q.val() >> (self.sh_len6.val() + 8)) & 0xFF);
-            self.posc.next = self.d_posc6.q.val();
-        }
-        self.e_diff.d.next = bit_cast::<18, 16>(self.lenf.val()) - self.posc.val();
+        self.d_ip_end.next = bit_cast::<18, 32>(self.d_rec.q.val() >> self.ab_ip_end.val());
+        self.e_diff.d.next = self.d_ip_end.val() - self.d_pos.q.val();
         self.keep_count.keep.next = self.d_keep.q.val();
         self.e_cnt.d.next = self.keep_count.count.val();
 
-        // E (T+2): the lanes inside the IP packet (all of them before its length is in), registered
-        // so the CRC pipeline starts from flops. The frame's length adds up.
+        // E (T+2): the lanes inside the IP packet, registered so the CRC pipeline starts from flops.
+        // The frame's length adds up.
         self.therm.next = !(self.ones.val() << bit_cast::<8, 18>(self.e_diff.q.val()));
         if self.e_diff.q.val().get_bit(17) || (self.e_diff.q.val() == 0) {
             self.therm.next = 0.into();
         }
         if (self.e_diff.q.val() >= self.beat_bytes18.val()) && !self.e_diff.q.val().get_bit(17) {
-            self.therm.next = self.ones.val();
-        }
-        if self.e_early.q.val() {
             self.therm.next = self.ones.val();
         }
         self.f_valid.d.next = self.e_valid.q.val();
@@ -865,95 +787,55 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.crc.sof.next = self.f_first.q.val();
         self.crc.eoc.next = self.f_last.q.val();
 
-        // The record. R1 (T+2) from the last beat; the checks read the capture from T+1 on.
-        self.chk.cap.next = self.cap.q.val();
-        self.chk.mac_lo.next = self.mac_lo.val();
-        self.chk.mac_hi.next = self.mac_hi.val();
-        self.chk.ipv4.next = self.ipv4.val();
-        self.chk.gid0.next = self.gid0.val();
-        self.chk.gid1.next = self.gid1.val();
-        self.chk.gid2.next = self.gid2.val();
-        self.chk.gid3.next = self.gid3.val();
-        self.chk.udp_dport.next = self.udp_dport.val();
-        self.chk.dscp_map.next = self.dscp_map.val();
+        // The record. R1 (T+2) from the last beat.
         self.r1_v.d.next = self.d_valid.q.val() && self.d_last.q.val();
         self.r1_start.d.next = self.d_start.q.val();
         self.r1_end.d.next = self.d_end.q.val();
         self.r1_ovf.d.next = self.d_ovf.q.val();
-        self.r1_vlan_bad.d.next = self.d_vlan_bad.q.val();
         self.r1_fcs.d.next = self.d_fcs_bad.q.val();
-        self.r1_pcp.d.next = self.d_pcp.q.val();
+        self.r1_rec.d.next = self.d_rec.q.val();
         // R2 (T+3): its words counted.
         self.r2_v.d.next = self.r1_v.q.val();
-        self.r2_start.d.next = self.r1_start.q.val();
         self.r2_end.d.next = self.r1_end.q.val();
         self.r2_words.d.next = self.r1_end.q.val() - self.r1_start.q.val();
         self.r2_ovf.d.next = self.r1_ovf.q.val();
-        self.r2_vlan_bad.d.next = self.r1_vlan_bad.q.val();
         self.r2_fcs.d.next = self.r1_fcs.q.val();
-        self.r2_pcp.d.next = self.r1_pcp.q.val();
-        // R3 (T+4): the header checks and the frame's length are in; the frame holds its IP packet;
-        // its priority.
-        self.prio.next = self.r2_pcp.q.val();
-        if self.trust_dscp.val() {
-            self.prio.next = self.chk.dscp_prio.val();
-        }
+        self.r2_rec.d.next = self.r1_rec.q.val();
+        // R3 (T+4): the frame's length is in; the frame holds its IP packet.
         self.r3_v.d.next = self.r2_v.q.val();
         self.r3_end.d.next = self.r2_end.q.val();
         self.r3_words.d.next = self.r2_words.q.val();
         self.r3_len.d.next = self.flen.q.val();
         self.r3_ovf.d.next = self.r2_ovf.q.val();
-        self.r3_vlan_bad.d.next = self.r2_vlan_bad.q.val();
         self.r3_fcs.d.next = self.r2_fcs.q.val();
-        self.r3_mac.d.next = self.chk.ok_mac.val();
-        self.r3_type.d.next = self.chk.ok_type.val();
-        self.r3_ihl.d.next = self.chk.ok_ihl.val();
-        self.r3_dip.d.next = self.chk.ok_dip.val();
-        self.r3_udp.d.next = self.chk.ok_udp.val();
         self.r3_len_ok.d.next =
-            self.chk.ok_min.val() && (self.flen.q.val() >= self.chk.ip_end.val());
-        self.r3_csum.d.next = self.chk.csum_ok.val();
-        self.r3_v6.d.next = self.chk.v6.val();
-        self.r3_prio.d.next = self.prio.val();
-        self.r3_lossy_prio.d.next = ((self.lossless.val() >> self.prio.val()) & 1) == 0;
-        self.r3_before.d.next = self.r2_start.q.val() - self.head_q.q.val();
-        // R4 (T+5): the first check failed, lossy admission; the record packed.
-        self.why_v.next = self.why_disabled.val();
-        if !self.r3_mac.q.val() {
-            self.why_v.next = self.why_dst_mac.val();
-        } else if self.r3_vlan_bad.q.val() {
-            self.why_v.next = self.why_vlan.val();
-        } else if !self.r3_type.q.val() {
-            self.why_v.next = self.why_ethertype.val();
-        } else if !self.r3_ihl.q.val() {
-            self.why_v.next = self.why_ip_header.val();
-        } else if !self.r3_dip.q.val() {
-            self.why_v.next = self.why_dst_ip.val();
-        } else if !self.r3_udp.q.val() {
-            self.why_v.next = self.why_udp_port.val();
-        } else if !self.r3_len_ok.q.val() {
+            self.flen.q.val() >= bit_cast::<16, 32>(self.r2_rec.q.val() >> self.ab_ip_end.val());
+        self.r3_rec.d.next = self.r2_rec.q.val();
+        // R4 (T+5): the first check failed (the length after the headers, before "disabled"); the
+        // record packed.
+        self.rec_hdr_bad.next =
+            bit_cast::<1, 32>(self.r3_rec.q.val() >> self.ab_hdr_bad.val()) != 0;
+        self.rec_why.next = bit_cast::<3, 32>(self.r3_rec.q.val() >> self.ab_why.val());
+        self.len_bad.next = !self.r3_len_ok.q.val();
+        self.why_v.next = self.rec_why.val();
+        if self.len_bad.val()
+            && (!self.rec_hdr_bad.val() || (self.rec_why.val() == self.why_disabled.val()))
+        {
             self.why_v.next = self.why_length.val();
         }
-        self.hdr_bad.next = !(self.r3_mac.q.val()
-            && !self.r3_vlan_bad.q.val()
-            && self.r3_type.q.val()
-            && self.r3_ihl.q.val()
-            && self.r3_dip.q.val()
-            && self.r3_udp.q.val()
-            && self.r3_len_ok.q.val());
-        // One-bit values negated or combined before they are widened: Verilog widens first.
-        self.csum_bad.next = !self.r3_csum.q.val();
-        self.lossy.next = self.r3_lossy_prio.q.val()
-            && (self.lossy_words.val() != 0)
-            && (self.r3_before.q.val() >= self.lossy_words.val());
+        self.hdr_bad.next = self.rec_hdr_bad.val() || self.len_bad.val();
+        self.csum_bad.next = bit_cast::<1, 32>(self.r3_rec.q.val() >> self.ab_csum_bad.val()) != 0;
+        self.lossy.next = bit_cast::<1, 32>(self.r3_rec.q.val() >> self.ab_lossy.val()) != 0;
         self.q4.d.next = (bit_cast::<64, 1>(self.r3_v.q.val().into()) << self.rb_valid.val())
             | (bit_cast::<64, 1>(self.r3_ovf.q.val().into()) << self.rb_overflow.val())
             | (bit_cast::<64, 1>(self.r3_fcs.q.val().into()) << self.rb_fcs.val())
             | (bit_cast::<64, 1>(self.hdr_bad.val().into()) << self.rb_hdr_bad.val())
             | (bit_cast::<64, 1>(self.csum_bad.val().into()) << self.rb_csum_bad.val())
             | (bit_cast::<64, 1>(self.lossy.val().into()) << self.rb_lossy.val())
-            | (bit_cast::<64, 1>(self.r3_v6.q.val().into()) << self.rb_v6.val())
-            | (bit_cast::<64, 3>(self.r3_prio.q.val()) << self.rb_prio.val())
+            | (bit_cast::<64, 1>(bit_cast::<1, 32>(self.r3_rec.q.val() >> self.ab_v6.val()))
+                << self.rb_v6.val())
+            | (bit_cast::<64, 3>(bit_cast::<3, 32>(self.r3_rec.q.val() >> self.ab_prio.val()))
+                << self.rb_prio.val())
             | (bit_cast::<64, 3>(self.why_v.val()) << self.rb_why.val())
             | (bit_cast::<64, 16>(self.r3_len.q.val()) << self.rb_len.val())
             | (bit_cast::<64, A>(self.r3_end.q.val()) << self.rb_end.val())
@@ -1131,7 +1013,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             self.f5.d.next = 0.into();
             self.f6.d.next = 0.into();
             self.f7.d.next = 0.into();
-            self.in_frame.d.next = false;
             self.beat.d.next = 0.into();
             self.wr_ptr.d.next = 0.into();
             self.wr_inc.d.next = 1.into();
@@ -1182,6 +1063,18 @@ mod tests {
     /// `RxBuffer<64, 8, A>`, while a reader (the engine's side) waits `stall` cycles before the first
     /// read and then reads and pops each frame as it becomes pending.
     fn run<const A: usize>(frames: Vec<(Vec<u8>, bool)>, gap: usize, stall: usize) -> Seen {
+        run_with::<A>(frames, gap, stall, 0xFF, 0)
+    }
+
+    /// `run` with priorities `lossless` (the others lossy) and lossy frames refused from
+    /// `lossy_words` words in the ring.
+    fn run_with<const A: usize>(
+        frames: Vec<(Vec<u8>, bool)>,
+        gap: usize,
+        stall: usize,
+        lossless: u64,
+        lossy_words: u64,
+    ) -> Seen {
         const B: usize = 8;
         let seen = Arc::new(Mutex::new(Seen::default()));
         let s2 = seen.clone();
@@ -1208,6 +1101,8 @@ mod tests {
                 map = map | (bit_cast::<256, 4>((d >> 3).into()) << (4 * d));
             }
             x.dscp_map.next = map;
+            x.lossless.next = lossless.into();
+            x.lossy_words.next = lossy_words.into();
             x.reset.next = true;
             wait_clock_true!(ep, clock, x);
             wait_clock_cycle!(ep, clock, x);
@@ -1381,16 +1276,46 @@ mod tests {
         assert_eq!((s.frames.len(), s.overflow, s.not_roce), (20, 0, 5));
     }
 
-    /// More dropped frames than the ring has words, and then a good one: dropped frames' words are
-    /// freed by the buffer itself, with nothing for the reader to do.
+    /// More frames with a bad ICRC than the ring has words (stored, then dropped), and then a good
+    /// one: dropped frames' words are freed by the buffer itself, with nothing for the reader to do.
     #[test]
     fn dropped_frames_free_their_words_unread() {
         let mut frames: Vec<_> = (0..40)
-            .map(|_| (corrupt(send_only(false, 24, 0), 1), false))
+            .map(|_| {
+                let f = send_only(false, 24, 0);
+                let n = f.len();
+                (corrupt(f, n - 6), false)
+            })
             .collect();
         frames.push((send_only(false, 24, 0), false));
         let s = run::<6>(frames, 0, 0);
-        assert_eq!((s.not_roce, s.overflow, s.frames.len()), (40, 0, 1));
+        assert_eq!((s.icrc, s.overflow, s.frames.len()), (40, 0, 1));
+    }
+
+    /// A stored frame the reader does not take yet, then frames for another MAC worth several rings,
+    /// then a good frame: the refused frames took no word, so the last frame finds room.
+    #[test]
+    fn refused_frames_take_no_word() {
+        let good = send_only(false, 24, 0);
+        let mut frames = vec![(good.clone(), false)];
+        frames.extend((0..40).map(|_| (corrupt(good.clone(), 1), false)));
+        frames.push((good.clone(), false));
+        let s = run::<6>(frames, 0, 2_000);
+        assert_eq!((s.not_roce, s.overflow, s.frames.len()), (40, 0, 2), "{s:?}");
+    }
+
+    /// Lossless priority 0, lossy from 20 words: with two lossless frames (22 words) waiting, ten
+    /// lossy frames are refused and take no word, and three more lossless frames still fit.
+    #[test]
+    fn lossy_frames_are_refused_before_they_take_room() {
+        let lossless = send_only(false, 24, 0);
+        let lossy = send_only(false, 24, 8);
+        let mut frames = vec![(lossless.clone(), false); 2];
+        frames.extend(vec![(lossy, false); 10]);
+        frames.extend(vec![(lossless.clone(), false); 3]);
+        let s = run_with::<6>(frames, 2, 2_000, 0x01, 20);
+        assert_eq!((s.lossy, s.overflow, s.frames.len()), (10, 0, 5), "{s:?}");
+        assert!(s.frames.iter().all(|(f, p, _)| *f == lossless && *p == 0));
     }
 
     #[test]
