@@ -358,7 +358,7 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
         self.cap_fill.en.next = self.beat.q.val() < self.cap_beats.val();
         self.done0.next = self.in_valid.val()
             && ((self.beat.q.val() == self.cap_last.val())
-                || (self.in_last.val() && (self.beat.q.val() < self.cap_last.val())));
+                || (self.in_last.val() && (self.beat.q.val() < self.cap_beats.val())));
         if self.in_valid.val() {
             self.cap.d.next = self.cap_fill.y.val();
             if !self.in_frame.q.val() {

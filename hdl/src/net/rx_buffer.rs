@@ -244,6 +244,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     cur: Signal<Local, Bits<32>>,
     store: Signal<Local, bool>,
     d_ip_end: Signal<Local, Bits<18>>,
+    beat18: Signal<Local, Bits<18>>,
     therm: Signal<Local, Bits<B>>,
     rec_hdr_bad: Signal<Local, bool>,
     rec_why: Signal<Local, Bits<3>>,
@@ -468,6 +469,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             cur: Default::default(),
             store: Default::default(),
             d_ip_end: Default::default(),
+            beat18: Default::default(),
             therm: Default::default(),
             rec_hdr_bad: Default::default(),
             rec_why: Default::default(),
@@ -696,7 +698,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.d_data.d.next = self.adm.out_data.val();
         self.d_keep.d.next = self.adm.out_keep.val();
         self.d_beat.d.next = self.beat.q.val();
-        self.d_pos.d.next = bit_cast::<18, 16>(self.beat.q.val() << self.log_b.val());
+        self.beat18.next = bit_cast::<18, 16>(self.beat.q.val());
+        self.d_pos.d.next = self.beat18.val() << self.log_b.val();
         self.d_rec.d.next = self.cur.val();
         self.d_start.d.next = self.f_start.q.val();
         self.d_end.d.next = self.wr_ptr.q.val();
@@ -1301,7 +1304,11 @@ mod tests {
         frames.extend((0..40).map(|_| (corrupt(good.clone(), 1), false)));
         frames.push((good.clone(), false));
         let s = run::<6>(frames, 0, 2_000);
-        assert_eq!((s.not_roce, s.overflow, s.frames.len()), (40, 0, 2), "{s:?}");
+        assert_eq!(
+            (s.not_roce, s.overflow, s.frames.len()),
+            (40, 0, 2),
+            "{s:?}"
+        );
     }
 
     /// Lossless priority 0, lossy from 20 words: with two lossless frames (22 words) waiting, ten

@@ -98,6 +98,8 @@ pub struct RxChecks {
     r_prio: DFF<Bits<3>>,
     ip6_dst: Signal<Local, Bits<128>>,
     tos4: Signal<Local, Bits<8>>,
+    len4: Signal<Local, Bits<16>>,
+    len6: Signal<Local, Bits<16>>,
     tc6: Signal<Local, Bits<8>>,
     sh_dst_mac: Constant<Bits<16>>,
     sh_ethertype: Constant<Bits<16>>,
@@ -185,6 +187,8 @@ impl Default for RxChecks {
             r_prio: Default::default(),
             ip6_dst: Default::default(),
             tos4: Default::default(),
+            len4: Default::default(),
+            len6: Default::default(),
             tc6: Default::default(),
             sh_dst_mac: sh(0, 6),
             sh_ethertype: sh(F::ETHERTYPE, 2),
@@ -252,14 +256,13 @@ impl Logic for RxChecks {
             == self.udp.val())
             && (bit_cast::<16, 512>(self.swap.y.val() >> self.sh_udp6_dport.val())
                 == self.udp_dport.val());
-        self.m_min4.d.next =
-            bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip_len.val()) >= self.min4.val();
-        self.m_min6.d.next =
-            bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip6_plen.val()) >= self.min6.val();
-        self.m_end4.d.next =
-            bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip_len.val()) + self.ip_start4.val();
-        self.m_end6.d.next =
-            bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip6_plen.val()) + self.ip_start6.val();
+        // The length fields at their own width before they are added to (Verilog widens first).
+        self.len4.next = bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip_len.val());
+        self.len6.next = bit_cast::<16, 512>(self.swap.y.val() >> self.sh_ip6_plen.val());
+        self.m_min4.d.next = self.len4.val() >= self.min4.val();
+        self.m_min6.d.next = self.len6.val() >= self.min6.val();
+        self.m_end4.d.next = self.len4.val() + self.ip_start4.val();
+        self.m_end6.d.next = self.len6.val() + self.ip_start6.val();
         // 802.1Qbb priority from the DSCP (the top six bits of the TOS or traffic class).
         self.tos4.next = bit_cast::<8, 512>(self.swap.y.val() >> self.sh_ip_tos.val());
         self.tc6.next =
