@@ -12,13 +12,14 @@
 //! stage is at most 6 LUT levels at 512 bits.
 //!
 //! The record (`adm`) says whether to store the frame, which header check failed first (`why`),
-//! whether the IPv4 header checksum failed, whether the frame is of a lossy priority while
-//! `lossy_full`, its IP version, its priority and where its IP packet ends. What needs the whole frame
+//! whether the IPv4 header checksum failed, whether the frame is of a lossy priority refused for want
+//! of room, its IP version, its priority and where its IP packet ends. What needs the whole frame
 //! (its length against the IP length, the MAC's FCS, the ICRC) is the buffer's to check.
 //!
 //! Priority (802.1Qbb): from the DSCP through the DSCP → priority map (DSCP trust) or the 802.1Q PCP
-//! (PCP trust). A frame of a lossy priority (not in `lossless`) is not stored while `lossy_full`, so
-//! that lossy traffic cannot take the room the lossless priorities need between their XOFF and the
+//! (PCP trust). A frame of a lossy priority (not in `lossless`) is refused when the ring's words in
+//! use (`ring_used`) and the beats ahead of it in this FIFO number `lossy_words` or more, so that
+//! lossy traffic cannot take the room the lossless priorities need between their XOFF and the
 //! peer's reaction.
 use crate::net::rx_checks::{RxChecks, CAP_BYTES};
 use crate::prim::slot_fill::SlotFill;
@@ -58,7 +59,7 @@ pub mod adm {
 const FA: usize = 5;
 
 #[derive(LogicBlock)]
-pub struct RxAdmit<const W: usize, const B: usize> {
+pub struct RxAdmit<const W: usize, const B: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     /// The port takes RoCEv2 frames (else every frame fails as "disabled").
@@ -69,8 +70,10 @@ pub struct RxAdmit<const W: usize, const B: usize> {
     pub dscp_map: Signal<In, Bits<256>>,
     /// The lossless priorities (PFC_ENABLE, bit p = priority p); every other is lossy.
     pub lossless: Signal<In, Bits<8>>,
-    /// The buffer holds its lossy mark or more: lossy frames are not stored.
-    pub lossy_full: Signal<In, bool>,
+    /// Words in use in the buffer's ring (a cycle late is fine).
+    pub ring_used: Signal<In, Bits<A>>,
+    /// Words in use and ahead in this FIFO from which lossy frames are refused; 0 = never.
+    pub lossy_words: Signal<In, Bits<A>>,
     pub mac_lo: Signal<In, Bits<32>>,
     pub mac_hi: Signal<In, Bits<32>>,
     pub ipv4: Signal<In, Bits<32>>,
@@ -108,8 +111,14 @@ pub struct RxAdmit<const W: usize, const B: usize> {
     in_frame: DFF<bool>,
     beat: DFF<Bits<16>>,
     cap: DFF<Bits<512>>,
-    /// The capture complete (C1, T+1, `cap` holds it) and two cycles on, with the frame's tag.
+    /// Where the frame's first beat went in the FIFO.
+    f_pos: DFF<Bits<FA>>,
+    /// The capture complete (C1, T+1, `cap` holds it) and two cycles on, with the frame's tag and
+    /// where its first beat is; at C3 the beats ahead of it.
     c1: DFF<bool>,
+    c1_pos: DFF<Bits<FA>>,
+    c2_pos: DFF<Bits<FA>>,
+    c3_ahead: DFF<Bits<FA>>,
     c1_pcp: DFF<Bits<3>>,
     c1_vlan_bad: DFF<bool>,
     c2: DFF<bool>,
@@ -132,6 +141,8 @@ pub struct RxAdmit<const W: usize, const B: usize> {
     r_prio: DFF<Bits<3>>,
     r_lossy_prio: DFF<bool>,
     r_ip_end: DFF<Bits<16>>,
+    /// The ring's words in use and the beats ahead of the frame here.
+    r_sum: DFF<Bits<A>>,
     // The FIFOs: beats (with their last and FCS flags beside the RAMs) and records.
     wp: DFF<Bits<FA>>,
     rp: DFF<Bits<FA>>,
@@ -148,6 +159,7 @@ pub struct RxAdmit<const W: usize, const B: usize> {
     o_user: DFF<bool>,
     // Combinational intermediates
     done0: Signal<Local, bool>,
+    pos0: Signal<Local, Bits<FA>>,
     prio: Signal<Local, Bits<3>>,
     why_v: Signal<Local, Bits<3>>,
     hdr_bad: Signal<Local, bool>,
@@ -184,9 +196,10 @@ pub struct RxAdmit<const W: usize, const B: usize> {
     ab_ip_end: Constant<Bits<16>>,
 }
 
-impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
+impl<const W: usize, const B: usize, const A: usize> Default for RxAdmit<W, B, A> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
+        assert!(A >= FA, "the ring holds at least this FIFO");
         let k16 = |v: usize| Constant::new((v as u64).into());
         let k3 = |v: u64| Constant::new(v.into());
         let cap_beats = CAP_BYTES.div_ceil(B);
@@ -197,7 +210,8 @@ impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
             trust_dscp: Default::default(),
             dscp_map: Default::default(),
             lossless: Default::default(),
-            lossy_full: Default::default(),
+            ring_used: Default::default(),
+            lossy_words: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ipv4: Default::default(),
@@ -228,7 +242,11 @@ impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
             in_frame: Default::default(),
             beat: Default::default(),
             cap: Default::default(),
+            f_pos: Default::default(),
             c1: Default::default(),
+            c1_pos: Default::default(),
+            c2_pos: Default::default(),
+            c3_ahead: Default::default(),
             c1_pcp: Default::default(),
             c1_vlan_bad: Default::default(),
             c2: Default::default(),
@@ -250,6 +268,7 @@ impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
             r_prio: Default::default(),
             r_lossy_prio: Default::default(),
             r_ip_end: Default::default(),
+            r_sum: Default::default(),
             wp: Default::default(),
             rp: Default::default(),
             lasts: Default::default(),
@@ -262,6 +281,7 @@ impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
             o_last: Default::default(),
             o_user: Default::default(),
             done0: Default::default(),
+            pos0: Default::default(),
             prio: Default::default(),
             why_v: Default::default(),
             hdr_bad: Default::default(),
@@ -299,7 +319,7 @@ impl<const W: usize, const B: usize> Default for RxAdmit<W, B> {
     }
 }
 
-impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
+impl<const W: usize, const B: usize, const A: usize> Logic for RxAdmit<W, B, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -308,7 +328,11 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
             in_frame,
             beat,
             cap,
+            f_pos,
             c1,
+            c1_pos,
+            c2_pos,
+            c3_ahead,
             c1_pcp,
             c1_vlan_bad,
             c2,
@@ -330,6 +354,7 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
             r_prio,
             r_lossy_prio,
             r_ip_end,
+            r_sum,
             wp,
             rp,
             lasts,
@@ -359,8 +384,13 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
         self.done0.next = self.in_valid.val()
             && ((self.beat.q.val() == self.cap_last.val())
                 || (self.in_last.val() && (self.beat.q.val() < self.cap_beats.val())));
+        self.pos0.next = self.f_pos.q.val();
+        if !self.in_frame.q.val() {
+            self.pos0.next = self.wp.q.val();
+        }
         if self.in_valid.val() {
             self.cap.d.next = self.cap_fill.y.val();
+            self.f_pos.d.next = self.pos0.val();
             if !self.in_frame.q.val() {
                 self.cap.d.next = bit_cast::<512, W>(self.in_data.val());
             }
@@ -371,6 +401,7 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
             }
         }
         self.c1.d.next = self.done0.val();
+        self.c1_pos.d.next = self.pos0.val();
         self.c1_pcp.d.next = self.in_pcp.val();
         self.c1_vlan_bad.d.next = self.in_vlan_bad.val();
         // C1 (T+1) to C3: the checks read the capture.
@@ -388,6 +419,9 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
         self.c2_pcp.d.next = self.c1_pcp.q.val();
         self.c2_vlan_bad.d.next = self.c1_vlan_bad.q.val();
         self.c3.d.next = self.c2.q.val();
+        self.c2_pos.d.next = self.c1_pos.q.val();
+        // Beats ahead of the frame's first: fewer as they leave, so taken early errs toward more.
+        self.c3_ahead.d.next = self.c2_pos.q.val() - self.rp.q.val();
         self.c3_pcp.d.next = self.c2_pcp.q.val();
         self.c3_vlan_bad.d.next = self.c2_vlan_bad.q.val();
 
@@ -409,6 +443,7 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
         self.r_prio.d.next = self.prio.val();
         self.r_lossy_prio.d.next = ((self.lossless.val() >> self.prio.val()) & 1) == 0;
         self.r_ip_end.d.next = self.chk.ip_end.val();
+        self.r_sum.d.next = self.ring_used.val() + bit_cast::<A, FA>(self.c3_ahead.q.val());
 
         // The record (T+5): the first check failed, the checksum, lossy admission.
         self.why_v.next = self.why_disabled.val();
@@ -437,7 +472,9 @@ impl<const W: usize, const B: usize> Logic for RxAdmit<W, B> {
             && self.r_min.q.val()
             && self.enable.val());
         self.csum_bad.next = !self.r_csum.q.val();
-        self.lossy.next = self.r_lossy_prio.q.val() && self.lossy_full.val();
+        self.lossy.next = self.r_lossy_prio.q.val()
+            && (self.lossy_words.val() != 0)
+            && (self.r_sum.q.val() >= self.lossy_words.val());
         self.write.next = !(self.hdr_bad.val() || self.csum_bad.val() || self.lossy.val());
         self.recs.write_address.next = self.rwp.q.val();
         self.recs.write_enable.next = self.r_v.q.val();

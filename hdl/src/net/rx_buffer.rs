@@ -2,40 +2,42 @@
 //! port whose ICRC holds, and hands them to the receive engine in order. Store-and-forward, so nothing
 //! of a bad frame ever reaches host memory.
 //!
-//! Every beat is written to a circular RAM of `2^A` words as it arrives, frame after frame with no
-//! gap and no pause: the frame's verdict comes later, from a pipeline that never holds the input up.
-//! Each judged frame leaves a descriptor in a second RAM (a FIFO): where the frame ends in the ring,
-//! its words, and for a good frame its length in bytes, IP version and priority (`meta`); a dropped
-//! frame's descriptor is marked skip, and the buffer retires it itself when it reaches the head, so
-//! its words are freed in order and the engine never sees it. The engine reads the frame at `head`
-//! (its first word) through the RAM's read port while `pending`, and frees it with `pop`.
+//! Frames pass admission first (`net::rx_admit`): their headers are judged before any beat is stored,
+//! and a frame that fails a header check or the IPv4 header checksum, or that lossy admission refuses,
+//! is never written. The rest are written beat by beat as admission lets them go, into a circular RAM
+//! of `2^A` words, frame after frame with no gap and no pause: what needs the whole frame (its length
+//! against its IP length, the MAC's FCS, the ICRC) is judged later, by a pipeline that never holds the
+//! input up. Each stored frame leaves a descriptor in a second RAM (a FIFO): where the frame ends in the
+//! ring, its words, and for a good frame its length in bytes, IP version and priority (`meta`); the
+//! descriptor of a frame dropped at its verdict is marked skip, and the buffer retires it itself when it
+//! reaches the head, so its words are freed in order and the engine never sees it. The engine reads the
+//! frame at `head` (its first word) through the RAM's read port while `pending`, and frees it with `pop`.
 //!
-//! Per frame, counted from the cycle its last beat arrives (T): the beat is written (T); its ICRC
-//! lanes are masked and its distance to the IP packet's end taken (T+1); its lane enables formed (T+2);
-//! the CRC pipeline (`prim::crc32_pipe`) takes it (T+3) and gives the register over the region at T+8.
-//! Meanwhile the header checks (`net::rx_checks`) run on the capture of the frame's first 64 bytes
-//! from T+1 and the frame's record is completed over four stages (its length, the checks, the first
-//! failing one, the lossy-admission compare), then waits for the CRC. The verdict is taken at T+9 and
-//! the descriptor is readable at T+11. Every stage is at most 6 LUT levels at 512 bits.
+//! Per frame, counted from the cycle its last beat leaves admission (T): the beat is written (T); its
+//! ICRC lanes are masked and its distance to the IP packet's end taken from the admission record
+//! (T+1); its lane enables formed (T+2); the CRC pipeline (`prim::crc32_pipe`) takes it (T+3) and gives
+//! the register over the region at T+8. Meanwhile the frame's record is completed over four stages (its
+//! words, its length against the IP end, the first failing check), then waits for the CRC. The verdict
+//! is taken at T+9 and the descriptor is readable at T+11. Every stage is at most 6 LUT levels at 512
+//! bits.
 //!
-//! Checks, in this order, each counted by its own counter (`drop_reason` with `not_roce_inc` says
-//! which header check failed first: destination MAC, the 802.1Q tag (checked and removed before this
-//! buffer, `net::vlan`), EtherType, IP version/IHL, destination IP, UDP port, lengths, and last the
-//! port enable): the ring overflowed, the MAC's FCS, the headers, the IPv4 header checksum, the ICRC,
-//! lossy admission.
+//! Every frame is counted once at its verdict, stored or not, by the first of: the ring overflowed, the
+//! MAC's FCS, the headers (`drop_reason` with `not_roce_inc` says which check failed first: destination
+//! MAC, the 802.1Q tag (checked and removed before this buffer, `net::vlan`), EtherType, IP
+//! version/IHL, destination IP, UDP port, lengths, and last the port enable), the IPv4 header checksum,
+//! the ICRC, lossy admission.
 //!
-//! Admission by priority (802.1Qbb shared buffer): a good RoCE frame gets its priority from its DSCP
-//! through the DSCP → priority map (DSCP trust) or from its 802.1Q PCP (PCP trust). A frame of a lossy
-//! priority (not in `lossless`) is dropped (`lossy_inc`) when the ring's words before it (frames not
-//! yet freed, whether judged or not) number `lossy_words` or more, so that lossy traffic cannot take
-//! the room the lossless priorities need between their XOFF and the peer's reaction.
+//! Lossy admission (802.1Qbb shared buffer): admission refuses a frame of a lossy priority (not in
+//! `lossless`) when the ring's words in use and the beats ahead of it in admission reach
+//! `lossy_words`, so that lossy traffic cannot take the room the lossless priorities need between
+//! their XOFF and the peer's reaction.
 //!
 //! Each priority's good frames are counted apart (`fill0`..`fill7`, in words), so that PFC pauses the
 //! priority that fills the buffer and not the others (per-priority ingress accounting, as a switch's
 //! shared buffer does per priority group). A frame counts from the cycle after its verdict until the
-//! engine pops it. Frames not yet judged, and dropped ones not yet retired, count for no priority, so
-//! the headroom above XOFF must also cover the verdict's latency (eleven cycles of the line) and one
-//! largest frame.
+//! engine pops it. Frames not yet judged (in admission or behind the ring's write), and dropped ones
+//! not yet retired, count for no priority, so the headroom above XOFF must also cover admission's
+//! FIFO (up to 32 beats), the verdict's latency (eleven cycles of the line) and one largest frame.
 //!
 //! A frame that would run into the oldest word not yet freed (one word always stays free) is cut
 //! there, its words given back at once (nothing after it has begun), and it is dropped and counted as
@@ -145,7 +147,7 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     pub lossy_inc: Signal<Out, bool>,
     ram: RAM<Bits<W>, A>,
     dq: RAM<Bits<64>, A>,
-    adm: RxAdmit<W, B>,
+    adm: RxAdmit<W, B, A>,
     crc: Crc32Pipe<W, B>,
     keep_count: LaneCount<B>,
     // Input stage (the beat out of admission): where it goes.
@@ -158,9 +160,8 @@ pub struct RxBuffer<const W: usize, const B: usize, const A: usize> {
     f_start: DFF<Bits<A>>,
     f_start_inc: DFF<Bits<A>>,
     ovf: DFF<bool>,
-    /// Ring words in use (`wr_ptr` less `head`), and whether they reach `lossy_words`.
+    /// Ring words in use (`wr_ptr` less `head`), for lossy admission.
     used: DFF<Bits<A>>,
-    lossy_full: DFF<bool>,
     // The beat a cycle later (D): raw, with what its ICRC lanes need.
     d_valid: DFF<bool>,
     d_first: DFF<bool>,
@@ -397,7 +398,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxBuffer<W, B, 
             f_start_inc: Default::default(),
             ovf: Default::default(),
             used: Default::default(),
-            lossy_full: Default::default(),
             d_valid: Default::default(),
             d_first: Default::default(),
             d_last: Default::default(),
@@ -566,7 +566,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
             f_start_inc,
             ovf,
             used,
-            lossy_full,
             d_valid,
             d_first,
             d_last,
@@ -659,7 +658,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.adm.trust_dscp.next = self.trust_dscp.val();
         self.adm.dscp_map.next = self.dscp_map.val();
         self.adm.lossless.next = self.lossless.val();
-        self.adm.lossy_full.next = self.lossy_full.q.val();
+        self.adm.ring_used.next = self.used.q.val();
+        self.adm.lossy_words.next = self.lossy_words.val();
         self.adm.mac_lo.next = self.mac_lo.val();
         self.adm.mac_hi.next = self.mac_hi.val();
         self.adm.ipv4.next = self.ipv4.val();
@@ -675,10 +675,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxBuffer<W, B, A>
         self.adm.in_user.next = self.rx_tuser.val();
         self.adm.in_vlan_bad.next = self.vlan_bad.val();
         self.adm.in_pcp.next = self.pcp.val();
-        // The ring's words in use, for lossy admission (two cycles late: admission is no sharper).
+        // The ring's words in use, for lossy admission.
         self.used.d.next = self.wr_ptr.q.val() - self.head_q.q.val();
-        self.lossy_full.d.next =
-            (self.lossy_words.val() != 0) && (self.used.q.val() >= self.lossy_words.val());
 
         // Input stage (T): a stored frame's beat goes into the ring at once. One word stays free, so
         // `wr_ptr == head` means an empty ring.

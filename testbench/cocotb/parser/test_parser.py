@@ -58,6 +58,7 @@ class Bench:
             getattr(dut, f"gid{i}").value = int.from_bytes(g, "big")
         dut.udp_dport.value = F.ROCE_PORT
         dut.pcp.value = 0
+        dut.vlan_bad.value = 0
         dut.trust_dscp.value = 1
         dut.dscp_map.value = DEFAULT_DSCP_MAP
         dut.lossless.value = 1 << 3
