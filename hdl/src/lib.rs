@@ -32,14 +32,18 @@ pub fn nic_verilog(width: Width) -> String {
 /// for a small FPGA such as the ECP5 the open place-and-route targets, or 16,384 (14) at 64 bits to check
 /// the largest table synthesizes without the 512-bit datapath's synthesis time.
 pub fn nic_verilog_qps(width: Width, qp_log: usize) -> Option<String> {
-    // The block tree is one struct of several MB, and `default()` builds each level on the stack:
-    // more than a test thread's 2 MB. Build it on a thread of its own with room to spare.
+    with_room(move || build_nic(width, qp_log))
+}
+
+/// Runs `f` on a thread with a 256 MiB stack. The NIC's block tree is one struct of several MB, and
+/// `default()` builds each level of it on the stack: more than a test thread's 2 MB.
+pub fn with_room<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
         .stack_size(256 << 20)
-        .spawn(move || build_nic(width, qp_log))
-        .expect("thread for the NIC's Verilog")
+        .spawn(f)
+        .expect("a thread for the NIC's block tree")
         .join()
-        .expect("building the NIC's Verilog")
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 fn build_nic(width: Width, qp_log: usize) -> Option<String> {

@@ -1,7 +1,9 @@
 //! rust-hdl simulation of the receive buffer on real frames: Linux rxe's RoCEv2 packets from
 //! `testbench/captures/rxe-rc-pingpong.pcap` are committed with their length; the same packets with one bit
 //! flipped, and packets for another port, are dropped.
+use rocenic_hdl::net::rx_admit::RELEASE;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
+use rocenic_hdl::net::rx_checks::CAP_BYTES;
 use rust_hdl::prelude::*;
 
 /// RoCEv2 frames (UDP destination port 4791) of a classic pcap file, parsed by hand to keep this test
@@ -115,8 +117,9 @@ fn run_with<const W: usize, const B: usize>(
                 wait_clock_cycle!(sim, clock, x);
             }
             x.rx_tvalid.next = false;
-            // The verdict comes nine cycles after the last beat, the descriptor two later.
-            wait_clock_cycles!(sim, clock, x, 12);
+            // Admission lets the last beat go at most RELEASE cycles after the capture's beats (or
+            // the frame's last), the verdict comes nine cycles after it, the descriptor two later.
+            wait_clock_cycles!(sim, clock, x, 12 + RELEASE + CAP_BYTES.div_ceil(B));
             if !pop_each {
                 continue;
             }

@@ -55,6 +55,10 @@ pub mod adm {
     pub const IP_END: usize = 16;
 }
 
+/// Cycles from the beat that completes a frame's capture (its beat `CAP_BYTES / B - 1`, or its last)
+/// to the release of its first beat.
+pub const RELEASE: usize = 6;
+
 /// log2 of the FIFOs' depth.
 const FA: usize = 5;
 

@@ -1108,8 +1108,10 @@ mod tests {
                 "signals read before assignment at {W} bits"
             );
         }
-        check::<64, 8, 11, { crate::Width::W64.qp_log() }>();
-        check::<512, 64, 8, { crate::Width::W512.qp_log() }>();
+        crate::with_room(|| {
+            check::<64, 8, 11, { crate::Width::W64.qp_log() }>();
+            check::<512, 64, 8, { crate::Width::W512.qp_log() }>();
+        });
     }
 
     #[test]
