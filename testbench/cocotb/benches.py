@@ -11,7 +11,7 @@ REPO = HERE.parent.parent
 
 # folder: (emit-unit name, widths)
 BENCHES = {
-    "icrc": ("crc32", (64, 512)),
+    "icrc": ("crc32_pipe", (64, 512)),
     "icrc_insert": ("icrc_insert", (64, 512)),
     "parser": ("rx_buffer", (64, 512)),
     "pfc": ("pfc", (64, 512)),

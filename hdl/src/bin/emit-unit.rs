@@ -19,7 +19,7 @@ use rocenic_hdl::net::pfc::PfcUnit;
 use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
-use rocenic_hdl::prim::crc32::Crc32Lanes;
+use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
 use rocenic_hdl::roce::mr_table::MrTable;
 use rocenic_hdl::roce::qp_table::QpTable;
@@ -28,7 +28,7 @@ use rocenic_hdl::roce::resp::RxEngine;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
+const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
      regs, rx_engine, tx_engine, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -46,8 +46,8 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         // Receive buffer: 2^11 words at 64 bits, 2^8 at 512 (16 KiB either way), as in NicTop.
         ("rx_buffer", false) => emit::<RxBuffer<64, 8, 11>>(),
         ("rx_buffer", true) => emit::<RxBuffer<512, 64, 8>>(),
-        ("crc32", false) => emit::<Crc32Lanes<64, 8>>(),
-        ("crc32", true) => emit::<Crc32Lanes<512, 64>>(),
+        ("crc32_pipe", false) => emit::<Crc32Pipe<64, 8>>(),
+        ("crc32_pipe", true) => emit::<Crc32Pipe<512, 64>>(),
         ("icrc_insert", false) => emit::<IcrcInsert<64, 8>>(),
         ("icrc_insert", true) => emit::<IcrcInsert<512, 64>>(),
         ("pfc", false) => emit::<PfcUnit<64, 8>>(),

@@ -1,8 +1,9 @@
-//! CRC-32 (IEEE 802.3 / zlib polynomial, reflected) over the enabled byte lanes of one beat, in one cycle.
+//! CRC-32 (IEEE 802.3 / zlib polynomial, reflected): the bit-serial definition, the ICRC's constants
+//! and masks, and the XOR-matrix helpers `prim::crc32_pipe` builds its Verilog from.
 //!
 //! The register is kept without the final complement, so a whole packet checks by its residue: running
 //! the CRC over data followed by its own CRC (least-significant byte first, as the ICRC is sent) leaves
-//! [`RESIDUE`]. The Verilog is an XOR matrix per lane computed here from the bit-serial definition.
+//! [`RESIDUE`].
 use rocenic_proto::icrc::{MASKED_BITS_IPV6, MASKED_BYTES_IPV4};
 use rust_hdl::prelude::*;
 
@@ -55,48 +56,6 @@ pub fn icrc_masks() -> (Bits<1024>, Bits<1024>) {
         .iter()
         .fold(Bits::<1024>::default(), |a, &(p, m)| a | byte(p, m));
     (v4, v6)
-}
-
-/// `crc_out` = `crc_in` advanced over the lanes of `data` whose `en` bit is set, lane 0 first. The set
-/// lanes must form one contiguous run (or none), as a tkeep does.
-#[derive(LogicBlock, Default)]
-pub struct Crc32Lanes<const W: usize, const B: usize> {
-    pub crc_in: Signal<In, Bits<32>>,
-    pub data: Signal<In, Bits<W>>,
-    pub en: Signal<In, Bits<B>>,
-    pub crc_out: Signal<Out, Bits<32>>,
-}
-
-impl<const W: usize, const B: usize> Logic for Crc32Lanes<W, B> {
-    fn update(&mut self) {
-        let mut crc = self.crc_in.val().to_u64() as u32;
-        let data = self.data.val();
-        let en = self.en.val();
-        // The hardware takes one contiguous run of lanes only (`lanes_verilog`): a caller that breaks
-        // that would pass here and fail on the Verilog, so it fails here too.
-        let runs = (0..B)
-            .filter(|&l| en.get_bit(l) && (l == 0 || !en.get_bit(l - 1)))
-            .count();
-        assert!(
-            runs <= 1,
-            "Crc32Lanes: enabled lanes are not one contiguous run"
-        );
-        for lane in 0..B {
-            if en.get_bit(lane) {
-                crc = step(crc, data.get_bits::<8>(lane * 8).to_u64() as u8);
-            }
-        }
-        self.crc_out.next = (crc as u64).into();
-    }
-
-    fn connect(&mut self) {
-        assert_eq!(W, 8 * B);
-        self.crc_out.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(lanes_verilog(W, B))
-    }
 }
 
 /// `terms` joined by the operator `op` as a balanced tree (depth log2, not a chain), `1'b0` if there are
@@ -164,94 +123,6 @@ pub(crate) fn beat_from_zero_cols(b: usize) -> Vec<u32> {
         .collect()
 }
 
-/// The correction for a run of `n` < 4 bytes, as a matrix over the register: the register advanced over
-/// `n` zero bytes, XOR the CRC from zero of the register's own first `n` bytes (those the XOR below put
-/// into the run; its other bytes fell outside the run and were masked off).
-fn short_run_cols(n: usize) -> Vec<u32> {
-    let zeros = zero_bytes_cols(n);
-    (0..32)
-        .map(|k| zeros[k] ^ run(0, &(1u32 << k).to_le_bytes()[..n]))
-        .collect()
-}
-
-/// The Verilog of [`Crc32Lanes`] for a `w`-bit beat of `b` byte lanes.
-///
-/// `en` must be one contiguous run of lanes `s..=t` (or empty): tkeep-style, as both users produce. The
-/// register is taken in as data: running bytes from register `c` equals running them from zero with `c`
-/// XORed into their first four bytes (least-significant byte first), and a zero register stays zero over
-/// zero bytes. So `c` is XORed into lanes `s..s+3`, the run is masked and shifted up to end at the top lane,
-/// and one fixed full-beat matrix gives the result: a partial beat costs a lane decode, a shifter and one
-/// matrix, with no stages in series. A run of fewer than four bytes lost some of `c`'s bytes to the mask;
-/// a small matrix per length (1, 2, 3) chosen beside the main path corrects for them, and an empty beat
-/// passes `c` through.
-fn lanes_verilog(w: usize, b: usize) -> String {
-    assert!(b.is_power_of_two() && b >= 4 && w == 8 * b);
-    let lb = b.trailing_zeros() as usize;
-    let data_cols = beat_from_zero_cols(b);
-    let mut v = String::new();
-    v += &format!("reg [{}:0] top, bot;\n", b - 1);
-    v += &format!("reg [{}:0] ti;\n", lb - 1);
-    v += &format!("reg [{}:0] cx, al;\n", w - 1);
-    v += "reg [31:0] dc, fix;\n";
-    v += "always @(*) begin\n";
-    // The run's top lane t and bottom lane s as one-hot vectors; t also as a number, for the shift.
-    v += &format!("  top = en & ~({{1'b0, en[{}:1]}});\n", b - 1);
-    v += &format!("  bot = en & ~({{en[{}:0], 1'b0}});\n", b - 2);
-    v += &format!("  ti = {{{}}};\n", one_hot_index("top", b).join(",\n    "));
-    // Bytes of the run only, moved up so that lane t lands on the top lane (b-1-t = ~t).
-    let lanes: Vec<String> = (0..b).rev().map(|l| format!("{{8{{en[{l}]}}}}")).collect();
-    // crc_in's byte k into lane s+k: lane l takes byte k when the run starts at l-k.
-    let cx: Vec<String> = (0..b)
-        .rev()
-        .map(|l| {
-            let terms: Vec<String> = (0..4.min(l + 1))
-                .map(|k| {
-                    format!(
-                        "({{8{{bot[{}]}}}} & crc_in[{}:{}])",
-                        l - k,
-                        8 * k + 7,
-                        8 * k
-                    )
-                })
-                .collect();
-            tree(&terms, "|")
-        })
-        .collect();
-    // A full beat (all but a frame's first and last) needs no masking or shifting, and an empty one
-    // needs nothing: saying so costs synthesis a multiplexer level and saves the Verilated model a
-    // wide shift and the big matrix on most cycles.
-    v += &format!("  cx = {w}'d0;\n  al = {w}'d0;\n  dc = 32'd0;\n  if (|en) begin\n");
-    v += &format!("    if (&en) al = data ^ {{{}'d0, crc_in}};\n", w - 32);
-    v += "    else begin\n";
-    v += &format!("      cx = {{{}}};\n", cx.join(",\n        "));
-    v += &format!(
-        "      al = ((data ^ cx) & {{{}}}) << {{~ti, 3'b000}};\n",
-        lanes.join(", ")
-    );
-    v += "    end\n";
-    v += &format!(
-        "    dc = {};\n  end\n",
-        equations(&data_cols, |k| format!("al[{k}]"))
-    );
-    // Runs of one, two and three lanes: the top lane is the bottom lane plus n-1.
-    v += "  fix = 32'd0;\n";
-    v += "  if (~|en) fix = crc_in;\n";
-    for n in 1..=3 {
-        let cond = if n == 1 {
-            "|(bot & top)".to_string()
-        } else {
-            format!("|(bot & (top >> {}))", n - 1)
-        };
-        v += &format!(
-            "  else if ({cond}) fix = {};\n",
-            equations(&short_run_cols(n), |k| format!("crc_in[{k}]"))
-        );
-    }
-    v += "  crc_out = dc ^ fix;\n";
-    v += "end\n";
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,68 +135,5 @@ mod tests {
         with_crc.extend_from_slice(&(!over(msg)).to_le_bytes());
         assert_eq!(over(&with_crc), RESIDUE);
         assert_eq!(ICRC_START, over(&[0xFF; 8]));
-    }
-
-    #[test]
-    fn lanes_follow_enables() {
-        let mut uut = Crc32Lanes::<64, 8>::default();
-        uut.connect_all();
-        uut.crc_in.next = 0xFFFF_FFFF_u64.into();
-        uut.data.next = u64::from_le_bytes(*b"12345678").into();
-        uut.en.next = 0b0001_1111_u64.into();
-        uut.update_all();
-        uut.update();
-        assert_eq!(uut.crc_out.next.to_u64() as u32, over(b"12345"));
-    }
-
-    #[test]
-    #[should_panic(expected = "not one contiguous run")]
-    fn a_gap_in_the_enables_is_refused() {
-        let mut uut = Crc32Lanes::<64, 8>::default();
-        uut.connect_all();
-        uut.en.next = 0b0000_0101_u64.into();
-        uut.update_all();
-        uut.update();
-    }
-
-    /// Applies a matrix given by its columns to the input bits `x(k)`.
-    fn apply(cols: &[u32], x: impl Fn(usize) -> bool) -> u32 {
-        (0..cols.len())
-            .filter(|&k| x(k))
-            .fold(0, |acc, k| acc ^ cols[k])
-    }
-
-    /// The split the Verilog is built on, with its own matrices: the register XORed into the run's first
-    /// four lanes, the run masked and moved to the top lanes through the beat matrix, and for runs under
-    /// four lanes the correction matrix of their length, equals the byte-serial CRC for every run of a
-    /// 64-lane beat.
-    #[test]
-    fn the_decomposition_matches_the_serial_crc_for_every_run() {
-        let b = 64;
-        let beat = beat_from_zero_cols(b);
-        let short: Vec<Vec<u32>> = (1..=3).map(short_run_cols).collect();
-        let mut rand = crate::prim::test_rng(0x2545_F491_4F6C_DD1D_u64);
-        for s in 0..b {
-            for t in s..b {
-                let data: Vec<u8> = (0..b).map(|_| rand() as u8).collect();
-                let c = rand() as u32;
-                let n = t - s + 1;
-                let mut with_c = data.clone();
-                for (k, byte) in c.to_le_bytes().iter().enumerate() {
-                    if s + k < b {
-                        with_c[s + k] ^= byte;
-                    }
-                }
-                let mut aligned = vec![0u8; b];
-                aligned[b - n..].copy_from_slice(&with_c[s..=t]);
-                let dc = apply(&beat, |k| aligned[k / 8] >> (k % 8) & 1 == 1);
-                let fix = if n < 4 {
-                    apply(&short[n - 1], |k| c >> k & 1 == 1)
-                } else {
-                    0
-                };
-                assert_eq!(dc ^ fix, run(c, &data[s..=t]), "run {s}..={t}");
-            }
-        }
     }
 }

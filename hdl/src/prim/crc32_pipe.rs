@@ -1,5 +1,5 @@
-//! CRC-32 of a stream of beats, pipelined: five stages of at most a few LUT levels each, where the
-//! one-cycle [`Crc32Lanes`](super::crc32::Crc32Lanes) needs ten at 512 bits.
+//! CRC-32 of a stream of beats, pipelined: five stages of at most a few LUT levels each (a CRC over a
+//! whole 512-bit beat in one cycle is ten).
 //!
 //! The covered bytes of a region (a frame's ICRC region) arrive as runs of enabled lanes, one per beat.
 //! Each run is taken as a whole beat with the lanes outside it zero, so the only thing that feeds back
