@@ -335,9 +335,23 @@ pub(crate) mod frames {
     /// A sealed SEND-only frame to the port's MAC and IPv4 address (or its GID over IPv6), with
     /// `payload` bytes and the DSCP `dscp`.
     pub fn send_only(v6: bool, payload: usize, dscp: u8) -> Vec<u8> {
+        let mut f = frame(
+            v6,
+            dscp << 2,
+            opcode::RC_SEND_ONLY,
+            ExtHeaders::default(),
+            payload,
+        );
+        f.seal().unwrap();
+        f.emit()
+    }
+
+    /// An RC packet to the port (unsealed): `tos` the IPv4 TOS or IPv6 traffic class, the BTH with
+    /// `op`, destination QP 0x11, PSN 0x123456, AckReq set, and `payload` bytes.
+    pub fn frame(v6: bool, tos: u8, op: u8, ext: ExtHeaders, payload: usize) -> Frame {
         let ip = if v6 {
             IpRepr::V6(Ipv6Repr {
-                traffic_class: dscp << 2,
+                traffic_class: tos,
                 flow_label: 0,
                 payload_len: 0,
                 next_header: IP_PROTO_UDP,
@@ -349,7 +363,7 @@ pub(crate) mod frames {
             })
         } else {
             IpRepr::V4(Ipv4Repr {
-                tos: dscp << 2,
+                tos,
                 total_len: 0,
                 ident: 0,
                 dont_frag: true,
@@ -360,7 +374,7 @@ pub(crate) mod frames {
                 dst: IP,
             })
         };
-        let mut f = Frame {
+        Frame {
             eth: EthernetRepr {
                 dst: MAC,
                 src: [0x02, 0xA1, 0xB2, 0xC3, 0xD4, 0xF0],
@@ -375,7 +389,7 @@ pub(crate) mod frames {
                 checksum: 0,
             },
             bth: BthRepr {
-                opcode: opcode::RC_SEND_ONLY,
+                opcode: op,
                 solicited: false,
                 mig_req: true,
                 pad_count: 0,
@@ -389,14 +403,12 @@ pub(crate) mod frames {
                 resv7: 0,
                 psn: 0x123456,
             },
-            ext: ExtHeaders::default(),
+            ext,
             payload: (0..payload).map(|i| (i * 7 + 3) as u8).collect(),
             pad: vec![0; (4 - payload % 4) % 4],
             icrc: 0,
             trailer: Vec::new(),
-        };
-        f.seal().unwrap();
-        f.emit()
+        }
     }
 }
 

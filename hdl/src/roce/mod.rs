@@ -2,6 +2,8 @@ pub mod icrc_insert;
 pub mod mr_table;
 pub mod opcode_decode;
 pub mod qp_table;
+pub mod recv_check;
+pub mod recv_hdr;
 pub mod req;
 pub mod resp;
 

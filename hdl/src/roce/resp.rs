@@ -5,20 +5,16 @@
 //! Frames come from the receive buffer already ICRC-checked. Per packet: read the metadata and header
 //! words, decode, check QP, PSN, opcode sequence, length and R_Key, then either write the payload to host
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
-use super::opcode_decode::OpcodeDecode;
+use super::recv_check::RecvCheck;
+use super::recv_hdr::RecvHdr;
 use crate::host::sgl_sum::SglSum;
-use crate::prim::byteswap::{be_shift, ByteSwap};
-use crate::prim::slot_fill::SlotFill;
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::aeth;
+use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
+use rocenic_proto::host::WQE_128_BYTES;
 use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
-
-/// Bytes of the captured header register (big-endian after the swap).
-const HDR_BYTES: usize = 128;
-use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
-use rocenic_proto::host::WQE_128_BYTES;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -26,7 +22,11 @@ enum RespState {
     Idle,
     /// Reading the metadata word and the header words.
     Header,
-    /// Classify the packet (one cycle, on registered header fields).
+    /// The header's fields are registered (roce::recv_hdr, first stage).
+    Fields,
+    /// The checks against the QP load (roce::recv_check), once the QP is current and the MR entry is in.
+    Check,
+    /// Act on the packet, from the registered checks.
     Decode,
     /// Fetch the receive WQE a SEND lands in.
     RqFetch,
@@ -211,13 +211,11 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub cqe_imm: Signal<Out, Bits<32>>,
     pub cqe_flags: Signal<Out, Bits<8>>,
     state: DFF<RespState>,
-    hdr: DFF<Bits<1024>>,
-    hdr_swap: ByteSwap<1024>,
-    /// What the packet is, from the opcode table (`roce::opcode_decode`).
-    op_dec: OpcodeDecode,
-    /// AETH syndromes (`rocenic_proto::aeth`): the type bits and the ACK / RNR NAK types, the value bits
-    /// (an RNR NAK's timer), an ACK without a credit count, and the NAK codes the responder sends.
-    aeth_type: Constant<Bits<8>>,
+    /// The packet's header fields (roce::recv_hdr) and its checks against the QP (roce::recv_check).
+    rh: RecvHdr<W>,
+    chk: RecvCheck<B>,
+    /// AETH syndromes (`rocenic_proto::aeth`): an ACK and an RNR NAK, the value bits (an RNR NAK's
+    /// timer), an ACK without a credit count, and the NAK codes the responder sends.
     aeth_ack: Constant<Bits<8>>,
     aeth_rnr_nak: Constant<Bits<8>>,
     aeth_value: Constant<Bits<32>>,
@@ -229,23 +227,17 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// QP states (`rocenic_proto::host::QpState`).
     qs_reset: Constant<Bits<32>>,
     qs_init: Constant<Bits<32>>,
-    qs_rtr: Constant<Bits<32>>,
-    qs_sqd: Constant<Bits<32>>,
     qs_err: Constant<Bits<32>>,
     /// Completion opcodes (`rocenic_proto::host::WcOpcode`).
     wc_recv: Constant<Bits<8>>,
     wc_recv_rdma_with_imm: Constant<Bits<8>>,
     /// ibv_wc_status SUCCESS.
     wc_success: Constant<Bits<8>>,
-    /// Header word k - 1 into the header register (no barrel shifter).
-    hdr_fill: SlotFill<1024, W>,
     k: DFF<Bits<16>>,
     /// The packet came over IPv6 (receive buffer metadata bit 16).
     v6: DFF<bool>,
     // decoded packet
     psn: DFF<Bits<24>>,
-    ack_req: DFF<bool>,
-    pay_len: DFF<Bits<16>>,
     pay_word: DFF<Bits<A>>,
     shift: DFF<Bits<16>>,
     // responder context (IBA §9.7.5: expected PSN lives in RQ_PSN; MSN and the write in progress here)
@@ -282,6 +274,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     sgl_scatter: DFF<bool>,
     sgl_qpn: DFF<Bits<32>>,
     sgl_ok: DFF<bool>,
+    /// `sgl_buf` holds the current QP's list.
+    sgl_mine: DFF<bool>,
     /// The fetch in progress only reloads the list (a MIDDLE/LAST packet after another QP's WQE).
     relist: DFF<bool>,
     // READ to hand to the transmit engine
@@ -314,8 +308,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ac_orig3: DFF<Bits<64>>,
     ac_next: DFF<Bits<2>>,
     /// The packet's PSN is in the cache (a duplicate atomic that can be answered), and its result.
-    ac_hit: Signal<Local, bool>,
-    ac_hit_orig: Signal<Local, Bits<64>>,
+    ac_hit: DFF<bool>,
+    ac_hit_orig: DFF<Bits<64>>,
     /// Per-QP counters (rdma-core names), kept in the QP's context: out_of_sequence (PSN sequence errors
     /// seen as responder), duplicate_request, packet_seq_err (sequence NAKs received as requester).
     qc_oos: DFF<Bits<32>>,
@@ -347,86 +341,14 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_msn_q: DFF<Bits<24>>,
     last_syn: DFF<Bits<32>>,
     // combinational decode
-    ip_len: Signal<Local, Bits<16>>,
-    f_opcode: Signal<Local, Bits<8>>,
-    f_pad: Signal<Local, Bits<16>>,
-    /// BTH SolicitedEvent bit of the packet (§9.2: the requester asks for a completion event).
-    f_se: Signal<Local, Bits<16>>,
-    f_dqpn: Signal<Local, Bits<24>>,
-    f_psn: Signal<Local, Bits<24>>,
-    f_va: Signal<Local, Bits<64>>,
-    f_rkey: Signal<Local, Bits<32>>,
-    f_dmalen: Signal<Local, Bits<32>>,
-    f_syn: Signal<Local, Bits<8>>,
-    has_reth: Signal<Local, bool>,
-    is_write: Signal<Local, bool>,
-    is_send: Signal<Local, bool>,
     /// This QP's receive WQEs take 128 bytes (RQ_LOG_SIZE bit 5, `RQ_WQE_128`).
     rq128: Signal<Local, bool>,
     rq_slot: Signal<Local, Bits<64>>,
     /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
     sgl_bad: Signal<Local, bool>,
-    is_last: Signal<Local, bool>,
-    /// A MIDDLE or LAST packet; a FIRST or MIDDLE one.
-    cont: Signal<Local, bool>,
-    not_last: Signal<Local, bool>,
-    /// SEND MIDDLE/LAST and WRITE MIDDLE/LAST: continue a message.
-    send_cont: Signal<Local, bool>,
-    write_cont: Signal<Local, bool>,
     pay_len32: Signal<Local, Bits<32>>,
-    /// Carries an ImmDt; a WRITE with immediate (LAST or ONLY), which consumes a receive WQE.
-    has_imm: Signal<Local, bool>,
-    is_wimm: Signal<Local, bool>,
-    f_imm: Signal<Local, Bits<32>>,
-    is_rreq: Signal<Local, bool>,
-    /// IP ECN field is CE (binary 11).
-    f_ce: Signal<Local, bool>,
-    /// The IP source address (IPv6: its last 32 bits), and whether it is the QP's peer.
-    f_sip: Signal<Local, Bits<32>>,
-    from_peer: Signal<Local, bool>,
-    /// CMP_SWAP 0x13 / FETCH_ADD 0x14 request; ATOMIC ACKNOWLEDGE 0x12.
-    is_atreq: Signal<Local, bool>,
-    is_aack: Signal<Local, bool>,
-    f_swap: Signal<Local, Bits<64>>,
-    f_cmp: Signal<Local, Bits<64>>,
-    f_orig: Signal<Local, Bits<64>>,
-    /// Bytes the request accesses at f_va: the RETH's DMA length, or 8 for an atomic.
-    acc_len: Signal<Local, Bits<32>>,
     at_off: Signal<Local, Bits<16>>,
     at_word: Signal<Local, Bits<64>>,
-    is_rresp: Signal<Local, bool>,
-    /// MR access bit the request needs: REMOTE_WRITE 2 or REMOTE_READ 4 (ibv_access_flags).
-    need_acc: Signal<Local, Bits<32>>,
-    /// The bytes of a READ past its last whole MTU.
-    rq_up: Signal<Local, Bits<32>>,
-    rq_extra: Signal<Local, Bits<24>>,
-    rq_npk: Signal<Local, Bits<32>>,
-    rq_psn_end: Signal<Local, Bits<24>>,
-    rd_idx: Signal<Local, Bits<24>>,
-    /// Index of the READ's last response ((len - 1) >> pmtu; 0 for a zero-length READ).
-    rd_last: Signal<Local, Bits<24>>,
-    rd_off: Signal<Local, Bits<32>>,
-    rd_rem: Signal<Local, Bits<32>>,
-    rresp_ok: Signal<Local, bool>,
-    psn_diff: Signal<Local, Bits<24>>,
-    mtu: Signal<Local, Bits<16>>,
-    ext_len: Signal<Local, Bits<16>>,
-    len_ok: Signal<Local, bool>,
-    seq_ok: Signal<Local, bool>,
-    mr_hit: Signal<Local, bool>,
-    /// Whether the MR a WRITE in progress started in is still registered under its key.
-    cont_mr_ok: Signal<Local, bool>,
-    /// The key this packet's access needs, whether its MR entry has come back, and whether it needs one.
-    need_key: Signal<Local, Bits<32>>,
-    mr_ready: Signal<Local, bool>,
-    mr_live: Signal<Local, bool>,
-    mr_need: Signal<Local, bool>,
-    /// SEND LAST/ONLY with invalidate, and whether its IETH's R_Key may be invalidated.
-    is_inv: Signal<Local, bool>,
-    /// The QP allows the remote operation (its qp_access_flags).
-    qp_acc_ok: Signal<Local, bool>,
-    inv_ok: Signal<Local, bool>,
-    end_va: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
     fire: Signal<Local, bool>,
@@ -434,40 +356,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_syn_l: Signal<Local, Bits<8>>,
     ack_psn_l: Signal<Local, Bits<24>>,
     ack_msn_l: Signal<Local, Bits<24>>,
-    /// The header with its transport part at IPv4 offsets; the TOS (IPv6: traffic class).
-    hv: Signal<Local, Bits<1024>>,
-    tos: Signal<Local, Bits<8>>,
     /// Header words to read at most and at least (IPv4 or IPv6).
     hw_max: Signal<Local, Bits<16>>,
     hw_min: Signal<Local, Bits<16>>,
-    hdr_len: Signal<Local, Bits<16>>,
-    /// Slot words (after the metadata word) the packet's headers occupy.
-    hdr_need: Signal<Local, Bits<16>>,
     hdr_words_a: Signal<Local, Bits<A>>,
-    pay_round: Signal<Local, Bits<16>>,
     psn_next: Signal<Local, Bits<24>>,
-    beat_bytes_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
-    bth_end: Constant<Bits<16>>,
-    sh_ip_len: Constant<Bits<16>>,
-    sh_tos: Constant<Bits<16>>,
-    sh_sip: Constant<Bits<16>>,
-    sh_sip6: Constant<Bits<16>>,
-    sh_opcode: Constant<Bits<16>>,
-    sh_pad: Constant<Bits<16>>,
-    sh_se: Constant<Bits<16>>,
-    sh_dqpn: Constant<Bits<16>>,
-    sh_psn: Constant<Bits<16>>,
-    sh_va: Constant<Bits<16>>,
-    sh_rkey: Constant<Bits<16>>,
-    sh_dmalen: Constant<Bits<16>>,
-    sh_syn: Constant<Bits<16>>,
-    sh_imm: Constant<Bits<16>>,
-    sh_imm_reth: Constant<Bits<16>>,
-    sh_swap: Constant<Bits<16>>,
-    sh_cmp: Constant<Bits<16>>,
-    sh_orig: Constant<Bits<16>>,
-    sh_ackreq: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
@@ -478,9 +372,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// The same over IPv6 (headers 20 bytes longer).
     hdr_words6: Constant<Bits<16>>,
     hdr_min6: Constant<Bits<16>>,
-    bth_end6: Constant<Bits<16>>,
-    sh_ip6_plen: Constant<Bits<16>>,
-    sh_ip6_tc: Constant<Bits<16>>,
     wqe_beats: Constant<Bits<16>>,
     wqe_wrid_beat: Constant<Bits<16>>,
     wqe_wrid_shift: Constant<Bits<16>>,
@@ -611,10 +502,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             cqe_imm: Default::default(),
             cqe_flags: Default::default(),
             state: Default::default(),
-            hdr: Default::default(),
-            hdr_swap: Default::default(),
-            op_dec: Default::default(),
-            aeth_type: Constant::new((aeth::TYPE_MASK as u64).into()),
+            rh: Default::default(),
+            chk: Default::default(),
             aeth_ack: Constant::new((aeth::ACK as u64).into()),
             aeth_rnr_nak: Constant::new((aeth::RNR_NAK as u64).into()),
             aeth_value: Constant::new((!aeth::TYPE_MASK as u64).into()),
@@ -625,22 +514,15 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             nak_remote_op: Constant::new((aeth::NAK_REMOTE_OPERATIONAL_ERROR as u64).into()),
             qs_reset: Constant::new((QpState::Reset as u64).into()),
             qs_init: Constant::new((QpState::Init as u64).into()),
-            qs_rtr: Constant::new((QpState::Rtr as u64).into()),
-            qs_sqd: Constant::new((QpState::Sqd as u64).into()),
             qs_err: Constant::new((QpState::Err as u64).into()),
             wc_recv: Constant::new((WcOpcode::Recv as u64).into()),
             wc_recv_rdma_with_imm: Constant::new((WcOpcode::RecvRdmaWithImm as u64).into()),
             wc_success: Constant::new((WcStatus::Success as u64).into()),
-            hdr_fill: Default::default(),
             k: Default::default(),
             v6: Default::default(),
-            hv: Default::default(),
-            tos: Default::default(),
             hw_max: Default::default(),
             hw_min: Default::default(),
             psn: Default::default(),
-            ack_req: Default::default(),
-            pay_len: Default::default(),
             pay_word: Default::default(),
             shift: Default::default(),
             msn: Default::default(),
@@ -664,6 +546,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             sgl_scatter: Default::default(),
             sgl_qpn: Default::default(),
             sgl_ok: Default::default(),
+            sgl_mine: Default::default(),
             relist: Default::default(),
             rr_pend: Default::default(),
             rr_va_q: Default::default(),
@@ -715,69 +598,12 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_psn_q: Default::default(),
             ack_msn_q: Default::default(),
             last_syn: Default::default(),
-            ip_len: Default::default(),
-            f_opcode: Default::default(),
-            f_pad: Default::default(),
-            f_se: Default::default(),
-            f_dqpn: Default::default(),
-            f_psn: Default::default(),
-            f_va: Default::default(),
-            f_rkey: Default::default(),
-            f_dmalen: Default::default(),
-            f_syn: Default::default(),
-            has_reth: Default::default(),
-            is_write: Default::default(),
-            is_send: Default::default(),
             rq128: Default::default(),
             rq_slot: Default::default(),
             sgl_bad: Default::default(),
-            is_last: Default::default(),
-            cont: Default::default(),
-            not_last: Default::default(),
-            send_cont: Default::default(),
-            write_cont: Default::default(),
             pay_len32: Default::default(),
-            has_imm: Default::default(),
-            is_wimm: Default::default(),
-            f_imm: Default::default(),
-            is_rreq: Default::default(),
-            f_ce: Default::default(),
-            f_sip: Default::default(),
-            from_peer: Default::default(),
-            is_atreq: Default::default(),
-            is_aack: Default::default(),
-            f_swap: Default::default(),
-            f_cmp: Default::default(),
-            f_orig: Default::default(),
-            acc_len: Default::default(),
             at_off: Default::default(),
             at_word: Default::default(),
-            is_rresp: Default::default(),
-            need_acc: Default::default(),
-            rq_up: Default::default(),
-            rq_extra: Default::default(),
-            rq_npk: Default::default(),
-            rq_psn_end: Default::default(),
-            rd_idx: Default::default(),
-            rd_last: Default::default(),
-            rd_off: Default::default(),
-            rd_rem: Default::default(),
-            rresp_ok: Default::default(),
-            psn_diff: Default::default(),
-            mtu: Default::default(),
-            ext_len: Default::default(),
-            len_ok: Default::default(),
-            seq_ok: Default::default(),
-            mr_hit: Default::default(),
-            cont_mr_ok: Default::default(),
-            need_key: Default::default(),
-            mr_ready: Default::default(),
-            mr_live: Default::default(),
-            mr_need: Default::default(),
-            is_inv: Default::default(),
-            qp_acc_ok: Default::default(),
-            inv_ok: Default::default(),
-            end_va: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
             fire: Default::default(),
@@ -785,35 +611,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_syn_l: Default::default(),
             ack_psn_l: Default::default(),
             ack_msn_l: Default::default(),
-            hdr_len: Default::default(),
-            hdr_need: Default::default(),
             hdr_words_a: Default::default(),
-            pay_round: Default::default(),
             psn_next: Default::default(),
-            beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
             one16: Constant::new(1.into()),
             // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
-            bth_end: Constant::new((F::EXT as u64).into()),
-            sh_ip_len: Constant::new(be_shift(HDR_BYTES, F::IP_TOTAL_LEN, 2).into()),
-            sh_tos: Constant::new(be_shift(HDR_BYTES, F::IP_TOS, 1).into()),
-            sh_sip: Constant::new(be_shift(HDR_BYTES, F::IP_SRC, 4).into()),
-            sh_sip6: Constant::new(be_shift(HDR_BYTES, G::IP_SRC + 12, 4).into()),
-            sh_opcode: Constant::new(be_shift(HDR_BYTES, F::BTH_OPCODE, 1).into()),
             // PadCnt: bits 5..4 of BTH byte 1.
-            sh_pad: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 4).into()),
-            sh_se: Constant::new((be_shift(HDR_BYTES, F::BTH_FLAGS, 1) + 7).into()),
-            sh_dqpn: Constant::new(be_shift(HDR_BYTES, F::BTH_DEST_QP, 3).into()),
-            sh_psn: Constant::new(be_shift(HDR_BYTES, F::BTH_PSN, 3).into()),
-            sh_va: Constant::new(be_shift(HDR_BYTES, F::RETH_VA, 8).into()),
-            sh_rkey: Constant::new(be_shift(HDR_BYTES, F::RETH_RKEY, 4).into()),
-            sh_dmalen: Constant::new(be_shift(HDR_BYTES, F::RETH_DMA_LEN, 4).into()),
-            sh_syn: Constant::new(be_shift(HDR_BYTES, F::AETH_SYNDROME, 1).into()),
-            sh_imm: Constant::new(be_shift(HDR_BYTES, F::IMM_DT, 4).into()),
-            sh_imm_reth: Constant::new(be_shift(HDR_BYTES, F::IMM_DT_AFTER_RETH, 4).into()),
-            sh_swap: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_SWAP_ADD, 8).into()),
-            sh_cmp: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_COMPARE, 8).into()),
-            sh_orig: Constant::new(be_shift(HDR_BYTES, F::ATOMIC_ORIG, 8).into()),
-            sh_ackreq: Constant::new(be_shift(HDR_BYTES, F::BTH_ACK_REQ, 1).into()),
             beat_bytes: Constant::new((B as u64).into()),
             log_b: Constant::new((B.trailing_zeros() as u64).into()),
             // Header words after the metadata word: enough for Ethernet..AtomicETH (82 bytes), which also
@@ -824,10 +626,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
                 ((F::ATOMIC_COMPARE + 8 + G::SHIFT).div_ceil(B) as u64).into(),
             ),
             hdr_min6: Constant::new(((G::BTH + 2).div_ceil(B) as u64 + 1).into()),
-            bth_end6: Constant::new(((F::EXT + G::SHIFT) as u64).into()),
-            sh_ip6_plen: Constant::new(be_shift(HDR_BYTES, G::IP_PAYLOAD_LEN, 2).into()),
             // The traffic class: bits 11..4 of the first 16-bit word.
-            sh_ip6_tc: Constant::new((be_shift(HDR_BYTES, G::IP_VERSION_TC, 2) + 4).into()),
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
             wqe_wrid_shift: Constant::new((((WR_ID % B) * 8) as u64).into()),
@@ -850,12 +649,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self,
             clock,
             state,
-            hdr,
             k,
             v6,
             psn,
-            ack_req,
-            pay_len,
             pay_word,
             shift,
             msn,
@@ -878,6 +674,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             sgl_scatter,
             sgl_qpn,
             sgl_ok,
+            sgl_mine,
             relist,
             rr_pend,
             rr_va_q,
@@ -903,6 +700,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ac_psn3,
             ac_orig3,
             ac_next,
+            ac_hit,
+            ac_hit_orig,
             qc_oos,
             qc_dup,
             qc_seq_nak,
@@ -1026,7 +825,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.wr_valid.next = false;
         self.cqe_valid.next = false;
         self.cqe_wr_id.next = self.recv_wr_id.q.val();
-        self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.q.val());
+        self.pay_len32.next = bit_cast::<32, 16>(self.rh.pay_len.val());
         self.cqe_byte_len.next = self.send_total.q.val() + self.pay_len32.val();
         self.cqe_status.next = self.wc_success.val();
         self.cqe_opcode.next = self.wc_recv.val();
@@ -1045,237 +844,116 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.ack_psn_l.next = self.psn.q.val();
         self.ack_msn_l.next = self.msn.q.val();
 
-        // Header fields, big-endian offsets in an untagged IPv4 frame (BTH at byte 42, RETH/AETH at 54).
-        // Over IPv6 (metadata bit 16) every header after the IP one sits 20 bytes later: `hv` moves them
-        // to their IPv4 places, so the fields below have one set of offsets; the IP length becomes what
-        // IPv4's total length would be (payload length + 20), and the traffic class stands for the TOS.
-        self.hdr_swap.a.next = self.hdr.q.val();
-        self.hv.next = self.hdr_swap.y.val();
-        self.ip_len.next = bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip_len.val());
-        self.tos.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_tos.val());
-        self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip.val());
-        if self.v6.q.val() {
-            self.f_sip.next = bit_cast::<32, 1024>(self.hdr_swap.y.val() >> self.sh_sip6.val());
-            self.hv.next = self.hdr_swap.y.val() << 160;
-            self.ip_len.next =
-                bit_cast::<16, 1024>(self.hdr_swap.y.val() >> self.sh_ip6_plen.val()) + 20;
-            self.tos.next = bit_cast::<8, 1024>(self.hdr_swap.y.val() >> self.sh_ip6_tc.val());
+        // The header (roce::recv_hdr): cleared at a frame's start, header word k - 1 written in Header.
+        self.rh.clock.next = self.clock.val();
+        self.chk.clock.next = self.clock.val();
+        self.rh.clear.next = self.state.q.val() == RespState::Idle;
+        self.rh.fill.next = (self.state.q.val() == RespState::Header) && (self.k.q.val() != 0);
+        self.rh.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
+        self.rh.data.next = self.buf_rd_data.val();
+        self.rh.v6.next = self.v6.q.val();
+        self.want_qpn.next = bit_cast::<32, 24>(self.rh.dqpn.val());
+        self.rx_ack_syndrome.next = self.rh.syndrome.val();
+        self.rx_ack_psn.next = self.rh.psn.val();
+        // The checks against the QP (roce::recv_check), registered: Decode reads them.
+        self.chk.psn.next = self.rh.psn.val();
+        self.chk.dqpn.next = self.rh.dqpn.val();
+        self.chk.sip.next = self.rh.sip.val();
+        self.chk.va.next = self.rh.va.val();
+        self.chk.rkey.next = self.rh.rkey.val();
+        self.chk.dmalen.next = self.rh.dmalen.val();
+        self.chk.imm_data.next = self.rh.imm_data.val();
+        self.chk.pay_len.next = self.rh.pay_len.val();
+        self.chk.send.next = self.rh.send.val();
+        self.chk.write.next = self.rh.write.val();
+        self.chk.read_request.next = self.rh.read_request.val();
+        self.chk.read_response.next = self.rh.read_response.val();
+        self.chk.atomic.next = self.rh.atomic.val();
+        self.chk.reth.next = self.rh.reth.val();
+        self.chk.ieth.next = self.rh.ieth.val();
+        self.chk.first.next = self.rh.first.val();
+        self.chk.middle.next = self.rh.middle.val();
+        self.chk.last.next = self.rh.last.val();
+        self.chk.only.next = self.rh.only.val();
+        self.chk.not_last.next = self.rh.not_last.val();
+        self.chk.send_cont.next = self.rh.send_cont.val();
+        self.chk.write_cont.next = self.rh.write_cont.val();
+        self.chk.dmalen_zero.next = self.rh.dmalen_zero.val();
+        self.chk.dmalen_max.next = self.rh.dmalen_max.val();
+        self.chk.qp_state.next = self.qp_state.val();
+        self.chk.qpn.next = self.qpn.val();
+        self.chk.pmtu.next = self.pmtu.val();
+        self.chk.rq_psn.next = self.rq_psn.val();
+        self.chk.qp_pd.next = self.qp_pd.val();
+        self.chk.qp_peer_ip.next = self.qp_peer_ip.val();
+        self.chk.qp_access.next = self.qp_access.val();
+        self.chk.rq_pi.next = self.rq_pi.val();
+        self.chk.rq_ci.next = self.rq_ci.val();
+        self.chk.in_write.next = self.in_write.q.val();
+        self.chk.in_send.next = self.in_send.q.val();
+        self.chk.write_left.next = self.write_left.q.val();
+        self.chk.write_total.next = self.write_total.q.val();
+        self.chk.write_rkey.next = self.write_rkey.q.val();
+        self.chk.rd_psn0.next = self.rd_psn0.val();
+        self.chk.rd_len.next = self.rd_len.val();
+        self.chk.rd_laddr.next = self.rd_laddr.val();
+        self.chk.rd_exp.next = self.rd_exp.q.val();
+        self.chk.mr_for.next = self.mr_for.val();
+        self.chk.mr_fresh.next = self.mr_fresh.val();
+        self.chk.mr_base.next = self.mr_base.val();
+        self.chk.mr_len.next = self.mr_len.val();
+        self.chk.mr_key.next = self.mr_key.val();
+        self.chk.mr_access.next = self.mr_access.val();
+        self.chk.mr_pd.next = self.mr_pd.val();
+        self.chk.now.next = self.now.q.val();
+        self.chk.cnp_last.next = self.cnp_last.q.val();
+        self.chk.cnp_seen.next = self.cnp_seen.q.val();
+        self.chk.cnp_interval.next = self.cnp_interval.val();
+        self.mr_lk_key.next = self.chk.mr_lk_key.val();
+        self.mr_inv.next = false;
+        // The atomic result cache, looked up by the packet's PSN (a duplicate atomic), registered.
+        self.ac_hit.d.next = (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.rh.psn.val()))
+            || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.rh.psn.val()))
+            || (self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.rh.psn.val()))
+            || (self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.rh.psn.val()));
+        self.ac_hit_orig.d.next = self.ac_orig.q.val();
+        if self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.rh.psn.val()) {
+            self.ac_hit_orig.d.next = self.ac_orig1.q.val();
         }
-        self.f_opcode.next = bit_cast::<8, 1024>(self.hv.val() >> self.sh_opcode.val());
-        self.f_pad.next = bit_cast::<16, 1024>(self.hv.val() >> self.sh_pad.val()) & 3;
-        self.f_se.next = bit_cast::<16, 1024>(self.hv.val() >> self.sh_se.val()) & 1;
-        self.f_dqpn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_dqpn.val());
-        self.want_qpn.next = bit_cast::<32, 24>(self.f_dqpn.val());
-        self.f_psn.next = bit_cast::<24, 1024>(self.hv.val() >> self.sh_psn.val());
-        // The atomic result cache, looked up by the packet's PSN (a duplicate atomic), once f_psn is decoded.
-        self.ac_hit.next = false;
-        self.ac_hit_orig.next = self.ac_orig.q.val();
-        if self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig1.q.val();
+        if self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.rh.psn.val()) {
+            self.ac_hit_orig.d.next = self.ac_orig2.q.val();
         }
-        if self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig2.q.val();
+        if self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.rh.psn.val()) {
+            self.ac_hit_orig.d.next = self.ac_orig3.q.val();
         }
-        if self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()) {
-            self.ac_hit_orig.next = self.ac_orig3.q.val();
-        }
-        if (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.f_psn.val()))
-            || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.f_psn.val()))
-            || (self.ac_valid2.q.val() && (self.ac_psn2.q.val() == self.f_psn.val()))
-            || (self.ac_valid3.q.val() && (self.ac_psn3.q.val() == self.f_psn.val()))
-        {
-            self.ac_hit.next = true;
-        }
-        self.f_va.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_va.val());
-        self.f_rkey.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_rkey.val());
-        self.f_dmalen.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_dmalen.val());
-        self.f_syn.next = bit_cast::<8, 1024>(self.hv.val() >> self.sh_syn.val());
-        self.f_ce.next = (self.tos.val() & 3) == 3;
-        self.from_peer.next = self.f_sip.val() == self.qp_peer_ip.val();
-        self.rx_ack_syndrome.next = self.f_syn.val();
-        self.rx_ack_psn.next = self.f_psn.val();
-        // What the packet is: the opcode table (roce::opcode_decode, IBA Table 35).
-        self.op_dec.opcode.next = self.f_opcode.val();
-        self.is_rreq.next = self.op_dec.read_request.val();
-        self.is_atreq.next = self.op_dec.atomic.val();
-        self.is_aack.next = self.op_dec.atomic_acknowledge.val();
-        self.f_swap.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_swap.val());
-        self.f_cmp.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_cmp.val());
-        self.f_orig.next = bit_cast::<64, 1024>(self.hv.val() >> self.sh_orig.val());
-        self.is_rresp.next = self.op_dec.read_response.val();
-        self.has_reth.next = self.op_dec.reth.val();
-        self.has_imm.next = self.op_dec.imm.val();
-        self.is_write.next = self.op_dec.write.val();
-        self.is_send.next = self.op_dec.send.val();
-        self.is_wimm.next = self.op_dec.write.val() && self.op_dec.imm.val();
-        // MIDDLE or LAST: only inside a message; FIRST or MIDDLE: a message continues after it.
-        self.cont.next = self.op_dec.middle.val() || self.op_dec.last.val();
-        self.not_last.next = self.op_dec.first.val() || self.op_dec.middle.val();
-        self.write_cont.next = self.is_write.val() && self.cont.val();
-        self.send_cont.next = self.is_send.val() && self.cont.val();
-        // SEND LAST / ONLY WITH INVALIDATE: an IETH after the BTH.
-        self.is_inv.next = self.op_dec.ieth.val();
-        self.wr_scatter.next = (self.is_send.val() && self.rq128.val() && self.sgl_scatter.q.val())
-            || (self.is_rresp.val() && self.rd_scatter.val());
-        if self.is_rresp.val() {
+        // The receive WQE list cached is this QP's (registered).
+        self.sgl_mine.d.next = self.sgl_ok.q.val() && (self.sgl_qpn.q.val() == self.qpn.val());
+        self.wr_scatter.next = (self.rh.send.val() && self.rq128.val() && self.sgl_scatter.q.val())
+            || (self.rh.read_response.val() && self.rd_scatter.val());
+        if self.rh.read_response.val() {
             self.wr_sgl.next = self.rd_sgl.val();
             self.wr_sgl_n.next = self.rd_sgl_n.val();
         }
-        // The last packet of a SEND or WRITE message.
-        self.is_last.next = (self.is_send.val() || self.is_write.val())
-            && (self.op_dec.last.val() || self.op_dec.only.val());
-        self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm.val());
-        if self.has_reth.val() {
-            self.f_imm.next = bit_cast::<32, 1024>(self.hv.val() >> self.sh_imm_reth.val());
-        }
-        self.cqe_imm.next = self.f_imm.val();
+        self.cqe_imm.next = self.rh.imm_data.val();
         self.cqe_flags.next = 0.into();
-        if self.has_imm.val() {
+        if self.rh.imm.val() {
             self.cqe_flags.next = 1.into(); // WITH_IMM
         }
-        if self.is_inv.val() {
+        if self.rh.ieth.val() {
             self.cqe_flags.next = 4.into(); // WITH_INV: the IETH's R_Key in the immediate's place
         }
         // SOLICITED: the message's last packet carried SE (§10.2.6 solicited events).
-        if self.f_se.val() != 0 {
+        if self.rh.se.val() {
             self.cqe_flags.next = self.cqe_flags.val() | 2;
-        }
-        self.ext_len.next = bit_cast::<16, 8>(self.op_dec.ext_len.val());
-        self.psn_diff.next = self.f_psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
-        self.mtu.next = bits::<16>(1) << self.pmtu.val();
-        // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a message of their kind, FIRST/ONLY only
-        // outside any message.
-        self.seq_ok.next = (self.in_write.q.val() == self.write_cont.val())
-            && (self.in_send.q.val() == self.send_cont.val());
-        // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one MTU,
-        // and a write's packets add up to the RETH DMA length.
-        self.len_ok.next = self.pay_len.q.val() <= self.mtu.val();
-        if (self.is_send.val() || self.is_write.val()) && self.not_last.val() {
-            self.len_ok.next = self.pay_len.q.val() == self.mtu.val();
-        }
-        if self.is_write.val() && self.op_dec.only.val() {
-            self.len_ok.next = (self.pay_len.q.val() <= self.mtu.val())
-                && (bit_cast::<32, 16>(self.pay_len.q.val()) == self.f_dmalen.val());
-        }
-        if self.is_write.val() && self.op_dec.first.val() {
-            self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
-                && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.f_dmalen.val());
-        }
-        if self.is_write.val() && self.op_dec.middle.val() {
-            self.len_ok.next = (self.pay_len.q.val() == self.mtu.val())
-                && (bit_cast::<32, 16>(self.pay_len.q.val()) < self.write_left.q.val());
-        }
-        if self.is_write.val() && self.op_dec.last.val() {
-            self.len_ok.next = bit_cast::<32, 16>(self.pay_len.q.val()) == self.write_left.q.val();
-        }
-        if self.is_atreq.val() {
-            self.len_ok.next = self.pay_len.q.val() == 0;
-        }
-        if self.is_rreq.val() {
-            // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
-            self.len_ok.next =
-                (self.pay_len.q.val() == 0) && (self.f_dmalen.val() <= 0x8000_0000_u64);
-        }
-        // A READ consumes one PSN per response: ceil(DMA length / MTU), at least one (§9.7.5.1.5).
-        // Whole MTUs, plus one for a remainder or an empty READ: the shift and the remainder test run side
-        // by side, where rounding up with an add before the shift put two carry chains on the core's
-        // longest path.
-        self.rq_npk.next = self.f_dmalen.val() >> self.pmtu.val();
-        self.rq_up.next = self.f_dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
-        self.rq_extra.next = 0.into();
-        if (self.rq_up.val() != 0) || (self.f_dmalen.val() == 0) {
-            self.rq_extra.next = 1.into();
-        }
-        self.rq_psn_end.next =
-            self.f_psn.val() + bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
-        // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
-        // exactly the rest of the message (requester side, §9.7.6).
-        self.rd_idx.next = self.f_psn.val() - self.rd_psn0.val();
-        self.rd_off.next = bit_cast::<32, 24>(self.rd_exp.q.val()) << self.pmtu.val();
-        self.rd_rem.next = self.rd_len.val() - self.rd_off.val();
-        self.rd_last.next = 0.into();
-        if self.rd_len.val() != 0 {
-            self.rd_last.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pmtu.val());
-        }
-        if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
-            self.rresp_ok.next = self.is_rresp.val()
-                && self.not_last.val()
-                && (self.pay_len.q.val() == self.mtu.val());
-        } else {
-            self.rresp_ok.next = self.is_rresp.val()
-                && (self.op_dec.last.val() || self.op_dec.only.val())
-                && (self.pay_len32.val() == self.rd_rem.val());
         }
         // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
         self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
         self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
-        // R_Key check (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
-        // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds.
-        self.need_acc.next = 2.into();
-        if self.is_rreq.val() {
-            self.need_acc.next = 4.into();
-        }
-        self.acc_len.next = self.f_dmalen.val();
-        if self.is_atreq.val() {
-            self.need_acc.next = 8.into(); // REMOTE_ATOMIC
-            self.acc_len.next = 8.into();
-        }
-        self.end_va.next = self.f_va.val() + bit_cast::<64, 32>(self.acc_len.val());
-        // The MR lookup: a RETH's or AtomicETH's R_Key, else the key of the WRITE in progress (MIDDLE and
-        // LAST carry none). WRITE MIDDLE/LAST find their entry already read during Header; a first packet
-        // waits one cycle in Decode for it.
-        self.need_key.next = self.write_rkey.q.val();
-        if self.has_reth.val() || self.is_atreq.val() {
-            self.need_key.next = self.f_rkey.val();
-        }
-        if self.is_inv.val() {
-            self.need_key.next = self.f_imm.val(); // the IETH
-        }
-        self.mr_lk_key.next = self.need_key.val();
-        self.mr_inv.next = false;
-        self.mr_ready.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key.val());
-        self.mr_need.next = self.is_atreq.val()
-            || self.is_inv.val()
-            || (self.has_reth.val() && (self.f_dmalen.val() != 0))
-            || (self.write_cont.val() && (self.write_total.q.val() != 0));
-        // The entry read for this packet's key is valid (length 0 marks an invalid entry).
-        self.mr_live.next = self.mr_ready.val() && (self.mr_len.val() != 0);
-        self.mr_hit.next = self.mr_live.val()
-            && (self.mr_key.val() == self.f_rkey.val())
-            && ((self.mr_access.val() & self.need_acc.val()) != 0)
-            && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
-            && (self.f_va.val() >= self.mr_base.val())
-            && (self.end_va.val() <= (self.mr_base.val() + self.mr_len.val()))
-            && (self.end_va.val() >= self.f_va.val());
-        // The QP's own remote access enables (a QP attribute, qp_access_flags): WRITE packets, READ, atomics.
-        self.qp_acc_ok.next = !((self.is_write.val() && ((self.qp_access.val() & 2) == 0))
-            || (self.is_rreq.val() && ((self.qp_access.val() & 4) == 0))
-            || (self.is_atreq.val() && ((self.qp_access.val() & 8) == 0)));
-        // Remote invalidation (IBA chapter 10): the IETH's R_Key names a valid entry of the QP's PD
-        // registered with remote invalidation allowed (MR_ACCESS bit 7).
-        self.inv_ok.next = self.mr_live.val()
-            && (self.mr_key.val() == self.f_imm.val())
-            && (self.mr_pd.val() == (self.qp_pd.val() & 0xFF_FFFF))
-            && ((self.mr_access.val() & 0x80) != 0);
-        // A WRITE continues only while its MR is still registered under the same key (deregistration in
-        // the middle of a message must not let the rest land).
-        self.cont_mr_ok.next = self.mr_live.val() && (self.mr_key.val() == self.write_rkey.q.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
-        self.lanes_left.next = self.pay_len.q.val() - (self.j.q.val() << self.log_b.val());
-        // Sums at their own width before a shift or a wider destination (docs/lint.md).
-        self.hdr_fill.base.next = self.hdr.q.val();
-        self.hdr_fill.data.next = self.buf_rd_data.val();
-        self.hdr_fill.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
-        self.hdr_fill.en.next = true;
-        self.hdr_len.next = self.bth_end.val() + self.ext_len.val();
-        if self.v6.q.val() {
-            self.hdr_len.next = self.bth_end6.val() + self.ext_len.val();
-        }
-        self.hdr_need.next = (self.hdr_len.val() + self.beat_bytes_m1.val()) >> self.log_b.val();
-        self.hdr_words_a.next = bit_cast::<A, 16>(self.hdr_len.val() >> self.log_b.val());
-        self.pay_round.next = self.pay_len.q.val() + self.beat_bytes_m1.val();
+        self.lanes_left.next = self.rh.pay_len.val() - (self.j.q.val() << self.log_b.val());
+        self.hdr_words_a.next = bit_cast::<A, 16>(self.rh.hdr_words.val());
         self.psn_next.next = self.psn.q.val() + 1;
         self.fire.next = false;
         self.hw_max.next = self.hdr_words.val();
@@ -1284,10 +962,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.hw_max.next = self.hdr_words6.val();
             self.hw_min.next = self.hdr_min6.val();
         }
-
         match self.state.q.val() {
             RespState::Idle => {
-                self.hdr.d.next = 0.into();
                 self.k.d.next = 0.into();
                 self.rr_void.d.next = false;
                 if self.buf_pending.val() && self.enable.val() {
@@ -1300,89 +976,80 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val());
                 if self.k.q.val() == 0 {
                     self.v6.d.next = (self.buf_meta.val() & (bits::<32>(1) << 16)) != 0;
-                } else {
-                    self.hdr.d.next = self.hdr_fill.y.val();
                 }
                 self.k.d.next = self.k.q.val() + 1;
                 // Read only as many words as this packet's headers take (the opcode, known once
                 // `hdr_min` words are in, gives the extension headers), at most the longest header's.
                 if (self.k.q.val() == self.hw_max.val())
                     || ((self.k.q.val() >= self.hw_min.val())
-                        && (self.k.q.val() >= self.hdr_need.val()))
+                        && (self.k.q.val() >= self.rh.need_words.val()))
                 {
-                    self.state.d.next = RespState::Decode;
+                    self.state.d.next = RespState::Fields;
                 }
-                // Payload length = IP length - IP 20 - UDP 8 - BTH 12 - ICRC 4 - extension headers - pad,
-                // computed once the header is in (next state).
             }
-            RespState::Decode => {
+            RespState::Fields => {
+                // The header's fields are in roce::recv_hdr's first stage; its second stage loads.
+                self.state.d.next = RespState::Check;
+            }
+            RespState::Check => {
+                // roce::recv_check's results load this cycle, once the packet's QP is the current one
+                // and the MR entry its key needs has come back (roce::mr_table).
                 if !self.ctx_hit.val() {
                     // Another QP's packet: its context first (roce::qp_table).
                     self.state.d.next = RespState::CtxWait;
-                } else if self.mr_need.val() && !self.mr_ready.val() {
-                    // Its MR entry is read this cycle (roce::mr_table): decide next cycle.
+                } else if !self.chk.mr_wait_now.val() {
                     self.state.d.next = RespState::Decode;
+                }
+            }
+            RespState::Decode => {
+                if self.chk.mr_wait.val() {
+                    // The MR entry went stale while the packet waited here: check again.
+                    self.state.d.next = RespState::Check;
                 } else {
-                    self.psn.d.next = self.f_psn.val();
-                    self.ack_req.d.next =
-                        (bit_cast::<8, 1024>(self.hv.val() >> self.sh_ackreq.val()) & 0x80) != 0;
+                    self.psn.d.next = self.rh.psn.val();
                     self.pay_word.d.next = self.hdr_words_a.val();
-                    self.shift.d.next = self.hdr_len.val() & self.beat_bytes_m1.val();
+                    self.shift.d.next = self.rh.pay_shift.val();
                     self.state.d.next = RespState::Pop;
                     // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
                     // go straight to Prime1: a cycle per packet counts at line rate.
                     self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val();
                     self.j.d.next = 0.into();
-                    self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
-                    if (self.qp_state.val() >= self.qs_rtr.val()
-                        && self.qp_state.val() <= self.qs_sqd.val())
-                        && (bit_cast::<32, 24>(self.f_dqpn.val()) == self.qpn.val())
-                        && self.from_peer.val()
-                        && self.f_ce.val()
-                    {
+                    self.nwords.d.next = self.chk.pay_words.val();
+                    if self.chk.for_qp.val() && self.chk.from_peer.val() && self.rh.ce.val() {
                         // Notification point: a CE-marked packet for our QP; one CNP per interval.
                         self.ecn_marked_inc.next = true;
-                        if !self.cnp_seen.q.val()
-                            || ((self.now.q.val() - self.cnp_last.q.val())
-                                >= self.cnp_interval.val())
-                        {
+                        if self.chk.cnp_due.val() {
                             self.cnp_pend.d.next = true;
                             self.cnp_seen.d.next = true;
                             self.cnp_last.d.next = self.now.q.val();
                         }
                     }
                     // RTR, RTS and SQD receive (IBA 10.3.1).
-                    if (self.qp_state.val() < self.qs_rtr.val()
-                        || self.qp_state.val() > self.qs_sqd.val())
-                        || (bit_cast::<32, 24>(self.f_dqpn.val()) != self.qpn.val())
-                    {
+                    if !self.chk.for_qp.val() {
                         self.drop_qp_inc.next = true;
-                    } else if !self.from_peer.val() {
+                    } else if !self.chk.from_peer.val() {
                         // Not from the QP's peer (as rdma_rxe's check_addr): no answer, no PSN consumed.
                         self.drop_src_inc.next = true;
-                    } else if self.op_dec.cnp.val() {
+                    } else if self.rh.cnp.val() {
                         // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
                         self.rp_cnp_inc.next = true;
-                    } else if self.op_dec.acknowledge.val() {
+                    } else if self.rh.acknowledge.val() {
                         // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
                         self.rx_ack_valid.next = true;
-                        if (self.f_syn.val() & self.aeth_type.val()) == self.aeth_ack.val() {
+                        if self.rh.syn_ack.val() {
                             self.rx_acks_inc.next = true;
                         } else {
                             self.rx_naks_inc.next = true;
-                            self.last_syn.d.next = bit_cast::<32, 8>(self.f_syn.val());
-                            self.rx_rnr_naks_inc.next = (self.f_syn.val() & self.aeth_type.val())
-                                == self.aeth_rnr_nak.val();
-                            self.rx_seq_naks_inc.next = self.f_syn.val() == self.nak_psn_seq.val();
-                            self.rx_invalid_request_naks_inc.next =
-                                self.f_syn.val() == self.nak_invalid_req.val();
-                            self.rx_remote_access_naks_inc.next =
-                                self.f_syn.val() == self.nak_remote_access.val();
+                            self.last_syn.d.next = bit_cast::<32, 8>(self.rh.syndrome.val());
+                            self.rx_rnr_naks_inc.next = self.rh.syn_rnr.val();
+                            self.rx_seq_naks_inc.next = self.rh.syn_seq.val();
+                            self.rx_invalid_request_naks_inc.next = self.rh.syn_inv.val();
+                            self.rx_remote_access_naks_inc.next = self.rh.syn_acc.val();
                         }
-                    } else if self.is_rresp.val()
+                    } else if self.rh.read_response.val()
                         && self.rd_active.val()
-                        && (self.rd_idx.val() == self.rd_exp.q.val())
-                        && self.rresp_ok.val()
+                        && self.chk.rd_at_exp.val()
+                        && self.chk.rresp_ok.val()
                     {
                         // A READ response for our READ (requester side): land it, or drop it if it is not the
                         // one expected. One ahead of it is an implied NAK (§9.7.6), within the READ or past
@@ -1390,27 +1057,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // ACKNOWLEDGE, were lost): hand the requester a sequence NAK at the expected PSN,
                         // which re-issues the READ (or atomic) from there (go-back-N). An older one (a
                         // duplicate) is dropped.
-                        self.dst.d.next =
-                            self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
+                        self.dst.d.next = self.chk.rd_dst.val();
                         self.state.d.next = RespState::Prime1;
-                    } else if self.is_aack.val()
+                    } else if self.rh.atomic_acknowledge.val()
                         && self.rd_active.val()
                         && self.rd_atomic.val()
-                        && (self.rd_idx.val() == 0)
+                        && self.chk.rd_at_zero.val()
                     {
                         // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
                         self.at_va.d.next = self.rd_laddr.val();
-                        self.at_val.d.next = self.f_orig.val();
+                        self.at_val.d.next = self.rh.orig.val();
                         self.at_req_side.d.next = true;
                         self.state.d.next = RespState::AtWrite;
-                    } else if self.is_rresp.val() || self.is_aack.val() {
+                    } else if self.rh.read_response.val() || self.rh.atomic_acknowledge.val() {
                         // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an implied NAK (above).
                         self.drop_qp_inc.next = true;
-                        if self.rd_active.val()
-                            && self.imp_arm.q.val()
-                            && (self.rd_idx.val() > self.rd_exp.q.val())
-                            && (self.rd_idx.val() < 0x80_0000)
-                        {
+                        if self.rd_active.val() && self.imp_arm.q.val() && self.chk.rd_ahead.val() {
                             self.rx_ack_valid.next = true;
                             self.rx_ack_syndrome.next = self.nak_psn_seq.val();
                             self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
@@ -1418,46 +1080,48 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.imp_arm.d.next = false;
                             self.imp_wait.d.next = true;
                         }
-                    } else if !(self.is_write.val()
-                        || self.is_send.val()
-                        || self.is_rreq.val()
-                        || self.is_atreq.val())
+                    } else if !(self.rh.write.val()
+                        || self.rh.send.val()
+                        || self.rh.read_request.val()
+                        || self.rh.atomic.val())
                     {
                         self.drop_qp_inc.next = true;
-                    } else if (self.is_rreq.val() || self.is_atreq.val()) && self.rr_pend.q.val() {
+                    } else if (self.rh.read_request.val() || self.rh.atomic.val())
+                        && self.rr_pend.q.val()
+                    {
                         // The previous READ has not been taken by the transmit engine yet: wait.
                         self.state.d.next = RespState::Decode;
-                    } else if self.is_rreq.val()
-                        && (self.psn_diff.val() >= 0x80_0000)
-                        && ((self.f_dmalen.val() == 0) || self.mr_hit.val())
+                    } else if self.rh.read_request.val()
+                        && self.chk.psn_old.val()
+                        && (self.rh.dmalen_zero.val() || self.chk.mr_hit.val())
                     {
                         // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
                         self.dup_inc.next = true;
                         self.rr_pend.d.next = true;
-                        self.rr_va_q.d.next = self.f_va.val();
-                        self.rr_len_q.d.next = self.f_dmalen.val();
-                        self.rr_psn_q.d.next = self.f_psn.val();
+                        self.rr_va_q.d.next = self.rh.va.val();
+                        self.rr_len_q.d.next = self.rh.dmalen.val();
+                        self.rr_psn_q.d.next = self.rh.psn.val();
                         self.rr_atomic_q.d.next = false;
                         self.rr_msn_q.d.next = self.msn.q.val();
-                    } else if self.is_atreq.val() && (self.psn_diff.val() >= 0x80_0000) {
+                    } else if self.rh.atomic.val() && self.chk.psn_old.val() {
                         // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
                         self.dup_inc.next = true;
                         // Older than the cache holds: not answered (a requester keeps at most
                         // max_dest_rd_atomic outstanding), counted as a duplicate.
-                        if self.ac_hit.val() {
+                        if self.ac_hit.q.val() {
                             self.rr_pend.d.next = true;
                             self.rr_atomic_q.d.next = true;
-                            self.rr_orig_q.d.next = self.ac_hit_orig.val();
-                            self.rr_psn_q.d.next = self.f_psn.val();
+                            self.rr_orig_q.d.next = self.ac_hit_orig.q.val();
+                            self.rr_psn_q.d.next = self.rh.psn.val();
                             self.rr_msn_q.d.next = self.msn.q.val();
                         }
-                    } else if self.psn_diff.val() != 0 {
-                        if self.psn_diff.val() >= 0x80_0000 {
+                    } else if !self.chk.psn_now.val() {
+                        if self.chk.psn_old.val() {
                             // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
                             self.dup_inc.next = true;
                             self.send_ack.next = true;
                             self.ack_syn_l.next = self.aeth_ack_no_credits.val();
-                            self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
+                            self.ack_psn_l.next = self.chk.rq_psn_prev.val();
                         } else {
                             // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
                             self.seq_err_inc.next = true;
@@ -1468,79 +1132,79 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                                 self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
                             }
                         }
-                    } else if !self.seq_ok.val() || !self.len_ok.val() {
+                    } else if !self.chk.seq_ok.val() || !self.chk.len_ok.val() {
                         // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if !self.qp_acc_ok.val() {
+                    } else if !self.chk.qp_acc_ok.val() {
                         // An operation the QP does not enable: invalid request NAK, the QP to ERR (as
                         // rdma_rxe's check_op_valid).
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.is_atreq.val() && ((self.f_va.val() & 7) != 0) {
+                    } else if self.rh.atomic.val() && self.rh.va_odd.val() {
                         // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.is_inv.val() && !self.inv_ok.val() {
+                    } else if self.rh.ieth.val() && !self.chk.inv_ok.val() {
                         // An R_Key that may not be invalidated: invalid request NAK, the QP to ERR (as
                         // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
                         self.inv_err_inc.next = true;
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if (self.is_atreq.val() && !self.mr_hit.val())
-                        || (self.has_reth.val() && (self.f_dmalen.val() != 0) && !self.mr_hit.val())
-                        || (self.write_cont.val()
+                    } else if (self.rh.atomic.val() && !self.chk.mr_hit.val())
+                        || (self.rh.reth.val()
+                            && !self.rh.dmalen_zero.val()
+                            && !self.chk.mr_hit.val())
+                        || (self.rh.write_cont.val()
                             && (self.write_total.q.val() != 0)
-                            && !self.cont_mr_ok.val())
+                            && !self.chk.cont_mr_ok.val())
                     {
                         // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
                         // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
                         self.rem_access_inc.next = true;
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_remote_access.val();
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.is_atreq.val() {
-                        self.at_va.d.next = self.f_va.val();
+                    } else if self.rh.atomic.val() {
+                        self.at_va.d.next = self.rh.va.val();
                         self.at_req_side.d.next = false;
                         self.state.d.next = RespState::AtRead;
-                    } else if self.is_rreq.val() {
+                    } else if self.rh.read_request.val() {
                         // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
                         // ceil(len / MTU) PSNs and complete one message.
                         self.rr_pend.d.next = true;
-                        self.rr_va_q.d.next = self.f_va.val();
-                        self.rr_len_q.d.next = self.f_dmalen.val();
-                        self.rr_psn_q.d.next = self.f_psn.val();
+                        self.rr_va_q.d.next = self.rh.va.val();
+                        self.rr_len_q.d.next = self.rh.dmalen.val();
+                        self.rr_psn_q.d.next = self.rh.psn.val();
                         self.rr_atomic_q.d.next = false;
                         self.rr_msn_q.d.next = self.msn.q.val() + 1;
                         self.msn.d.next = self.msn.q.val() + 1;
                         self.nak_sent.d.next = false;
                         self.rq_psn_set.next = true;
-                        self.rq_psn_val.next = bit_cast::<32, 24>(self.rq_psn_end.val());
-                    } else if self.send_cont.val() {
+                        self.rq_psn_val.next = bit_cast::<32, 24>(self.chk.rq_psn_end.val());
+                    } else if self.rh.send_cont.val() {
                         // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
                         // LAST WITH INVALIDATE invalidates its R_Key now, with the entry just checked.
-                        self.mr_inv.next = self.is_inv.val();
+                        self.mr_inv.next = self.rh.ieth.val();
                         self.dst.d.next = self.write_va.q.val();
                         self.state.d.next = RespState::Prime0;
-                        if self.rq128.val()
-                            && !(self.sgl_ok.q.val() && (self.sgl_qpn.q.val() == self.qpn.val()))
-                        {
+                        if self.rq128.val() && !self.sgl_mine.q.val() {
                             // Another QP's receive WQE came between: fetch this one's list again.
                             self.relist.d.next = true;
                             self.state.d.next = RespState::RqFetch;
                         }
-                    } else if self.is_send.val() {
+                    } else if self.rh.send.val() {
                         self.send_total.d.next = 0.into();
-                        if self.rq_pi.val() == self.rq_ci.val() {
+                        if self.chk.rq_empty.val() {
                             // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
                             self.send_ack.next = true;
                             self.ack_syn_l.next = self.aeth_rnr_nak.val()
@@ -1548,30 +1212,30 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                                     self.min_rnr_timer.val() & self.aeth_value.val(),
                                 );
                             self.tx_rnr_naks_inc.next = true;
-                            self.ack_psn_l.next = self.f_psn.val();
+                            self.ack_psn_l.next = self.rh.psn.val();
                         } else {
-                            self.mr_inv.next = self.is_inv.val();
+                            self.mr_inv.next = self.rh.ieth.val();
                             self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
                         }
-                    } else if self.is_wimm.val() && (self.rq_pi.val() == self.rq_ci.val()) {
+                    } else if self.rh.write_imm.val() && self.chk.rq_empty.val() {
                         // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.aeth_rnr_nak.val()
                             | bit_cast::<8, 32>(self.min_rnr_timer.val() & self.aeth_value.val());
                         self.tx_rnr_naks_inc.next = true;
-                        self.ack_psn_l.next = self.f_psn.val();
+                        self.ack_psn_l.next = self.rh.psn.val();
                     } else {
                         // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
                         self.dst.d.next = self.write_va.q.val();
-                        if self.has_reth.val() {
-                            self.dst.d.next = self.f_va.val();
-                            self.write_left.d.next = self.f_dmalen.val();
-                            self.write_total.d.next = self.f_dmalen.val();
-                            self.write_rkey.d.next = self.f_rkey.val();
+                        if self.rh.reth.val() {
+                            self.dst.d.next = self.rh.va.val();
+                            self.write_left.d.next = self.rh.dmalen.val();
+                            self.write_total.d.next = self.rh.dmalen.val();
+                            self.write_rkey.d.next = self.rh.rkey.val();
                         }
                         self.state.d.next = RespState::Prime1;
-                        if self.is_wimm.val() {
+                        if self.rh.write_imm.val() {
                             // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
                             self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
@@ -1614,7 +1278,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_wrid_shift.val());
                     }
                     if (self.k.q.val() == self.wqe_addr_beat.val())
-                        && self.is_send.val()
+                        && self.rh.send.val()
                         && !self.relist.q.val()
                     {
                         self.dst.d.next =
@@ -1625,7 +1289,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.sgl_qpn.d.next = self.qpn.val();
                         if self.rq128.val()
                             && self.sgl_scatter.q.val()
-                            && self.is_send.val()
+                            && self.rh.send.val()
                             && !self.relist.q.val()
                         {
                             // A scattered SEND's addresses are offsets in its message.
@@ -1636,8 +1300,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Prime0 => {
-                if self.is_send.val()
-                    && !self.send_cont.val()
+                if self.rh.send.val()
+                    && !self.rh.send_cont.val()
                     && self.rq128.val()
                     && self.sgl_bad.val()
                 {
@@ -1649,8 +1313,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
-                } else if self.is_send.val()
-                    && (bit_cast::<32, 16>(self.pay_len.q.val()) > self.recv_len.q.val())
+                } else if self.rh.send.val()
+                    && (bit_cast::<32, 16>(self.rh.pay_len.val()) > self.recv_len.q.val())
                 {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
                     self.send_ack.next = true;
@@ -1661,7 +1325,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 } else {
                     self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val();
                     self.j.d.next = 0.into();
-                    self.nwords.d.next = self.pay_round.val() >> self.log_b.val();
+                    self.nwords.d.next = self.chk.pay_words.val();
                     self.state.d.next = RespState::Prime1;
                 }
             }
@@ -1695,19 +1359,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Complete => {
-                if (self.is_rresp.val() || self.is_aack.val()) && self.rr_void.q.val() {
+                if (self.rh.read_response.val() || self.rh.atomic_acknowledge.val())
+                    && self.rr_void.q.val()
+                {
                     // Its context was withdrawn: the requester asks again, so it is dropped as if lost.
                     self.buf_pop.next = true;
                     self.state.d.next = RespState::Idle;
-                } else if (self.is_rresp.val() || self.is_aack.val())
+                } else if (self.rh.read_response.val() || self.rh.atomic_acknowledge.val())
                     && !self.wr_idle.val()
-                    && (self.is_aack.val() || (self.rd_exp.q.val() == self.rd_last.val()))
+                    && (self.rh.atomic_acknowledge.val()
+                        || (self.rd_exp.q.val() == self.chk.rd_last.val()))
                 {
                     // The READ or atomic completes only once its data is out of the write path.
-                } else if self.is_rresp.val() || self.is_aack.val() {
+                } else if self.rh.read_response.val() || self.rh.atomic_acknowledge.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
-                    if self.is_aack.val() || (self.rd_exp.q.val() == self.rd_last.val()) {
+                    if self.rh.atomic_acknowledge.val()
+                        || (self.rd_exp.q.val() == self.chk.rd_last.val())
+                    {
                         self.rd_done.next = true;
                         self.rd_exp.d.next = 0.into();
                     }
@@ -1722,39 +1391,40 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
                     // A SEND completes its receive WQE with its last packet.
                     // Its CQE waits until the payload is out of the write path.
-                    self.cqe_valid.next = ((self.is_send.val() && self.is_last.val())
-                        || self.is_wimm.val())
+                    self.cqe_valid.next = ((self.rh.send.val() && self.rh.msg_last.val())
+                        || self.rh.write_imm.val())
                         && self.wr_idle.val();
-                    if self.is_wimm.val() {
+                    if self.rh.write_imm.val() {
                         self.cqe_opcode.next = self.wc_recv_rdma_with_imm.val();
                         self.cqe_byte_len.next = self.write_total.q.val();
                     }
-                    if !((self.is_send.val() && self.is_last.val()) || self.is_wimm.val())
+                    if !((self.rh.send.val() && self.rh.msg_last.val()) || self.rh.write_imm.val())
                         || (self.cqe_ready.val() && self.wr_idle.val())
                     {
                         self.rq_psn_set.next = true;
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                         self.nak_sent.d.next = false;
                         // Inside a message after a FIRST or MIDDLE packet.
-                        self.in_write.d.next = self.is_write.val() && self.not_last.val();
-                        self.in_send.d.next = self.is_send.val() && self.not_last.val();
+                        self.in_write.d.next = self.rh.write.val() && self.rh.not_last.val();
+                        self.in_send.d.next = self.rh.send.val() && self.rh.not_last.val();
                         self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
                         self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
                         self.write_va.d.next =
-                            self.dst.q.val() + bit_cast::<64, 16>(self.pay_len.q.val());
+                            self.dst.q.val() + bit_cast::<64, 16>(self.rh.pay_len.val());
                         self.write_left.d.next =
-                            self.write_left.q.val() - bit_cast::<32, 16>(self.pay_len.q.val());
-                        if self.is_last.val() {
+                            self.write_left.q.val() - bit_cast::<32, 16>(self.rh.pay_len.val());
+                        if self.rh.msg_last.val() {
                             self.msn.d.next = self.msn.q.val() + 1;
                         }
-                        if (self.is_send.val() && self.is_last.val()) || self.is_wimm.val() {
+                        if (self.rh.send.val() && self.rh.msg_last.val()) || self.rh.write_imm.val()
+                        {
                             self.rq_ci_inc.next = true;
                         }
-                        if self.ack_req.q.val() {
+                        if self.rh.ack_req.val() {
                             self.send_ack.next = true;
                             self.ack_syn_l.next = self.aeth_ack_no_credits.val();
                             self.ack_psn_l.next = self.psn.q.val();
-                            if self.is_last.val() {
+                            if self.rh.msg_last.val() {
                                 self.ack_msn_l.next = self.msn.q.val() + 1;
                             }
                         }
@@ -1779,11 +1449,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 if self.rd_resp_valid.val() {
                     self.at_orig.d.next = self.at_word.val();
                     self.state.d.next = RespState::AtDone;
-                    if self.op_dec.fetch_add.val() {
-                        self.at_val.d.next = self.at_word.val() + self.f_swap.val();
+                    if self.rh.fetch_add.val() {
+                        self.at_val.d.next = self.at_word.val() + self.rh.swap.val();
                         self.state.d.next = RespState::AtWrite;
-                    } else if self.at_word.val() == self.f_cmp.val() {
-                        self.at_val.d.next = self.f_swap.val();
+                    } else if self.at_word.val() == self.rh.cmp.val() {
+                        self.at_val.d.next = self.rh.swap.val();
                         self.state.d.next = RespState::AtWrite;
                     }
                 }
@@ -1855,10 +1525,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.state.d.next = RespState::Idle;
             }
         }
-        // Payload length, from the header captured in the previous state.
-        if self.state.q.val() == RespState::Header {
-            self.pay_len.d.next = self.ip_len.val() - 44 - self.ext_len.val() - self.f_pad.val();
-        }
         self.wr_addr.next =
             self.dst.q.val() + (bit_cast::<64, 16>(self.j.q.val()) << self.log_b.val());
         self.wr_data.next = self.out_word.val();
@@ -1869,7 +1535,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.wr_last.next = self.lanes_left.val() <= self.beat_bytes.val();
         // A withdrawn READ's response keeps its burst (the list and mode it started with, host::scatter)
         // but no byte of it lands: the WQE may already have completed in error and its buffer be reused.
-        if self.is_rresp.val() && self.rr_void.q.val() {
+        if self.rh.read_response.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
         if self.state.q.val() == RespState::AtWrite {
@@ -1878,7 +1544,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
             self.wr_strb.next = bit_cast::<B, 8>(bits::<8>(0xFF)) << self.at_off.val();
         }
-        if self.is_aack.val() && self.rr_void.q.val() {
+        if self.rh.atomic_acknowledge.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
         if self.send_ack.val() {
@@ -1936,7 +1602,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.ctx_want.next =
                 !(self.ack_pend.q.val() || self.rr_pend.q.val() || self.cnp_pend.q.val());
             if self.ctx_hit.val() {
-                self.state.d.next = RespState::Decode;
+                self.state.d.next = RespState::Check;
             }
         }
         // The current QP's counters follow the port counters' events (all in Decode, on this QP's packets).

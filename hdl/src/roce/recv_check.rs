@@ -1,0 +1,1148 @@
+//! The receive checks of one packet against its QP (the second half of rxe's `recv` and the checks of
+//! rxe's `resp` and `comp`), each a registered result, so the role that acts on the packet decides from
+//! flip-flops: is the packet for this QP and from its peer (IBA §10.3.1), where its PSN stands against
+//! the expected one (§9.7.5.1.1–2), is its opcode in sequence (§9.7.5.1.3), is its length right
+//! (§9.7.5.1.4, C9-92), does its R_Key name a valid region with the access it needs (§9.7.5.1.7,
+//! C9-88), does the QP allow the operation, may an IETH's R_Key be invalidated (chapter 10), is a READ
+//! response the one expected and of the right length (§9.7.6), how many PSNs a READ request takes
+//! (§9.7.5.1.5), and whether a CE-marked packet is due a CNP (RoCEv2 annex A17.9).
+//!
+//! Inputs are the header fields (`roce::recv_hdr`, its stage 2 valid), the QP's context, the requester's
+//! READ in progress and the MR entry read for `mr_lk_key`. Every result is registered one cycle after
+//! its inputs; the block recomputes every cycle, so results hold while the inputs hold. `mr_lk_key`,
+//! and `mr_wait_now` (the entry for it has not come back yet), are combinational: the caller presents
+//! the key to the MR table and waits on the entry.
+use rocenic_proto::host::QpState;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RecvCheck<const B: usize> {
+    pub clock: Signal<In, Clock>,
+    // The packet (roce::recv_hdr).
+    pub psn: Signal<In, Bits<24>>,
+    pub dqpn: Signal<In, Bits<24>>,
+    pub sip: Signal<In, Bits<32>>,
+    pub va: Signal<In, Bits<64>>,
+    pub rkey: Signal<In, Bits<32>>,
+    pub dmalen: Signal<In, Bits<32>>,
+    /// ImmDt, or the IETH's R_Key.
+    pub imm_data: Signal<In, Bits<32>>,
+    pub pay_len: Signal<In, Bits<16>>,
+    pub send: Signal<In, bool>,
+    pub write: Signal<In, bool>,
+    pub read_request: Signal<In, bool>,
+    pub read_response: Signal<In, bool>,
+    pub atomic: Signal<In, bool>,
+    pub reth: Signal<In, bool>,
+    pub ieth: Signal<In, bool>,
+    pub first: Signal<In, bool>,
+    pub middle: Signal<In, bool>,
+    pub last: Signal<In, bool>,
+    pub only: Signal<In, bool>,
+    pub not_last: Signal<In, bool>,
+    pub send_cont: Signal<In, bool>,
+    pub write_cont: Signal<In, bool>,
+    pub dmalen_zero: Signal<In, bool>,
+    pub dmalen_max: Signal<In, bool>,
+    // The QP.
+    pub qp_state: Signal<In, Bits<32>>,
+    pub qpn: Signal<In, Bits<32>>,
+    pub pmtu: Signal<In, Bits<32>>,
+    pub rq_psn: Signal<In, Bits<32>>,
+    pub qp_pd: Signal<In, Bits<32>>,
+    pub qp_peer_ip: Signal<In, Bits<32>>,
+    /// qp_access_flags: REMOTE_WRITE 2, REMOTE_READ 4, REMOTE_ATOMIC 8.
+    pub qp_access: Signal<In, Bits<32>>,
+    pub rq_pi: Signal<In, Bits<32>>,
+    pub rq_ci: Signal<In, Bits<32>>,
+    /// The responder's message in progress: inside a WRITE or a SEND; the WRITE's bytes left, its
+    /// DMA length and R_Key.
+    pub in_write: Signal<In, bool>,
+    pub in_send: Signal<In, bool>,
+    pub write_left: Signal<In, Bits<32>>,
+    pub write_total: Signal<In, Bits<32>>,
+    pub write_rkey: Signal<In, Bits<32>>,
+    /// The requester's READ in progress: its first PSN, length, local address, and the index of the
+    /// response expected next.
+    pub rd_psn0: Signal<In, Bits<24>>,
+    pub rd_len: Signal<In, Bits<32>>,
+    pub rd_laddr: Signal<In, Bits<64>>,
+    pub rd_exp: Signal<In, Bits<24>>,
+    /// The MR entry read for `mr_lk_key` (roce::mr_table): the key it was read for, whether it is
+    /// still current, and its fields.
+    pub mr_lk_key: Signal<Out, Bits<32>>,
+    pub mr_for: Signal<In, Bits<32>>,
+    pub mr_fresh: Signal<In, bool>,
+    pub mr_base: Signal<In, Bits<64>>,
+    pub mr_len: Signal<In, Bits<64>>,
+    pub mr_key: Signal<In, Bits<32>>,
+    pub mr_access: Signal<In, Bits<32>>,
+    pub mr_pd: Signal<In, Bits<32>>,
+    /// Congestion notification: the time base, this QP's last CNP and whether there was one.
+    pub now: Signal<In, Bits<32>>,
+    pub cnp_last: Signal<In, Bits<32>>,
+    pub cnp_seen: Signal<In, bool>,
+    pub cnp_interval: Signal<In, Bits<32>>,
+    /// The packet needs an MR entry that has not come back yet (combinational).
+    pub mr_wait_now: Signal<Out, bool>,
+    // Results, registered.
+    /// The QP receives (RTR, RTS or SQD) and is the packet's destination.
+    pub for_qp: Signal<Out, bool>,
+    pub from_peer: Signal<Out, bool>,
+    /// A CE-marked packet now would be due a CNP (none yet, or CNP_INTERVAL since the last).
+    pub cnp_due: Signal<Out, bool>,
+    /// PSN - expected PSN: zero; in the half behind (a duplicate).
+    pub psn_now: Signal<Out, bool>,
+    pub psn_old: Signal<Out, bool>,
+    pub seq_ok: Signal<Out, bool>,
+    pub len_ok: Signal<Out, bool>,
+    /// The packet accesses memory through an MR; its entry had not come back.
+    pub mr_need: Signal<Out, bool>,
+    pub mr_wait: Signal<Out, bool>,
+    pub mr_hit: Signal<Out, bool>,
+    /// The MR of the WRITE in progress is still registered under its key.
+    pub cont_mr_ok: Signal<Out, bool>,
+    pub inv_ok: Signal<Out, bool>,
+    pub qp_acc_ok: Signal<Out, bool>,
+    /// A READ response: the one expected next (index), of the right length, its index 0, one ahead.
+    pub rd_at_exp: Signal<Out, bool>,
+    pub rresp_ok: Signal<Out, bool>,
+    pub rd_at_zero: Signal<Out, bool>,
+    pub rd_ahead: Signal<Out, bool>,
+    /// Where the expected response lands; the index of the READ's last response.
+    pub rd_dst: Signal<Out, Bits<64>>,
+    pub rd_last: Signal<Out, Bits<24>>,
+    /// The PSN after a READ request's responses.
+    pub rq_psn_end: Signal<Out, Bits<24>>,
+    /// The PSN before the expected one (what a duplicate is ACKed with).
+    pub rq_psn_prev: Signal<Out, Bits<24>>,
+    /// No receive WQE posted.
+    pub rq_empty: Signal<Out, bool>,
+    /// Payload words (of B bytes) in the packet.
+    pub pay_words: Signal<Out, Bits<16>>,
+    need_key: Signal<Local, Bits<32>>,
+    need_now: Signal<Local, bool>,
+    ready_now: Signal<Local, bool>,
+    live: Signal<Local, bool>,
+    need_acc: Signal<Local, Bits<32>>,
+    acc_len: Signal<Local, Bits<32>>,
+    end_va: Signal<Local, Bits<64>>,
+    mtu: Signal<Local, Bits<16>>,
+    psn_diff: Signal<Local, Bits<24>>,
+    rd_idx: Signal<Local, Bits<24>>,
+    rd_off: Signal<Local, Bits<32>>,
+    rd_rem: Signal<Local, Bits<32>>,
+    pay_len32: Signal<Local, Bits<32>>,
+    rq_npk: Signal<Local, Bits<32>>,
+    rq_up: Signal<Local, Bits<32>>,
+    rq_extra: Signal<Local, Bits<24>>,
+    pd: Signal<Local, Bits<32>>,
+    r_for_qp: DFF<bool>,
+    r_from_peer: DFF<bool>,
+    r_cnp_due: DFF<bool>,
+    r_psn_now: DFF<bool>,
+    r_psn_old: DFF<bool>,
+    r_seq_ok: DFF<bool>,
+    r_len_ok: DFF<bool>,
+    r_mr_need: DFF<bool>,
+    r_mr_wait: DFF<bool>,
+    r_mr_hit: DFF<bool>,
+    r_cont_mr_ok: DFF<bool>,
+    r_inv_ok: DFF<bool>,
+    r_qp_acc_ok: DFF<bool>,
+    r_rd_at_exp: DFF<bool>,
+    r_rresp_ok: DFF<bool>,
+    r_rd_at_zero: DFF<bool>,
+    r_rd_ahead: DFF<bool>,
+    r_rd_dst: DFF<Bits<64>>,
+    r_rd_last: DFF<Bits<24>>,
+    r_rq_psn_end: DFF<Bits<24>>,
+    r_rq_psn_prev: DFF<Bits<24>>,
+    r_rq_empty: DFF<bool>,
+    r_pay_words: DFF<Bits<16>>,
+    qs_rtr: Constant<Bits<32>>,
+    qs_sqd: Constant<Bits<32>>,
+    beat_m1: Constant<Bits<16>>,
+    log_b: Constant<Bits<16>>,
+    half: Constant<Bits<24>>,
+}
+
+impl<const B: usize> Default for RecvCheck<B> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            psn: Default::default(),
+            dqpn: Default::default(),
+            sip: Default::default(),
+            va: Default::default(),
+            rkey: Default::default(),
+            dmalen: Default::default(),
+            imm_data: Default::default(),
+            pay_len: Default::default(),
+            send: Default::default(),
+            write: Default::default(),
+            read_request: Default::default(),
+            read_response: Default::default(),
+            atomic: Default::default(),
+            reth: Default::default(),
+            ieth: Default::default(),
+            first: Default::default(),
+            middle: Default::default(),
+            last: Default::default(),
+            only: Default::default(),
+            not_last: Default::default(),
+            send_cont: Default::default(),
+            write_cont: Default::default(),
+            dmalen_zero: Default::default(),
+            dmalen_max: Default::default(),
+            qp_state: Default::default(),
+            qpn: Default::default(),
+            pmtu: Default::default(),
+            rq_psn: Default::default(),
+            qp_pd: Default::default(),
+            qp_peer_ip: Default::default(),
+            qp_access: Default::default(),
+            rq_pi: Default::default(),
+            rq_ci: Default::default(),
+            in_write: Default::default(),
+            in_send: Default::default(),
+            write_left: Default::default(),
+            write_total: Default::default(),
+            write_rkey: Default::default(),
+            rd_psn0: Default::default(),
+            rd_len: Default::default(),
+            rd_laddr: Default::default(),
+            rd_exp: Default::default(),
+            mr_lk_key: Default::default(),
+            mr_for: Default::default(),
+            mr_fresh: Default::default(),
+            mr_base: Default::default(),
+            mr_len: Default::default(),
+            mr_key: Default::default(),
+            mr_access: Default::default(),
+            mr_pd: Default::default(),
+            now: Default::default(),
+            cnp_last: Default::default(),
+            cnp_seen: Default::default(),
+            cnp_interval: Default::default(),
+            mr_wait_now: Default::default(),
+            for_qp: Default::default(),
+            from_peer: Default::default(),
+            cnp_due: Default::default(),
+            psn_now: Default::default(),
+            psn_old: Default::default(),
+            seq_ok: Default::default(),
+            len_ok: Default::default(),
+            mr_need: Default::default(),
+            mr_wait: Default::default(),
+            mr_hit: Default::default(),
+            cont_mr_ok: Default::default(),
+            inv_ok: Default::default(),
+            qp_acc_ok: Default::default(),
+            rd_at_exp: Default::default(),
+            rresp_ok: Default::default(),
+            rd_at_zero: Default::default(),
+            rd_ahead: Default::default(),
+            rd_dst: Default::default(),
+            rd_last: Default::default(),
+            rq_psn_end: Default::default(),
+            rq_psn_prev: Default::default(),
+            rq_empty: Default::default(),
+            pay_words: Default::default(),
+            need_key: Default::default(),
+            need_now: Default::default(),
+            ready_now: Default::default(),
+            live: Default::default(),
+            need_acc: Default::default(),
+            acc_len: Default::default(),
+            end_va: Default::default(),
+            mtu: Default::default(),
+            psn_diff: Default::default(),
+            rd_idx: Default::default(),
+            rd_off: Default::default(),
+            rd_rem: Default::default(),
+            pay_len32: Default::default(),
+            rq_npk: Default::default(),
+            rq_up: Default::default(),
+            rq_extra: Default::default(),
+            pd: Default::default(),
+            r_for_qp: Default::default(),
+            r_from_peer: Default::default(),
+            r_cnp_due: Default::default(),
+            r_psn_now: Default::default(),
+            r_psn_old: Default::default(),
+            r_seq_ok: Default::default(),
+            r_len_ok: Default::default(),
+            r_mr_need: Default::default(),
+            r_mr_wait: Default::default(),
+            r_mr_hit: Default::default(),
+            r_cont_mr_ok: Default::default(),
+            r_inv_ok: Default::default(),
+            r_qp_acc_ok: Default::default(),
+            r_rd_at_exp: Default::default(),
+            r_rresp_ok: Default::default(),
+            r_rd_at_zero: Default::default(),
+            r_rd_ahead: Default::default(),
+            r_rd_dst: Default::default(),
+            r_rd_last: Default::default(),
+            r_rq_psn_end: Default::default(),
+            r_rq_psn_prev: Default::default(),
+            r_rq_empty: Default::default(),
+            r_pay_words: Default::default(),
+            qs_rtr: Constant::new((QpState::Rtr as u64).into()),
+            qs_sqd: Constant::new((QpState::Sqd as u64).into()),
+            beat_m1: Constant::new(((B - 1) as u64).into()),
+            log_b: Constant::new((B.trailing_zeros() as u64).into()),
+            half: Constant::new(0x80_0000_u64.into()),
+        }
+    }
+}
+
+impl<const B: usize> Logic for RecvCheck<B> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            r_for_qp,
+            r_from_peer,
+            r_cnp_due,
+            r_psn_now,
+            r_psn_old,
+            r_seq_ok,
+            r_len_ok,
+            r_mr_need,
+            r_mr_wait,
+            r_mr_hit,
+            r_cont_mr_ok,
+            r_inv_ok,
+            r_qp_acc_ok,
+            r_rd_at_exp,
+            r_rresp_ok,
+            r_rd_at_zero,
+            r_rd_ahead,
+            r_rd_dst,
+            r_rd_last,
+            r_rq_psn_end,
+            r_rq_psn_prev,
+            r_rq_empty,
+            r_pay_words
+        );
+        // The QP receives in RTR, RTS and SQD (IBA 10.3.1); rxe's check_addr: from its peer only.
+        self.r_for_qp.d.next = (self.qp_state.val() >= self.qs_rtr.val())
+            && (self.qp_state.val() <= self.qs_sqd.val())
+            && (bit_cast::<32, 24>(self.dqpn.val()) == self.qpn.val());
+        self.r_from_peer.d.next = self.sip.val() == self.qp_peer_ip.val();
+        self.r_cnp_due.d.next = !self.cnp_seen.val()
+            || ((self.now.val() - self.cnp_last.val()) >= self.cnp_interval.val());
+        // PSN against the expected one, modulo 2^24: ahead in the upper half is behind (§9.7.5.1.2).
+        self.psn_diff.next = self.psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
+        self.r_psn_now.d.next = self.psn_diff.val() == 0;
+        self.r_psn_old.d.next = self.psn_diff.val() >= self.half.val();
+        self.r_rq_psn_prev.d.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
+        self.r_rq_empty.d.next = self.rq_pi.val() == self.rq_ci.val();
+        // Opcode sequence (§9.7.5.1.3): MIDDLE/LAST only inside a message of their kind, FIRST/ONLY only
+        // outside any message.
+        self.r_seq_ok.d.next = (self.in_write.val() == self.write_cont.val())
+            && (self.in_send.val() == self.send_cont.val());
+        // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one
+        // MTU, and a write's packets add up to the RETH DMA length.
+        self.mtu.next = bits::<16>(1) << self.pmtu.val();
+        self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.val());
+        self.r_len_ok.d.next = self.pay_len.val() <= self.mtu.val();
+        if (self.send.val() || self.write.val()) && self.not_last.val() {
+            self.r_len_ok.d.next = self.pay_len.val() == self.mtu.val();
+        }
+        if self.write.val() && self.only.val() {
+            self.r_len_ok.d.next = (self.pay_len.val() <= self.mtu.val())
+                && (self.pay_len32.val() == self.dmalen.val());
+        }
+        if self.write.val() && self.first.val() {
+            self.r_len_ok.d.next = (self.pay_len.val() == self.mtu.val())
+                && (self.pay_len32.val() < self.dmalen.val());
+        }
+        if self.write.val() && self.middle.val() {
+            self.r_len_ok.d.next = (self.pay_len.val() == self.mtu.val())
+                && (self.pay_len32.val() < self.write_left.val());
+        }
+        if self.write.val() && self.last.val() {
+            self.r_len_ok.d.next = self.pay_len32.val() == self.write_left.val();
+        }
+        if self.atomic.val() {
+            self.r_len_ok.d.next = self.pay_len.val() == 0;
+        }
+        if self.read_request.val() {
+            // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
+            self.r_len_ok.d.next = (self.pay_len.val() == 0) && self.dmalen_max.val();
+        }
+        self.r_pay_words.d.next = (self.pay_len.val() + self.beat_m1.val()) >> self.log_b.val();
+        // A READ takes one PSN per response: whole MTUs, plus one for a remainder or an empty READ
+        // (§9.7.5.1.5); the shift and the remainder test side by side, not an add before the shift.
+        self.rq_npk.next = self.dmalen.val() >> self.pmtu.val();
+        self.rq_up.next = self.dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
+        self.rq_extra.next = 0.into();
+        if (self.rq_up.val() != 0) || self.dmalen_zero.val() {
+            self.rq_extra.next = 1.into();
+        }
+        self.r_rq_psn_end.d.next =
+            self.psn.val() + bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
+        // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
+        // exactly the rest of the message (requester side, §9.7.6).
+        self.rd_idx.next = self.psn.val() - self.rd_psn0.val();
+        self.rd_off.next = bit_cast::<32, 24>(self.rd_exp.val()) << self.pmtu.val();
+        self.rd_rem.next = self.rd_len.val() - self.rd_off.val();
+        self.r_rd_last.d.next = 0.into();
+        if self.rd_len.val() != 0 {
+            self.r_rd_last.d.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pmtu.val());
+        }
+        if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
+            self.r_rresp_ok.d.next = self.read_response.val()
+                && self.not_last.val()
+                && (self.pay_len.val() == self.mtu.val());
+        } else {
+            self.r_rresp_ok.d.next = self.read_response.val()
+                && (self.last.val() || self.only.val())
+                && (self.pay_len32.val() == self.rd_rem.val());
+        }
+        self.r_rd_at_exp.d.next = self.rd_idx.val() == self.rd_exp.val();
+        self.r_rd_at_zero.d.next = self.rd_idx.val() == 0;
+        self.r_rd_ahead.d.next =
+            (self.rd_idx.val() > self.rd_exp.val()) && (self.rd_idx.val() < self.half.val());
+        self.r_rd_dst.d.next = self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
+        // R_Key (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
+        // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds. The
+        // key: a RETH's or AtomicETH's, an IETH's, else that of the WRITE in progress (MIDDLE and LAST
+        // carry none).
+        self.need_acc.next = 2.into();
+        if self.read_request.val() {
+            self.need_acc.next = 4.into();
+        }
+        self.acc_len.next = self.dmalen.val();
+        if self.atomic.val() {
+            self.need_acc.next = 8.into();
+            self.acc_len.next = 8.into();
+        }
+        self.end_va.next = self.va.val() + bit_cast::<64, 32>(self.acc_len.val());
+        self.need_key.next = self.write_rkey.val();
+        if self.reth.val() || self.atomic.val() {
+            self.need_key.next = self.rkey.val();
+        }
+        if self.ieth.val() {
+            self.need_key.next = self.imm_data.val();
+        }
+        self.mr_lk_key.next = self.need_key.val();
+        self.ready_now.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key.val());
+        self.need_now.next = self.atomic.val()
+            || self.ieth.val()
+            || (self.reth.val() && !self.dmalen_zero.val())
+            || (self.write_cont.val() && (self.write_total.val() != 0));
+        self.mr_wait_now.next = self.need_now.val() && !self.ready_now.val();
+        self.r_mr_need.d.next = self.need_now.val();
+        self.r_mr_wait.d.next = self.need_now.val() && !self.ready_now.val();
+        // The entry read for this packet's key is valid (length 0 marks an invalid entry).
+        self.live.next = self.ready_now.val() && (self.mr_len.val() != 0);
+        self.pd.next = self.qp_pd.val() & 0xFF_FFFF;
+        self.r_mr_hit.d.next = self.live.val()
+            && (self.mr_key.val() == self.rkey.val())
+            && ((self.mr_access.val() & self.need_acc.val()) != 0)
+            && (self.mr_pd.val() == self.pd.val())
+            && (self.va.val() >= self.mr_base.val())
+            && (self.end_va.val() <= (self.mr_base.val() + self.mr_len.val()))
+            && (self.end_va.val() >= self.va.val());
+        // The QP's own remote access enables (qp_access_flags), as rxe's check_op_valid.
+        self.r_qp_acc_ok.d.next = !((self.write.val() && ((self.qp_access.val() & 2) == 0))
+            || (self.read_request.val() && ((self.qp_access.val() & 4) == 0))
+            || (self.atomic.val() && ((self.qp_access.val() & 8) == 0)));
+        // Remote invalidation: the IETH's R_Key names a valid entry of the QP's PD registered with
+        // remote invalidation allowed (MR_ACCESS bit 7).
+        self.r_inv_ok.d.next = self.live.val()
+            && (self.mr_key.val() == self.imm_data.val())
+            && (self.mr_pd.val() == self.pd.val())
+            && ((self.mr_access.val() & 0x80) != 0);
+        // A WRITE continues only while its MR is still registered under the same key.
+        self.r_cont_mr_ok.d.next = self.live.val() && (self.mr_key.val() == self.write_rkey.val());
+
+        self.for_qp.next = self.r_for_qp.q.val();
+        self.from_peer.next = self.r_from_peer.q.val();
+        self.cnp_due.next = self.r_cnp_due.q.val();
+        self.psn_now.next = self.r_psn_now.q.val();
+        self.psn_old.next = self.r_psn_old.q.val();
+        self.seq_ok.next = self.r_seq_ok.q.val();
+        self.len_ok.next = self.r_len_ok.q.val();
+        self.mr_need.next = self.r_mr_need.q.val();
+        self.mr_wait.next = self.r_mr_wait.q.val();
+        self.mr_hit.next = self.r_mr_hit.q.val();
+        self.cont_mr_ok.next = self.r_cont_mr_ok.q.val();
+        self.inv_ok.next = self.r_inv_ok.q.val();
+        self.qp_acc_ok.next = self.r_qp_acc_ok.q.val();
+        self.rd_at_exp.next = self.r_rd_at_exp.q.val();
+        self.rresp_ok.next = self.r_rresp_ok.q.val();
+        self.rd_at_zero.next = self.r_rd_at_zero.q.val();
+        self.rd_ahead.next = self.r_rd_ahead.q.val();
+        self.rd_dst.next = self.r_rd_dst.q.val();
+        self.rd_last.next = self.r_rd_last.q.val();
+        self.rq_psn_end.next = self.r_rq_psn_end.q.val();
+        self.rq_psn_prev.next = self.r_rq_psn_prev.q.val();
+        self.rq_empty.next = self.r_rq_empty.q.val();
+        self.pay_words.next = self.r_pay_words.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// One packet and QP: every input of the block, as plain numbers.
+    #[derive(Clone, Copy)]
+    struct In {
+        psn: u64,
+        dqpn: u64,
+        sip: u64,
+        va: u64,
+        rkey: u64,
+        dmalen: u64,
+        imm_data: u64,
+        pay_len: u64,
+        /// send, write, read_request, read_response, atomic, reth, ieth
+        op: [bool; 7],
+        /// first, middle, last, only
+        pos: [bool; 4],
+        qp_state: u64,
+        qpn: u64,
+        pmtu: u64,
+        rq_psn: u64,
+        qp_pd: u64,
+        peer: u64,
+        qp_access: u64,
+        rq_pi: u64,
+        rq_ci: u64,
+        in_write: bool,
+        in_send: bool,
+        write_left: u64,
+        write_total: u64,
+        write_rkey: u64,
+        rd_psn0: u64,
+        rd_len: u64,
+        rd_laddr: u64,
+        rd_exp: u64,
+        mr_for: u64,
+        mr_fresh: bool,
+        mr_base: u64,
+        mr_len: u64,
+        mr_key: u64,
+        mr_access: u64,
+        mr_pd: u64,
+        now: u64,
+        cnp_last: u64,
+        cnp_seen: bool,
+        cnp_interval: u64,
+    }
+
+    const SEND: usize = 0;
+    const WRITE: usize = 1;
+    const RREQ: usize = 2;
+    const RRESP: usize = 3;
+    const ATOMIC: usize = 4;
+    const RETH: usize = 5;
+    const IETH: usize = 6;
+    const FIRST: usize = 0;
+    const MIDDLE: usize = 1;
+    const LAST: usize = 2;
+    const ONLY: usize = 3;
+
+    /// A SEND ONLY of 100 bytes at the expected PSN, for an RTS QP from its peer, with a 1,024-byte MTU;
+    /// the MR entry for key 0x77 (4 KiB at 0x1000, every access, PD 5) has come back.
+    fn base() -> In {
+        In {
+            psn: 100,
+            dqpn: 0x11,
+            sip: 0x0A00_0106,
+            va: 0x1000,
+            rkey: 0x77,
+            dmalen: 0,
+            imm_data: 0,
+            pay_len: 100,
+            op: [true, false, false, false, false, false, false],
+            pos: [false, false, false, true],
+            qp_state: QpState::Rts as u64,
+            qpn: 0x11,
+            pmtu: 10,
+            rq_psn: 100,
+            qp_pd: 5,
+            peer: 0x0A00_0106,
+            qp_access: 0xE,
+            rq_pi: 3,
+            rq_ci: 2,
+            in_write: false,
+            in_send: false,
+            write_left: 0,
+            write_total: 0,
+            write_rkey: 0x77,
+            rd_psn0: 0,
+            rd_len: 0,
+            rd_laddr: 0,
+            rd_exp: 0,
+            mr_for: 0x77,
+            mr_fresh: true,
+            mr_base: 0x1000,
+            mr_len: 0x1000,
+            mr_key: 0x77,
+            mr_access: 0x8E,
+            mr_pd: 5,
+            now: 4999,
+            cnp_last: 1000,
+            cnp_seen: true,
+            cnp_interval: 4000,
+        }
+    }
+
+    fn op(mut i: In, o: usize, p: Option<usize>) -> In {
+        i.op = [false; 7];
+        i.op[o] = true;
+        if o == WRITE || o == RREQ || o == ATOMIC {
+            i.op[RETH] = o != ATOMIC && p.is_none_or(|p| p == FIRST || p == ONLY);
+        }
+        i.pos = [false; 4];
+        if let Some(p) = p {
+            i.pos[p] = true;
+        }
+        i
+    }
+
+    /// Each input set for one cycle; the registered results read after the clock edge.
+    fn run(cases: Vec<In>) -> Vec<BTreeMap<&'static str, u64>> {
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let out2 = out.clone();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<RecvCheck<8>>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut ep: Sim<RecvCheck<8>>| {
+            let mut x = ep.init()?;
+            wait_clock_true!(ep, clock, x);
+            for c in &cases {
+                x.psn.next = c.psn.into();
+                x.dqpn.next = c.dqpn.into();
+                x.sip.next = c.sip.into();
+                x.va.next = c.va.into();
+                x.rkey.next = c.rkey.into();
+                x.dmalen.next = c.dmalen.into();
+                x.imm_data.next = c.imm_data.into();
+                x.pay_len.next = c.pay_len.into();
+                x.send.next = c.op[SEND];
+                x.write.next = c.op[WRITE];
+                x.read_request.next = c.op[RREQ];
+                x.read_response.next = c.op[RRESP];
+                x.atomic.next = c.op[ATOMIC];
+                x.reth.next = c.op[RETH];
+                x.ieth.next = c.op[IETH];
+                x.first.next = c.pos[FIRST];
+                x.middle.next = c.pos[MIDDLE];
+                x.last.next = c.pos[LAST];
+                x.only.next = c.pos[ONLY];
+                x.not_last.next = c.pos[FIRST] || c.pos[MIDDLE];
+                let cont = c.pos[MIDDLE] || c.pos[LAST];
+                x.send_cont.next = c.op[SEND] && cont;
+                x.write_cont.next = c.op[WRITE] && cont;
+                x.dmalen_zero.next = c.dmalen == 0;
+                x.dmalen_max.next = c.dmalen <= 0x8000_0000;
+                x.qp_state.next = c.qp_state.into();
+                x.qpn.next = c.qpn.into();
+                x.pmtu.next = c.pmtu.into();
+                x.rq_psn.next = c.rq_psn.into();
+                x.qp_pd.next = c.qp_pd.into();
+                x.qp_peer_ip.next = c.peer.into();
+                x.qp_access.next = c.qp_access.into();
+                x.rq_pi.next = c.rq_pi.into();
+                x.rq_ci.next = c.rq_ci.into();
+                x.in_write.next = c.in_write;
+                x.in_send.next = c.in_send;
+                x.write_left.next = c.write_left.into();
+                x.write_total.next = c.write_total.into();
+                x.write_rkey.next = c.write_rkey.into();
+                x.rd_psn0.next = c.rd_psn0.into();
+                x.rd_len.next = c.rd_len.into();
+                x.rd_laddr.next = c.rd_laddr.into();
+                x.rd_exp.next = c.rd_exp.into();
+                x.mr_for.next = c.mr_for.into();
+                x.mr_fresh.next = c.mr_fresh;
+                x.mr_base.next = c.mr_base.into();
+                x.mr_len.next = c.mr_len.into();
+                x.mr_key.next = c.mr_key.into();
+                x.mr_access.next = c.mr_access.into();
+                x.mr_pd.next = c.mr_pd.into();
+                x.now.next = c.now.into();
+                x.cnp_last.next = c.cnp_last.into();
+                x.cnp_seen.next = c.cnp_seen;
+                x.cnp_interval.next = c.cnp_interval.into();
+                wait_clock_cycle!(ep, clock, x);
+                let b = |v: bool| v as u64;
+                out2.lock().unwrap().push(BTreeMap::from([
+                    ("for_qp", b(x.for_qp.val())),
+                    ("from_peer", b(x.from_peer.val())),
+                    ("cnp_due", b(x.cnp_due.val())),
+                    ("psn_now", b(x.psn_now.val())),
+                    ("psn_old", b(x.psn_old.val())),
+                    ("seq_ok", b(x.seq_ok.val())),
+                    ("len_ok", b(x.len_ok.val())),
+                    ("mr_need", b(x.mr_need.val())),
+                    ("mr_wait", b(x.mr_wait.val())),
+                    ("mr_hit", b(x.mr_hit.val())),
+                    ("cont_mr_ok", b(x.cont_mr_ok.val())),
+                    ("inv_ok", b(x.inv_ok.val())),
+                    ("qp_acc_ok", b(x.qp_acc_ok.val())),
+                    ("rd_at_exp", b(x.rd_at_exp.val())),
+                    ("rresp_ok", b(x.rresp_ok.val())),
+                    ("rd_at_zero", b(x.rd_at_zero.val())),
+                    ("rd_ahead", b(x.rd_ahead.val())),
+                    ("rd_dst", x.rd_dst.val().to_u64()),
+                    ("rd_last", x.rd_last.val().to_u64()),
+                    ("rq_psn_end", x.rq_psn_end.val().to_u64()),
+                    ("rq_psn_prev", x.rq_psn_prev.val().to_u64()),
+                    ("rq_empty", b(x.rq_empty.val())),
+                    ("pay_words", x.pay_words.val().to_u64()),
+                    ("mr_lk_key", x.mr_lk_key.val().to_u64()),
+                ]));
+            }
+            ep.done(x)
+        });
+        let mut uut = RecvCheck::<8>::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 1_000_000).unwrap();
+        let v = out.lock().unwrap().clone();
+        v
+    }
+
+    /// Each case changes the base packet or QP in one way and names the results it decides.
+    #[test]
+    fn each_check_decides_on_its_own_inputs() {
+        let b = base();
+        let with = |f: &dyn Fn(&mut In)| {
+            let mut i = b;
+            f(&mut i);
+            i
+        };
+        // A READ of 10,000 bytes from PSN 50 (responses 0..9 at 1,024 bytes, the last of 784) into
+        // 0x9000_0000, response 9 expected.
+        let read = |psn: u64, pos: usize, pay: u64| {
+            let mut i = op(b, RRESP, Some(pos));
+            (i.psn, i.pay_len, i.rd_psn0, i.rd_len, i.rd_laddr, i.rd_exp) =
+                (psn, pay, 50, 10_000, 0x9000_0000, 9);
+            i
+        };
+        let write = |pos: usize, pay: u64, dmalen: u64| {
+            let mut i = op(b, WRITE, Some(pos));
+            (i.pay_len, i.dmalen, i.va) = (pay, dmalen, 0x1000);
+            if pos == MIDDLE || pos == LAST {
+                (i.in_write, i.write_left, i.write_total) = (true, 1500, 2548);
+            }
+            i
+        };
+        let cases: Vec<Case> = vec![
+            (
+                "base",
+                b,
+                vec![
+                    ("for_qp", 1),
+                    ("from_peer", 1),
+                    ("psn_now", 1),
+                    ("psn_old", 0),
+                    ("seq_ok", 1),
+                    ("len_ok", 1),
+                    ("mr_need", 0),
+                    ("qp_acc_ok", 1),
+                    ("rq_empty", 0),
+                    ("pay_words", 13),
+                    ("cnp_due", 0),
+                    ("rq_psn_prev", 99),
+                ],
+            ),
+            (
+                "INIT QP",
+                with(&|i| i.qp_state = QpState::Init as u64),
+                vec![("for_qp", 0)],
+            ),
+            (
+                "ERR QP",
+                with(&|i| i.qp_state = QpState::Err as u64),
+                vec![("for_qp", 0)],
+            ),
+            (
+                "SQD QP",
+                with(&|i| i.qp_state = QpState::Sqd as u64),
+                vec![("for_qp", 1)],
+            ),
+            ("other QPN", with(&|i| i.dqpn = 0x12), vec![("for_qp", 0)]),
+            (
+                "other source",
+                with(&|i| i.sip = 0x0A00_0107),
+                vec![("from_peer", 0)],
+            ),
+            (
+                "PSN ahead",
+                with(&|i| i.psn = 101),
+                vec![("psn_now", 0), ("psn_old", 0)],
+            ),
+            (
+                "PSN behind",
+                with(&|i| i.psn = 99),
+                vec![("psn_now", 0), ("psn_old", 1)],
+            ),
+            (
+                "PSN behind across 0",
+                with(&|i| (i.psn, i.rq_psn) = (0xFF_FFFF, 0)),
+                vec![("psn_old", 1), ("rq_psn_prev", 0xFF_FFFF)],
+            ),
+            (
+                "PSN far ahead",
+                with(&|i| i.psn = 100 + 0x7F_FFFF),
+                vec![("psn_old", 0)],
+            ),
+            (
+                "no receive WQE",
+                with(&|i| i.rq_pi = 2),
+                vec![("rq_empty", 1)],
+            ),
+            (
+                "CNP interval over",
+                with(&|i| i.now = 5000),
+                vec![("cnp_due", 1)],
+            ),
+            (
+                "no CNP yet",
+                with(&|i| i.cnp_seen = false),
+                vec![("cnp_due", 1)],
+            ),
+            (
+                "SEND over the MTU",
+                with(&|i| i.pay_len = 1025),
+                vec![("len_ok", 0)],
+            ),
+            (
+                "SEND FIRST short",
+                op(with(&|i| i.pay_len = 1023), SEND, Some(FIRST)),
+                vec![("len_ok", 0), ("seq_ok", 1)],
+            ),
+            (
+                "SEND FIRST full",
+                op(with(&|i| i.pay_len = 1024), SEND, Some(FIRST)),
+                vec![("len_ok", 1)],
+            ),
+            (
+                "SEND MIDDLE outside a SEND",
+                op(with(&|i| i.pay_len = 1024), SEND, Some(MIDDLE)),
+                vec![("seq_ok", 0)],
+            ),
+            (
+                "SEND MIDDLE inside",
+                op(
+                    with(&|i| (i.pay_len, i.in_send) = (1024, true)),
+                    SEND,
+                    Some(MIDDLE),
+                ),
+                vec![("seq_ok", 1), ("len_ok", 1)],
+            ),
+            (
+                "SEND ONLY inside a SEND",
+                with(&|i| i.in_send = true),
+                vec![("seq_ok", 0)],
+            ),
+            (
+                "WRITE FIRST",
+                write(FIRST, 1024, 2548),
+                vec![
+                    ("len_ok", 1),
+                    ("mr_need", 1),
+                    ("mr_hit", 1),
+                    ("mr_lk_key", 0x77),
+                ],
+            ),
+            (
+                "WRITE FIRST as long as the message",
+                write(FIRST, 1024, 1024),
+                vec![("len_ok", 0)],
+            ),
+            (
+                "WRITE ONLY",
+                write(ONLY, 700, 700),
+                vec![("len_ok", 1), ("mr_hit", 1)],
+            ),
+            (
+                "WRITE ONLY short of its RETH",
+                write(ONLY, 700, 701),
+                vec![("len_ok", 0)],
+            ),
+            (
+                "WRITE MIDDLE",
+                write(MIDDLE, 1024, 0),
+                vec![
+                    ("len_ok", 1),
+                    ("seq_ok", 1),
+                    ("mr_need", 1),
+                    ("cont_mr_ok", 1),
+                ],
+            ),
+            (
+                "WRITE MIDDLE past the rest",
+                with(&|i| *i = write(MIDDLE, 1024, 0)).pipe(|mut i| {
+                    i.write_left = 1024;
+                    i
+                }),
+                vec![("len_ok", 0)],
+            ),
+            ("WRITE LAST", write(LAST, 1500, 0), vec![("len_ok", 1)]),
+            (
+                "WRITE LAST short",
+                write(LAST, 1499, 0),
+                vec![("len_ok", 0)],
+            ),
+            (
+                "WRITE LAST after deregistration",
+                write(LAST, 1500, 0).pipe(|mut i| {
+                    i.mr_key = 0x78;
+                    i
+                }),
+                vec![("cont_mr_ok", 0)],
+            ),
+            (
+                "WRITE to the region's last byte",
+                write(ONLY, 1, 1).pipe(|mut i| {
+                    i.va = 0x1FFF;
+                    i
+                }),
+                vec![("mr_hit", 1)],
+            ),
+            (
+                "WRITE one byte past it",
+                write(ONLY, 2, 2).pipe(|mut i| {
+                    i.va = 0x1FFF;
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE below it",
+                write(ONLY, 2, 2).pipe(|mut i| {
+                    i.va = 0xFFF;
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE wrapping 2^64",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    (i.va, i.mr_base, i.mr_len) = (u64::MAX - 7, 0, u64::MAX);
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE, other PD",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_pd = 6;
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE, other key",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_key = 0x76;
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE, no REMOTE_WRITE on the region",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_access = 0x8C;
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE, no REMOTE_WRITE on the QP",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.qp_access = 0xC;
+                    i
+                }),
+                vec![("qp_acc_ok", 0)],
+            ),
+            (
+                "WRITE, entry of another key",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_for = 0x76;
+                    i
+                }),
+                vec![("mr_wait", 1), ("mr_hit", 0)],
+            ),
+            (
+                "WRITE, entry stale",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_fresh = false;
+                    i
+                }),
+                vec![("mr_wait", 1)],
+            ),
+            (
+                "WRITE, invalid entry",
+                write(ONLY, 16, 16).pipe(|mut i| {
+                    i.mr_len = 0;
+                    i
+                }),
+                vec![("mr_wait", 0), ("mr_hit", 0)],
+            ),
+            (
+                "zero-length WRITE",
+                write(ONLY, 0, 0),
+                vec![("mr_need", 0), ("len_ok", 1)],
+            ),
+            (
+                "READ of 4,096",
+                op(b, RREQ, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.dmalen) = (0, 4096);
+                    i
+                }),
+                vec![("rq_psn_end", 104), ("len_ok", 1), ("mr_hit", 1)],
+            ),
+            (
+                "READ of 4,097",
+                op(b, RREQ, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.dmalen, i.mr_len) = (0, 4097, 0x2000);
+                    i
+                }),
+                vec![("rq_psn_end", 105)],
+            ),
+            (
+                "READ of 0",
+                op(b, RREQ, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.dmalen) = (0, 0);
+                    i
+                }),
+                vec![("rq_psn_end", 101), ("mr_need", 0)],
+            ),
+            (
+                "READ over 2^31",
+                op(b, RREQ, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.dmalen) = (0, 0x8000_0001);
+                    i
+                }),
+                vec![("len_ok", 0)],
+            ),
+            (
+                "READ, no REMOTE_READ on the region",
+                op(b, RREQ, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.dmalen, i.mr_access) = (0, 8, 0x8A);
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "atomic",
+                op(b, ATOMIC, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.va) = (0, 0x1FF8);
+                    i
+                }),
+                vec![("len_ok", 1), ("mr_hit", 1), ("qp_acc_ok", 1)],
+            ),
+            (
+                "atomic past the region",
+                op(b, ATOMIC, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.va) = (0, 0x1FFC);
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "atomic, no REMOTE_ATOMIC on the QP",
+                op(b, ATOMIC, Some(ONLY)).pipe(|mut i| {
+                    (i.pay_len, i.qp_access) = (0, 6);
+                    i
+                }),
+                vec![("qp_acc_ok", 0)],
+            ),
+            (
+                "SEND with invalidate",
+                with(&|i| {
+                    i.op[IETH] = true;
+                    (i.imm_data, i.mr_for, i.mr_key, i.rkey) = (0x99, 0x99, 0x99, 0x1234);
+                }),
+                vec![("mr_lk_key", 0x99), ("mr_need", 1), ("inv_ok", 1)],
+            ),
+            (
+                "SEND with invalidate, not allowed",
+                with(&|i| {
+                    i.op[IETH] = true;
+                    (i.imm_data, i.mr_for, i.mr_key, i.mr_access) = (0x99, 0x99, 0x99, 0x0E);
+                }),
+                vec![("inv_ok", 0)],
+            ),
+            (
+                "READ response expected, MIDDLE",
+                read(59, MIDDLE, 1024).pipe(|mut i| {
+                    i.rd_exp = 8;
+                    i
+                }),
+                vec![
+                    ("rd_at_exp", 0),
+                    ("rd_ahead", 1),
+                    ("rresp_ok", 1),
+                    ("rd_dst", 0x9000_0000 + 8 * 1024),
+                    ("rd_last", 9),
+                ],
+            ),
+            (
+                "READ response 9, LAST of the rest",
+                read(59, LAST, 784),
+                vec![
+                    ("rd_at_exp", 1),
+                    ("rresp_ok", 1),
+                    ("rd_dst", 0x9000_0000 + 9 * 1024),
+                    ("rd_ahead", 0),
+                ],
+            ),
+            (
+                "READ response 9, LAST too long",
+                read(59, LAST, 785),
+                vec![("rresp_ok", 0)],
+            ),
+            (
+                "READ response 9 as MIDDLE",
+                read(59, MIDDLE, 1024),
+                vec![("rresp_ok", 0)],
+            ),
+            (
+                "READ response 8 again",
+                read(58, MIDDLE, 1024),
+                vec![("rd_at_exp", 0), ("rd_ahead", 0)],
+            ),
+            (
+                "READ response 0",
+                read(50, FIRST, 1024),
+                vec![("rd_at_zero", 1)],
+            ),
+        ];
+        let got = run(cases.iter().map(|c| c.1).collect());
+        for ((name, _, want), g) in cases.iter().zip(&got) {
+            for (k, v) in want {
+                assert_eq!(g[k], *v, "{name}: {k}");
+            }
+        }
+    }
+
+    /// A case: its name, the inputs, the results it decides.
+    type Case = (&'static str, In, Vec<(&'static str, u64)>);
+
+    trait Pipe: Sized {
+        fn pipe(self, f: impl FnOnce(Self) -> Self) -> Self {
+            f(self)
+        }
+    }
+    impl Pipe for In {}
+
+    #[test]
+    fn recv_check_synthesizes() {
+        let mut uut = RecvCheck::<64>::default();
+        uut.connect_all();
+        yosys_validate("recv_check", &generate_verilog(&uut)).unwrap();
+    }
+}
