@@ -9,7 +9,11 @@
 //!
 //! Inputs are the header fields (`roce::recv_hdr`, its stage 2 valid), the QP's context, the requester's
 //! READ in progress and the MR entry read for `mr_lk_key`. Every result is registered one cycle after
-//! its inputs; the block recomputes every cycle, so results hold while the inputs hold. `mr_lk_key`,
+//! its inputs; the block recomputes every cycle, so results hold while the inputs hold. What depends on
+//! the path MTU and the READ in progress alone (`pmtu`, `rd_len`, `rd_exp`: the MTU, where the expected
+//! response starts and how much is left) is taken two cycles earlier, in two stages of its own, as one
+//! snapshot: those three must hold for three cycles before a result is read (a new QP's context); one
+//! that changes closer to it (a READ restarted) counts as changing after the packet. `mr_lk_key`,
 //! and `mr_wait_now` (the entry for it has not come back yet), are combinational: the caller presents
 //! the key to the MR table and waits on the entry.
 use rocenic_proto::host::QpState;
@@ -137,6 +141,20 @@ pub struct RecvCheck<const B: usize> {
     rq_up: Signal<Local, Bits<32>>,
     rq_extra: Signal<Local, Bits<24>>,
     pd: Signal<Local, Bits<32>>,
+    /// The stages ahead: the path MTU's log (4 bits) and the MTU; the READ's length, the expected
+    /// response's index and offset, the last response's index (first stage); the bytes left from the
+    /// expected response, and the rest carried along (second stage).
+    p_pmtu: DFF<Bits<4>>,
+    p_mtu: DFF<Bits<16>>,
+    p_rd_len: DFF<Bits<32>>,
+    p_rd_exp: DFF<Bits<24>>,
+    p_rd_off: DFF<Bits<32>>,
+    p_rd_last: DFF<Bits<24>>,
+    q_rd_exp: DFF<Bits<24>>,
+    q_rd_off: DFF<Bits<32>>,
+    q_rd_rem: DFF<Bits<32>>,
+    q_rd_last: DFF<Bits<24>>,
+    pm: Signal<Local, Bits<4>>,
     r_for_qp: DFF<bool>,
     r_from_peer: DFF<bool>,
     r_cnp_due: DFF<bool>,
@@ -266,6 +284,17 @@ impl<const B: usize> Default for RecvCheck<B> {
             rq_up: Default::default(),
             rq_extra: Default::default(),
             pd: Default::default(),
+            p_pmtu: Default::default(),
+            p_mtu: Default::default(),
+            p_rd_len: Default::default(),
+            p_rd_exp: Default::default(),
+            p_rd_off: Default::default(),
+            p_rd_last: Default::default(),
+            q_rd_exp: Default::default(),
+            q_rd_off: Default::default(),
+            q_rd_rem: Default::default(),
+            q_rd_last: Default::default(),
+            pm: Default::default(),
             r_for_qp: Default::default(),
             r_from_peer: Default::default(),
             r_cnp_due: Default::default(),
@@ -326,8 +355,33 @@ impl<const B: usize> Logic for RecvCheck<B> {
             r_rq_psn_end,
             r_rq_psn_prev,
             r_rq_empty,
-            r_pay_words
+            r_pay_words,
+            p_pmtu,
+            p_mtu,
+            p_rd_len,
+            p_rd_exp,
+            p_rd_off,
+            p_rd_last,
+            q_rd_exp,
+            q_rd_off,
+            q_rd_rem,
+            q_rd_last
         );
+        // The stage ahead (path MTU 256..4096: its log fits 4 bits).
+        self.pm.next = bit_cast::<4, 32>(self.pmtu.val());
+        self.p_pmtu.d.next = self.pm.val();
+        self.p_mtu.d.next = bits::<16>(1) << self.pm.val();
+        self.p_rd_len.d.next = self.rd_len.val();
+        self.p_rd_exp.d.next = self.rd_exp.val();
+        self.p_rd_off.d.next = bit_cast::<32, 24>(self.rd_exp.val()) << self.pm.val();
+        self.p_rd_last.d.next = 0.into();
+        if self.rd_len.val() != 0 {
+            self.p_rd_last.d.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pm.val());
+        }
+        self.q_rd_exp.d.next = self.p_rd_exp.q.val();
+        self.q_rd_off.d.next = self.p_rd_off.q.val();
+        self.q_rd_rem.d.next = self.p_rd_len.q.val() - self.p_rd_off.q.val();
+        self.q_rd_last.d.next = self.p_rd_last.q.val();
         // The QP receives in RTR, RTS and SQD (IBA 10.3.1); rxe's check_addr: from its peer only.
         self.r_for_qp.d.next = (self.qp_state.val() >= self.qs_rtr.val())
             && (self.qp_state.val() <= self.qs_sqd.val())
@@ -347,7 +401,7 @@ impl<const B: usize> Logic for RecvCheck<B> {
             && (self.in_send.val() == self.send_cont.val());
         // Length (§9.7.5.1.4 / C9-92): FIRST/MIDDLE carry exactly one MTU, LAST/ONLY/SEND at most one
         // MTU, and a write's packets add up to the RETH DMA length.
-        self.mtu.next = bits::<16>(1) << self.pmtu.val();
+        self.mtu.next = self.p_mtu.q.val();
         self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.val());
         self.r_len_ok.d.next = self.pay_len.val() <= self.mtu.val();
         if (self.send.val() || self.write.val()) && self.not_last.val() {
@@ -378,8 +432,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.r_pay_words.d.next = (self.pay_len.val() + self.beat_m1.val()) >> self.log_b.val();
         // A READ takes one PSN per response: whole MTUs, plus one for a remainder or an empty READ
         // (§9.7.5.1.5); the shift and the remainder test side by side, not an add before the shift.
-        self.rq_npk.next = self.dmalen.val() >> self.pmtu.val();
-        self.rq_up.next = self.dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
+        self.rq_npk.next = self.dmalen.val() >> self.p_pmtu.q.val();
+        self.rq_up.next = self.dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.p_pmtu.q.val());
         self.rq_extra.next = 0.into();
         if (self.rq_up.val() != 0) || self.dmalen_zero.val() {
             self.rq_extra.next = 1.into();
@@ -389,12 +443,9 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
         self.rd_idx.next = self.psn.val() - self.rd_psn0.val();
-        self.rd_off.next = bit_cast::<32, 24>(self.rd_exp.val()) << self.pmtu.val();
-        self.rd_rem.next = self.rd_len.val() - self.rd_off.val();
-        self.r_rd_last.d.next = 0.into();
-        if self.rd_len.val() != 0 {
-            self.r_rd_last.d.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pmtu.val());
-        }
+        self.rd_off.next = self.q_rd_off.q.val();
+        self.rd_rem.next = self.q_rd_rem.q.val();
+        self.r_rd_last.d.next = self.q_rd_last.q.val();
         if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
             self.r_rresp_ok.d.next = self.read_response.val()
                 && self.not_last.val()
@@ -404,10 +455,10 @@ impl<const B: usize> Logic for RecvCheck<B> {
                 && (self.last.val() || self.only.val())
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
-        self.r_rd_at_exp.d.next = self.rd_idx.val() == self.rd_exp.val();
+        self.r_rd_at_exp.d.next = self.rd_idx.val() == self.q_rd_exp.q.val();
         self.r_rd_at_zero.d.next = self.rd_idx.val() == 0;
         self.r_rd_ahead.d.next =
-            (self.rd_idx.val() > self.rd_exp.val()) && (self.rd_idx.val() < self.half.val());
+            (self.rd_idx.val() > self.q_rd_exp.q.val()) && (self.rd_idx.val() < self.half.val());
         self.r_rd_dst.d.next = self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
         // R_Key (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
         // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds. The
@@ -610,7 +661,7 @@ mod tests {
         i
     }
 
-    /// Each input set for one cycle; the registered results read after the clock edge.
+    /// Each input set held for three cycles; the registered results read after the third clock edge.
     fn run(cases: Vec<In>) -> Vec<BTreeMap<&'static str, u64>> {
         let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let out2 = out.clone();
@@ -674,7 +725,10 @@ mod tests {
                 x.cnp_last.next = c.cnp_last.into();
                 x.cnp_seen.next = c.cnp_seen;
                 x.cnp_interval.next = c.cnp_interval.into();
-                wait_clock_cycle!(ep, clock, x);
+                // The MTU and READ stages take two cycles ahead of the results.
+                for _ in 0..3 {
+                    wait_clock_cycle!(ep, clock, x);
+                }
                 let b = |v: bool| v as u64;
                 out2.lock().unwrap().push(BTreeMap::from([
                     ("for_qp", b(x.for_qp.val())),

@@ -7,19 +7,20 @@
 //! before the first word. Timing, with T the first cycle after the last word is written:
 //! - **Stage 1** (valid from T): every field of `ipv4_frame`'s layout (an IPv6 packet's transport
 //!   headers read 20 bytes later, so one set of offsets serves both), the opcode's class from the
-//!   opcode table (`roce::opcode_decode`), and `need_words`, the words the header takes (combinational
-//!   on stage 1: how the caller knows when to stop reading). Stage 1 is taken from the register's next
-//!   value, so it costs no cycle after the last word.
+//!   opcode table (`roce::opcode_decode`), and `need_words`, the words the header takes (how the caller
+//!   knows when to stop reading: a table of opcode and IP version, so no add follows the decode). Stage 1
+//!   is taken from the register's next value, so it costs no cycle after the last word.
 //! - **Stage 2** (valid from T + 1): what is computed from stage 1: the payload length (IP length less
 //!   the headers, the pad and the ICRC), the immediate (after a RETH or the BTH), the combined classes
 //!   (a WRITE with immediate, a message's last packet, ...), the AETH syndrome's kind, the header's
 //!   length in words and bytes.
 //!
 //! Both stages follow the register every cycle: while it holds, they hold.
-use super::opcode_decode::OpcodeDecode;
+use super::opcode_decode::{handled, OpcodeDecode};
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::slot_fill::SlotFill;
 use rocenic_proto::aeth;
+use rocenic_proto::opcode::OPCODES;
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
 use rocenic_proto::wire::len;
@@ -118,6 +119,9 @@ pub struct RecvHdr<const W: usize> {
     put: SlotFill<HDR_BITS, W>,
     swap_b: ByteSwap<HDR_BITS>,
     dec: OpcodeDecode,
+    /// Frame words the headers take, by IP version (address bit 8) and opcode.
+    need_rom: ROM<Bits<8>, 9>,
+    s_need: DFF<Bits<8>>,
     /// The register's next value, big-endian; with the transport headers at IPv4 offsets.
     nx: Signal<Local, Bits<HDR_BITS>>,
     hv: Signal<Local, Bits<HDR_BITS>>,
@@ -268,6 +272,24 @@ impl<const W: usize> Default for RecvHdr<W> {
             put: Default::default(),
             swap_b: Default::default(),
             dec: Default::default(),
+            need_rom: {
+                let mut t = std::collections::BTreeMap::new();
+                for v6 in 0..2usize {
+                    for code in 0..256usize {
+                        let ext = OPCODES
+                            .iter()
+                            .find(|o| o.code as usize == code && handled(o))
+                            .map_or(0, |o| o.ext_len());
+                        let end = F::EXT + v6 * G::SHIFT + ext;
+                        t.insert(
+                            Bits::<9>::from(((v6 << 8) | code) as u64),
+                            Bits::<8>::from(end.div_ceil(W / 8) as u64),
+                        );
+                    }
+                }
+                ROM::new(t)
+            },
+            s_need: Default::default(),
             nx: Default::default(),
             hv: Default::default(),
             s_v6: Default::default(),
@@ -358,6 +380,7 @@ impl<const W: usize> Logic for RecvHdr<W> {
             self,
             clock,
             hdr,
+            s_need,
             s_v6,
             s_opcode,
             s_pad,
@@ -422,6 +445,11 @@ impl<const W: usize> Logic for RecvHdr<W> {
                 (bit_cast::<8, HDR_BITS>(self.nx.val() >> self.sh_ip6_tc.val()) & 3) == 3;
         }
         self.s_opcode.d.next = bit_cast::<8, HDR_BITS>(self.hv.val() >> self.sh_opcode.val());
+        self.need_rom.address.next = (bit_cast::<9, 1>(self.v6.val().into()) << 8)
+            | bit_cast::<9, 8>(bit_cast::<8, HDR_BITS>(
+                self.hv.val() >> self.sh_opcode.val(),
+            ));
+        self.s_need.d.next = self.need_rom.data.val();
         self.s_pad.d.next = bit_cast::<2, HDR_BITS>(self.hv.val() >> self.sh_pad.val());
         self.s_se.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_se.val()) != 0;
         self.s_ack_req.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_ackreq.val()) != 0;
@@ -478,7 +506,7 @@ impl<const W: usize> Logic for RecvHdr<W> {
                 + bit_cast::<16, 8>(self.dec.ext_len.val())
                 + bit_cast::<16, 2>(self.s_pad.q.val());
         }
-        self.need_words.next = (self.h_len.val() + self.beat_m1.val()) >> self.log_b.val();
+        self.need_words.next = bit_cast::<16, 8>(self.s_need.q.val());
 
         // Stage 2.
         self.t_pay_len.d.next = self.s_ip_len.q.val() - self.over.val();

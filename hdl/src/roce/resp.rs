@@ -31,6 +31,9 @@ enum RespState {
     /// Fetch the receive WQE a SEND lands in.
     RqFetch,
     RqData,
+    /// A 128-byte WQE's scatter list: its length added up, then checked against the WQE's.
+    RqSum,
+    RqList,
     /// Prime the two-word window that realigns the payload to the host address.
     Prime0,
     Prime1,
@@ -345,7 +348,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     rq128: Signal<Local, bool>,
     rq_slot: Signal<Local, Bits<64>>,
     /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
-    sgl_bad: Signal<Local, bool>,
+    sgl_bad: DFF<bool>,
+    /// The cached list's length (registered: its adds take their own cycle).
+    sgl_sum: DFF<Bits<40>>,
     pay_len32: Signal<Local, Bits<32>>,
     at_off: Signal<Local, Bits<16>>,
     at_word: Signal<Local, Bits<64>>,
@@ -601,6 +606,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq128: Default::default(),
             rq_slot: Default::default(),
             sgl_bad: Default::default(),
+            sgl_sum: Default::default(),
             pay_len32: Default::default(),
             at_off: Default::default(),
             at_word: Default::default(),
@@ -675,6 +681,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             sgl_qpn,
             sgl_ok,
             sgl_mine,
+            sgl_bad,
+            sgl_sum,
             relist,
             rr_pend,
             rr_va_q,
@@ -816,9 +824,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // The cached list: lengths of its counted entries, and whether they describe the WQE.
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.sgl_nsge.q.val();
-        self.sgl_bad.next = self.sgl_scatter.q.val()
+        self.sgl_sum.d.next = self.sgl_total.sum.val();
+        self.sgl_bad.d.next = self.sgl_scatter.q.val()
             && ((self.sgl_nsge.q.val() > 4)
-                || (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
+                || (self.sgl_sum.q.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
         self.wr_sgl.next = self.sgl_buf.q.val();
         self.wr_sgl_n.next = bit_cast::<3, 8>(self.sgl_nsge.q.val() & 7);
         self.rd_resp_ready.next = false;
@@ -1296,14 +1305,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.dst.d.next = 0.into();
                         }
                         self.state.d.next = RespState::Prime0;
+                        if self.rq128.val() {
+                            self.state.d.next = RespState::RqSum;
+                        }
                     }
                 }
+            }
+            RespState::RqSum => {
+                // The list's length is added up (sgl_sum), then checked (sgl_bad), a cycle each.
+                self.state.d.next = RespState::RqList;
+            }
+            RespState::RqList => {
+                self.state.d.next = RespState::Prime0;
             }
             RespState::Prime0 => {
                 if self.rh.send.val()
                     && !self.rh.send_cont.val()
                     && self.rq128.val()
-                    && self.sgl_bad.val()
+                    && self.sgl_bad.q.val()
                 {
                     // A malformed receive WQE (its scatter list does not add up to its LENGTH, or has
                     // more than 4 entries): remote operational error NAK, QP to error, as rdma_rxe
@@ -1598,11 +1617,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.state.q.val() == RespState::CtxWait {
             // Switch only with nothing of the current QP pending: the transmit engine addresses ACKs,
-            // CNPs and READ jobs with the current QP's address vector.
+            // CNPs and READ jobs with the current QP's address vector. Then through Fields to Check:
+            // roce::recv_check takes the MTU and READ figures two cycles ahead.
             self.ctx_want.next =
                 !(self.ack_pend.q.val() || self.rr_pend.q.val() || self.cnp_pend.q.val());
             if self.ctx_hit.val() {
-                self.state.d.next = RespState::Check;
+                self.state.d.next = RespState::Fields;
             }
         }
         // The current QP's counters follow the port counters' events (all in Decode, on this QP's packets).
