@@ -6,15 +6,19 @@
 //! needs every cycle (`lk_key`); the entry comes out the next cycle together with the key it was read for
 //! (`e_for`) and whether a host command wrote the table in between (`e_fresh`), so the engine knows when
 //! its answer is valid without a handshake. The R_Key checks themselves (access, PD, bounds; IBA
-//! §9.7.5.1.7, C9-88) are in `resp.rs`, where the packet's fields are.
+//! §9.7.5.1.7, C9-88) are in `roce::recv_check`, where the packet's fields are. The entry holds the
+//! region's end (IOVA + length) rather than its length, so the bounds check compares and never adds;
+//! MR_CMD WRITE computes it in two stages (two 32-bit halves, the carry between them) and stores the
+//! entry on its third cycle.
 //!
 //! A SEND with invalidate (IBA chapter 10, remote invalidation) invalidates an entry from the engine's
-//! side: the engine checks the entry it read the cycle before and asks for the write (`inv`), which goes
-//! before any host command, so nothing changes the entry between the check and the invalidation.
+//! side: the engine asks for the write (`inv`) after checking the entry, which goes before any host
+//! command. While the engine checks an entry it raises `hold`, and host commands wait for it to fall,
+//! so nothing changes the entry between the check and what the engine does on it.
 //!
-//! Entry layout (bits): IOVA 0..64, length 64..96 (low half; 0 = invalid), key 96..128, access flags
-//! 128..136 (ibv_access_flags; bit 7 remote invalidation allowed), PD 136..160, length 160..192 (high
-//! half: MRs of 4 GiB and more; the high half went last so the older fields kept their places).
+//! Entry layout (bits): IOVA 0..64, end 64..128 (IOVA + length; an entry whose end equals its IOVA is
+//! invalid, as one written with length 0 or cleared), key 128..160, access flags 160..168
+//! (ibv_access_flags; bit 7 remote invalidation allowed), PD 168..192.
 use rust_hdl::prelude::*;
 
 /// Bits of one entry.
@@ -25,6 +29,10 @@ enum MrState {
     Idle,
     /// MR_CMD CLEAR: every entry invalid, one per cycle.
     Clear,
+    /// MR_CMD WRITE: the region's end, low half and carry.
+    Sum,
+    /// MR_CMD WRITE: the end's high half; the entry is stored once the engine does not hold it.
+    Store,
 }
 
 #[derive(LogicBlock)]
@@ -45,10 +53,13 @@ pub struct MrTable<const M: usize> {
     // the engine has checked against the entry it read the cycle before).
     pub lk_key: Signal<In, Bits<32>>,
     pub inv: Signal<In, bool>,
+    /// The engine is checking the entry it read: host commands wait.
+    pub hold: Signal<In, bool>,
     pub e_for: Signal<Out, Bits<32>>,
     pub e_fresh: Signal<Out, bool>,
     pub e_base: Signal<Out, Bits<64>>,
-    pub e_len: Signal<Out, Bits<64>>,
+    /// The region's end: IOVA + length.
+    pub e_end: Signal<Out, Bits<64>>,
     pub e_key: Signal<Out, Bits<32>>,
     pub e_access: Signal<Out, Bits<32>>,
     pub e_pd: Signal<Out, Bits<32>>,
@@ -57,6 +68,12 @@ pub struct MrTable<const M: usize> {
     clr_idx: DFF<Bits<32>>,
     lk_q: DFF<Bits<32>>,
     fresh: DFF<bool>,
+    end_lo: DFF<Bits<33>>,
+    end_hi: DFF<Bits<32>>,
+    end_q: DFF<Bits<64>>,
+    base_hi: Signal<Local, Bits<32>>,
+    end_c: Signal<Local, Bits<32>>,
+    end_hi_c: Signal<Local, Bits<32>>,
     sel_ok: Signal<Local, bool>,
     n: Constant<Bits<32>>,
     mask: Constant<Bits<32>>,
@@ -78,10 +95,11 @@ impl<const M: usize> Default for MrTable<M> {
             w_pd: Default::default(),
             lk_key: Default::default(),
             inv: Default::default(),
+            hold: Default::default(),
             e_for: Default::default(),
             e_fresh: Default::default(),
             e_base: Default::default(),
-            e_len: Default::default(),
+            e_end: Default::default(),
             e_key: Default::default(),
             e_access: Default::default(),
             e_pd: Default::default(),
@@ -90,6 +108,12 @@ impl<const M: usize> Default for MrTable<M> {
             clr_idx: Default::default(),
             lk_q: Default::default(),
             fresh: Default::default(),
+            end_lo: Default::default(),
+            end_hi: Default::default(),
+            end_q: Default::default(),
+            base_hi: Default::default(),
+            end_c: Default::default(),
+            end_hi_c: Default::default(),
             sel_ok: Default::default(),
             n: Constant::new((1u64 << M).into()),
             mask: Constant::new(((1u64 << M) - 1).into()),
@@ -100,17 +124,25 @@ impl<const M: usize> Default for MrTable<M> {
 impl<const M: usize> Logic for MrTable<M> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, clr_idx, lk_q, fresh);
+        dff_setup!(self, clock, state, clr_idx, lk_q, fresh, end_lo, end_hi, end_q);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_address.next = bit_cast::<M, 32>((self.lk_key.val() >> 8) & self.mask.val());
         self.ram.write_address.next = bit_cast::<M, 32>(self.sel.val() & self.mask.val());
+        // The region's end: the low halves' sum and carry, the high halves' sum; then the carry in.
+        self.end_lo.d.next = bit_cast::<33, 64>(self.w_base.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 32>(self.w_len.val());
+        self.base_hi.next = bit_cast::<32, 64>(self.w_base.val() >> 32);
+        self.end_hi.d.next = self.base_hi.val() + self.w_len_hi.val();
+        self.end_c.next = bit_cast::<32, 33>(self.end_lo.q.val() >> 32);
+        self.end_hi_c.next = self.end_hi.q.val() + self.end_c.val();
+        self.end_q.d.next = (bit_cast::<64, 32>(self.end_hi_c.val()) << 32)
+            | bit_cast::<64, 33>(self.end_lo.q.val() & 0xFFFF_FFFF_u64);
         self.ram.write_data.next = bit_cast::<MR_ENTRY, 64>(self.w_base.val())
-            | (bit_cast::<MR_ENTRY, 32>(self.w_len.val()) << 64)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_key.val()) << 96)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_access.val() & 0xFF) << 128)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 136)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_len_hi.val()) << 160);
+            | (bit_cast::<MR_ENTRY, 64>(self.end_q.q.val()) << 64)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_key.val()) << 128)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_access.val() & 0xFF) << 160)
+            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 168);
         self.ram.write_enable.next = false;
         self.cmd_done.next = false;
         self.sel_ok.next = self.sel.val() < self.n.val();
@@ -119,35 +151,35 @@ impl<const M: usize> Logic for MrTable<M> {
         self.e_for.next = self.lk_q.q.val();
         self.e_fresh.next = self.fresh.q.val();
         self.e_base.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val());
-        self.e_len.next =
-            bit_cast::<64, 32>(bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 64))
-                | (bit_cast::<64, 32>(bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 160))
-                    << 32);
-        self.e_key.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 96);
-        self.e_access.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 128) & 0xFF;
-        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 136) & 0xFF_FFFF;
+        self.e_end.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val() >> 64);
+        self.e_key.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 128);
+        self.e_access.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 160) & 0xFF;
+        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 168) & 0xFF_FFFF;
 
         match self.state.q.val() {
             MrState::Idle => {
-                if self.inv.val() {
-                    // First: the engine's check holds only for the entry as it read it; a host command
-                    // waits a cycle.
-                    self.ram.write_address.next =
-                        bit_cast::<M, 32>((self.lk_key.val() >> 8) & self.mask.val());
-                    self.ram.write_data.next = 0.into();
-                    self.ram.write_enable.next = true;
+                if self.hold.val() {
+                    // The engine holds the entry it checked; the command waits.
                 } else if (self.cmd.val() & 16) != 0 {
                     self.clr_idx.d.next = 0.into();
                     self.state.d.next = MrState::Clear;
+                } else if (self.cmd.val() & 1) != 0 {
+                    self.state.d.next = MrState::Sum;
                 } else if self.cmd.val() != 0 {
-                    // WRITE and INVALIDATE take one cycle; an index beyond the table changes nothing.
+                    // INVALIDATE takes one cycle; an index beyond the table changes nothing.
                     self.cmd_done.next = true;
-                    if self.sel_ok.val() {
-                        self.ram.write_enable.next = true;
-                        if (self.cmd.val() & 1) == 0 {
-                            self.ram.write_data.next = 0.into();
-                        }
-                    }
+                    self.ram.write_enable.next = self.sel_ok.val();
+                    self.ram.write_data.next = 0.into();
+                }
+            }
+            MrState::Sum => {
+                self.state.d.next = MrState::Store;
+            }
+            MrState::Store => {
+                if !self.hold.val() {
+                    self.cmd_done.next = true;
+                    self.ram.write_enable.next = self.sel_ok.val();
+                    self.state.d.next = MrState::Idle;
                 }
             }
             MrState::Clear => {
@@ -164,6 +196,17 @@ impl<const M: usize> Logic for MrTable<M> {
                 self.state.d.next = MrState::Idle;
             }
         }
+        if self.inv.val() {
+            // First: the engine's check holds only for the entry as it read it; a host command waits
+            // a cycle.
+            self.ram.write_address.next =
+                bit_cast::<M, 32>((self.lk_key.val() >> 8) & self.mask.val());
+            self.ram.write_data.next = 0.into();
+            self.ram.write_enable.next = true;
+            self.cmd_done.next = false;
+            self.state.d.next = self.state.q.val();
+            self.clr_idx.d.next = self.clr_idx.q.val();
+        }
         // A read in the cycle of a write may return the entry from before it: not an answer.
         self.fresh.d.next = !self.ram.write_enable.val();
         if self.reset.val() {
@@ -177,7 +220,9 @@ mod tests {
     use super::*;
 
     /// Writes entries through the window, looks them up by key, invalidates one, clears the table:
-    /// every field comes back in its place (a 64-bit length, a PD of 24 bits whatever lies beside it).
+    /// every field comes back in its place (the end past a 64-bit length with a carry between the
+    /// halves, a PD of 24 bits whatever lies beside it). A command waits while the engine holds the
+    /// entry; an invalidation from the engine goes first.
     #[test]
     fn entries_come_back_by_key_with_every_field() {
         let mut sim = Simulation::new();
@@ -188,7 +233,7 @@ mod tests {
             // (index, base, length, key, access, pd)
             let entries: [(u64, u64, u64, u64, u64, u64); 3] = [
                 (3, 0x1_2345_6789, 0x1_4000_0000, 3 << 8 | 7, 0x8F, 0xFF_FFFF),
-                (5, 0xFFFF_0000_0000_1000, 1, 5 << 8 | 1, 0x04, 1),
+                (5, 0xFFFF_0000_FFFF_F000, 0x1001, 5 << 8 | 1, 0x04, 1),
                 (
                     63,
                     0x1000,
@@ -208,8 +253,18 @@ mod tests {
                 // Bits above the PD's 24 must not reach the entry.
                 x.w_pd.next = (pd | 0xAB00_0000).into();
                 x.cmd.next = 1.into();
-                wait_clock_cycle!(sim, clock, x);
+                let mut n = 0;
+                loop {
+                    wait_clock_cycle!(sim, clock, x);
+                    n += 1;
+                    if x.cmd_done.val() {
+                        break;
+                    }
+                    sim_assert!(sim, n < 10, x);
+                }
+                // The entry is stored at this edge.
                 x.cmd.next = 0.into();
+                wait_clock_cycle!(sim, clock, x);
             }
             let look = |x: &mut Box<MrTable<6>>, key: u64| {
                 x.lk_key.next = key.into();
@@ -221,24 +276,64 @@ mod tests {
                 sim_assert_eq!(sim, x.e_for.val().to_u64(), key, x);
                 sim_assert!(sim, x.e_fresh.val(), x);
                 sim_assert_eq!(sim, x.e_base.val().to_u64(), base, x);
-                sim_assert_eq!(sim, x.e_len.val().to_u64(), len, x);
+                sim_assert_eq!(sim, x.e_end.val().to_u64(), base.wrapping_add(len), x);
                 sim_assert_eq!(sim, x.e_key.val().to_u64(), key, x);
                 sim_assert_eq!(sim, x.e_access.val().to_u64(), acc, x);
                 sim_assert_eq!(sim, x.e_pd.val().to_u64(), pd, x);
             }
-            // INVALIDATE entry 5: length 0, the others untouched.
+            // INVALIDATE entry 5 while the engine holds an entry: nothing until it lets go.
+            x.hold.next = true;
             x.sel.next = 5.into();
             x.cmd.next = 2.into();
+            for _ in 0..4 {
+                wait_clock_cycle!(sim, clock, x);
+                sim_assert!(sim, !x.cmd_done.val(), x);
+            }
+            x.hold.next = false;
             wait_clock_cycle!(sim, clock, x);
+            sim_assert!(sim, x.cmd_done.val(), x);
             x.cmd.next = 0.into();
+            wait_clock_cycle!(sim, clock, x);
             look(&mut x, entries[1].3);
             wait_clock_cycle!(sim, clock, x);
             wait_clock_cycle!(sim, clock, x);
-            sim_assert_eq!(sim, x.e_len.val().to_u64(), 0, x);
+            sim_assert_eq!(sim, x.e_end.val().to_u64(), x.e_base.val().to_u64(), x);
             look(&mut x, entries[0].3);
             wait_clock_cycle!(sim, clock, x);
             wait_clock_cycle!(sim, clock, x);
-            sim_assert_eq!(sim, x.e_len.val().to_u64(), entries[0].2, x);
+            sim_assert_eq!(sim, x.e_end.val().to_u64(), entries[0].1 + entries[0].2, x);
+            // A WRITE of entry 63 under way when the engine takes the hold waits with the entry unstored;
+            // the engine's invalidation of entry 3 (its key on the lookup port) goes at once.
+            x.sel.next = 63.into();
+            x.w_base.next = 0x5000_u64.into();
+            x.w_len.next = 0x10.into();
+            x.w_len_hi.next = 0.into();
+            x.cmd.next = 1.into();
+            wait_clock_cycle!(sim, clock, x);
+            x.hold.next = true;
+            look(&mut x, entries[2].3);
+            for _ in 0..4 {
+                wait_clock_cycle!(sim, clock, x);
+                sim_assert!(sim, !x.cmd_done.val(), x);
+            }
+            sim_assert_eq!(sim, x.e_end.val().to_u64(), entries[2].1 + entries[2].2, x);
+            look(&mut x, entries[0].3);
+            wait_clock_cycle!(sim, clock, x);
+            x.inv.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            sim_assert!(sim, !x.cmd_done.val(), x);
+            x.inv.next = false;
+            x.hold.next = false;
+            // Stored at this edge.
+            x.cmd.next = 0.into();
+            for _ in 0..3 {
+                wait_clock_cycle!(sim, clock, x);
+            }
+            sim_assert_eq!(sim, x.e_end.val().to_u64(), x.e_base.val().to_u64(), x);
+            look(&mut x, entries[2].3);
+            wait_clock_cycle!(sim, clock, x);
+            wait_clock_cycle!(sim, clock, x);
+            sim_assert_eq!(sim, x.e_end.val().to_u64(), 0x5010, x);
             // CLEAR: every entry invalid once MR_CMD is done.
             x.cmd.next = 16.into();
             wait_clock_cycle!(sim, clock, x);
@@ -253,7 +348,7 @@ mod tests {
                 look(&mut x, key);
                 wait_clock_cycle!(sim, clock, x);
                 wait_clock_cycle!(sim, clock, x);
-                sim_assert_eq!(sim, x.e_len.val().to_u64(), 0, x);
+                sim_assert_eq!(sim, x.e_end.val().to_u64(), x.e_base.val().to_u64(), x);
             }
             sim.done(x)
         });

@@ -10,12 +10,20 @@
 //! Inputs are the header fields (`roce::recv_hdr`, its stage 2 valid), the QP's context, the requester's
 //! READ in progress and the MR entry read for `mr_lk_key`. Every result is registered one cycle after
 //! its inputs; the block recomputes every cycle, so results hold while the inputs hold. What depends on
-//! the path MTU and the READ in progress alone (`pmtu`, `rd_len`, `rd_exp`: the MTU, where the expected
-//! response starts and how much is left) is taken two cycles earlier, in two stages of its own, as one
-//! snapshot: those three must hold for three cycles before a result is read (a new QP's context); one
-//! that changes closer to it (a READ restarted) counts as changing after the packet. `mr_lk_key`,
-//! and `mr_wait_now` (the entry for it has not come back yet), are combinational: the caller presents
-//! the key to the MR table and waits on the entry.
+//! the path MTU and the READ in progress alone (`pmtu`, `rd_len`, `rd_exp`, `rd_laddr`: the MTU, where
+//! the expected response starts and lands and how much is left) is taken two cycles earlier, in two
+//! stages of its own, as one snapshot: those must hold for three cycles before a result is read (a new
+//! QP's context); one that changes closer to it (a READ restarted) counts as changing after the packet.
+//!
+//! The R_Key results `mr_hit` and `inv_ok` take two cycles after the MR entry (`cont_mr_ok`, a key
+//! compare, takes one): every
+//! comparison of the entry is a register of its own (64-bit bounds as 32-bit halves), their conjunction
+//! the next. The access's end (IOVA + length) is computed a cycle ahead from `va`, `dmalen` and the
+//! opcode class, which come from the header's first stage. So the entry and the packet hold for two
+//! cycles before those results are read, and `mr_wait` (registered) tells whether the entry was current
+//! in the first. `mr_lk_key`, `mr_bounds` (the packet reads the two-stage results) and `mr_wait_now`
+//! (the entry for the key has not come back yet) are combinational: the caller presents the key to the
+//! MR table and waits on the entry.
 use rocenic_proto::host::QpState;
 use rust_hdl::prelude::*;
 
@@ -78,7 +86,8 @@ pub struct RecvCheck<const B: usize> {
     pub mr_for: Signal<In, Bits<32>>,
     pub mr_fresh: Signal<In, bool>,
     pub mr_base: Signal<In, Bits<64>>,
-    pub mr_len: Signal<In, Bits<64>>,
+    /// The region's end (IOVA + length; equal to the IOVA for an invalid entry).
+    pub mr_end: Signal<In, Bits<64>>,
     pub mr_key: Signal<In, Bits<32>>,
     pub mr_access: Signal<In, Bits<32>>,
     pub mr_pd: Signal<In, Bits<32>>,
@@ -100,9 +109,11 @@ pub struct RecvCheck<const B: usize> {
     pub psn_old: Signal<Out, bool>,
     pub seq_ok: Signal<Out, bool>,
     pub len_ok: Signal<Out, bool>,
-    /// The packet accesses memory through an MR; its entry had not come back.
-    pub mr_need: Signal<Out, bool>,
+    /// The packet accesses memory through an MR and its entry had not come back.
     pub mr_wait: Signal<Out, bool>,
+    /// The packet's R_Key results take their second stage (a RETH with a length, an AtomicETH, an
+    /// IETH; combinational): `mr_hit` and `inv_ok` are read two cycles after the entry, not one.
+    pub mr_bounds: Signal<Out, bool>,
     pub mr_hit: Signal<Out, bool>,
     /// The MR of the WRITE in progress is still registered under its key.
     pub cont_mr_ok: Signal<Out, bool>,
@@ -130,28 +141,55 @@ pub struct RecvCheck<const B: usize> {
     live: Signal<Local, bool>,
     need_acc: Signal<Local, Bits<32>>,
     acc_len: Signal<Local, Bits<32>>,
-    end_va: Signal<Local, Bits<64>>,
+    end_lo: Signal<Local, Bits<33>>,
+    va_hi: Signal<Local, Bits<32>>,
+    va_hi1: Signal<Local, Bits<32>>,
+    end_hi: Signal<Local, Bits<32>>,
+    mend_hi: Signal<Local, Bits<32>>,
+    base_hi: Signal<Local, Bits<32>>,
+    /// The R_Key stages: the access's end (IOVA + length, 64 bits as two 32-bit halves with the carry
+    /// between them) and whether it wraps, from the header ahead of the entry; then every comparison
+    /// of the entry as 32-bit halves; then their conjunction (a 64-bit compare is 8 carry levels).
+    e_end_va: DFF<Bits<64>>,
+    e_wrap: DFF<bool>,
+    a_ready: DFF<bool>,
+    a_nz: DFF<bool>,
+    a_key: DFF<bool>,
+    a_inv_key: DFF<bool>,
+    a_acc: DFF<bool>,
+    a_inv_acc: DFF<bool>,
+    a_pd: DFF<bool>,
+    a_lo_ge: DFF<bool>,
+    a_hi_gt: DFF<bool>,
+    a_hi_eq: DFF<bool>,
+    a_elo_le: DFF<bool>,
+    a_ehi_lt: DFF<bool>,
+    a_ehi_eq: DFF<bool>,
+    a_wrap: DFF<bool>,
     mtu: Signal<Local, Bits<16>>,
     psn_diff: Signal<Local, Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
-    rd_off: Signal<Local, Bits<32>>,
     rd_rem: Signal<Local, Bits<32>>,
     pay_len32: Signal<Local, Bits<32>>,
     rq_npk: Signal<Local, Bits<32>>,
     rq_up: Signal<Local, Bits<32>>,
     rq_extra: Signal<Local, Bits<24>>,
     pd: Signal<Local, Bits<32>>,
-    /// The stages ahead: the path MTU's log (4 bits) and the MTU; the READ's length, the expected
-    /// response's index and offset, the last response's index (first stage); the bytes left from the
-    /// expected response, and the rest carried along (second stage).
+    /// The stages ahead: the path MTU's log (4 bits) and the MTU; the READ's length and local address,
+    /// the expected response's index and offset, the last response's index (first stage); the bytes
+    /// left from the expected response, where it lands (low half with its carry, high half and its
+    /// successor), and the rest carried along (second stage).
     p_pmtu: DFF<Bits<4>>,
     p_mtu: DFF<Bits<16>>,
     p_rd_len: DFF<Bits<32>>,
     p_rd_exp: DFF<Bits<24>>,
     p_rd_off: DFF<Bits<32>>,
     p_rd_last: DFF<Bits<24>>,
+    p_rd_laddr: DFF<Bits<64>>,
+    q_dst_lo: DFF<Bits<33>>,
+    q_dst_hi: DFF<Bits<32>>,
+    q_dst_hi1: DFF<Bits<32>>,
     q_rd_exp: DFF<Bits<24>>,
-    q_rd_off: DFF<Bits<32>>,
     q_rd_rem: DFF<Bits<32>>,
     q_rd_last: DFF<Bits<24>>,
     pm: Signal<Local, Bits<4>>,
@@ -162,7 +200,6 @@ pub struct RecvCheck<const B: usize> {
     r_psn_old: DFF<bool>,
     r_seq_ok: DFF<bool>,
     r_len_ok: DFF<bool>,
-    r_mr_need: DFF<bool>,
     r_mr_wait: DFF<bool>,
     r_mr_hit: DFF<bool>,
     r_cont_mr_ok: DFF<bool>,
@@ -235,7 +272,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             mr_for: Default::default(),
             mr_fresh: Default::default(),
             mr_base: Default::default(),
-            mr_len: Default::default(),
+            mr_end: Default::default(),
             mr_key: Default::default(),
             mr_access: Default::default(),
             mr_pd: Default::default(),
@@ -251,8 +288,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             psn_old: Default::default(),
             seq_ok: Default::default(),
             len_ok: Default::default(),
-            mr_need: Default::default(),
             mr_wait: Default::default(),
+            mr_bounds: Default::default(),
             mr_hit: Default::default(),
             cont_mr_ok: Default::default(),
             inv_ok: Default::default(),
@@ -273,11 +310,31 @@ impl<const B: usize> Default for RecvCheck<B> {
             live: Default::default(),
             need_acc: Default::default(),
             acc_len: Default::default(),
-            end_va: Default::default(),
+            end_lo: Default::default(),
+            va_hi: Default::default(),
+            va_hi1: Default::default(),
+            end_hi: Default::default(),
+            mend_hi: Default::default(),
+            base_hi: Default::default(),
+            e_end_va: Default::default(),
+            e_wrap: Default::default(),
+            a_ready: Default::default(),
+            a_nz: Default::default(),
+            a_key: Default::default(),
+            a_inv_key: Default::default(),
+            a_acc: Default::default(),
+            a_inv_acc: Default::default(),
+            a_pd: Default::default(),
+            a_lo_ge: Default::default(),
+            a_hi_gt: Default::default(),
+            a_hi_eq: Default::default(),
+            a_elo_le: Default::default(),
+            a_ehi_lt: Default::default(),
+            a_ehi_eq: Default::default(),
+            a_wrap: Default::default(),
             mtu: Default::default(),
             psn_diff: Default::default(),
             rd_idx: Default::default(),
-            rd_off: Default::default(),
             rd_rem: Default::default(),
             pay_len32: Default::default(),
             rq_npk: Default::default(),
@@ -290,8 +347,11 @@ impl<const B: usize> Default for RecvCheck<B> {
             p_rd_exp: Default::default(),
             p_rd_off: Default::default(),
             p_rd_last: Default::default(),
+            p_rd_laddr: Default::default(),
+            q_dst_lo: Default::default(),
+            q_dst_hi: Default::default(),
+            q_dst_hi1: Default::default(),
             q_rd_exp: Default::default(),
-            q_rd_off: Default::default(),
             q_rd_rem: Default::default(),
             q_rd_last: Default::default(),
             pm: Default::default(),
@@ -302,7 +362,6 @@ impl<const B: usize> Default for RecvCheck<B> {
             r_psn_old: Default::default(),
             r_seq_ok: Default::default(),
             r_len_ok: Default::default(),
-            r_mr_need: Default::default(),
             r_mr_wait: Default::default(),
             r_mr_hit: Default::default(),
             r_cont_mr_ok: Default::default(),
@@ -340,7 +399,6 @@ impl<const B: usize> Logic for RecvCheck<B> {
             r_psn_old,
             r_seq_ok,
             r_len_ok,
-            r_mr_need,
             r_mr_wait,
             r_mr_hit,
             r_cont_mr_ok,
@@ -357,13 +415,32 @@ impl<const B: usize> Logic for RecvCheck<B> {
             r_rq_empty,
             r_pay_words,
             p_pmtu,
+            e_end_va,
+            e_wrap,
+            a_ready,
+            a_nz,
+            a_key,
+            a_inv_key,
+            a_acc,
+            a_inv_acc,
+            a_pd,
+            a_lo_ge,
+            a_hi_gt,
+            a_hi_eq,
+            a_elo_le,
+            a_ehi_lt,
+            a_ehi_eq,
+            a_wrap,
             p_mtu,
             p_rd_len,
             p_rd_exp,
             p_rd_off,
             p_rd_last,
+            p_rd_laddr,
+            q_dst_lo,
+            q_dst_hi,
+            q_dst_hi1,
             q_rd_exp,
-            q_rd_off,
             q_rd_rem,
             q_rd_last
         );
@@ -373,15 +450,20 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.p_mtu.d.next = bits::<16>(1) << self.pm.val();
         self.p_rd_len.d.next = self.rd_len.val();
         self.p_rd_exp.d.next = self.rd_exp.val();
+        self.p_rd_laddr.d.next = self.rd_laddr.val();
         self.p_rd_off.d.next = bit_cast::<32, 24>(self.rd_exp.val()) << self.pm.val();
         self.p_rd_last.d.next = 0.into();
         if self.rd_len.val() != 0 {
             self.p_rd_last.d.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pm.val());
         }
         self.q_rd_exp.d.next = self.p_rd_exp.q.val();
-        self.q_rd_off.d.next = self.p_rd_off.q.val();
         self.q_rd_rem.d.next = self.p_rd_len.q.val() - self.p_rd_off.q.val();
         self.q_rd_last.d.next = self.p_rd_last.q.val();
+        // Where the expected response lands, as two halves: the low half's carry picks the high one.
+        self.q_dst_lo.d.next = bit_cast::<33, 64>(self.p_rd_laddr.q.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 32>(self.p_rd_off.q.val());
+        self.q_dst_hi.d.next = bit_cast::<32, 64>(self.p_rd_laddr.q.val() >> 32);
+        self.q_dst_hi1.d.next = bit_cast::<32, 64>(self.p_rd_laddr.q.val() >> 32) + 1;
         // The QP receives in RTR, RTS and SQD (IBA 10.3.1); rxe's check_addr: from its peer only.
         self.r_for_qp.d.next = (self.qp_state.val() >= self.qs_rtr.val())
             && (self.qp_state.val() <= self.qs_sqd.val())
@@ -443,7 +525,6 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
         self.rd_idx.next = self.psn.val() - self.rd_psn0.val();
-        self.rd_off.next = self.q_rd_off.q.val();
         self.rd_rem.next = self.q_rd_rem.q.val();
         self.r_rd_last.d.next = self.q_rd_last.q.val();
         if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
@@ -459,11 +540,13 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.r_rd_at_zero.d.next = self.rd_idx.val() == 0;
         self.r_rd_ahead.d.next =
             (self.rd_idx.val() > self.q_rd_exp.q.val()) && (self.rd_idx.val() < self.half.val());
-        self.r_rd_dst.d.next = self.rd_laddr.val() + bit_cast::<64, 32>(self.rd_off.val());
-        // R_Key (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
-        // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds. The
-        // key: a RETH's or AtomicETH's, an IETH's, else that of the WRITE in progress (MIDDLE and LAST
-        // carry none).
+        self.r_rd_dst.d.next = (bit_cast::<64, 32>(self.q_dst_hi.q.val()) << 32)
+            | bit_cast::<64, 33>(self.q_dst_lo.q.val() & 0xFFFF_FFFF_u64);
+        if self.q_dst_lo.q.val().get_bit(32) {
+            self.r_rd_dst.d.next = (bit_cast::<64, 32>(self.q_dst_hi1.q.val()) << 32)
+                | bit_cast::<64, 33>(self.q_dst_lo.q.val() & 0xFFFF_FFFF_u64);
+        }
+        // What the R_Key check needs: the access the operation asks for and how many bytes.
         self.need_acc.next = 2.into();
         if self.read_request.val() {
             self.need_acc.next = 4.into();
@@ -473,7 +556,19 @@ impl<const B: usize> Logic for RecvCheck<B> {
             self.need_acc.next = 8.into();
             self.acc_len.next = 8.into();
         }
-        self.end_va.next = self.va.val() + bit_cast::<64, 32>(self.acc_len.val());
+        // The access's end, a stage ahead: the low half's carry picks the high half or its successor.
+        self.end_lo.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 32>(self.acc_len.val());
+        self.va_hi.next = bit_cast::<32, 64>(self.va.val() >> 32);
+        self.va_hi1.next = self.va_hi.val() + 1;
+        self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi.val()) << 32)
+            | bit_cast::<64, 33>(self.end_lo.val() & 0xFFFF_FFFF_u64);
+        self.e_wrap.d.next = false;
+        if self.end_lo.val().get_bit(32) {
+            self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi1.val()) << 32)
+                | bit_cast::<64, 33>(self.end_lo.val() & 0xFFFF_FFFF_u64);
+            self.e_wrap.d.next = self.va_hi1.val() == 0;
+        }
         self.need_key.next = self.write_rkey.val();
         if self.reth.val() || self.atomic.val() {
             self.need_key.next = self.rkey.val();
@@ -488,18 +583,41 @@ impl<const B: usize> Logic for RecvCheck<B> {
             || (self.reth.val() && !self.dmalen_zero.val())
             || (self.write_cont.val() && (self.write_total.val() != 0));
         self.mr_wait_now.next = self.need_now.val() && !self.ready_now.val();
-        self.r_mr_need.d.next = self.need_now.val();
+        self.mr_bounds.next = self.need_now.val() && !self.write_cont.val();
         self.r_mr_wait.d.next = self.need_now.val() && !self.ready_now.val();
-        // The entry read for this packet's key is valid (length 0 marks an invalid entry).
-        self.live.next = self.ready_now.val() && (self.mr_len.val() != 0);
+        // The entry, each comparison on its own: the key this packet names (a RETH's or AtomicETH's,
+        // an IETH's, the WRITE in progress's), the access, the PD, IOVA >= base and end <= the
+        // region's end as 32-bit halves, no wrap past 2^64.
         self.pd.next = self.qp_pd.val() & 0xFF_FFFF;
+        self.a_ready.d.next = self.ready_now.val();
+        self.a_nz.d.next = self.mr_end.val() != self.mr_base.val();
+        self.a_key.d.next = self.mr_key.val() == self.rkey.val();
+        self.a_inv_key.d.next = self.mr_key.val() == self.imm_data.val();
+        self.a_acc.d.next = (self.mr_access.val() & self.need_acc.val()) != 0;
+        self.a_inv_acc.d.next = (self.mr_access.val() & 0x80) != 0;
+        self.a_pd.d.next = self.mr_pd.val() == self.pd.val();
+        self.base_hi.next = bit_cast::<32, 64>(self.mr_base.val() >> 32);
+        self.a_lo_ge.d.next =
+            bit_cast::<32, 64>(self.va.val()) >= bit_cast::<32, 64>(self.mr_base.val());
+        self.a_hi_gt.d.next = self.va_hi.val() > self.base_hi.val();
+        self.a_hi_eq.d.next = self.va_hi.val() == self.base_hi.val();
+        self.end_hi.next = bit_cast::<32, 64>(self.e_end_va.q.val() >> 32);
+        self.mend_hi.next = bit_cast::<32, 64>(self.mr_end.val() >> 32);
+        self.a_elo_le.d.next =
+            bit_cast::<32, 64>(self.e_end_va.q.val()) <= bit_cast::<32, 64>(self.mr_end.val());
+        self.a_ehi_lt.d.next = self.end_hi.val() < self.mend_hi.val();
+        self.a_ehi_eq.d.next = self.end_hi.val() == self.mend_hi.val();
+        self.a_wrap.d.next = self.e_wrap.q.val();
+        // R_Key (§9.7.5.1.7 / C9-88): a valid MR entry with this key, the access the operation needs
+        // (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC), the QP's PD, the whole access in bounds.
+        self.live.next = self.a_ready.q.val() && self.a_nz.q.val();
         self.r_mr_hit.d.next = self.live.val()
-            && (self.mr_key.val() == self.rkey.val())
-            && ((self.mr_access.val() & self.need_acc.val()) != 0)
-            && (self.mr_pd.val() == self.pd.val())
-            && (self.va.val() >= self.mr_base.val())
-            && (self.end_va.val() <= (self.mr_base.val() + self.mr_len.val()))
-            && (self.end_va.val() >= self.va.val());
+            && self.a_key.q.val()
+            && self.a_acc.q.val()
+            && self.a_pd.q.val()
+            && (self.a_hi_gt.q.val() || (self.a_hi_eq.q.val() && self.a_lo_ge.q.val()))
+            && (self.a_ehi_lt.q.val() || (self.a_ehi_eq.q.val() && self.a_elo_le.q.val()))
+            && !self.a_wrap.q.val();
         // The QP's own remote access enables (qp_access_flags), as rxe's check_op_valid.
         self.r_qp_acc_ok.d.next = !((self.write.val() && ((self.qp_access.val() & 2) == 0))
             || (self.read_request.val() && ((self.qp_access.val() & 4) == 0))
@@ -507,11 +625,15 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // Remote invalidation: the IETH's R_Key names a valid entry of the QP's PD registered with
         // remote invalidation allowed (MR_ACCESS bit 7).
         self.r_inv_ok.d.next = self.live.val()
-            && (self.mr_key.val() == self.imm_data.val())
-            && (self.mr_pd.val() == self.pd.val())
-            && ((self.mr_access.val() & 0x80) != 0);
-        // A WRITE continues only while its MR is still registered under the same key.
-        self.r_cont_mr_ok.d.next = self.live.val() && (self.mr_key.val() == self.write_rkey.val());
+            && self.a_inv_key.q.val()
+            && self.a_pd.q.val()
+            && self.a_inv_acc.q.val();
+        // A WRITE continues only while its MR is still registered under the same key: one stage, so a
+        // WRITE's MIDDLE and LAST packets take no second.
+        self.r_cont_mr_ok.d.next = self.mr_fresh.val()
+            && (self.mr_for.val() == self.write_rkey.val())
+            && (self.mr_key.val() == self.write_rkey.val())
+            && (self.mr_end.val() != self.mr_base.val());
 
         self.for_qp.next = self.r_for_qp.q.val();
         self.from_peer.next = self.r_from_peer.q.val();
@@ -520,7 +642,6 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.psn_old.next = self.r_psn_old.q.val();
         self.seq_ok.next = self.r_seq_ok.q.val();
         self.len_ok.next = self.r_len_ok.q.val();
-        self.mr_need.next = self.r_mr_need.q.val();
         self.mr_wait.next = self.r_mr_wait.q.val();
         self.mr_hit.next = self.r_mr_hit.q.val();
         self.cont_mr_ok.next = self.r_cont_mr_ok.q.val();
@@ -717,7 +838,7 @@ mod tests {
                 x.mr_for.next = c.mr_for.into();
                 x.mr_fresh.next = c.mr_fresh;
                 x.mr_base.next = c.mr_base.into();
-                x.mr_len.next = c.mr_len.into();
+                x.mr_end.next = c.mr_base.wrapping_add(c.mr_len).into();
                 x.mr_key.next = c.mr_key.into();
                 x.mr_access.next = c.mr_access.into();
                 x.mr_pd.next = c.mr_pd.into();
@@ -738,7 +859,7 @@ mod tests {
                     ("psn_old", b(x.psn_old.val())),
                     ("seq_ok", b(x.seq_ok.val())),
                     ("len_ok", b(x.len_ok.val())),
-                    ("mr_need", b(x.mr_need.val())),
+                    ("mr_bounds", b(x.mr_bounds.val())),
                     ("mr_wait", b(x.mr_wait.val())),
                     ("mr_hit", b(x.mr_hit.val())),
                     ("cont_mr_ok", b(x.cont_mr_ok.val())),
@@ -802,7 +923,7 @@ mod tests {
                     ("psn_old", 0),
                     ("seq_ok", 1),
                     ("len_ok", 1),
-                    ("mr_need", 0),
+                    ("mr_bounds", 0),
                     ("qp_acc_ok", 1),
                     ("rq_empty", 0),
                     ("pay_words", 13),
@@ -905,7 +1026,7 @@ mod tests {
                 write(FIRST, 1024, 2548),
                 vec![
                     ("len_ok", 1),
-                    ("mr_need", 1),
+                    ("mr_bounds", 1),
                     ("mr_hit", 1),
                     ("mr_lk_key", 0x77),
                 ],
@@ -931,7 +1052,7 @@ mod tests {
                 vec![
                     ("len_ok", 1),
                     ("seq_ok", 1),
-                    ("mr_need", 1),
+                    ("mr_bounds", 0),
                     ("cont_mr_ok", 1),
                 ],
             ),
@@ -980,6 +1101,22 @@ mod tests {
                     i
                 }),
                 vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE past the region's end across 4 GiB",
+                write(ONLY, 16, 0x1000).pipe(|mut i| {
+                    (i.va, i.mr_base, i.mr_len) = (0xFFFF_F800, 0xFFFF_F000, 0x1000);
+                    i
+                }),
+                vec![("mr_hit", 0)],
+            ),
+            (
+                "WRITE up to the region's end across 4 GiB",
+                write(ONLY, 16, 0x800).pipe(|mut i| {
+                    (i.va, i.mr_base, i.mr_len) = (0xFFFF_F800, 0xFFFF_F000, 0x1000);
+                    i
+                }),
+                vec![("mr_hit", 1)],
             ),
             (
                 "WRITE wrapping 2^64",
@@ -1048,7 +1185,7 @@ mod tests {
             (
                 "zero-length WRITE",
                 write(ONLY, 0, 0),
-                vec![("mr_need", 0), ("len_ok", 1)],
+                vec![("mr_bounds", 0), ("len_ok", 1)],
             ),
             (
                 "READ of 4,096",
@@ -1072,7 +1209,7 @@ mod tests {
                     (i.pay_len, i.dmalen) = (0, 0);
                     i
                 }),
-                vec![("rq_psn_end", 101), ("mr_need", 0)],
+                vec![("rq_psn_end", 101), ("mr_bounds", 0)],
             ),
             (
                 "READ over 2^31",
@@ -1120,7 +1257,7 @@ mod tests {
                     i.op[IETH] = true;
                     (i.imm_data, i.mr_for, i.mr_key, i.rkey) = (0x99, 0x99, 0x99, 0x1234);
                 }),
-                vec![("mr_lk_key", 0x99), ("mr_need", 1), ("inv_ok", 1)],
+                vec![("mr_lk_key", 0x99), ("mr_bounds", 1), ("inv_ok", 1)],
             ),
             (
                 "SEND with invalidate, not allowed",
@@ -1153,6 +1290,14 @@ mod tests {
                     ("rd_dst", 0x9000_0000 + 9 * 1024),
                     ("rd_ahead", 0),
                 ],
+            ),
+            (
+                "READ response 9 landing across 4 GiB",
+                read(59, LAST, 784).pipe(|mut i| {
+                    i.rd_laddr = 0xFFFF_F000;
+                    i
+                }),
+                vec![("rd_dst", 0xFFFF_F000 + 9 * 1024)],
             ),
             (
                 "READ response 9, LAST too long",

@@ -26,6 +26,8 @@ enum RespState {
     Fields,
     /// The checks against the QP load (roce::recv_check), once the QP is current and the MR entry is in.
     Check,
+    /// The R_Key results' second stage, for a packet that accesses memory through an MR.
+    Bounds,
     /// Act on the packet, from the registered checks.
     Decode,
     /// Fetch the receive WQE a SEND lands in.
@@ -73,16 +75,18 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub rq_log_size: Signal<In, Bits<32>>,
     pub rq_pi: Signal<In, Bits<32>>,
     pub rq_ci: Signal<In, Bits<32>>,
-    // Memory-region table: base IOVA, length, key, access flags and PD per slot.
+    // Memory-region table: base IOVA, end, key, access flags and PD per slot.
     /// MR table lookup (roce::mr_table): the key this packet needs, presented every cycle; the entry
     /// comes back the next cycle with the key it was read for and whether it is still current.
     pub mr_lk_key: Signal<Out, Bits<32>>,
     /// Invalidate the entry of `mr_lk_key` this cycle (SEND with invalidate, checked).
     pub mr_inv: Signal<Out, bool>,
+    /// The engine checks the entry it read and acts on it: the MR table holds host commands.
+    pub mr_hold: Signal<Out, bool>,
     pub mr_for: Signal<In, Bits<32>>,
     pub mr_fresh: Signal<In, bool>,
     pub mr_base: Signal<In, Bits<64>>,
-    pub mr_len: Signal<In, Bits<64>>,
+    pub mr_end: Signal<In, Bits<64>>,
     pub mr_key: Signal<In, Bits<32>>,
     pub mr_access: Signal<In, Bits<32>>,
     pub mr_pd: Signal<In, Bits<32>>,
@@ -258,6 +262,20 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     write_rkey: DFF<Bits<32>>,
     // the data transfer
     dst: DFF<Bits<64>>,
+    /// The destination's high half plus one, a cycle after `dst` loads (every load of `dst` is at least
+    /// a cycle before `Data` and `Complete` read it): the 64-bit adds on `dst` become a 32-bit add whose
+    /// carry picks the high half or this.
+    dst_hi1: DFF<Bits<32>>,
+    rq_off: DFF<Bits<64>>,
+    rq_s_lo: DFF<Bits<33>>,
+    rq_s_hi: DFF<Bits<32>>,
+    rq_addr: DFF<Bits<64>>,
+    rq_off_hi: Signal<Local, Bits<32>>,
+    rq_c: Signal<Local, Bits<32>>,
+    rq_hi_c: Signal<Local, Bits<32>>,
+    dst_hi: Signal<Local, Bits<32>>,
+    wa_lo: Signal<Local, Bits<33>>,
+    wv_lo: Signal<Local, Bits<33>>,
     j: DFF<Bits<16>>,
     nwords: DFF<Bits<16>>,
     prev: DFF<Bits<W>>,
@@ -414,7 +432,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             mr_for: Default::default(),
             mr_fresh: Default::default(),
             mr_base: Default::default(),
-            mr_len: Default::default(),
+            mr_end: Default::default(),
+            mr_hold: Default::default(),
             mr_key: Default::default(),
             mr_access: Default::default(),
             mr_pd: Default::default(),
@@ -539,6 +558,17 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             write_total: Default::default(),
             write_rkey: Default::default(),
             dst: Default::default(),
+            dst_hi1: Default::default(),
+            rq_off: Default::default(),
+            rq_s_lo: Default::default(),
+            rq_s_hi: Default::default(),
+            rq_addr: Default::default(),
+            rq_off_hi: Default::default(),
+            rq_c: Default::default(),
+            rq_hi_c: Default::default(),
+            dst_hi: Default::default(),
+            wa_lo: Default::default(),
+            wv_lo: Default::default(),
             j: Default::default(),
             nwords: Default::default(),
             prev: Default::default(),
@@ -669,6 +699,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             write_total,
             write_rkey,
             dst,
+            dst_hi1,
+            rq_off,
+            rq_s_lo,
+            rq_s_hi,
+            rq_addr,
             j,
             nwords,
             prev,
@@ -811,16 +846,25 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.rq_slot.next = bit_cast::<64, 32>(
             self.rq_ci.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.rq_log_size.val() & 0x1F)),
         );
-        self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
-            + bit_cast::<64, 32>(self.rq_base_lo.val())
-            + (self.rq_slot.val() << 6);
+        // The WQE's address in three stages (its offset in the ring; the halves' sums; the carry in),
+        // recomputed every cycle: the ring's base, size and consumer index are still at least three
+        // cycles before `RqFetch` reads it (a new QP's context: `Fields`, `Check`, `Decode`; a
+        // consumed WQE: the next packet's header).
+        self.rq_off.d.next = self.rq_slot.val() << 6;
         self.rd_req_beats.next = self.wqe_beats.val();
         if self.rq128.val() {
-            self.rd_req_addr.next = (bit_cast::<64, 32>(self.rq_base_hi.val()) << 32)
-                + bit_cast::<64, 32>(self.rq_base_lo.val())
-                + (self.rq_slot.val() << 7);
+            self.rq_off.d.next = self.rq_slot.val() << 7;
             self.rd_req_beats.next = self.wqe128_beats.val();
         }
+        self.rq_s_lo.d.next = bit_cast::<33, 32>(self.rq_base_lo.val())
+            + bit_cast::<33, 64>(self.rq_off.q.val() & 0xFFFF_FFFF_u64);
+        self.rq_off_hi.next = bit_cast::<32, 64>(self.rq_off.q.val() >> 32);
+        self.rq_s_hi.d.next = self.rq_base_hi.val() + self.rq_off_hi.val();
+        self.rq_c.next = bit_cast::<32, 33>(self.rq_s_lo.q.val() >> 32);
+        self.rq_hi_c.next = self.rq_s_hi.q.val() + self.rq_c.val();
+        self.rq_addr.d.next = (bit_cast::<64, 32>(self.rq_hi_c.val()) << 32)
+            | bit_cast::<64, 33>(self.rq_s_lo.q.val() & 0xFFFF_FFFF_u64);
+        self.rd_req_addr.next = self.rq_addr.q.val();
         // The cached list: lengths of its counted entries, and whether they describe the WQE.
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.sgl_nsge.q.val();
@@ -910,7 +954,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.mr_for.next = self.mr_for.val();
         self.chk.mr_fresh.next = self.mr_fresh.val();
         self.chk.mr_base.next = self.mr_base.val();
-        self.chk.mr_len.next = self.mr_len.val();
+        self.chk.mr_end.next = self.mr_end.val();
         self.chk.mr_key.next = self.mr_key.val();
         self.chk.mr_access.next = self.mr_access.val();
         self.chk.mr_pd.next = self.mr_pd.val();
@@ -920,6 +964,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.cnp_interval.next = self.cnp_interval.val();
         self.mr_lk_key.next = self.chk.mr_lk_key.val();
         self.mr_inv.next = false;
+        self.mr_hold.next = (self.state.q.val() == RespState::Check)
+            || (self.state.q.val() == RespState::Bounds)
+            || (self.state.q.val() == RespState::Decode);
         // The atomic result cache, looked up by the packet's PSN (a duplicate atomic), registered.
         self.ac_hit.d.next = (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.rh.psn.val()))
             || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.rh.psn.val()))
@@ -964,6 +1011,14 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.lanes_left.next = self.rh.pay_len.val() - (self.j.q.val() << self.log_b.val());
         self.hdr_words_a.next = bit_cast::<A, 16>(self.rh.hdr_words.val());
         self.psn_next.next = self.psn.q.val() + 1;
+        // Host word j goes to dst + jB, the next WRITE packet to dst + its payload (both below 2^16):
+        // the low half's carry picks the high half or its successor.
+        self.dst_hi.next = bit_cast::<32, 64>(self.dst.q.val() >> 32);
+        self.dst_hi1.d.next = self.dst_hi.val() + 1;
+        self.wa_lo.next = bit_cast::<33, 64>(self.dst.q.val() & 0xFFFF_FFFF_u64)
+            + (bit_cast::<33, 16>(self.j.q.val()) << self.log_b.val());
+        self.wv_lo.next = bit_cast::<33, 64>(self.dst.q.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 16>(self.rh.pay_len.val());
         self.fire.next = false;
         self.hw_max.next = self.hdr_words.val();
         self.hw_min.next = self.hdr_min.val();
@@ -1008,6 +1063,16 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.state.d.next = RespState::CtxWait;
                 } else if !self.chk.mr_wait_now.val() {
                     self.state.d.next = RespState::Decode;
+                    if self.chk.mr_bounds.val() {
+                        self.state.d.next = RespState::Bounds;
+                    }
+                }
+            }
+            RespState::Bounds => {
+                self.state.d.next = RespState::Decode;
+                if self.chk.mr_wait.val() {
+                    // The entry went stale in the cycle it was compared: compare again.
+                    self.state.d.next = RespState::Check;
                 }
             }
             RespState::Decode => {
@@ -1428,8 +1493,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.in_send.d.next = self.rh.send.val() && self.rh.not_last.val();
                         self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
                         self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
-                        self.write_va.d.next =
-                            self.dst.q.val() + bit_cast::<64, 16>(self.rh.pay_len.val());
+                        self.write_va.d.next = (bit_cast::<64, 32>(self.dst_hi.val()) << 32)
+                            | bit_cast::<64, 33>(self.wv_lo.val() & 0xFFFF_FFFF_u64);
+                        if self.wv_lo.val().get_bit(32) {
+                            self.write_va.d.next = (bit_cast::<64, 32>(self.dst_hi1.q.val()) << 32)
+                                | bit_cast::<64, 33>(self.wv_lo.val() & 0xFFFF_FFFF_u64);
+                        }
                         self.write_left.d.next =
                             self.write_left.q.val() - bit_cast::<32, 16>(self.rh.pay_len.val());
                         if self.rh.msg_last.val() {
@@ -1544,8 +1613,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.state.d.next = RespState::Idle;
             }
         }
-        self.wr_addr.next =
-            self.dst.q.val() + (bit_cast::<64, 16>(self.j.q.val()) << self.log_b.val());
+        self.wr_addr.next = (bit_cast::<64, 32>(self.dst_hi.val()) << 32)
+            | bit_cast::<64, 33>(self.wa_lo.val() & 0xFFFF_FFFF_u64);
+        if self.wa_lo.val().get_bit(32) {
+            self.wr_addr.next = (bit_cast::<64, 32>(self.dst_hi1.q.val()) << 32)
+                | bit_cast::<64, 33>(self.wa_lo.val() & 0xFFFF_FFFF_u64);
+        }
         self.wr_data.next = self.out_word.val();
         self.wr_strb.next = self.ones.val();
         if self.lanes_left.val() < self.beat_bytes.val() {

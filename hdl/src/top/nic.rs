@@ -539,10 +539,11 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.mrt.w_pd.next = self.regs.mr_pd.val();
         self.mrt.lk_key.next = self.rx_eng.mr_lk_key.val();
         self.mrt.inv.next = self.rx_eng.mr_inv.val();
+        self.mrt.hold.next = self.rx_eng.mr_hold.val();
         self.rx_eng.mr_for.next = self.mrt.e_for.val();
         self.rx_eng.mr_fresh.next = self.mrt.e_fresh.val();
         self.rx_eng.mr_base.next = self.mrt.e_base.val();
-        self.rx_eng.mr_len.next = self.mrt.e_len.val();
+        self.rx_eng.mr_end.next = self.mrt.e_end.val();
         self.rx_eng.mr_key.next = self.mrt.e_key.val();
         self.rx_eng.mr_access.next = self.mrt.e_access.val();
         self.rx_eng.mr_pd.next = self.mrt.e_pd.val();
