@@ -41,7 +41,7 @@ arp             126.1           100           0
 ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
-rx_engine       72.7            58            0
+rx_engine       76.1            61            0
 tx_engine       46.4            36            0
 cqe             124.5           100           0
 write_align     185.5           148           0
@@ -49,7 +49,7 @@ gather          132.7           106           0
 read_align      167.0           134           0
 rate_limiters   70.1            56            0
 qp_table        59.2            48            57
-mr_table        133.5           106           6
+mr_table        134.3           106           6
 regs            74.5            59            2
 "
 pnr=1
