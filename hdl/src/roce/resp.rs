@@ -26,7 +26,8 @@ enum RespState {
     Fields,
     /// The checks against the QP load (roce::recv_check), once the QP is current and the MR entry is in.
     Check,
-    /// The R_Key results' second stage, for a packet that accesses memory through an MR.
+    /// The R_Key results' second stage, for a packet that names an R_Key (a RETH with a length, an
+    /// AtomicETH, an IETH).
     Bounds,
     /// Act on the packet, from the registered checks.
     Decode,
