@@ -375,7 +375,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     at_word: Signal<Local, Bits<64>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
-    fire: Signal<Local, bool>,
     send_ack: Signal<Local, bool>,
     ack_syn_l: Signal<Local, Bits<8>>,
     ack_psn_l: Signal<Local, Bits<24>>,
@@ -643,7 +642,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             at_word: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
-            fire: Default::default(),
             send_ack: Default::default(),
             ack_syn_l: Default::default(),
             ack_psn_l: Default::default(),
@@ -1020,7 +1018,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             + (bit_cast::<33, 16>(self.j.q.val()) << self.log_b.val());
         self.wv_lo.next = bit_cast::<33, 64>(self.dst.q.val() & 0xFFFF_FFFF_u64)
             + bit_cast::<33, 16>(self.rh.pay_len.val());
-        self.fire.next = false;
         self.hw_max.next = self.hdr_words.val();
         self.hw_min.next = self.hdr_min.val();
         if self.v6.q.val() {
@@ -1428,7 +1425,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.state.d.next = RespState::Complete;
                 } else {
                     self.wr_valid.next = true;
-                    self.fire.next = self.wr_ready.val();
                     if self.wr_ready.val() {
                         self.j.d.next = self.j.q.val() + 1;
                         if self.j.q.val() + self.one16.val() == self.nwords.q.val() {
