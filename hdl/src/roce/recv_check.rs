@@ -140,7 +140,10 @@ pub struct RecvCheck<const B: usize> {
     ready_now: Signal<Local, bool>,
     live: Signal<Local, bool>,
     need_acc: Signal<Local, Bits<32>>,
-    acc_len: Signal<Local, Bits<32>>,
+    /// The access's end's low half, for a RETH's DMA length and for an atomic's 8 bytes: both sums
+    /// start at flip-flops, the opcode's class only picks one after them.
+    end_lo_dma: Signal<Local, Bits<33>>,
+    end_lo_at: Signal<Local, Bits<33>>,
     end_lo: Signal<Local, Bits<33>>,
     va_hi: Signal<Local, Bits<32>>,
     va_hi1: Signal<Local, Bits<32>>,
@@ -309,7 +312,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             ready_now: Default::default(),
             live: Default::default(),
             need_acc: Default::default(),
-            acc_len: Default::default(),
+            end_lo_dma: Default::default(),
+            end_lo_at: Default::default(),
             end_lo: Default::default(),
             va_hi: Default::default(),
             va_hi1: Default::default(),
@@ -551,14 +555,15 @@ impl<const B: usize> Logic for RecvCheck<B> {
         if self.read_request.val() {
             self.need_acc.next = 4.into();
         }
-        self.acc_len.next = self.dmalen.val();
+        // The access's end, a stage ahead: the low half's carry picks the high half or its successor.
+        self.end_lo_dma.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 32>(self.dmalen.val());
+        self.end_lo_at.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64) + 8;
+        self.end_lo.next = self.end_lo_dma.val();
         if self.atomic.val() {
             self.need_acc.next = 8.into();
-            self.acc_len.next = 8.into();
+            self.end_lo.next = self.end_lo_at.val();
         }
-        // The access's end, a stage ahead: the low half's carry picks the high half or its successor.
-        self.end_lo.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64)
-            + bit_cast::<33, 32>(self.acc_len.val());
         self.va_hi.next = bit_cast::<32, 64>(self.va.val() >> 32);
         self.va_hi1.next = self.va_hi.val() + 1;
         self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi.val()) << 32)
@@ -567,7 +572,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
         if self.end_lo.val().get_bit(32) {
             self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi1.val()) << 32)
                 | bit_cast::<64, 33>(self.end_lo.val() & 0xFFFF_FFFF_u64);
-            self.e_wrap.d.next = self.va_hi1.val() == 0;
+            // va_hi + 1 wraps: va_hi is all ones (a compare, not the increment's carry chain).
+            self.e_wrap.d.next = self.va_hi.val() == 0xFFFF_FFFF_u64;
         }
         self.need_key.next = self.write_rkey.val();
         if self.reth.val() || self.atomic.val() {

@@ -13,7 +13,8 @@
 //! - **Stage 2** (valid from T + 1): what is computed from stage 1: the payload length (IP length less
 //!   the headers, the pad and the ICRC), the immediate (after a RETH or the BTH), the combined classes
 //!   (a WRITE with immediate, a message's last packet, ...), the AETH syndrome's kind, the header's
-//!   length in words and bytes.
+//!   length in words and bytes, and the opcode's class again (`is_*`): the receive checks load from
+//!   stage 1 at T, the roles decide from T + 1 on, so their decisions start at a flip-flop.
 //!
 //! Both stages follow the register every cycle: while it holds, they hold.
 use super::opcode_decode::{handled, OpcodeDecode};
@@ -115,6 +116,20 @@ pub struct RecvHdr<const W: usize> {
     pub hdr_len: Signal<Out, Bits<16>>,
     pub hdr_words: Signal<Out, Bits<16>>,
     pub pay_shift: Signal<Out, Bits<16>>,
+    /// The opcode's class again, a stage later: what the roles decide on from the cycle after the
+    /// receive checks load, with no table decode in front of their decisions.
+    pub is_send: Signal<Out, bool>,
+    pub is_write: Signal<Out, bool>,
+    pub is_read_request: Signal<Out, bool>,
+    pub is_read_response: Signal<Out, bool>,
+    pub is_acknowledge: Signal<Out, bool>,
+    pub is_atomic_acknowledge: Signal<Out, bool>,
+    pub is_atomic: Signal<Out, bool>,
+    pub is_fetch_add: Signal<Out, bool>,
+    pub is_cnp: Signal<Out, bool>,
+    pub is_reth: Signal<Out, bool>,
+    pub is_imm: Signal<Out, bool>,
+    pub is_ieth: Signal<Out, bool>,
     hdr: DFF<Bits<HDR_BITS>>,
     put: SlotFill<HDR_BITS, W>,
     swap_b: ByteSwap<HDR_BITS>,
@@ -154,6 +169,18 @@ pub struct RecvHdr<const W: usize> {
     t_pay_len: DFF<Bits<16>>,
     t_imm: DFF<Bits<32>>,
     t_write_imm: DFF<bool>,
+    c_send: DFF<bool>,
+    c_write: DFF<bool>,
+    c_read_request: DFF<bool>,
+    c_read_response: DFF<bool>,
+    c_acknowledge: DFF<bool>,
+    c_atomic_acknowledge: DFF<bool>,
+    c_atomic: DFF<bool>,
+    c_fetch_add: DFF<bool>,
+    c_cnp: DFF<bool>,
+    c_reth: DFF<bool>,
+    c_imm: DFF<bool>,
+    c_ieth: DFF<bool>,
     t_cont: DFF<bool>,
     t_not_last: DFF<bool>,
     t_send_cont: DFF<bool>,
@@ -268,6 +295,18 @@ impl<const W: usize> Default for RecvHdr<W> {
             hdr_len: Default::default(),
             hdr_words: Default::default(),
             pay_shift: Default::default(),
+            is_send: Default::default(),
+            is_write: Default::default(),
+            is_read_request: Default::default(),
+            is_read_response: Default::default(),
+            is_acknowledge: Default::default(),
+            is_atomic_acknowledge: Default::default(),
+            is_atomic: Default::default(),
+            is_fetch_add: Default::default(),
+            is_cnp: Default::default(),
+            is_reth: Default::default(),
+            is_imm: Default::default(),
+            is_ieth: Default::default(),
             hdr: Default::default(),
             put: Default::default(),
             swap_b: Default::default(),
@@ -316,6 +355,18 @@ impl<const W: usize> Default for RecvHdr<W> {
             t_pay_len: Default::default(),
             t_imm: Default::default(),
             t_write_imm: Default::default(),
+            c_send: Default::default(),
+            c_write: Default::default(),
+            c_read_request: Default::default(),
+            c_read_response: Default::default(),
+            c_acknowledge: Default::default(),
+            c_atomic_acknowledge: Default::default(),
+            c_atomic: Default::default(),
+            c_fetch_add: Default::default(),
+            c_cnp: Default::default(),
+            c_reth: Default::default(),
+            c_imm: Default::default(),
+            c_ieth: Default::default(),
             t_cont: Default::default(),
             t_not_last: Default::default(),
             t_send_cont: Default::default(),
@@ -403,6 +454,18 @@ impl<const W: usize> Logic for RecvHdr<W> {
             t_pay_len,
             t_imm,
             t_write_imm,
+            c_send,
+            c_write,
+            c_read_request,
+            c_read_response,
+            c_acknowledge,
+            c_atomic_acknowledge,
+            c_atomic,
+            c_fetch_add,
+            c_cnp,
+            c_reth,
+            c_imm,
+            c_ieth,
             t_cont,
             t_not_last,
             t_send_cont,
@@ -515,6 +578,18 @@ impl<const W: usize> Logic for RecvHdr<W> {
             self.t_imm.d.next = self.s_imm_reth.q.val();
         }
         self.t_write_imm.d.next = self.dec.write.val() && self.dec.imm.val();
+        self.c_send.d.next = self.dec.send.val();
+        self.c_write.d.next = self.dec.write.val();
+        self.c_read_request.d.next = self.dec.read_request.val();
+        self.c_read_response.d.next = self.dec.read_response.val();
+        self.c_acknowledge.d.next = self.dec.acknowledge.val();
+        self.c_atomic_acknowledge.d.next = self.dec.atomic_acknowledge.val();
+        self.c_atomic.d.next = self.dec.atomic.val();
+        self.c_fetch_add.d.next = self.dec.fetch_add.val();
+        self.c_cnp.d.next = self.dec.cnp.val();
+        self.c_reth.d.next = self.dec.reth.val();
+        self.c_imm.d.next = self.dec.imm.val();
+        self.c_ieth.d.next = self.dec.ieth.val();
         self.t_cont.d.next = self.dec.middle.val() || self.dec.last.val();
         self.t_not_last.d.next = self.dec.first.val() || self.dec.middle.val();
         self.t_send_cont.d.next =
@@ -538,6 +613,18 @@ impl<const W: usize> Logic for RecvHdr<W> {
         self.pay_len.next = self.t_pay_len.q.val();
         self.imm_data.next = self.t_imm.q.val();
         self.write_imm.next = self.t_write_imm.q.val();
+        self.is_send.next = self.c_send.q.val();
+        self.is_write.next = self.c_write.q.val();
+        self.is_read_request.next = self.c_read_request.q.val();
+        self.is_read_response.next = self.c_read_response.q.val();
+        self.is_acknowledge.next = self.c_acknowledge.q.val();
+        self.is_atomic_acknowledge.next = self.c_atomic_acknowledge.q.val();
+        self.is_atomic.next = self.c_atomic.q.val();
+        self.is_fetch_add.next = self.c_fetch_add.q.val();
+        self.is_cnp.next = self.c_cnp.q.val();
+        self.is_reth.next = self.c_reth.q.val();
+        self.is_imm.next = self.c_imm.q.val();
+        self.is_ieth.next = self.c_ieth.q.val();
         self.cont.next = self.t_cont.q.val();
         self.not_last.next = self.t_not_last.q.val();
         self.send_cont.next = self.t_send_cont.q.val();
@@ -674,6 +761,26 @@ mod tests {
                     x.dmalen_max.val(),
                     x.va_odd.val(),
                 ];
+                // The class again (is_*): the same flags as stage 1 gave, a cycle later.
+                let again = vec![
+                    x.is_send.val(),
+                    x.is_write.val(),
+                    x.is_read_request.val(),
+                    x.is_read_response.val(),
+                    x.is_acknowledge.val(),
+                    x.is_atomic_acknowledge.val(),
+                    x.is_atomic.val(),
+                    x.is_fetch_add.val(),
+                    x.is_cnp.val(),
+                    x.is_reth.val(),
+                    x.is_imm.val(),
+                    x.is_ieth.val(),
+                ];
+                let stage1: Vec<bool> = [0, 1, 2, 3, 4, 5, 6, 7, 8, 13, 14, 15]
+                    .iter()
+                    .map(|&i| g.class[i])
+                    .collect();
+                sim_assert_eq!(ep, again, stage1, x);
                 g.hdr_len = x.hdr_len.val().to_u64();
                 g.hdr_words = x.hdr_words.val().to_u64();
                 g.pay_shift = x.pay_shift.val().to_u64();

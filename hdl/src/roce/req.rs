@@ -9,7 +9,7 @@
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
 use super::icrc_insert::IcrcInsert;
-use crate::host::sgl_sum::SglSum;
+use crate::host::sgl_sum::{self, SglSum};
 use crate::prim::byteswap::ByteSwap;
 use rocenic_proto::aeth::{self, RNR_TIMER_US};
 use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
@@ -41,6 +41,8 @@ enum TxState {
     WqeData,
     /// Latch the WQE fields, then check them and set up the message.
     WqeParse,
+    /// A 128-byte WQE: its gather list's length is added up (host::sgl_sum, LATENCY cycles).
+    WqeSum,
     WqeCheck,
     /// Compute the next packet's opcode, PSN, length and source address.
     PktSetup,
@@ -249,6 +251,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sgl_buf: DFF<Bits<512>>,
     /// The length of `sgl_buf`'s list (its counted entries' sum).
     sgl_total: SglSum,
+    /// WqeSum's cycle count, and its last cycle.
+    sum_k: DFF<Bits<2>>,
+    sum_wait: Constant<Bits<2>>,
     w_nsge: DFF<Bits<8>>,
     /// The message is gathered from the list (NUM_SGE > 1): local addresses are message offsets.
     w_gather: DFF<bool>,
@@ -834,6 +839,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wqe_buf: Default::default(),
             sgl_buf: Default::default(),
             sgl_total: Default::default(),
+            sum_k: Default::default(),
+            sum_wait: Constant::new(((sgl_sum::LATENCY - 1) as u64).into()),
             w_nsge: Default::default(),
             w_gather: Default::default(),
             p_gather: Default::default(),
@@ -1209,6 +1216,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self,
             clock,
             state,
+            sum_k,
             cur_paused,
             wake_r,
             p_vlan,
@@ -1398,6 +1406,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (self.state.q.val() != TxState::WqeReq)
             && (self.state.q.val() != TxState::WqeData)
             && (self.state.q.val() != TxState::WqeParse)
+            && (self.state.q.val() != TxState::WqeSum)
             && (self.state.q.val() != TxState::WqeCheck);
         self.is_atomic.next = (self.w_opcode.q.val() == self.wro_atomic_cmp_and_swp.val())
             || (self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val());
@@ -1510,6 +1519,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
         self.rd_sgl_new.next = false;
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
+        self.sgl_total.clock.next = self.clock.val();
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.w_nsge.q.val();
         // More entries than the list holds, or a list in a 64-byte WQE.
@@ -2366,6 +2376,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_swap.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_swap.val());
                 self.state.d.next = TxState::WqeCheck;
+                if self.wqe128.val() {
+                    self.sum_k.d.next = 0.into();
+                    self.state.d.next = TxState::WqeSum;
+                }
+            }
+            TxState::WqeSum => {
+                // NUM_SGE is in w_nsge from this cycle; the list's sum is valid LATENCY cycles on.
+                self.sum_k.d.next = self.sum_k.q.val() + 1;
+                if self.sum_k.q.val() == self.sum_wait.val() {
+                    self.state.d.next = TxState::WqeCheck;
+                }
             }
             TxState::WqeCheck => {
                 // The message starts at SQ_PSN (§9.7); a zero-length message is one packet.

@@ -7,7 +7,7 @@
 //! memory by DMA or answer with an ACK/NAK. Duplicates are re-ACKed, not re-executed (§9.7.5.1.2).
 use super::recv_check::RecvCheck;
 use super::recv_hdr::RecvHdr;
-use crate::host::sgl_sum::SglSum;
+use crate::host::sgl_sum::{self, SglSum};
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::aeth;
 use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
@@ -48,6 +48,9 @@ enum RespState {
     /// the transmit engine. The requester side lands an ATOMIC ACKNOWLEDGE's value with AtWrite too.
     AtRead,
     AtData,
+    /// The new value: FETCH_ADD's sum (32-bit halves, the low half's carry picking the high half's sum
+    /// or its successor), COMPARE_SWAP's compare.
+    AtSum,
     AtWrite,
     AtDone,
     /// Free the frame in the receive buffer.
@@ -248,6 +251,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     psn: DFF<Bits<24>>,
     pay_word: DFF<Bits<A>>,
     shift: DFF<Bits<16>>,
+    /// B - shift, loaded with it: the realigner's second shift needs no subtract in front.
+    shift_up: DFF<Bits<16>>,
     // responder context (IBA §9.7.5: expected PSN lives in RQ_PSN; MSN and the write in progress here)
     msn: DFF<Bits<24>>,
     nak_sent: DFF<bool>,
@@ -279,6 +284,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     wv_lo: Signal<Local, Bits<33>>,
     j: DFF<Bits<16>>,
     nwords: DFF<Bits<16>>,
+    /// nwords - 1, a cycle after nwords (Decode and Prime0 load nwords at least two cycles before Data
+    /// reads this): Data's last-word test is then a compare, not an add and a compare.
+    nwords_m1: DFF<Bits<16>>,
     prev: DFF<Bits<W>>,
     recv_wr_id: DFF<Bits<64>>,
     /// Receive buffer bytes still free for the SEND in progress.
@@ -292,8 +300,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// The length of `sgl_buf`'s list (its counted entries' sum).
     sgl_total: SglSum,
     sgl_nsge: DFF<Bits<8>>,
-    /// That WQE scatters (NUM_SGE > 1): the SEND's addresses are message offsets.
-    sgl_scatter: DFF<bool>,
     sgl_qpn: DFF<Bits<32>>,
     sgl_ok: DFF<bool>,
     /// `sgl_buf` holds the current QP's list.
@@ -312,6 +318,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     at_va: DFF<Bits<64>>,
     at_val: DFF<Bits<64>>,
     at_orig: DFF<Bits<64>>,
+    /// The high half of the FETCH_ADD operand plus one (modulo 2^32): the high half's sum when the low
+    /// half carries.
+    at_add_hi1: DFF<Bits<32>>,
     at_req_side: DFF<bool>,
     // Entry 0 of the QP's atomic result cache; entries 1..3 below. The responder keeps the results of its
     // last ATOMIC_RESULTS (proto::regs) atomics, its max_qp_rd_atom, so a requester with that many
@@ -368,11 +377,19 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     rq_slot: Signal<Local, Bits<64>>,
     /// A SEND FIRST/ONLY's scatter list does not describe its WQE's length (or has too many entries).
     sgl_bad: DFF<bool>,
-    /// The cached list's length (registered: its adds take their own cycle).
-    sgl_sum: DFF<Bits<40>>,
     pay_len32: Signal<Local, Bits<32>>,
     at_off: Signal<Local, Bits<16>>,
     at_word: Signal<Local, Bits<64>>,
+    /// The cached WQE scatters (a 128-byte WQE with NUM_SGE > 1): the SEND's addresses are message
+    /// offsets. From the registered NUM_SGE, not the read beat: no compare behind the beat's select.
+    sgl_scatter: Signal<Local, bool>,
+    at_sum_lo: Signal<Local, Bits<33>>,
+    at_orig_hi: Signal<Local, Bits<32>>,
+    at_add_hi: Signal<Local, Bits<32>>,
+    at_sum_hi: Signal<Local, Bits<32>>,
+    at_sum_hi0: Signal<Local, Bits<32>>,
+    at_sum_hi1: Signal<Local, Bits<32>>,
+    at_carry: Signal<Local, Bits<32>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
     send_ack: Signal<Local, bool>,
@@ -385,6 +402,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hdr_words_a: Signal<Local, Bits<A>>,
     psn_next: Signal<Local, Bits<24>>,
     one16: Constant<Bits<16>>,
+    /// RqSum's last cycle (k counts from 0): the list's sum is valid the cycle after.
+    sum_wait: Constant<Bits<16>>,
     // constants
     beat_bytes: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
@@ -549,6 +568,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             psn: Default::default(),
             pay_word: Default::default(),
             shift: Default::default(),
+            shift_up: Default::default(),
             msn: Default::default(),
             nak_sent: Default::default(),
             in_write: Default::default(),
@@ -571,6 +591,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wv_lo: Default::default(),
             j: Default::default(),
             nwords: Default::default(),
+            nwords_m1: Default::default(),
             prev: Default::default(),
             recv_wr_id: Default::default(),
             recv_len: Default::default(),
@@ -578,7 +599,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             sgl_buf: Default::default(),
             sgl_total: Default::default(),
             sgl_nsge: Default::default(),
-            sgl_scatter: Default::default(),
             sgl_qpn: Default::default(),
             sgl_ok: Default::default(),
             sgl_mine: Default::default(),
@@ -593,6 +613,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             at_va: Default::default(),
             at_val: Default::default(),
             at_orig: Default::default(),
+            at_add_hi1: Default::default(),
             at_req_side: Default::default(),
             ac_valid: Default::default(),
             ac_psn: Default::default(),
@@ -636,10 +657,17 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             rq128: Default::default(),
             rq_slot: Default::default(),
             sgl_bad: Default::default(),
-            sgl_sum: Default::default(),
             pay_len32: Default::default(),
             at_off: Default::default(),
             at_word: Default::default(),
+            sgl_scatter: Default::default(),
+            at_sum_lo: Default::default(),
+            at_orig_hi: Default::default(),
+            at_add_hi: Default::default(),
+            at_sum_hi: Default::default(),
+            at_sum_hi0: Default::default(),
+            at_sum_hi1: Default::default(),
+            at_carry: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
             send_ack: Default::default(),
@@ -649,6 +677,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             hdr_words_a: Default::default(),
             psn_next: Default::default(),
             one16: Constant::new(1.into()),
+            sum_wait: Constant::new(((sgl_sum::LATENCY - 1) as u64).into()),
             // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
             // PadCnt: bits 5..4 of BTH byte 1.
             beat_bytes: Constant::new((B as u64).into()),
@@ -689,6 +718,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             psn,
             pay_word,
             shift,
+            shift_up,
             msn,
             nak_sent,
             in_write,
@@ -705,18 +735,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             rq_addr,
             j,
             nwords,
+            nwords_m1,
             prev,
             recv_wr_id,
             recv_len,
             send_total,
             sgl_buf,
             sgl_nsge,
-            sgl_scatter,
             sgl_qpn,
             sgl_ok,
             sgl_mine,
             sgl_bad,
-            sgl_sum,
             relist,
             rr_pend,
             rr_va_q,
@@ -728,6 +757,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             at_va,
             at_val,
             at_orig,
+            at_add_hi1,
             at_req_side,
             ac_valid,
             ac_psn,
@@ -867,10 +897,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // The cached list: lengths of its counted entries, and whether they describe the WQE.
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.sgl_nsge.q.val();
-        self.sgl_sum.d.next = self.sgl_total.sum.val();
-        self.sgl_bad.d.next = self.sgl_scatter.q.val()
+        self.sgl_scatter.next = self.rq128.val() && (self.sgl_nsge.q.val() > 1);
+        self.sgl_bad.d.next = self.sgl_scatter.val()
             && ((self.sgl_nsge.q.val() > 4)
-                || (self.sgl_sum.q.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
+                || (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.recv_len.q.val())));
         self.wr_sgl.next = self.sgl_buf.q.val();
         self.wr_sgl_n.next = bit_cast::<3, 8>(self.sgl_nsge.q.val() & 7);
         self.rd_resp_ready.next = false;
@@ -899,6 +929,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // The header (roce::recv_hdr): cleared at a frame's start, header word k - 1 written in Header.
         self.rh.clock.next = self.clock.val();
         self.chk.clock.next = self.clock.val();
+        self.sgl_total.clock.next = self.clock.val();
         self.rh.clear.next = self.state.q.val() == RespState::Idle;
         self.rh.fill.next = (self.state.q.val() == RespState::Header) && (self.k.q.val() != 0);
         self.rh.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
@@ -983,18 +1014,19 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         // The receive WQE list cached is this QP's (registered).
         self.sgl_mine.d.next = self.sgl_ok.q.val() && (self.sgl_qpn.q.val() == self.qpn.val());
-        self.wr_scatter.next = (self.rh.send.val() && self.rq128.val() && self.sgl_scatter.q.val())
-            || (self.rh.read_response.val() && self.rd_scatter.val());
-        if self.rh.read_response.val() {
+        self.wr_scatter.next =
+            (self.rh.is_send.val() && self.rq128.val() && self.sgl_scatter.val())
+                || (self.rh.is_read_response.val() && self.rd_scatter.val());
+        if self.rh.is_read_response.val() {
             self.wr_sgl.next = self.rd_sgl.val();
             self.wr_sgl_n.next = self.rd_sgl_n.val();
         }
         self.cqe_imm.next = self.rh.imm_data.val();
         self.cqe_flags.next = 0.into();
-        if self.rh.imm.val() {
+        if self.rh.is_imm.val() {
             self.cqe_flags.next = 1.into(); // WITH_IMM
         }
-        if self.rh.ieth.val() {
+        if self.rh.is_ieth.val() {
             self.cqe_flags.next = 4.into(); // WITH_INV: the IETH's R_Key in the immediate's place
         }
         // SOLICITED: the message's last packet carried SE (§10.2.6 solicited events).
@@ -1002,11 +1034,29 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.cqe_flags.next = self.cqe_flags.val() | 2;
         }
         // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
+        self.nwords_m1.d.next = self.nwords.q.val() - 1;
         self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
         self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
+        // FETCH_ADD's sum of the original word (at_orig) and the AtomicETH's add value, for AtSum.
+        self.at_add_hi.next = bit_cast::<32, 64>(self.rh.swap.val() >> 32);
+        self.at_add_hi1.d.next = self.at_add_hi.val() + 1;
+        self.at_sum_lo.next = bit_cast::<33, 64>(self.at_orig.q.val() & 0xFFFF_FFFF_u64)
+            + bit_cast::<33, 64>(self.rh.swap.val() & 0xFFFF_FFFF_u64);
+        self.at_orig_hi.next = bit_cast::<32, 64>(self.at_orig.q.val() >> 32);
+        // Both high sums, picked by the low half's carry with a mask rather than a mux: synthesis
+        // shares two adds behind a mux into one add of muxed operands, which puts the carry in front
+        // of the high half's chain.
+        self.at_sum_hi0.next = self.at_orig_hi.val() + self.at_add_hi.val();
+        self.at_sum_hi1.next = self.at_orig_hi.val() + self.at_add_hi1.q.val();
+        self.at_carry.next = 0.into();
+        if self.at_sum_lo.val().get_bit(32) {
+            self.at_carry.next = 0xFFFF_FFFF_u64.into();
+        }
+        self.at_sum_hi.next = (self.at_sum_hi0.val() & !self.at_carry.val())
+            | (self.at_sum_hi1.val() & self.at_carry.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
-            | (self.buf_rd_data.val() << ((self.beat_bytes.val() - self.shift.q.val()) << 3));
+            | (self.buf_rd_data.val() << (self.shift_up.q.val() << 3));
         self.lanes_left.next = self.rh.pay_len.val() - (self.j.q.val() << self.log_b.val());
         self.hdr_words_a.next = bit_cast::<A, 16>(self.rh.hdr_words.val());
         self.psn_next.next = self.psn.q.val() + 1;
@@ -1081,6 +1131,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.psn.d.next = self.rh.psn.val();
                     self.pay_word.d.next = self.hdr_words_a.val();
                     self.shift.d.next = self.rh.pay_shift.val();
+                    self.shift_up.d.next = self.beat_bytes.val() - self.rh.pay_shift.val();
                     self.state.d.next = RespState::Pop;
                     // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
                     // go straight to Prime1: a cycle per packet counts at line rate.
@@ -1102,10 +1153,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else if !self.chk.from_peer.val() {
                         // Not from the QP's peer (as rdma_rxe's check_addr): no answer, no PSN consumed.
                         self.drop_src_inc.next = true;
-                    } else if self.rh.cnp.val() {
+                    } else if self.rh.is_cnp.val() {
                         // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
                         self.rp_cnp_inc.next = true;
-                    } else if self.rh.acknowledge.val() {
+                    } else if self.rh.is_acknowledge.val() {
                         // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
                         self.rx_ack_valid.next = true;
                         if self.rh.syn_ack.val() {
@@ -1118,7 +1169,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.rx_invalid_request_naks_inc.next = self.rh.syn_inv.val();
                             self.rx_remote_access_naks_inc.next = self.rh.syn_acc.val();
                         }
-                    } else if self.rh.read_response.val()
+                    } else if self.rh.is_read_response.val()
                         && self.rd_active.val()
                         && self.chk.rd_at_exp.val()
                         && self.chk.rresp_ok.val()
@@ -1131,7 +1182,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // duplicate) is dropped.
                         self.dst.d.next = self.chk.rd_dst.val();
                         self.state.d.next = RespState::Prime1;
-                    } else if self.rh.atomic_acknowledge.val()
+                    } else if self.rh.is_atomic_acknowledge.val()
                         && self.rd_active.val()
                         && self.rd_atomic.val()
                         && self.chk.rd_at_zero.val()
@@ -1141,7 +1192,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.at_val.d.next = self.rh.orig.val();
                         self.at_req_side.d.next = true;
                         self.state.d.next = RespState::AtWrite;
-                    } else if self.rh.read_response.val() || self.rh.atomic_acknowledge.val() {
+                    } else if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val()
+                    {
                         // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an implied NAK (above).
                         self.drop_qp_inc.next = true;
                         if self.rd_active.val() && self.imp_arm.q.val() && self.chk.rd_ahead.val() {
@@ -1152,18 +1204,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.imp_arm.d.next = false;
                             self.imp_wait.d.next = true;
                         }
-                    } else if !(self.rh.write.val()
-                        || self.rh.send.val()
-                        || self.rh.read_request.val()
-                        || self.rh.atomic.val())
+                    } else if !(self.rh.is_write.val()
+                        || self.rh.is_send.val()
+                        || self.rh.is_read_request.val()
+                        || self.rh.is_atomic.val())
                     {
                         self.drop_qp_inc.next = true;
-                    } else if (self.rh.read_request.val() || self.rh.atomic.val())
+                    } else if (self.rh.is_read_request.val() || self.rh.is_atomic.val())
                         && self.rr_pend.q.val()
                     {
                         // The previous READ has not been taken by the transmit engine yet: wait.
                         self.state.d.next = RespState::Decode;
-                    } else if self.rh.read_request.val()
+                    } else if self.rh.is_read_request.val()
                         && self.chk.psn_old.val()
                         && (self.rh.dmalen_zero.val() || self.chk.mr_hit.val())
                     {
@@ -1175,7 +1227,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.rr_psn_q.d.next = self.rh.psn.val();
                         self.rr_atomic_q.d.next = false;
                         self.rr_msn_q.d.next = self.msn.q.val();
-                    } else if self.rh.atomic.val() && self.chk.psn_old.val() {
+                    } else if self.rh.is_atomic.val() && self.chk.psn_old.val() {
                         // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
                         self.dup_inc.next = true;
                         // Older than the cache holds: not answered (a requester keeps at most
@@ -1217,13 +1269,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.rh.atomic.val() && self.rh.va_odd.val() {
+                    } else if self.rh.is_atomic.val() && self.rh.va_odd.val() {
                         // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
                         self.send_ack.next = true;
                         self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.rh.ieth.val() && !self.chk.inv_ok.val() {
+                    } else if self.rh.is_ieth.val() && !self.chk.inv_ok.val() {
                         // An R_Key that may not be invalidated: invalid request NAK, the QP to ERR (as
                         // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
                         self.inv_err_inc.next = true;
@@ -1231,8 +1283,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_syn_l.next = self.nak_invalid_req.val();
                         self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if (self.rh.atomic.val() && !self.chk.mr_hit.val())
-                        || (self.rh.reth.val()
+                    } else if (self.rh.is_atomic.val() && !self.chk.mr_hit.val())
+                        || (self.rh.is_reth.val()
                             && !self.rh.dmalen_zero.val()
                             && !self.chk.mr_hit.val())
                         || (self.rh.write_cont.val()
@@ -1246,11 +1298,11 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.ack_syn_l.next = self.nak_remote_access.val();
                         self.ack_psn_l.next = self.rh.psn.val();
                         self.qp_err.next = true;
-                    } else if self.rh.atomic.val() {
+                    } else if self.rh.is_atomic.val() {
                         self.at_va.d.next = self.rh.va.val();
                         self.at_req_side.d.next = false;
                         self.state.d.next = RespState::AtRead;
-                    } else if self.rh.read_request.val() {
+                    } else if self.rh.is_read_request.val() {
                         // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
                         // ceil(len / MTU) PSNs and complete one message.
                         self.rr_pend.d.next = true;
@@ -1266,7 +1318,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else if self.rh.send_cont.val() {
                         // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
                         // LAST WITH INVALIDATE invalidates its R_Key now, with the entry just checked.
-                        self.mr_inv.next = self.rh.ieth.val();
+                        self.mr_inv.next = self.rh.is_ieth.val();
                         self.dst.d.next = self.write_va.q.val();
                         self.state.d.next = RespState::Prime0;
                         if self.rq128.val() && !self.sgl_mine.q.val() {
@@ -1274,7 +1326,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.relist.d.next = true;
                             self.state.d.next = RespState::RqFetch;
                         }
-                    } else if self.rh.send.val() {
+                    } else if self.rh.is_send.val() {
                         self.send_total.d.next = 0.into();
                         if self.chk.rq_empty.val() {
                             // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
@@ -1286,7 +1338,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.tx_rnr_naks_inc.next = true;
                             self.ack_psn_l.next = self.rh.psn.val();
                         } else {
-                            self.mr_inv.next = self.rh.ieth.val();
+                            self.mr_inv.next = self.rh.is_ieth.val();
                             self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
                         }
@@ -1300,7 +1352,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     } else {
                         // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
                         self.dst.d.next = self.write_va.q.val();
-                        if self.rh.reth.val() {
+                        if self.rh.is_reth.val() {
                             self.dst.d.next = self.rh.va.val();
                             self.write_left.d.next = self.rh.dmalen.val();
                             self.write_total.d.next = self.rh.dmalen.val();
@@ -1336,9 +1388,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                         self.sgl_nsge.d.next =
                             bit_cast::<8, W>(self.rd_resp_data.val() >> self.sh_nsge.val());
-                        self.sgl_scatter.d.next = self.rq128.val()
-                            && (bit_cast::<8, W>(self.rd_resp_data.val() >> self.sh_nsge.val())
-                                > 1);
                     }
                     if self.k.q.val() >= self.wqe_beats.val() {
                         self.sgl_buf.d.next = (self.sgl_buf.q.val() >> self.w_bits.val())
@@ -1350,7 +1399,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             bit_cast::<64, W>(self.rd_resp_data.val() >> self.wqe_wrid_shift.val());
                     }
                     if (self.k.q.val() == self.wqe_addr_beat.val())
-                        && self.rh.send.val()
+                        && self.rh.is_send.val()
                         && !self.relist.q.val()
                     {
                         self.dst.d.next =
@@ -1360,8 +1409,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.sgl_ok.d.next = self.rq128.val();
                         self.sgl_qpn.d.next = self.qpn.val();
                         if self.rq128.val()
-                            && self.sgl_scatter.q.val()
-                            && self.rh.send.val()
+                            && self.sgl_scatter.val()
+                            && self.rh.is_send.val()
                             && !self.relist.q.val()
                         {
                             // A scattered SEND's addresses are offsets in its message.
@@ -1369,20 +1418,25 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         }
                         self.state.d.next = RespState::Prime0;
                         if self.rq128.val() {
+                            self.k.d.next = 0.into();
                             self.state.d.next = RespState::RqSum;
                         }
                     }
                 }
             }
             RespState::RqSum => {
-                // The list's length is added up (sgl_sum), then checked (sgl_bad), a cycle each.
-                self.state.d.next = RespState::RqList;
+                // The list's length is added up (host::sgl_sum, its LATENCY cycles), then checked
+                // (sgl_bad, a cycle in RqList).
+                self.k.d.next = self.k.q.val() + 1;
+                if self.k.q.val() == self.sum_wait.val() {
+                    self.state.d.next = RespState::RqList;
+                }
             }
             RespState::RqList => {
                 self.state.d.next = RespState::Prime0;
             }
             RespState::Prime0 => {
-                if self.rh.send.val()
+                if self.rh.is_send.val()
                     && !self.rh.send_cont.val()
                     && self.rq128.val()
                     && self.sgl_bad.q.val()
@@ -1395,7 +1449,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
-                } else if self.rh.send.val()
+                } else if self.rh.is_send.val()
                     && (bit_cast::<32, 16>(self.rh.pay_len.val()) > self.recv_len.q.val())
                 {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
@@ -1427,7 +1481,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.wr_valid.next = true;
                     if self.wr_ready.val() {
                         self.j.d.next = self.j.q.val() + 1;
-                        if self.j.q.val() + self.one16.val() == self.nwords.q.val() {
+                        if self.j.q.val() == self.nwords_m1.q.val() {
                             // The last word is written: no idle cycle before Complete.
                             self.state.d.next = RespState::Complete;
                         }
@@ -1440,22 +1494,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::Complete => {
-                if (self.rh.read_response.val() || self.rh.atomic_acknowledge.val())
+                if (self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val())
                     && self.rr_void.q.val()
                 {
                     // Its context was withdrawn: the requester asks again, so it is dropped as if lost.
                     self.buf_pop.next = true;
                     self.state.d.next = RespState::Idle;
-                } else if (self.rh.read_response.val() || self.rh.atomic_acknowledge.val())
+                } else if (self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val())
                     && !self.wr_idle.val()
-                    && (self.rh.atomic_acknowledge.val()
+                    && (self.rh.is_atomic_acknowledge.val()
                         || (self.rd_exp.q.val() == self.chk.rd_last.val()))
                 {
                     // The READ or atomic completes only once its data is out of the write path.
-                } else if self.rh.read_response.val() || self.rh.atomic_acknowledge.val() {
+                } else if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
-                    if self.rh.atomic_acknowledge.val()
+                    if self.rh.is_atomic_acknowledge.val()
                         || (self.rd_exp.q.val() == self.chk.rd_last.val())
                     {
                         self.rd_done.next = true;
@@ -1472,22 +1526,23 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     // The packet is executed: advance the expected PSN, the MSN at a message end, ACK if asked.
                     // A SEND completes its receive WQE with its last packet.
                     // Its CQE waits until the payload is out of the write path.
-                    self.cqe_valid.next = ((self.rh.send.val() && self.rh.msg_last.val())
+                    self.cqe_valid.next = ((self.rh.is_send.val() && self.rh.msg_last.val())
                         || self.rh.write_imm.val())
                         && self.wr_idle.val();
                     if self.rh.write_imm.val() {
                         self.cqe_opcode.next = self.wc_recv_rdma_with_imm.val();
                         self.cqe_byte_len.next = self.write_total.q.val();
                     }
-                    if !((self.rh.send.val() && self.rh.msg_last.val()) || self.rh.write_imm.val())
+                    if !((self.rh.is_send.val() && self.rh.msg_last.val())
+                        || self.rh.write_imm.val())
                         || (self.cqe_ready.val() && self.wr_idle.val())
                     {
                         self.rq_psn_set.next = true;
                         self.rq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                         self.nak_sent.d.next = false;
                         // Inside a message after a FIRST or MIDDLE packet.
-                        self.in_write.d.next = self.rh.write.val() && self.rh.not_last.val();
-                        self.in_send.d.next = self.rh.send.val() && self.rh.not_last.val();
+                        self.in_write.d.next = self.rh.is_write.val() && self.rh.not_last.val();
+                        self.in_send.d.next = self.rh.is_send.val() && self.rh.not_last.val();
                         self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
                         self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
                         self.write_va.d.next = (bit_cast::<64, 32>(self.dst_hi.val()) << 32)
@@ -1501,7 +1556,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         if self.rh.msg_last.val() {
                             self.msn.d.next = self.msn.q.val() + 1;
                         }
-                        if (self.rh.send.val() && self.rh.msg_last.val()) || self.rh.write_imm.val()
+                        if (self.rh.is_send.val() && self.rh.msg_last.val())
+                            || self.rh.write_imm.val()
                         {
                             self.rq_ci_inc.next = true;
                         }
@@ -1533,14 +1589,18 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.rd_resp_ready.next = true;
                 if self.rd_resp_valid.val() {
                     self.at_orig.d.next = self.at_word.val();
-                    self.state.d.next = RespState::AtDone;
-                    if self.rh.fetch_add.val() {
-                        self.at_val.d.next = self.at_word.val() + self.rh.swap.val();
-                        self.state.d.next = RespState::AtWrite;
-                    } else if self.at_word.val() == self.rh.cmp.val() {
-                        self.at_val.d.next = self.rh.swap.val();
-                        self.state.d.next = RespState::AtWrite;
-                    }
+                    self.state.d.next = RespState::AtSum;
+                }
+            }
+            RespState::AtSum => {
+                self.state.d.next = RespState::AtDone;
+                if self.rh.is_fetch_add.val() {
+                    self.at_val.d.next = (bit_cast::<64, 32>(self.at_sum_hi.val()) << 32)
+                        | bit_cast::<64, 33>(self.at_sum_lo.val() & 0xFFFF_FFFF_u64);
+                    self.state.d.next = RespState::AtWrite;
+                } else if self.at_orig.q.val() == self.rh.cmp.val() {
+                    self.at_val.d.next = self.rh.swap.val();
+                    self.state.d.next = RespState::AtWrite;
                 }
             }
             RespState::AtWrite => {
@@ -1624,7 +1684,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.wr_last.next = self.lanes_left.val() <= self.beat_bytes.val();
         // A withdrawn READ's response keeps its burst (the list and mode it started with, host::scatter)
         // but no byte of it lands: the WQE may already have completed in error and its buffer be reused.
-        if self.rh.read_response.val() && self.rr_void.q.val() {
+        if self.rh.is_read_response.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
         if self.state.q.val() == RespState::AtWrite {
@@ -1633,7 +1693,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
             self.wr_strb.next = bit_cast::<B, 8>(bits::<8>(0xFF)) << self.at_off.val();
         }
-        if self.rh.atomic_acknowledge.val() && self.rr_void.q.val() {
+        if self.rh.is_atomic_acknowledge.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
         if self.send_ack.val() {
