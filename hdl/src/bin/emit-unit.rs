@@ -23,13 +23,14 @@ use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
 use rocenic_hdl::roce::mr_table::MrTable;
 use rocenic_hdl::roce::qp_table::QpTable;
+use rocenic_hdl::roce::read_reply::ReadReply;
 use rocenic_hdl::roce::req::TxEngine;
 use rocenic_hdl::roce::resp::RxEngine;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
+     regs, rx_engine, tx_engine, read_reply, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -70,6 +71,7 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("rx_engine", true) => emit::<RxEngine<512, 64, 8>>(),
         ("tx_engine", false) => emit::<TxEngine<64, 8>>(),
         ("tx_engine", true) => emit::<TxEngine<512, 64>>(),
+        ("read_reply", _) => emit::<ReadReply>(),
         ("cqe", false) => emit::<CqeWriter<64, 8>>(),
         ("cqe", true) => emit::<CqeWriter<512, 64>>(),
         ("write_align", false) => emit::<WriteAlign<64, 8>>(),

@@ -2,6 +2,7 @@ pub mod icrc_insert;
 pub mod mr_table;
 pub mod opcode_decode;
 pub mod qp_table;
+pub mod read_reply;
 pub mod recv_check;
 pub mod recv_hdr;
 pub mod req;

@@ -11,6 +11,7 @@
 use super::icrc_insert::IcrcInsert;
 use crate::host::sgl_sum::{self, SglSum};
 use crate::prim::byteswap::ByteSwap;
+use crate::roce::read_reply::ReadReply;
 use rocenic_proto::aeth::{self, RNR_TIMER_US};
 use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
 use rocenic_proto::opcode;
@@ -410,19 +411,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     lat_syn: DFF<Bits<8>>,
     lat_psn: DFF<Bits<24>>,
     lat_resp: DFF<bool>,
-    // the responder's read job (IBA §9.7.5.1.5 / C9-? responses FIRST/MIDDLE/LAST/ONLY)
-    rr_active: DFF<bool>,
-    rr_addr: DFF<Bits<64>>,
-    rr_len_q: DFF<Bits<32>>,
-    rr_psn0: DFF<Bits<24>>,
+    /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
+    /// original value and QP are kept here.
+    rr: ReadReply,
     rr_msn_q: DFF<Bits<24>>,
-    rr_idx: DFF<Bits<24>>,
-    rr_last: DFF<Bits<24>>,
     rr_atomic_q: DFF<bool>,
     rr_orig_q: DFF<Bits<64>>,
-    /// QP and path MTU of the read job.
     rr_qp_q: DFF<Bits<32>>,
-    rr_pmtu_q: DFF<Bits<32>>,
     /// Address-vector read: the QP asked for, and the one asked for a cycle earlier (data valid when equal).
     av_q: DFF<Bits<32>>,
     av_prev: DFF<Bits<32>>,
@@ -430,7 +425,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     av_ok_rr: Signal<Local, bool>,
     av_ok_cur: Signal<Local, bool>,
     job_live: Signal<Local, bool>,
-    mtu_r: Signal<Local, Bits<32>>,
     // the packet being built
     p_ack: DFF<bool>,
     /// The packet carries an AETH (ACK frames, READ RESPONSE FIRST/LAST/ONLY).
@@ -493,8 +487,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sq_on: Signal<Local, bool>,
     sq_addr: Signal<Local, Bits<64>>,
     mtu: Signal<Local, Bits<32>>,
-    len_up: Signal<Local, Bits<32>>,
-    npk_l: Signal<Local, Bits<32>>,
+    /// MTU - 1 (registered from PMTU); the message length as WqeParse reads it, that length - 1 and
+    /// + MTU - 1, and whether it is zero: the packet count and last index are a shift of them.
+    mtu_m1: DFF<Bits<32>>,
+    msg_len: Signal<Local, Bits<32>>,
+    w_len_m1: DFF<Bits<32>>,
+    w_len_up: DFF<Bits<32>>,
+    w_len_zero: DFF<bool>,
     /// BTH opcodes of the WQE's message: FIRST, MIDDLE, LAST and ONLY.
     op_first: Signal<Local, Bits<8>>,
     op_mid: Signal<Local, Bits<8>>,
@@ -524,16 +523,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pf_depth: Constant<Bits<3>>,
     rem: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<16>>,
-    rr_up: Signal<Local, Bits<32>>,
-    rr_npk: Signal<Local, Bits<32>>,
     /// PSN of the responder's next READ response or ATOMIC ACKNOWLEDGE (of the job in progress or waiting),
     /// its distance past the ACK/NAK to send, and whether that ACK/NAK must wait behind the job.
     rr_next_psn: Signal<Local, Bits<24>>,
     ack_gap: Signal<Local, Bits<24>>,
     ack_hold: Signal<Local, bool>,
-    off_r: Signal<Local, Bits<32>>,
-    rem_r: Signal<Local, Bits<32>>,
-    plen_r: Signal<Local, Bits<16>>,
     is_read: Signal<Local, bool>,
     push_hit: Signal<Local, bool>,
     is_atomic: Signal<Local, bool>,
@@ -958,24 +952,17 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             lat_syn: Default::default(),
             lat_psn: Default::default(),
             lat_resp: Default::default(),
-            rr_active: Default::default(),
-            rr_addr: Default::default(),
-            rr_len_q: Default::default(),
-            rr_psn0: Default::default(),
+            rr: Default::default(),
             rr_msn_q: Default::default(),
-            rr_idx: Default::default(),
-            rr_last: Default::default(),
             rr_atomic_q: Default::default(),
             rr_orig_q: Default::default(),
             rr_qp_q: Default::default(),
-            rr_pmtu_q: Default::default(),
             av_q: Default::default(),
             av_prev: Default::default(),
             av_ok_job: Default::default(),
             av_ok_rr: Default::default(),
             av_ok_cur: Default::default(),
             job_live: Default::default(),
-            mtu_r: Default::default(),
             p_ack: Default::default(),
             p_aeth: Default::default(),
             p_resp: Default::default(),
@@ -1015,8 +1002,11 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sq_on: Default::default(),
             sq_addr: Default::default(),
             mtu: Default::default(),
-            len_up: Default::default(),
-            npk_l: Default::default(),
+            mtu_m1: Default::default(),
+            msg_len: Default::default(),
+            w_len_m1: Default::default(),
+            w_len_up: Default::default(),
+            w_len_zero: Default::default(),
             op_first: Default::default(),
             op_mid: Default::default(),
             op_last: Default::default(),
@@ -1044,14 +1034,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pf_len: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
-            rr_up: Default::default(),
-            rr_npk: Default::default(),
             rr_next_psn: Default::default(),
             ack_gap: Default::default(),
             ack_hold: Default::default(),
-            off_r: Default::default(),
-            rem_r: Default::default(),
-            plen_r: Default::default(),
             is_read: Default::default(),
             push_hit: Default::default(),
             is_atomic: Default::default(),
@@ -1244,6 +1229,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             first_psn,
             npk,
             last_idx,
+            mtu_m1,
+            w_len_m1,
+            w_len_up,
+            w_len_zero,
             snd_idx,
             pf_on,
             pf_n,
@@ -1283,13 +1272,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             lat_syn,
             lat_psn,
             lat_resp,
-            rr_active,
-            rr_addr,
-            rr_len_q,
-            rr_psn0,
             rr_msn_q,
-            rr_idx,
-            rr_last,
             p_ack,
             p_aeth,
             p_resp,
@@ -1301,7 +1284,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rr_atomic_q,
             rr_orig_q,
             rr_qp_q,
-            rr_pmtu_q,
             av_q,
             av_prev,
             p_rva,
@@ -1519,6 +1501,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_sgl_n.next = bit_cast::<3, 8>(self.w_nsge.q.val() & 7);
         self.rd_sgl_new.next = false;
         // The list's length (entries past NUM_SGE do not count): it must be the WQE's length.
+        self.rr.clock.next = self.clock.val();
+        self.rr.abort.next = false;
+        self.rr.job.valid.next = false;
+        self.rr.job.va.next = self.rr_va.val();
+        self.rr.job.len.next = self.rr_len.val();
+        self.rr.job.psn.next = self.rr_psn.val();
+        self.rr.job.pmtu.next = self.job_pmtu.val();
+        self.rr.job.atomic.next = self.rr_atomic.val();
+        self.rr.resp.ready.next = false;
         self.sgl_total.clock.next = self.clock.val();
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.w_nsge.q.val();
@@ -1528,7 +1519,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
 
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
         self.mtu.next = bits::<32>(1) << self.pmtu.val();
-        self.len_up.next = self.w_len.q.val() + self.mtu.val() - 1;
+        self.mtu_m1.d.next = !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
+        self.msg_len.next = bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_len.val());
         // The WQE's kind (ibv_wr_opcode).
         self.wr_write.next = (self.w_opcode.q.val() == self.wro_rdma_write.val())
             || (self.w_opcode.q.val() == self.wro_rdma_write_with_imm.val());
@@ -1564,10 +1556,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.wr_inv.val() {
             self.op_last.next = self.op_rc_send_last_with_invalidate.val();
             self.op_only.next = self.op_rc_send_only_with_invalidate.val();
-        }
-        self.npk_l.next = self.len_up.val() >> self.pmtu.val();
-        if self.w_len.q.val() == 0 {
-            self.npk_l.next = 1.into();
         }
         self.off.next = bit_cast::<32, 24>(self.snd_idx.q.val()) << self.pmtu.val();
         self.rem.next = self.w_len.q.val() - self.off.val();
@@ -1608,7 +1596,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.is_atomic.val()
             && (self.snd_next.val() < self.npk.q.val())
             && (self.plen_n.val() != 0)
-            && !self.rr_active.q.val()
+            && !self.rr.active.val()
             && !self.rr_valid.val()
             && self.enable.val()
             && self.sq_on.val();
@@ -1619,29 +1607,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && self.enable.val()
             && !self.rnr_wait.q.val()
             && (self.snd_idx.q.val() == self.pf_idx.q.val()));
-        // The same segmentation for the responder's read job: response i carries bytes [i * MTU, ...).
-        self.mtu_r.next = bits::<32>(1) << self.job_pmtu.val();
-        self.rr_up.next = self.rr_len.val() + self.mtu_r.val() - 1;
-        self.rr_npk.next = self.rr_up.val() >> self.job_pmtu.val();
-        if self.rr_len.val() == 0 {
-            self.rr_npk.next = 1.into();
-        }
         // Responses leave in PSN order (§9.7.5.1.5): an ACK/NAK whose PSN is not before the next response of
         // a READ or atomic job (in progress, or accepted and waiting) goes after that job's responses. Sent
         // first it would tell the requester that the READ's remaining responses were lost (an implied NAK).
         self.rr_next_psn.next = self.rr_psn.val();
-        if self.rr_active.q.val() {
-            self.rr_next_psn.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
+        if self.rr.active.val() {
+            self.rr_next_psn.next = self.rr.resp.psn.val();
         }
         self.ack_gap.next = self.rr_next_psn.val() - self.ack_psn.val();
-        self.ack_hold.next = (self.rr_active.q.val() || self.rr_valid.val())
+        self.ack_hold.next = (self.rr.active.val() || self.rr_valid.val())
             && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
-        self.off_r.next = bit_cast::<32, 24>(self.rr_idx.q.val()) << self.rr_pmtu_q.q.val();
-        self.rem_r.next = self.rr_len_q.q.val() - self.off_r.val();
-        self.plen_r.next = bit_cast::<16, 32>(self.rem_r.val());
-        if self.rem_r.val() > (bits::<32>(1) << self.rr_pmtu_q.q.val()) {
-            self.plen_r.next = bit_cast::<16, 32>(bits::<32>(1) << self.rr_pmtu_q.q.val());
-        }
         // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
@@ -1909,7 +1884,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 // The address vector of the frame that goes next (lowest priority first).
                 // (as the branches below choose; an ACK held behind a read job must not take the AV).
                 self.av_q.d.next = self.cur_qpn.val();
-                if self.rr_active.q.val() && !self.pf_any.val() {
+                if self.rr.active.val() && !self.pf_any.val() {
                     self.av_q.d.next = self.rr_qp_q.q.val();
                 }
                 if self.cnp_valid.val() && self.job_live.val() {
@@ -1978,32 +1953,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_ackreq.d.next = false;
                     self.p_se.d.next = false;
                     self.state.d.next = TxState::Load;
-                } else if self.rr_active.q.val()
+                } else if self.rr.active.val()
                     && !self.pf_any.val()
                     && !self.nx_any.val()
                     && self.enable.val()
                     && self.av_ok_rr.val()
                 {
-                    // The responder's READ responses go before our own requests (§9.7.5.1.5).
-                    self.state.d.next = TxState::RrSetup;
-                } else if self.rr_valid.val() && !self.rr_active.q.val() {
-                    // Take a READ the receive engine accepted: npk = ceil(len / MTU) responses, at least one.
+                    // The responder's READ responses go before our own requests (§9.7.5.1.5); a job
+                    // just taken has its first response a cycle later.
+                    if self.rr.resp.valid.val() {
+                        self.state.d.next = TxState::RrSetup;
+                    }
+                } else if self.rr_valid.val() && !self.rr.active.val() {
+                    // Take a READ or atomic the receive engine accepted (read_reply cuts it).
                     self.rr_taken.next = true;
-                    self.rr_active.d.next = true;
-                    self.rr_addr.d.next = self.rr_va.val();
-                    self.rr_len_q.d.next = self.rr_len.val();
-                    self.rr_psn0.d.next = self.rr_psn.val();
+                    self.rr.job.valid.next = true;
                     self.rr_msn_q.d.next = self.rr_msn.val();
-                    self.rr_idx.d.next = 0.into();
-                    self.rr_last.d.next = bit_cast::<24, 32>(self.rr_npk.val() - 1);
                     self.rr_atomic_q.d.next = self.rr_atomic.val();
                     self.rr_orig_q.d.next = self.rr_orig.val();
                     self.rr_qp_q.d.next = self.job_qpn.val();
-                    self.rr_pmtu_q.d.next = self.job_pmtu.val();
-                    if self.rr_atomic.val() {
-                        self.rr_last.d.next = 0.into();
-                        self.rr_len_q.d.next = 0.into();
-                    }
                 } else if ((self.rg_n.q.val() != 0) || self.rs_on.q.val()) && !self.sq_on.val() {
                     // Left RTS with WQEs outstanding: drop them all, the driver flushes from SQ_CI.
                     self.rg_n.d.next = 0.into();
@@ -2353,7 +2321,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_opcode.d.next = bit_cast::<8, 512>(self.wqe_buf.q.val());
                 self.w_flags.d.next =
                     bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_flags.val());
-                self.w_len.d.next = bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_len.val());
+                self.w_len.d.next = self.msg_len.val();
+                self.w_len_m1.d.next = self.msg_len.val() - 1;
+                self.w_len_up.d.next = self.msg_len.val() + self.mtu_m1.q.val();
+                self.w_len_zero.d.next = self.msg_len.val() == 0;
                 self.w_wrid.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_wrid.val());
                 self.w_laddr.d.next =
@@ -2396,8 +2367,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_status.d.next = self.wc_success.val();
                 self.w_vendor.d.next = 0.into();
                 self.first_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
-                self.npk.d.next = bit_cast::<24, 32>(self.npk_l.val());
-                self.last_idx.d.next = bit_cast::<24, 32>(self.npk_l.val() - 1);
+                // npk = ceil(len / MTU), last = npk - 1; a zero-length message is one packet.
+                self.npk.d.next = bit_cast::<24, 32>(self.w_len_up.q.val() >> self.pmtu.val());
+                self.last_idx.d.next = bit_cast::<24, 32>(self.w_len_m1.q.val() >> self.pmtu.val());
+                if self.w_len_zero.q.val() {
+                    self.npk.d.next = 1.into();
+                    self.last_idx.d.next = 0.into();
+                }
                 self.snd_idx.d.next = 0.into();
                 self.snd_max.d.next = 0.into();
                 self.una.d.next = 0.into();
@@ -2525,11 +2501,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_atomic.d.next = false;
                 self.p_aack.d.next = self.rr_atomic_q.q.val();
                 self.p_cnp.d.next = false;
-                self.p_aeth.d.next =
-                    (self.rr_idx.q.val() == 0) || (self.rr_idx.q.val() == self.rr_last.q.val());
-                self.p_psn.d.next = self.rr_psn0.q.val() + self.rr_idx.q.val();
-                self.p_plen.d.next = self.plen_r.val();
-                self.p_addr.d.next = self.rr_addr.q.val() + bit_cast::<64, 32>(self.off_r.val());
+                self.p_aeth.d.next = self.rr.resp.first.val() || self.rr.resp.last.val();
+                self.p_psn.d.next = self.rr.resp.psn.val();
+                self.p_plen.d.next = self.rr.resp.plen.val();
+                self.p_addr.d.next = self.rr.resp.va.val();
                 self.p_gather.d.next = false;
                 self.p_syn.d.next = self.aeth_ack_credits_invalid.val();
                 self.p_msn.d.next = self.rr_msn_q.q.val();
@@ -2539,11 +2514,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // ATOMIC ACKNOWLEDGE: AETH and the original value (§9.4.6).
                     self.p_opcode.d.next = self.op_rc_atomic_acknowledge.val();
                     self.p_plen.d.next = 0.into();
-                } else if self.rr_last.q.val() == 0 {
+                } else if self.rr.resp.first.val() && self.rr.resp.last.val() {
                     self.p_opcode.d.next = self.op_rc_rdma_read_response_only.val();
-                } else if self.rr_idx.q.val() == 0 {
+                } else if self.rr.resp.first.val() {
                     self.p_opcode.d.next = self.op_rc_rdma_read_response_first.val();
-                } else if self.rr_idx.q.val() == self.rr_last.q.val() {
+                } else if self.rr.resp.last.val() {
                     self.p_opcode.d.next = self.op_rc_rdma_read_response_last.val();
                 } else {
                     self.p_opcode.d.next = self.op_rc_rdma_read_response_middle.val();
@@ -2748,10 +2723,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         } else if self.p_cnp.q.val() {
                             self.tx_cnp_inc.next = true;
                         } else if self.p_resp.q.val() {
-                            self.rr_idx.d.next = self.rr_idx.q.val() + 1;
-                            if self.rr_idx.q.val() == self.rr_last.q.val() {
-                                self.rr_active.d.next = false;
-                            }
+                            self.rr.resp.ready.next = true;
                         } else if self.is_read.val() {
                             // A READ request stands for all its responses' PSNs. Its context joins
                             // rdq (one with a list is the receive engine's context as the WQE in
@@ -2895,7 +2867,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             | (bit_cast::<32, 1>(self.rd_go.val().into()) << 9)
             | (bit_cast::<32, 1>(self.lat_valid.q.val().into()) << 10)
             | (bit_cast::<32, 1>(self.h_wait.val().into()) << 11)
-            | (bit_cast::<32, 1>(self.rr_active.q.val().into()) << 12)
+            | (bit_cast::<32, 1>(self.rr.active.val().into()) << 12)
             | (bit_cast::<32, 1>(self.sw_ok.val().into()) << 13)
             | (bit_cast::<32, 1>(self.rg_ok.val().into()) << 14)
             | (bit_cast::<32, 1>(self.st_hrd.val().into()) << 15)
@@ -2966,7 +2938,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 || (self.job_state.val() == self.qs_err.val()))
         {
             // RESET and ERR end the responder's read job (§10.3.1).
-            self.rr_active.d.next = false;
+            self.rr.abort.next = true;
         }
         if self.sw_ok.val() {
             self.turn_n.d.next = 0.into();
@@ -2984,7 +2956,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.nx_on.d.next = false;
             self.pf_on.d.next = false;
             self.pf_n.d.next = 0.into();
-            self.rr_active.d.next = false;
+            self.rr.abort.next = true;
             self.wqe_active.d.next = false;
             self.w_done.d.next = false;
             self.lat_valid.d.next = false;
