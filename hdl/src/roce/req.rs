@@ -320,7 +320,12 @@ pub struct TxEngine<const W: usize, const B: usize> {
     hi_psn: DFF<Bits<24>>,
     /// `hi_psn` relative to the WQE in progress's first PSN.
     hi_d: Signal<Local, Bits<24>>,
-    /// How far a new SQ_PSN is past `hi_psn` (a 24-bit modular distance kept at its width).
+    /// A new SQ_PSN set this cycle, registered: `hi_psn` follows it a cycle later, so the decision
+    /// that set it is not in series with the compare. (An ACK for a PSN sent a cycle ago cannot have
+    /// come back yet.)
+    hi_set: DFF<bool>,
+    hi_val: DFF<Bits<24>>,
+    /// How far that SQ_PSN is past `hi_psn` (a 24-bit modular distance kept at its width).
     hi_step: Signal<Local, Bits<24>>,
     rdq_tail: DFF<Bits<2>>,
     rdq_n: DFF<Bits<3>>,
@@ -886,6 +891,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rdq: Default::default(),
             hi_psn: Default::default(),
             hi_d: Default::default(),
+            hi_set: Default::default(),
+            hi_val: Default::default(),
             hi_step: Default::default(),
             rdq_tail: Default::default(),
             rdq_n: Default::default(),
@@ -1250,6 +1257,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rg_head,
             rdq_tail,
             hi_psn,
+            hi_set,
+            hi_val,
             rdq_n,
             rdq_rxn,
             rdq_stale,
@@ -2879,9 +2888,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             | (bit_cast::<32, 1>(self.hold.val().into()) << 30)
             | (bit_cast::<32, 1>(self.enable.val().into()) << 31);
         // hi_psn: each new highest PSN sent; at a turn's start (nothing outstanding) the QP's SQ_PSN.
-        self.hi_step.next = bit_cast::<24, 32>(self.sq_psn_val.val()) - self.hi_psn.q.val();
-        if self.sq_psn_set.val() && !self.rg_back.val() && (self.hi_step.val() < 0x80_0000) {
-            self.hi_psn.d.next = bit_cast::<24, 32>(self.sq_psn_val.val());
+        self.hi_set.d.next = self.sq_psn_set.val() && !self.rg_back.val() && !self.sw_ok.val();
+        self.hi_val.d.next = bit_cast::<24, 32>(self.sq_psn_val.val());
+        self.hi_step.next = self.hi_val.q.val() - self.hi_psn.q.val();
+        if self.hi_set.q.val() && (self.hi_step.val() < 0x80_0000) {
+            self.hi_psn.d.next = self.hi_val.q.val();
         }
         if self.sw_ok.val() {
             self.hi_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
