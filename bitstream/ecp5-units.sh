@@ -42,7 +42,7 @@ ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       85.5            68            0
-tx_engine       46.4            36            0
+tx_engine       49.2            39            0
 cqe             124.5           100           0
 write_align     185.5           148           0
 gather          132.7           106           0

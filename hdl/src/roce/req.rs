@@ -513,10 +513,23 @@ pub struct TxEngine<const W: usize, const B: usize> {
     off: Signal<Local, Bits<32>>,
     /// The next packet of the message: index, offset, length, beats and source address.
     snd_next: Signal<Local, Bits<24>>,
-    off_n: Signal<Local, Bits<32>>,
-    rem_n: Signal<Local, Bits<32>>,
-    plen_n: Signal<Local, Bits<16>>,
-    addr_n: Signal<Local, Bits<64>>,
+    /// The prefetch's packet, segmented over registered stages, each tagged with the packet index it
+    /// is for: its offset (index << PMTU), then its bytes left and address low half (+ carry), then
+    /// its length and address. A claim waits for the last stage to name `snd_next`. `pfs_age`
+    /// counts the cycles since the WQE's fields were loaded (the stages hold the old WQE's until 3).
+    pfs_age: DFF<Bits<2>>,
+    pfs_idx_b: DFF<Bits<24>>,
+    pfs_off_b: DFF<Bits<32>>,
+    pfs_idx_c: DFF<Bits<24>>,
+    pfs_rem_c: DFF<Bits<32>>,
+    pfs_lo_c: DFF<Bits<33>>,
+    pfs_idx_d: DFF<Bits<24>>,
+    pfs_len_d: DFF<Bits<16>>,
+    pfs_addr_d: DFF<Bits<64>>,
+    /// The WQE's local address high half + 1, for a low half that carries.
+    w_laddr_hi1: DFF<Bits<32>>,
+    pfs_hi: Signal<Local, Bits<32>>,
+    pfs_ok: Signal<Local, bool>,
     pf_go: Signal<Local, bool>,
     pf_stale: Signal<Local, bool>,
     /// A prefetch is claimed or its data is coming.
@@ -546,6 +559,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     udp_len: Signal<Local, Bits<16>>,
     p_round: Signal<Local, Bits<16>>,
     beat_bytes_m1: Constant<Bits<16>>,
+    /// The checksum's words but the total length, summed in `Load`; the length beside it. `Ext` adds
+    /// them and folds, so the length's adds and the checksum's are in different cycles.
+    ck_part: Signal<Local, Bits<32>>,
+    ck_part_q: DFF<Bits<32>>,
+    ip_len_q: DFF<Bits<16>>,
     ck_sum: Signal<Local, Bits<32>>,
     ck_f1: Signal<Local, Bits<32>>,
     ip_ck: Signal<Local, Bits<16>>,
@@ -1024,10 +1042,18 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wr_send: Default::default(),
             off: Default::default(),
             snd_next: Default::default(),
-            off_n: Default::default(),
-            rem_n: Default::default(),
-            plen_n: Default::default(),
-            addr_n: Default::default(),
+            pfs_age: Default::default(),
+            pfs_idx_b: Default::default(),
+            pfs_off_b: Default::default(),
+            pfs_idx_c: Default::default(),
+            pfs_rem_c: Default::default(),
+            pfs_lo_c: Default::default(),
+            pfs_idx_d: Default::default(),
+            pfs_len_d: Default::default(),
+            pfs_addr_d: Default::default(),
+            w_laddr_hi1: Default::default(),
+            pfs_hi: Default::default(),
+            pfs_ok: Default::default(),
             pf_go: Default::default(),
             pf_stale: Default::default(),
             pf_on: Default::default(),
@@ -1056,6 +1082,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             udp_len: Default::default(),
             p_round: Default::default(),
             beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
+            ck_part: Default::default(),
+            ck_part_q: Default::default(),
+            ip_len_q: Default::default(),
             ck_sum: Default::default(),
             ck_f1: Default::default(),
             ip_ck: Default::default(),
@@ -1308,6 +1337,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_addr,
             hdr,
             e_pos,
+            pfs_age,
+            pfs_idx_b,
+            pfs_off_b,
+            pfs_idx_c,
+            pfs_rem_c,
+            pfs_lo_c,
+            pfs_idx_d,
+            pfs_len_d,
+            pfs_addr_d,
+            w_laddr_hi1,
+            ck_part_q,
+            ip_len_q,
             f_pos,
             nd,
             last_j,
@@ -1583,13 +1624,29 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val()) + 1;
             }
         }
-        self.off_n.next = bit_cast::<32, 24>(self.snd_next.val()) << self.pmtu.val();
-        self.rem_n.next = self.w_len.q.val() - self.off_n.val();
-        self.plen_n.next = bit_cast::<16, 32>(self.rem_n.val());
-        if self.rem_n.val() > self.mtu.val() {
-            self.plen_n.next = bit_cast::<16, 32>(self.mtu.val());
+        self.pfs_idx_b.d.next = self.snd_next.val();
+        self.pfs_off_b.d.next = bit_cast::<32, 24>(self.snd_next.val()) << self.pmtu.val();
+        self.pfs_idx_c.d.next = self.pfs_idx_b.q.val();
+        self.pfs_rem_c.d.next = self.w_len.q.val() - self.pfs_off_b.q.val();
+        self.pfs_lo_c.d.next = bit_cast::<33, 32>(self.w_laddr.q.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.pfs_off_b.q.val());
+        self.w_laddr_hi1.d.next = self.w_laddr.q.val().get_bits::<32>(32) + 1;
+        self.pfs_idx_d.d.next = self.pfs_idx_c.q.val();
+        self.pfs_len_d.d.next = bit_cast::<16, 32>(self.pfs_rem_c.q.val());
+        if self.pfs_rem_c.q.val() > self.mtu.val() {
+            self.pfs_len_d.d.next = bit_cast::<16, 32>(self.mtu.val());
         }
-        self.addr_n.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off_n.val());
+        self.pfs_hi.next = self.w_laddr.q.val().get_bits::<32>(32);
+        if self.pfs_lo_c.q.val().get_bit(32) {
+            self.pfs_hi.next = self.w_laddr_hi1.q.val();
+        }
+        self.pfs_addr_d.d.next = (bit_cast::<64, 32>(self.pfs_hi.val()) << 32)
+            | bit_cast::<64, 32>(self.pfs_lo_c.q.val().get_bits::<32>(0));
+        if self.pfs_age.q.val() != 3 {
+            self.pfs_age.d.next = self.pfs_age.q.val() + 1;
+        }
+        self.pfs_ok.next =
+            (self.pfs_age.q.val() == 3) && (self.pfs_idx_d.q.val() == self.snd_next.val());
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
         self.pf_go.next = !self.pf_on.q.val()
@@ -1604,7 +1661,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.is_read.val()
             && !self.is_atomic.val()
             && (self.snd_next.val() < self.npk.q.val())
-            && (self.plen_n.val() != 0)
+            && self.pfs_ok.val()
+            && (self.pfs_len_d.q.val() != 0)
             && !self.rr.active.val()
             && !self.rr_valid.val()
             && self.enable.val()
@@ -1658,7 +1716,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.pad.next = (!self.p_plen.q.val() + 1) & 3;
         self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
-        self.udp_len.next = self.ip_len.val() - 20;
+        self.udp_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 24;
         // TOS: DSCP << 2 | ECN, ECT(0) = 0b10 when on (annex A17.9); CNPs have a DSCP of their own.
         self.tos_ecn.next = 0.into();
         if self.tx_ecn.val() {
@@ -1671,14 +1729,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         // IPv4 header checksum (RFC 791): one's-complement sum of the 16-bit words; the constant words
         // 0x4500 + 0x4000 (ID 0) + 0x0011 sum to 0x8511, the TOS adds to the first, the TTL to the fifth.
-        self.ck_sum.next = bit_cast::<32, 16>(self.ip_len.val())
-            + bit_cast::<32, 8>(self.tos.val())
+        self.ck_part.next = bit_cast::<32, 8>(self.tos.val())
             + (bit_cast::<32, 8>(self.hop_limit.val()) << 8)
             + (self.ipv4.val() >> 16)
             + (self.ipv4.val() & 0xFFFF)
             + (self.dest_ipv4.val() >> 16)
             + (self.dest_ipv4.val() & 0xFFFF)
             + 0x8511;
+        self.ck_sum.next = self.ck_part_q.q.val() + bit_cast::<32, 16>(self.ip_len_q.q.val());
         self.ck_f1.next = (self.ck_sum.val() & 0xFFFF) + (self.ck_sum.val() >> 16);
         self.ip_ck.next =
             !bit_cast::<16, 32>((self.ck_f1.val() & 0xFFFF) + (self.ck_f1.val() >> 16));
@@ -2331,6 +2389,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_flags.d.next =
                     bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_flags.val());
                 self.w_len.d.next = self.msg_len.val();
+                self.pfs_age.d.next = 0.into();
                 self.w_len_m1.d.next = self.msg_len.val() - 1;
                 self.w_len_up.d.next = self.msg_len.val() + self.mtu_m1.q.val();
                 self.w_len_zero.d.next = self.msg_len.val() == 0;
@@ -2544,7 +2603,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 8>(self.tos.val()) << 896)
                     | (bit_cast::<1024, 16>(self.ip_len.val()) << 880)
                     | (bit_cast::<1024, 8>(self.hop_limit.val()) << 840)
-                    | (bit_cast::<1024, 16>(self.ip_ck.val()) << 816)
                     | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
                     | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 752)
                     | (bit_cast::<1024, 32>(self.udp_sport.val() & 0xFFFF) << 736)
@@ -2556,9 +2614,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 8>(self.bth_b8.val()) << 616)
                     | (bit_cast::<1024, 24>(self.p_psn.q.val()) << 592);
                 self.hdr.d.next = self.v4h.val();
-                // Frame layout: ICRC at e_pos = 14 + IP length - 4, frame end f_pos = 14 + IP length.
-                self.e_pos.d.next = self.ip_len.val() + 10;
-                self.f_pos.d.next = self.ip_len.val() + 14;
+                self.ck_part_q.d.next = self.ck_part.val();
+                self.ip_len_q.d.next = self.ip_len.val();
+                // Frame layout: ICRC at e_pos = 14 + IP length - 4, frame end f_pos = 14 + IP length
+                // (each its own sum of the lengths, not an add behind IP length's).
+                self.e_pos.d.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 54;
+                self.f_pos.d.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 58;
                 self.p_v6.d.next = self.ipv6.val();
                 self.p_vlan.d.next = self.vlan.val();
                 self.p_dscp.d.next = bit_cast::<6, 8>(self.tos.val() >> 2);
@@ -2576,8 +2637,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         | (bit_cast::<1024, 96>(self.dest_gid_hi.val()) << 624)
                         | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 592)
                         | ((self.v4h.val() & self.keep_l4.val()) >> 160);
-                    self.e_pos.d.next = self.ip_len.val() + 30;
-                    self.f_pos.d.next = self.ip_len.val() + 34;
+                    self.e_pos.d.next =
+                        self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 74;
+                    self.f_pos.d.next =
+                        self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 78;
                 }
                 self.nd.d.next = self.nd_l.val();
                 self.last_j.d.next = self.nd_l.val() - 1;
@@ -2657,7 +2720,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.p_imm.q.val() {
                     self.ext_f.next = bit_cast::<1024, 32>(self.w_imm.q.val()) << 560;
                 }
-                self.hdr.d.next = self.hdr.q.val() | self.ext_f.val();
+                // The IPv4 header checksum (IPv6 has none) from the sums `Load` registered.
+                self.hdr.d.next = self.hdr.q.val()
+                    | self.ext_f.val()
+                    | (bit_cast::<1024, 16>(self.ip_ck.val()) << 816);
                 if self.p_v6.q.val() {
                     self.hdr.d.next = self.hdr.q.val() | (self.ext_f.val() >> 160);
                 }
@@ -2709,8 +2775,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     if !self.pf_any.val() {
                         self.pf_idx.d.next = self.snd_next.val();
                     }
-                    self.pf_addr.d.next = self.addr_n.val();
-                    self.pf_len.d.next = self.plen_n.val();
+                    self.pf_addr.d.next = self.pfs_addr_d.q.val();
+                    self.pf_len.d.next = self.pfs_len_d.q.val();
                 }
                 self.ins.in_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
                 self.rd_resp_ready.next = self.need_dma.val() && self.ins.in_tready.val();
