@@ -49,9 +49,7 @@ pub struct ReadReply {
     on: DFF<bool>,
     /// The job was loaded last cycle: its first length and last flag are computed now.
     fresh: DFF<bool>,
-    atomic: DFF<bool>,
     mtu: DFF<Bits<32>>,
-    mtu2: DFF<Bits<32>>,
     // The response at the head.
     psn: DFF<Bits<24>>,
     va: DFF<Bits<64>>,
@@ -75,8 +73,8 @@ impl Logic for ReadReply {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, on, fresh, atomic, mtu, mtu2, psn, va, rem, plen, first, last, n_psn,
-            n_va_lo, n_va_hi1, n_rem, n_last
+            self, clock, on, fresh, mtu, psn, va, rem, plen, first, last, n_psn, n_va_lo, n_va_hi1,
+            n_rem, n_last
         );
         self.job.ready.next = !self.on.q.val();
         self.resp.valid.next = self.on.q.val() && !self.fresh.q.val();
@@ -94,18 +92,16 @@ impl Logic for ReadReply {
             + bit_cast::<33, 32>(self.mtu.q.val());
         self.n_va_hi1.d.next = self.va.q.val().get_bits::<32>(32) + 1;
         self.n_rem.d.next = self.rem.q.val() - self.mtu.q.val();
-        self.n_last.d.next = self.rem.q.val() <= self.mtu2.q.val();
+        // Left after this one <= MTU: left <= 2 MTU (a shift, no logic).
+        self.n_last.d.next = self.rem.q.val() <= (self.mtu.q.val() << 1);
 
         self.fresh.d.next = false;
         if self.fresh.q.val() {
-            // The first response: the whole job if it fits one MTU; an atomic carries no payload.
-            self.last.d.next = self.atomic.q.val() || (self.rem.q.val() <= self.mtu.q.val());
+            // The first response: the whole job if it fits one MTU (an atomic's is empty).
+            self.last.d.next = self.rem.q.val() <= self.mtu.q.val();
             self.plen.d.next = self.mtu.q.val().get_bits::<16>(0);
             if self.rem.q.val() <= self.mtu.q.val() {
                 self.plen.d.next = self.rem.q.val().get_bits::<16>(0);
-            }
-            if self.atomic.q.val() {
-                self.plen.d.next = 0.into();
             }
         }
         self.n_va_hi.next = self.va.q.val().get_bits::<32>(32);
@@ -130,13 +126,12 @@ impl Logic for ReadReply {
         if self.job.valid.val() && !self.on.q.val() {
             self.on.d.next = true;
             self.fresh.d.next = true;
-            self.atomic.d.next = self.job.atomic.val();
             self.mtu.d.next = bits::<32>(1) << self.job.pmtu.val();
-            self.mtu2.d.next = bits::<32>(2) << self.job.pmtu.val();
             self.psn.d.next = self.job.psn.val();
             self.va.d.next = self.job.va.val();
             self.rem.d.next = self.job.len.val();
             self.first.d.next = true;
+            // An atomic is a job of no bytes: one response, first and last, no payload.
             if self.job.atomic.val() {
                 self.rem.d.next = 0.into();
             }
