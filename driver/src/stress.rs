@@ -604,7 +604,14 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
                             let mut got = vec![0; f.len];
                             m.src.read(f.src_off, &mut got).map_err(e)?;
                             if got[..] != pm.tgt_model[f.off..f.off + f.len] {
-                                return Err(format!("{what}: data read differs from the model"));
+                                let want = &pm.tgt_model[f.off..f.off + f.len];
+                                let bad = (0..f.len).filter(|&i| got[i] != want[i]);
+                                let (first, last, n) = bad
+                                    .fold((usize::MAX, 0, 0), |(a, _, n), i| (a.min(i), i, n + 1));
+                                return Err(format!(
+                                    "{what}: data read differs from the model in {n} bytes, \
+                                     first at {first}, last at {last}"
+                                ));
                             }
                         }
                         5 | 6 => {

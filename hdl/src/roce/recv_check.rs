@@ -10,10 +10,16 @@
 //! Inputs are the header fields (`roce::recv_hdr`, its stage 2 valid), the QP's context, the requester's
 //! READ in progress and the MR entry read for `mr_lk_key`. Every result is registered one cycle after
 //! its inputs; the block recomputes every cycle, so results hold while the inputs hold. What depends on
-//! the path MTU and the READ in progress alone (`pmtu`, `rd_len`, `rd_exp`, `rd_laddr`: the MTU, where
-//! the expected response starts and lands and how much is left) is taken two cycles earlier, in two
-//! stages of its own, as one snapshot: those must hold for three cycles before a result is read (a new
-//! QP's context); one that changes closer to it (a READ restarted) counts as changing after the packet.
+//! the path MTU and the READ in progress alone (`pmtu`, and the whole READ context: `rd_active`,
+//! `rd_atomic`, `rd_psn0`, `rd_len`, `rd_exp`, `rd_laddr`, so where the expected response starts and
+//! lands and how much is left) is taken two cycles earlier, in two stages of its own, as one snapshot:
+//! those must hold for three cycles before a result is read (a new QP's context). A READ context that
+//! changes closer to it (withdrawn, restarted) changes after the packet: the responder voids a response
+//! under way then, so no result ever mixes two contexts.
+//! `len_ok` takes two cycles after the packet (each length comparison, then the one its class asks
+//! for): the responder reads it a cycle after the other results. `rq_psn_end` (the READ's PSN count,
+//! then the sum) takes two cycles too, from inputs the header's first stage gives (so they hold two
+//! cycles before the responder reads it).
 //!
 //! The R_Key results `mr_hit` and `inv_ok` take two cycles after the MR entry (`cont_mr_ok`, a key
 //! compare, takes one): every
@@ -23,7 +29,8 @@
 //! cycles before those results are read, and `mr_wait` (registered) tells whether the entry was current
 //! in the first. `mr_lk_key`, `mr_bounds` (the packet reads the two-stage results) and `mr_wait_now`
 //! (the entry for the key has not come back yet) are combinational: the caller presents the key to the
-//! MR table and waits on the entry.
+//! MR table and waits on the entry. The entry is current when it was read for the key presented a cycle
+//! ago (the packet's key holds from the header's first stage on, a cycle before it is asked).
 use rocenic_proto::host::QpState;
 use rust_hdl::prelude::*;
 
@@ -39,6 +46,8 @@ pub struct RecvCheck<const B: usize> {
     pub dmalen: Signal<In, Bits<32>>,
     /// ImmDt, or the IETH's R_Key.
     pub imm_data: Signal<In, Bits<32>>,
+    /// The IETH's R_Key a cycle before `imm_data` (the header's first stage): the key looked up.
+    pub ieth_key: Signal<In, Bits<32>>,
     pub pay_len: Signal<In, Bits<16>>,
     pub send: Signal<In, bool>,
     pub write: Signal<In, bool>,
@@ -80,6 +89,9 @@ pub struct RecvCheck<const B: usize> {
     pub rd_len: Signal<In, Bits<32>>,
     pub rd_laddr: Signal<In, Bits<64>>,
     pub rd_exp: Signal<In, Bits<24>>,
+    /// A READ or atomic is in progress; it is an atomic.
+    pub rd_active: Signal<In, bool>,
+    pub rd_atomic: Signal<In, bool>,
     /// The MR entry read for `mr_lk_key` (roce::mr_table): the key it was read for, whether it is
     /// still current, and its fields.
     pub mr_lk_key: Signal<Out, Bits<32>>,
@@ -108,6 +120,7 @@ pub struct RecvCheck<const B: usize> {
     pub psn_now: Signal<Out, bool>,
     pub psn_old: Signal<Out, bool>,
     pub seq_ok: Signal<Out, bool>,
+    /// Two stages (its comparisons, then the one the class asks for): read a cycle after the rest.
     pub len_ok: Signal<Out, bool>,
     /// The packet accesses memory through an MR and its entry had not come back.
     pub mr_wait: Signal<Out, bool>,
@@ -119,7 +132,8 @@ pub struct RecvCheck<const B: usize> {
     pub cont_mr_ok: Signal<Out, bool>,
     pub inv_ok: Signal<Out, bool>,
     pub qp_acc_ok: Signal<Out, bool>,
-    /// A READ response: the one expected next (index), of the right length, its index 0, one ahead.
+    /// A READ response: the one expected next (index), of the right length, one ahead; the PSN of the
+    /// atomic in progress (its ATOMIC ACKNOWLEDGE's). Each false with no READ or atomic in progress.
     pub rd_at_exp: Signal<Out, bool>,
     pub rresp_ok: Signal<Out, bool>,
     pub rd_at_zero: Signal<Out, bool>,
@@ -136,6 +150,10 @@ pub struct RecvCheck<const B: usize> {
     /// Payload words (of B bytes) in the packet.
     pub pay_words: Signal<Out, Bits<16>>,
     need_key: Signal<Local, Bits<32>>,
+    /// The key presented a cycle ago, which the entry in hand was read for if it is current: the
+    /// packet's key holds from `Fields` on, a cycle before `Check` asks, so the entry's key is
+    /// compared with this register rather than behind the opcode's class and the key's select.
+    need_key_q: DFF<Bits<32>>,
     need_now: Signal<Local, bool>,
     ready_now: Signal<Local, bool>,
     live: Signal<Local, bool>,
@@ -171,7 +189,10 @@ pub struct RecvCheck<const B: usize> {
     a_wrap: DFF<bool>,
     mtu: Signal<Local, Bits<16>>,
     psn_diff: Signal<Local, Bits<24>>,
+    /// Two-stage result `rq_psn_end`: the first stage's registers.
+    rq_cnt: DFF<Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
+    q_rd_exp: DFF<Bits<24>>,
     rd_rem: Signal<Local, Bits<32>>,
     pay_len32: Signal<Local, Bits<32>>,
     rq_npk: Signal<Local, Bits<32>>,
@@ -187,12 +208,18 @@ pub struct RecvCheck<const B: usize> {
     p_rd_len: DFF<Bits<32>>,
     p_rd_exp: DFF<Bits<24>>,
     p_rd_off: DFF<Bits<32>>,
-    p_rd_last: DFF<Bits<24>>,
+    p_rd_lm1: DFF<Bits<32>>,
+    p_rd_lnz: DFF<bool>,
     p_rd_laddr: DFF<Bits<64>>,
+    p_rd_psn0: DFF<Bits<24>>,
+    p_rd_act: DFF<bool>,
+    p_rd_atomic: DFF<bool>,
+    q_rd_psn0: DFF<Bits<24>>,
+    q_rd_act: DFF<bool>,
+    q_rd_atomic: DFF<bool>,
     q_dst_lo: DFF<Bits<33>>,
     q_dst_hi: DFF<Bits<32>>,
     q_dst_hi1: DFF<Bits<32>>,
-    q_rd_exp: DFF<Bits<24>>,
     q_rd_rem: DFF<Bits<32>>,
     q_rd_last: DFF<Bits<24>>,
     pm: Signal<Local, Bits<4>>,
@@ -203,6 +230,13 @@ pub struct RecvCheck<const B: usize> {
     r_psn_old: DFF<bool>,
     r_seq_ok: DFF<bool>,
     r_len_ok: DFF<bool>,
+    l_le_mtu: DFF<bool>,
+    l_eq_mtu: DFF<bool>,
+    l_zero: DFF<bool>,
+    l_eq_dma: DFF<bool>,
+    l_lt_dma: DFF<bool>,
+    l_eq_left: DFF<bool>,
+    l_lt_left: DFF<bool>,
     r_mr_wait: DFF<bool>,
     r_mr_hit: DFF<bool>,
     r_cont_mr_ok: DFF<bool>,
@@ -236,6 +270,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             rkey: Default::default(),
             dmalen: Default::default(),
             imm_data: Default::default(),
+            ieth_key: Default::default(),
             pay_len: Default::default(),
             send: Default::default(),
             write: Default::default(),
@@ -271,6 +306,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             rd_len: Default::default(),
             rd_laddr: Default::default(),
             rd_exp: Default::default(),
+            rd_active: Default::default(),
+            rd_atomic: Default::default(),
             mr_lk_key: Default::default(),
             mr_for: Default::default(),
             mr_fresh: Default::default(),
@@ -308,6 +345,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             rq_empty: Default::default(),
             pay_words: Default::default(),
             need_key: Default::default(),
+            need_key_q: Default::default(),
             need_now: Default::default(),
             ready_now: Default::default(),
             live: Default::default(),
@@ -338,7 +376,9 @@ impl<const B: usize> Default for RecvCheck<B> {
             a_wrap: Default::default(),
             mtu: Default::default(),
             psn_diff: Default::default(),
+            rq_cnt: Default::default(),
             rd_idx: Default::default(),
+            q_rd_exp: Default::default(),
             rd_rem: Default::default(),
             pay_len32: Default::default(),
             rq_npk: Default::default(),
@@ -350,12 +390,18 @@ impl<const B: usize> Default for RecvCheck<B> {
             p_rd_len: Default::default(),
             p_rd_exp: Default::default(),
             p_rd_off: Default::default(),
-            p_rd_last: Default::default(),
+            p_rd_lm1: Default::default(),
+            p_rd_lnz: Default::default(),
             p_rd_laddr: Default::default(),
+            p_rd_psn0: Default::default(),
+            p_rd_act: Default::default(),
+            p_rd_atomic: Default::default(),
+            q_rd_psn0: Default::default(),
+            q_rd_act: Default::default(),
+            q_rd_atomic: Default::default(),
             q_dst_lo: Default::default(),
             q_dst_hi: Default::default(),
             q_dst_hi1: Default::default(),
-            q_rd_exp: Default::default(),
             q_rd_rem: Default::default(),
             q_rd_last: Default::default(),
             pm: Default::default(),
@@ -366,6 +412,13 @@ impl<const B: usize> Default for RecvCheck<B> {
             r_psn_old: Default::default(),
             r_seq_ok: Default::default(),
             r_len_ok: Default::default(),
+            l_le_mtu: Default::default(),
+            l_eq_mtu: Default::default(),
+            l_zero: Default::default(),
+            l_eq_dma: Default::default(),
+            l_lt_dma: Default::default(),
+            l_eq_left: Default::default(),
+            l_lt_left: Default::default(),
             r_mr_wait: Default::default(),
             r_mr_hit: Default::default(),
             r_cont_mr_ok: Default::default(),
@@ -403,6 +456,13 @@ impl<const B: usize> Logic for RecvCheck<B> {
             r_psn_old,
             r_seq_ok,
             r_len_ok,
+            l_le_mtu,
+            l_eq_mtu,
+            l_zero,
+            l_eq_dma,
+            l_lt_dma,
+            l_eq_left,
+            l_lt_left,
             r_mr_wait,
             r_mr_hit,
             r_cont_mr_ok,
@@ -422,6 +482,7 @@ impl<const B: usize> Logic for RecvCheck<B> {
             e_end_va,
             e_wrap,
             a_ready,
+            need_key_q,
             a_nz,
             a_key,
             a_inv_key,
@@ -439,12 +500,20 @@ impl<const B: usize> Logic for RecvCheck<B> {
             p_rd_len,
             p_rd_exp,
             p_rd_off,
-            p_rd_last,
+            p_rd_lm1,
+            p_rd_lnz,
             p_rd_laddr,
+            p_rd_psn0,
+            p_rd_act,
+            p_rd_atomic,
+            q_rd_psn0,
+            q_rd_act,
+            q_rd_atomic,
             q_dst_lo,
             q_dst_hi,
             q_dst_hi1,
             q_rd_exp,
+            rq_cnt,
             q_rd_rem,
             q_rd_last
         );
@@ -456,13 +525,21 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.p_rd_exp.d.next = self.rd_exp.val();
         self.p_rd_laddr.d.next = self.rd_laddr.val();
         self.p_rd_off.d.next = bit_cast::<32, 24>(self.rd_exp.val()) << self.pm.val();
-        self.p_rd_last.d.next = 0.into();
-        if self.rd_len.val() != 0 {
-            self.p_rd_last.d.next = bit_cast::<24, 32>((self.rd_len.val() - 1) >> self.pm.val());
-        }
+        self.p_rd_lm1.d.next = self.rd_len.val() - 1;
+        self.p_rd_lnz.d.next = self.rd_len.val() != 0;
+        self.p_rd_psn0.d.next = self.rd_psn0.val();
+        self.p_rd_act.d.next = self.rd_active.val();
+        self.p_rd_atomic.d.next = self.rd_atomic.val();
         self.q_rd_exp.d.next = self.p_rd_exp.q.val();
+        self.q_rd_psn0.d.next = self.p_rd_psn0.q.val();
+        self.q_rd_act.d.next = self.p_rd_act.q.val();
+        self.q_rd_atomic.d.next = self.p_rd_atomic.q.val();
         self.q_rd_rem.d.next = self.p_rd_len.q.val() - self.p_rd_off.q.val();
-        self.q_rd_last.d.next = self.p_rd_last.q.val();
+        self.q_rd_last.d.next = 0.into();
+        if self.p_rd_lnz.q.val() {
+            self.q_rd_last.d.next =
+                bit_cast::<24, 32>(self.p_rd_lm1.q.val() >> self.p_pmtu.q.val());
+        }
         // Where the expected response lands, as two halves: the low half's carry picks the high one.
         self.q_dst_lo.d.next = bit_cast::<33, 64>(self.p_rd_laddr.q.val() & 0xFFFF_FFFF_u64)
             + bit_cast::<33, 32>(self.p_rd_off.q.val());
@@ -477,7 +554,7 @@ impl<const B: usize> Logic for RecvCheck<B> {
             || ((self.now.val() - self.cnp_last.val()) >= self.cnp_interval.val());
         // PSN against the expected one, modulo 2^24: ahead in the upper half is behind (§9.7.5.1.2).
         self.psn_diff.next = self.psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
-        self.r_psn_now.d.next = self.psn_diff.val() == 0;
+        self.r_psn_now.d.next = self.psn.val() == bit_cast::<24, 32>(self.rq_psn.val());
         self.r_psn_old.d.next = self.psn_diff.val() >= self.half.val();
         self.r_rq_psn_prev.d.next = bit_cast::<24, 32>(self.rq_psn.val()) - 1;
         self.r_rq_empty.d.next = self.rq_pi.val() == self.rq_ci.val();
@@ -489,31 +566,37 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // MTU, and a write's packets add up to the RETH DMA length.
         self.mtu.next = self.p_mtu.q.val();
         self.pay_len32.next = bit_cast::<32, 16>(self.pay_len.val());
-        self.r_len_ok.d.next = self.pay_len.val() <= self.mtu.val();
+        // Two stages: each comparison registered, then the one the opcode's class asks for (so
+        // `len_ok` is read a cycle after the other results).
+        self.l_le_mtu.d.next = self.pay_len.val() <= self.mtu.val();
+        self.l_eq_mtu.d.next = self.pay_len.val() == self.mtu.val();
+        self.l_zero.d.next = self.pay_len.val() == 0;
+        self.l_eq_dma.d.next = self.pay_len32.val() == self.dmalen.val();
+        self.l_lt_dma.d.next = self.pay_len32.val() < self.dmalen.val();
+        self.l_eq_left.d.next = self.pay_len32.val() == self.write_left.val();
+        self.l_lt_left.d.next = self.pay_len32.val() < self.write_left.val();
+        self.r_len_ok.d.next = self.l_le_mtu.q.val();
         if (self.send.val() || self.write.val()) && self.not_last.val() {
-            self.r_len_ok.d.next = self.pay_len.val() == self.mtu.val();
+            self.r_len_ok.d.next = self.l_eq_mtu.q.val();
         }
         if self.write.val() && self.only.val() {
-            self.r_len_ok.d.next = (self.pay_len.val() <= self.mtu.val())
-                && (self.pay_len32.val() == self.dmalen.val());
+            self.r_len_ok.d.next = self.l_le_mtu.q.val() && self.l_eq_dma.q.val();
         }
         if self.write.val() && self.first.val() {
-            self.r_len_ok.d.next = (self.pay_len.val() == self.mtu.val())
-                && (self.pay_len32.val() < self.dmalen.val());
+            self.r_len_ok.d.next = self.l_eq_mtu.q.val() && self.l_lt_dma.q.val();
         }
         if self.write.val() && self.middle.val() {
-            self.r_len_ok.d.next = (self.pay_len.val() == self.mtu.val())
-                && (self.pay_len32.val() < self.write_left.val());
+            self.r_len_ok.d.next = self.l_eq_mtu.q.val() && self.l_lt_left.q.val();
         }
         if self.write.val() && self.last.val() {
-            self.r_len_ok.d.next = self.pay_len32.val() == self.write_left.val();
+            self.r_len_ok.d.next = self.l_eq_left.q.val();
         }
         if self.atomic.val() {
-            self.r_len_ok.d.next = self.pay_len.val() == 0;
+            self.r_len_ok.d.next = self.l_zero.q.val();
         }
         if self.read_request.val() {
             // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
-            self.r_len_ok.d.next = (self.pay_len.val() == 0) && self.dmalen_max.val();
+            self.r_len_ok.d.next = self.l_zero.q.val() && self.dmalen_max.val();
         }
         self.r_pay_words.d.next = (self.pay_len.val() + self.beat_m1.val()) >> self.log_b.val();
         // A READ takes one PSN per response: whole MTUs, plus one for a remainder or an empty READ
@@ -524,11 +607,11 @@ impl<const B: usize> Logic for RecvCheck<B> {
         if (self.rq_up.val() != 0) || self.dmalen_zero.val() {
             self.rq_extra.next = 1.into();
         }
-        self.r_rq_psn_end.d.next =
-            self.psn.val() + bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
+        self.rq_cnt.d.next = bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
+        self.r_rq_psn_end.d.next = self.psn.val() + self.rq_cnt.q.val();
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
-        self.rd_idx.next = self.psn.val() - self.rd_psn0.val();
+        self.rd_idx.next = self.psn.val() - self.q_rd_psn0.q.val();
         self.rd_rem.next = self.q_rd_rem.q.val();
         self.r_rd_last.d.next = self.q_rd_last.q.val();
         if self.rd_rem.val() > bit_cast::<32, 16>(self.mtu.val()) {
@@ -540,10 +623,13 @@ impl<const B: usize> Logic for RecvCheck<B> {
                 && (self.last.val() || self.only.val())
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
-        self.r_rd_at_exp.d.next = self.rd_idx.val() == self.q_rd_exp.q.val();
-        self.r_rd_at_zero.d.next = self.rd_idx.val() == 0;
-        self.r_rd_ahead.d.next =
-            (self.rd_idx.val() > self.q_rd_exp.q.val()) && (self.rd_idx.val() < self.half.val());
+        self.r_rd_at_exp.d.next =
+            self.q_rd_act.q.val() && (self.rd_idx.val() == self.q_rd_exp.q.val());
+        self.r_rd_at_zero.d.next =
+            self.q_rd_act.q.val() && self.q_rd_atomic.q.val() && (self.rd_idx.val() == 0);
+        self.r_rd_ahead.d.next = self.q_rd_act.q.val()
+            && (self.rd_idx.val() > self.q_rd_exp.q.val())
+            && (self.rd_idx.val() < self.half.val());
         self.r_rd_dst.d.next = (bit_cast::<64, 32>(self.q_dst_hi.q.val()) << 32)
             | bit_cast::<64, 33>(self.q_dst_lo.q.val() & 0xFFFF_FFFF_u64);
         if self.q_dst_lo.q.val().get_bit(32) {
@@ -580,10 +666,11 @@ impl<const B: usize> Logic for RecvCheck<B> {
             self.need_key.next = self.rkey.val();
         }
         if self.ieth.val() {
-            self.need_key.next = self.imm_data.val();
+            self.need_key.next = self.ieth_key.val();
         }
         self.mr_lk_key.next = self.need_key.val();
-        self.ready_now.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key.val());
+        self.need_key_q.d.next = self.need_key.val();
+        self.ready_now.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key_q.q.val());
         self.need_now.next = self.atomic.val()
             || self.ieth.val()
             || (self.reth.val() && !self.dmalen_zero.val())
@@ -704,6 +791,8 @@ mod tests {
         rd_len: u64,
         rd_laddr: u64,
         rd_exp: u64,
+        rd_active: bool,
+        rd_atomic: bool,
         mr_for: u64,
         mr_fresh: bool,
         mr_base: u64,
@@ -761,6 +850,8 @@ mod tests {
             rd_len: 0,
             rd_laddr: 0,
             rd_exp: 0,
+            rd_active: false,
+            rd_atomic: false,
             mr_for: 0x77,
             mr_fresh: true,
             mr_base: 0x1000,
@@ -788,7 +879,7 @@ mod tests {
         i
     }
 
-    /// Each input set held for three cycles; the registered results read after the third clock edge.
+    /// Each input set held for four cycles; the registered results read after the fourth clock edge.
     fn run(cases: Vec<In>) -> Vec<BTreeMap<&'static str, u64>> {
         let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let out2 = out.clone();
@@ -805,6 +896,7 @@ mod tests {
                 x.rkey.next = c.rkey.into();
                 x.dmalen.next = c.dmalen.into();
                 x.imm_data.next = c.imm_data.into();
+                x.ieth_key.next = c.imm_data.into();
                 x.pay_len.next = c.pay_len.into();
                 x.send.next = c.op[SEND];
                 x.write.next = c.op[WRITE];
@@ -841,6 +933,8 @@ mod tests {
                 x.rd_len.next = c.rd_len.into();
                 x.rd_laddr.next = c.rd_laddr.into();
                 x.rd_exp.next = c.rd_exp.into();
+                x.rd_active.next = c.rd_active;
+                x.rd_atomic.next = c.rd_atomic;
                 x.mr_for.next = c.mr_for.into();
                 x.mr_fresh.next = c.mr_fresh;
                 x.mr_base.next = c.mr_base.into();
@@ -852,8 +946,9 @@ mod tests {
                 x.cnp_last.next = c.cnp_last.into();
                 x.cnp_seen.next = c.cnp_seen;
                 x.cnp_interval.next = c.cnp_interval.into();
-                // The MTU and READ stages take two cycles ahead of the results.
-                for _ in 0..3 {
+                // The MTU and READ stages take two cycles ahead of the results, and `len_ok` one
+                // more behind them.
+                for _ in 0..4 {
                     wait_clock_cycle!(ep, clock, x);
                 }
                 let b = |v: bool| v as u64;
@@ -908,6 +1003,7 @@ mod tests {
             let mut i = op(b, RRESP, Some(pos));
             (i.psn, i.pay_len, i.rd_psn0, i.rd_len, i.rd_laddr, i.rd_exp) =
                 (psn, pay, 50, 10_000, 0x9000_0000, 9);
+            i.rd_active = true;
             i
         };
         let write = |pos: usize, pay: u64, dmalen: u64| {
@@ -1298,6 +1394,17 @@ mod tests {
                 ],
             ),
             (
+                // Index 2^23 - 1: the last one ahead; 2^23 and beyond are the half behind.
+                "READ response at the window's end",
+                read(50 + 0x7F_FFFF, MIDDLE, 1024),
+                vec![("rd_ahead", 1), ("rd_at_exp", 0)],
+            ),
+            (
+                "READ response in the half behind",
+                read(50 + 0x80_0000, MIDDLE, 1024),
+                vec![("rd_ahead", 0), ("rd_at_exp", 0), ("rd_at_zero", 0)],
+            ),
+            (
                 "READ response 9 landing across 4 GiB",
                 read(59, LAST, 784).pipe(|mut i| {
                     i.rd_laddr = 0xFFFF_F000;
@@ -1321,9 +1428,43 @@ mod tests {
                 vec![("rd_at_exp", 0), ("rd_ahead", 0)],
             ),
             (
-                "READ response 0",
+                "READ response 9, no READ in progress",
+                read(59, LAST, 784).pipe(|mut i| {
+                    i.rd_active = false;
+                    i
+                }),
+                vec![("rd_at_exp", 0), ("rd_ahead", 0)],
+            ),
+            (
+                "READ response 9, one ahead, no READ in progress",
+                read(59, MIDDLE, 1024).pipe(|mut i| {
+                    (i.rd_exp, i.rd_active) = (8, false);
+                    i
+                }),
+                vec![("rd_ahead", 0)],
+            ),
+            (
+                "READ response at the READ's first PSN: not an atomic's",
                 read(50, FIRST, 1024),
+                vec![("rd_at_zero", 0)],
+            ),
+            (
+                "ATOMIC ACKNOWLEDGE at the atomic's PSN",
+                op(b, RRESP, Some(ONLY)).pipe(|mut i| {
+                    (i.psn, i.rd_psn0, i.rd_len, i.rd_active, i.rd_atomic) =
+                        (50, 50, 8, true, true);
+                    i
+                }),
                 vec![("rd_at_zero", 1)],
+            ),
+            (
+                "ATOMIC ACKNOWLEDGE one past the atomic's PSN",
+                op(b, RRESP, Some(ONLY)).pipe(|mut i| {
+                    (i.psn, i.rd_psn0, i.rd_len, i.rd_active, i.rd_atomic) =
+                        (51, 50, 8, true, true);
+                    i
+                }),
+                vec![("rd_at_zero", 0)],
             ),
         ];
         let got = run(cases.iter().map(|c| c.1).collect());

@@ -85,6 +85,9 @@ pub struct RecvHdr<const W: usize> {
     pub ieth: Signal<Out, bool>,
     /// Frame words (of W bits) the headers take, up to the end of the extension headers.
     pub need_words: Signal<Out, Bits<16>>,
+    /// The IETH's R_Key (first stage; the IETH sits where ImmDt does after the BTH): the key a SEND
+    /// with invalidate looks up, known with the other keys.
+    pub ieth_key: Signal<Out, Bits<32>>,
     // Stage 2.
     /// Payload bytes: the IP length less IP, UDP, BTH, extension headers, pad and ICRC.
     pub pay_len: Signal<Out, Bits<16>>,
@@ -278,6 +281,7 @@ impl<const W: usize> Default for RecvHdr<W> {
             need_words: Default::default(),
             pay_len: Default::default(),
             imm_data: Default::default(),
+            ieth_key: Default::default(),
             write_imm: Default::default(),
             cont: Default::default(),
             not_last: Default::default(),
@@ -612,6 +616,7 @@ impl<const W: usize> Logic for RecvHdr<W> {
 
         self.pay_len.next = self.t_pay_len.q.val();
         self.imm_data.next = self.t_imm.q.val();
+        self.ieth_key.next = self.s_imm.q.val();
         self.write_imm.next = self.t_write_imm.q.val();
         self.is_send.next = self.c_send.q.val();
         self.is_write.next = self.c_write.q.val();

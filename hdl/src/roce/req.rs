@@ -367,6 +367,14 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rs_rnr: DFF<bool>,
     /// Send-queue index of the WQE being executed or fetched next (SQ_CI + the ring's entries).
     sq_fi: Signal<Local, Bits<32>>,
+    /// SQ_CI + rg_n and its successor while the ring holds WQEs (rg_n > 0), counted here as WQEs park:
+    /// SQ_CI moves only as the ring's head retires (rg_n - 1, so the sum stands still). With the ring
+    /// empty the index is SQ_CI itself, and `ci_p1` its successor, registered: SQ_CI + 2 in the cycle
+    /// the engine increments it. So no add of rg_n stands in front of the decisions that compare them.
+    fi_q: DFF<Bits<32>>,
+    nx_q: DFF<Bits<32>>,
+    ci_p1: DFF<Bits<32>>,
+    rg_zero: Signal<Local, bool>,
     /// The next WQE fetched ahead: while the last packet of a WRITE or SEND streams, the WQE behind it
     /// (index `nx_idx`, at `nx_a`) is requested (`nx_claim`, held until the port takes it) so that its
     /// read latency overlaps the packet's; `nx_on`: taken, its data not yet used. It is used once the
@@ -944,6 +952,10 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rs_idx: Default::default(),
             rs_rnr: Default::default(),
             sq_fi: Default::default(),
+            fi_q: Default::default(),
+            nx_q: Default::default(),
+            ci_p1: Default::default(),
+            rg_zero: Default::default(),
             nx_claim: Default::default(),
             nx_on: Default::default(),
             nx_idx: Default::default(),
@@ -1293,6 +1305,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rdq_stale,
             w_rdq,
             rg_n,
+            fi_q,
+            nx_q,
+            ci_p1,
             rg_stale,
             h_una,
             rg_status,
@@ -1394,8 +1409,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // 24-bit modular distances (§9.7.6): an ACK/NAK older than the head is far above `h_end`.
         self.h_d.next = self.lat_psn.q.val() - self.h_first.val();
         self.h_end.next = self.hi_psn.q.val() - self.h_first.val();
-        self.sq_fi.next = self.sq_ci.val() + bit_cast::<32, 4>(self.rg_n.q.val());
-        self.nx_i.next = self.sq_fi.val() + 1;
+        self.rg_zero.next = self.rg_n.q.val() == 0;
+        self.sq_fi.next = self.fi_q.q.val();
+        self.nx_i.next = self.nx_q.q.val();
+        if self.rg_zero.val() {
+            self.sq_fi.next = self.sq_ci.val();
+            self.nx_i.next = self.ci_p1.q.val();
+        }
+        self.ci_p1.d.next = self.sq_ci.val() + 1;
         self.h_last.next = self.h_npk.val() - self.one24.val();
         self.h_op.next = bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF;
         self.h_rd.next = (self.h_op.val() == self.wro_rdma_read.val())
@@ -2314,6 +2335,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 } else if self.rg_park.val() {
                     self.rg.write_enable.next = true;
                     self.rg_n.d.next = self.rg_n.q.val() + 1;
+                    self.fi_q.d.next = self.nx_i.val();
+                    self.nx_q.d.next = self.nx_i.val() + 1;
                     self.rg_stale.d.next = true;
                     self.wqe_active.d.next = false;
                     if self.rg_n.q.val() == 0 {
@@ -2840,6 +2863,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
+                    self.ci_p1.d.next = self.sq_ci.val() + 2;
                     self.qp_err.next = self.w_status.q.val() != self.wc_success.val();
                     self.rdq_pop.next = self.w_rdq.q.val();
                     self.rdq_clear.next = self.w_status.q.val() != self.wc_success.val();
@@ -2883,6 +2907,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
+                    self.ci_p1.d.next = self.sq_ci.val() + 2;
                     self.rg_head.d.next = self.rg_head.q.val() + 1;
                     self.rg_n.d.next = self.rg_n.q.val() - 1;
                     self.rg_stale.d.next = true;

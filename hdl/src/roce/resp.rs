@@ -29,8 +29,10 @@ enum RespState {
     /// The R_Key results' second stage, for a packet that names an R_Key (a RETH with a length, an
     /// AtomicETH, an IETH).
     Bounds,
-    /// Act on the packet, from the registered checks.
+    /// Decide what the packet is, from the registered checks (`RxAct`).
     Decode,
+    /// Act on that verdict: set what it sets, free the packet or go on to its payload.
+    Act,
     /// Fetch the receive WQE a SEND lands in.
     RqFetch,
     RqData,
@@ -58,6 +60,48 @@ enum RespState {
     /// The packet's QP is not the current one: once no ACK, CNP or READ job of the current QP is pending,
     /// ask the QP table for it and wait (then Decode again).
     CtxWait,
+}
+
+/// What a packet gets (Decode's verdict, in the order the receive checks apply; Act carries it out).
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum RxAct {
+    /// Not for a receiving QP, not an operation it serves, or a response not expected: counted.
+    Drop,
+    /// Not from the QP's peer.
+    DropSrc,
+    /// A CNP for the QP (the reaction point).
+    Cnp,
+    /// An ACK or NAK for the requester.
+    Ack,
+    /// The READ response expected: land it.
+    ReadLand,
+    /// The ATOMIC ACKNOWLEDGE expected: land its value.
+    AtomicLand,
+    /// A READ response ahead of the one expected: a sequence NAK to the requester (implied NAK).
+    ImpliedNak,
+    /// A READ or atomic while the last one waits for the transmit engine: decide again.
+    Wait,
+    DupRead,
+    /// A duplicate atomic older than the result cache, or a duplicate with nothing to send.
+    Dup,
+    /// A duplicate atomic whose result is cached: sent again.
+    DupAtomic,
+    /// A duplicate WRITE or SEND: re-ACKed.
+    DupAck,
+    SeqErr,
+    InvalidRequest,
+    /// An IETH whose R_Key may not be invalidated.
+    InvalidInvalidate,
+    RemoteAccess,
+    Atomic,
+    Read,
+    /// SEND MIDDLE or LAST.
+    SendCont,
+    /// SEND FIRST or ONLY with a receive WQE.
+    Send,
+    /// A SEND or WRITE with immediate with no receive WQE.
+    Rnr,
+    Write,
 }
 
 #[derive(LogicBlock)]
@@ -222,6 +266,31 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub cqe_imm: Signal<Out, Bits<32>>,
     pub cqe_flags: Signal<Out, Bits<8>>,
     state: DFF<RespState>,
+    /// Decode's verdict, and what the checks said with it that can change before Act reads it (the
+    /// requester's READ in progress, RQ_PSN): taken every cycle, Act reads the Decode cycle's.
+    act: DFF<RxAct>,
+    /// `write_total` is not zero, a cycle after it (it loads at least two cycles before Decode).
+    wt_nz: DFF<bool>,
+    /// Registered ahead of the states that read them (their inputs hold for at least a cycle before):
+    /// the payload bytes not yet written (`pay_len - jB`, counted down with j), the SEND does not fit
+    /// its receive buffer (loaded with the buffer's length from the WQE), the completion's byte count,
+    /// the message's next address's low half (dst + payload), the packet's PSN + 1.
+    ll: DFF<Bits<16>>,
+    too_long: DFF<bool>,
+    tl_wqe: Signal<Local, bool>,
+    /// The receive WQE's LENGTH on the read beat (a 32-bit signal: compared at its own width).
+    wqe_len32: Signal<Local, Bits<32>>,
+    tl_reg: Signal<Local, bool>,
+    tl_pick: Signal<Local, bool>,
+    cbl: DFF<Bits<32>>,
+    wv_lo_q: DFF<Bits<33>>,
+    psn_p1: DFF<Bits<24>>,
+    len_bad: Signal<Local, bool>,
+    s_rd_laddr: DFF<Bits<64>>,
+    s_imp_psn: DFF<Bits<24>>,
+    s_psn_prev: DFF<Bits<24>>,
+    s_rq_psn: DFF<Bits<24>>,
+    s_psn_end: DFF<Bits<24>>,
     /// The packet's header fields (roce::recv_hdr) and its checks against the QP (roce::recv_check).
     rh: RecvHdr<W>,
     chk: RecvCheck<B>,
@@ -245,6 +314,26 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// ibv_wc_status SUCCESS.
     wc_success: Constant<Bits<8>>,
     k: DFF<Bits<16>>,
+    /// In Header: k is not 0, and k - 1 (the slot word k - 1 is written to), kept beside k so that
+    /// the header's write enables are not behind a subtract.
+    k_nz: DFF<bool>,
+    k_m1: DFF<Bits<8>>,
+    /// Receive buffer addresses: header word k (`buf_head + k`), the payload's first word (Act), the
+    /// payload's word 0 and 1 (Prime0, Prime1), and in Data the word j + 1 and j + 2.
+    a_hk: DFF<Bits<A>>,
+    a_hdr: DFF<Bits<A>>,
+    a_hdr1: DFF<Bits<A>>,
+    /// Act goes on to the payload itself (Prime1's work) for a WRITE or the READ response expected.
+    prime: Signal<Local, bool>,
+    /// The payload's second word, which the prime addresses.
+    prime_at: Signal<Local, Bits<A>>,
+    /// An error NAK (syndrome `nak_fatal_syn`) at the packet's PSN, the QP to ERR (§9.9.3.1.2).
+    nak_fatal: Signal<Local, bool>,
+    nak_fatal_syn: Signal<Local, Bits<8>>,
+    a_pw0: DFF<Bits<A>>,
+    a_pw1: DFF<Bits<A>>,
+    a_cur: DFF<Bits<A>>,
+    a_nxt: DFF<Bits<A>>,
     /// The packet came over IPv6 (receive buffer metadata bit 16).
     v6: DFF<bool>,
     // decoded packet
@@ -348,7 +437,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     qc_seq_nak: DFF<Bits<32>>,
     /// Index of the next READ response the requester expects.
     rd_exp: DFF<Bits<24>>,
-    /// The READ context of the packet under way was withdrawn (`rd_withdraw`) since it started.
+    /// The READ context changed under the packet (withdrawn, or restarted by a READ request going out)
+    /// since it started: a response under way lands nothing and counts as lost (roce::recv_check takes
+    /// the context the packet is checked against before its header is in).
     rr_void: DFF<bool>,
     /// Implied NAK (IBA §9.7.6; the implied_nak_seq_err counter): a READ response ahead of `rd_exp`
     /// means the ones between were lost, and the READ is re-issued at once from `rd_exp` instead of after
@@ -401,7 +492,6 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hw_min: Signal<Local, Bits<16>>,
     hdr_words_a: Signal<Local, Bits<A>>,
     psn_next: Signal<Local, Bits<24>>,
-    one16: Constant<Bits<16>>,
     /// RqSum's last cycle (k counts from 0): the list's sum is valid the cycle after.
     sum_wait: Constant<Bits<16>>,
     // constants
@@ -561,7 +651,37 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wc_recv: Constant::new((WcOpcode::Recv as u64).into()),
             wc_recv_rdma_with_imm: Constant::new((WcOpcode::RecvRdmaWithImm as u64).into()),
             wc_success: Constant::new((WcStatus::Success as u64).into()),
+            act: Default::default(),
+            wt_nz: Default::default(),
+            ll: Default::default(),
+            too_long: Default::default(),
+            tl_wqe: Default::default(),
+            wqe_len32: Default::default(),
+            tl_reg: Default::default(),
+            tl_pick: Default::default(),
+            cbl: Default::default(),
+            wv_lo_q: Default::default(),
+            psn_p1: Default::default(),
+            len_bad: Default::default(),
+            s_rd_laddr: Default::default(),
+            s_imp_psn: Default::default(),
+            s_psn_prev: Default::default(),
+            s_rq_psn: Default::default(),
+            s_psn_end: Default::default(),
             k: Default::default(),
+            k_nz: Default::default(),
+            k_m1: Default::default(),
+            a_hk: Default::default(),
+            a_hdr: Default::default(),
+            a_hdr1: Default::default(),
+            prime: Default::default(),
+            prime_at: Default::default(),
+            nak_fatal: Default::default(),
+            nak_fatal_syn: Default::default(),
+            a_pw0: Default::default(),
+            a_pw1: Default::default(),
+            a_cur: Default::default(),
+            a_nxt: Default::default(),
             v6: Default::default(),
             hw_max: Default::default(),
             hw_min: Default::default(),
@@ -676,7 +796,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_msn_l: Default::default(),
             hdr_words_a: Default::default(),
             psn_next: Default::default(),
-            one16: Constant::new(1.into()),
             sum_wait: Constant::new(((sgl_sum::LATENCY - 1) as u64).into()),
             // End of the BTH in an untagged IPv4 frame (header offsets from `rocenic_proto::wire`).
             // PadCnt: bits 5..4 of BTH byte 1.
@@ -713,6 +832,27 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self,
             clock,
             state,
+            k_nz,
+            k_m1,
+            a_hk,
+            a_hdr,
+            a_hdr1,
+            a_pw0,
+            a_pw1,
+            a_cur,
+            a_nxt,
+            act,
+            wt_nz,
+            ll,
+            too_long,
+            cbl,
+            wv_lo_q,
+            psn_p1,
+            s_rd_laddr,
+            s_imp_psn,
+            s_psn_prev,
+            s_rq_psn,
+            s_psn_end,
             k,
             v6,
             psn,
@@ -908,7 +1048,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.cqe_valid.next = false;
         self.cqe_wr_id.next = self.recv_wr_id.q.val();
         self.pay_len32.next = bit_cast::<32, 16>(self.rh.pay_len.val());
-        self.cqe_byte_len.next = self.send_total.q.val() + self.pay_len32.val();
+        self.cqe_byte_len.next = self.cbl.q.val();
         self.cqe_status.next = self.wc_success.val();
         self.cqe_opcode.next = self.wc_recv.val();
         self.cqe_src_qp.next = self.dest_qpn.val();
@@ -931,8 +1071,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.clock.next = self.clock.val();
         self.sgl_total.clock.next = self.clock.val();
         self.rh.clear.next = self.state.q.val() == RespState::Idle;
-        self.rh.fill.next = (self.state.q.val() == RespState::Header) && (self.k.q.val() != 0);
-        self.rh.slot.next = bit_cast::<8, 16>(self.k.q.val() - self.one16.val());
+        self.rh.fill.next = (self.state.q.val() == RespState::Header) && self.k_nz.q.val();
+        self.rh.slot.next = self.k_m1.q.val();
         self.rh.data.next = self.buf_rd_data.val();
         self.rh.v6.next = self.v6.q.val();
         self.want_qpn.next = bit_cast::<32, 24>(self.rh.dqpn.val());
@@ -946,6 +1086,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.rkey.next = self.rh.rkey.val();
         self.chk.dmalen.next = self.rh.dmalen.val();
         self.chk.imm_data.next = self.rh.imm_data.val();
+        self.chk.ieth_key.next = self.rh.ieth_key.val();
         self.chk.pay_len.next = self.rh.pay_len.val();
         self.chk.send.next = self.rh.send.val();
         self.chk.write.next = self.rh.write.val();
@@ -981,6 +1122,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.rd_len.next = self.rd_len.val();
         self.chk.rd_laddr.next = self.rd_laddr.val();
         self.chk.rd_exp.next = self.rd_exp.q.val();
+        self.chk.rd_active.next = self.rd_active.val();
+        self.chk.rd_atomic.next = self.rd_atomic.val();
         self.chk.mr_for.next = self.mr_for.val();
         self.chk.mr_fresh.next = self.mr_fresh.val();
         self.chk.mr_base.next = self.mr_base.val();
@@ -993,10 +1136,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.cnp_seen.next = self.cnp_seen.q.val();
         self.chk.cnp_interval.next = self.cnp_interval.val();
         self.mr_lk_key.next = self.chk.mr_lk_key.val();
+        self.wt_nz.d.next = self.write_total.q.val() != 0;
+        self.s_rd_laddr.d.next = self.rd_laddr.val();
+        self.s_imp_psn.d.next = self.rd_psn0.val() + self.rd_exp.q.val();
+        self.s_psn_prev.d.next = self.chk.rq_psn_prev.val();
+        self.s_rq_psn.d.next = bit_cast::<24, 32>(self.rq_psn.val());
+        self.s_psn_end.d.next = self.chk.rq_psn_end.val();
         self.mr_inv.next = false;
         self.mr_hold.next = (self.state.q.val() == RespState::Check)
             || (self.state.q.val() == RespState::Bounds)
-            || (self.state.q.val() == RespState::Decode);
+            || (self.state.q.val() == RespState::Decode)
+            || (self.state.q.val() == RespState::Act);
         // The atomic result cache, looked up by the packet's PSN (a duplicate atomic), registered.
         self.ac_hit.d.next = (self.ac_valid.q.val() && (self.ac_psn.q.val() == self.rh.psn.val()))
             || (self.ac_valid1.q.val() && (self.ac_psn1.q.val() == self.rh.psn.val()))
@@ -1057,9 +1207,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << (self.shift_up.q.val() << 3));
-        self.lanes_left.next = self.rh.pay_len.val() - (self.j.q.val() << self.log_b.val());
+        self.lanes_left.next = self.ll.q.val();
+        // (Both comparisons stand, the pick after them is a mask: as a multiplexer Yosys would share one
+        // comparator behind a multiplexer of the operands.)
+        self.wqe_len32.next = bit_cast::<32, W>(self.rd_resp_data.val() >> 32);
+        self.tl_wqe.next = self.pay_len32.val() > self.wqe_len32.val();
+        self.tl_reg.next = self.pay_len32.val() > self.recv_len.q.val();
+        self.tl_pick.next = false;
+        self.cbl.d.next = self.send_total.q.val() + self.pay_len32.val();
         self.hdr_words_a.next = bit_cast::<A, 16>(self.rh.hdr_words.val());
-        self.psn_next.next = self.psn.q.val() + 1;
+        // The buffer addresses the states read, as registers: the frame's head does not move while
+        // it is read, and the header's and payload's first words are known cycles ahead.
+        self.a_hdr.d.next = self.buf_head.val() + self.hdr_words_a.val();
+        self.a_hdr1.d.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
+        self.a_pw0.d.next = self.buf_head.val() + self.pay_word.q.val();
+        self.a_pw1.d.next = self.buf_head.val() + self.pay_word.q.val() + 1;
+        self.psn_next.next = self.psn_p1.q.val();
         // Host word j goes to dst + jB, the next WRITE packet to dst + its payload (both below 2^16):
         // the low half's carry picks the high half or its successor.
         self.dst_hi.next = bit_cast::<32, 64>(self.dst.q.val() >> 32);
@@ -1068,15 +1231,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             + (bit_cast::<33, 16>(self.j.q.val()) << self.log_b.val());
         self.wv_lo.next = bit_cast::<33, 64>(self.dst.q.val() & 0xFFFF_FFFF_u64)
             + bit_cast::<33, 16>(self.rh.pay_len.val());
+        self.wv_lo_q.d.next = self.wv_lo.val();
         self.hw_max.next = self.hdr_words.val();
         self.hw_min.next = self.hdr_min.val();
         if self.v6.q.val() {
             self.hw_max.next = self.hdr_words6.val();
             self.hw_min.next = self.hdr_min6.val();
         }
+        self.prime.next = false;
+        self.prime_at.next = self.a_pw1.q.val();
+        self.nak_fatal.next = false;
+        self.nak_fatal_syn.next = self.nak_invalid_req.val();
+        self.len_bad.next = false;
         match self.state.q.val() {
             RespState::Idle => {
                 self.k.d.next = 0.into();
+                self.k_nz.d.next = false;
+                self.k_m1.d.next = 0xFF.into();
+                self.a_hk.d.next = self.buf_head.val();
                 self.rr_void.d.next = false;
                 if self.buf_pending.val() && self.enable.val() {
                     self.state.d.next = RespState::Header;
@@ -1085,11 +1257,14 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             RespState::Header => {
                 // Word k - 1 of the frame was addressed last cycle (k = 0: the metadata, from the
                 // buffer's descriptor).
-                self.buf_rd_addr.next = self.buf_head.val() + bit_cast::<A, 16>(self.k.q.val());
+                self.buf_rd_addr.next = self.a_hk.q.val();
+                self.a_hk.d.next = self.a_hk.q.val() + 1;
                 if self.k.q.val() == 0 {
                     self.v6.d.next = (self.buf_meta.val() & (bits::<32>(1) << 16)) != 0;
                 }
                 self.k.d.next = self.k.q.val() + 1;
+                self.k_nz.d.next = true;
+                self.k_m1.d.next = bit_cast::<8, 16>(self.k.q.val());
                 // Read only as many words as this packet's headers take (the opcode, known once
                 // `hdr_min` words are in, gives the extension headers), at most the longest header's.
                 if (self.k.q.val() == self.hw_max.val())
@@ -1129,207 +1304,309 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.state.d.next = RespState::Check;
                 } else {
                     self.psn.d.next = self.rh.psn.val();
+                    self.psn_p1.d.next = self.rh.psn.val() + 1;
+                    self.ll.d.next = self.rh.pay_len.val();
                     self.pay_word.d.next = self.hdr_words_a.val();
                     self.shift.d.next = self.rh.pay_shift.val();
                     self.shift_up.d.next = self.beat_bytes.val() - self.rh.pay_shift.val();
-                    self.state.d.next = RespState::Pop;
-                    // Address the first payload word now (Prime0's read), so WRITE and READ-response data can
-                    // go straight to Prime1: a cycle per packet counts at line rate.
-                    self.buf_rd_addr.next = self.buf_head.val() + self.hdr_words_a.val();
                     self.j.d.next = 0.into();
                     self.nwords.d.next = self.chk.pay_words.val();
-                    if self.chk.for_qp.val() && self.chk.from_peer.val() && self.rh.ce.val() {
-                        // Notification point: a CE-marked packet for our QP; one CNP per interval.
-                        self.ecn_marked_inc.next = true;
-                        if self.chk.cnp_due.val() {
-                            self.cnp_pend.d.next = true;
-                            self.cnp_seen.d.next = true;
-                            self.cnp_last.d.next = self.now.q.val();
-                        }
+                    self.state.d.next = RespState::Act;
+                    // For a verdict that writes data at once (a WRITE, the READ response expected): its
+                    // first payload word addressed, its destination loaded (what it would be; a packet
+                    // that writes elsewhere loads `dst` again before it writes).
+                    self.buf_rd_addr.next = self.a_hdr.q.val();
+                    self.dst.d.next = self.write_va.q.val();
+                    if self.rh.is_reth.val() {
+                        self.dst.d.next = self.rh.va.val();
                     }
+                    if self.rh.is_read_response.val() {
+                        self.dst.d.next = self.chk.rd_dst.val();
+                    }
+                    // The verdict, in the order the checks apply: registered, so the registers each
+                    // action sets (Act) are not behind this chain.
                     // RTR, RTS and SQD receive (IBA 10.3.1).
                     if !self.chk.for_qp.val() {
-                        self.drop_qp_inc.next = true;
+                        self.act.d.next = RxAct::Drop;
                     } else if !self.chk.from_peer.val() {
                         // Not from the QP's peer (as rdma_rxe's check_addr): no answer, no PSN consumed.
-                        self.drop_src_inc.next = true;
+                        self.act.d.next = RxAct::DropSrc;
                     } else if self.rh.is_cnp.val() {
-                        // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
-                        self.rp_cnp_inc.next = true;
+                        self.act.d.next = RxAct::Cnp;
                     } else if self.rh.is_acknowledge.val() {
-                        // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
-                        self.rx_ack_valid.next = true;
-                        if self.rh.syn_ack.val() {
-                            self.rx_acks_inc.next = true;
-                        } else {
-                            self.rx_naks_inc.next = true;
-                            self.last_syn.d.next = bit_cast::<32, 8>(self.rh.syndrome.val());
-                            self.rx_rnr_naks_inc.next = self.rh.syn_rnr.val();
-                            self.rx_seq_naks_inc.next = self.rh.syn_seq.val();
-                            self.rx_invalid_request_naks_inc.next = self.rh.syn_inv.val();
-                            self.rx_remote_access_naks_inc.next = self.rh.syn_acc.val();
-                        }
+                        self.act.d.next = RxAct::Ack;
                     } else if self.rh.is_read_response.val()
-                        && self.rd_active.val()
                         && self.chk.rd_at_exp.val()
                         && self.chk.rresp_ok.val()
                     {
-                        // A READ response for our READ (requester side): land it, or drop it if it is not the
-                        // one expected. One ahead of it is an implied NAK (§9.7.6), within the READ or past
-                        // its end (a later READ's: the READ's last responses, or an atomic's ATOMIC
-                        // ACKNOWLEDGE, were lost): hand the requester a sequence NAK at the expected PSN,
-                        // which re-issues the READ (or atomic) from there (go-back-N). An older one (a
-                        // duplicate) is dropped.
-                        self.dst.d.next = self.chk.rd_dst.val();
-                        self.state.d.next = RespState::Prime1;
-                    } else if self.rh.is_atomic_acknowledge.val()
-                        && self.rd_active.val()
-                        && self.rd_atomic.val()
-                        && self.chk.rd_at_zero.val()
-                    {
-                        // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local buffer.
-                        self.at_va.d.next = self.rd_laddr.val();
-                        self.at_val.d.next = self.rh.orig.val();
-                        self.at_req_side.d.next = true;
-                        self.state.d.next = RespState::AtWrite;
+                        self.act.d.next = RxAct::ReadLand;
+                    } else if self.rh.is_atomic_acknowledge.val() && self.chk.rd_at_zero.val() {
+                        self.act.d.next = RxAct::AtomicLand;
                     } else if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val()
                     {
-                        // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an implied NAK (above).
-                        self.drop_qp_inc.next = true;
-                        if self.rd_active.val() && self.imp_arm.q.val() && self.chk.rd_ahead.val() {
-                            self.rx_ack_valid.next = true;
-                            self.rx_ack_syndrome.next = self.nak_psn_seq.val();
-                            self.rx_ack_psn.next = self.rd_psn0.val() + self.rd_exp.q.val();
-                            self.implied_nak_inc.next = true;
-                            self.imp_arm.d.next = false;
-                            self.imp_wait.d.next = true;
+                        // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an
+                        // implied NAK.
+                        self.act.d.next = RxAct::Drop;
+                        if self.imp_arm.q.val() && self.chk.rd_ahead.val() {
+                            self.act.d.next = RxAct::ImpliedNak;
                         }
                     } else if !(self.rh.is_write.val()
                         || self.rh.is_send.val()
                         || self.rh.is_read_request.val()
                         || self.rh.is_atomic.val())
                     {
-                        self.drop_qp_inc.next = true;
+                        self.act.d.next = RxAct::Drop;
                     } else if (self.rh.is_read_request.val() || self.rh.is_atomic.val())
                         && self.rr_pend.q.val()
                     {
-                        // The previous READ has not been taken by the transmit engine yet: wait.
-                        self.state.d.next = RespState::Decode;
+                        self.act.d.next = RxAct::Wait;
                     } else if self.rh.is_read_request.val()
                         && self.chk.psn_old.val()
                         && (self.rh.dmalen_zero.val() || self.chk.mr_hit.val())
                     {
-                        // Duplicate READ: executed again, its responses from the request's PSN (§9.7.5.1.2).
-                        self.dup_inc.next = true;
-                        self.rr_pend.d.next = true;
-                        self.rr_va_q.d.next = self.rh.va.val();
-                        self.rr_len_q.d.next = self.rh.dmalen.val();
-                        self.rr_psn_q.d.next = self.rh.psn.val();
-                        self.rr_atomic_q.d.next = false;
-                        self.rr_msn_q.d.next = self.msn.q.val();
+                        self.act.d.next = RxAct::DupRead;
                     } else if self.rh.is_atomic.val() && self.chk.psn_old.val() {
-                        // Duplicate atomic: never executed twice; the saved result is sent again (§9.4.5).
-                        self.dup_inc.next = true;
-                        // Older than the cache holds: not answered (a requester keeps at most
-                        // max_dest_rd_atomic outstanding), counted as a duplicate.
+                        // Older than the cache holds: not answered, counted as a duplicate.
+                        self.act.d.next = RxAct::Dup;
                         if self.ac_hit.q.val() {
+                            self.act.d.next = RxAct::DupAtomic;
+                        }
+                    } else if !self.chk.psn_now.val() {
+                        self.act.d.next = RxAct::SeqErr;
+                        if self.chk.psn_old.val() {
+                            self.act.d.next = RxAct::DupAck;
+                        }
+                    } else if !self.chk.seq_ok.val()
+                        || !self.chk.qp_acc_ok.val()
+                        || (self.rh.is_atomic.val() && self.rh.va_odd.val())
+                    {
+                        // Out of sequence, an operation the QP does not enable (as rdma_rxe's
+                        // check_op_valid), a misaligned atomic (§9.4.5). A wrong length ranks with
+                        // these; its check comes a cycle later (Act).
+                        self.act.d.next = RxAct::InvalidRequest;
+                    } else if self.rh.is_ieth.val() && !self.chk.inv_ok.val() {
+                        self.act.d.next = RxAct::InvalidInvalidate;
+                    } else if (self.rh.is_atomic.val() && !self.chk.mr_hit.val())
+                        || (self.rh.is_reth.val()
+                            && !self.rh.dmalen_zero.val()
+                            && !self.chk.mr_hit.val())
+                        || (self.rh.write_cont.val()
+                            && self.wt_nz.q.val()
+                            && !self.chk.cont_mr_ok.val())
+                    {
+                        // A zero-length WRITE accesses no memory, so its R_Key and VA are not checked
+                        // (C9-88).
+                        self.act.d.next = RxAct::RemoteAccess;
+                    } else if self.rh.is_atomic.val() {
+                        self.act.d.next = RxAct::Atomic;
+                    } else if self.rh.is_read_request.val() {
+                        self.act.d.next = RxAct::Read;
+                    } else if self.rh.send_cont.val() {
+                        self.act.d.next = RxAct::SendCont;
+                    } else if self.rh.is_send.val() {
+                        self.act.d.next = RxAct::Send;
+                        if self.chk.rq_empty.val() {
+                            self.act.d.next = RxAct::Rnr;
+                        }
+                    } else if self.rh.write_imm.val() && self.chk.rq_empty.val() {
+                        self.act.d.next = RxAct::Rnr;
+                    } else {
+                        self.act.d.next = RxAct::Write;
+                    }
+                }
+            }
+            RespState::Act => {
+                // What the verdict says (Decode, a cycle ago); the checks' values it needs were
+                // taken with it (`s_*`). A packet with nothing more to do is freed here.
+                self.buf_pop.next = true;
+                self.state.d.next = RespState::Idle;
+                if (self.act.q.val() != RxAct::Wait)
+                    && self.chk.for_qp.val()
+                    && self.chk.from_peer.val()
+                    && self.rh.ce.val()
+                {
+                    // Notification point: a CE-marked packet for our QP; one CNP per interval.
+                    self.ecn_marked_inc.next = true;
+                    if self.chk.cnp_due.val() {
+                        self.cnp_pend.d.next = true;
+                        self.cnp_seen.d.next = true;
+                        self.cnp_last.d.next = self.now.q.val();
+                    }
+                }
+                // The length check (its two stages end now) ranks with the invalid requests, above the
+                // verdicts that execute the packet (§9.7.5.1.4, C9-92).
+                self.len_bad.next = !self.chk.len_ok.val()
+                    && ((self.act.q.val() == RxAct::InvalidInvalidate)
+                        || (self.act.q.val() == RxAct::RemoteAccess)
+                        || (self.act.q.val() == RxAct::Atomic)
+                        || (self.act.q.val() == RxAct::Read)
+                        || (self.act.q.val() == RxAct::SendCont)
+                        || (self.act.q.val() == RxAct::Send)
+                        || (self.act.q.val() == RxAct::Rnr)
+                        || (self.act.q.val() == RxAct::Write));
+                if self.len_bad.val() {
+                    self.nak_fatal.next = true;
+                } else {
+                    match self.act.q.val() {
+                        RxAct::Drop => {
+                            self.drop_qp_inc.next = true;
+                        }
+                        RxAct::DropSrc => {
+                            self.drop_src_inc.next = true;
+                        }
+                        RxAct::Cnp => {
+                            // A CNP for our QP: the reaction point's input (net::dcqcn cuts the rate).
+                            self.rp_cnp_inc.next = true;
+                        }
+                        RxAct::Ack => {
+                            // ACKNOWLEDGE: hand the AETH to the requester (§9.7.6).
+                            self.rx_ack_valid.next = true;
+                            if self.rh.syn_ack.val() {
+                                self.rx_acks_inc.next = true;
+                            } else {
+                                self.rx_naks_inc.next = true;
+                                self.last_syn.d.next = bit_cast::<32, 8>(self.rh.syndrome.val());
+                                self.rx_rnr_naks_inc.next = self.rh.syn_rnr.val();
+                                self.rx_seq_naks_inc.next = self.rh.syn_seq.val();
+                                self.rx_invalid_request_naks_inc.next = self.rh.syn_inv.val();
+                                self.rx_remote_access_naks_inc.next = self.rh.syn_acc.val();
+                            }
+                        }
+                        RxAct::ReadLand => {
+                            // A READ response for our READ (requester side): land it. One ahead of it is
+                            // an implied NAK (§9.7.6), within the READ or past its end (a later READ's: the
+                            // READ's last responses, or an atomic's ATOMIC ACKNOWLEDGE, were lost): the
+                            // requester gets a sequence NAK at the expected PSN, which re-issues the READ
+                            // (or atomic) from there (go-back-N). An older one (a duplicate) is dropped.
+                            self.buf_pop.next = false;
+                            self.prime.next = true;
+                        }
+                        RxAct::AtomicLand => {
+                            // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local
+                            // buffer.
+                            self.buf_pop.next = false;
+                            self.at_va.d.next = self.s_rd_laddr.q.val();
+                            self.at_val.d.next = self.rh.orig.val();
+                            self.at_req_side.d.next = true;
+                            self.state.d.next = RespState::AtWrite;
+                        }
+                        RxAct::ImpliedNak => {
+                            self.drop_qp_inc.next = true;
+                            self.rx_ack_valid.next = true;
+                            self.rx_ack_syndrome.next = self.nak_psn_seq.val();
+                            self.rx_ack_psn.next = self.s_imp_psn.q.val();
+                            self.implied_nak_inc.next = true;
+                            self.imp_arm.d.next = false;
+                            self.imp_wait.d.next = true;
+                        }
+                        RxAct::Wait => {
+                            // The previous READ has not been taken by the transmit engine yet: wait.
+                            self.buf_pop.next = false;
+                            self.state.d.next = RespState::Decode;
+                        }
+                        RxAct::DupRead => {
+                            // Duplicate READ: executed again, its responses from the request's PSN
+                            // (§9.7.5.1.2).
+                            self.dup_inc.next = true;
+                            self.rr_pend.d.next = true;
+                            self.rr_va_q.d.next = self.rh.va.val();
+                            self.rr_len_q.d.next = self.rh.dmalen.val();
+                            self.rr_psn_q.d.next = self.rh.psn.val();
+                            self.rr_atomic_q.d.next = false;
+                            self.rr_msn_q.d.next = self.msn.q.val();
+                        }
+                        RxAct::Dup => {
+                            self.dup_inc.next = true;
+                        }
+                        RxAct::DupAtomic => {
+                            // Duplicate atomic: never executed twice; the saved result is sent again
+                            // (§9.4.5).
+                            self.dup_inc.next = true;
                             self.rr_pend.d.next = true;
                             self.rr_atomic_q.d.next = true;
                             self.rr_orig_q.d.next = self.ac_hit_orig.q.val();
                             self.rr_psn_q.d.next = self.rh.psn.val();
                             self.rr_msn_q.d.next = self.msn.q.val();
                         }
-                    } else if !self.chk.psn_now.val() {
-                        if self.chk.psn_old.val() {
+                        RxAct::DupAck => {
                             // Duplicate (§9.7.5.1.2): re-ACK the last PSN executed, do not re-execute.
                             self.dup_inc.next = true;
                             self.send_ack.next = true;
                             self.ack_syn_l.next = self.aeth_ack_no_credits.val();
-                            self.ack_psn_l.next = self.chk.rq_psn_prev.val();
-                        } else {
+                            self.ack_psn_l.next = self.s_psn_prev.q.val();
+                        }
+                        RxAct::SeqErr => {
                             // PSN sequence error (§9.7.5.1.1): one NAK until the expected PSN arrives.
                             self.seq_err_inc.next = true;
                             if !self.nak_sent.q.val() {
                                 self.nak_sent.d.next = true;
                                 self.send_ack.next = true;
                                 self.ack_syn_l.next = self.nak_psn_seq.val();
-                                self.ack_psn_l.next = bit_cast::<24, 32>(self.rq_psn.val());
+                                self.ack_psn_l.next = self.s_rq_psn.q.val();
                             }
                         }
-                    } else if !self.chk.seq_ok.val() || !self.chk.len_ok.val() {
-                        // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.rh.psn.val();
-                        self.qp_err.next = true;
-                    } else if !self.chk.qp_acc_ok.val() {
-                        // An operation the QP does not enable: invalid request NAK, the QP to ERR (as
-                        // rdma_rxe's check_op_valid).
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.rh.psn.val();
-                        self.qp_err.next = true;
-                    } else if self.rh.is_atomic.val() && self.rh.va_odd.val() {
-                        // A misaligned atomic is an invalid request (§9.4.5); the QP goes to ERR.
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.rh.psn.val();
-                        self.qp_err.next = true;
-                    } else if self.rh.is_ieth.val() && !self.chk.inv_ok.val() {
-                        // An R_Key that may not be invalidated: invalid request NAK, the QP to ERR (as
-                        // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
-                        self.inv_err_inc.next = true;
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.nak_invalid_req.val();
-                        self.ack_psn_l.next = self.rh.psn.val();
-                        self.qp_err.next = true;
-                    } else if (self.rh.is_atomic.val() && !self.chk.mr_hit.val())
-                        || (self.rh.is_reth.val()
-                            && !self.rh.dmalen_zero.val()
-                            && !self.chk.mr_hit.val())
-                        || (self.rh.write_cont.val()
-                            && (self.write_total.q.val() != 0)
-                            && !self.chk.cont_mr_ok.val())
-                    {
-                        // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state. A zero-length
-                        // WRITE accesses no memory, so its R_Key and VA are not checked (C9-88).
-                        self.rem_access_inc.next = true;
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.nak_remote_access.val();
-                        self.ack_psn_l.next = self.rh.psn.val();
-                        self.qp_err.next = true;
-                    } else if self.rh.is_atomic.val() {
-                        self.at_va.d.next = self.rh.va.val();
-                        self.at_req_side.d.next = false;
-                        self.state.d.next = RespState::AtRead;
-                    } else if self.rh.is_read_request.val() {
-                        // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the next
-                        // ceil(len / MTU) PSNs and complete one message.
-                        self.rr_pend.d.next = true;
-                        self.rr_va_q.d.next = self.rh.va.val();
-                        self.rr_len_q.d.next = self.rh.dmalen.val();
-                        self.rr_psn_q.d.next = self.rh.psn.val();
-                        self.rr_atomic_q.d.next = false;
-                        self.rr_msn_q.d.next = self.msn.q.val() + 1;
-                        self.msn.d.next = self.msn.q.val() + 1;
-                        self.nak_sent.d.next = false;
-                        self.rq_psn_set.next = true;
-                        self.rq_psn_val.next = bit_cast::<32, 24>(self.chk.rq_psn_end.val());
-                    } else if self.rh.send_cont.val() {
-                        // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
-                        // LAST WITH INVALIDATE invalidates its R_Key now, with the entry just checked.
-                        self.mr_inv.next = self.rh.is_ieth.val();
-                        self.dst.d.next = self.write_va.q.val();
-                        self.state.d.next = RespState::Prime0;
-                        if self.rq128.val() && !self.sgl_mine.q.val() {
-                            // Another QP's receive WQE came between: fetch this one's list again.
-                            self.relist.d.next = true;
+                        RxAct::InvalidRequest => {
+                            // Invalid request NAK; the responder QP goes to the error state (§9.9.3.1.2).
+                            self.nak_fatal.next = true;
+                        }
+                        RxAct::InvalidInvalidate => {
+                            // An R_Key that may not be invalidated: invalid request NAK, the QP to ERR (as
+                            // rdma_rxe, which completes such a receive with REM_INV_REQ_ERR).
+                            self.inv_err_inc.next = true;
+                            self.nak_fatal.next = true;
+                        }
+                        RxAct::RemoteAccess => {
+                            // Remote access error NAK (§9.7.5.1.7); the QP goes to the error state.
+                            self.rem_access_inc.next = true;
+                            self.nak_fatal.next = true;
+                            self.nak_fatal_syn.next = self.nak_remote_access.val();
+                        }
+                        RxAct::Atomic => {
+                            self.buf_pop.next = false;
+                            self.at_va.d.next = self.rh.va.val();
+                            self.at_req_side.d.next = false;
+                            self.state.d.next = RespState::AtRead;
+                        }
+                        RxAct::Read => {
+                            // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the
+                            // next ceil(len / MTU) PSNs and complete one message.
+                            self.rr_pend.d.next = true;
+                            self.rr_va_q.d.next = self.rh.va.val();
+                            self.rr_len_q.d.next = self.rh.dmalen.val();
+                            self.rr_psn_q.d.next = self.rh.psn.val();
+                            self.rr_atomic_q.d.next = false;
+                            self.rr_msn_q.d.next = self.msn.q.val() + 1;
+                            self.msn.d.next = self.msn.q.val() + 1;
+                            self.nak_sent.d.next = false;
+                            self.rq_psn_set.next = true;
+                            self.rq_psn_val.next = bit_cast::<32, 24>(self.s_psn_end.q.val());
+                        }
+                        RxAct::SendCont => {
+                            // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
+                            // LAST WITH INVALIDATE invalidates its R_Key now, with the entry just checked.
+                            self.buf_pop.next = false;
+                            self.mr_inv.next = self.rh.is_ieth.val();
+                            self.dst.d.next = self.write_va.q.val();
+                            self.state.d.next = RespState::Prime0;
+                            if self.rq128.val() && !self.sgl_mine.q.val() {
+                                // Another QP's receive WQE came between: fetch this one's list again.
+                                self.relist.d.next = true;
+                                self.state.d.next = RespState::RqFetch;
+                            }
+                        }
+                        RxAct::Send => {
+                            self.buf_pop.next = false;
+                            self.send_total.d.next = 0.into();
+                            self.mr_inv.next = self.rh.is_ieth.val();
+                            self.relist.d.next = false;
                             self.state.d.next = RespState::RqFetch;
                         }
-                    } else if self.rh.is_send.val() {
-                        self.send_total.d.next = 0.into();
-                        if self.chk.rq_empty.val() {
-                            // No receive WQE: RNR NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
+                        RxAct::Rnr => {
+                            // No receive WQE for a SEND or a WRITE with immediate (which completes one): RNR
+                            // NAK (§9.7.5.1.6) with MIN_RNR_TIMER; PSN not consumed.
+                            if self.rh.is_send.val() {
+                                self.send_total.d.next = 0.into();
+                            }
                             self.send_ack.next = true;
                             self.ack_syn_l.next = self.aeth_rnr_nak.val()
                                 | bit_cast::<8, 32>(
@@ -1337,35 +1614,35 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                                 );
                             self.tx_rnr_naks_inc.next = true;
                             self.ack_psn_l.next = self.rh.psn.val();
-                        } else {
-                            self.mr_inv.next = self.rh.is_ieth.val();
-                            self.relist.d.next = false;
-                            self.state.d.next = RespState::RqFetch;
                         }
-                    } else if self.rh.write_imm.val() && self.chk.rq_empty.val() {
-                        // A WRITE with immediate completes a receive WQE: none posted, RNR NAK (§9.7.5.1.6).
-                        self.send_ack.next = true;
-                        self.ack_syn_l.next = self.aeth_rnr_nak.val()
-                            | bit_cast::<8, 32>(self.min_rnr_timer.val() & self.aeth_value.val());
-                        self.tx_rnr_naks_inc.next = true;
-                        self.ack_psn_l.next = self.rh.psn.val();
-                    } else {
-                        // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
-                        self.dst.d.next = self.write_va.q.val();
-                        if self.rh.is_reth.val() {
-                            self.dst.d.next = self.rh.va.val();
-                            self.write_left.d.next = self.rh.dmalen.val();
-                            self.write_total.d.next = self.rh.dmalen.val();
-                            self.write_rkey.d.next = self.rh.rkey.val();
-                        }
-                        self.state.d.next = RespState::Prime1;
-                        if self.rh.write_imm.val() {
-                            // Its receive WQE gives the completion's wr_id (the data goes where the RETH says).
-                            self.relist.d.next = false;
-                            self.state.d.next = RespState::RqFetch;
+                        RxAct::Write => {
+                            // RDMA WRITE: FIRST/ONLY start at the RETH's VA, MIDDLE/LAST continue the write.
+                            self.buf_pop.next = false;
+                            if self.rh.is_reth.val() {
+                                self.write_left.d.next = self.rh.dmalen.val();
+                                self.write_total.d.next = self.rh.dmalen.val();
+                                self.write_rkey.d.next = self.rh.rkey.val();
+                            }
+                            if self.rh.write_imm.val() {
+                                // Its receive WQE gives the completion's wr_id (the data goes where the
+                                // RETH says).
+                                self.relist.d.next = false;
+                                self.state.d.next = RespState::RqFetch;
+                            } else {
+                                self.prime.next = true;
+                            }
                         }
                     }
                 }
+                if self.nak_fatal.val() {
+                    self.send_ack.next = true;
+                    self.ack_syn_l.next = self.nak_fatal_syn.val();
+                    self.ack_psn_l.next = self.rh.psn.val();
+                    self.qp_err.next = true;
+                }
+                // WRITE and READ-response data: Prime1's work here (the payload's first word was
+                // addressed in Decode, `dst` loaded there), straight on to Data.
+                self.prime_at.next = self.a_hdr1.q.val();
             }
             RespState::CtxWait => {}
             RespState::RqFetch => {
@@ -1385,6 +1662,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     if self.k.q.val() == 0 {
                         if !self.relist.q.val() {
                             self.recv_len.d.next = bit_cast::<32, W>(self.rd_resp_data.val() >> 32);
+                            self.tl_pick.next = true;
                         }
                         self.sgl_nsge.d.next =
                             bit_cast::<8, W>(self.rd_resp_data.val() >> self.sh_nsge.val());
@@ -1449,9 +1727,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ack_psn_l.next = self.psn.q.val();
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
-                } else if self.rh.is_send.val()
-                    && (bit_cast::<32, 16>(self.rh.pay_len.val()) > self.recv_len.q.val())
-                {
+                } else if self.rh.is_send.val() && self.too_long.q.val() {
                     // The message does not fit the receive buffer: invalid request NAK, QP to error.
                     self.send_ack.next = true;
                     self.ack_syn_l.next = self.nak_invalid_req.val();
@@ -1459,37 +1735,34 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.qp_err.next = true;
                     self.state.d.next = RespState::Pop;
                 } else {
-                    self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val();
+                    self.buf_rd_addr.next = self.a_pw0.q.val();
                     self.j.d.next = 0.into();
+                    self.ll.d.next = self.rh.pay_len.val();
                     self.nwords.d.next = self.chk.pay_words.val();
                     self.state.d.next = RespState::Prime1;
                 }
             }
             RespState::Prime1 => {
-                self.prev.d.next = self.buf_rd_data.val();
-                self.buf_rd_addr.next = self.buf_head.val() + self.pay_word.q.val() + 1;
-                self.state.d.next = RespState::Data;
+                self.prime.next = true;
+                self.prime_at.next = self.a_pw1.q.val();
             }
             RespState::Data => {
-                self.buf_rd_addr.next = self.buf_head.val()
-                    + self.pay_word.q.val()
-                    + 1
-                    + bit_cast::<A, 16>(self.j.q.val());
+                self.buf_rd_addr.next = self.a_cur.q.val();
                 if self.j.q.val() == self.nwords.q.val() {
                     self.state.d.next = RespState::Complete;
                 } else {
                     self.wr_valid.next = true;
                     if self.wr_ready.val() {
                         self.j.d.next = self.j.q.val() + 1;
+                        self.ll.d.next = self.ll.q.val() - self.beat_bytes.val();
                         if self.j.q.val() == self.nwords_m1.q.val() {
                             // The last word is written: no idle cycle before Complete.
                             self.state.d.next = RespState::Complete;
                         }
                         self.prev.d.next = self.buf_rd_data.val();
-                        self.buf_rd_addr.next = self.buf_head.val()
-                            + self.pay_word.q.val()
-                            + 2
-                            + bit_cast::<A, 16>(self.j.q.val());
+                        self.buf_rd_addr.next = self.a_nxt.q.val();
+                        self.a_cur.d.next = self.a_nxt.q.val();
+                        self.a_nxt.d.next = self.a_nxt.q.val() + 1;
                     }
                 }
             }
@@ -1546,10 +1819,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.recv_len.d.next = self.recv_len.q.val() - self.pay_len32.val();
                         self.send_total.d.next = self.send_total.q.val() + self.pay_len32.val();
                         self.write_va.d.next = (bit_cast::<64, 32>(self.dst_hi.val()) << 32)
-                            | bit_cast::<64, 33>(self.wv_lo.val() & 0xFFFF_FFFF_u64);
-                        if self.wv_lo.val().get_bit(32) {
+                            | bit_cast::<64, 33>(self.wv_lo_q.q.val() & 0xFFFF_FFFF_u64);
+                        if self.wv_lo_q.q.val().get_bit(32) {
                             self.write_va.d.next = (bit_cast::<64, 32>(self.dst_hi1.q.val()) << 32)
-                                | bit_cast::<64, 33>(self.wv_lo.val() & 0xFFFF_FFFF_u64);
+                                | bit_cast::<64, 33>(self.wv_lo_q.q.val() & 0xFFFF_FFFF_u64);
                         }
                         self.write_left.d.next =
                             self.write_left.q.val() - bit_cast::<32, 16>(self.rh.pay_len.val());
@@ -1670,6 +1943,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 self.state.d.next = RespState::Idle;
             }
         }
+        self.too_long.d.next =
+            (self.tl_wqe.val() && self.tl_pick.val()) || (self.tl_reg.val() && !self.tl_pick.val());
         self.wr_addr.next = (bit_cast::<64, 32>(self.dst_hi.val()) << 32)
             | bit_cast::<64, 33>(self.wa_lo.val() & 0xFFFF_FFFF_u64);
         if self.wa_lo.val().get_bit(32) {
@@ -1708,7 +1983,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.cnp_taken.val() {
             self.cnp_pend.d.next = false;
         }
-        if self.rd_withdraw.val() {
+        if self.prime.val() {
+            // The realigning window's first word is in: the second addressed, on to Data.
+            self.prev.d.next = self.buf_rd_data.val();
+            self.buf_rd_addr.next = self.prime_at.val();
+            self.a_cur.d.next = self.prime_at.val();
+            self.a_nxt.d.next = self.prime_at.val() + 1;
+            self.state.d.next = RespState::Data;
+        }
+        if self.rd_withdraw.val() || self.rd_restart.val() {
             self.rr_void.d.next = true;
         }
         if self.rd_restart.val() {
