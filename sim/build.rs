@@ -46,6 +46,7 @@ const TIMERS: &[&str] = &[
     "top$tx_eng$timer",
     "top$tx_eng$wake_r",
     "top$rx_eng$now",
+    "top$rx_eng$cnp_age",
     "top$pfc$refresh",
     "top$pfc$wake_r",
     "top$dcqcn$*$t_rate",

@@ -17,7 +17,8 @@
 //! changes closer to it (withdrawn, restarted) changes after the packet: the responder voids a response
 //! under way then, so no result ever mixes two contexts.
 //! `len_ok` takes two cycles after the packet (each length comparison, then the one its class asks
-//! for): the responder reads it a cycle after the other results. `rq_psn_end` (the READ's PSN count,
+//! for) and `rd_ahead` two after the snapshot (the response's index, then its compares): the responder
+//! reads them a cycle after the other results. `rq_psn_end` (the READ's PSN count,
 //! then the sum) takes two cycles too, from inputs the header's first stage gives (so they hold two
 //! cycles before the responder reads it).
 //!
@@ -103,9 +104,8 @@ pub struct RecvCheck<const B: usize> {
     pub mr_key: Signal<In, Bits<32>>,
     pub mr_access: Signal<In, Bits<32>>,
     pub mr_pd: Signal<In, Bits<32>>,
-    /// Congestion notification: the time base, this QP's last CNP and whether there was one.
-    pub now: Signal<In, Bits<32>>,
-    pub cnp_last: Signal<In, Bits<32>>,
+    /// Congestion notification: the cycles since this QP's last CNP (a register), whether there was one.
+    pub cnp_age: Signal<In, Bits<32>>,
     pub cnp_seen: Signal<In, bool>,
     pub cnp_interval: Signal<In, Bits<32>>,
     /// The packet needs an MR entry that has not come back yet (combinational).
@@ -132,8 +132,9 @@ pub struct RecvCheck<const B: usize> {
     pub cont_mr_ok: Signal<Out, bool>,
     pub inv_ok: Signal<Out, bool>,
     pub qp_acc_ok: Signal<Out, bool>,
-    /// A READ response: the one expected next (index), of the right length, one ahead; the PSN of the
-    /// atomic in progress (its ATOMIC ACKNOWLEDGE's). Each false with no READ or atomic in progress.
+    /// A READ response: the one expected next (index), of the right length, one ahead (two stages: read
+    /// a cycle after the rest); the PSN of the atomic in progress (its ATOMIC ACKNOWLEDGE's). Each false
+    /// with no READ or atomic in progress.
     pub rd_at_exp: Signal<Out, bool>,
     pub rresp_ok: Signal<Out, bool>,
     pub rd_at_zero: Signal<Out, bool>,
@@ -160,9 +161,13 @@ pub struct RecvCheck<const B: usize> {
     need_acc: Signal<Local, Bits<32>>,
     /// The access's end's low half, for a RETH's DMA length and for an atomic's 8 bytes: both sums
     /// start at flip-flops, the opcode's class only picks one after them.
-    end_lo_dma: Signal<Local, Bits<33>>,
-    end_lo_at: Signal<Local, Bits<33>>,
-    end_lo: Signal<Local, Bits<33>>,
+    va_lo: Signal<Local, Bits<32>>,
+    end_lo_dma: Signal<Local, Bits<32>>,
+    end_lo_at: Signal<Local, Bits<32>>,
+    end_lo: Signal<Local, Bits<32>>,
+    end_c_dma: Signal<Local, bool>,
+    end_c_at: Signal<Local, bool>,
+    end_c: Signal<Local, bool>,
     va_hi: Signal<Local, Bits<32>>,
     va_hi1: Signal<Local, Bits<32>>,
     end_hi: Signal<Local, Bits<32>>,
@@ -215,6 +220,12 @@ pub struct RecvCheck<const B: usize> {
     p_rd_act: DFF<bool>,
     p_rd_atomic: DFF<bool>,
     q_rd_psn0: DFF<Bits<24>>,
+    /// The expected response's PSN (first PSN + expected index), in the snapshot's second stage.
+    q_exp_psn: DFF<Bits<24>>,
+    /// `rd_ahead`'s first stage: the response's index, the expected one, a READ in progress.
+    a_idx: DFF<Bits<24>>,
+    a_exp: DFF<Bits<24>>,
+    a_act: DFF<bool>,
     q_rd_act: DFF<bool>,
     q_rd_atomic: DFF<bool>,
     q_dst_lo: DFF<Bits<33>>,
@@ -316,8 +327,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             mr_key: Default::default(),
             mr_access: Default::default(),
             mr_pd: Default::default(),
-            now: Default::default(),
-            cnp_last: Default::default(),
+            cnp_age: Default::default(),
             cnp_seen: Default::default(),
             cnp_interval: Default::default(),
             mr_wait_now: Default::default(),
@@ -350,9 +360,13 @@ impl<const B: usize> Default for RecvCheck<B> {
             ready_now: Default::default(),
             live: Default::default(),
             need_acc: Default::default(),
+            va_lo: Default::default(),
             end_lo_dma: Default::default(),
             end_lo_at: Default::default(),
             end_lo: Default::default(),
+            end_c_dma: Default::default(),
+            end_c_at: Default::default(),
+            end_c: Default::default(),
             va_hi: Default::default(),
             va_hi1: Default::default(),
             end_hi: Default::default(),
@@ -397,6 +411,10 @@ impl<const B: usize> Default for RecvCheck<B> {
             p_rd_act: Default::default(),
             p_rd_atomic: Default::default(),
             q_rd_psn0: Default::default(),
+            q_exp_psn: Default::default(),
+            a_idx: Default::default(),
+            a_exp: Default::default(),
+            a_act: Default::default(),
             q_rd_act: Default::default(),
             q_rd_atomic: Default::default(),
             q_dst_lo: Default::default(),
@@ -507,6 +525,10 @@ impl<const B: usize> Logic for RecvCheck<B> {
             p_rd_act,
             p_rd_atomic,
             q_rd_psn0,
+            q_exp_psn,
+            a_idx,
+            a_exp,
+            a_act,
             q_rd_act,
             q_rd_atomic,
             q_dst_lo,
@@ -532,6 +554,7 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.p_rd_atomic.d.next = self.rd_atomic.val();
         self.q_rd_exp.d.next = self.p_rd_exp.q.val();
         self.q_rd_psn0.d.next = self.p_rd_psn0.q.val();
+        self.q_exp_psn.d.next = self.p_rd_psn0.q.val() + self.p_rd_exp.q.val();
         self.q_rd_act.d.next = self.p_rd_act.q.val();
         self.q_rd_atomic.d.next = self.p_rd_atomic.q.val();
         self.q_rd_rem.d.next = self.p_rd_len.q.val() - self.p_rd_off.q.val();
@@ -550,8 +573,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
             && (self.qp_state.val() <= self.qs_sqd.val())
             && (bit_cast::<32, 24>(self.dqpn.val()) == self.qpn.val());
         self.r_from_peer.d.next = self.sip.val() == self.qp_peer_ip.val();
-        self.r_cnp_due.d.next = !self.cnp_seen.val()
-            || ((self.now.val() - self.cnp_last.val()) >= self.cnp_interval.val());
+        self.r_cnp_due.d.next =
+            !self.cnp_seen.val() || (self.cnp_age.val() >= self.cnp_interval.val());
         // PSN against the expected one, modulo 2^24: ahead in the upper half is behind (§9.7.5.1.2).
         self.psn_diff.next = self.psn.val() - bit_cast::<24, 32>(self.rq_psn.val());
         self.r_psn_now.d.next = self.psn.val() == bit_cast::<24, 32>(self.rq_psn.val());
@@ -623,13 +646,19 @@ impl<const B: usize> Logic for RecvCheck<B> {
                 && (self.last.val() || self.only.val())
                 && (self.pay_len32.val() == self.rd_rem.val());
         }
+        // PSN compares, not index ones: no subtract in front of the compare.
         self.r_rd_at_exp.d.next =
-            self.q_rd_act.q.val() && (self.rd_idx.val() == self.q_rd_exp.q.val());
-        self.r_rd_at_zero.d.next =
-            self.q_rd_act.q.val() && self.q_rd_atomic.q.val() && (self.rd_idx.val() == 0);
-        self.r_rd_ahead.d.next = self.q_rd_act.q.val()
-            && (self.rd_idx.val() > self.q_rd_exp.q.val())
-            && (self.rd_idx.val() < self.half.val());
+            self.q_rd_act.q.val() && (self.psn.val() == self.q_exp_psn.q.val());
+        self.r_rd_at_zero.d.next = self.q_rd_act.q.val()
+            && self.q_rd_atomic.q.val()
+            && (self.psn.val() == self.q_rd_psn0.q.val());
+        // One ahead: two stages (the index, then its compares), read a cycle after the rest.
+        self.a_idx.d.next = self.rd_idx.val();
+        self.a_exp.d.next = self.q_rd_exp.q.val();
+        self.a_act.d.next = self.q_rd_act.q.val();
+        self.r_rd_ahead.d.next = self.a_act.q.val()
+            && (self.a_idx.q.val() > self.a_exp.q.val())
+            && (self.a_idx.q.val() < self.half.val());
         self.r_rd_dst.d.next = (bit_cast::<64, 32>(self.q_dst_hi.q.val()) << 32)
             | bit_cast::<64, 33>(self.q_dst_lo.q.val() & 0xFFFF_FFFF_u64);
         if self.q_dst_lo.q.val().get_bit(32) {
@@ -641,23 +670,30 @@ impl<const B: usize> Logic for RecvCheck<B> {
         if self.read_request.val() {
             self.need_acc.next = 4.into();
         }
-        // The access's end, a stage ahead: the low half's carry picks the high half or its successor.
-        self.end_lo_dma.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64)
-            + bit_cast::<33, 32>(self.dmalen.val());
-        self.end_lo_at.next = bit_cast::<33, 64>(self.va.val() & 0xFFFF_FFFF_u64) + 8;
+        // The access's end, a stage ahead: the low half a 32-bit add of the length the operation asks
+        // for; its carry, which picks the high half or its successor, a compare beside the add rather
+        // than the add's last carry behind it (length > !low half; an atomic's 8 bytes carry from
+        // 2^32 - 8 on).
+        self.va_lo.next = bit_cast::<32, 64>(self.va.val() & 0xFFFF_FFFF_u64);
+        self.end_lo_dma.next = self.va_lo.val() + self.dmalen.val();
+        self.end_lo_at.next = self.va_lo.val() + 8;
+        self.end_c_dma.next = self.dmalen.val() > !self.va_lo.val();
+        self.end_c_at.next = self.va_lo.val() >= 0xFFFF_FFF8_u64;
         self.end_lo.next = self.end_lo_dma.val();
+        self.end_c.next = self.end_c_dma.val();
         if self.atomic.val() {
             self.need_acc.next = 8.into();
             self.end_lo.next = self.end_lo_at.val();
+            self.end_c.next = self.end_c_at.val();
         }
         self.va_hi.next = bit_cast::<32, 64>(self.va.val() >> 32);
         self.va_hi1.next = self.va_hi.val() + 1;
-        self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi.val()) << 32)
-            | bit_cast::<64, 33>(self.end_lo.val() & 0xFFFF_FFFF_u64);
+        self.e_end_va.d.next =
+            (bit_cast::<64, 32>(self.va_hi.val()) << 32) | bit_cast::<64, 32>(self.end_lo.val());
         self.e_wrap.d.next = false;
-        if self.end_lo.val().get_bit(32) {
+        if self.end_c.val() {
             self.e_end_va.d.next = (bit_cast::<64, 32>(self.va_hi1.val()) << 32)
-                | bit_cast::<64, 33>(self.end_lo.val() & 0xFFFF_FFFF_u64);
+                | bit_cast::<64, 32>(self.end_lo.val());
             // va_hi + 1 wraps: va_hi is all ones (a compare, not the increment's carry chain).
             self.e_wrap.d.next = self.va_hi.val() == 0xFFFF_FFFF_u64;
         }
@@ -942,8 +978,7 @@ mod tests {
                 x.mr_key.next = c.mr_key.into();
                 x.mr_access.next = c.mr_access.into();
                 x.mr_pd.next = c.mr_pd.into();
-                x.now.next = c.now.into();
-                x.cnp_last.next = c.cnp_last.into();
+                x.cnp_age.next = (c.now.wrapping_sub(c.cnp_last) & 0xFFFF_FFFF).into();
                 x.cnp_seen.next = c.cnp_seen;
                 x.cnp_interval.next = c.cnp_interval.into();
                 // The MTU and READ stages take two cycles ahead of the results, and `len_ok` one

@@ -140,6 +140,11 @@ pub struct RecvHdr<const W: usize> {
     /// Frame words the headers take, by IP version (address bit 8) and opcode.
     need_rom: ROM<Bits<8>, 9>,
     s_need: DFF<Bits<8>>,
+    /// What the IP length counts beyond the payload but the pad (the IPv4 header, UDP, BTH, the
+    /// opcode's extension headers, ICRC), looked up with the opcode as the first stage takes it, so
+    /// the second stage's payload length is one subtract from registers.
+    over_rom: ROM<Bits<8>, 9>,
+    s_over: DFF<Bits<8>>,
     /// The register's next value, big-endian; with the transport headers at IPv4 offsets.
     nx: Signal<Local, Bits<HDR_BITS>>,
     hv: Signal<Local, Bits<HDR_BITS>>,
@@ -202,8 +207,6 @@ pub struct RecvHdr<const W: usize> {
     t_pay_shift: DFF<Bits<16>>,
     bth_end: Constant<Bits<16>>,
     bth_end6: Constant<Bits<16>>,
-    ip4_over: Constant<Bits<16>>,
-    ip6_over: Constant<Bits<16>>,
     v6_shift: Constant<Bits<16>>,
     beat_m1: Constant<Bits<16>>,
     log_b: Constant<Bits<16>>,
@@ -235,6 +238,25 @@ pub struct RecvHdr<const W: usize> {
     sh_swap: Constant<Bits<16>>,
     sh_cmp: Constant<Bits<16>>,
     sh_orig: Constant<Bits<16>>,
+}
+
+/// A table over (IPv6, opcode) of `f(v6, extension header bytes)`: an opcode the RC roles do not
+/// execute counts no extension headers.
+fn opcode_rom(f: impl Fn(usize, usize) -> usize) -> ROM<Bits<8>, 9> {
+    let mut t = std::collections::BTreeMap::new();
+    for v6 in 0..2usize {
+        for code in 0..256usize {
+            let ext = OPCODES
+                .iter()
+                .find(|o| o.code as usize == code && handled(o))
+                .map_or(0, |o| o.ext_len());
+            t.insert(
+                Bits::<9>::from(((v6 << 8) | code) as u64),
+                Bits::<8>::from(f(v6, ext) as u64),
+            );
+        }
+    }
+    ROM::new(t)
 }
 
 impl<const W: usize> Default for RecvHdr<W> {
@@ -315,24 +337,10 @@ impl<const W: usize> Default for RecvHdr<W> {
             put: Default::default(),
             swap_b: Default::default(),
             dec: Default::default(),
-            need_rom: {
-                let mut t = std::collections::BTreeMap::new();
-                for v6 in 0..2usize {
-                    for code in 0..256usize {
-                        let ext = OPCODES
-                            .iter()
-                            .find(|o| o.code as usize == code && handled(o))
-                            .map_or(0, |o| o.ext_len());
-                        let end = F::EXT + v6 * G::SHIFT + ext;
-                        t.insert(
-                            Bits::<9>::from(((v6 << 8) | code) as u64),
-                            Bits::<8>::from(end.div_ceil(W / 8) as u64),
-                        );
-                    }
-                }
-                ROM::new(t)
-            },
+            need_rom: opcode_rom(|v6, ext| (F::EXT + v6 * G::SHIFT + ext).div_ceil(W / 8)),
             s_need: Default::default(),
+            over_rom: opcode_rom(|v6, ext| [IP4_OVERHEAD, IP6_OVERHEAD][v6] + ext),
+            s_over: Default::default(),
             nx: Default::default(),
             hv: Default::default(),
             s_v6: Default::default(),
@@ -389,8 +397,6 @@ impl<const W: usize> Default for RecvHdr<W> {
             t_pay_shift: Default::default(),
             bth_end: k16(F::EXT),
             bth_end6: k16(F::EXT + G::SHIFT),
-            ip4_over: k16(IP4_OVERHEAD),
-            ip6_over: k16(IP6_OVERHEAD),
             v6_shift: k16(G::SHIFT * 8),
             beat_m1: k16(W / 8 - 1),
             log_b: k16((W / 8).trailing_zeros() as usize),
@@ -436,6 +442,7 @@ impl<const W: usize> Logic for RecvHdr<W> {
             clock,
             hdr,
             s_need,
+            s_over,
             s_v6,
             s_opcode,
             s_pad,
@@ -517,6 +524,8 @@ impl<const W: usize> Logic for RecvHdr<W> {
                 self.hv.val() >> self.sh_opcode.val(),
             ));
         self.s_need.d.next = self.need_rom.data.val();
+        self.over_rom.address.next = self.need_rom.address.val();
+        self.s_over.d.next = self.over_rom.data.val();
         self.s_pad.d.next = bit_cast::<2, HDR_BITS>(self.hv.val() >> self.sh_pad.val());
         self.s_se.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_se.val()) != 0;
         self.s_ack_req.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_ackreq.val()) != 0;
@@ -564,14 +573,10 @@ impl<const W: usize> Logic for RecvHdr<W> {
         self.imm.next = self.dec.imm.val();
         self.ieth.next = self.dec.ieth.val();
         self.h_len.next = self.bth_end.val() + bit_cast::<16, 8>(self.dec.ext_len.val());
-        self.over.next = self.ip4_over.val()
-            + bit_cast::<16, 8>(self.dec.ext_len.val())
-            + bit_cast::<16, 2>(self.s_pad.q.val());
+        self.over.next =
+            bit_cast::<16, 8>(self.s_over.q.val()) + bit_cast::<16, 2>(self.s_pad.q.val());
         if self.s_v6.q.val() {
             self.h_len.next = self.bth_end6.val() + bit_cast::<16, 8>(self.dec.ext_len.val());
-            self.over.next = self.ip6_over.val()
-                + bit_cast::<16, 8>(self.dec.ext_len.val())
-                + bit_cast::<16, 2>(self.s_pad.q.val());
         }
         self.need_words.next = bit_cast::<16, 8>(self.s_need.q.val());
 

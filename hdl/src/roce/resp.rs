@@ -50,9 +50,11 @@ enum RespState {
     /// the transmit engine. The requester side lands an ATOMIC ACKNOWLEDGE's value with AtWrite too.
     AtRead,
     AtData,
-    /// The new value: FETCH_ADD's sum (32-bit halves, the low half's carry picking the high half's sum
-    /// or its successor), COMPARE_SWAP's compare.
+    /// The new value: FETCH_ADD's sums (32-bit halves: the high half's and its successor, registered),
+    /// COMPARE_SWAP's compare.
     AtSum,
+    /// FETCH_ADD: the low half's carry picks the high half's sum.
+    AtPick,
     AtWrite,
     AtDone,
     /// Free the frame in the receive buffer.
@@ -77,8 +79,9 @@ enum RxAct {
     ReadLand,
     /// The ATOMIC ACKNOWLEDGE expected: land its value.
     AtomicLand,
-    /// A READ response ahead of the one expected: a sequence NAK to the requester (implied NAK).
-    ImpliedNak,
+    /// A READ response or ATOMIC ACKNOWLEDGE not expected: dropped; one ahead of the one expected is a
+    /// sequence NAK to the requester (implied NAK; `rd_ahead` is read in Act).
+    Stale,
     /// A READ or atomic while the last one waits for the transmit engine: decide again.
     Wait,
     DupRead,
@@ -325,6 +328,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     a_hdr1: DFF<Bits<A>>,
     /// Act goes on to the payload itself (Prime1's work) for a WRITE or the READ response expected.
     prime: Signal<Local, bool>,
+    /// The state the verdict goes to (Decode), and whether the length check ranks above it.
+    act_go: DFF<RespState>,
+    act_len: DFF<bool>,
+    /// Cycles since the QP's last CNP (as `now - cnp_last`, a cycle's register in step with `now`):
+    /// read only when a CE-marked packet is decided, so fast-forward treats it as a timer.
+    cnp_age: DFF<Bits<32>>,
     /// The payload's second word, which the prime addresses.
     prime_at: Signal<Local, Bits<A>>,
     /// An error NAK (syndrome `nak_fatal_syn`) at the packet's PSN, the QP to ERR (§9.9.3.1.2).
@@ -480,6 +489,10 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     at_sum_hi: Signal<Local, Bits<32>>,
     at_sum_hi0: Signal<Local, Bits<32>>,
     at_sum_hi1: Signal<Local, Bits<32>>,
+    /// The halves' sums registered (AtSum), picked in AtPick.
+    at_lo_q: DFF<Bits<33>>,
+    at_hi0_q: DFF<Bits<32>>,
+    at_hi1_q: DFF<Bits<32>>,
     at_carry: Signal<Local, Bits<32>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
@@ -675,6 +688,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             a_hdr: Default::default(),
             a_hdr1: Default::default(),
             prime: Default::default(),
+            act_go: Default::default(),
+            act_len: Default::default(),
+            cnp_age: Default::default(),
             prime_at: Default::default(),
             nak_fatal: Default::default(),
             nak_fatal_syn: Default::default(),
@@ -787,6 +803,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             at_sum_hi: Default::default(),
             at_sum_hi0: Default::default(),
             at_sum_hi1: Default::default(),
+            at_lo_q: Default::default(),
+            at_hi0_q: Default::default(),
+            at_hi1_q: Default::default(),
             at_carry: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
@@ -837,6 +856,12 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             a_hk,
             a_hdr,
             a_hdr1,
+            at_lo_q,
+            at_hi0_q,
+            at_hi1_q,
+            act_go,
+            act_len,
+            cnp_age,
             a_pw0,
             a_pw1,
             a_cur,
@@ -1131,8 +1156,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.mr_key.next = self.mr_key.val();
         self.chk.mr_access.next = self.mr_access.val();
         self.chk.mr_pd.next = self.mr_pd.val();
-        self.chk.now.next = self.now.q.val();
-        self.chk.cnp_last.next = self.cnp_last.q.val();
+        self.cnp_age.d.next = self.now.q.val() - self.cnp_last.q.val() + 1;
+        self.chk.cnp_age.next = self.cnp_age.q.val();
         self.chk.cnp_seen.next = self.cnp_seen.q.val();
         self.chk.cnp_interval.next = self.cnp_interval.val();
         self.mr_lk_key.next = self.chk.mr_lk_key.val();
@@ -1198,12 +1223,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // of the high half's chain.
         self.at_sum_hi0.next = self.at_orig_hi.val() + self.at_add_hi.val();
         self.at_sum_hi1.next = self.at_orig_hi.val() + self.at_add_hi1.q.val();
+        self.at_lo_q.d.next = self.at_sum_lo.val();
+        self.at_hi0_q.d.next = self.at_sum_hi0.val();
+        self.at_hi1_q.d.next = self.at_sum_hi1.val();
         self.at_carry.next = 0.into();
-        if self.at_sum_lo.val().get_bit(32) {
+        if self.at_lo_q.q.val().get_bit(32) {
             self.at_carry.next = 0xFFFF_FFFF_u64.into();
         }
-        self.at_sum_hi.next = (self.at_sum_hi0.val() & !self.at_carry.val())
-            | (self.at_sum_hi1.val() & self.at_carry.val());
+        self.at_sum_hi.next = (self.at_hi0_q.q.val() & !self.at_carry.val())
+            | (self.at_hi1_q.q.val() & self.at_carry.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
         self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
             | (self.buf_rd_data.val() << (self.shift_up.q.val() << 3));
@@ -1324,7 +1352,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.dst.d.next = self.chk.rd_dst.val();
                     }
                     // The verdict, in the order the checks apply: registered, so the registers each
-                    // action sets (Act) are not behind this chain.
+                    // action sets (Act) are not behind this chain; with it the state it goes to and
+                    // whether the length check ranks above it.
+                    self.act_go.d.next = RespState::Idle;
+                    self.act_len.d.next = false;
                     // RTR, RTS and SQD receive (IBA 10.3.1).
                     if !self.chk.for_qp.val() {
                         self.act.d.next = RxAct::Drop;
@@ -1340,16 +1371,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         && self.chk.rresp_ok.val()
                     {
                         self.act.d.next = RxAct::ReadLand;
+                        self.act_go.d.next = RespState::Data;
                     } else if self.rh.is_atomic_acknowledge.val() && self.chk.rd_at_zero.val() {
                         self.act.d.next = RxAct::AtomicLand;
+                        self.act_go.d.next = RespState::AtWrite;
                     } else if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val()
                     {
-                        // Not the response or ATOMIC ACKNOWLEDGE expected: dropped; one ahead is an
-                        // implied NAK.
-                        self.act.d.next = RxAct::Drop;
-                        if self.imp_arm.q.val() && self.chk.rd_ahead.val() {
-                            self.act.d.next = RxAct::ImpliedNak;
-                        }
+                        self.act.d.next = RxAct::Stale;
                     } else if !(self.rh.is_write.val()
                         || self.rh.is_send.val()
                         || self.rh.is_read_request.val()
@@ -1360,6 +1388,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         && self.rr_pend.q.val()
                     {
                         self.act.d.next = RxAct::Wait;
+                        self.act_go.d.next = RespState::Decode;
                     } else if self.rh.is_read_request.val()
                         && self.chk.psn_old.val()
                         && (self.rh.dmalen_zero.val() || self.chk.mr_hit.val())
@@ -1386,6 +1415,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         self.act.d.next = RxAct::InvalidRequest;
                     } else if self.rh.is_ieth.val() && !self.chk.inv_ok.val() {
                         self.act.d.next = RxAct::InvalidInvalidate;
+                        self.act_len.d.next = true;
                     } else if (self.rh.is_atomic.val() && !self.chk.mr_hit.val())
                         || (self.rh.is_reth.val()
                             && !self.rh.dmalen_zero.val()
@@ -1397,21 +1427,39 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                         // A zero-length WRITE accesses no memory, so its R_Key and VA are not checked
                         // (C9-88).
                         self.act.d.next = RxAct::RemoteAccess;
+                        self.act_len.d.next = true;
                     } else if self.rh.is_atomic.val() {
                         self.act.d.next = RxAct::Atomic;
+                        self.act_len.d.next = true;
+                        self.act_go.d.next = RespState::AtRead;
                     } else if self.rh.is_read_request.val() {
                         self.act.d.next = RxAct::Read;
+                        self.act_len.d.next = true;
                     } else if self.rh.send_cont.val() {
                         self.act.d.next = RxAct::SendCont;
+                        self.act_len.d.next = true;
+                        self.act_go.d.next = RespState::Prime0;
+                        if self.rq128.val() && !self.sgl_mine.q.val() {
+                            self.act_go.d.next = RespState::RqFetch;
+                        }
                     } else if self.rh.is_send.val() {
                         self.act.d.next = RxAct::Send;
+                        self.act_len.d.next = true;
+                        self.act_go.d.next = RespState::RqFetch;
                         if self.chk.rq_empty.val() {
                             self.act.d.next = RxAct::Rnr;
+                            self.act_go.d.next = RespState::Idle;
                         }
                     } else if self.rh.write_imm.val() && self.chk.rq_empty.val() {
                         self.act.d.next = RxAct::Rnr;
+                        self.act_len.d.next = true;
                     } else {
                         self.act.d.next = RxAct::Write;
+                        self.act_len.d.next = true;
+                        self.act_go.d.next = RespState::Data;
+                        if self.rh.write_imm.val() {
+                            self.act_go.d.next = RespState::RqFetch;
+                        }
                     }
                 }
             }
@@ -1419,7 +1467,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // What the verdict says (Decode, a cycle ago); the checks' values it needs were
                 // taken with it (`s_*`). A packet with nothing more to do is freed here.
                 self.buf_pop.next = true;
-                self.state.d.next = RespState::Idle;
+                self.state.d.next = self.act_go.q.val();
                 if (self.act.q.val() != RxAct::Wait)
                     && self.chk.for_qp.val()
                     && self.chk.from_peer.val()
@@ -1435,17 +1483,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
                 // The length check (its two stages end now) ranks with the invalid requests, above the
                 // verdicts that execute the packet (§9.7.5.1.4, C9-92).
-                self.len_bad.next = !self.chk.len_ok.val()
-                    && ((self.act.q.val() == RxAct::InvalidInvalidate)
-                        || (self.act.q.val() == RxAct::RemoteAccess)
-                        || (self.act.q.val() == RxAct::Atomic)
-                        || (self.act.q.val() == RxAct::Read)
-                        || (self.act.q.val() == RxAct::SendCont)
-                        || (self.act.q.val() == RxAct::Send)
-                        || (self.act.q.val() == RxAct::Rnr)
-                        || (self.act.q.val() == RxAct::Write));
+                self.len_bad.next = !self.chk.len_ok.val() && self.act_len.q.val();
                 if self.len_bad.val() {
                     self.nak_fatal.next = true;
+                    self.state.d.next = RespState::Idle;
                 } else {
                     match self.act.q.val() {
                         RxAct::Drop => {
@@ -1488,21 +1529,21 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.at_va.d.next = self.s_rd_laddr.q.val();
                             self.at_val.d.next = self.rh.orig.val();
                             self.at_req_side.d.next = true;
-                            self.state.d.next = RespState::AtWrite;
                         }
-                        RxAct::ImpliedNak => {
+                        RxAct::Stale => {
                             self.drop_qp_inc.next = true;
-                            self.rx_ack_valid.next = true;
-                            self.rx_ack_syndrome.next = self.nak_psn_seq.val();
-                            self.rx_ack_psn.next = self.s_imp_psn.q.val();
-                            self.implied_nak_inc.next = true;
-                            self.imp_arm.d.next = false;
-                            self.imp_wait.d.next = true;
+                            if self.imp_arm.q.val() && self.chk.rd_ahead.val() {
+                                self.rx_ack_valid.next = true;
+                                self.rx_ack_syndrome.next = self.nak_psn_seq.val();
+                                self.rx_ack_psn.next = self.s_imp_psn.q.val();
+                                self.implied_nak_inc.next = true;
+                                self.imp_arm.d.next = false;
+                                self.imp_wait.d.next = true;
+                            }
                         }
                         RxAct::Wait => {
                             // The previous READ has not been taken by the transmit engine yet: wait.
                             self.buf_pop.next = false;
-                            self.state.d.next = RespState::Decode;
                         }
                         RxAct::DupRead => {
                             // Duplicate READ: executed again, its responses from the request's PSN
@@ -1565,7 +1606,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.buf_pop.next = false;
                             self.at_va.d.next = self.rh.va.val();
                             self.at_req_side.d.next = false;
-                            self.state.d.next = RespState::AtRead;
                         }
                         RxAct::Read => {
                             // RDMA READ (§9.7.5.1.5): hand it to the transmit engine; its responses take the
@@ -1587,11 +1627,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.buf_pop.next = false;
                             self.mr_inv.next = self.rh.is_ieth.val();
                             self.dst.d.next = self.write_va.q.val();
-                            self.state.d.next = RespState::Prime0;
                             if self.rq128.val() && !self.sgl_mine.q.val() {
                                 // Another QP's receive WQE came between: fetch this one's list again.
                                 self.relist.d.next = true;
-                                self.state.d.next = RespState::RqFetch;
                             }
                         }
                         RxAct::Send => {
@@ -1599,7 +1637,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.send_total.d.next = 0.into();
                             self.mr_inv.next = self.rh.is_ieth.val();
                             self.relist.d.next = false;
-                            self.state.d.next = RespState::RqFetch;
                         }
                         RxAct::Rnr => {
                             // No receive WQE for a SEND or a WRITE with immediate (which completes one): RNR
@@ -1627,7 +1664,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                                 // Its receive WQE gives the completion's wr_id (the data goes where the
                                 // RETH says).
                                 self.relist.d.next = false;
-                                self.state.d.next = RespState::RqFetch;
                             } else {
                                 self.prime.next = true;
                             }
@@ -1868,13 +1904,17 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             RespState::AtSum => {
                 self.state.d.next = RespState::AtDone;
                 if self.rh.is_fetch_add.val() {
-                    self.at_val.d.next = (bit_cast::<64, 32>(self.at_sum_hi.val()) << 32)
-                        | bit_cast::<64, 33>(self.at_sum_lo.val() & 0xFFFF_FFFF_u64);
-                    self.state.d.next = RespState::AtWrite;
+                    self.state.d.next = RespState::AtPick;
                 } else if self.at_orig.q.val() == self.rh.cmp.val() {
                     self.at_val.d.next = self.rh.swap.val();
                     self.state.d.next = RespState::AtWrite;
                 }
+            }
+            RespState::AtPick => {
+                // The low half's carry picks the high half's sum (both registered in AtSum).
+                self.at_val.d.next = (bit_cast::<64, 32>(self.at_sum_hi.val()) << 32)
+                    | bit_cast::<64, 33>(self.at_lo_q.q.val() & 0xFFFF_FFFF_u64);
+                self.state.d.next = RespState::AtWrite;
             }
             RespState::AtWrite => {
                 // One 8-byte write with its byte strobes (the data and strobe are set below).
