@@ -41,7 +41,7 @@ arp             126.1           100           0
 ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
-rx_engine       89.8            73            0
+rx_engine       90.6            73            0
 tx_engine       55.4            44            0
 cqe             124.5           100           0
 write_align     185.5           148           0

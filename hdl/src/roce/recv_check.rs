@@ -18,9 +18,10 @@
 //! under way then, so no result ever mixes two contexts.
 //! `len_ok` takes two cycles after the packet (each length comparison, then the one its class asks
 //! for) and `rd_ahead` two after the snapshot (the response's index, then its compares): the responder
-//! reads them a cycle after the other results. `rq_psn_end` (the READ's PSN count,
-//! then the sum) takes two cycles too, from inputs the header's first stage gives (so they hold two
-//! cycles before the responder reads it).
+//! reads them a cycle after the other results, with `rd_exp_psn` (the expected response's PSN from the
+//! same snapshot, what an implied NAK names). `rq_psn_end` (the READ's whole-MTU count and remainder,
+//! their sum, then the PSN's) takes three cycles, from inputs the header's first stage gives: the
+//! responder reads it a cycle after the other results too.
 //!
 //! The R_Key results `mr_hit` and `inv_ok` take two cycles after the MR entry (`cont_mr_ok`, a key
 //! compare, takes one): every
@@ -28,9 +29,10 @@
 //! the next. The access's end (IOVA + length) is computed a cycle ahead from `va`, `dmalen` and the
 //! opcode class, which come from the header's first stage. So the entry and the packet hold for two
 //! cycles before those results are read, and `mr_wait` (registered) tells whether the entry was current
-//! in the first. `mr_lk_key`, `mr_bounds` (the packet reads the two-stage results) and `mr_wait_now`
-//! (the entry for the key has not come back yet) are combinational: the caller presents the key to the
-//! MR table and waits on the entry. The entry is current when it was read for the key presented a cycle
+//! in the first. `mr_lk_key` (combinational), `mr_bounds` (the packet reads the two-stage results) and
+//! `mr_wait_now` (the entry for the key has not come back yet) come a cycle after the packet's class:
+//! whether it needs an entry is registered from the header's first stage, so the caller, which asks a
+//! cycle later, presents the key to the MR table and waits on the entry with no decode in front. The entry is current when it was read for the key presented a cycle
 //! ago (the packet's key holds from the header's first stage on, a cycle before it is asked).
 use rocenic_proto::host::QpState;
 use rust_hdl::prelude::*;
@@ -66,6 +68,10 @@ pub struct RecvCheck<const B: usize> {
     pub write_cont: Signal<In, bool>,
     pub dmalen_zero: Signal<In, bool>,
     pub dmalen_max: Signal<In, bool>,
+    /// The R_Key the packet has checked, by its opcode (roce::recv_hdr's key class, its first stage).
+    pub key_always: Signal<In, bool>,
+    pub key_reth: Signal<In, bool>,
+    pub key_cont: Signal<In, bool>,
     // The QP.
     pub qp_state: Signal<In, Bits<32>>,
     pub qpn: Signal<In, Bits<32>>,
@@ -77,12 +83,13 @@ pub struct RecvCheck<const B: usize> {
     pub qp_access: Signal<In, Bits<32>>,
     pub rq_pi: Signal<In, Bits<32>>,
     pub rq_ci: Signal<In, Bits<32>>,
-    /// The responder's message in progress: inside a WRITE or a SEND; the WRITE's bytes left, its
-    /// DMA length and R_Key.
+    /// The responder's message in progress: inside a WRITE or a SEND; the WRITE's bytes left, whether
+    /// its DMA length is not 0, its R_Key.
     pub in_write: Signal<In, bool>,
     pub in_send: Signal<In, bool>,
     pub write_left: Signal<In, Bits<32>>,
-    pub write_total: Signal<In, Bits<32>>,
+    /// The WRITE in progress has a length (not 0), registered by the caller.
+    pub write_nz: Signal<In, bool>,
     pub write_rkey: Signal<In, Bits<32>>,
     /// The requester's READ in progress: its first PSN, length, local address, and the index of the
     /// response expected next.
@@ -125,7 +132,7 @@ pub struct RecvCheck<const B: usize> {
     /// The packet accesses memory through an MR and its entry had not come back.
     pub mr_wait: Signal<Out, bool>,
     /// The packet's R_Key results take their second stage (a RETH with a length, an AtomicETH, an
-    /// IETH; combinational): `mr_hit` and `inv_ok` are read two cycles after the entry, not one.
+    /// IETH; a cycle after the class): `mr_hit` and `inv_ok` are read two cycles after the entry, not one.
     pub mr_bounds: Signal<Out, bool>,
     pub mr_hit: Signal<Out, bool>,
     /// The MR of the WRITE in progress is still registered under its key.
@@ -142,6 +149,8 @@ pub struct RecvCheck<const B: usize> {
     /// Where the expected response lands; the index of the READ's last response.
     pub rd_dst: Signal<Out, Bits<64>>,
     pub rd_last: Signal<Out, Bits<24>>,
+    /// The expected response's PSN, read with `rd_ahead` (the same snapshot).
+    pub rd_exp_psn: Signal<Out, Bits<24>>,
     /// The PSN after a READ request's responses.
     pub rq_psn_end: Signal<Out, Bits<24>>,
     /// The PSN before the expected one (what a duplicate is ACKed with).
@@ -156,6 +165,9 @@ pub struct RecvCheck<const B: usize> {
     /// compared with this register rather than behind the opcode's class and the key's select.
     need_key_q: DFF<Bits<32>>,
     need_now: Signal<Local, bool>,
+    /// Whether the packet needs an MR entry, and one the bounds stage reads, a cycle after its class.
+    need_q: DFF<bool>,
+    bounds_q: DFF<bool>,
     ready_now: Signal<Local, bool>,
     live: Signal<Local, bool>,
     need_acc: Signal<Local, Bits<32>>,
@@ -194,7 +206,9 @@ pub struct RecvCheck<const B: usize> {
     a_wrap: DFF<bool>,
     mtu: Signal<Local, Bits<16>>,
     psn_diff: Signal<Local, Bits<24>>,
-    /// Two-stage result `rq_psn_end`: the first stage's registers.
+    /// Three-stage result `rq_psn_end`: whole MTUs and the remainder's PSN, then the count.
+    rq_npk_q: DFF<Bits<24>>,
+    rq_ext_q: DFF<bool>,
     rq_cnt: DFF<Bits<24>>,
     rd_idx: Signal<Local, Bits<24>>,
     q_rd_exp: DFF<Bits<24>>,
@@ -202,7 +216,7 @@ pub struct RecvCheck<const B: usize> {
     pay_len32: Signal<Local, Bits<32>>,
     rq_npk: Signal<Local, Bits<32>>,
     rq_up: Signal<Local, Bits<32>>,
-    rq_extra: Signal<Local, Bits<24>>,
+    rq_extra: Signal<Local, bool>,
     pd: Signal<Local, Bits<32>>,
     /// The stages ahead: the path MTU's log (4 bits) and the MTU; the READ's length and local address,
     /// the expected response's index and offset, the last response's index (first stage); the bytes
@@ -225,6 +239,8 @@ pub struct RecvCheck<const B: usize> {
     /// `rd_ahead`'s first stage: the response's index, the expected one, a READ in progress.
     a_idx: DFF<Bits<24>>,
     a_exp: DFF<Bits<24>>,
+    a_exp_psn: DFF<Bits<24>>,
+    r_exp_psn: DFF<Bits<24>>,
     a_act: DFF<bool>,
     q_rd_act: DFF<bool>,
     q_rd_atomic: DFF<bool>,
@@ -248,6 +264,15 @@ pub struct RecvCheck<const B: usize> {
     l_lt_dma: DFF<bool>,
     l_eq_left: DFF<bool>,
     l_lt_left: DFF<bool>,
+    /// Which comparison the opcode's class asks for (one-hot, none: at most one MTU), registered
+    /// with the comparisons so the second stage only picks.
+    k_eq_mtu: DFF<bool>,
+    k_w_only: DFF<bool>,
+    k_w_first: DFF<bool>,
+    k_w_middle: DFF<bool>,
+    k_w_last: DFF<bool>,
+    k_zero: DFF<bool>,
+    k_read: DFF<bool>,
     r_mr_wait: DFF<bool>,
     r_mr_hit: DFF<bool>,
     r_cont_mr_ok: DFF<bool>,
@@ -299,6 +324,9 @@ impl<const B: usize> Default for RecvCheck<B> {
             write_cont: Default::default(),
             dmalen_zero: Default::default(),
             dmalen_max: Default::default(),
+            key_always: Default::default(),
+            key_reth: Default::default(),
+            key_cont: Default::default(),
             qp_state: Default::default(),
             qpn: Default::default(),
             pmtu: Default::default(),
@@ -311,7 +339,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             in_write: Default::default(),
             in_send: Default::default(),
             write_left: Default::default(),
-            write_total: Default::default(),
+            write_nz: Default::default(),
             write_rkey: Default::default(),
             rd_psn0: Default::default(),
             rd_len: Default::default(),
@@ -350,6 +378,7 @@ impl<const B: usize> Default for RecvCheck<B> {
             rd_ahead: Default::default(),
             rd_dst: Default::default(),
             rd_last: Default::default(),
+            rd_exp_psn: Default::default(),
             rq_psn_end: Default::default(),
             rq_psn_prev: Default::default(),
             rq_empty: Default::default(),
@@ -357,6 +386,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             need_key: Default::default(),
             need_key_q: Default::default(),
             need_now: Default::default(),
+            need_q: Default::default(),
+            bounds_q: Default::default(),
             ready_now: Default::default(),
             live: Default::default(),
             need_acc: Default::default(),
@@ -390,6 +421,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             a_wrap: Default::default(),
             mtu: Default::default(),
             psn_diff: Default::default(),
+            rq_npk_q: Default::default(),
+            rq_ext_q: Default::default(),
             rq_cnt: Default::default(),
             rd_idx: Default::default(),
             q_rd_exp: Default::default(),
@@ -414,6 +447,8 @@ impl<const B: usize> Default for RecvCheck<B> {
             q_exp_psn: Default::default(),
             a_idx: Default::default(),
             a_exp: Default::default(),
+            a_exp_psn: Default::default(),
+            r_exp_psn: Default::default(),
             a_act: Default::default(),
             q_rd_act: Default::default(),
             q_rd_atomic: Default::default(),
@@ -437,6 +472,13 @@ impl<const B: usize> Default for RecvCheck<B> {
             l_lt_dma: Default::default(),
             l_eq_left: Default::default(),
             l_lt_left: Default::default(),
+            k_eq_mtu: Default::default(),
+            k_w_only: Default::default(),
+            k_w_first: Default::default(),
+            k_w_middle: Default::default(),
+            k_w_last: Default::default(),
+            k_zero: Default::default(),
+            k_read: Default::default(),
             r_mr_wait: Default::default(),
             r_mr_hit: Default::default(),
             r_cont_mr_ok: Default::default(),
@@ -481,6 +523,13 @@ impl<const B: usize> Logic for RecvCheck<B> {
             l_lt_dma,
             l_eq_left,
             l_lt_left,
+            k_eq_mtu,
+            k_w_only,
+            k_w_first,
+            k_w_middle,
+            k_w_last,
+            k_zero,
+            k_read,
             r_mr_wait,
             r_mr_hit,
             r_cont_mr_ok,
@@ -501,6 +550,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
             e_wrap,
             a_ready,
             need_key_q,
+            need_q,
+            bounds_q,
             a_nz,
             a_key,
             a_inv_key,
@@ -528,6 +579,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
             q_exp_psn,
             a_idx,
             a_exp,
+            a_exp_psn,
+            r_exp_psn,
             a_act,
             q_rd_act,
             q_rd_atomic,
@@ -535,6 +588,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
             q_dst_hi,
             q_dst_hi1,
             q_rd_exp,
+            rq_npk_q,
+            rq_ext_q,
             rq_cnt,
             q_rd_rem,
             q_rd_last
@@ -598,27 +653,37 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.l_lt_dma.d.next = self.pay_len32.val() < self.dmalen.val();
         self.l_eq_left.d.next = self.pay_len32.val() == self.write_left.val();
         self.l_lt_left.d.next = self.pay_len32.val() < self.write_left.val();
+        // The class's pick, one-hot in the first stage (later cases rank above earlier ones).
+        self.k_eq_mtu.d.next = (self.send.val() || self.write.val())
+            && self.not_last.val()
+            && !(self.write.val() && (self.first.val() || self.middle.val()));
+        self.k_w_only.d.next = self.write.val() && self.only.val();
+        self.k_w_first.d.next = self.write.val() && self.first.val();
+        self.k_w_middle.d.next = self.write.val() && self.middle.val();
+        self.k_w_last.d.next = self.write.val() && self.last.val();
+        self.k_zero.d.next = self.atomic.val();
+        // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
+        self.k_read.d.next = self.read_request.val();
         self.r_len_ok.d.next = self.l_le_mtu.q.val();
-        if (self.send.val() || self.write.val()) && self.not_last.val() {
+        if self.k_eq_mtu.q.val() {
             self.r_len_ok.d.next = self.l_eq_mtu.q.val();
         }
-        if self.write.val() && self.only.val() {
+        if self.k_w_only.q.val() {
             self.r_len_ok.d.next = self.l_le_mtu.q.val() && self.l_eq_dma.q.val();
         }
-        if self.write.val() && self.first.val() {
+        if self.k_w_first.q.val() {
             self.r_len_ok.d.next = self.l_eq_mtu.q.val() && self.l_lt_dma.q.val();
         }
-        if self.write.val() && self.middle.val() {
+        if self.k_w_middle.q.val() {
             self.r_len_ok.d.next = self.l_eq_mtu.q.val() && self.l_lt_left.q.val();
         }
-        if self.write.val() && self.last.val() {
+        if self.k_w_last.q.val() {
             self.r_len_ok.d.next = self.l_eq_left.q.val();
         }
-        if self.atomic.val() {
+        if self.k_zero.q.val() {
             self.r_len_ok.d.next = self.l_zero.q.val();
         }
-        if self.read_request.val() {
-            // A READ request carries no payload and asks for at most 2^31 bytes (§9.4.3).
+        if self.k_read.q.val() {
             self.r_len_ok.d.next = self.l_zero.q.val() && self.dmalen_max.val();
         }
         self.r_pay_words.d.next = (self.pay_len.val() + self.beat_m1.val()) >> self.log_b.val();
@@ -626,11 +691,13 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // (§9.7.5.1.5); the shift and the remainder test side by side, not an add before the shift.
         self.rq_npk.next = self.dmalen.val() >> self.p_pmtu.q.val();
         self.rq_up.next = self.dmalen.val() & !(bits::<32>(0xFFFF_FFFF_u64) << self.p_pmtu.q.val());
-        self.rq_extra.next = 0.into();
-        if (self.rq_up.val() != 0) || self.dmalen_zero.val() {
-            self.rq_extra.next = 1.into();
+        self.rq_extra.next = (self.rq_up.val() != 0) || self.dmalen_zero.val();
+        self.rq_npk_q.d.next = bit_cast::<24, 32>(self.rq_npk.val());
+        self.rq_ext_q.d.next = self.rq_extra.val();
+        self.rq_cnt.d.next = self.rq_npk_q.q.val();
+        if self.rq_ext_q.q.val() {
+            self.rq_cnt.d.next = self.rq_npk_q.q.val() + 1;
         }
-        self.rq_cnt.d.next = bit_cast::<24, 32>(self.rq_npk.val()) + self.rq_extra.val();
         self.r_rq_psn_end.d.next = self.psn.val() + self.rq_cnt.q.val();
         // A READ response must be the next one expected, FIRST/MIDDLE carrying a full MTU and LAST/ONLY
         // exactly the rest of the message (requester side, §9.7.6).
@@ -655,6 +722,8 @@ impl<const B: usize> Logic for RecvCheck<B> {
         // One ahead: two stages (the index, then its compares), read a cycle after the rest.
         self.a_idx.d.next = self.rd_idx.val();
         self.a_exp.d.next = self.q_rd_exp.q.val();
+        self.a_exp_psn.d.next = self.q_exp_psn.q.val();
+        self.r_exp_psn.d.next = self.a_exp_psn.q.val();
         self.a_act.d.next = self.q_rd_act.q.val();
         self.r_rd_ahead.d.next = self.a_act.q.val()
             && (self.a_idx.q.val() > self.a_exp.q.val())
@@ -707,13 +776,19 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.mr_lk_key.next = self.need_key.val();
         self.need_key_q.d.next = self.need_key.val();
         self.ready_now.next = self.mr_fresh.val() && (self.mr_for.val() == self.need_key_q.q.val());
-        self.need_now.next = self.atomic.val()
-            || self.ieth.val()
-            || (self.reth.val() && !self.dmalen_zero.val())
-            || (self.write_cont.val() && (self.write_total.val() != 0));
-        self.mr_wait_now.next = self.need_now.val() && !self.ready_now.val();
-        self.mr_bounds.next = self.need_now.val() && !self.write_cont.val();
-        self.r_mr_wait.d.next = self.need_now.val() && !self.ready_now.val();
+        // From the header's first stage (its key class and the DMA length's zero test here): registered
+        // at once.
+        self.need_now.next = self.key_always.val()
+            || (self.key_reth.val() && (self.dmalen.val() != 0))
+            || (self.key_cont.val() && self.write_nz.val());
+        self.need_q.d.next = self.need_now.val();
+        self.bounds_q.d.next = self.need_now.val() && !self.key_cont.val();
+        // The wait before the checks is for an entry a host command wrote over (`mr_fresh`); the key the
+        // entry was read for is compared into `mr_wait`, which the caller reads again after the checks
+        // (the table reads for the key presented a cycle ago, so it matches unless that contract fails).
+        self.mr_wait_now.next = self.need_q.q.val() && !self.mr_fresh.val();
+        self.mr_bounds.next = self.bounds_q.q.val();
+        self.r_mr_wait.d.next = self.need_q.q.val() && !self.ready_now.val();
         // The entry, each comparison on its own: the key this packet names (a RETH's or AtomicETH's,
         // an IETH's, the WRITE in progress's), the access, the PD, IOVA >= base and end <= the
         // region's end as 32-bit halves, no wrap past 2^64.
@@ -782,6 +857,7 @@ impl<const B: usize> Logic for RecvCheck<B> {
         self.rd_ahead.next = self.r_rd_ahead.q.val();
         self.rd_dst.next = self.r_rd_dst.q.val();
         self.rd_last.next = self.r_rd_last.q.val();
+        self.rd_exp_psn.next = self.r_exp_psn.q.val();
         self.rq_psn_end.next = self.r_rq_psn_end.q.val();
         self.rq_psn_prev.next = self.r_rq_psn_prev.q.val();
         self.rq_empty.next = self.r_rq_empty.q.val();
@@ -949,6 +1025,9 @@ mod tests {
                 let cont = c.pos[MIDDLE] || c.pos[LAST];
                 x.send_cont.next = c.op[SEND] && cont;
                 x.write_cont.next = c.op[WRITE] && cont;
+                x.key_always.next = c.op[ATOMIC] || c.op[IETH];
+                x.key_reth.next = c.op[RETH];
+                x.key_cont.next = c.op[WRITE] && cont;
                 x.dmalen_zero.next = c.dmalen == 0;
                 x.dmalen_max.next = c.dmalen <= 0x8000_0000;
                 x.qp_state.next = c.qp_state.into();
@@ -963,7 +1042,7 @@ mod tests {
                 x.in_write.next = c.in_write;
                 x.in_send.next = c.in_send;
                 x.write_left.next = c.write_left.into();
-                x.write_total.next = c.write_total.into();
+                x.write_nz.next = c.write_total != 0;
                 x.write_rkey.next = c.write_rkey.into();
                 x.rd_psn0.next = c.rd_psn0.into();
                 x.rd_len.next = c.rd_len.into();
@@ -1007,6 +1086,7 @@ mod tests {
                     ("rd_ahead", b(x.rd_ahead.val())),
                     ("rd_dst", x.rd_dst.val().to_u64()),
                     ("rd_last", x.rd_last.val().to_u64()),
+                    ("rd_exp_psn", x.rd_exp_psn.val().to_u64()),
                     ("rq_psn_end", x.rq_psn_end.val().to_u64()),
                     ("rq_psn_prev", x.rq_psn_prev.val().to_u64()),
                     ("rq_empty", b(x.rq_empty.val())),
@@ -1416,6 +1496,7 @@ mod tests {
                     ("rresp_ok", 1),
                     ("rd_dst", 0x9000_0000 + 8 * 1024),
                     ("rd_last", 9),
+                    ("rd_exp_psn", 58),
                 ],
             ),
             (
@@ -1426,6 +1507,7 @@ mod tests {
                     ("rresp_ok", 1),
                     ("rd_dst", 0x9000_0000 + 9 * 1024),
                     ("rd_ahead", 0),
+                    ("rd_exp_psn", 59),
                 ],
             ),
             (

@@ -21,7 +21,7 @@ use super::opcode_decode::{handled, OpcodeDecode};
 use crate::prim::byteswap::{be_shift, ByteSwap};
 use crate::prim::slot_fill::SlotFill;
 use rocenic_proto::aeth;
-use rocenic_proto::opcode::OPCODES;
+use rocenic_proto::opcode::{hdr, OpcodeInfo, Operation, Position, OPCODES};
 use rocenic_proto::wire::ipv4_frame as F;
 use rocenic_proto::wire::ipv6_frame as G;
 use rocenic_proto::wire::len;
@@ -85,6 +85,12 @@ pub struct RecvHdr<const W: usize> {
     pub ieth: Signal<Out, bool>,
     /// Frame words (of W bits) the headers take, up to the end of the extension headers.
     pub need_words: Signal<Out, Bits<16>>,
+    /// Which R_Key the packet has the MR table check (stage 1, from a table of its own so no decode
+    /// precedes it): always (an AtomicETH's, an IETH's); a RETH's when its DMA length is not 0; the
+    /// WRITE in progress's (a WRITE MIDDLE or LAST) when that WRITE's length is not 0.
+    pub key_always: Signal<Out, bool>,
+    pub key_reth: Signal<Out, bool>,
+    pub key_cont: Signal<Out, bool>,
     /// The IETH's R_Key (first stage; the IETH sits where ImmDt does after the BTH): the key a SEND
     /// with invalidate looks up, known with the other keys.
     pub ieth_key: Signal<Out, Bits<32>>,
@@ -145,6 +151,8 @@ pub struct RecvHdr<const W: usize> {
     /// the second stage's payload length is one subtract from registers.
     over_rom: ROM<Bits<8>, 9>,
     s_over: DFF<Bits<8>>,
+    key_rom: ROM<Bits<8>, 9>,
+    s_key: DFF<Bits<8>>,
     /// The register's next value, big-endian; with the transport headers at IPv4 offsets.
     nx: Signal<Local, Bits<HDR_BITS>>,
     hv: Signal<Local, Bits<HDR_BITS>>,
@@ -240,23 +248,37 @@ pub struct RecvHdr<const W: usize> {
     sh_orig: Constant<Bits<16>>,
 }
 
-/// A table over (IPv6, opcode) of `f(v6, extension header bytes)`: an opcode the RC roles do not
-/// execute counts no extension headers.
-fn opcode_rom(f: impl Fn(usize, usize) -> usize) -> ROM<Bits<8>, 9> {
+/// A table over (IPv6, opcode) of `f(v6, the opcode)`, `None` for an opcode the RC roles do not execute.
+fn opcode_rom(f: impl Fn(usize, Option<&OpcodeInfo>) -> usize) -> ROM<Bits<8>, 9> {
     let mut t = std::collections::BTreeMap::new();
     for v6 in 0..2usize {
         for code in 0..256usize {
-            let ext = OPCODES
+            let o = OPCODES
                 .iter()
-                .find(|o| o.code as usize == code && handled(o))
-                .map_or(0, |o| o.ext_len());
+                .find(|o| o.code as usize == code && handled(o));
             t.insert(
                 Bits::<9>::from(((v6 << 8) | code) as u64),
-                Bits::<8>::from(f(v6, ext) as u64),
+                Bits::<8>::from(f(v6, o) as u64),
             );
         }
     }
     ROM::new(t)
+}
+
+/// Extension header bytes (none for an opcode not executed).
+fn ext(o: Option<&OpcodeInfo>) -> usize {
+    o.map_or(0, |o| o.ext_len())
+}
+
+/// `key_rom`'s bits: `key_always`, `key_reth`, `key_cont`.
+fn key_class(o: Option<&OpcodeInfo>) -> usize {
+    let Some(o) = o else { return 0 };
+    let atomic = matches!(o.operation, Operation::CompareSwap | Operation::FetchAdd);
+    let write_cont = o.operation == Operation::RdmaWrite
+        && matches!(o.position, Position::Middle | Position::Last);
+    usize::from(atomic || o.has(hdr::IETH))
+        | usize::from(o.has(hdr::RETH)) << 1
+        | usize::from(write_cont) << 2
 }
 
 impl<const W: usize> Default for RecvHdr<W> {
@@ -301,6 +323,9 @@ impl<const W: usize> Default for RecvHdr<W> {
             imm: Default::default(),
             ieth: Default::default(),
             need_words: Default::default(),
+            key_always: Default::default(),
+            key_reth: Default::default(),
+            key_cont: Default::default(),
             pay_len: Default::default(),
             imm_data: Default::default(),
             ieth_key: Default::default(),
@@ -337,10 +362,12 @@ impl<const W: usize> Default for RecvHdr<W> {
             put: Default::default(),
             swap_b: Default::default(),
             dec: Default::default(),
-            need_rom: opcode_rom(|v6, ext| (F::EXT + v6 * G::SHIFT + ext).div_ceil(W / 8)),
+            need_rom: opcode_rom(|v6, o| (F::EXT + v6 * G::SHIFT + ext(o)).div_ceil(W / 8)),
             s_need: Default::default(),
-            over_rom: opcode_rom(|v6, ext| [IP4_OVERHEAD, IP6_OVERHEAD][v6] + ext),
+            over_rom: opcode_rom(|v6, o| [IP4_OVERHEAD, IP6_OVERHEAD][v6] + ext(o)),
             s_over: Default::default(),
+            key_rom: opcode_rom(|_, o| key_class(o)),
+            s_key: Default::default(),
             nx: Default::default(),
             hv: Default::default(),
             s_v6: Default::default(),
@@ -443,6 +470,7 @@ impl<const W: usize> Logic for RecvHdr<W> {
             hdr,
             s_need,
             s_over,
+            s_key,
             s_v6,
             s_opcode,
             s_pad,
@@ -526,6 +554,8 @@ impl<const W: usize> Logic for RecvHdr<W> {
         self.s_need.d.next = self.need_rom.data.val();
         self.over_rom.address.next = self.need_rom.address.val();
         self.s_over.d.next = self.over_rom.data.val();
+        self.key_rom.address.next = self.need_rom.address.val();
+        self.s_key.d.next = self.key_rom.data.val();
         self.s_pad.d.next = bit_cast::<2, HDR_BITS>(self.hv.val() >> self.sh_pad.val());
         self.s_se.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_se.val()) != 0;
         self.s_ack_req.d.next = bit_cast::<1, HDR_BITS>(self.hv.val() >> self.sh_ackreq.val()) != 0;
@@ -579,6 +609,9 @@ impl<const W: usize> Logic for RecvHdr<W> {
             self.h_len.next = self.bth_end6.val() + bit_cast::<16, 8>(self.dec.ext_len.val());
         }
         self.need_words.next = bit_cast::<16, 8>(self.s_need.q.val());
+        self.key_always.next = (self.s_key.q.val() & 1) != 0;
+        self.key_reth.next = (self.s_key.q.val() & 2) != 0;
+        self.key_cont.next = (self.s_key.q.val() & 4) != 0;
 
         // Stage 2.
         self.t_pay_len.d.next = self.s_ip_len.q.val() - self.over.val();

@@ -8,6 +8,7 @@
 use super::recv_check::RecvCheck;
 use super::recv_hdr::RecvHdr;
 use crate::host::sgl_sum::{self, SglSum};
+use crate::prim::funnel::FunnelShift;
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::aeth;
 use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
@@ -53,7 +54,8 @@ enum RespState {
     /// The new value: FETCH_ADD's sums (32-bit halves: the high half's and its successor, registered),
     /// COMPARE_SWAP's compare.
     AtSum,
-    /// FETCH_ADD: the low half's carry picks the high half's sum.
+    /// FETCH_ADD: the low half's carry picks the high half's sum; COMPARE_SWAP: the swap value if the
+    /// compare held, else no write.
     AtPick,
     AtWrite,
     AtDone,
@@ -289,11 +291,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     wv_lo_q: DFF<Bits<33>>,
     psn_p1: DFF<Bits<24>>,
     len_bad: Signal<Local, bool>,
-    s_rd_laddr: DFF<Bits<64>>,
-    s_imp_psn: DFF<Bits<24>>,
     s_psn_prev: DFF<Bits<24>>,
     s_rq_psn: DFF<Bits<24>>,
-    s_psn_end: DFF<Bits<24>>,
     /// The packet's header fields (roce::recv_hdr) and its checks against the QP (roce::recv_check).
     rh: RecvHdr<W>,
     chk: RecvCheck<B>,
@@ -320,12 +319,15 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// In Header: k is not 0, and k - 1 (the slot word k - 1 is written to), kept beside k so that
     /// the header's write enables are not behind a subtract.
     k_nz: DFF<bool>,
-    k_m1: DFF<Bits<8>>,
+    k_m1: DFF<Bits<5>>,
+    /// Header word k - 1 is written this cycle (in Header with k not 0), registered with the state.
+    h_fill: DFF<bool>,
     /// Receive buffer addresses: header word k (`buf_head + k`), the payload's first word (Act), the
     /// payload's word 0 and 1 (Prime0, Prime1), and in Data the word j + 1 and j + 2.
     a_hk: DFF<Bits<A>>,
     a_hdr: DFF<Bits<A>>,
     a_hdr1: DFF<Bits<A>>,
+    a_hdr2: DFF<Bits<A>>,
     /// Act goes on to the payload itself (Prime1's work) for a WRITE or the READ response expected.
     prime: Signal<Local, bool>,
     /// The state the verdict goes to (Decode), and whether the length check ranks above it.
@@ -336,11 +338,14 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     cnp_age: DFF<Bits<32>>,
     /// The payload's second word, which the prime addresses.
     prime_at: Signal<Local, Bits<A>>,
+    /// The word after it (a register of its own: no add behind the pick).
+    prime_at1: Signal<Local, Bits<A>>,
     /// An error NAK (syndrome `nak_fatal_syn`) at the packet's PSN, the QP to ERR (§9.9.3.1.2).
     nak_fatal: Signal<Local, bool>,
     nak_fatal_syn: Signal<Local, Bits<8>>,
     a_pw0: DFF<Bits<A>>,
     a_pw1: DFF<Bits<A>>,
+    a_pw2: DFF<Bits<A>>,
     a_cur: DFF<Bits<A>>,
     a_nxt: DFF<Bits<A>>,
     /// The packet came over IPv6 (receive buffer metadata bit 16).
@@ -348,9 +353,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     // decoded packet
     psn: DFF<Bits<24>>,
     pay_word: DFF<Bits<A>>,
+    /// The payload's lane in its first buffer word: the realigning window's offset (`realign`).
     shift: DFF<Bits<16>>,
-    /// B - shift, loaded with it: the realigner's second shift needs no subtract in front.
-    shift_up: DFF<Bits<16>>,
+    realign: FunnelShift<W, B>,
     // responder context (IBA §9.7.5: expected PSN lives in RQ_PSN; MSN and the write in progress here)
     msn: DFF<Bits<24>>,
     nak_sent: DFF<bool>,
@@ -382,9 +387,12 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     wv_lo: Signal<Local, Bits<33>>,
     j: DFF<Bits<16>>,
     nwords: DFF<Bits<16>>,
-    /// nwords - 1, a cycle after nwords (Decode and Prime0 load nwords at least two cycles before Data
-    /// reads this): Data's last-word test is then a compare, not an add and a compare.
-    nwords_m1: DFF<Bits<16>>,
+    /// nwords - 2, a cycle after nwords (Decode and Prime0 load nwords at least two cycles before Data
+    /// reads this), and whether nwords is 0: Data reads `j_last` (word j is the last) and `nw_zero`,
+    /// both registers, so the state's next value is not behind a 16-bit compare.
+    nwords_m2: DFF<Bits<16>>,
+    nw_zero: DFF<bool>,
+    j_last: DFF<bool>,
     prev: DFF<Bits<W>>,
     recv_wr_id: DFF<Bits<64>>,
     /// Receive buffer bytes still free for the SEND in progress.
@@ -493,6 +501,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     at_lo_q: DFF<Bits<33>>,
     at_hi0_q: DFF<Bits<32>>,
     at_hi1_q: DFF<Bits<32>>,
+    /// COMPARE_SWAP's compare, registered (AtSum) for AtPick.
+    at_eq: DFF<bool>,
+    rd_fin: DFF<bool>,
     at_carry: Signal<Local, Bits<32>>,
     lanes_left: Signal<Local, Bits<16>>,
     out_word: Signal<Local, Bits<W>>,
@@ -500,9 +511,26 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_syn_l: Signal<Local, Bits<8>>,
     ack_psn_l: Signal<Local, Bits<24>>,
     ack_msn_l: Signal<Local, Bits<24>>,
+    /// The ACK/NAK asked for, registered before it becomes the pending one (`ack_pend`): what asks for
+    /// it is behind the state's whole decision.
+    ack_rq: DFF<bool>,
+    ack_rq_syn: DFF<Bits<8>>,
+    ack_rq_psn: DFF<Bits<24>>,
+    ack_rq_msn: DFF<Bits<24>>,
+    /// The write port carries the atomic's 8-byte word (AtWrite), not payload (Data): set in Act by the
+    /// verdict, so the port's pick is a flip-flop rather than a decode of the state.
+    at_sel: DFF<bool>,
+    /// The QP state's compares, registered (a cycle late, and not across a context load): RESET; RESET
+    /// or ERR; RESET or INIT.
+    st_reset: DFF<bool>,
+    st_reset_err: DFF<bool>,
+    st_le_init: DFF<bool>,
     /// Header words to read at most and at least (IPv4 or IPv6).
     hw_max: Signal<Local, Bits<16>>,
     hw_min: Signal<Local, Bits<16>>,
+    k5: Signal<Local, Bits<5>>,
+    k_max: DFF<bool>,
+    k_min: DFF<bool>,
     hdr_words_a: Signal<Local, Bits<A>>,
     psn_next: Signal<Local, Bits<24>>,
     /// RqSum's last cycle (k counts from 0): the list's sum is valid the cycle after.
@@ -516,6 +544,7 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hdr_min: Constant<Bits<16>>,
     /// The same over IPv6 (headers 20 bytes longer).
     hdr_words6: Constant<Bits<16>>,
+    need_cmp: Constant<bool>,
     hdr_min6: Constant<Bits<16>>,
     wqe_beats: Constant<Bits<16>>,
     wqe_wrid_beat: Constant<Bits<16>>,
@@ -676,35 +705,39 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wv_lo_q: Default::default(),
             psn_p1: Default::default(),
             len_bad: Default::default(),
-            s_rd_laddr: Default::default(),
-            s_imp_psn: Default::default(),
             s_psn_prev: Default::default(),
             s_rq_psn: Default::default(),
-            s_psn_end: Default::default(),
             k: Default::default(),
             k_nz: Default::default(),
             k_m1: Default::default(),
+            h_fill: Default::default(),
             a_hk: Default::default(),
             a_hdr: Default::default(),
             a_hdr1: Default::default(),
+            a_hdr2: Default::default(),
             prime: Default::default(),
             act_go: Default::default(),
             act_len: Default::default(),
             cnp_age: Default::default(),
             prime_at: Default::default(),
+            prime_at1: Default::default(),
             nak_fatal: Default::default(),
             nak_fatal_syn: Default::default(),
             a_pw0: Default::default(),
             a_pw1: Default::default(),
+            a_pw2: Default::default(),
             a_cur: Default::default(),
             a_nxt: Default::default(),
             v6: Default::default(),
             hw_max: Default::default(),
             hw_min: Default::default(),
+            k5: Default::default(),
+            k_max: Default::default(),
+            k_min: Default::default(),
             psn: Default::default(),
             pay_word: Default::default(),
             shift: Default::default(),
-            shift_up: Default::default(),
+            realign: Default::default(),
             msn: Default::default(),
             nak_sent: Default::default(),
             in_write: Default::default(),
@@ -727,7 +760,9 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             wv_lo: Default::default(),
             j: Default::default(),
             nwords: Default::default(),
-            nwords_m1: Default::default(),
+            nwords_m2: Default::default(),
+            nw_zero: Default::default(),
+            j_last: Default::default(),
             prev: Default::default(),
             recv_wr_id: Default::default(),
             recv_len: Default::default(),
@@ -806,6 +841,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             at_lo_q: Default::default(),
             at_hi0_q: Default::default(),
             at_hi1_q: Default::default(),
+            at_eq: Default::default(),
+            rd_fin: Default::default(),
             at_carry: Default::default(),
             lanes_left: Default::default(),
             out_word: Default::default(),
@@ -813,6 +850,14 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_syn_l: Default::default(),
             ack_psn_l: Default::default(),
             ack_msn_l: Default::default(),
+            ack_rq: Default::default(),
+            ack_rq_syn: Default::default(),
+            ack_rq_psn: Default::default(),
+            ack_rq_msn: Default::default(),
+            at_sel: Default::default(),
+            st_reset: Default::default(),
+            st_reset_err: Default::default(),
+            st_le_init: Default::default(),
             hdr_words_a: Default::default(),
             psn_next: Default::default(),
             sum_wait: Constant::new(((sgl_sum::LATENCY - 1) as u64).into()),
@@ -828,6 +873,11 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
                 ((F::ATOMIC_COMPARE + 8 + G::SHIFT).div_ceil(B) as u64).into(),
             ),
             hdr_min6: Constant::new(((G::BTH + 2).div_ceil(B) as u64 + 1).into()),
+            need_cmp: Constant::new(
+                ((F::BTH + 2).div_ceil(B) + 1 != (F::ATOMIC_COMPARE + 8).div_ceil(B))
+                    || ((G::BTH + 2).div_ceil(B) + 1
+                        != (F::ATOMIC_COMPARE + 8 + G::SHIFT).div_ceil(B)),
+            ),
             // The traffic class: bits 11..4 of the first 16-bit word.
             wqe_beats: Constant::new(((64 / B) as u64).into()),
             wqe_wrid_beat: Constant::new(((WR_ID / B) as u64).into()),
@@ -853,17 +903,24 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             state,
             k_nz,
             k_m1,
+            h_fill,
+            k_max,
+            k_min,
             a_hk,
             a_hdr,
             a_hdr1,
+            a_hdr2,
             at_lo_q,
             at_hi0_q,
             at_hi1_q,
+            at_eq,
+            rd_fin,
             act_go,
             act_len,
             cnp_age,
             a_pw0,
             a_pw1,
+            a_pw2,
             a_cur,
             a_nxt,
             act,
@@ -873,17 +930,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             cbl,
             wv_lo_q,
             psn_p1,
-            s_rd_laddr,
-            s_imp_psn,
             s_psn_prev,
             s_rq_psn,
-            s_psn_end,
             k,
             v6,
             psn,
             pay_word,
             shift,
-            shift_up,
             msn,
             nak_sent,
             in_write,
@@ -900,7 +953,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             rq_addr,
             j,
             nwords,
-            nwords_m1,
+            nwords_m2,
+            nw_zero,
+            j_last,
             prev,
             recv_wr_id,
             recv_len,
@@ -954,7 +1009,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ack_syn,
             ack_psn_q,
             ack_msn_q,
-            last_syn
+            last_syn,
+            ack_rq,
+            ack_rq_syn,
+            ack_rq_psn,
+            ack_rq_msn,
+            at_sel,
+            st_reset,
+            st_reset_err,
+            st_le_init
         );
         // Defaults
         self.rq_psn_set.next = false;
@@ -1096,8 +1159,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.clock.next = self.clock.val();
         self.sgl_total.clock.next = self.clock.val();
         self.rh.clear.next = self.state.q.val() == RespState::Idle;
-        self.rh.fill.next = (self.state.q.val() == RespState::Header) && self.k_nz.q.val();
-        self.rh.slot.next = self.k_m1.q.val();
+        self.rh.fill.next = self.h_fill.q.val();
+        self.rh.slot.next = bit_cast::<8, 5>(self.k_m1.q.val());
         self.rh.data.next = self.buf_rd_data.val();
         self.rh.v6.next = self.v6.q.val();
         self.want_qpn.next = bit_cast::<32, 24>(self.rh.dqpn.val());
@@ -1129,6 +1192,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.write_cont.next = self.rh.write_cont.val();
         self.chk.dmalen_zero.next = self.rh.dmalen_zero.val();
         self.chk.dmalen_max.next = self.rh.dmalen_max.val();
+        self.chk.key_always.next = self.rh.key_always.val();
+        self.chk.key_reth.next = self.rh.key_reth.val();
+        self.chk.key_cont.next = self.rh.key_cont.val();
         self.chk.qp_state.next = self.qp_state.val();
         self.chk.qpn.next = self.qpn.val();
         self.chk.pmtu.next = self.pmtu.val();
@@ -1141,7 +1207,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.in_write.next = self.in_write.q.val();
         self.chk.in_send.next = self.in_send.q.val();
         self.chk.write_left.next = self.write_left.q.val();
-        self.chk.write_total.next = self.write_total.q.val();
+        self.chk.write_nz.next = self.wt_nz.q.val();
         self.chk.write_rkey.next = self.write_rkey.q.val();
         self.chk.rd_psn0.next = self.rd_psn0.val();
         self.chk.rd_len.next = self.rd_len.val();
@@ -1162,11 +1228,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.chk.cnp_interval.next = self.cnp_interval.val();
         self.mr_lk_key.next = self.chk.mr_lk_key.val();
         self.wt_nz.d.next = self.write_total.q.val() != 0;
-        self.s_rd_laddr.d.next = self.rd_laddr.val();
-        self.s_imp_psn.d.next = self.rd_psn0.val() + self.rd_exp.q.val();
         self.s_psn_prev.d.next = self.chk.rq_psn_prev.val();
         self.s_rq_psn.d.next = bit_cast::<24, 32>(self.rq_psn.val());
-        self.s_psn_end.d.next = self.chk.rq_psn_end.val();
         self.mr_inv.next = false;
         self.mr_hold.next = (self.state.q.val() == RespState::Check)
             || (self.state.q.val() == RespState::Bounds)
@@ -1209,7 +1272,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.cqe_flags.next = self.cqe_flags.val() | 2;
         }
         // The atomic's 8-byte word within its DMA beat (atomics need only 8-byte alignment).
-        self.nwords_m1.d.next = self.nwords.q.val() - 1;
+        self.nwords_m2.d.next = self.nwords.q.val() - 2;
+        self.nw_zero.d.next = self.nwords.q.val() == 0;
+        // Word 0 is the last of one (Data starts at j = 0; Data itself steps it).
+        self.j_last.d.next = self.nwords.q.val() == 1;
         self.at_off.next = bit_cast::<16, 64>(self.at_va.q.val() & self.low_mask.val());
         self.at_word.next = bit_cast::<64, W>(self.rd_resp_data.val() >> (self.at_off.val() << 3));
         // FETCH_ADD's sum of the original word (at_orig) and the AtomicETH's add value, for AtSum.
@@ -1224,6 +1290,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.at_sum_hi0.next = self.at_orig_hi.val() + self.at_add_hi.val();
         self.at_sum_hi1.next = self.at_orig_hi.val() + self.at_add_hi1.q.val();
         self.at_lo_q.d.next = self.at_sum_lo.val();
+        self.at_eq.d.next = self.at_orig.q.val() == self.rh.cmp.val();
+        // The response expected is the READ's last, registered: Complete reads it cycles after either
+        // last changed (a restart or withdrawal in between voids the response).
+        self.rd_fin.d.next = self.rd_exp.q.val() == self.chk.rd_last.val();
         self.at_hi0_q.d.next = self.at_sum_hi0.val();
         self.at_hi1_q.d.next = self.at_sum_hi1.val();
         self.at_carry.next = 0.into();
@@ -1233,8 +1303,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.at_sum_hi.next = (self.at_hi0_q.q.val() & !self.at_carry.val())
             | (self.at_hi1_q.q.val() & self.at_carry.val());
         // Payload realignment: host word j = frame bytes [H + jB, H + jB + B) from two buffer words.
-        self.out_word.next = (self.prev.q.val() >> (self.shift.q.val() << 3))
-            | (self.buf_rd_data.val() << (self.shift_up.q.val() << 3));
+        self.realign.a.next = self.prev.q.val();
+        self.realign.b.next = self.buf_rd_data.val();
+        self.realign.n.next = bit_cast::<8, 16>(self.shift.q.val());
+        self.out_word.next = self.realign.y.val();
         self.lanes_left.next = self.ll.q.val();
         // (Both comparisons stand, the pick after them is a mask: as a multiplexer Yosys would share one
         // comparator behind a multiplexer of the operands.)
@@ -1248,8 +1320,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         // it is read, and the header's and payload's first words are known cycles ahead.
         self.a_hdr.d.next = self.buf_head.val() + self.hdr_words_a.val();
         self.a_hdr1.d.next = self.buf_head.val() + self.hdr_words_a.val() + 1;
+        self.a_hdr2.d.next = self.buf_head.val() + self.hdr_words_a.val() + 2;
         self.a_pw0.d.next = self.buf_head.val() + self.pay_word.q.val();
         self.a_pw1.d.next = self.buf_head.val() + self.pay_word.q.val() + 1;
+        self.a_pw2.d.next = self.buf_head.val() + self.pay_word.q.val() + 2;
         self.psn_next.next = self.psn_p1.q.val();
         // Host word j goes to dst + jB, the next WRITE packet to dst + its payload (both below 2^16):
         // the low half's carry picks the high half or its successor.
@@ -1267,7 +1341,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.hw_min.next = self.hdr_min6.val();
         }
         self.prime.next = false;
+        self.k5.next = bit_cast::<5, 16>(self.k.q.val());
         self.prime_at.next = self.a_pw1.q.val();
+        self.prime_at1.next = self.a_pw2.q.val();
+        self.h_fill.d.next = false;
         self.nak_fatal.next = false;
         self.nak_fatal_syn.next = self.nak_invalid_req.val();
         self.len_bad.next = false;
@@ -1275,7 +1352,9 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             RespState::Idle => {
                 self.k.d.next = 0.into();
                 self.k_nz.d.next = false;
-                self.k_m1.d.next = 0xFF.into();
+                self.k_max.d.next = false;
+                self.k_min.d.next = false;
+                self.k_m1.d.next = 0x1F.into();
                 self.a_hk.d.next = self.buf_head.val();
                 self.rr_void.d.next = false;
                 if self.buf_pending.val() && self.enable.val() {
@@ -1292,13 +1371,22 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
                 self.k.d.next = self.k.q.val() + 1;
                 self.k_nz.d.next = true;
-                self.k_m1.d.next = bit_cast::<8, 16>(self.k.q.val());
+                self.k_m1.d.next = bit_cast::<5, 16>(self.k.q.val());
+                self.h_fill.d.next = true;
                 // Read only as many words as this packet's headers take (the opcode, known once
                 // `hdr_min` words are in, gives the extension headers), at most the longest header's.
-                if (self.k.q.val() == self.hw_max.val())
-                    || ((self.k.q.val() >= self.hw_min.val())
-                        && (self.k.q.val() >= self.rh.need_words.val()))
+                // k against the IP version's bounds is registered a cycle ahead (`k_max`, `k_min`: the
+                // version is known from k = 1, both bounds are 2 or more); against the opcode's words, a
+                // 5-bit compare (a header is at most 17 words), which a datapath whose shortest and
+                // longest headers take as many words does not need (`need_cmp`, a constant).
+                self.k_max.d.next = self.k5.val() == bit_cast::<5, 16>(self.hw_max.val() - 1);
+                self.k_min.d.next = self.k5.val() >= bit_cast::<5, 16>(self.hw_min.val() - 1);
+                if self.k_max.q.val()
+                    || (self.need_cmp.val()
+                        && self.k_min.q.val()
+                        && (self.k5.val() >= bit_cast::<5, 16>(self.rh.need_words.val())))
                 {
+                    self.h_fill.d.next = false;
                     self.state.d.next = RespState::Fields;
                 }
             }
@@ -1336,7 +1424,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.ll.d.next = self.rh.pay_len.val();
                     self.pay_word.d.next = self.hdr_words_a.val();
                     self.shift.d.next = self.rh.pay_shift.val();
-                    self.shift_up.d.next = self.beat_bytes.val() - self.rh.pay_shift.val();
                     self.j.d.next = 0.into();
                     self.nwords.d.next = self.chk.pay_words.val();
                     self.state.d.next = RespState::Act;
@@ -1348,7 +1435,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     if self.rh.is_reth.val() {
                         self.dst.d.next = self.rh.va.val();
                     }
-                    if self.rh.is_read_response.val() {
+                    if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val() {
+                        // Where the response expected lands (an atomic's: its local address, index 0).
                         self.dst.d.next = self.chk.rd_dst.val();
                     }
                     // The verdict, in the order the checks apply: registered, so the registers each
@@ -1468,6 +1556,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // taken with it (`s_*`). A packet with nothing more to do is freed here.
                 self.buf_pop.next = true;
                 self.state.d.next = self.act_go.q.val();
+                self.at_sel.d.next =
+                    (self.act.q.val() == RxAct::Atomic) || (self.act.q.val() == RxAct::AtomicLand);
                 if (self.act.q.val() != RxAct::Wait)
                     && self.chk.for_qp.val()
                     && self.chk.from_peer.val()
@@ -1526,7 +1616,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             // The ATOMIC ACKNOWLEDGE of our atomic: its original value goes to the local
                             // buffer.
                             self.buf_pop.next = false;
-                            self.at_va.d.next = self.s_rd_laddr.q.val();
+                            self.at_va.d.next = self.dst.q.val();
                             self.at_val.d.next = self.rh.orig.val();
                             self.at_req_side.d.next = true;
                         }
@@ -1535,7 +1625,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             if self.imp_arm.q.val() && self.chk.rd_ahead.val() {
                                 self.rx_ack_valid.next = true;
                                 self.rx_ack_syndrome.next = self.nak_psn_seq.val();
-                                self.rx_ack_psn.next = self.s_imp_psn.q.val();
+                                self.rx_ack_psn.next = self.chk.rd_exp_psn.val();
                                 self.implied_nak_inc.next = true;
                                 self.imp_arm.d.next = false;
                                 self.imp_wait.d.next = true;
@@ -1619,7 +1709,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                             self.msn.d.next = self.msn.q.val() + 1;
                             self.nak_sent.d.next = false;
                             self.rq_psn_set.next = true;
-                            self.rq_psn_val.next = bit_cast::<32, 24>(self.s_psn_end.q.val());
+                            self.rq_psn_val.next = bit_cast::<32, 24>(self.chk.rq_psn_end.val());
                         }
                         RxAct::SendCont => {
                             // SEND MIDDLE/LAST: continue in the receive buffer where the last packet ended.
@@ -1679,6 +1769,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // WRITE and READ-response data: Prime1's work here (the payload's first word was
                 // addressed in Decode, `dst` loaded there), straight on to Data.
                 self.prime_at.next = self.a_hdr1.q.val();
+                self.prime_at1.next = self.a_hdr2.q.val();
             }
             RespState::CtxWait => {}
             RespState::RqFetch => {
@@ -1780,18 +1871,19 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             }
             RespState::Prime1 => {
                 self.prime.next = true;
-                self.prime_at.next = self.a_pw1.q.val();
             }
             RespState::Data => {
                 self.buf_rd_addr.next = self.a_cur.q.val();
-                if self.j.q.val() == self.nwords.q.val() {
+                self.j_last.d.next = self.j_last.q.val();
+                if self.nw_zero.q.val() {
                     self.state.d.next = RespState::Complete;
                 } else {
                     self.wr_valid.next = true;
                     if self.wr_ready.val() {
                         self.j.d.next = self.j.q.val() + 1;
+                        self.j_last.d.next = self.j.q.val() == self.nwords_m2.q.val();
                         self.ll.d.next = self.ll.q.val() - self.beat_bytes.val();
-                        if self.j.q.val() == self.nwords_m1.q.val() {
+                        if self.j_last.q.val() {
                             // The last word is written: no idle cycle before Complete.
                             self.state.d.next = RespState::Complete;
                         }
@@ -1811,16 +1903,13 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.state.d.next = RespState::Idle;
                 } else if (self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val())
                     && !self.wr_idle.val()
-                    && (self.rh.is_atomic_acknowledge.val()
-                        || (self.rd_exp.q.val() == self.chk.rd_last.val()))
+                    && (self.rh.is_atomic_acknowledge.val() || self.rd_fin.q.val())
                 {
                     // The READ or atomic completes only once its data is out of the write path.
                 } else if self.rh.is_read_response.val() || self.rh.is_atomic_acknowledge.val() {
                     // A landed READ response acknowledges its PSN and those before it (§9.7.6).
                     self.rd_exp.d.next = self.rd_exp.q.val() + 1;
-                    if self.rh.is_atomic_acknowledge.val()
-                        || (self.rd_exp.q.val() == self.chk.rd_last.val())
-                    {
+                    if self.rh.is_atomic_acknowledge.val() || self.rd_fin.q.val() {
                         self.rd_done.next = true;
                         self.rd_exp.d.next = 0.into();
                     }
@@ -1902,19 +1991,21 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 }
             }
             RespState::AtSum => {
-                self.state.d.next = RespState::AtDone;
-                if self.rh.is_fetch_add.val() {
-                    self.state.d.next = RespState::AtPick;
-                } else if self.at_orig.q.val() == self.rh.cmp.val() {
-                    self.at_val.d.next = self.rh.swap.val();
-                    self.state.d.next = RespState::AtWrite;
-                }
+                self.state.d.next = RespState::AtPick;
             }
             RespState::AtPick => {
-                // The low half's carry picks the high half's sum (both registered in AtSum).
-                self.at_val.d.next = (bit_cast::<64, 32>(self.at_sum_hi.val()) << 32)
-                    | bit_cast::<64, 33>(self.at_lo_q.q.val() & 0xFFFF_FFFF_u64);
+                // FETCH_ADD: the low half's carry picks the high half's sum (both registered in AtSum).
+                // COMPARE_SWAP: the swap value if the word equalled the compare value (registered in
+                // AtSum), else nothing is written.
                 self.state.d.next = RespState::AtWrite;
+                if self.rh.is_fetch_add.val() {
+                    self.at_val.d.next = (bit_cast::<64, 32>(self.at_sum_hi.val()) << 32)
+                        | bit_cast::<64, 33>(self.at_lo_q.q.val() & 0xFFFF_FFFF_u64);
+                } else if self.at_eq.q.val() {
+                    self.at_val.d.next = self.rh.swap.val();
+                } else {
+                    self.state.d.next = RespState::AtDone;
+                }
             }
             RespState::AtWrite => {
                 // One 8-byte write with its byte strobes (the data and strobe are set below).
@@ -2002,7 +2093,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.rh.is_read_response.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
-        if self.state.q.val() == RespState::AtWrite {
+        if self.at_sel.q.val() {
             self.wr_last.next = true;
             self.wr_addr.next = self.at_va.q.val() & !self.low_mask.val();
             self.wr_data.next = bit_cast::<W, 64>(self.at_val.q.val()) << (self.at_off.val() << 3);
@@ -2011,11 +2102,15 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         if self.rh.is_atomic_acknowledge.val() && self.rr_void.q.val() {
             self.wr_strb.next = 0.into();
         }
-        if self.send_ack.val() {
+        self.ack_rq.d.next = self.send_ack.val();
+        self.ack_rq_syn.d.next = self.ack_syn_l.val();
+        self.ack_rq_psn.d.next = self.ack_psn_l.val();
+        self.ack_rq_msn.d.next = self.ack_msn_l.val();
+        if self.ack_rq.q.val() {
             self.ack_pend.d.next = true;
-            self.ack_syn.d.next = self.ack_syn_l.val();
-            self.ack_psn_q.d.next = self.ack_psn_l.val();
-            self.ack_msn_q.d.next = self.ack_msn_l.val();
+            self.ack_syn.d.next = self.ack_rq_syn.q.val();
+            self.ack_psn_q.d.next = self.ack_rq_psn.q.val();
+            self.ack_msn_q.d.next = self.ack_rq_msn.q.val();
         }
         if self.rr_taken.val() {
             self.rr_pend.d.next = false;
@@ -2028,7 +2123,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.prev.d.next = self.buf_rd_data.val();
             self.buf_rd_addr.next = self.prime_at.val();
             self.a_cur.d.next = self.prime_at.val();
-            self.a_nxt.d.next = self.prime_at.val() + 1;
+            self.a_nxt.d.next = self.prime_at1.val();
             self.state.d.next = RespState::Data;
         }
         if self.rd_withdraw.val() || self.rd_restart.val() {
@@ -2039,32 +2134,36 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.imp_arm.d.next = !self.imp_wait.q.val();
             self.imp_wait.d.next = false;
         }
-        if (self.qp_state.val() == self.qs_reset.val())
-            || (self.qp_state.val() == self.qs_err.val())
-        {
+        self.st_reset.d.next = (self.qp_state.val() == self.qs_reset.val()) && !self.ctx_load.val();
+        self.st_reset_err.d.next = ((self.qp_state.val() == self.qs_reset.val())
+            || (self.qp_state.val() == self.qs_err.val()))
+            && !self.ctx_load.val();
+        self.st_le_init.d.next =
+            (self.qp_state.val() <= self.qs_init.val()) && !self.ctx_load.val();
+        if self.st_reset_err.q.val() {
             self.rr_pend.d.next = false;
             self.cnp_pend.d.next = false;
         }
-        if self.qp_state.val() <= self.qs_init.val() {
+        if self.st_le_init.q.val() {
             // A QP taken back to RESET (or INIT) sends nothing: its pending ACK goes too, or it would hold
             // the engine from every other QP's packets (CtxWait switches only with nothing pending).
             self.ack_pend.d.next = false;
         }
-        if self.qp_state.val() == self.qs_reset.val() {
+        if self.st_reset.q.val() {
             self.ac_valid.d.next = false;
             self.ac_valid1.d.next = false;
             self.ac_valid2.d.next = false;
             self.ac_valid3.d.next = false;
             self.ac_next.d.next = 0.into();
         }
-        if self.qp_state.val() == self.qs_reset.val() {
+        if self.st_reset.q.val() {
             // RESET clears the responder context (IBA §10.3.1); the PSN comes from RQ_PSN at RTR.
             self.msn.d.next = 0.into();
             self.nak_sent.d.next = false;
             self.in_write.d.next = false;
             self.in_send.d.next = false;
         }
-        if self.reset.val() || (self.qp_state.val() == self.qs_reset.val()) {
+        if self.reset.val() || self.st_reset.q.val() {
             // No CNP sent yet: the first CE-marked packet gets one at once.
             self.cnp_seen.d.next = false;
         }
@@ -2072,8 +2171,10 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             // Switch only with nothing of the current QP pending: the transmit engine addresses ACKs,
             // CNPs and READ jobs with the current QP's address vector. Then through Fields to Check:
             // roce::recv_check takes the MTU and READ figures two cycles ahead.
-            self.ctx_want.next =
-                !(self.ack_pend.q.val() || self.rr_pend.q.val() || self.cnp_pend.q.val());
+            self.ctx_want.next = !(self.ack_pend.q.val()
+                || self.ack_rq.q.val()
+                || self.rr_pend.q.val()
+                || self.cnp_pend.q.val());
             if self.ctx_hit.val() {
                 self.state.d.next = RespState::Fields;
             }
@@ -2121,6 +2222,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;
+            self.h_fill.d.next = false;
             self.ack_pend.d.next = false;
             self.sgl_ok.d.next = false;
             self.last_syn.d.next = bit_cast::<32, 8>(self.aeth_ack.val());
