@@ -529,6 +529,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     hw_max: Signal<Local, Bits<16>>,
     hw_min: Signal<Local, Bits<16>>,
     k5: Signal<Local, Bits<5>>,
+    hw_max_m1: Signal<Local, Bits<16>>,
+    hw_min_m1: Signal<Local, Bits<16>>,
     k_max: DFF<bool>,
     k_min: DFF<bool>,
     hdr_words_a: Signal<Local, Bits<A>>,
@@ -732,6 +734,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             hw_max: Default::default(),
             hw_min: Default::default(),
             k5: Default::default(),
+            hw_max_m1: Default::default(),
+            hw_min_m1: Default::default(),
             k_max: Default::default(),
             k_min: Default::default(),
             psn: Default::default(),
@@ -1340,6 +1344,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.hw_max.next = self.hdr_words6.val();
             self.hw_min.next = self.hdr_min6.val();
         }
+        self.hw_max_m1.next = self.hw_max.val() - 1;
+        self.hw_min_m1.next = self.hw_min.val() - 1;
         self.prime.next = false;
         self.k5.next = bit_cast::<5, 16>(self.k.q.val());
         self.prime_at.next = self.a_pw1.q.val();
@@ -1379,8 +1385,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                 // version is known from k = 1, both bounds are 2 or more); against the opcode's words, a
                 // 5-bit compare (a header is at most 17 words), which a datapath whose shortest and
                 // longest headers take as many words does not need (`need_cmp`, a constant).
-                self.k_max.d.next = self.k5.val() == bit_cast::<5, 16>(self.hw_max.val() - 1);
-                self.k_min.d.next = self.k5.val() >= bit_cast::<5, 16>(self.hw_min.val() - 1);
+                self.k_max.d.next = self.k5.val() == bit_cast::<5, 16>(self.hw_max_m1.val());
+                self.k_min.d.next = self.k5.val() >= bit_cast::<5, 16>(self.hw_min_m1.val());
                 if self.k_max.q.val()
                     || (self.need_cmp.val()
                         && self.k_min.q.val()
