@@ -175,6 +175,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub ack_syndrome: Signal<In, Bits<8>>,
     pub ack_psn: Signal<In, Bits<24>>,
     pub ack_msn: Signal<In, Bits<24>>,
+    /// The pending ACK/NAK's fields are new this cycle (a new one, or one replacing the last).
+    pub ack_new: Signal<In, bool>,
     pub ack_taken: Signal<Out, bool>,
     // RDMA READ the responder executes (held until taken): responses from `rr_va`, PSNs from `rr_psn`.
     /// A CNP to send to DEST_QPN (held until taken), and its counter.
@@ -519,6 +521,26 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wr_inv: Signal<Local, bool>,
     wr_send: Signal<Local, bool>,
     off: Signal<Local, Bits<32>>,
+    /// The packet `PktSetup` builds, a cycle ahead: its index's offset (index << PMTU, the path MTU's
+    /// log registered first), whether it is the message's first, last, or only packet, tagged with the
+    /// index and log they are for (`ps_ok`: `PktSetup` waits for them). The index never moves in the
+    /// cycle before `PktSetup`, so the wait is only for a path MTU just changed.
+    o_pm: DFF<Bits<4>>,
+    o_pmt: DFF<Bits<4>>,
+    o_idx: DFF<Bits<24>>,
+    o_off: DFF<Bits<32>>,
+    o_first: DFF<bool>,
+    o_last: DFF<bool>,
+    o_only: DFF<bool>,
+    /// ACK_REQ_EVERY - 1 and whether it is on, registered: the AckReq test is one compare.
+    ev_m1: DFF<Bits<32>>,
+    ev_on: DFF<bool>,
+    ps_ok: Signal<Local, bool>,
+    /// The packet's local and remote addresses' low halves with the carry out (the high half or its
+    /// successor picked by it).
+    ps_lo: Signal<Local, Bits<33>>,
+    ps_rlo: Signal<Local, Bits<33>>,
+    w_raddr_hi1: DFF<Bits<32>>,
     /// The next packet of the message: index, offset, length, beats and source address.
     snd_next: Signal<Local, Bits<24>>,
     /// The prefetch's packet, segmented over registered stages, each tagged with the packet index it
@@ -554,6 +576,11 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rr_next_psn: Signal<Local, Bits<24>>,
     ack_gap: Signal<Local, Bits<24>>,
     ack_hold: Signal<Local, bool>,
+    /// Whether the ACK/NAK must wait, registered from a cycle ago; a cycle's change that could make it
+    /// wait (a new ACK/NAK, a new READ or atomic job) holds it meanwhile.
+    ack_hold_now: Signal<Local, bool>,
+    ack_hold_q: DFF<bool>,
+    rr_valid_q: DFF<bool>,
     is_read: Signal<Local, bool>,
     push_hit: Signal<Local, bool>,
     is_atomic: Signal<Local, bool>,
@@ -811,6 +838,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ack_syndrome: Default::default(),
             ack_psn: Default::default(),
             ack_msn: Default::default(),
+            ack_new: Default::default(),
             ack_taken: Default::default(),
             cnp_valid: Default::default(),
             cnp_taken: Default::default(),
@@ -1053,6 +1081,19 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wr_inv: Default::default(),
             wr_send: Default::default(),
             off: Default::default(),
+            o_pm: Default::default(),
+            o_pmt: Default::default(),
+            o_idx: Default::default(),
+            o_off: Default::default(),
+            o_first: Default::default(),
+            o_last: Default::default(),
+            o_only: Default::default(),
+            ev_m1: Default::default(),
+            ev_on: Default::default(),
+            ps_ok: Default::default(),
+            ps_lo: Default::default(),
+            ps_rlo: Default::default(),
+            w_raddr_hi1: Default::default(),
             snd_next: Default::default(),
             pfs_age: Default::default(),
             pfs_idx_b: Default::default(),
@@ -1082,6 +1123,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rr_next_psn: Default::default(),
             ack_gap: Default::default(),
             ack_hold: Default::default(),
+            ack_hold_now: Default::default(),
+            ack_hold_q: Default::default(),
+            rr_valid_q: Default::default(),
             is_read: Default::default(),
             push_hit: Default::default(),
             is_atomic: Default::default(),
@@ -1362,6 +1406,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             pfs_len_d,
             pfs_addr_d,
             w_laddr_hi1,
+            o_pm,
+            o_pmt,
+            o_idx,
+            o_off,
+            o_first,
+            o_last,
+            o_only,
+            ev_m1,
+            ev_on,
+            w_raddr_hi1,
+            ack_hold_q,
+            rr_valid_q,
             ck_part_q,
             ip_len_q,
             f_pos,
@@ -1628,12 +1684,31 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.op_last.next = self.op_rc_send_last_with_invalidate.val();
             self.op_only.next = self.op_rc_send_only_with_invalidate.val();
         }
-        self.off.next = bit_cast::<32, 24>(self.snd_idx.q.val()) << self.pmtu.val();
+        self.o_pm.d.next = bit_cast::<4, 32>(self.pmtu.val());
+        self.o_pmt.d.next = self.o_pm.q.val();
+        self.o_idx.d.next = self.snd_idx.q.val();
+        self.o_off.d.next = bit_cast::<32, 24>(self.snd_idx.q.val()) << self.o_pm.q.val();
+        self.o_first.d.next = self.snd_idx.q.val() == 0;
+        self.o_last.d.next = self.snd_idx.q.val() == self.last_idx.q.val();
+        self.o_only.d.next = self.last_idx.q.val() == 0;
+        self.ps_ok.next = (self.o_idx.q.val() == self.snd_idx.q.val())
+            && (self.o_pmt.q.val() == self.o_pm.q.val())
+            && (self.o_pm.q.val() == bit_cast::<4, 32>(self.pmtu.val()));
+        self.ev_m1.d.next = self.ack_req_every.val() - 1;
+        self.ev_on.d.next = self.ack_req_every.val() != 0;
+        self.off.next = self.o_off.q.val();
         self.rem.next = self.w_len.q.val() - self.off.val();
-        self.plen.next = bit_cast::<16, 32>(self.rem.val());
-        if self.rem.val() > self.mtu.val() {
-            self.plen.next = bit_cast::<16, 32>(self.mtu.val());
+        // Every packet before the last carries a whole MTU, the last the rest (a zero-length message:
+        // one packet of none).
+        self.plen.next = bit_cast::<16, 32>(self.mtu.val());
+        if self.o_last.q.val() {
+            self.plen.next = bit_cast::<16, 32>(self.rem.val());
         }
+        self.w_raddr_hi1.d.next = self.w_raddr.q.val().get_bits::<32>(32) + 1;
+        self.ps_lo.next = bit_cast::<33, 32>(self.w_laddr.q.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.off.val());
+        self.ps_rlo.next = bit_cast::<33, 32>(self.w_raddr.q.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.off.val());
         // The next packet, for the payload prefetch.
         // The packet whose payload is prefetched next: the one after the packet being sent, or after
         // the ones already prefetched.
@@ -1703,8 +1778,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.rr_next_psn.next = self.rr.resp.psn.val();
         }
         self.ack_gap.next = self.rr_next_psn.val() - self.ack_psn.val();
-        self.ack_hold.next = (self.rr.active.val() || self.rr_valid.val())
+        self.ack_hold_now.next = (self.rr.active.val() || self.rr_valid.val())
             && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
+        // Registered: a cycle late, which is safe while it falls (the ACK waits a cycle more) and covered
+        // while it could rise (a new ACK/NAK, a new job; the job's responses only move the PSN it
+        // compares with past the ACK's).
+        self.ack_hold_q.d.next = self.ack_hold_now.val();
+        self.rr_valid_q.d.next = self.rr_valid.val();
+        self.ack_hold.next = self.ack_hold_q.q.val()
+            || self.ack_new.val()
+            || (self.rr_valid.val() && !self.rr_valid_q.q.val());
         // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
         self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
@@ -2530,26 +2613,30 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.p_atomic.d.next = false;
                 self.p_aack.d.next = false;
                 self.p_cnp.d.next = false;
-                self.p_reth.d.next = self.wr_write.val() && (self.snd_idx.q.val() == 0);
-                self.p_imm.d.next = (self.wr_imm.val() || self.wr_inv.val())
-                    && (self.snd_idx.q.val() == self.last_idx.q.val());
+                self.p_reth.d.next = self.wr_write.val() && self.o_first.q.val();
+                self.p_imm.d.next = (self.wr_imm.val() || self.wr_inv.val()) && self.o_last.q.val();
                 self.p_rva.d.next = self.w_raddr.q.val();
                 self.p_rlen.d.next = self.w_len.q.val();
                 self.p_psn.d.next = self.first_psn.q.val() + self.snd_idx.q.val();
                 self.p_plen.d.next = self.plen.val();
-                self.p_addr.d.next = self.w_laddr.q.val() + bit_cast::<64, 32>(self.off.val());
+                self.p_addr.d.next = (bit_cast::<64, 32>(self.w_laddr.q.val().get_bits::<32>(32))
+                    << 32)
+                    | bit_cast::<64, 32>(self.ps_lo.val().get_bits::<32>(0));
+                if self.ps_lo.val().get_bit(32) {
+                    self.p_addr.d.next = (bit_cast::<64, 32>(self.w_laddr_hi1.q.val()) << 32)
+                        | bit_cast::<64, 32>(self.ps_lo.val().get_bits::<32>(0));
+                }
                 self.p_gather.d.next = self.w_gather.q.val();
                 self.p_se.d.next = (self.wr_send.val() || self.wr_imm.val())
                     && ((self.w_flags.q.val() & 2) != 0)
-                    && (self.snd_idx.q.val() == self.last_idx.q.val());
-                self.p_ackreq.d.next = (self.snd_idx.q.val() == self.last_idx.q.val())
-                    || ((self.ack_req_every.val() != 0)
-                        && ((self.since_req.q.val() + 1) >= self.ack_req_every.val()));
-                if self.last_idx.q.val() == 0 {
+                    && self.o_last.q.val();
+                self.p_ackreq.d.next = self.o_last.q.val()
+                    || (self.ev_on.q.val() && (self.since_req.q.val() >= self.ev_m1.q.val()));
+                if self.o_only.q.val() {
                     self.p_opcode.d.next = self.op_only.val();
-                } else if self.snd_idx.q.val() == 0 {
+                } else if self.o_first.q.val() {
                     self.p_opcode.d.next = self.op_first.val();
-                } else if self.snd_idx.q.val() == self.last_idx.q.val() {
+                } else if self.o_last.q.val() {
                     self.p_opcode.d.next = self.op_last.val();
                 } else {
                     self.p_opcode.d.next = self.op_mid.val();
@@ -2562,7 +2649,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_reth.d.next = true;
                     self.p_imm.d.next = false;
                     self.p_plen.d.next = 0.into();
-                    self.p_rva.d.next = self.w_raddr.q.val() + bit_cast::<64, 32>(self.off.val());
+                    self.p_rva.d.next =
+                        (bit_cast::<64, 32>(self.w_raddr.q.val().get_bits::<32>(32)) << 32)
+                            | bit_cast::<64, 32>(self.ps_rlo.val().get_bits::<32>(0));
+                    if self.ps_rlo.val().get_bit(32) {
+                        self.p_rva.d.next = (bit_cast::<64, 32>(self.w_raddr_hi1.q.val()) << 32)
+                            | bit_cast::<64, 32>(self.ps_rlo.val().get_bits::<32>(0));
+                    }
                     self.p_rlen.d.next = self.rem.val();
                     self.p_ackreq.d.next = true;
                     self.p_se.d.next = false;
@@ -2581,6 +2674,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.p_se.d.next = false;
                 }
                 self.state.d.next = TxState::Load;
+                if !self.ps_ok.val() {
+                    // The offset stage is not this packet's yet (a path MTU just changed): again.
+                    self.state.d.next = TxState::PktSetup;
+                }
             }
             TxState::RrSetup => {
                 // READ RESPONSE FIRST / MIDDLE / LAST / ONLY; AETH (an ACK, credits invalid, with the MSN

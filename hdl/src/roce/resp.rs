@@ -200,6 +200,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     pub ack_syndrome: Signal<Out, Bits<8>>,
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_msn: Signal<Out, Bits<24>>,
+    /// The pending ACK/NAK's fields are new this cycle.
+    pub ack_new: Signal<Out, bool>,
     pub ack_taken: Signal<In, bool>,
     // An RDMA READ to execute: the transmit engine sends its responses (held until taken).
     pub rr_valid: Signal<Out, bool>,
@@ -517,6 +519,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     ack_rq_syn: DFF<Bits<8>>,
     ack_rq_psn: DFF<Bits<24>>,
     ack_rq_msn: DFF<Bits<24>>,
+    /// `ack_new`: the pending ACK/NAK took new fields a cycle ago (they are the outputs' now).
+    ack_chg: DFF<bool>,
     /// The write port carries the atomic's 8-byte word (AtWrite), not payload (Data): set in Act by the
     /// verdict, so the port's pick is a flip-flop rather than a decode of the state.
     at_sel: DFF<bool>,
@@ -625,6 +629,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_syndrome: Default::default(),
             ack_psn: Default::default(),
             ack_msn: Default::default(),
+            ack_new: Default::default(),
             ack_taken: Default::default(),
             rr_valid: Default::default(),
             rr_va: Default::default(),
@@ -858,6 +863,7 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             ack_rq_syn: Default::default(),
             ack_rq_psn: Default::default(),
             ack_rq_msn: Default::default(),
+            ack_chg: Default::default(),
             at_sel: Default::default(),
             st_reset: Default::default(),
             st_reset_err: Default::default(),
@@ -1018,6 +1024,7 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             ack_rq_syn,
             ack_rq_psn,
             ack_rq_msn,
+            ack_chg,
             at_sel,
             st_reset,
             st_reset_err,
@@ -2109,6 +2116,8 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.wr_strb.next = 0.into();
         }
         self.ack_rq.d.next = self.send_ack.val();
+        self.ack_chg.d.next = self.ack_rq.q.val();
+        self.ack_new.next = self.ack_chg.q.val();
         self.ack_rq_syn.d.next = self.ack_syn_l.val();
         self.ack_rq_psn.d.next = self.ack_psn_l.val();
         self.ack_rq_msn.d.next = self.ack_msn_l.val();

@@ -646,6 +646,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.tx_eng.sq_ci.next = self.qpt.tx_sq_ci.val();
         self.tx_eng.sq_psn.next = self.qpt.tx_sq_psn.val();
         self.tx_eng.ack_valid.next = self.rx_eng.ack_valid.val();
+        self.tx_eng.ack_new.next = self.rx_eng.ack_new.val();
         self.tx_eng.ack_syndrome.next = self.rx_eng.ack_syndrome.val();
         self.tx_eng.ack_psn.next = self.rx_eng.ack_psn.val();
         self.tx_eng.ack_msn.next = self.rx_eng.ack_msn.val();
