@@ -318,9 +318,8 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     /// ibv_wc_status SUCCESS.
     wc_success: Constant<Bits<8>>,
     k: DFF<Bits<16>>,
-    /// In Header: k is not 0, and k - 1 (the slot word k - 1 is written to), kept beside k so that
-    /// the header's write enables are not behind a subtract.
-    k_nz: DFF<bool>,
+    /// In Header: k - 1 (the slot word k - 1 is written to), kept beside k so that the header's
+    /// write enables are not behind a subtract.
     k_m1: DFF<Bits<5>>,
     /// Header word k - 1 is written this cycle (in Header with k not 0), registered with the state.
     h_fill: DFF<bool>,
@@ -715,7 +714,6 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             s_psn_prev: Default::default(),
             s_rq_psn: Default::default(),
             k: Default::default(),
-            k_nz: Default::default(),
             k_m1: Default::default(),
             h_fill: Default::default(),
             a_hk: Default::default(),
@@ -911,7 +909,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self,
             clock,
             state,
-            k_nz,
             k_m1,
             h_fill,
             k_max,
@@ -1364,7 +1361,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         match self.state.q.val() {
             RespState::Idle => {
                 self.k.d.next = 0.into();
-                self.k_nz.d.next = false;
                 self.k_max.d.next = false;
                 self.k_min.d.next = false;
                 self.k_m1.d.next = 0x1F.into();
@@ -1383,7 +1379,6 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
                     self.v6.d.next = (self.buf_meta.val() & (bits::<32>(1) << 16)) != 0;
                 }
                 self.k.d.next = self.k.q.val() + 1;
-                self.k_nz.d.next = true;
                 self.k_m1.d.next = bit_cast::<5, 16>(self.k.q.val());
                 self.h_fill.d.next = true;
                 // Read only as many words as this packet's headers take (the opcode, known once
