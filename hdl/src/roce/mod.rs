@@ -1,3 +1,4 @@
+pub mod comp_check;
 pub mod icrc_insert;
 pub mod mr_table;
 pub mod opcode_decode;

@@ -8,6 +8,7 @@
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
+use super::comp_check::CompCheck;
 use super::icrc_insert::IcrcInsert;
 use crate::host::sgl_sum::{self, SglSum};
 use crate::prim::byteswap::ByteSwap;
@@ -320,8 +321,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// not this: a responder that executed packets past the resend point acknowledges them (a duplicate
     /// is answered with the last PSN it executed, §9.7.5.1.2), and those ACKs are for packets we sent.
     hi_psn: DFF<Bits<24>>,
-    /// `hi_psn` relative to the WQE in progress's first PSN.
-    hi_d: Signal<Local, Bits<24>>,
     /// A new SQ_PSN set this cycle, registered: `hi_psn` follows it a cycle later, so the decision
     /// that set it is not in series with the compare. (An ACK for a PSN sent a cycle ago cannot have
     /// come back yet.)
@@ -392,12 +391,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     push_hit_nx: Signal<Local, bool>,
     /// The push window holds a WQE of this QP (a 64-byte one), for some index.
     push_ok: Signal<Local, bool>,
-    /// The head entry's fields, the latched ACK/NAK's PSN and the next new PSN (SQ_PSN) relative to
-    /// its first PSN.
+    /// The head entry's first PSN and packets.
     h_first: Signal<Local, Bits<24>>,
     h_npk: Signal<Local, Bits<24>>,
-    h_d: Signal<Local, Bits<24>>,
-    h_end: Signal<Local, Bits<24>>,
     rg_ok: Signal<Local, bool>,
     rg_park: Signal<Local, bool>,
     /// The WQE in progress may park once its packets are out: a WRITE or SEND, no error, RTS, room in
@@ -410,10 +406,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// A NAK or timeout sends the ring's head WQE again from its packet `rg_at` (go-back-N into the ring).
     rg_back: Signal<Local, bool>,
     rg_at: Signal<Local, Bits<24>>,
-    /// Its PSN, and the head entry's last packet (24-bit sums kept at their width, docs/lint.md).
+    /// Its PSN: the NAK's own, or the head's PSN at `h_una` for a timeout.
     rg_psn: Signal<Local, Bits<24>>,
-    h_last: Signal<Local, Bits<24>>,
-    one24: Constant<Bits<24>>,
     /// Send-queue index of the WQE after the one in progress.
     nx_i: Signal<Local, Bits<32>>,
     rg_depth: Constant<Bits<4>>,
@@ -421,11 +415,24 @@ pub struct TxEngine<const W: usize, const B: usize> {
     turn_n: DFF<Bits<5>>,
     turn_max: Constant<Bits<5>>,
     turn_one: Constant<Bits<5>>,
-    // ACK/NAK received, latched until the next packet boundary
+    // ACK/NAK received: the newest one waits in `pend_*` while the completer serves `lat_*`, which
+    // stays until it is consumed (so a stream of ACK/NAKs cannot keep the checks from settling).
+    pend_valid: DFF<bool>,
+    pend_syn: DFF<Bits<8>>,
+    pend_psn: DFF<Bits<24>>,
+    pend_resp: DFF<bool>,
     lat_valid: DFF<bool>,
     lat_syn: DFF<Bits<8>>,
     lat_psn: DFF<Bits<24>>,
     lat_resp: DFF<bool>,
+    /// The pending ACK/NAK moves into `lat_*` this cycle.
+    lat_mv: Signal<Local, bool>,
+    /// The completer's checks of `lat_*` against the ring's head and the WQE in progress, registered.
+    cc: CompCheck,
+    /// An Idle decision this cycle (anything that may change what `cc` reads).
+    i_act: Signal<Local, bool>,
+    /// A local ACK timeout is due with WQEs in the ring.
+    rg_due: Signal<Local, bool>,
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
     rr: ReadReply,
@@ -586,7 +593,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     is_atomic: Signal<Local, bool>,
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
     psn_end: Signal<Local, Bits<24>>,
-    ack_d: Signal<Local, Bits<24>>,
     psn_next: Signal<Local, Bits<24>>,
     ext_len: Signal<Local, Bits<16>>,
     pad: Signal<Local, Bits<16>>,
@@ -944,7 +950,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_head: Default::default(),
             rdq: Default::default(),
             hi_psn: Default::default(),
-            hi_d: Default::default(),
             hi_set: Default::default(),
             hi_val: Default::default(),
             hi_step: Default::default(),
@@ -996,8 +1001,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             push_ok: Default::default(),
             h_first: Default::default(),
             h_npk: Default::default(),
-            h_d: Default::default(),
-            h_end: Default::default(),
             rg_ok: Default::default(),
             rg_park: Default::default(),
             rg_may: Default::default(),
@@ -1006,8 +1009,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_back: Default::default(),
             rg_at: Default::default(),
             rg_psn: Default::default(),
-            h_last: Default::default(),
-            one24: Constant::new(1_u64.into()),
             nx_i: Default::default(),
             rg_depth: Constant::new(RG_DEPTH.into()),
             turn_n: Default::default(),
@@ -1017,6 +1018,14 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             lat_syn: Default::default(),
             lat_psn: Default::default(),
             lat_resp: Default::default(),
+            pend_valid: Default::default(),
+            pend_syn: Default::default(),
+            pend_psn: Default::default(),
+            pend_resp: Default::default(),
+            lat_mv: Default::default(),
+            cc: Default::default(),
+            i_act: Default::default(),
+            rg_due: Default::default(),
             rr: Default::default(),
             rr_msn_q: Default::default(),
             rr_atomic_q: Default::default(),
@@ -1130,7 +1139,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             push_hit: Default::default(),
             is_atomic: Default::default(),
             psn_end: Default::default(),
-            ack_d: Default::default(),
             psn_next: Default::default(),
             ext_len: Default::default(),
             pad: Default::default(),
@@ -1369,6 +1377,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             lat_syn,
             lat_psn,
             lat_resp,
+            pend_valid,
+            pend_syn,
+            pend_psn,
+            pend_resp,
             rr_msn_q,
             p_ack,
             p_aeth,
@@ -1462,9 +1474,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rg_ok.next = !self.rg_stale.q.val();
         self.h_first.next = bit_cast::<24, 160>(self.rg.read_data.val());
         self.h_npk.next = bit_cast::<24, 160>(self.rg.read_data.val() >> 24);
-        // 24-bit modular distances (§9.7.6): an ACK/NAK older than the head is far above `h_end`.
-        self.h_d.next = self.lat_psn.q.val() - self.h_first.val();
-        self.h_end.next = self.hi_psn.q.val() - self.h_first.val();
         self.rg_zero.next = self.rg_n.q.val() == 0;
         self.sq_fi.next = self.fi_q.q.val();
         self.nx_i.next = self.nx_q.q.val();
@@ -1473,7 +1482,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.nx_i.next = self.ci_p1.q.val();
         }
         self.ci_p1.d.next = self.sq_ci.val() + 1;
-        self.h_last.next = self.h_npk.val() - self.one24.val();
         self.h_op.next = bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF;
         self.h_rd.next = (self.h_op.val() == self.wro_rdma_read.val())
             || (self.h_op.val() == self.wro_atomic_cmp_and_swp.val())
@@ -1483,8 +1491,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.h_wait.next = self.h_rd.val()
             && self.lat_resp.q.val()
             && ((self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val())
-            && (self.h_d.val() >= self.h_last.val())
-            && (self.h_d.val() < self.h_end.val());
+            && self.cc.v.h_ge_last.val()
+            && !self.cc.v.h_ge_end.val();
         self.is_read.next = self.w_opcode.q.val() == self.wro_rdma_read.val();
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
         self.push_ok.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
@@ -1788,11 +1796,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.ack_hold.next = self.ack_hold_q.q.val()
             || self.ack_new.val()
             || (self.rr_valid.val() && !self.rr_valid_q.q.val());
-        // Received ACK/NAK PSN as an index into this WQE's packets (24-bit modular arithmetic, §9.7.6).
-        self.ack_d.next = self.lat_psn.q.val() - self.first_psn.q.val();
         self.psn_next.next = self.p_psn.q.val() + 1;
         self.psn_end.next = self.first_psn.q.val() + self.npk.q.val();
-        self.hi_d.next = self.hi_psn.q.val() - self.first_psn.q.val();
+        // The completer's checks (roce::comp_check): the latched ACK/NAK's PSN as a packet index into
+        // the ring's head entry (`hd`) and into the WQE in progress (`ad`), 24-bit modular (§9.7.6),
+        // and their compares, two cycles behind what they read.
+        self.cc.clock.next = self.clock.val();
+        self.cc.i.psn.next = self.lat_psn.q.val();
+        self.cc.i.h_first.next = self.h_first.val();
+        self.cc.i.h_npk.next = self.h_npk.val();
+        self.cc.i.h_una.next = self.h_una.q.val();
+        self.cc.i.hi_psn.next = self.hi_psn.q.val();
+        self.cc.i.first_psn.next = self.first_psn.q.val();
+        self.cc.i.una.next = self.una.q.val();
+        self.cc.i.snd_idx.next = self.snd_idx.q.val();
+        self.cc.i.snd_max.next = self.snd_max.q.val();
+        self.cc.i.npk.next = self.npk.q.val();
+        self.cc.i.last_idx.next = self.last_idx.q.val();
 
         // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
         // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
@@ -2046,9 +2066,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.nak_status.next = self.wc_rem_access_err.val();
         }
         self.rg_back.next = false;
-        self.rg_at.next = self.h_d.val();
+        self.rg_at.next = self.cc.v.hd.val();
+        self.rg_due.next = (self.rg_n.q.val() != 0)
+            && self.rg_ok.val()
+            && !self.rnr_wait.q.val()
+            && (self.ack_timeout.val() != 0)
+            && (self.timer.q.val() >= self.ack_timeout.val());
+        self.rg_psn.next = self.lat_psn.q.val();
+        self.i_act.next = false;
         match self.state.q.val() {
             TxState::Idle => {
+                // Every branch below is a decision (one that may change what the completer's checks
+                // read) but the waits.
+                self.i_act.next = true;
                 if !self.wqe_active.q.val() && (self.rg_n.q.val() == 0) {
                     self.lat_valid.d.next = false;
                 }
@@ -2158,6 +2188,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rg_status.d.next = self.wc_success.val();
                     self.rg_vendor.d.next = 0.into();
                     self.state.d.next = TxState::RgCqe;
+                } else if (self.lat_valid.q.val() || self.rg_due.val()) && !self.cc.v.fresh.val() {
+                    // The completer's checks of the ACK/NAK or of the timeout are of inputs two cycles
+                    // old: wait for them to settle (nothing decided meanwhile).
+                    self.i_act.next = false;
                 } else if (self.rg_n.q.val() != 0)
                     && self.rg_ok.val()
                     && self.lat_valid.q.val()
@@ -2167,30 +2201,28 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
                     // ends inside is acknowledged that far, and a NAK inside one goes back to it.
                     if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val() {
-                        if self.h_d.val() >= self.h_end.val() {
+                        if self.cc.v.h_ge_end.val() {
                             // Older than the head (a duplicate) or beyond what was sent.
                             self.lat_valid.d.next = false;
                         } else if self.h_rd.val() && !self.lat_resp.q.val() {
                             // An ACK packet at or beyond a READ or atomic whose responses have not
                             // landed: they were lost; the ACK timeout asks again (§9.7.6).
                             self.lat_valid.d.next = false;
-                        } else if self.h_d.val() >= self.h_last.val() {
+                        } else if self.cc.v.h_ge_last.val() {
                             self.rg_status.d.next = self.wc_success.val();
                             self.rg_vendor.d.next = 0.into();
                             self.state.d.next = TxState::RgCqe;
                         } else {
                             self.lat_valid.d.next = false;
-                            if self.h_d.val() >= self.h_una.q.val() {
-                                self.h_una.d.next = self.h_d.val() + self.one24.val();
+                            if self.cc.v.h_ge_una.val() {
+                                self.h_una.d.next = self.cc.v.hd_p1.val();
                                 self.timer.d.next = 0.into();
                                 self.retry.d.next = self.retry_cnt.val();
                             }
                         }
-                    } else if (self.h_d.val() > self.h_end.val())
-                        || (self.h_d.val() < self.h_una.q.val())
-                    {
+                    } else if self.cc.v.h_gt_end.val() || !self.cc.v.h_ge_una.val() {
                         self.lat_valid.d.next = false;
-                    } else if self.h_d.val() >= self.h_npk.val() {
+                    } else if self.cc.v.h_ge_npk.val() {
                         // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
                         // which only its responses complete (lost, if the NAK passed them).
                         self.rg_status.d.next = self.wc_success.val();
@@ -2204,13 +2236,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.lat_valid.d.next = false;
                         self.rg_vendor.d.next = self.lat_syn.q.val();
                         if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
-                            // PSN sequence error NAK: go back to the head entry's packet h_d. One that
-                            // acknowledges packets (h_d past h_una; never a READ's or atomic's, which
+                            // PSN sequence error NAK: go back to the head entry's packet hd. One that
+                            // acknowledges packets (hd past h_una; never a READ's or atomic's, which
                             // only their responses acknowledge) is progress: the retries start over
                             // (docs/transport.md, "Retry budget").
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if (self.h_d.val() > self.h_una.q.val())
+                            if self.cc.v.h_gt_una.val()
                                 && !self.h_rd.val()
                                 && (self.retry_cnt.val() != 0)
                             {
@@ -2248,12 +2280,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.state.d.next = TxState::RgCqe;
                         }
                     }
-                } else if (self.rg_n.q.val() != 0)
-                    && self.rg_ok.val()
-                    && !self.rnr_wait.q.val()
-                    && (self.ack_timeout.val() != 0)
-                    && (self.timer.q.val() >= self.ack_timeout.val())
-                {
+                } else if self.rg_due.val() {
                     // Local ACK timeout with WQEs in the ring (§9.7.6): resend from the oldest
                     // unacknowledged PSN, the head entry's packet h_una, while retries last.
                     self.ack_timeouts_inc.next = true;
@@ -2267,6 +2294,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.retransmits_inc.next = true;
                         self.rg_back.next = true;
                         self.rg_at.next = self.h_una.q.val();
+                        self.rg_psn.next = self.cc.v.una_psn.val();
                         self.rs_rnr.d.next = false;
                     }
                 } else if self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0)
@@ -2295,40 +2323,38 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
                         // atomic completes only with its responses: an ACK packet covering its PSNs means
                         // they were lost, and the timeout asks again (§9.7.6 implied NAK).
-                        if (self.ack_d.val() >= self.una.q.val())
+                        if self.cc.v.a_ge_una.val()
                             && (self.lat_resp.q.val()
                                 || !(self.is_read.val() || self.is_atomic.val()))
-                            && (self.ack_d.val() < self.snd_max.q.val())
+                            && self.cc.v.a_lt_max.val()
                         {
-                            self.una.d.next = self.ack_d.val() + 1;
+                            self.una.d.next = self.cc.v.ad_p1.val();
                             self.timer.d.next = 0.into();
                             self.retry.d.next = self.retry_cnt.val();
-                            if self.ack_d.val() >= self.snd_idx.q.val() {
-                                self.snd_idx.d.next = self.ack_d.val() + 1;
+                            if self.cc.v.a_ge_snd.val() {
+                                self.snd_idx.d.next = self.cc.v.ad_p1.val();
                             }
-                            if self.ack_d.val() == self.last_idx.q.val() {
+                            if self.cc.v.a_eq_last.val() {
                                 self.w_done.d.next = true;
                                 self.w_status.d.next = self.wc_success.val();
                             }
-                        } else if (self.ack_d.val() >= self.npk.q.val())
-                            && (self.ack_d.val() < self.hi_d.val())
+                        } else if self.cc.v.a_ge_npk.val()
+                            && self.cc.v.a_lt_hi.val()
                             && !(self.is_read.val() || self.is_atomic.val())
                         {
                             // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
                             // responder executed all of it (and more), so the rest need not go again.
                             self.w_past.next = true;
                         }
-                    } else if (self.ack_d.val() >= self.npk.q.val())
-                        && (self.ack_d.val() <= self.hi_d.val())
+                    } else if self.cc.v.a_ge_npk.val()
+                        && self.cc.v.a_le_hi.val()
                         && !(self.is_read.val() || self.is_atomic.val())
                     {
                         // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
                         // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
                         // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
                         self.w_past.next = true;
-                    } else if (self.ack_d.val() >= self.una.q.val())
-                        && (self.ack_d.val() <= self.snd_max.q.val())
-                    {
+                    } else if self.cc.v.a_ge_una.val() && self.cc.v.a_le_max.val() {
                         if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
                             // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
                             // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
@@ -2336,8 +2362,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             // so responses the NAK passed were lost and the request goes again from the
                             // first not landed (taken as acknowledged, none landed, no timeout would ever
                             // ask again: a stall).
-                            self.una.d.next = self.ack_d.val();
-                            self.snd_idx.d.next = self.ack_d.val();
+                            self.una.d.next = self.cc.v.ad.val();
+                            self.snd_idx.d.next = self.cc.v.ad.val();
                             if self.is_read.val() || self.is_atomic.val() {
                                 self.una.d.next = self.una.q.val();
                                 self.snd_idx.d.next = self.una.q.val();
@@ -2345,7 +2371,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
                             self.retransmits_inc.next = true;
-                            if (self.ack_d.val() > self.una.q.val())
+                            if self.cc.v.a_gt_una.val()
                                 && !(self.is_read.val() || self.is_atomic.val())
                                 && (self.retry_cnt.val() != 0)
                             {
@@ -2363,8 +2389,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         {
                             // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
                             // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
-                            self.una.d.next = self.ack_d.val();
-                            self.snd_idx.d.next = self.ack_d.val();
+                            self.una.d.next = self.cc.v.ad.val();
+                            self.snd_idx.d.next = self.cc.v.ad.val();
                             self.since_req.d.next = 0.into();
                             self.timer.d.next = 0.into();
                             self.rnr_cycles.d.next = self.rnr_rom.data.val();
@@ -2453,6 +2479,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.nx_on.d.next = false;
                         self.state.d.next = TxState::WqeData;
                     }
+                } else {
+                    self.i_act.next = false;
                 }
             }
             TxState::WqeReq => {
@@ -3044,7 +3072,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Going back into the ring (Idle, a NAK or timeout in it): drop the ring and the WQE in progress,
         // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
         // resend.
-        self.rg_psn.next = self.h_first.val() + self.rg_at.val();
         self.st_idle.next = self.state.q.val() == TxState::Idle;
         self.tx_committed.next = (self.state.q.val() == TxState::PktSetup)
             || (self.state.q.val() == TxState::RrSetup)
@@ -3125,13 +3152,31 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.sq_psn_set.next = true;
             self.sq_psn_val.next = bit_cast::<32, 24>(self.rg_psn.val());
         }
-        // An ACK/NAK received during a packet waits for the packet boundary (the latest one wins).
-        if self.rx_ack_valid.val() {
+        // An ACK/NAK received waits in `pend_*` (the newest one wins) and moves into `lat_*` once the
+        // completer is done with the one there; it is served at the next packet boundary.
+        self.lat_mv.next = self.pend_valid.q.val() && !self.lat_valid.q.val();
+        if self.lat_mv.val() {
+            self.pend_valid.d.next = false;
             self.lat_valid.d.next = true;
-            self.lat_syn.d.next = self.rx_ack_syndrome.val();
-            self.lat_psn.d.next = self.rx_ack_psn.val();
-            self.lat_resp.d.next = self.rx_ack_resp.val();
+            self.lat_syn.d.next = self.pend_syn.q.val();
+            self.lat_psn.d.next = self.pend_psn.q.val();
+            self.lat_resp.d.next = self.pend_resp.q.val();
         }
+        if self.rx_ack_valid.val() {
+            self.pend_valid.d.next = true;
+            self.pend_syn.d.next = self.rx_ack_syndrome.val();
+            self.pend_psn.d.next = self.rx_ack_psn.val();
+            self.pend_resp.d.next = self.rx_ack_resp.val();
+        }
+        // What the completer's checks read may change after this cycle: anything but a quiet Idle, a
+        // new ACK/NAK, the ring's head read back, a new highest PSN, a new turn.
+        self.cc.i.changed.next = (self.state.q.val() != TxState::Idle)
+            || self.i_act.val()
+            || self.lat_mv.val()
+            || self.rg_stale.q.val()
+            || self.hi_set.q.val()
+            || self.sw_ok.val()
+            || self.reset.val();
         if (self.rr_qp_q.q.val() == self.job_qpn.val())
             && ((self.job_state.val() == self.qs_reset.val())
                 || (self.job_state.val() == self.qs_err.val()))
@@ -3159,6 +3204,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.wqe_active.d.next = false;
             self.w_done.d.next = false;
             self.lat_valid.d.next = false;
+            self.pend_valid.d.next = false;
             self.rnr_wait.d.next = false;
         }
     }
