@@ -34,6 +34,37 @@ const TURN_WQES: u64 = 16;
 /// latency with MTU 1024 frames at 512 bits (about 18 cycles each against a 50-cycle read).
 const PF_DEPTH: u64 = 4;
 
+/// The decision Idle picked (in priority order), acted on in the next cycle.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum TxPick {
+    None,
+    /// Drain a prefetch the next packet will not use; drop a WQE fetched ahead.
+    PfDrain,
+    WqeDrain,
+    /// Send the responder's ACK/NAK, a CNP; set up the next READ response; take a READ job.
+    AckFrame,
+    Cnp,
+    RrSetup,
+    RrTake,
+    /// The ring: dropped on leaving RTS, its head READ landed, an ACK/NAK served, a timeout.
+    RgDrop,
+    RgLanded,
+    RgAck,
+    RgTimeout,
+    /// The WQE in progress: completed, its READ landed, dropped on leaving RTS, an ACK/NAK served,
+    /// RNR wait over, a timeout, parked in the ring, its next packet.
+    Cqe,
+    RdLanded,
+    WqeDrop,
+    WqeAck,
+    RnrOver,
+    WqeTimeout,
+    Park,
+    Send,
+    /// Fetch the next WQE.
+    Fetch,
+}
+
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TxState {
     /// Between packets: pick the next job (ACK frame, ACK/NAK received, timeout, packet, new WQE).
@@ -249,6 +280,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub tx_tvalid: Signal<Out, bool>,
     pub tx_tready: Signal<In, bool>,
     state: DFF<TxState>,
+    pick: DFF<TxPick>,
     // the WQE being executed (proto::host::wqe)
     wqe_buf: DFF<Bits<512>>,
     /// A 128-byte WQE's second half: its gather list (proto::host::sge).
@@ -433,6 +465,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     i_act: Signal<Local, bool>,
     /// A local ACK timeout is due with WQEs in the ring.
     rg_due: Signal<Local, bool>,
+    /// The retransmission timer at or past the ACK timeout (when set), and past the RNR wait.
+    tmo_ge: DFF<bool>,
+    rnr_ge: DFF<bool>,
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
     rr: ReadReply,
@@ -895,6 +930,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_tvalid: Default::default(),
             tx_tready: Default::default(),
             state: Default::default(),
+            pick: Default::default(),
             wqe_buf: Default::default(),
             sgl_buf: Default::default(),
             sgl_total: Default::default(),
@@ -1026,6 +1062,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             cc: Default::default(),
             i_act: Default::default(),
             rg_due: Default::default(),
+            tmo_ge: Default::default(),
+            rnr_ge: Default::default(),
             rr: Default::default(),
             rr_msn_q: Default::default(),
             rr_atomic_q: Default::default(),
@@ -1301,6 +1339,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self,
             clock,
             state,
+            pick,
             sum_k,
             cur_paused,
             wake_r,
@@ -1381,6 +1420,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             pend_syn,
             pend_psn,
             pend_resp,
+            tmo_ge,
+            rnr_ge,
             rr_msn_q,
             p_ack,
             p_aeth,
@@ -2067,420 +2108,508 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.rg_back.next = false;
         self.rg_at.next = self.cc.v.hd.val();
+        // The timer's compares, registered: a cycle late, and read only while the completer's checks
+        // are fresh (no decision for two cycles, so the timer was not cleared under them).
+        self.tmo_ge.d.next =
+            (self.ack_timeout.val() != 0) && (self.timer.q.val() >= self.ack_timeout.val());
+        self.rnr_ge.d.next = self.timer.q.val() >= self.rnr_cycles.q.val();
         self.rg_due.next = (self.rg_n.q.val() != 0)
             && self.rg_ok.val()
             && !self.rnr_wait.q.val()
-            && (self.ack_timeout.val() != 0)
-            && (self.timer.q.val() >= self.ack_timeout.val());
+            && self.tmo_ge.q.val();
         self.rg_psn.next = self.lat_psn.q.val();
         self.i_act.next = false;
         match self.state.q.val() {
             TxState::Idle => {
-                // Every branch below is a decision (one that may change what the completer's checks
-                // read) but the waits.
+                // Idle takes two cycles per decision: one picks it (`pick`, from registered state, with
+                // nothing else decided), the next acts on it, re-checking only what changes from outside
+                // (an ACK withdrawn behind a READ job, the table's hold, enable and pacing). An act may
+                // change what the completer's checks read (`i_act`); a pick does not.
                 self.i_act.next = true;
                 if !self.wqe_active.q.val() && (self.rg_n.q.val() == 0) {
                     self.lat_valid.d.next = false;
                 }
-                // The address vector of the frame that goes next (lowest priority first).
-                // (as the branches below choose; an ACK held behind a read job must not take the AV).
-                self.av_q.d.next = self.cur_qpn.val();
-                if self.rr.active.val() && !self.pf_any.val() {
-                    self.av_q.d.next = self.rr_qp_q.q.val();
-                }
-                if self.cnp_valid.val() && self.job_live.val() {
-                    self.av_q.d.next = self.job_qpn.val();
-                }
-                if self.ack_valid.val()
-                    && !self.ack_hold.val()
-                    && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
-                {
-                    self.av_q.d.next = self.job_qpn.val();
-                }
-                // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the
-                // receive engine only raises ACK requests while the QP is in RTR or RTS.
-                if self.pf_any.val() && self.pf_stale.val() {
-                    // A request once valid stays valid until taken (no withdrawing), so the claimed one
-                    // waits for the port; the data of the reads already taken drains meanwhile: a host
-                    // with few read credits takes the claimed one only once that data is out of its way.
-                    if !self.pf_on.q.val() || (self.pf_n.q.val() != 0) {
+                self.pick.d.next = TxPick::None;
+                match self.pick.q.val() {
+                    TxPick::None => {
+                        self.i_act.next = false;
+                        // The address vector of the frame that goes next (lowest priority first).
+                        // (as the branches below choose; an ACK held behind a read job must not take the AV).
+                        self.av_q.d.next = self.cur_qpn.val();
+                        if self.rr.active.val() && !self.pf_any.val() {
+                            self.av_q.d.next = self.rr_qp_q.q.val();
+                        }
+                        if self.cnp_valid.val() && self.job_live.val() {
+                            self.av_q.d.next = self.job_qpn.val();
+                        }
+                        if self.ack_valid.val()
+                            && !self.ack_hold.val()
+                            && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
+                        {
+                            self.av_q.d.next = self.job_qpn.val();
+                        }
+                        if self.pf_any.val() && self.pf_stale.val() {
+                            // A request once valid stays valid until taken (no withdrawing), so the claimed one
+                            // waits for the port; the data of the reads already taken drains meanwhile: a host
+                            // with few read credits takes the claimed one only once that data is out of its way.
+                            if !self.pf_on.q.val() || (self.pf_n.q.val() != 0) {
+                                self.pick.d.next = TxPick::PfDrain;
+                            }
+                        } else if self.nx_on.q.val() && !(self.rg_park.val() || self.nx_use.val()) {
+                            self.pick.d.next = TxPick::WqeDrain;
+                        } else if self.ack_valid.val()
+                            && !self.ack_hold.val()
+                            && self.enable.val()
+                            && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
+                            && self.av_ok_job.val()
+                        {
+                            // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3),
+                            // and the receive engine only raises ACK requests in RTR or RTS.
+                            self.pick.d.next = TxPick::AckFrame;
+                        } else if self.cnp_valid.val()
+                            && self.enable.val()
+                            && self.job_live.val()
+                            && self.av_ok_job.val()
+                        {
+                            self.pick.d.next = TxPick::Cnp;
+                        } else if self.rr.active.val()
+                            && !self.pf_any.val()
+                            && !self.nx_any.val()
+                            && self.enable.val()
+                            && self.av_ok_rr.val()
+                        {
+                            // The responder's READ responses go before our own requests (§9.7.5.1.5); a job
+                            // just taken has its first response a cycle later.
+                            if self.rr.resp.valid.val() {
+                                self.pick.d.next = TxPick::RrSetup;
+                            }
+                        } else if self.rr_valid.val() && !self.rr.active.val() {
+                            self.pick.d.next = TxPick::RrTake;
+                        } else if ((self.rg_n.q.val() != 0) || self.rs_on.q.val())
+                            && !self.sq_on.val()
+                        {
+                            self.pick.d.next = TxPick::RgDrop;
+                        } else if (self.rg_n.q.val() != 0)
+                            && self.rg_ok.val()
+                            && self.h_rd.val()
+                            && self.h_landed.val()
+                        {
+                            self.pick.d.next = TxPick::RgLanded;
+                        } else if (self.lat_valid.q.val() || self.rg_due.val())
+                            && !self.cc.v.fresh.val()
+                        {
+                            // The completer's checks of the ACK/NAK or of the timeout are of inputs two cycles
+                            // old: wait for them to settle (nothing decided meanwhile).
+                        } else if (self.rg_n.q.val() != 0)
+                            && self.rg_ok.val()
+                            && self.lat_valid.q.val()
+                            && !self.h_wait.val()
+                        {
+                            self.pick.d.next = TxPick::RgAck;
+                        } else if self.rg_due.val() {
+                            self.pick.d.next = TxPick::RgTimeout;
+                        } else if self.wqe_active.q.val()
+                            && self.w_done.q.val()
+                            && (self.rg_n.q.val() == 0)
+                        {
+                            self.pick.d.next = TxPick::Cqe;
+                        } else if self.wqe_active.q.val()
+                            && self.w_rdq.q.val()
+                            && !self.w_done.q.val()
+                            && (self.rdq_rxn.q.val() == 0)
+                            && (self.rg_n.q.val() == 0)
+                        {
+                            self.pick.d.next = TxPick::RdLanded;
+                        } else if self.wqe_active.q.val() && !self.sq_on.val() {
+                            self.pick.d.next = TxPick::WqeDrop;
+                        } else if self.wqe_active.q.val()
+                            && self.lat_valid.q.val()
+                            && (self.rg_n.q.val() == 0)
+                        {
+                            self.pick.d.next = TxPick::WqeAck;
+                        } else if self.wqe_active.q.val()
+                            && self.rnr_wait.q.val()
+                            && self.rnr_ge.q.val()
+                            && self.cc.v.fresh.val()
+                        {
+                            self.pick.d.next = TxPick::RnrOver;
+                        } else if self.wqe_active.q.val()
+                            && !self.rnr_wait.q.val()
+                            && self.tmo_ge.q.val()
+                            && self.cc.v.fresh.val()
+                            && (self.una.q.val() != self.snd_max.q.val())
+                            && (self.rg_n.q.val() == 0)
+                        {
+                            self.pick.d.next = TxPick::WqeTimeout;
+                        } else if self.rg_park.val() {
+                            self.pick.d.next = TxPick::Park;
+                        } else if self.wqe_active.q.val()
+                            && !self.w_done.q.val()
+                            && self.enable.val()
+                            && !self.rnr_wait.q.val()
+                            && (self.snd_idx.q.val() != self.npk.q.val())
+                            && self.av_ok_cur.val()
+                            && !self.nx_any.val()
+                            && self.rd_go.val()
+                            && !self.hold_cur.val()
+                        {
+                            self.pick.d.next = TxPick::Send;
+                        } else if !self.wqe_active.q.val()
+                            && self.enable.val()
+                            && self.rts.val()
+                            && !self.hold.val()
+                            && !self.pf_any.val()
+                            && !self.nx_claim.q.val()
+                            && (self.sq_pi.val() != self.sq_fi.val())
+                            && !self.hold_cur.val()
+                        {
+                            self.pick.d.next = TxPick::Fetch;
+                        }
+                    }
+                    TxPick::PfDrain => {
                         self.state.d.next = TxState::PfDrain;
                     }
-                } else if self.nx_on.q.val() && !(self.rg_park.val() || self.nx_use.val()) {
-                    self.state.d.next = TxState::WqeDrain;
-                } else if self.ack_valid.val()
-                    && !self.ack_hold.val()
-                    && self.enable.val()
-                    && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
-                    && self.av_ok_job.val()
-                {
-                    // ACKNOWLEDGE with AETH for the responder (§9.7.5, §9.3).
-                    self.ack_taken.next = true;
-                    self.p_ack.d.next = true;
-                    self.p_aeth.d.next = true;
-                    self.p_resp.d.next = false;
-                    self.p_reth.d.next = false;
-                    self.p_imm.d.next = false;
-                    self.p_atomic.d.next = false;
-                    self.p_aack.d.next = false;
-                    self.p_cnp.d.next = false;
-                    self.p_cnp.d.next = false;
-                    self.p_opcode.d.next = self.op_rc_acknowledge.val();
-                    self.p_psn.d.next = self.ack_psn.val();
-                    self.p_syn.d.next = self.ack_syndrome.val();
-                    self.p_msn.d.next = self.ack_msn.val();
-                    self.p_plen.d.next = 0.into();
-                    self.p_ackreq.d.next = false;
-                    self.p_se.d.next = false;
-                    self.state.d.next = TxState::Load;
-                } else if self.cnp_valid.val()
-                    && self.enable.val()
-                    && self.job_live.val()
-                    && self.av_ok_job.val()
-                {
-                    // CNP (RoCEv2 annex A17.9.3) to the sender's QP: no payload, PSN 0, BECN set.
-                    self.cnp_taken.next = true;
-                    self.p_ack.d.next = false;
-                    self.p_aeth.d.next = false;
-                    self.p_resp.d.next = false;
-                    self.p_reth.d.next = false;
-                    self.p_imm.d.next = false;
-                    self.p_atomic.d.next = false;
-                    self.p_aack.d.next = false;
-                    self.p_cnp.d.next = true;
-                    self.p_opcode.d.next = self.op_cnp.val();
-                    self.p_psn.d.next = 0.into();
-                    self.p_plen.d.next = 0.into();
-                    self.p_ackreq.d.next = false;
-                    self.p_se.d.next = false;
-                    self.state.d.next = TxState::Load;
-                } else if self.rr.active.val()
-                    && !self.pf_any.val()
-                    && !self.nx_any.val()
-                    && self.enable.val()
-                    && self.av_ok_rr.val()
-                {
-                    // The responder's READ responses go before our own requests (§9.7.5.1.5); a job
-                    // just taken has its first response a cycle later.
-                    if self.rr.resp.valid.val() {
-                        self.state.d.next = TxState::RrSetup;
+                    TxPick::WqeDrain => {
+                        self.state.d.next = TxState::WqeDrain;
                     }
-                } else if self.rr_valid.val() && !self.rr.active.val() {
-                    // Take a READ or atomic the receive engine accepted (read_reply cuts it).
-                    self.rr_taken.next = true;
-                    self.rr.job.valid.next = true;
-                    self.rr_msn_q.d.next = self.rr_msn.val();
-                    self.rr_atomic_q.d.next = self.rr_atomic.val();
-                    self.rr_orig_q.d.next = self.rr_orig.val();
-                    self.rr_qp_q.d.next = self.job_qpn.val();
-                } else if ((self.rg_n.q.val() != 0) || self.rs_on.q.val()) && !self.sq_on.val() {
-                    // Left RTS with WQEs outstanding: drop them all, the driver flushes from SQ_CI.
-                    self.rg_n.d.next = 0.into();
-                    self.rs_on.d.next = false;
-                    self.wqe_active.d.next = false;
-                    self.lat_valid.d.next = false;
-                } else if (self.rg_n.q.val() != 0)
-                    && self.rg_ok.val()
-                    && self.h_rd.val()
-                    && self.h_landed.val()
-                {
-                    // The head READ or atomic has landed: its last response acknowledged it (§9.7.6).
-                    self.rg_status.d.next = self.wc_success.val();
-                    self.rg_vendor.d.next = 0.into();
-                    self.state.d.next = TxState::RgCqe;
-                } else if (self.lat_valid.q.val() || self.rg_due.val()) && !self.cc.v.fresh.val() {
-                    // The completer's checks of the ACK/NAK or of the timeout are of inputs two cycles
-                    // old: wait for them to settle (nothing decided meanwhile).
-                    self.i_act.next = false;
-                } else if (self.rg_n.q.val() != 0)
-                    && self.rg_ok.val()
-                    && self.lat_valid.q.val()
-                    && !self.h_wait.val()
-                {
-                    // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
-                    // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
-                    // ends inside is acknowledged that far, and a NAK inside one goes back to it.
-                    if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val() {
-                        if self.cc.v.h_ge_end.val() {
-                            // Older than the head (a duplicate) or beyond what was sent.
-                            self.lat_valid.d.next = false;
-                        } else if self.h_rd.val() && !self.lat_resp.q.val() {
-                            // An ACK packet at or beyond a READ or atomic whose responses have not
-                            // landed: they were lost; the ACK timeout asks again (§9.7.6).
-                            self.lat_valid.d.next = false;
-                        } else if self.cc.v.h_ge_last.val() {
-                            self.rg_status.d.next = self.wc_success.val();
-                            self.rg_vendor.d.next = 0.into();
-                            self.state.d.next = TxState::RgCqe;
-                        } else {
-                            self.lat_valid.d.next = false;
-                            if self.cc.v.h_ge_una.val() {
-                                self.h_una.d.next = self.cc.v.hd_p1.val();
-                                self.timer.d.next = 0.into();
-                                self.retry.d.next = self.retry_cnt.val();
-                            }
+                    TxPick::AckFrame => {
+                        if self.ack_valid.val() && !self.ack_hold.val() && self.enable.val() {
+                            // ACKNOWLEDGE with AETH for the responder (§9.7.5, §9.3).
+                            self.ack_taken.next = true;
+                            self.p_ack.d.next = true;
+                            self.p_aeth.d.next = true;
+                            self.p_resp.d.next = false;
+                            self.p_reth.d.next = false;
+                            self.p_imm.d.next = false;
+                            self.p_atomic.d.next = false;
+                            self.p_aack.d.next = false;
+                            self.p_cnp.d.next = false;
+                            self.p_opcode.d.next = self.op_rc_acknowledge.val();
+                            self.p_psn.d.next = self.ack_psn.val();
+                            self.p_syn.d.next = self.ack_syndrome.val();
+                            self.p_msn.d.next = self.ack_msn.val();
+                            self.p_plen.d.next = 0.into();
+                            self.p_ackreq.d.next = false;
+                            self.p_se.d.next = false;
+                            self.state.d.next = TxState::Load;
                         }
-                    } else if self.cc.v.h_gt_end.val() || !self.cc.v.h_ge_una.val() {
+                    }
+                    TxPick::Cnp => {
+                        if self.cnp_valid.val() && self.enable.val() {
+                            // CNP (RoCEv2 annex A17.9.3) to the sender's QP: no payload, PSN 0, BECN set.
+                            self.cnp_taken.next = true;
+                            self.p_ack.d.next = false;
+                            self.p_aeth.d.next = false;
+                            self.p_resp.d.next = false;
+                            self.p_reth.d.next = false;
+                            self.p_imm.d.next = false;
+                            self.p_atomic.d.next = false;
+                            self.p_aack.d.next = false;
+                            self.p_cnp.d.next = true;
+                            self.p_opcode.d.next = self.op_cnp.val();
+                            self.p_psn.d.next = 0.into();
+                            self.p_plen.d.next = 0.into();
+                            self.p_ackreq.d.next = false;
+                            self.p_se.d.next = false;
+                            self.state.d.next = TxState::Load;
+                        }
+                    }
+                    TxPick::RrSetup => {
+                        if self.enable.val() {
+                            self.state.d.next = TxState::RrSetup;
+                        }
+                    }
+                    TxPick::RrTake => {
+                        // Take a READ or atomic the receive engine accepted (read_reply cuts it).
+                        self.rr_taken.next = true;
+                        self.rr.job.valid.next = true;
+                        self.rr_msn_q.d.next = self.rr_msn.val();
+                        self.rr_atomic_q.d.next = self.rr_atomic.val();
+                        self.rr_orig_q.d.next = self.rr_orig.val();
+                        self.rr_qp_q.d.next = self.job_qpn.val();
+                    }
+                    TxPick::RgDrop => {
+                        // Left RTS with WQEs outstanding: drop them all, the driver flushes from SQ_CI.
+                        self.rg_n.d.next = 0.into();
+                        self.rs_on.d.next = false;
+                        self.wqe_active.d.next = false;
                         self.lat_valid.d.next = false;
-                    } else if self.cc.v.h_ge_npk.val() {
-                        // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
-                        // which only its responses complete (lost, if the NAK passed them).
+                    }
+                    TxPick::RgLanded => {
+                        // The head READ or atomic has landed: its last response acknowledged it (§9.7.6).
                         self.rg_status.d.next = self.wc_success.val();
                         self.rg_vendor.d.next = 0.into();
                         self.state.d.next = TxState::RgCqe;
-                        if self.h_rd.val() {
-                            self.lat_valid.d.next = false;
-                            self.state.d.next = TxState::Idle;
-                        }
-                    } else {
-                        self.lat_valid.d.next = false;
-                        self.rg_vendor.d.next = self.lat_syn.q.val();
-                        if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
-                            // PSN sequence error NAK: go back to the head entry's packet hd. One that
-                            // acknowledges packets (hd past h_una; never a READ's or atomic's, which
-                            // only their responses acknowledge) is progress: the retries start over
-                            // (docs/transport.md, "Retry budget").
-                            self.timer.d.next = 0.into();
-                            self.retransmits_inc.next = true;
-                            if self.cc.v.h_gt_una.val()
-                                && !self.h_rd.val()
-                                && (self.retry_cnt.val() != 0)
-                            {
-                                self.retry.d.next = self.retry_cnt.val() - 1;
-                                self.rg_back.next = true;
-                                self.rs_rnr.d.next = false;
-                            } else if self.retry.q.val() == 0 {
-                                self.rg_status.d.next = self.wc_retry_exc_err.val();
-                                self.state.d.next = TxState::RgCqe;
-                            } else {
-                                self.retry.d.next = self.retry.q.val() - 1;
-                                self.rg_back.next = true;
-                                self.rs_rnr.d.next = false;
-                            }
-                        } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
-                            == self.aeth_rnr_nak.val()
+                    }
+                    TxPick::RgAck => {
+                        // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
+                        // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
+                        // ends inside is acknowledged that far, and a NAK inside one goes back to it.
+                        if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val()
                         {
-                            // RNR NAK: the same, after the NAK's timer (C9-150).
-                            self.timer.d.next = 0.into();
-                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
-                            if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
-                                self.rg_status.d.next = self.wc_rnr_retry_exc_err.val();
-                                self.rnr_retry_exc_inc.next = true;
+                            if self.cc.v.h_ge_end.val() {
+                                // Older than the head (a duplicate) or beyond what was sent.
+                                self.lat_valid.d.next = false;
+                            } else if self.h_rd.val() && !self.lat_resp.q.val() {
+                                // An ACK packet at or beyond a READ or atomic whose responses have not
+                                // landed: they were lost; the ACK timeout asks again (§9.7.6).
+                                self.lat_valid.d.next = false;
+                            } else if self.cc.v.h_ge_last.val() {
+                                self.rg_status.d.next = self.wc_success.val();
+                                self.rg_vendor.d.next = 0.into();
                                 self.state.d.next = TxState::RgCqe;
                             } else {
-                                if self.rnr_retry.val() != 7 {
-                                    self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                                self.lat_valid.d.next = false;
+                                if self.cc.v.h_ge_una.val() {
+                                    self.h_una.d.next = self.cc.v.hd_p1.val();
+                                    self.timer.d.next = 0.into();
+                                    self.retry.d.next = self.retry_cnt.val();
                                 }
-                                self.rg_back.next = true;
-                                self.rs_rnr.d.next = true;
+                            }
+                        } else if self.cc.v.h_gt_end.val() || !self.cc.v.h_ge_una.val() {
+                            self.lat_valid.d.next = false;
+                        } else if self.cc.v.h_ge_npk.val() {
+                            // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
+                            // which only its responses complete (lost, if the NAK passed them).
+                            self.rg_status.d.next = self.wc_success.val();
+                            self.rg_vendor.d.next = 0.into();
+                            self.state.d.next = TxState::RgCqe;
+                            if self.h_rd.val() {
+                                self.lat_valid.d.next = false;
+                                self.state.d.next = TxState::Idle;
                             }
                         } else {
-                            // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
-                            self.rg_status.d.next = self.nak_status.val();
-                            self.state.d.next = TxState::RgCqe;
+                            self.lat_valid.d.next = false;
+                            self.rg_vendor.d.next = self.lat_syn.q.val();
+                            if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
+                                // PSN sequence error NAK: go back to the head entry's packet hd. One that
+                                // acknowledges packets (hd past h_una; never a READ's or atomic's, which
+                                // only their responses acknowledge) is progress: the retries start over
+                                // (docs/transport.md, "Retry budget").
+                                self.timer.d.next = 0.into();
+                                self.retransmits_inc.next = true;
+                                if self.cc.v.h_gt_una.val()
+                                    && !self.h_rd.val()
+                                    && (self.retry_cnt.val() != 0)
+                                {
+                                    self.retry.d.next = self.retry_cnt.val() - 1;
+                                    self.rg_back.next = true;
+                                    self.rs_rnr.d.next = false;
+                                } else if self.retry.q.val() == 0 {
+                                    self.rg_status.d.next = self.wc_retry_exc_err.val();
+                                    self.state.d.next = TxState::RgCqe;
+                                } else {
+                                    self.retry.d.next = self.retry.q.val() - 1;
+                                    self.rg_back.next = true;
+                                    self.rs_rnr.d.next = false;
+                                }
+                            } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
+                                == self.aeth_rnr_nak.val()
+                            {
+                                // RNR NAK: the same, after the NAK's timer (C9-150).
+                                self.timer.d.next = 0.into();
+                                self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                                if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
+                                    self.rg_status.d.next = self.wc_rnr_retry_exc_err.val();
+                                    self.rnr_retry_exc_inc.next = true;
+                                    self.state.d.next = TxState::RgCqe;
+                                } else {
+                                    if self.rnr_retry.val() != 7 {
+                                        self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                                    }
+                                    self.rg_back.next = true;
+                                    self.rs_rnr.d.next = true;
+                                }
+                            } else {
+                                // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
+                                self.rg_status.d.next = self.nak_status.val();
+                                self.state.d.next = TxState::RgCqe;
+                            }
                         }
                     }
-                } else if self.rg_due.val() {
-                    // Local ACK timeout with WQEs in the ring (§9.7.6): resend from the oldest
-                    // unacknowledged PSN, the head entry's packet h_una, while retries last.
-                    self.ack_timeouts_inc.next = true;
-                    self.timer.d.next = 0.into();
-                    if self.retry.q.val() == 0 {
-                        self.rg_status.d.next = self.wc_retry_exc_err.val();
-                        self.rg_vendor.d.next = 0.into();
-                        self.state.d.next = TxState::RgCqe;
-                    } else {
-                        self.retry.d.next = self.retry.q.val() - 1;
-                        self.retransmits_inc.next = true;
-                        self.rg_back.next = true;
-                        self.rg_at.next = self.h_una.q.val();
-                        self.rg_psn.next = self.cc.v.una_psn.val();
-                        self.rs_rnr.d.next = false;
+                    TxPick::RgTimeout => {
+                        // Local ACK timeout with WQEs in the ring (§9.7.6): resend from the oldest
+                        // unacknowledged PSN, the head entry's packet h_una, while retries last.
+                        self.ack_timeouts_inc.next = true;
+                        self.timer.d.next = 0.into();
+                        if self.retry.q.val() == 0 {
+                            self.rg_status.d.next = self.wc_retry_exc_err.val();
+                            self.rg_vendor.d.next = 0.into();
+                            self.state.d.next = TxState::RgCqe;
+                        } else {
+                            self.retry.d.next = self.retry.q.val() - 1;
+                            self.retransmits_inc.next = true;
+                            self.rg_back.next = true;
+                            self.rg_at.next = self.h_una.q.val();
+                            self.rg_psn.next = self.cc.v.una_psn.val();
+                            self.rs_rnr.d.next = false;
+                        }
                     }
-                } else if self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0)
-                {
-                    self.state.d.next = TxState::Cqe;
-                } else if self.wqe_active.q.val()
-                    && self.w_rdq.q.val()
-                    && !self.w_done.q.val()
-                    && (self.rdq_rxn.q.val() == 0)
-                    && (self.rg_n.q.val() == 0)
-                {
-                    // The READ or atomic in progress has landed (its context passed the receive engine):
-                    // done, whether or not the last response's acknowledgement is still latched.
-                    self.una.d.next = self.npk.q.val();
-                    self.w_done.d.next = true;
-                    self.w_status.d.next = self.wc_success.val();
-                } else if self.wqe_active.q.val() && !self.sq_on.val() {
-                    // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
-                    self.wqe_active.d.next = false;
-                } else if self.wqe_active.q.val()
-                    && self.lat_valid.q.val()
-                    && (self.rg_n.q.val() == 0)
-                {
-                    self.lat_valid.d.next = false;
-                    if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val() {
-                        // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
-                        // atomic completes only with its responses: an ACK packet covering its PSNs means
-                        // they were lost, and the timeout asks again (§9.7.6 implied NAK).
-                        if self.cc.v.a_ge_una.val()
-                            && (self.lat_resp.q.val()
-                                || !(self.is_read.val() || self.is_atomic.val()))
-                            && self.cc.v.a_lt_max.val()
+                    TxPick::Cqe => {
+                        self.state.d.next = TxState::Cqe;
+                    }
+                    TxPick::RdLanded => {
+                        // The READ or atomic in progress has landed (its context passed the receive engine):
+                        // done, whether or not the last response's acknowledgement is still latched.
+                        self.una.d.next = self.npk.q.val();
+                        self.w_done.d.next = true;
+                        self.w_status.d.next = self.wc_success.val();
+                    }
+                    TxPick::WqeDrop => {
+                        // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
+                        self.wqe_active.d.next = false;
+                    }
+                    TxPick::WqeAck => {
+                        self.lat_valid.d.next = false;
+                        if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val()
                         {
-                            self.una.d.next = self.cc.v.ad_p1.val();
-                            self.timer.d.next = 0.into();
-                            self.retry.d.next = self.retry_cnt.val();
-                            if self.cc.v.a_ge_snd.val() {
-                                self.snd_idx.d.next = self.cc.v.ad_p1.val();
-                            }
-                            if self.cc.v.a_eq_last.val() {
-                                self.w_done.d.next = true;
-                                self.w_status.d.next = self.wc_success.val();
+                            // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
+                            // atomic completes only with its responses: an ACK packet covering its PSNs means
+                            // they were lost, and the timeout asks again (§9.7.6 implied NAK).
+                            if self.cc.v.a_ge_una.val()
+                                && (self.lat_resp.q.val()
+                                    || !(self.is_read.val() || self.is_atomic.val()))
+                                && self.cc.v.a_lt_max.val()
+                            {
+                                self.una.d.next = self.cc.v.ad_p1.val();
+                                self.timer.d.next = 0.into();
+                                self.retry.d.next = self.retry_cnt.val();
+                                if self.cc.v.a_ge_snd.val() {
+                                    self.snd_idx.d.next = self.cc.v.ad_p1.val();
+                                }
+                                if self.cc.v.a_eq_last.val() {
+                                    self.w_done.d.next = true;
+                                    self.w_status.d.next = self.wc_success.val();
+                                }
+                            } else if self.cc.v.a_ge_npk.val()
+                                && self.cc.v.a_lt_hi.val()
+                                && !(self.is_read.val() || self.is_atomic.val())
+                            {
+                                // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
+                                // responder executed all of it (and more), so the rest need not go again.
+                                self.w_past.next = true;
                             }
                         } else if self.cc.v.a_ge_npk.val()
-                            && self.cc.v.a_lt_hi.val()
+                            && self.cc.v.a_le_hi.val()
                             && !(self.is_read.val() || self.is_atomic.val())
                         {
-                            // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
-                            // responder executed all of it (and more), so the rest need not go again.
+                            // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
+                            // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
+                            // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
                             self.w_past.next = true;
-                        }
-                    } else if self.cc.v.a_ge_npk.val()
-                        && self.cc.v.a_le_hi.val()
-                        && !(self.is_read.val() || self.is_atomic.val())
-                    {
-                        // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
-                        // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
-                        // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
-                        self.w_past.next = true;
-                    } else if self.cc.v.a_ge_una.val() && self.cc.v.a_le_max.val() {
-                        if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
-                            // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
-                            // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
-                            // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
-                            // so responses the NAK passed were lost and the request goes again from the
-                            // first not landed (taken as acknowledged, none landed, no timeout would ever
-                            // ask again: a stall).
-                            self.una.d.next = self.cc.v.ad.val();
-                            self.snd_idx.d.next = self.cc.v.ad.val();
-                            if self.is_read.val() || self.is_atomic.val() {
-                                self.una.d.next = self.una.q.val();
-                                self.snd_idx.d.next = self.una.q.val();
-                            }
-                            self.since_req.d.next = 0.into();
-                            self.timer.d.next = 0.into();
-                            self.retransmits_inc.next = true;
-                            if self.cc.v.a_gt_una.val()
-                                && !(self.is_read.val() || self.is_atomic.val())
-                                && (self.retry_cnt.val() != 0)
-                            {
-                                // It acknowledged packets: progress, the retries start over.
-                                self.retry.d.next = self.retry_cnt.val() - 1;
-                            } else if self.retry.q.val() == 0 {
-                                self.w_done.d.next = true;
-                                self.w_status.d.next = self.wc_retry_exc_err.val();
-                                self.w_vendor.d.next = self.lat_syn.q.val();
-                            } else {
-                                self.retry.d.next = self.retry.q.val() - 1;
-                            }
-                        } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
-                            == self.aeth_rnr_nak.val()
-                        {
-                            // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
-                            // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
-                            self.una.d.next = self.cc.v.ad.val();
-                            self.snd_idx.d.next = self.cc.v.ad.val();
-                            self.since_req.d.next = 0.into();
-                            self.timer.d.next = 0.into();
-                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
-                            if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
-                                self.w_done.d.next = true;
-                                self.w_status.d.next = self.wc_rnr_retry_exc_err.val();
-                                self.w_vendor.d.next = self.lat_syn.q.val();
-                                self.rnr_retry_exc_inc.next = true;
-                            } else {
-                                self.rnr_wait.d.next = true;
-                                if self.rnr_retry.val() != 7 {
-                                    self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                        } else if self.cc.v.a_ge_una.val() && self.cc.v.a_le_max.val() {
+                            if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
+                                // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
+                                // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
+                                // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
+                                // so responses the NAK passed were lost and the request goes again from the
+                                // first not landed (taken as acknowledged, none landed, no timeout would ever
+                                // ask again: a stall).
+                                self.una.d.next = self.cc.v.ad.val();
+                                self.snd_idx.d.next = self.cc.v.ad.val();
+                                if self.is_read.val() || self.is_atomic.val() {
+                                    self.una.d.next = self.una.q.val();
+                                    self.snd_idx.d.next = self.una.q.val();
                                 }
+                                self.since_req.d.next = 0.into();
+                                self.timer.d.next = 0.into();
+                                self.retransmits_inc.next = true;
+                                if self.cc.v.a_gt_una.val()
+                                    && !(self.is_read.val() || self.is_atomic.val())
+                                    && (self.retry_cnt.val() != 0)
+                                {
+                                    // It acknowledged packets: progress, the retries start over.
+                                    self.retry.d.next = self.retry_cnt.val() - 1;
+                                } else if self.retry.q.val() == 0 {
+                                    self.w_done.d.next = true;
+                                    self.w_status.d.next = self.wc_retry_exc_err.val();
+                                    self.w_vendor.d.next = self.lat_syn.q.val();
+                                } else {
+                                    self.retry.d.next = self.retry.q.val() - 1;
+                                }
+                            } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
+                                == self.aeth_rnr_nak.val()
+                            {
+                                // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
+                                // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
+                                self.una.d.next = self.cc.v.ad.val();
+                                self.snd_idx.d.next = self.cc.v.ad.val();
+                                self.since_req.d.next = 0.into();
+                                self.timer.d.next = 0.into();
+                                self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                                if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
+                                    self.w_done.d.next = true;
+                                    self.w_status.d.next = self.wc_rnr_retry_exc_err.val();
+                                    self.w_vendor.d.next = self.lat_syn.q.val();
+                                    self.rnr_retry_exc_inc.next = true;
+                                } else {
+                                    self.rnr_wait.d.next = true;
+                                    if self.rnr_retry.val() != 7 {
+                                        self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                                    }
+                                }
+                            } else {
+                                // Fatal NAKs: the WQE completes in error and the QP goes to ERR.
+                                self.w_done.d.next = true;
+                                self.w_vendor.d.next = self.lat_syn.q.val();
+                                self.w_status.d.next = self.nak_status.val();
                             }
-                        } else {
-                            // Fatal NAKs: the WQE completes in error and the QP goes to ERR.
-                            self.w_done.d.next = true;
-                            self.w_vendor.d.next = self.lat_syn.q.val();
-                            self.w_status.d.next = self.nak_status.val();
                         }
                     }
-                } else if self.wqe_active.q.val()
-                    && self.rnr_wait.q.val()
-                    && (self.timer.q.val() >= self.rnr_cycles.q.val())
-                {
-                    // RNR wait over.
-                    self.rnr_wait.d.next = false;
-                    self.timer.d.next = 0.into();
-                    self.retransmits_inc.next = true;
-                } else if self.wqe_active.q.val()
-                    && !self.rnr_wait.q.val()
-                    && (self.ack_timeout.val() != 0)
-                    && (self.timer.q.val() >= self.ack_timeout.val())
-                    && (self.una.q.val() != self.snd_max.q.val())
-                    && (self.rg_n.q.val() == 0)
-                {
-                    // Local ACK timeout (§9.7.6): resend from the oldest unacknowledged PSN until the
-                    // retry count is exhausted.
-                    self.ack_timeouts_inc.next = true;
-                    self.timer.d.next = 0.into();
-                    if self.retry.q.val() == 0 {
-                        self.w_done.d.next = true;
-                        self.w_status.d.next = self.wc_retry_exc_err.val();
-                        self.w_vendor.d.next = 0.into();
-                    } else {
-                        self.retry.d.next = self.retry.q.val() - 1;
-                        self.snd_idx.d.next = self.una.q.val();
-                        self.since_req.d.next = 0.into();
+                    TxPick::RnrOver => {
+                        // RNR wait over.
+                        self.rnr_wait.d.next = false;
+                        self.timer.d.next = 0.into();
                         self.retransmits_inc.next = true;
                     }
-                } else if self.rg_park.val() {
-                    self.rg.write_enable.next = true;
-                    self.rg_n.d.next = self.rg_n.q.val() + 1;
-                    self.fi_q.d.next = self.nx_i.val();
-                    self.nx_q.d.next = self.nx_i.val() + 1;
-                    self.rg_stale.d.next = true;
-                    self.wqe_active.d.next = false;
-                    if self.rg_n.q.val() == 0 {
-                        self.h_una.d.next = self.una.q.val();
+                    TxPick::WqeTimeout => {
+                        // Local ACK timeout (§9.7.6): resend from the oldest unacknowledged PSN until the
+                        // retry count is exhausted.
+                        self.ack_timeouts_inc.next = true;
+                        self.timer.d.next = 0.into();
+                        if self.retry.q.val() == 0 {
+                            self.w_done.d.next = true;
+                            self.w_status.d.next = self.wc_retry_exc_err.val();
+                            self.w_vendor.d.next = 0.into();
+                        } else {
+                            self.retry.d.next = self.retry.q.val() - 1;
+                            self.snd_idx.d.next = self.una.q.val();
+                            self.since_req.d.next = 0.into();
+                            self.retransmits_inc.next = true;
+                        }
                     }
-                } else if self.wqe_active.q.val()
-                    && !self.w_done.q.val()
-                    && self.enable.val()
-                    && !self.rnr_wait.q.val()
-                    && (self.snd_idx.q.val() != self.npk.q.val())
-                    && self.av_ok_cur.val()
-                    && !self.nx_any.val()
-                    && self.rd_go.val()
-                    && !self.hold_cur.val()
-                {
-                    self.state.d.next = TxState::PktSetup;
-                } else if !self.wqe_active.q.val()
-                    && self.enable.val()
-                    && self.rts.val()
-                    && !self.hold.val()
-                    && !self.pf_any.val()
-                    && !self.nx_claim.q.val()
-                    && (self.sq_pi.val() != self.sq_fi.val())
-                    && !self.hold_cur.val()
-                {
-                    // (A paced QP starts no new work request: its ring drains and the table can give
-                    // the turn to another QP, `qp_table` tx_sw_ok, instead of the QP keeping it.)
-                    self.state.d.next = TxState::WqeReq;
-                    if self.nx_on.q.val() {
-                        // Fetched ahead (the drain above took any other): its data is on the way.
-                        self.nx_on.d.next = false;
-                        self.state.d.next = TxState::WqeData;
+                    TxPick::Park => {
+                        self.rg.write_enable.next = true;
+                        self.rg_n.d.next = self.rg_n.q.val() + 1;
+                        self.fi_q.d.next = self.nx_i.val();
+                        self.nx_q.d.next = self.nx_i.val() + 1;
+                        self.rg_stale.d.next = true;
+                        self.wqe_active.d.next = false;
+                        if self.rg_n.q.val() == 0 {
+                            self.h_una.d.next = self.una.q.val();
+                        }
                     }
-                } else {
-                    self.i_act.next = false;
+                    TxPick::Send => {
+                        if self.enable.val() && !self.hold_cur.val() {
+                            self.state.d.next = TxState::PktSetup;
+                        }
+                    }
+                    TxPick::Fetch => {
+                        if self.enable.val()
+                            && self.rts.val()
+                            && !self.hold.val()
+                            && !self.hold_cur.val()
+                        {
+                            // (A paced QP starts no new work request: its ring drains and the table can give
+                            // the turn to another QP, `qp_table` tx_sw_ok, instead of the QP keeping it.)
+                            self.state.d.next = TxState::WqeReq;
+                            if self.nx_on.q.val() {
+                                // Fetched ahead (the drain above took any other): its data is on the way.
+                                self.nx_on.d.next = false;
+                                self.state.d.next = TxState::WqeData;
+                            }
+                        }
+                    }
                 }
             }
             TxState::WqeReq => {
@@ -3194,6 +3323,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
+            self.pick.d.next = TxPick::None;
             self.rg_n.d.next = 0.into();
             self.rs_on.d.next = false;
             self.nx_claim.d.next = false;
