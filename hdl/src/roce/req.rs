@@ -467,6 +467,16 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rg_due: Signal<Local, bool>,
     /// The retransmission timer at or past the ACK timeout (when set), and past the RNR wait.
     tmo_ge: DFF<bool>,
+    /// The latched ACK/NAK is an ACK, an RNR NAK, a PSN sequence error NAK; a fatal NAK's status.
+    l_ack: DFF<bool>,
+    l_rnr: DFF<bool>,
+    l_seq: DFF<bool>,
+    nak_st: DFF<Bits<8>>,
+    /// The WQE in progress is a READ or an atomic.
+    w_rdat: DFF<bool>,
+    /// The WQE's address at SQ_CI + the ring's entries, and the next one's.
+    sq_addr_q: DFF<Bits<64>>,
+    nx_addr_q: DFF<Bits<64>>,
     rnr_ge: DFF<bool>,
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
@@ -1063,6 +1073,13 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             i_act: Default::default(),
             rg_due: Default::default(),
             tmo_ge: Default::default(),
+            l_ack: Default::default(),
+            l_rnr: Default::default(),
+            l_seq: Default::default(),
+            nak_st: Default::default(),
+            w_rdat: Default::default(),
+            sq_addr_q: Default::default(),
+            nx_addr_q: Default::default(),
             rnr_ge: Default::default(),
             rr: Default::default(),
             rr_msn_q: Default::default(),
@@ -1421,6 +1438,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             pend_psn,
             pend_resp,
             tmo_ge,
+            l_ack,
+            l_rnr,
+            l_seq,
+            nak_st,
+            w_rdat,
+            sq_addr_q,
+            nx_addr_q,
             rnr_ge,
             rr_msn_q,
             p_ack,
@@ -1531,7 +1555,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.h_landed.next = self.rdq_n.q.val() != self.rdq_rxn.q.val();
         self.h_wait.next = self.h_rd.val()
             && self.lat_resp.q.val()
-            && ((self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val())
+            && self.l_ack.q.val()
             && self.cc.v.h_ge_last.val()
             && !self.cc.v.h_ge_end.val();
         self.is_read.next = self.w_opcode.q.val() == self.wro_rdma_read.val();
@@ -1609,7 +1633,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         // A READ or atomic sends its request once it fits: a new entry under max_rd_atomic, or, with a
         // scatter list (the receive engine takes that one from the WQE in progress), none outstanding.
-        self.rd_go.next = !(self.is_read.val() || self.is_atomic.val()) || self.w_rdq.q.val();
+        self.rd_go.next = !self.w_rdat.q.val() || self.w_rdq.q.val();
         if (self.is_read.val() || self.is_atomic.val()) && !self.w_rdq.q.val() {
             if self.w_gather.q.val() {
                 self.rd_go.next = self.rdq_n.q.val() == 0;
@@ -1670,7 +1694,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 7);
             self.nx_addr.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
         }
-        self.rd_req_addr.next = self.sq_addr.val();
+        // Registered: the index they follow settles in Idle, cycles before WqeReq or Emit reads them.
+        self.sq_addr_q.d.next = self.sq_addr.val();
+        self.nx_addr_q.d.next = self.nx_addr.val();
+        self.rd_req_addr.next = self.sq_addr_q.q.val();
         self.rd_req_len.next = self.wqe_len.val();
         self.rd_req_gather.next = false;
         self.rd_sgl.next = self.sgl_buf.q.val();
@@ -2071,7 +2098,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && self.rts.val()
             && !self.hold.val()
             && !self.rnr_wait.q.val()
-            && (self.w_rdq.q.val() || !(self.is_read.val() || self.is_atomic.val()))
+            && (self.w_rdq.q.val() || !self.w_rdat.q.val())
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
@@ -2106,6 +2133,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.lat_syn.q.val() == self.aeth_nak_remote_access_error.val() {
             self.nak_status.next = self.wc_rem_access_err.val();
         }
+        // The latched ACK/NAK's class and a fatal NAK's status, and whether the WQE in progress is a
+        // READ or atomic, registered: Idle reads them only with the completer's checks fresh (two
+        // cycles after `lat_*` last changed) or cycles after WqeParse set the opcode.
+        self.l_ack.d.next =
+            (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val();
+        self.l_rnr.d.next =
+            (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_rnr_nak.val();
+        self.l_seq.d.next = self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val();
+        self.nak_st.d.next = self.nak_status.val();
+        self.w_rdat.d.next = self.is_read.val() || self.is_atomic.val();
         self.rg_back.next = false;
         self.rg_at.next = self.cc.v.hd.val();
         // The timer's compares, registered: a cycle late, and read only while the completer's checks
@@ -2345,8 +2382,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
                         // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
                         // ends inside is acknowledged that far, and a NAK inside one goes back to it.
-                        if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val()
-                        {
+                        if self.l_ack.q.val() {
                             if self.cc.v.h_ge_end.val() {
                                 // Older than the head (a duplicate) or beyond what was sent.
                                 self.lat_valid.d.next = false;
@@ -2381,7 +2417,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         } else {
                             self.lat_valid.d.next = false;
                             self.rg_vendor.d.next = self.lat_syn.q.val();
-                            if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
+                            if self.l_seq.q.val() {
                                 // PSN sequence error NAK: go back to the head entry's packet hd. One that
                                 // acknowledges packets (hd past h_una; never a READ's or atomic's, which
                                 // only their responses acknowledge) is progress: the retries start over
@@ -2403,9 +2439,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                     self.rg_back.next = true;
                                     self.rs_rnr.d.next = false;
                                 }
-                            } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
-                                == self.aeth_rnr_nak.val()
-                            {
+                            } else if self.l_rnr.q.val() {
                                 // RNR NAK: the same, after the NAK's timer (C9-150).
                                 self.timer.d.next = 0.into();
                                 self.rnr_cycles.d.next = self.rnr_rom.data.val();
@@ -2422,7 +2456,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 }
                             } else {
                                 // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
-                                self.rg_status.d.next = self.nak_status.val();
+                                self.rg_status.d.next = self.nak_st.q.val();
                                 self.state.d.next = TxState::RgCqe;
                             }
                         }
@@ -2461,14 +2495,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     }
                     TxPick::WqeAck => {
                         self.lat_valid.d.next = false;
-                        if (self.lat_syn.q.val() & self.aeth_type_mask.val()) == self.aeth_ack.val()
-                        {
+                        if self.l_ack.q.val() {
                             // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
                             // atomic completes only with its responses: an ACK packet covering its PSNs means
                             // they were lost, and the timeout asks again (§9.7.6 implied NAK).
                             if self.cc.v.a_ge_una.val()
-                                && (self.lat_resp.q.val()
-                                    || !(self.is_read.val() || self.is_atomic.val()))
+                                && (self.lat_resp.q.val() || !self.w_rdat.q.val())
                                 && self.cc.v.a_lt_max.val()
                             {
                                 self.una.d.next = self.cc.v.ad_p1.val();
@@ -2483,7 +2515,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 }
                             } else if self.cc.v.a_ge_npk.val()
                                 && self.cc.v.a_lt_hi.val()
-                                && !(self.is_read.val() || self.is_atomic.val())
+                                && !self.w_rdat.q.val()
                             {
                                 // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
                                 // responder executed all of it (and more), so the rest need not go again.
@@ -2491,14 +2523,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             }
                         } else if self.cc.v.a_ge_npk.val()
                             && self.cc.v.a_le_hi.val()
-                            && !(self.is_read.val() || self.is_atomic.val())
+                            && !self.w_rdat.q.val()
                         {
                             // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
                             // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
                             // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
                             self.w_past.next = true;
                         } else if self.cc.v.a_ge_una.val() && self.cc.v.a_le_max.val() {
-                            if self.lat_syn.q.val() == self.aeth_nak_psn_sequence_error.val() {
+                            if self.l_seq.q.val() {
                                 // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
                                 // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
                                 // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
@@ -2507,7 +2539,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 // ask again: a stall).
                                 self.una.d.next = self.cc.v.ad.val();
                                 self.snd_idx.d.next = self.cc.v.ad.val();
-                                if self.is_read.val() || self.is_atomic.val() {
+                                if self.w_rdat.q.val() {
                                     self.una.d.next = self.una.q.val();
                                     self.snd_idx.d.next = self.una.q.val();
                                 }
@@ -2515,7 +2547,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.timer.d.next = 0.into();
                                 self.retransmits_inc.next = true;
                                 if self.cc.v.a_gt_una.val()
-                                    && !(self.is_read.val() || self.is_atomic.val())
+                                    && !self.w_rdat.q.val()
                                     && (self.retry_cnt.val() != 0)
                                 {
                                     // It acknowledged packets: progress, the retries start over.
@@ -2527,9 +2559,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 } else {
                                     self.retry.d.next = self.retry.q.val() - 1;
                                 }
-                            } else if (self.lat_syn.q.val() & self.aeth_type_mask.val())
-                                == self.aeth_rnr_nak.val()
-                            {
+                            } else if self.l_rnr.q.val() {
                                 // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
                                 // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
                                 self.una.d.next = self.cc.v.ad.val();
@@ -2552,7 +2582,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 // Fatal NAKs: the WQE completes in error and the QP goes to ERR.
                                 self.w_done.d.next = true;
                                 self.w_vendor.d.next = self.lat_syn.q.val();
-                                self.w_status.d.next = self.nak_status.val();
+                                self.w_status.d.next = self.nak_st.q.val();
                             }
                         }
                     }
@@ -3044,7 +3074,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.nx_go.val() {
                     self.nx_claim.d.next = true;
                     self.nx_idx.d.next = self.nx_i.val();
-                    self.nx_a.d.next = self.nx_addr.val();
+                    self.nx_a.d.next = self.nx_addr_q.q.val();
                 }
                 // The read port is free while the frame streams: claim the next packet's payload read.
                 if self.pf_go.val() {
@@ -3297,9 +3327,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.pend_psn.d.next = self.rx_ack_psn.val();
             self.pend_resp.d.next = self.rx_ack_resp.val();
         }
-        // What the completer's checks read may change after this cycle: anything but a quiet Idle, a
-        // new ACK/NAK, the ring's head read back, a new highest PSN, a new turn.
-        self.cc.i.changed.next = (self.state.q.val() != TxState::Idle)
+        // What the completer's checks (and the timer's compares) read may change after this cycle: an
+        // Idle decision, a WQE parsed, a completion, a frame's last word, a new ACK/NAK, the ring's
+        // head read back, a new highest PSN, a new turn. (The other states write none of it, so the
+        // checks are fresh when a frame ends unless its last word changed them.)
+        self.cc.i.changed.next = (self.state.q.val() == TxState::WqeParse)
+            || (self.state.q.val() == TxState::WqeSum)
+            || (self.state.q.val() == TxState::WqeCheck)
+            || (self.state.q.val() == TxState::Cqe)
+            || (self.state.q.val() == TxState::RgCqe)
+            || ((self.state.q.val() == TxState::Emit) && self.last_word.val())
             || self.i_act.val()
             || self.lat_mv.val()
             || self.rg_stale.q.val()
