@@ -299,7 +299,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wqe_len: Signal<Local, Bits<16>>,
     /// The send ring slot of WQE `SQ_CI` (its index mod 2^SQ_LOG_SIZE).
     sq_slot: Signal<Local, Bits<64>>,
-    sq_ring: Signal<Local, Bits<64>>,
     sgl_bad: Signal<Local, bool>,
     w_opcode: DFF<Bits<8>>,
     w_flags: DFF<Bits<8>>,
@@ -433,8 +432,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rg_may: Signal<Local, bool>,
     /// Completion status of a fatal NAK (`lat_syn` 0x61..0x63, §9.3).
     nak_status: Signal<Local, Bits<8>>,
-    /// Address of the WQE after the one in progress.
-    nx_addr: Signal<Local, Bits<64>>,
     /// A NAK or timeout sends the ring's head WQE again from its packet `rg_at` (go-back-N into the ring).
     rg_back: Signal<Local, bool>,
     rg_at: Signal<Local, Bits<24>>,
@@ -474,9 +471,37 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nak_st: DFF<Bits<8>>,
     /// The WQE in progress is a READ or an atomic.
     w_rdat: DFF<bool>,
-    /// The WQE's address at SQ_CI + the ring's entries, and the next one's.
+    /// The WQE's address at SQ_CI + the ring's entries, and the next one's, in two stages: the slot's
+    /// byte offset (and its high half + 1), then the base added as 32-bit halves, the high half's
+    /// two sums picked by the low half's carry. Each is tagged with the index, SQ_LOG_SIZE and base
+    /// it was worked out from; `sqa_ok`/`nxa_ok`: the tags are the live values.
     sq_addr_q: DFF<Bits<64>>,
     nx_addr_q: DFF<Bits<64>>,
+    sq_off: Signal<Local, Bits<40>>,
+    nx_off: Signal<Local, Bits<40>>,
+    sq_off_q: DFF<Bits<40>>,
+    nx_off_q: DFF<Bits<40>>,
+    sq_offh1_q: DFF<Bits<32>>,
+    nx_offh1_q: DFF<Bits<32>>,
+    sq_lo: Signal<Local, Bits<33>>,
+    sq_offh: Signal<Local, Bits<32>>,
+    nx_offh: Signal<Local, Bits<32>>,
+    sq_hi0: Signal<Local, Bits<32>>,
+    sq_hi1: Signal<Local, Bits<32>>,
+    nx_hi0: Signal<Local, Bits<32>>,
+    nx_hi1: Signal<Local, Bits<32>>,
+    nx_lo: Signal<Local, Bits<33>>,
+    sqa_fi1: DFF<Bits<32>>,
+    sqa_fi2: DFF<Bits<32>>,
+    nxa_i1: DFF<Bits<32>>,
+    nxa_i2: DFF<Bits<32>>,
+    sqa_log1: DFF<Bits<6>>,
+    sqa_log2: DFF<Bits<6>>,
+    sqa_blo: DFF<Bits<32>>,
+    sqa_bhi: DFF<Bits<32>>,
+    sqa_cfg: Signal<Local, bool>,
+    sqa_ok: Signal<Local, bool>,
+    nxa_ok: Signal<Local, bool>,
     rnr_ge: DFF<bool>,
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
@@ -552,7 +577,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     // combinational
     rts: Signal<Local, bool>,
     sq_on: Signal<Local, bool>,
-    sq_addr: Signal<Local, Bits<64>>,
     mtu: Signal<Local, Bits<32>>,
     /// MTU - 1 (registered from PMTU); the message length as WqeParse reads it, that length - 1 and
     /// + MTU - 1, and whether it is zero: the packet count and last index are a shift of them.
@@ -578,6 +602,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// index and log they are for (`ps_ok`: `PktSetup` waits for them). The index never moves in the
     /// cycle before `PktSetup`, so the wait is only for a path MTU just changed.
     o_pm: DFF<Bits<4>>,
+    /// The MTU in bytes for `o_pm`, and for the prefetch's stage c.
+    o_mtu: DFF<Bits<32>>,
+    pfs_mtu_c: DFF<Bits<32>>,
     o_pmt: DFF<Bits<4>>,
     o_idx: DFF<Bits<24>>,
     o_off: DFF<Bits<32>>,
@@ -595,9 +622,23 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_raddr_hi1: DFF<Bits<32>>,
     /// The next packet of the message: index, offset, length, beats and source address.
     snd_next: Signal<Local, Bits<24>>,
+    /// `snd_next` registered, with what it was worked out from (the prefetch's index, count and
+    /// claim, the packet being sent, the WQE's packets) and whether it was below the WQE's packets:
+    /// `sn_fresh` when none of those changed since, so the registered copy is the live one.
+    sn_q: DFF<Bits<24>>,
+    sn_pidx: DFF<Bits<24>>,
+    sn_sidx: DFF<Bits<24>>,
+    sn_npk: DFF<Bits<24>>,
+    sn_pn: DFF<Bits<3>>,
+    sn_pon: DFF<bool>,
+    sn_lt: DFF<bool>,
+    sn_fresh: Signal<Local, bool>,
+    /// The WQE's gather-list entry count, and whether it is above one (a list to walk).
+    wqe_nsge: Signal<Local, Bits<8>>,
+    nsge_gt1: Signal<Local, bool>,
     /// The prefetch's packet, segmented over registered stages, each tagged with the packet index it
     /// is for: its offset (index << PMTU), then its bytes left and address low half (+ carry), then
-    /// its length and address. A claim waits for the last stage to name `snd_next`. `pfs_age`
+    /// its length and address. A claim waits for the last stage to name `sn_q`, fresh. `pfs_age`
     /// counts the cycles since the WQE's fields were loaded (the stages hold the old WQE's until 3).
     pfs_age: DFF<Bits<2>>,
     pfs_idx_b: DFF<Bits<24>>,
@@ -952,7 +993,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wqe128: Default::default(),
             wqe_len: Default::default(),
             sq_slot: Default::default(),
-            sq_ring: Default::default(),
             sgl_bad: Default::default(),
             w_opcode: Default::default(),
             w_flags: Default::default(),
@@ -1051,7 +1091,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_park: Default::default(),
             rg_may: Default::default(),
             nak_status: Default::default(),
-            nx_addr: Default::default(),
             rg_back: Default::default(),
             rg_at: Default::default(),
             rg_psn: Default::default(),
@@ -1080,6 +1119,31 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_rdat: Default::default(),
             sq_addr_q: Default::default(),
             nx_addr_q: Default::default(),
+            sq_off: Default::default(),
+            nx_off: Default::default(),
+            sq_off_q: Default::default(),
+            nx_off_q: Default::default(),
+            sq_offh1_q: Default::default(),
+            nx_offh1_q: Default::default(),
+            sq_lo: Default::default(),
+            sq_offh: Default::default(),
+            nx_offh: Default::default(),
+            sq_hi0: Default::default(),
+            sq_hi1: Default::default(),
+            nx_hi0: Default::default(),
+            nx_hi1: Default::default(),
+            nx_lo: Default::default(),
+            sqa_fi1: Default::default(),
+            sqa_fi2: Default::default(),
+            nxa_i1: Default::default(),
+            nxa_i2: Default::default(),
+            sqa_log1: Default::default(),
+            sqa_log2: Default::default(),
+            sqa_blo: Default::default(),
+            sqa_bhi: Default::default(),
+            sqa_cfg: Default::default(),
+            sqa_ok: Default::default(),
+            nxa_ok: Default::default(),
             rnr_ge: Default::default(),
             rr: Default::default(),
             rr_msn_q: Default::default(),
@@ -1129,7 +1193,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ins: Default::default(),
             rts: Default::default(),
             sq_on: Default::default(),
-            sq_addr: Default::default(),
             mtu: Default::default(),
             mtu_m1: Default::default(),
             msg_len: Default::default(),
@@ -1146,6 +1209,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wr_send: Default::default(),
             off: Default::default(),
             o_pm: Default::default(),
+            o_mtu: Default::default(),
+            pfs_mtu_c: Default::default(),
             o_pmt: Default::default(),
             o_idx: Default::default(),
             o_off: Default::default(),
@@ -1159,6 +1224,16 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ps_rlo: Default::default(),
             w_raddr_hi1: Default::default(),
             snd_next: Default::default(),
+            sn_q: Default::default(),
+            sn_pidx: Default::default(),
+            sn_sidx: Default::default(),
+            sn_npk: Default::default(),
+            sn_pn: Default::default(),
+            sn_pon: Default::default(),
+            sn_lt: Default::default(),
+            sn_fresh: Default::default(),
+            wqe_nsge: Default::default(),
+            nsge_gt1: Default::default(),
             pfs_age: Default::default(),
             pfs_idx_b: Default::default(),
             pfs_off_b: Default::default(),
@@ -1445,6 +1520,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             w_rdat,
             sq_addr_q,
             nx_addr_q,
+            sq_off_q,
+            nx_off_q,
+            sq_offh1_q,
+            nx_offh1_q,
+            sqa_fi1,
+            sqa_fi2,
+            nxa_i1,
+            nxa_i2,
+            sqa_log1,
+            sqa_log2,
+            sqa_blo,
+            sqa_bhi,
             rnr_ge,
             rr_msn_q,
             p_ack,
@@ -1474,6 +1561,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             hdr,
             e_pos,
             pfs_age,
+            sn_q,
+            sn_pidx,
+            sn_sidx,
+            sn_npk,
+            sn_pn,
+            sn_pon,
+            sn_lt,
             pfs_idx_b,
             pfs_off_b,
             pfs_idx_c,
@@ -1484,6 +1578,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             pfs_addr_d,
             w_laddr_hi1,
             o_pm,
+            o_mtu,
+            pfs_mtu_c,
             o_pmt,
             o_idx,
             o_off,
@@ -1681,22 +1777,58 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.sq_slot.next = bit_cast::<64, 32>(
             self.sq_fi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
         );
-        self.sq_ring.next = (bit_cast::<64, 32>(self.sq_base_hi.val()) << 32)
-            + bit_cast::<64, 32>(self.sq_base_lo.val());
         self.nx_slot.next = bit_cast::<64, 32>(
             self.nx_i.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
         );
         self.wqe_len.next = 64.into();
-        self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 6);
-        self.nx_addr.next = self.sq_ring.val() + (self.nx_slot.val() << 6);
+        self.sq_off.next = bit_cast::<40, 64>(self.sq_slot.val()) << 6;
+        self.nx_off.next = bit_cast::<40, 64>(self.nx_slot.val()) << 6;
         if self.wqe128.val() {
             self.wqe_len.next = 128.into();
-            self.sq_addr.next = self.sq_ring.val() + (self.sq_slot.val() << 7);
-            self.nx_addr.next = self.sq_ring.val() + (self.nx_slot.val() << 7);
+            self.sq_off.next = bit_cast::<40, 64>(self.sq_slot.val()) << 7;
+            self.nx_off.next = bit_cast::<40, 64>(self.nx_slot.val()) << 7;
         }
-        // Registered: the index they follow settles in Idle, cycles before WqeReq or Emit reads them.
-        self.sq_addr_q.d.next = self.sq_addr.val();
-        self.nx_addr_q.d.next = self.nx_addr.val();
+        // Stage 1: the offsets, tagged. Stage 2: the base added (no 64-bit carry chain in a cycle).
+        self.sq_off_q.d.next = self.sq_off.val();
+        self.nx_off_q.d.next = self.nx_off.val();
+        self.sq_offh1_q.d.next = bit_cast::<32, 40>(self.sq_off.val() >> 32) + 1;
+        self.nx_offh1_q.d.next = bit_cast::<32, 40>(self.nx_off.val() >> 32) + 1;
+        self.sqa_fi1.d.next = self.sq_fi.val();
+        self.nxa_i1.d.next = self.nx_i.val();
+        self.sqa_log1.d.next = bit_cast::<6, 32>(self.sq_log_size.val() & 0x3F);
+        self.sq_lo.next = bit_cast::<33, 32>(self.sq_base_lo.val())
+            + bit_cast::<33, 32>(self.sq_off_q.q.val().get_bits::<32>(0));
+        self.nx_lo.next = bit_cast::<33, 32>(self.sq_base_lo.val())
+            + bit_cast::<33, 32>(self.nx_off_q.q.val().get_bits::<32>(0));
+        self.sq_offh.next = bit_cast::<32, 40>(self.sq_off_q.q.val() >> 32);
+        self.nx_offh.next = bit_cast::<32, 40>(self.nx_off_q.q.val() >> 32);
+        self.sq_hi0.next = self.sq_base_hi.val() + self.sq_offh.val();
+        self.sq_hi1.next = self.sq_base_hi.val() + self.sq_offh1_q.q.val();
+        self.nx_hi0.next = self.sq_base_hi.val() + self.nx_offh.val();
+        self.nx_hi1.next = self.sq_base_hi.val() + self.nx_offh1_q.q.val();
+        self.sq_addr_q.d.next = (bit_cast::<64, 32>(self.sq_hi0.val()) << 32)
+            | bit_cast::<64, 32>(self.sq_lo.val().get_bits::<32>(0));
+        if self.sq_lo.val().get_bit(32) {
+            self.sq_addr_q.d.next = (bit_cast::<64, 32>(self.sq_hi1.val()) << 32)
+                | bit_cast::<64, 32>(self.sq_lo.val().get_bits::<32>(0));
+        }
+        self.nx_addr_q.d.next = (bit_cast::<64, 32>(self.nx_hi0.val()) << 32)
+            | bit_cast::<64, 32>(self.nx_lo.val().get_bits::<32>(0));
+        if self.nx_lo.val().get_bit(32) {
+            self.nx_addr_q.d.next = (bit_cast::<64, 32>(self.nx_hi1.val()) << 32)
+                | bit_cast::<64, 32>(self.nx_lo.val().get_bits::<32>(0));
+        }
+        self.sqa_fi2.d.next = self.sqa_fi1.q.val();
+        self.nxa_i2.d.next = self.nxa_i1.q.val();
+        self.sqa_log2.d.next = self.sqa_log1.q.val();
+        self.sqa_blo.d.next = self.sq_base_lo.val();
+        self.sqa_bhi.d.next = self.sq_base_hi.val();
+        self.sqa_cfg.next = (self.sqa_log2.q.val()
+            == bit_cast::<6, 32>(self.sq_log_size.val() & 0x3F))
+            && (self.sqa_blo.q.val() == self.sq_base_lo.val())
+            && (self.sqa_bhi.q.val() == self.sq_base_hi.val());
+        self.sqa_ok.next = self.sqa_cfg.val() && (self.sqa_fi2.q.val() == self.sq_fi.val());
+        self.nxa_ok.next = self.sqa_cfg.val() && (self.nxa_i2.q.val() == self.nx_i.val());
         self.rd_req_addr.next = self.sq_addr_q.q.val();
         self.rd_req_len.next = self.wqe_len.val();
         self.rd_req_gather.next = false;
@@ -1761,6 +1893,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.op_only.next = self.op_rc_send_only_with_invalidate.val();
         }
         self.o_pm.d.next = bit_cast::<4, 32>(self.pmtu.val());
+        self.o_mtu.d.next = self.mtu.val();
         self.o_pmt.d.next = self.o_pm.q.val();
         self.o_idx.d.next = self.snd_idx.q.val();
         self.o_off.d.next = bit_cast::<32, 24>(self.snd_idx.q.val()) << self.o_pm.q.val();
@@ -1776,7 +1909,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rem.next = self.w_len.q.val() - self.off.val();
         // Every packet before the last carries a whole MTU, the last the rest (a zero-length message:
         // one packet of none).
-        self.plen.next = bit_cast::<16, 32>(self.mtu.val());
+        self.plen.next = bit_cast::<16, 32>(self.o_mtu.q.val());
         if self.o_last.q.val() {
             self.plen.next = bit_cast::<16, 32>(self.rem.val());
         }
@@ -1796,8 +1929,24 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val()) + 1;
             }
         }
-        self.pfs_idx_b.d.next = self.snd_next.val();
-        self.pfs_off_b.d.next = bit_cast::<32, 24>(self.snd_next.val()) << self.pmtu.val();
+        self.wqe_nsge.next = bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val());
+        // Above one: any bit but the lowest (no compare against the wide shifted word).
+        self.nsge_gt1.next = (self.wqe_nsge.val() & 0xFE) != 0;
+        // Registered with its inputs: the claim below reads only registers and equalities.
+        self.sn_q.d.next = self.snd_next.val();
+        self.sn_lt.d.next = self.snd_next.val() < self.npk.q.val();
+        self.sn_pidx.d.next = self.pf_idx.q.val();
+        self.sn_sidx.d.next = self.snd_idx.q.val();
+        self.sn_npk.d.next = self.npk.q.val();
+        self.sn_pn.d.next = self.pf_n.q.val();
+        self.sn_pon.d.next = self.pf_on.q.val();
+        self.sn_fresh.next = (self.sn_pidx.q.val() == self.pf_idx.q.val())
+            && (self.sn_sidx.q.val() == self.snd_idx.q.val())
+            && (self.sn_npk.q.val() == self.npk.q.val())
+            && (self.sn_pn.q.val() == self.pf_n.q.val())
+            && (self.sn_pon.q.val() == self.pf_on.q.val());
+        self.pfs_idx_b.d.next = self.sn_q.q.val();
+        self.pfs_off_b.d.next = bit_cast::<32, 24>(self.sn_q.q.val()) << self.pmtu.val();
         self.pfs_idx_c.d.next = self.pfs_idx_b.q.val();
         self.pfs_rem_c.d.next = self.w_len.q.val() - self.pfs_off_b.q.val();
         self.pfs_lo_c.d.next = bit_cast::<33, 32>(self.w_laddr.q.val().get_bits::<32>(0))
@@ -1805,8 +1954,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.w_laddr_hi1.d.next = self.w_laddr.q.val().get_bits::<32>(32) + 1;
         self.pfs_idx_d.d.next = self.pfs_idx_c.q.val();
         self.pfs_len_d.d.next = bit_cast::<16, 32>(self.pfs_rem_c.q.val());
-        if self.pfs_rem_c.q.val() > self.mtu.val() {
-            self.pfs_len_d.d.next = bit_cast::<16, 32>(self.mtu.val());
+        self.pfs_mtu_c.d.next = self.mtu.val();
+        if self.pfs_rem_c.q.val() > self.pfs_mtu_c.q.val() {
+            self.pfs_len_d.d.next = bit_cast::<16, 32>(self.pfs_mtu_c.q.val());
         }
         self.pfs_hi.next = self.w_laddr.q.val().get_bits::<32>(32);
         if self.pfs_lo_c.q.val().get_bit(32) {
@@ -1817,8 +1967,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.pfs_age.q.val() != 3 {
             self.pfs_age.d.next = self.pfs_age.q.val() + 1;
         }
-        self.pfs_ok.next =
-            (self.pfs_age.q.val() == 3) && (self.pfs_idx_d.q.val() == self.snd_next.val());
+        self.pfs_ok.next = (self.pfs_age.q.val() == 3)
+            && self.sn_fresh.val()
+            && (self.pfs_idx_d.q.val() == self.sn_q.q.val());
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
         self.pf_go.next = !self.pf_on.q.val()
@@ -1832,7 +1983,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_resp.q.val()
             && !self.is_read.val()
             && !self.is_atomic.val()
-            && (self.snd_next.val() < self.npk.q.val())
+            && self.sn_lt.q.val()
             && self.pfs_ok.val()
             && (self.pfs_len_d.q.val() != 0)
             && !self.rr.active.val()
@@ -2124,6 +2275,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_resp.q.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
             && !self.push_hit_nx.val()
+            && self.nxa_ok.val()
             && !self.hold_cur.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
         self.nak_status.next = self.wc_rem_op_err.val();
@@ -2643,7 +2795,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::WqeReq => {
-                self.rd_req_valid.next = self.rts.val() && !self.push_hit.val();
+                // The address waits for its stages to have the live index, ring and size.
+                self.rd_req_valid.next =
+                    self.rts.val() && !self.push_hit.val() && self.sqa_ok.val();
                 if !self.rts.val() {
                     self.state.d.next = TxState::Idle;
                 } else if self.push_hit.val() {
@@ -2651,7 +2805,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.wqe_buf.d.next = self.push_wqe.val();
                     self.push_used.next = true;
                     self.state.d.next = TxState::WqeParse;
-                } else if self.rd_req_ready.val() {
+                } else if self.sqa_ok.val() && self.rd_req_ready.val() {
                     self.state.d.next = TxState::WqeData;
                 }
             }
@@ -2690,11 +2844,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_wrid.val());
                 self.w_laddr.d.next =
                     bit_cast::<64, 512>(self.wqe_buf.q.val() >> self.sh_laddr.val());
-                self.w_nsge.d.next = bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val());
+                self.w_nsge.d.next = self.wqe_nsge.val();
                 self.w_gather.d.next = false;
-                if self.wqe128.val()
-                    && (bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val()) > 1)
-                {
+                if self.wqe128.val() && self.nsge_gt1.val() {
                     // Reads of the message are offsets in the gather list from here on.
                     self.w_gather.d.next = true;
                     self.w_laddr.d.next = 0.into();
@@ -3080,7 +3232,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.pf_go.val() {
                     self.pf_on.d.next = true;
                     if !self.pf_any.val() {
-                        self.pf_idx.d.next = self.snd_next.val();
+                        self.pf_idx.d.next = self.sn_q.q.val();
                     }
                     self.pf_addr.d.next = self.pfs_addr_d.q.val();
                     self.pf_len.d.next = self.pfs_len_d.q.val();
