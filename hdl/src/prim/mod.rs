@@ -1,5 +1,6 @@
 //! Primitives generated from Rust: the parallel CRC-32 and its pipelined form, a registered stream beat,
-//! a byte-order swap, a lane rotator and a two-word funnel, slot writes and reads, and a carry-save sum of 16-bit words.
+//! a byte-order swap, a lane rotator and a two-word funnel, slot writes and reads, a carry-save sum of 16-bit words
+//! and a one's-complement add.
 //! Their Verilog is written by Rust code (an XOR matrix computed here, a fixed wiring, per-slot selects),
 //! and their `update` is the reference model that rust-hdl's simulator runs.
 pub mod beat_reg;
@@ -7,6 +8,7 @@ pub mod byteswap;
 pub mod crc32;
 pub mod crc32_pipe;
 pub mod csa16;
+pub mod end_around_add;
 pub mod funnel;
 pub mod lane_count;
 pub mod lane_rotate;

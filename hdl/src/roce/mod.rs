@@ -1,13 +1,16 @@
 pub mod comp_check;
 pub mod icrc_insert;
+pub mod ip_csum;
 pub mod mr_table;
 pub mod opcode_decode;
+pub mod pf_seg;
 pub mod qp_table;
 pub mod read_reply;
 pub mod recv_check;
 pub mod recv_hdr;
 pub mod req;
 pub mod resp;
+pub mod wqe_addr;
 
 #[cfg(test)]
 mod tests {

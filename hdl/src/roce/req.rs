@@ -10,8 +10,12 @@
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
 use super::comp_check::CompCheck;
 use super::icrc_insert::IcrcInsert;
+use super::ip_csum::IpCsum;
+use super::pf_seg::PfSeg;
+use super::wqe_addr::WqeAddr;
 use crate::host::sgl_sum::{self, SglSum};
 use crate::prim::byteswap::ByteSwap;
+use crate::prim::end_around_add::EndAroundAdd;
 use crate::roce::read_reply::ReadReply;
 use rocenic_proto::aeth::{self, RNR_TIMER_US};
 use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
@@ -298,7 +302,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wqe128: Signal<Local, bool>,
     wqe_len: Signal<Local, Bits<16>>,
     /// The send ring slot of WQE `SQ_CI` (its index mod 2^SQ_LOG_SIZE).
-    sq_slot: Signal<Local, Bits<64>>,
     sgl_bad: Signal<Local, bool>,
     w_opcode: DFF<Bits<8>>,
     w_flags: DFF<Bits<8>>,
@@ -415,7 +418,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nx_on: DFF<bool>,
     nx_idx: DFF<Bits<32>>,
     nx_a: DFF<Bits<64>>,
-    nx_slot: Signal<Local, Bits<64>>,
     nx_go: Signal<Local, bool>,
     nx_any: Signal<Local, bool>,
     nx_use: Signal<Local, bool>,
@@ -471,37 +473,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nak_st: DFF<Bits<8>>,
     /// The WQE in progress is a READ or an atomic.
     w_rdat: DFF<bool>,
-    /// The WQE's address at SQ_CI + the ring's entries, and the next one's, in two stages: the slot's
-    /// byte offset (and its high half + 1), then the base added as 32-bit halves, the high half's
-    /// two sums picked by the low half's carry. Each is tagged with the index, SQ_LOG_SIZE and base
-    /// it was worked out from; `sqa_ok`/`nxa_ok`: the tags are the live values.
-    sq_addr_q: DFF<Bits<64>>,
-    nx_addr_q: DFF<Bits<64>>,
-    sq_off: Signal<Local, Bits<40>>,
-    nx_off: Signal<Local, Bits<40>>,
-    sq_off_q: DFF<Bits<40>>,
-    nx_off_q: DFF<Bits<40>>,
-    sq_offh1_q: DFF<Bits<32>>,
-    nx_offh1_q: DFF<Bits<32>>,
-    sq_lo: Signal<Local, Bits<33>>,
-    sq_offh: Signal<Local, Bits<32>>,
-    nx_offh: Signal<Local, Bits<32>>,
-    sq_hi0: Signal<Local, Bits<32>>,
-    sq_hi1: Signal<Local, Bits<32>>,
-    nx_hi0: Signal<Local, Bits<32>>,
-    nx_hi1: Signal<Local, Bits<32>>,
-    nx_lo: Signal<Local, Bits<33>>,
-    sqa_fi1: DFF<Bits<32>>,
-    sqa_fi2: DFF<Bits<32>>,
-    nxa_i1: DFF<Bits<32>>,
-    nxa_i2: DFF<Bits<32>>,
-    sqa_log1: DFF<Bits<6>>,
-    sqa_log2: DFF<Bits<6>>,
-    sqa_blo: DFF<Bits<32>>,
-    sqa_bhi: DFF<Bits<32>>,
-    sqa_cfg: Signal<Local, bool>,
-    sqa_ok: Signal<Local, bool>,
-    nxa_ok: Signal<Local, bool>,
+    /// The address of the WQE at SQ_CI + the ring's entries, and the next one's, each with its
+    /// freshness: the transmit engine reads a WQE only from an address of the index it reads.
+    sqa: WqeAddr,
+    nxa: WqeAddr,
     rnr_ge: DFF<bool>,
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
@@ -602,9 +577,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// index and log they are for (`ps_ok`: `PktSetup` waits for them). The index never moves in the
     /// cycle before `PktSetup`, so the wait is only for a path MTU just changed.
     o_pm: DFF<Bits<4>>,
-    /// The MTU in bytes for `o_pm`, and for the prefetch's stage c.
+    /// The MTU in bytes for `o_pm`.
     o_mtu: DFF<Bits<32>>,
-    pfs_mtu_c: DFF<Bits<32>>,
     o_pmt: DFF<Bits<4>>,
     o_idx: DFF<Bits<24>>,
     o_off: DFF<Bits<32>>,
@@ -620,39 +594,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     ps_lo: Signal<Local, Bits<33>>,
     ps_rlo: Signal<Local, Bits<33>>,
     w_raddr_hi1: DFF<Bits<32>>,
-    /// The next packet of the message: index, offset, length, beats and source address.
-    snd_next: Signal<Local, Bits<24>>,
-    /// `snd_next` registered, with what it was worked out from (the prefetch's index, count and
-    /// claim, the packet being sent, the WQE's packets) and whether it was below the WQE's packets:
-    /// `sn_fresh` when none of those changed since, so the registered copy is the live one.
-    sn_q: DFF<Bits<24>>,
-    sn_pidx: DFF<Bits<24>>,
-    sn_sidx: DFF<Bits<24>>,
-    sn_npk: DFF<Bits<24>>,
-    sn_pn: DFF<Bits<3>>,
-    sn_pon: DFF<bool>,
-    sn_lt: DFF<bool>,
-    sn_fresh: Signal<Local, bool>,
     /// The WQE's gather-list entry count, and whether it is above one (a list to walk).
     wqe_nsge: Signal<Local, Bits<8>>,
     nsge_gt1: Signal<Local, bool>,
-    /// The prefetch's packet, segmented over registered stages, each tagged with the packet index it
-    /// is for: its offset (index << PMTU), then its bytes left and address low half (+ carry), then
-    /// its length and address. A claim waits for the last stage to name `sn_q`, fresh. `pfs_age`
-    /// counts the cycles since the WQE's fields were loaded (the stages hold the old WQE's until 3).
-    pfs_age: DFF<Bits<2>>,
-    pfs_idx_b: DFF<Bits<24>>,
-    pfs_off_b: DFF<Bits<32>>,
-    pfs_idx_c: DFF<Bits<24>>,
-    pfs_rem_c: DFF<Bits<32>>,
-    pfs_lo_c: DFF<Bits<33>>,
-    pfs_idx_d: DFF<Bits<24>>,
-    pfs_len_d: DFF<Bits<16>>,
-    pfs_addr_d: DFF<Bits<64>>,
+    /// The packet the payload prefetch reads next: its index, length and address.
+    pfs: PfSeg,
     /// The WQE's local address high half + 1, for a low half that carries.
     w_laddr_hi1: DFF<Bits<32>>,
-    pfs_hi: Signal<Local, Bits<32>>,
-    pfs_ok: Signal<Local, bool>,
     pf_go: Signal<Local, bool>,
     pf_stale: Signal<Local, bool>,
     /// A prefetch is claimed or its data is coming.
@@ -686,14 +634,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     udp_len: Signal<Local, Bits<16>>,
     p_round: Signal<Local, Bits<16>>,
     beat_bytes_m1: Constant<Bits<16>>,
-    /// The checksum's words but the total length, summed in `Load`; the length beside it. `Ext` adds
-    /// them and folds, so the length's adds and the checksum's are in different cycles.
-    ck_part: Signal<Local, Bits<32>>,
-    ck_part_q: DFF<Bits<32>>,
+    /// The IPv4 header checksum: the address vector's words summed ahead (`ipck`), the QP's or the
+    /// CNP's sum registered in `Load` with the total length; `Ext` adds the two end-around.
+    ipck: IpCsum,
+    ck_q: DFF<Bits<16>>,
     ip_len_q: DFF<Bits<16>>,
-    ck_sum: Signal<Local, Bits<32>>,
-    ck_f1: Signal<Local, Bits<32>>,
+    ck_add: EndAroundAdd,
     ip_ck: Signal<Local, Bits<16>>,
+    tos_qp: Signal<Local, Bits<8>>,
+    tos_cnp: Signal<Local, Bits<8>>,
     tos: Signal<Local, Bits<8>>,
     /// The IPv4 form of the header (Load) and the extension header at its IPv4 place (Ext).
     v4h: Signal<Local, Bits<1024>>,
@@ -992,7 +941,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_gather: Default::default(),
             wqe128: Default::default(),
             wqe_len: Default::default(),
-            sq_slot: Default::default(),
             sgl_bad: Default::default(),
             w_opcode: Default::default(),
             w_flags: Default::default(),
@@ -1079,7 +1027,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_on: Default::default(),
             nx_idx: Default::default(),
             nx_a: Default::default(),
-            nx_slot: Default::default(),
             nx_go: Default::default(),
             nx_any: Default::default(),
             nx_use: Default::default(),
@@ -1117,33 +1064,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             l_seq: Default::default(),
             nak_st: Default::default(),
             w_rdat: Default::default(),
-            sq_addr_q: Default::default(),
-            nx_addr_q: Default::default(),
-            sq_off: Default::default(),
-            nx_off: Default::default(),
-            sq_off_q: Default::default(),
-            nx_off_q: Default::default(),
-            sq_offh1_q: Default::default(),
-            nx_offh1_q: Default::default(),
-            sq_lo: Default::default(),
-            sq_offh: Default::default(),
-            nx_offh: Default::default(),
-            sq_hi0: Default::default(),
-            sq_hi1: Default::default(),
-            nx_hi0: Default::default(),
-            nx_hi1: Default::default(),
-            nx_lo: Default::default(),
-            sqa_fi1: Default::default(),
-            sqa_fi2: Default::default(),
-            nxa_i1: Default::default(),
-            nxa_i2: Default::default(),
-            sqa_log1: Default::default(),
-            sqa_log2: Default::default(),
-            sqa_blo: Default::default(),
-            sqa_bhi: Default::default(),
-            sqa_cfg: Default::default(),
-            sqa_ok: Default::default(),
-            nxa_ok: Default::default(),
+            sqa: Default::default(),
+            pfs: Default::default(),
+            nxa: Default::default(),
             rnr_ge: Default::default(),
             rr: Default::default(),
             rr_msn_q: Default::default(),
@@ -1210,7 +1133,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             off: Default::default(),
             o_pm: Default::default(),
             o_mtu: Default::default(),
-            pfs_mtu_c: Default::default(),
             o_pmt: Default::default(),
             o_idx: Default::default(),
             o_off: Default::default(),
@@ -1223,29 +1145,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ps_lo: Default::default(),
             ps_rlo: Default::default(),
             w_raddr_hi1: Default::default(),
-            snd_next: Default::default(),
-            sn_q: Default::default(),
-            sn_pidx: Default::default(),
-            sn_sidx: Default::default(),
-            sn_npk: Default::default(),
-            sn_pn: Default::default(),
-            sn_pon: Default::default(),
-            sn_lt: Default::default(),
-            sn_fresh: Default::default(),
             wqe_nsge: Default::default(),
             nsge_gt1: Default::default(),
-            pfs_age: Default::default(),
-            pfs_idx_b: Default::default(),
-            pfs_off_b: Default::default(),
-            pfs_idx_c: Default::default(),
-            pfs_rem_c: Default::default(),
-            pfs_lo_c: Default::default(),
-            pfs_idx_d: Default::default(),
-            pfs_len_d: Default::default(),
-            pfs_addr_d: Default::default(),
             w_laddr_hi1: Default::default(),
-            pfs_hi: Default::default(),
-            pfs_ok: Default::default(),
             pf_go: Default::default(),
             pf_stale: Default::default(),
             pf_on: Default::default(),
@@ -1276,12 +1178,13 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             udp_len: Default::default(),
             p_round: Default::default(),
             beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
-            ck_part: Default::default(),
-            ck_part_q: Default::default(),
+            ipck: Default::default(),
+            ck_q: Default::default(),
             ip_len_q: Default::default(),
-            ck_sum: Default::default(),
-            ck_f1: Default::default(),
+            ck_add: Default::default(),
             ip_ck: Default::default(),
+            tos_qp: Default::default(),
+            tos_cnp: Default::default(),
             tos: Default::default(),
             v4h: Default::default(),
             ext_f: Default::default(),
@@ -1518,20 +1421,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             l_seq,
             nak_st,
             w_rdat,
-            sq_addr_q,
-            nx_addr_q,
-            sq_off_q,
-            nx_off_q,
-            sq_offh1_q,
-            nx_offh1_q,
-            sqa_fi1,
-            sqa_fi2,
-            nxa_i1,
-            nxa_i2,
-            sqa_log1,
-            sqa_log2,
-            sqa_blo,
-            sqa_bhi,
             rnr_ge,
             rr_msn_q,
             p_ack,
@@ -1560,26 +1449,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_addr,
             hdr,
             e_pos,
-            pfs_age,
-            sn_q,
-            sn_pidx,
-            sn_sidx,
-            sn_npk,
-            sn_pn,
-            sn_pon,
-            sn_lt,
-            pfs_idx_b,
-            pfs_off_b,
-            pfs_idx_c,
-            pfs_rem_c,
-            pfs_lo_c,
-            pfs_idx_d,
-            pfs_len_d,
-            pfs_addr_d,
             w_laddr_hi1,
             o_pm,
             o_mtu,
-            pfs_mtu_c,
             o_pmt,
             o_idx,
             o_off,
@@ -1591,7 +1463,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             w_raddr_hi1,
             ack_hold_q,
             rr_valid_q,
-            ck_part_q,
+            ck_q,
             ip_len_q,
             f_pos,
             nd,
@@ -1730,7 +1602,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // A READ or atomic sends its request once it fits: a new entry under max_rd_atomic, or, with a
         // scatter list (the receive engine takes that one from the WQE in progress), none outstanding.
         self.rd_go.next = !self.w_rdat.q.val() || self.w_rdq.q.val();
-        if (self.is_read.val() || self.is_atomic.val()) && !self.w_rdq.q.val() {
+        if self.w_rdat.q.val() && !self.w_rdq.q.val() {
             if self.w_gather.q.val() {
                 self.rd_go.next = self.rdq_n.q.val() == 0;
             } else {
@@ -1774,62 +1646,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Send WQE n lives at SQ_BASE + (n mod 2^SQ_LOG_SIZE) * 64, or * 128 on a QP whose WQEs carry
         // gather lists (SQ_WQE_128, the QP's max_send_sge > 1); the push window holds 64 bytes, so
         // such a QP always fetches.
-        self.sq_slot.next = bit_cast::<64, 32>(
-            self.sq_fi.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
-        );
-        self.nx_slot.next = bit_cast::<64, 32>(
-            self.nx_i.val() & !(bits::<32>(0xFFFF_FFFF_u64) << (self.sq_log_size.val() & 0x1F)),
-        );
         self.wqe_len.next = 64.into();
-        self.sq_off.next = bit_cast::<40, 64>(self.sq_slot.val()) << 6;
-        self.nx_off.next = bit_cast::<40, 64>(self.nx_slot.val()) << 6;
         if self.wqe128.val() {
             self.wqe_len.next = 128.into();
-            self.sq_off.next = bit_cast::<40, 64>(self.sq_slot.val()) << 7;
-            self.nx_off.next = bit_cast::<40, 64>(self.nx_slot.val()) << 7;
         }
-        // Stage 1: the offsets, tagged. Stage 2: the base added (no 64-bit carry chain in a cycle).
-        self.sq_off_q.d.next = self.sq_off.val();
-        self.nx_off_q.d.next = self.nx_off.val();
-        self.sq_offh1_q.d.next = bit_cast::<32, 40>(self.sq_off.val() >> 32) + 1;
-        self.nx_offh1_q.d.next = bit_cast::<32, 40>(self.nx_off.val() >> 32) + 1;
-        self.sqa_fi1.d.next = self.sq_fi.val();
-        self.nxa_i1.d.next = self.nx_i.val();
-        self.sqa_log1.d.next = bit_cast::<6, 32>(self.sq_log_size.val() & 0x3F);
-        self.sq_lo.next = bit_cast::<33, 32>(self.sq_base_lo.val())
-            + bit_cast::<33, 32>(self.sq_off_q.q.val().get_bits::<32>(0));
-        self.nx_lo.next = bit_cast::<33, 32>(self.sq_base_lo.val())
-            + bit_cast::<33, 32>(self.nx_off_q.q.val().get_bits::<32>(0));
-        self.sq_offh.next = bit_cast::<32, 40>(self.sq_off_q.q.val() >> 32);
-        self.nx_offh.next = bit_cast::<32, 40>(self.nx_off_q.q.val() >> 32);
-        self.sq_hi0.next = self.sq_base_hi.val() + self.sq_offh.val();
-        self.sq_hi1.next = self.sq_base_hi.val() + self.sq_offh1_q.q.val();
-        self.nx_hi0.next = self.sq_base_hi.val() + self.nx_offh.val();
-        self.nx_hi1.next = self.sq_base_hi.val() + self.nx_offh1_q.q.val();
-        self.sq_addr_q.d.next = (bit_cast::<64, 32>(self.sq_hi0.val()) << 32)
-            | bit_cast::<64, 32>(self.sq_lo.val().get_bits::<32>(0));
-        if self.sq_lo.val().get_bit(32) {
-            self.sq_addr_q.d.next = (bit_cast::<64, 32>(self.sq_hi1.val()) << 32)
-                | bit_cast::<64, 32>(self.sq_lo.val().get_bits::<32>(0));
-        }
-        self.nx_addr_q.d.next = (bit_cast::<64, 32>(self.nx_hi0.val()) << 32)
-            | bit_cast::<64, 32>(self.nx_lo.val().get_bits::<32>(0));
-        if self.nx_lo.val().get_bit(32) {
-            self.nx_addr_q.d.next = (bit_cast::<64, 32>(self.nx_hi1.val()) << 32)
-                | bit_cast::<64, 32>(self.nx_lo.val().get_bits::<32>(0));
-        }
-        self.sqa_fi2.d.next = self.sqa_fi1.q.val();
-        self.nxa_i2.d.next = self.nxa_i1.q.val();
-        self.sqa_log2.d.next = self.sqa_log1.q.val();
-        self.sqa_blo.d.next = self.sq_base_lo.val();
-        self.sqa_bhi.d.next = self.sq_base_hi.val();
-        self.sqa_cfg.next = (self.sqa_log2.q.val()
-            == bit_cast::<6, 32>(self.sq_log_size.val() & 0x3F))
-            && (self.sqa_blo.q.val() == self.sq_base_lo.val())
-            && (self.sqa_bhi.q.val() == self.sq_base_hi.val());
-        self.sqa_ok.next = self.sqa_cfg.val() && (self.sqa_fi2.q.val() == self.sq_fi.val());
-        self.nxa_ok.next = self.sqa_cfg.val() && (self.nxa_i2.q.val() == self.nx_i.val());
-        self.rd_req_addr.next = self.sq_addr_q.q.val();
+        self.sqa.clock.next = self.clock.val();
+        self.sqa.idx.next = self.sq_fi.val();
+        self.nxa.clock.next = self.clock.val();
+        self.nxa.idx.next = self.nx_i.val();
+        self.sqa.base_lo.next = self.sq_base_lo.val();
+        self.sqa.base_hi.next = self.sq_base_hi.val();
+        self.sqa.log_size.next = bit_cast::<5, 32>(self.sq_log_size.val() & 0x1F);
+        self.sqa.wqe128.next = self.wqe128.val();
+        self.nxa.base_lo.next = self.sq_base_lo.val();
+        self.nxa.base_hi.next = self.sq_base_hi.val();
+        self.nxa.log_size.next = bit_cast::<5, 32>(self.sq_log_size.val() & 0x1F);
+        self.nxa.wqe128.next = self.wqe128.val();
+        self.rd_req_addr.next = self.sqa.addr.val();
         self.rd_req_len.next = self.wqe_len.val();
         self.rd_req_gather.next = false;
         self.rd_sgl.next = self.sgl_buf.q.val();
@@ -1918,58 +1751,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             + bit_cast::<33, 32>(self.off.val());
         self.ps_rlo.next = bit_cast::<33, 32>(self.w_raddr.q.val().get_bits::<32>(0))
             + bit_cast::<33, 32>(self.off.val());
-        // The next packet, for the payload prefetch.
-        // The packet whose payload is prefetched next: the one after the packet being sent, or after
-        // the ones already prefetched.
         self.pf_any.next = self.pf_on.q.val() || (self.pf_n.q.val() != 0);
-        self.snd_next.next = self.snd_idx.q.val() + 1;
-        if self.pf_any.val() {
-            self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val());
-            if self.pf_on.q.val() {
-                self.snd_next.next = self.pf_idx.q.val() + bit_cast::<24, 3>(self.pf_n.q.val()) + 1;
-            }
-        }
         self.wqe_nsge.next = bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val());
         // Above one: any bit but the lowest (no compare against the wide shifted word).
         self.nsge_gt1.next = (self.wqe_nsge.val() & 0xFE) != 0;
-        // Registered with its inputs: the claim below reads only registers and equalities.
-        self.sn_q.d.next = self.snd_next.val();
-        self.sn_lt.d.next = self.snd_next.val() < self.npk.q.val();
-        self.sn_pidx.d.next = self.pf_idx.q.val();
-        self.sn_sidx.d.next = self.snd_idx.q.val();
-        self.sn_npk.d.next = self.npk.q.val();
-        self.sn_pn.d.next = self.pf_n.q.val();
-        self.sn_pon.d.next = self.pf_on.q.val();
-        self.sn_fresh.next = (self.sn_pidx.q.val() == self.pf_idx.q.val())
-            && (self.sn_sidx.q.val() == self.snd_idx.q.val())
-            && (self.sn_npk.q.val() == self.npk.q.val())
-            && (self.sn_pn.q.val() == self.pf_n.q.val())
-            && (self.sn_pon.q.val() == self.pf_on.q.val());
-        self.pfs_idx_b.d.next = self.sn_q.q.val();
-        self.pfs_off_b.d.next = bit_cast::<32, 24>(self.sn_q.q.val()) << self.pmtu.val();
-        self.pfs_idx_c.d.next = self.pfs_idx_b.q.val();
-        self.pfs_rem_c.d.next = self.w_len.q.val() - self.pfs_off_b.q.val();
-        self.pfs_lo_c.d.next = bit_cast::<33, 32>(self.w_laddr.q.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.pfs_off_b.q.val());
+        // The packet to prefetch next: the one after the packet being sent, or after the ones
+        // already prefetched. The claim below reads only its registers.
+        self.pfs.clock.next = self.clock.val();
+        self.pfs.snd_idx.next = self.snd_idx.q.val();
+        self.pfs.pf_idx.next = self.pf_idx.q.val();
+        self.pfs.pf_n.next = self.pf_n.q.val();
+        self.pfs.pf_on.next = self.pf_on.q.val();
+        self.pfs.npk.next = self.npk.q.val();
+        self.pfs.w_len.next = self.w_len.q.val();
+        self.pfs.w_laddr.next = self.w_laddr.q.val();
+        self.pfs.pmtu.next = self.pmtu.val();
+        self.pfs.load.next = false;
         self.w_laddr_hi1.d.next = self.w_laddr.q.val().get_bits::<32>(32) + 1;
-        self.pfs_idx_d.d.next = self.pfs_idx_c.q.val();
-        self.pfs_len_d.d.next = bit_cast::<16, 32>(self.pfs_rem_c.q.val());
-        self.pfs_mtu_c.d.next = self.mtu.val();
-        if self.pfs_rem_c.q.val() > self.pfs_mtu_c.q.val() {
-            self.pfs_len_d.d.next = bit_cast::<16, 32>(self.pfs_mtu_c.q.val());
-        }
-        self.pfs_hi.next = self.w_laddr.q.val().get_bits::<32>(32);
-        if self.pfs_lo_c.q.val().get_bit(32) {
-            self.pfs_hi.next = self.w_laddr_hi1.q.val();
-        }
-        self.pfs_addr_d.d.next = (bit_cast::<64, 32>(self.pfs_hi.val()) << 32)
-            | bit_cast::<64, 32>(self.pfs_lo_c.q.val().get_bits::<32>(0));
-        if self.pfs_age.q.val() != 3 {
-            self.pfs_age.d.next = self.pfs_age.q.val() + 1;
-        }
-        self.pfs_ok.next = (self.pfs_age.q.val() == 3)
-            && self.sn_fresh.val()
-            && (self.pfs_idx_d.q.val() == self.sn_q.q.val());
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
         // READ job waiting: its payload read would queue behind ours (the read port is in order).
         self.pf_go.next = !self.pf_on.q.val()
@@ -1983,9 +1781,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_resp.q.val()
             && !self.is_read.val()
             && !self.is_atomic.val()
-            && self.sn_lt.q.val()
-            && self.pfs_ok.val()
-            && (self.pfs_len_d.q.val() != 0)
+            && self.pfs.lt.val()
+            && self.pfs.ok.val()
+            && (self.pfs.len.val() != 0)
             && !self.rr.active.val()
             && !self.rr_valid.val()
             && self.enable.val()
@@ -2065,24 +1863,24 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.tx_ecn.val() {
             self.tos_ecn.next = 0x02.into();
         }
-        self.tos.next = bit_cast::<8, 32>((self.qp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+        self.tos_qp.next = bit_cast::<8, 32>((self.qp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+        self.tos_cnp.next =
+            bit_cast::<8, 32>((self.cnp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+        self.tos.next = self.tos_qp.val();
         if self.p_cnp.q.val() {
-            self.tos.next =
-                bit_cast::<8, 32>((self.cnp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
+            self.tos.next = self.tos_cnp.val();
         }
-        // IPv4 header checksum (RFC 791): one's-complement sum of the 16-bit words; the constant words
-        // 0x4500 + 0x4000 (ID 0) + 0x0011 sum to 0x8511, the TOS adds to the first, the TTL to the fifth.
-        self.ck_part.next = bit_cast::<32, 8>(self.tos.val())
-            + (bit_cast::<32, 8>(self.hop_limit.val()) << 8)
-            + (self.ipv4.val() >> 16)
-            + (self.ipv4.val() & 0xFFFF)
-            + (self.dest_ipv4.val() >> 16)
-            + (self.dest_ipv4.val() & 0xFFFF)
-            + 0x8511;
-        self.ck_sum.next = self.ck_part_q.q.val() + bit_cast::<32, 16>(self.ip_len_q.q.val());
-        self.ck_f1.next = (self.ck_sum.val() & 0xFFFF) + (self.ck_sum.val() >> 16);
-        self.ip_ck.next =
-            !bit_cast::<16, 32>((self.ck_f1.val() & 0xFFFF) + (self.ck_f1.val() >> 16));
+        // IPv4 header checksum (RFC 791): the address vector's words summed ahead, the total length
+        // added in `Ext`.
+        self.ipck.clock.next = self.clock.val();
+        self.ipck.src.next = self.ipv4.val();
+        self.ipck.dst.next = self.dest_ipv4.val();
+        self.ipck.ttl.next = self.hop_limit.val();
+        self.ipck.tos.next = self.tos_qp.val();
+        self.ipck.tos_cnp.next = self.tos_cnp.val();
+        self.ck_add.a.next = self.ck_q.q.val();
+        self.ck_add.b.next = self.ip_len_q.q.val();
+        self.ip_ck.next = !self.ck_add.sum.val();
         // BTH byte 1: SE 0x80, MigReq 0, PadCnt << 4, TVer 0 (§9.2).
         self.bth_b1.next = bit_cast::<8, 16>(self.pad.val() << 4);
         if self.p_se.q.val() {
@@ -2275,7 +2073,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.p_resp.q.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
             && !self.push_hit_nx.val()
-            && self.nxa_ok.val()
+            && self.nxa.ok.val()
             && !self.hold_cur.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
         self.nak_status.next = self.wc_rem_op_err.val();
@@ -2797,7 +2595,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             TxState::WqeReq => {
                 // The address waits for its stages to have the live index, ring and size.
                 self.rd_req_valid.next =
-                    self.rts.val() && !self.push_hit.val() && self.sqa_ok.val();
+                    self.rts.val() && !self.push_hit.val() && self.sqa.ok.val();
                 if !self.rts.val() {
                     self.state.d.next = TxState::Idle;
                 } else if self.push_hit.val() {
@@ -2805,7 +2603,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.wqe_buf.d.next = self.push_wqe.val();
                     self.push_used.next = true;
                     self.state.d.next = TxState::WqeParse;
-                } else if self.sqa_ok.val() && self.rd_req_ready.val() {
+                } else if self.sqa.ok.val() && self.rd_req_ready.val() {
                     self.state.d.next = TxState::WqeData;
                 }
             }
@@ -2836,7 +2634,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_flags.d.next =
                     bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_flags.val());
                 self.w_len.d.next = self.msg_len.val();
-                self.pfs_age.d.next = 0.into();
+                self.pfs.load.next = true;
                 self.w_len_m1.d.next = self.msg_len.val() - 1;
                 self.w_len_up.d.next = self.msg_len.val() + self.mtu_m1.q.val();
                 self.w_len_zero.d.next = self.msg_len.val() == 0;
@@ -3073,7 +2871,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     | (bit_cast::<1024, 8>(self.bth_b8.val()) << 616)
                     | (bit_cast::<1024, 24>(self.p_psn.q.val()) << 592);
                 self.hdr.d.next = self.v4h.val();
-                self.ck_part_q.d.next = self.ck_part.val();
+                self.ck_q.d.next = self.ipck.part.val();
+                if self.p_cnp.q.val() {
+                    self.ck_q.d.next = self.ipck.part_cnp.val();
+                }
                 self.ip_len_q.d.next = self.ip_len.val();
                 // Frame layout: ICRC at e_pos = 14 + IP length - 4, frame end f_pos = 14 + IP length
                 // (each its own sum of the lengths, not an add behind IP length's).
@@ -3133,7 +2934,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.pos.d.next = 0.into();
                 self.j.d.next = 0.into();
                 self.prev.d.next = 0.into();
-                self.state.d.next = TxState::Ext;
+                // An address vector just read waits for its checksum's sum (two cycles).
+                if self.ipck.ok.val() || self.ipv6.val() {
+                    self.state.d.next = TxState::Ext;
+                }
             }
             TxState::Ext => {
                 // Each extension header at its IPv4 place (`ext_f`), moved down 20 bytes in IPv6.
@@ -3226,16 +3030,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.nx_go.val() {
                     self.nx_claim.d.next = true;
                     self.nx_idx.d.next = self.nx_i.val();
-                    self.nx_a.d.next = self.nx_addr_q.q.val();
+                    self.nx_a.d.next = self.nxa.addr.val();
                 }
                 // The read port is free while the frame streams: claim the next packet's payload read.
                 if self.pf_go.val() {
                     self.pf_on.d.next = true;
                     if !self.pf_any.val() {
-                        self.pf_idx.d.next = self.sn_q.q.val();
+                        self.pf_idx.d.next = self.pfs.idx.val();
                     }
-                    self.pf_addr.d.next = self.pfs_addr_d.q.val();
-                    self.pf_len.d.next = self.pfs_len_d.q.val();
+                    self.pf_addr.d.next = self.pfs.addr.val();
+                    self.pf_len.d.next = self.pfs.len.val();
                 }
                 self.ins.in_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
                 self.rd_resp_ready.next = self.need_dma.val() && self.ins.in_tready.val();
