@@ -1,8 +1,10 @@
 //! rocenic's protocol facts, held once: RoCEv2 opcodes, AETH syndromes and PSNs, header layouts and
-//! typed packet views, the ICRC, pcap I/O, the register map and the host-memory structures. The RTL
+//! typed packet views, the ICRC, pcap I/O, the register map, the host-memory structures and the core's
+//! context record layouts. The RTL
 //! (`hdl`), the driver, the simulator's tools and the docs all read them from here.
 
 pub mod aeth;
+pub mod ctx;
 pub mod host;
 pub mod icrc;
 pub mod mutate;

@@ -1,4 +1,5 @@
 pub mod comp_check;
+pub mod ctx;
 pub mod icrc_insert;
 pub mod ip_csum;
 pub mod mr_table;

@@ -4,13 +4,13 @@
 //! The engines were built around one QP whose attributes are register values; they still are. Each engine
 //! has a *current* QP whose context sits in registers here (`rx_*`, `tx_*`); the rest live in RAMs:
 //!
-//! | RAM | holds | written by |
+//! | RAM | holds (record, `docs/contexts.md`) | written by |
 //! |---|---|---|
-//! | `rxa` | responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, QP_ACCESS, PD, receive ring, the peer's address | host commands |
-//! | `rxc` | responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
-//! | `txa` | requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
-//! | `txc` | requester context: state, SQ_PSN, SQ_CI | the switch, host commands |
-//! | `av` | address vector of the frames: MAC, IPv4, UDP source port, DEST_QPN, DSCP, PMTU, IPv6 (destination GID, source GID entry) | host commands |
+//! | `rxa` | QP_RESP_ATTR, responder attributes: DEST_QPN, PMTU, MIN_RNR_TIMER, QP_ACCESS, PD, receive ring, the peer's address | host commands |
+//! | `rxc` | QP_RESP_CTX, responder context: state, expected PSN, RQ_CI, the engine's per-QP registers (MSN, message in progress, atomic result) | the switch, host commands |
+//! | `txa` | QP_REQ_ATTR, requester attributes: PMTU, ACK_TIMEOUT, RETRY_CNT, RNR_RETRY, send ring, DEST_QPN | host commands |
+//! | `txc` | QP_REQ_CTX, requester context: state, SQ_PSN, SQ_CI, the per-QP requester counters | the switch, host commands |
+//! | `av` | QP_AV, address vector of the frames: MAC, IPv4, UDP source port, DEST_QPN, DSCP, VLAN, hop limit, flow label, IPv6 (destination GID, source GID entry) | host commands |
 //! | `sqpi`, `rqpi` | producer indices | doorbells |
 //!
 //! One FSM owns every write port except the doorbells', so updates never race: host commands
@@ -22,15 +22,16 @@
 //! WQE or has none left, the table takes the next QP that has work (round robin through a requeue FIFO:
 //! a QP with more WQEs goes to the back). A full FIFO is not a lost doorbell: the table then sweeps every
 //! QP once.
+use super::ctx::*;
 use rocenic_proto::host::QpState;
 use rust_hdl::prelude::*;
 
-/// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`).
-pub const RX_VEC: usize = 832;
-const RXC: usize = 960;
-/// Requester context: state 0, SQ_PSN 32, SQ_CI 64, and the per-QP counters local_ack_timeout_err 96 and
-/// retransmits 128 (the transmit engine's pulses, counted here for the current QP).
-const TXC: usize = 160;
+/// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`, RESP_ENGINE_CTX).
+pub const RX_VEC: usize = RESP_ENGINE_CTX_BITS;
+const RXC: usize = QP_RESP_CTX_BITS;
+/// Requester context (QP_REQ_CTX): state, SQ_PSN, SQ_CI, and the per-QP counters local_ack_timeout_err
+/// and retransmits (the transmit engine's pulses, counted here for the current QP).
+const TXC: usize = QP_REQ_CTX_BITS;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TabState {
@@ -177,7 +178,6 @@ pub struct QpTable<const Q: usize> {
     pub av_sport: Signal<Out, Bits<32>>,
     pub av_dest_qpn: Signal<Out, Bits<32>>,
     pub av_dscp: Signal<Out, Bits<32>>,
-    pub av_pmtu: Signal<Out, Bits<32>>,
     /// IPv6 address vector: the destination GID's bytes 0..11 (12..15 are `av_dest_ip`), IPv6 on, and
     /// the entry of the port GID table the frames leave from.
     pub av_dgid_hi: Signal<Out, Bits<96>>,
@@ -188,11 +188,11 @@ pub struct QpTable<const Q: usize> {
     pub av_flow_label: Signal<Out, Bits<20>>,
     /// The QP's VLAN: bit 0 on, bits 2..1 the port VLAN table entry.
     pub av_vlan: Signal<Out, Bits<3>>,
-    rxa: RAM<Bits<224>, Q>,
+    rxa: RAM<Bits<QP_RESP_ATTR_BITS>, Q>,
     rxc: RAM<Bits<RXC>, Q>,
-    txa: RAM<Bits<192>, Q>,
+    txa: RAM<Bits<QP_REQ_ATTR_BITS>, Q>,
     txc: RAM<Bits<TXC>, Q>,
-    av: RAM<Bits<264>, Q>,
+    av: RAM<Bits<QP_AV_BITS>, Q>,
     sqpi: RAM<Bits<32>, Q>,
     rqpi: RAM<Bits<32>, Q>,
     dbf: RAM<Bits<32>, Q>,
@@ -201,14 +201,14 @@ pub struct QpTable<const Q: usize> {
     // current receive QP
     rx_idx: DFF<Bits<32>>,
     rx_state_q: DFF<Bits<32>>,
-    rx_a: DFF<Bits<224>>,
+    rx_a: DFF<Bits<QP_RESP_ATTR_BITS>>,
     rx_psn_q: DFF<Bits<32>>,
     rx_pi_q: DFF<Bits<32>>,
     rx_ci_q: DFF<Bits<32>>,
     // current transmit QP
     tx_idx: DFF<Bits<32>>,
     tx_state_q: DFF<Bits<32>>,
-    tx_a: DFF<Bits<192>>,
+    tx_a: DFF<Bits<QP_REQ_ATTR_BITS>>,
     tx_psn_q: DFF<Bits<32>>,
     tx_pi_q: DFF<Bits<32>>,
     tx_ci_q: DFF<Bits<32>>,
@@ -298,11 +298,25 @@ pub struct QpTable<const Q: usize> {
     c_pi: Signal<Local, Bits<32>>,
     c_pi_db: Signal<Local, Bits<32>>,
     c_work: Signal<Local, bool>,
-    rx_pack: Signal<Local, Bits<RXC>>,
-    tx_pack: Signal<Local, Bits<TXC>>,
+    /// The records, read and written by field (`roce::ctx`, generated from `rocenic_proto::ctx`):
+    /// what host commands write; the current QPs' attributes; the address vector read; the contexts
+    /// read, and packed as written back (the current QP's, a command's, the ERR hand-over's).
+    rxa_w: QpRespAttrPack,
+    txa_w: QpReqAttrPack,
+    av_w: QpAvPack,
+    rx_f: QpRespAttrUnpack,
+    tx_f: QpReqAttrUnpack,
+    av_f: QpAvUnpack,
+    rxc_r: QpRespCtxUnpack,
+    txc_r: QpReqCtxUnpack,
+    q_eng: RespEngineCtxUnpack,
+    rxc_cur: QpRespCtxPack,
+    txc_cur: QpReqCtxPack,
+    rxc_cmd: QpRespCtxPack,
+    txc_cmd: QpReqCtxPack,
+    rxc_err: QpRespCtxPack,
+    txc_err: QpReqCtxPack,
     ld_pi: Signal<Local, Bits<32>>,
-    cmd_rxc: Signal<Local, Bits<RXC>>,
-    cmd_txc: Signal<Local, Bits<TXC>>,
 }
 
 impl<const Q: usize> Default for QpTable<Q> {
@@ -416,7 +430,6 @@ impl<const Q: usize> Default for QpTable<Q> {
             av_sport: Default::default(),
             av_dest_qpn: Default::default(),
             av_dscp: Default::default(),
-            av_pmtu: Default::default(),
             av_dgid_hi: Default::default(),
             av_ipv6: Default::default(),
             av_sgid: Default::default(),
@@ -514,11 +527,22 @@ impl<const Q: usize> Default for QpTable<Q> {
             c_pi: Default::default(),
             c_pi_db: Default::default(),
             c_work: Default::default(),
-            rx_pack: Default::default(),
-            tx_pack: Default::default(),
+            rxa_w: Default::default(),
+            txa_w: Default::default(),
+            av_w: Default::default(),
+            rx_f: Default::default(),
+            tx_f: Default::default(),
+            av_f: Default::default(),
+            rxc_r: Default::default(),
+            txc_r: Default::default(),
+            q_eng: Default::default(),
+            rxc_cur: Default::default(),
+            txc_cur: Default::default(),
+            rxc_cmd: Default::default(),
+            txc_cmd: Default::default(),
+            rxc_err: Default::default(),
+            txc_err: Default::default(),
             ld_pi: Default::default(),
-            cmd_rxc: Default::default(),
-            cmd_txc: Default::default(),
         }
     }
 }
@@ -615,7 +639,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.q_seq_nak.next = self.qk_seq_nak.q.val();
         self.q_timeouts.next = self.qk_timeouts.q.val();
         self.q_retrans.next = self.qk_retrans.q.val();
-        self.q_vec.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
+        self.rxc_r.word.next = self.rxc.read_data.val();
+        self.txc_r.word.next = self.txc.read_data.val();
+        self.q_vec.next = self.rxc_r.engine.val();
         if self.sel.val() == self.rx_idx.q.val() {
             self.q_vec.next = self.rx_ctx_out.val();
         }
@@ -626,59 +652,52 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.tx_hold.next = false;
         self.pick.next = self.cand.q.val();
 
-        // Record layouts (bit offsets): rxa: DEST_QPN 0, PMTU 32, MIN_RNR_TIMER 40, QP_ACCESS 48, PD 64,
-        // RQ_LOG_SIZE 96, RQ_BASE 128, DEST_IPV4 192. txa: PMTU 0, RETRY_CNT 8, RNR_RETRY 16, SQ_LOG_SIZE 24, ACK_TIMEOUT 32, DEST_QPN 64,
-        // SQ_BASE 128. rxc: state 0, RQ_PSN 32, RQ_CI 64, engine registers 128. txc: state 0, SQ_PSN 32,
-        // SQ_CI 64. av: MAC 0, IPv4 64, UDP source port 96, DEST_QPN 112 (24 bits), DSCP 136, PMTU 144 (4 bits), VLAN 148
-        // (on, then the entry: 3 bits), hop limit 152, DEST_GID_0..2 160, QP_IPV6 256.
+        self.rx_f.word.next = self.rx_a.q.val();
+        self.tx_f.word.next = self.tx_a.q.val();
         self.rx_qpn.next = self.rx_idx.q.val();
         self.rx_state.next = self.rx_state_q.q.val();
-        self.rx_dest_qpn.next = bit_cast::<32, 224>(self.rx_a.q.val()) & 0xFF_FFFF;
-        self.rx_pmtu.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 32) & 0xFF;
-        self.rx_min_rnr.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 40) & 0xFF;
-        self.rx_access.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 48) & 0xFF;
-        self.rx_pd.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 64);
-        self.rx_rq_log.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 96);
-        self.rx_rq_base_lo.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 128);
-        self.rx_rq_base_hi.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 160);
-        self.rx_peer_ip.next = bit_cast::<32, 224>(self.rx_a.q.val() >> 192);
+        self.rx_dest_qpn.next = bit_cast::<32, 24>(self.rx_f.dest_qpn.val());
+        self.rx_pmtu.next = bit_cast::<32, 8>(self.rx_f.pmtu.val());
+        self.rx_min_rnr.next = bit_cast::<32, 8>(self.rx_f.min_rnr_timer.val());
+        self.rx_access.next = bit_cast::<32, 8>(self.rx_f.qp_access.val());
+        self.rx_pd.next = self.rx_f.pd.val();
+        self.rx_rq_log.next = self.rx_f.rq_log_size.val();
+        self.rx_rq_base_lo.next = self.rx_f.rq_base.val().get_bits::<32>(0);
+        self.rx_rq_base_hi.next = self.rx_f.rq_base.val().get_bits::<32>(32);
+        self.rx_peer_ip.next = self.rx_f.dest_ipv4.val();
         self.rx_rq_psn.next = self.rx_psn_q.q.val();
         self.rx_rq_pi.next = self.rx_pi_q.q.val();
         self.rx_rq_ci.next = self.rx_ci_q.q.val();
         self.tx_qpn.next = self.tx_idx.q.val();
         self.tx_state.next = self.tx_state_q.q.val();
-        self.tx_pmtu.next = bit_cast::<32, 192>(self.tx_a.q.val()) & 0xFF;
-        // RETRY_CNT is 3 bits (IBA); max_rd_atomic sits above it in the same byte.
-        self.tx_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 8) & 7;
-        self.tx_max_rd.next = bit_cast::<3, 192>(self.tx_a.q.val() >> 11);
-        self.tx_rnr_retry.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 16) & 0xFF;
-        self.tx_sq_log.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 24) & 0xFF;
-        self.tx_ack_timeout.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 32);
-        self.tx_dest_qpn.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 64);
-        self.tx_sq_base_lo.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 128);
-        self.tx_sq_base_hi.next = bit_cast::<32, 192>(self.tx_a.q.val() >> 160);
+        self.tx_pmtu.next = bit_cast::<32, 8>(self.tx_f.pmtu.val());
+        self.tx_retry.next = bit_cast::<32, 3>(self.tx_f.retry_cnt.val());
+        self.tx_max_rd.next = self.tx_f.max_rd_atomic.val();
+        self.tx_rnr_retry.next = bit_cast::<32, 8>(self.tx_f.rnr_retry.val());
+        self.tx_sq_log.next = bit_cast::<32, 8>(self.tx_f.sq_log_size.val());
+        self.tx_ack_timeout.next = self.tx_f.ack_timeout.val();
+        self.tx_dest_qpn.next = bit_cast::<32, 24>(self.tx_f.dest_qpn.val());
+        self.tx_sq_base_lo.next = self.tx_f.sq_base.val().get_bits::<32>(0);
+        self.tx_sq_base_hi.next = self.tx_f.sq_base.val().get_bits::<32>(32);
         self.tx_sq_psn.next = self.tx_psn_q.q.val();
         self.tx_sq_pi.next = self.tx_pi_q.q.val();
         self.tx_sq_ci.next = self.tx_ci_q.q.val();
         self.av.read_address.next = bit_cast::<Q, 32>(self.av_qpn.val());
-        self.av_dest_mac_lo.next = bit_cast::<32, 264>(self.av.read_data.val());
-        self.av_dest_mac_hi.next = bit_cast::<32, 264>(self.av.read_data.val() >> 32) & 0xFFFF;
-        self.av_dest_ip.next = bit_cast::<32, 264>(self.av.read_data.val() >> 64);
-        self.av_sport.next = bit_cast::<32, 264>(self.av.read_data.val() >> 96) & 0xFFFF;
-        self.av_dest_qpn.next = bit_cast::<32, 264>(self.av.read_data.val() >> 112) & 0xFF_FFFF;
-        self.av_dscp.next = bit_cast::<32, 264>(self.av.read_data.val() >> 136) & 0xFF;
-        self.av_pmtu.next = bit_cast::<32, 264>(self.av.read_data.val() >> 144) & 0xF;
-        // The VLAN in bits the PMTU (8..12, 4 bits) leaves free: on at 148, the entry at 149..150.
-        self.av_vlan.next = bit_cast::<3, 264>(self.av.read_data.val() >> 148);
-        self.av_dgid_hi.next = bit_cast::<96, 264>(self.av.read_data.val() >> 160);
-        self.av_ipv6.next = (self.av.read_data.val() & (bits::<264>(1) << 256)) != 0;
-        self.av_sgid.next = bit_cast::<2, 264>(self.av.read_data.val() >> 257);
-        self.av_hop_limit.next = bit_cast::<8, 264>(self.av.read_data.val() >> 152);
-        // The flow label fills bits the other fields leave free: 48..63 (above the MAC) and 259..262.
-        self.av_flow_label.next = bit_cast::<20, 264>(
-            ((self.av.read_data.val() >> 48) & 0xFFFF)
-                | ((self.av.read_data.val() >> 243) & 0xF_0000),
-        );
+        self.av_f.word.next = self.av.read_data.val();
+        self.av_dest_mac_lo.next = self.av_f.dest_mac.val().get_bits::<32>(0);
+        self.av_dest_mac_hi.next = bit_cast::<32, 16>(self.av_f.dest_mac.val().get_bits::<16>(32));
+        self.av_dest_ip.next = self.av_f.dest_ipv4.val();
+        self.av_sport.next = bit_cast::<32, 16>(self.av_f.udp_sport.val());
+        self.av_dest_qpn.next = bit_cast::<32, 24>(self.av_f.dest_qpn.val());
+        self.av_dscp.next = bit_cast::<32, 8>(self.av_f.dscp.val());
+        // The VLAN as the transmit engine takes it: on in bit 0, the entry above.
+        self.av_vlan.next = (bit_cast::<3, 2>(self.av_f.vlan_entry.val()) << 1)
+            | bit_cast::<3, 1>(self.av_f.vlan_on.val().into());
+        self.av_dgid_hi.next = self.av_f.dest_gid_hi.val();
+        self.av_ipv6.next = self.av_f.ipv6.val();
+        self.av_sgid.next = self.av_f.sgid_index.val();
+        self.av_hop_limit.next = self.av_f.hop_limit.val();
+        self.av_flow_label.next = self.av_f.flow_label.val();
 
         self.tx_k_timeouts.next = (bit_cast::<32, 16>(self.tx_kt_hi.q.val()) << 16)
             | bit_cast::<32, 16>(self.tx_kt_lo.q.val());
@@ -693,20 +712,20 @@ impl<const Q: usize> Logic for QpTable<Q> {
                 | bit_cast::<32, 16>(self.tx_kr_lo.q.val());
         }
         // The current contexts packed as stored.
-        self.rx_pack.next = bit_cast::<RXC, 32>(self.rx_state_q.q.val())
-            | (bit_cast::<RXC, 32>(self.rx_psn_q.q.val()) << 32)
-            | (bit_cast::<RXC, 32>(self.rx_ci_q.q.val()) << 64)
-            | (bit_cast::<RXC, RX_VEC>(self.rx_ctx_out.val()) << 128);
-        self.tx_pack.next = bit_cast::<TXC, 32>(self.tx_state_q.q.val())
-            | (bit_cast::<TXC, 32>(self.tx_psn_q.q.val()) << 32)
-            | (bit_cast::<TXC, 32>(self.tx_ci_q.q.val()) << 64)
-            | (bit_cast::<TXC, 32>(self.tx_k_timeouts.val()) << 96)
-            | (bit_cast::<TXC, 32>(self.tx_k_retrans.val()) << 128);
+        self.rxc_cur.state.next = bit_cast::<8, 32>(self.rx_state_q.q.val());
+        self.rxc_cur.rq_psn.next = bit_cast::<24, 32>(self.rx_psn_q.q.val());
+        self.rxc_cur.rq_ci.next = self.rx_ci_q.q.val();
+        self.rxc_cur.engine.next = self.rx_ctx_out.val();
+        self.txc_cur.state.next = bit_cast::<8, 32>(self.tx_state_q.q.val());
+        self.txc_cur.sq_psn.next = bit_cast::<24, 32>(self.tx_psn_q.q.val());
+        self.txc_cur.sq_ci.next = self.tx_ci_q.q.val();
+        self.txc_cur.local_ack_timeout_err.next = self.tx_k_timeouts.val();
+        self.txc_cur.retransmits.next = self.tx_k_retrans.val();
         // The current transmit QP's counters are loaded (zero, or the next QP's) by a switch or a command
         // below, or counted.
         self.tx_k_ld.next = false;
         self.tx_k_ld_v.next = 0.into();
-        self.rx_ctx_in.next = bit_cast::<RX_VEC, RXC>(self.rxc.read_data.val() >> 128);
+        self.rx_ctx_in.next = self.rxc_r.engine.val();
         if (self.state.q.val() == TabState::CmdWr) || (self.state.q.val() == TabState::Clear) {
             self.rx_ctx_in.next = 0.into(); // INIT_RQ of the current QP, CLEAR: a fresh responder
         }
@@ -820,70 +839,86 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.txc.write_address.next = bit_cast::<Q, 32>(self.sel.val());
         self.rqf.write_address.next = bit_cast::<Q, 32>(self.rq_wp.q.val());
         self.rqf.write_data.next = self.tx_idx.q.val();
-        self.rxa.write_data.next = bit_cast::<224, 32>(self.w_dest_qpn.val() & 0xFF_FFFF)
-            | (bit_cast::<224, 32>(self.w_pmtu.val() & 0xFF) << 32)
-            | (bit_cast::<224, 32>(self.w_min_rnr.val() & 0xFF) << 40)
-            | (bit_cast::<224, 32>(self.w_access.val() & 0xFF) << 48)
-            | (bit_cast::<224, 32>(self.w_pd.val()) << 64)
-            | (bit_cast::<224, 32>(self.w_rq_log.val()) << 96)
-            | (bit_cast::<224, 64>(self.w_rq_base.val()) << 128)
-            | (bit_cast::<224, 32>(self.w_dest_ip.val()) << 192);
-        self.txa.write_data.next = bit_cast::<192, 32>(self.w_pmtu.val() & 0xFF)
-            | (bit_cast::<192, 32>(self.w_retry.val() & 7) << 8)
-            | (bit_cast::<192, 32>(self.w_max_rd.val() & 7) << 11)
-            | (bit_cast::<192, 32>(self.w_rnr_retry.val() & 0xFF) << 16)
-            | (bit_cast::<192, 32>(self.w_sq_log.val() & 0xFF) << 24)
-            | (bit_cast::<192, 32>(self.w_ack_timeout.val()) << 32)
-            | (bit_cast::<192, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 64)
-            | (bit_cast::<192, 64>(self.w_sq_base.val()) << 128);
-        // The MAC's 48 bits only: the flow label's low half sits above them.
-        self.av.write_data.next = (bit_cast::<264, 64>(self.w_dest_mac.val())
-            & bit_cast::<264, 64>(0xFFFF_FFFF_FFFF_u64.into()))
-            | (bit_cast::<264, 32>(self.w_dest_ip.val()) << 64)
-            | (bit_cast::<264, 32>(self.w_sport.val() & 0xFFFF) << 96)
-            | (bit_cast::<264, 32>(self.w_dest_qpn.val() & 0xFF_FFFF) << 112)
-            | (bit_cast::<264, 32>(self.w_dscp.val() & 0xFF) << 136)
-            | (bit_cast::<264, 32>(self.w_pmtu.val() & 0xF) << 144)
-            | (bit_cast::<264, 32>((self.w_vlan.val() >> 16) & 1) << 148)
-            | (bit_cast::<264, 32>(self.w_vlan.val() & 3) << 149)
-            | (bit_cast::<264, 32>(self.w_dgid2.val()) << 160)
-            | (bit_cast::<264, 32>(self.w_dgid1.val()) << 192)
-            | (bit_cast::<264, 32>(self.w_dgid0.val()) << 224)
-            | (bit_cast::<264, 32>(self.w_hop_limit.val() & 0xFF) << 152)
-            | (bit_cast::<264, 32>(self.w_ipv6.val() & 7) << 256)
-            | (bit_cast::<264, 32>(self.w_flow_label.val() & 0xFFFF) << 48)
-            | (bit_cast::<264, 32>(self.w_flow_label.val() & 0xF_0000) << 243);
-        self.rxc.write_data.next = self.rx_pack.val();
-        self.txc.write_data.next = self.tx_pack.val();
+        // A host command's attributes (MODIFY).
+        self.rxa_w.dest_qpn.next = bit_cast::<24, 32>(self.w_dest_qpn.val());
+        self.rxa_w.pmtu.next = bit_cast::<8, 32>(self.w_pmtu.val());
+        self.rxa_w.min_rnr_timer.next = bit_cast::<8, 32>(self.w_min_rnr.val());
+        self.rxa_w.qp_access.next = bit_cast::<8, 32>(self.w_access.val());
+        self.rxa_w.pd.next = self.w_pd.val();
+        self.rxa_w.rq_log_size.next = self.w_rq_log.val();
+        self.rxa_w.rq_base.next = self.w_rq_base.val();
+        self.rxa_w.dest_ipv4.next = self.w_dest_ip.val();
+        self.rxa.write_data.next = self.rxa_w.word.val();
+        self.txa_w.pmtu.next = bit_cast::<8, 32>(self.w_pmtu.val());
+        self.txa_w.retry_cnt.next = bit_cast::<3, 32>(self.w_retry.val());
+        self.txa_w.max_rd_atomic.next = bit_cast::<3, 32>(self.w_max_rd.val());
+        self.txa_w.rnr_retry.next = bit_cast::<8, 32>(self.w_rnr_retry.val());
+        self.txa_w.sq_log_size.next = bit_cast::<8, 32>(self.w_sq_log.val());
+        self.txa_w.ack_timeout.next = self.w_ack_timeout.val();
+        self.txa_w.dest_qpn.next = bit_cast::<24, 32>(self.w_dest_qpn.val());
+        self.txa_w.sq_base.next = self.w_sq_base.val();
+        self.txa.write_data.next = self.txa_w.word.val();
+        self.av_w.dest_mac.next = bit_cast::<48, 64>(self.w_dest_mac.val());
+        self.av_w.flow_label.next = bit_cast::<20, 32>(self.w_flow_label.val());
+        self.av_w.dest_ipv4.next = self.w_dest_ip.val();
+        self.av_w.udp_sport.next = bit_cast::<16, 32>(self.w_sport.val());
+        self.av_w.dest_qpn.next = bit_cast::<24, 32>(self.w_dest_qpn.val());
+        self.av_w.dscp.next = bit_cast::<8, 32>(self.w_dscp.val());
+        self.av_w.vlan_on.next = self.w_vlan.val().get_bit(16);
+        self.av_w.vlan_entry.next = bit_cast::<2, 32>(self.w_vlan.val());
+        self.av_w.hop_limit.next = bit_cast::<8, 32>(self.w_hop_limit.val());
+        self.av_w.dest_gid_hi.next = (bit_cast::<96, 32>(self.w_dgid0.val()) << 64)
+            | (bit_cast::<96, 32>(self.w_dgid1.val()) << 32)
+            | bit_cast::<96, 32>(self.w_dgid2.val());
+        self.av_w.ipv6.next = self.w_ipv6.val().get_bit(0);
+        self.av_w.sgid_index.next = bit_cast::<2, 32>(self.w_ipv6.val() >> 1);
+        self.av.write_data.next = self.av_w.word.val();
+        self.rxc.write_data.next = self.rxc_cur.word.val();
+        self.txc.write_data.next = self.txc_cur.word.val();
 
         // A host command's new contexts, from what the RAMs held (CmdWr): MODIFY (1) sets the state,
         // INIT_RQ (2) and INIT_SQ (4) set PSN and consumer index and clear the rest.
-        self.cmd_rxc.next = self.rxc.read_data.val();
+        self.rxc_cmd.state.next = self.rxc_r.state.val();
+        self.rxc_cmd.rq_psn.next = self.rxc_r.rq_psn.val();
+        self.rxc_cmd.rq_ci.next = self.rxc_r.rq_ci.val();
+        self.rxc_cmd.engine.next = self.rxc_r.engine.val();
         if (self.cmd.val() & 2) != 0 {
-            self.cmd_rxc.next = (bit_cast::<RXC, 32>(self.w_rq_psn.val() & 0xFF_FFFF) << 32)
-                | (bit_cast::<RXC, 32>(self.w_rq_ci.val()) << 64);
+            self.rxc_cmd.rq_psn.next = bit_cast::<24, 32>(self.w_rq_psn.val());
+            self.rxc_cmd.rq_ci.next = self.w_rq_ci.val();
+            self.rxc_cmd.engine.next = 0.into();
         }
         if (self.cmd.val() & 1) != 0 {
-            self.cmd_rxc.next = (self.cmd_rxc.val() & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
-                | bit_cast::<RXC, 32>(self.w_state.val() & 0xFF);
-        } else if (self.cmd.val() & 2) != 0 {
-            self.cmd_rxc.next = self.cmd_rxc.val()
-                | (self.rxc.read_data.val() & bit_cast::<RXC, 32>(bits::<32>(0xFF)));
+            self.rxc_cmd.state.next = bit_cast::<8, 32>(self.w_state.val());
         }
-        self.cmd_txc.next = self.txc.read_data.val();
+        self.txc_cmd.state.next = self.txc_r.state.val();
+        self.txc_cmd.sq_psn.next = self.txc_r.sq_psn.val();
+        self.txc_cmd.sq_ci.next = self.txc_r.sq_ci.val();
+        self.txc_cmd.local_ack_timeout_err.next = self.txc_r.local_ack_timeout_err.val();
+        self.txc_cmd.retransmits.next = self.txc_r.retransmits.val();
         if (self.cmd.val() & 4) != 0 {
-            self.cmd_txc.next = (bit_cast::<TXC, 32>(self.w_sq_psn.val() & 0xFF_FFFF) << 32)
-                | (bit_cast::<TXC, 32>(self.w_sq_ci.val()) << 64)
-                | (self.txc.read_data.val() & bit_cast::<TXC, 32>(bits::<32>(0xFF)));
+            self.txc_cmd.sq_psn.next = bit_cast::<24, 32>(self.w_sq_psn.val());
+            self.txc_cmd.sq_ci.next = self.w_sq_ci.val();
+            self.txc_cmd.local_ack_timeout_err.next = 0.into();
+            self.txc_cmd.retransmits.next = 0.into();
         }
         if (self.cmd.val() & 1) != 0 {
-            self.cmd_txc.next = (self.cmd_txc.val() & !bit_cast::<TXC, 32>(bits::<32>(0xFF)))
-                | bit_cast::<TXC, 32>(self.w_state.val() & 0xFF);
+            self.txc_cmd.state.next = bit_cast::<8, 32>(self.w_state.val());
         }
+        // The ERR hand-over: the context as read, in ERR.
+        self.rxc_err.state.next = bit_cast::<8, 32>(self.qs_err.val());
+        self.rxc_err.rq_psn.next = self.rxc_r.rq_psn.val();
+        self.rxc_err.rq_ci.next = self.rxc_r.rq_ci.val();
+        self.rxc_err.engine.next = self.rxc_r.engine.val();
+        self.txc_err.state.next = bit_cast::<8, 32>(self.qs_err.val());
+        self.txc_err.sq_psn.next = self.txc_r.sq_psn.val();
+        self.txc_err.sq_ci.next = self.txc_r.sq_ci.val();
+        self.txc_err.local_ack_timeout_err.next = self.txc_r.local_ack_timeout_err.val();
+        self.txc_err.retransmits.next = self.txc_r.retransmits.val();
+        self.q_eng.word.next = self.q_vec.val();
 
         // The candidate's context for the scheduler (TxEval).
-        self.c_state.next = bit_cast::<32, TXC>(self.txc.read_data.val()) & 0xFF;
-        self.c_ci.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 64);
+        self.c_state.next = bit_cast::<32, 8>(self.txc_r.state.val());
+        self.c_ci.next = self.txc_r.sq_ci.val();
         // Whether the candidate has work is decided on the producer index it had before this cycle; a
         // doorbell for it now still reaches the index it is loaded with (c_pi_db), and if it finds no
         // work, the doorbell has queued the QP for another look (it is not the current QP).
@@ -961,11 +996,11 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         }
                         if (self.cmd.val() & 3) != 0 {
                             self.rxc.write_enable.next = true;
-                            self.rxc.write_data.next = self.cmd_rxc.val();
+                            self.rxc.write_data.next = self.rxc_cmd.word.val();
                         }
                         if (self.cmd.val() & 5) != 0 {
                             self.txc.write_enable.next = true;
-                            self.txc.write_data.next = self.cmd_txc.val();
+                            self.txc.write_data.next = self.txc_cmd.word.val();
                         }
                         if (self.cmd.val() & 2) != 0 {
                             self.rqpi.write_enable.next = true;
@@ -1001,28 +1036,21 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         if (self.cmd.val() & 8) != 0 {
                             // QUERY: the contexts as they were before this command.
                             self.q_set.next = true;
-                            self.qk_oos.d.next = bit_cast::<32, RX_VEC>(self.q_vec.val() >> 448);
-                            self.qk_dup.d.next = bit_cast::<32, RX_VEC>(self.q_vec.val() >> 480);
-                            self.qk_seq_nak.d.next =
-                                bit_cast::<32, RX_VEC>(self.q_vec.val() >> 512);
-                            self.qk_timeouts.d.next =
-                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 96);
-                            self.qk_retrans.d.next =
-                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 128);
+                            self.qk_oos.d.next = self.q_eng.out_of_sequence.val();
+                            self.qk_dup.d.next = self.q_eng.duplicate_request.val();
+                            self.qk_seq_nak.d.next = self.q_eng.packet_seq_err.val();
+                            self.qk_timeouts.d.next = self.txc_r.local_ack_timeout_err.val();
+                            self.qk_retrans.d.next = self.txc_r.retransmits.val();
                             if self.cmd_tx_cur.q.val() {
                                 self.qk_timeouts.d.next = self.tx_k_timeouts.val();
                                 self.qk_retrans.d.next = self.tx_k_retrans.val();
                             }
                             self.q_state.next = self.c_state.val();
-                            self.q_sq_psn.next =
-                                bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
+                            self.q_sq_psn.next = bit_cast::<32, 24>(self.txc_r.sq_psn.val());
                             self.q_sq_ci.next = self.c_ci.val();
-                            self.q_rq_psn.next =
-                                bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
-                            self.q_rq_ci.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
-                            if (bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF)
-                                == self.qs_err.val()
-                            {
+                            self.q_rq_psn.next = bit_cast::<32, 24>(self.rxc_r.rq_psn.val());
+                            self.q_rq_ci.next = self.rxc_r.rq_ci.val();
+                            if bit_cast::<32, 8>(self.rxc_r.state.val()) == self.qs_err.val() {
                                 self.q_state.next = self.qs_err.val();
                             }
                             if self.cmd_tx_cur.q.val() {
@@ -1057,9 +1085,9 @@ impl<const Q: usize> Logic for QpTable<Q> {
             TabState::RxLd => {
                 self.rx_idx.d.next = self.cand.q.val();
                 self.rx_a.d.next = self.rxa.read_data.val();
-                self.rx_state_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val()) & 0xFF;
-                self.rx_psn_q.d.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 32);
-                self.rx_ci_ld.next = bit_cast::<32, RXC>(self.rxc.read_data.val() >> 64);
+                self.rx_state_q.d.next = bit_cast::<32, 8>(self.rxc_r.state.val());
+                self.rx_psn_q.d.next = bit_cast::<32, 24>(self.rxc_r.rq_psn.val());
+                self.rx_ci_ld.next = self.rxc_r.rq_ci.val();
                 self.rx_ci_ld_en.next = true;
                 self.rx_pi_q.d.next = self.ld_pi.val();
                 self.rx_ctx_load.next = true;
@@ -1118,11 +1146,12 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.tx_idx.d.next = self.cand.q.val();
                     self.tx_a.d.next = self.txa.read_data.val();
                     self.tx_state_q.d.next = self.c_state.val();
-                    self.tx_psn_q.d.next = bit_cast::<32, TXC>(self.txc.read_data.val() >> 32);
+                    self.tx_psn_q.d.next = bit_cast::<32, 24>(self.txc_r.sq_psn.val());
                     self.tx_ci_ld.next = self.c_ci.val();
                     self.tx_ci_ld_en.next = true;
                     self.tx_k_ld.next = true;
-                    self.tx_k_ld_v.next = bit_cast::<64, TXC>(self.txc.read_data.val() >> 96);
+                    self.tx_k_ld_v.next = (bit_cast::<64, 32>(self.txc_r.retransmits.val()) << 32)
+                        | bit_cast::<64, 32>(self.txc_r.local_ack_timeout_err.val());
                     self.tx_pi_q.d.next = self.c_pi_db.val();
                     self.tx_served.d.next = false;
                     self.ctx_switch_inc.next = true;
@@ -1145,18 +1174,14 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         self.rx_state_q.d.next = self.qs_err.val();
                     } else {
                         self.rxc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
-                        self.rxc.write_data.next = (self.rxc.read_data.val()
-                            & !bit_cast::<RXC, 32>(bits::<32>(0xFF)))
-                            | bit_cast::<RXC, 32>(self.qs_err.val());
+                        self.rxc.write_data.next = self.rxc_err.word.val();
                         self.rxc.write_enable.next = true;
                     }
                 } else if self.cand.q.val() == self.tx_idx.q.val() {
                     self.tx_state_q.d.next = self.qs_err.val();
                 } else {
                     self.txc.write_address.next = bit_cast::<Q, 32>(self.cand.q.val());
-                    self.txc.write_data.next = (self.txc.read_data.val()
-                        & !bit_cast::<TXC, 32>(bits::<32>(0xFF)))
-                        | bit_cast::<TXC, 32>(self.qs_err.val());
+                    self.txc.write_data.next = self.txc_err.word.val();
                     self.txc.write_enable.next = true;
                 }
             }

@@ -9,6 +9,10 @@
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
 use super::comp_check::CompCheck;
+use super::ctx::{
+    ReadOutstandingPack, ReadOutstandingUnpack, SqOutstandingPack, SqOutstandingUnpack,
+    READ_OUTSTANDING_BITS, SQ_OUTSTANDING_BITS,
+};
 use super::icrc_insert::IcrcInsert;
 use super::ip_csum::IpCsum;
 use super::pf_seg::PfSeg;
@@ -341,7 +345,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// Outstanding ring (docs/transport.md, "Several work requests in flight"): WRITEs and SENDs whose
     /// packets are all out but not yet acknowledged, `rg_n` of them from `rg_head`, in SQ order: entry i
     /// is WQE SQ_CI + i. One entry: first PSN, packets, wr_id, length, work request opcode, signaled.
-    rg: RAM<Bits<160>, 3>,
+    rg: RAM<Bits<SQ_OUTSTANDING_BITS>, 3>,
+    /// `rg`'s entries by field (SQ_OUTSTANDING).
+    rg_w: SqOutstandingPack,
+    rg_r: SqOutstandingUnpack,
     rg_head: DFF<Bits<3>>,
     /// READ context queue: one entry per READ or atomic without a scatter list whose request went out and
     /// which has not completed, oldest first (local address, length, first PSN, atomic), so several
@@ -350,7 +357,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// come in PSN order, §9.7.5.1.5). The others have landed and retire from the ring (or as the WQE in
     /// progress) in order. A READ with a list is sent only with the queue empty, and is the receive
     /// engine's context itself while in progress (`rd_sgl`).
-    rdq: RAM<Bits<128>, 2>,
+    rdq: RAM<Bits<READ_OUTSTANDING_BITS>, 2>,
+    /// `rdq`'s entries by field (READ_OUTSTANDING).
+    rdq_w: ReadOutstandingPack,
+    rdq_r: ReadOutstandingUnpack,
     /// The PSN after the highest one sent in this QP's turn. Going back (go-back-N) moves SQ_PSN back but
     /// not this: a responder that executed packets past the resend point acknowledges them (a duplicate
     /// is answered with the last PSN it executed, §9.7.5.1.2), and those ACKs are for packets we sent.
@@ -981,8 +991,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             },
             since_req: Default::default(),
             rg: Default::default(),
+            rg_w: Default::default(),
+            rg_r: Default::default(),
             rg_head: Default::default(),
             rdq: Default::default(),
+            rdq_w: Default::default(),
+            rdq_r: Default::default(),
             hi_psn: Default::default(),
             hi_set: Default::default(),
             hi_val: Default::default(),
@@ -1496,17 +1510,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rg.write_clock.next = self.clock.val();
         self.rg.read_address.next = self.rg_head.q.val();
         self.rg.write_address.next = self.rg_head.q.val() + bit_cast::<3, 4>(self.rg_n.q.val());
-        self.rg.write_data.next = bit_cast::<160, 24>(self.first_psn.q.val())
-            | (bit_cast::<160, 24>(self.npk.q.val()) << 24)
-            | (bit_cast::<160, 64>(self.w_wrid.q.val()) << 48)
-            | (bit_cast::<160, 32>(self.w_len.q.val()) << 112)
-            | (bit_cast::<160, 8>(self.w_opcode.q.val() & 0xF) << 144)
-            | (bit_cast::<160, 8>(self.w_flags.q.val() & 1) << 148);
+        self.rg_w.first_psn.next = self.first_psn.q.val();
+        self.rg_w.npk.next = self.npk.q.val();
+        self.rg_w.wr_id.next = self.w_wrid.q.val();
+        self.rg_w.len.next = self.w_len.q.val();
+        self.rg_w.opcode.next = bit_cast::<4, 8>(self.w_opcode.q.val());
+        self.rg_w.signaled.next = (self.w_flags.q.val() & 1) != 0;
+        self.rg.write_data.next = self.rg_w.word.val();
+        self.rg_r.word.next = self.rg.read_data.val();
         self.rg.write_enable.next = false;
         self.rg_stale.d.next = false;
         self.rg_ok.next = !self.rg_stale.q.val();
-        self.h_first.next = bit_cast::<24, 160>(self.rg.read_data.val());
-        self.h_npk.next = bit_cast::<24, 160>(self.rg.read_data.val() >> 24);
+        self.h_first.next = self.rg_r.first_psn.val();
+        self.h_npk.next = self.rg_r.npk.val();
         self.rg_zero.next = self.rg_n.q.val() == 0;
         self.sq_fi.next = self.fi_q.q.val();
         self.nx_i.next = self.nx_q.q.val();
@@ -1515,7 +1531,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.nx_i.next = self.ci_p1.q.val();
         }
         self.ci_p1.d.next = self.sq_ci.val() + 1;
-        self.h_op.next = bit_cast::<8, 160>(self.rg.read_data.val() >> 144) & 0xF;
+        self.h_op.next = bit_cast::<8, 4>(self.rg_r.opcode.val());
         self.h_rd.next = (self.h_op.val() == self.wro_rdma_read.val())
             || (self.h_op.val() == self.wro_atomic_cmp_and_swp.val())
             || (self.h_op.val() == self.wro_atomic_fetch_and_add.val());
@@ -1574,10 +1590,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rdq.write_clock.next = self.clock.val();
         self.rdq.read_address.next = self.rdq_tail.q.val() - bit_cast::<2, 3>(self.rdq_rxn.q.val());
         self.rdq.write_address.next = self.rdq_tail.q.val();
-        self.rdq.write_data.next = bit_cast::<128, 64>(self.w_laddr.q.val())
-            | (bit_cast::<128, 32>(self.w_len.q.val()) << 64)
-            | (bit_cast::<128, 24>(self.first_psn.q.val()) << 96)
-            | (bit_cast::<128, 1>(self.is_atomic.val().into()) << 120);
+        self.rdq_w.laddr.next = self.w_laddr.q.val();
+        self.rdq_w.len.next = self.w_len.q.val();
+        self.rdq_w.first_psn.next = self.first_psn.q.val();
+        self.rdq_w.atomic.next = self.is_atomic.val();
+        self.rdq.write_data.next = self.rdq_w.word.val();
+        self.rdq_r.word.next = self.rdq.read_data.val();
         self.rdq_push.next = false;
         self.w_past.next = false;
         self.rdq_pop.next = false;
@@ -1586,10 +1604,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rd_scatter.next = self.w_gather.q.val();
         if self.rdq_rxn.q.val() != 0 {
             self.rd_active.next = !self.rdq_stale.q.val();
-            self.rd_atomic.next = (bit_cast::<8, 128>(self.rdq.read_data.val() >> 120) & 1) != 0;
-            self.rd_psn0.next = bit_cast::<24, 128>(self.rdq.read_data.val() >> 96);
-            self.rd_laddr.next = bit_cast::<64, 128>(self.rdq.read_data.val());
-            self.rd_len.next = bit_cast::<32, 128>(self.rdq.read_data.val() >> 64);
+            self.rd_atomic.next = self.rdq_r.atomic.val();
+            self.rd_psn0.next = self.rdq_r.first_psn.val();
+            self.rd_laddr.next = self.rdq_r.laddr.val();
+            self.rd_len.next = self.rdq_r.len.val();
             self.rd_scatter.next = false;
         }
         self.rdq_max.next = self.max_rd_atomic.val();
@@ -3121,8 +3139,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             }
             TxState::RgCqe => {
                 // The ring's oldest WQE: completed by an ACK or NAK covering it, or in error.
-                self.cqe_wr_id.next = bit_cast::<64, 160>(self.rg.read_data.val() >> 48);
-                self.cqe_byte_len.next = bit_cast::<32, 160>(self.rg.read_data.val() >> 112);
+                self.cqe_wr_id.next = self.rg_r.wr_id.val();
+                self.cqe_byte_len.next = self.rg_r.len.val();
                 self.cqe_status.next = self.rg_status.q.val();
                 self.cqe_vendor_err.next = self.rg_vendor.q.val();
                 // RDMA_WRITE for WRITE (with immediate), RDMA_READ, COMP_SWAP or FETCH_ADD for those, else
@@ -3142,8 +3160,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.h_op.val() == self.wro_atomic_fetch_and_add.val() {
                     self.cqe_opcode.next = self.wc_fetch_add.val();
                 }
-                self.want_cqe.next = (self.rg_status.q.val() != self.wc_success.val())
-                    || ((bit_cast::<8, 160>(self.rg.read_data.val() >> 148) & 1) != 0);
+                self.want_cqe.next =
+                    (self.rg_status.q.val() != self.wc_success.val()) || self.rg_r.signaled.val();
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;

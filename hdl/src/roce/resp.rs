@@ -9,6 +9,7 @@ use super::recv_check::RecvCheck;
 use super::recv_hdr::RecvHdr;
 use crate::host::sgl_sum::{self, SglSum};
 use crate::prim::funnel::FunnelShift;
+use crate::roce::ctx::{RespEngineCtxPack, RespEngineCtxUnpack};
 use crate::roce::qp_table::RX_VEC;
 use rocenic_proto::aeth;
 use rocenic_proto::host::recv_wqe::{ADDR, NUM_SGE, WR_ID};
@@ -473,7 +474,9 @@ pub struct RxEngine<const W: usize, const B: usize, const A: usize> {
     now: DFF<Bits<32>>,
     cnp_last: DFF<Bits<32>>,
     cnp_seen: DFF<bool>,
-    ctx_flags: Signal<Local, Bits<8>>,
+    /// The per-QP registers packed for the QP table, and unpacked from it (RESP_ENGINE_CTX).
+    ctx_w: RespEngineCtxPack,
+    ctx_r: RespEngineCtxUnpack,
     // pending ACK/NAK
     ack_pend: DFF<bool>,
     ack_syn: DFF<Bits<8>>,
@@ -820,7 +823,8 @@ impl<const W: usize, const B: usize, const A: usize> Default for RxEngine<W, B, 
             warp: Default::default(),
             cnp_last: Default::default(),
             cnp_seen: Default::default(),
-            ctx_flags: Default::default(),
+            ctx_w: Default::default(),
+            ctx_r: Default::default(),
             ctx_want: Default::default(),
             want_qpn: Default::default(),
             ctx_hit: Default::default(),
@@ -1056,48 +1060,38 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
         self.cnp_valid.next = self.cnp_pend.q.val();
         self.now.d.next = self.now.q.val() + 1 + self.warp.val();
         self.ctx_want.next = false;
-        // The per-QP registers as the QP table stores them (bit offsets).
-        self.ctx_flags.next = 0.into();
-        if self.nak_sent.q.val() {
-            self.ctx_flags.next = self.ctx_flags.val() | 1;
-        }
-        if self.in_write.q.val() {
-            self.ctx_flags.next = self.ctx_flags.val() | 2;
-        }
-        if self.in_send.q.val() {
-            self.ctx_flags.next = self.ctx_flags.val() | 4;
-        }
-        if self.ac_valid.q.val() {
-            self.ctx_flags.next = self.ctx_flags.val() | 8;
-        }
-        if self.cnp_seen.q.val() {
-            self.ctx_flags.next = self.ctx_flags.val() | 16;
-        }
-        self.ctx_flags.next = self.ctx_flags.val() | (bit_cast::<8, 2>(self.ac_next.q.val()) << 5);
-        self.ctx_out.next = bit_cast::<RX_VEC, 24>(self.msn.q.val())
-            | (bit_cast::<RX_VEC, 8>(self.ctx_flags.val()) << 24)
-            | (bit_cast::<RX_VEC, 24>(self.ac_psn.q.val()) << 32)
-            | (bit_cast::<RX_VEC, 64>(self.write_va.q.val()) << 64)
-            | (bit_cast::<RX_VEC, 32>(self.write_left.q.val()) << 128)
-            | (bit_cast::<RX_VEC, 32>(self.write_total.q.val()) << 160)
-            | (bit_cast::<RX_VEC, 32>(self.write_rkey.q.val()) << 192)
-            | (bit_cast::<RX_VEC, 32>(self.recv_len.q.val()) << 224)
-            | (bit_cast::<RX_VEC, 64>(self.recv_wr_id.q.val()) << 256)
-            | (bit_cast::<RX_VEC, 32>(self.send_total.q.val()) << 320)
-            | (bit_cast::<RX_VEC, 32>(self.cnp_last.q.val()) << 352)
-            | (bit_cast::<RX_VEC, 64>(self.ac_orig.q.val()) << 384)
-            | (bit_cast::<RX_VEC, 32>(self.qc_oos.q.val()) << 448)
-            | (bit_cast::<RX_VEC, 32>(self.qc_dup.q.val()) << 480)
-            | (bit_cast::<RX_VEC, 32>(self.qc_seq_nak.q.val()) << 512)
-            | (bit_cast::<RX_VEC, 24>(self.ac_psn1.q.val()) << 544)
-            | (bit_cast::<RX_VEC, 1>(self.ac_valid1.q.val().into()) << 568)
-            | (bit_cast::<RX_VEC, 64>(self.ac_orig1.q.val()) << 576)
-            | (bit_cast::<RX_VEC, 24>(self.ac_psn2.q.val()) << 640)
-            | (bit_cast::<RX_VEC, 1>(self.ac_valid2.q.val().into()) << 664)
-            | (bit_cast::<RX_VEC, 64>(self.ac_orig2.q.val()) << 672)
-            | (bit_cast::<RX_VEC, 24>(self.ac_psn3.q.val()) << 736)
-            | (bit_cast::<RX_VEC, 1>(self.ac_valid3.q.val().into()) << 760)
-            | (bit_cast::<RX_VEC, 64>(self.ac_orig3.q.val()) << 768);
+        // The per-QP registers as the QP table stores them (RESP_ENGINE_CTX).
+        self.ctx_w.msn.next = self.msn.q.val();
+        self.ctx_w.nak_sent.next = self.nak_sent.q.val();
+        self.ctx_w.in_write.next = self.in_write.q.val();
+        self.ctx_w.in_send.next = self.in_send.q.val();
+        self.ctx_w.ac_valid.next = self.ac_valid.q.val();
+        self.ctx_w.cnp_seen.next = self.cnp_seen.q.val();
+        self.ctx_w.ac_next.next = self.ac_next.q.val();
+        self.ctx_w.ac_psn.next = self.ac_psn.q.val();
+        self.ctx_w.write_va.next = self.write_va.q.val();
+        self.ctx_w.write_left.next = self.write_left.q.val();
+        self.ctx_w.write_total.next = self.write_total.q.val();
+        self.ctx_w.write_rkey.next = self.write_rkey.q.val();
+        self.ctx_w.recv_len.next = self.recv_len.q.val();
+        self.ctx_w.recv_wr_id.next = self.recv_wr_id.q.val();
+        self.ctx_w.send_total.next = self.send_total.q.val();
+        self.ctx_w.cnp_last.next = self.cnp_last.q.val();
+        self.ctx_w.ac_orig.next = self.ac_orig.q.val();
+        self.ctx_w.ac_psn1.next = self.ac_psn1.q.val();
+        self.ctx_w.ac_valid1.next = self.ac_valid1.q.val();
+        self.ctx_w.ac_orig1.next = self.ac_orig1.q.val();
+        self.ctx_w.ac_psn2.next = self.ac_psn2.q.val();
+        self.ctx_w.ac_valid2.next = self.ac_valid2.q.val();
+        self.ctx_w.ac_orig2.next = self.ac_orig2.q.val();
+        self.ctx_w.ac_psn3.next = self.ac_psn3.q.val();
+        self.ctx_w.ac_valid3.next = self.ac_valid3.q.val();
+        self.ctx_w.ac_orig3.next = self.ac_orig3.q.val();
+        self.ctx_w.out_of_sequence.next = self.qc_oos.q.val();
+        self.ctx_w.duplicate_request.next = self.qc_dup.q.val();
+        self.ctx_w.packet_seq_err.next = self.qc_seq_nak.q.val();
+        self.ctx_out.next = self.ctx_w.word.val();
+        self.ctx_r.word.next = self.ctx_in.val();
         self.rr_valid.next = self.rr_pend.q.val();
         self.rr_va.next = self.rr_va_q.q.val();
         self.rr_len.next = self.rr_len_q.q.val();
@@ -2200,35 +2194,35 @@ impl<const W: usize, const B: usize, const A: usize> Logic for RxEngine<W, B, A>
             self.qc_seq_nak.d.next = self.qc_seq_nak.q.val() + 1;
         }
         if self.ctx_load.val() {
-            self.msn.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val());
-            self.nak_sent.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 1) != 0;
-            self.in_write.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 2) != 0;
-            self.in_send.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 4) != 0;
-            self.ac_valid.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 8) != 0;
-            self.cnp_seen.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 24) & 16) != 0;
-            self.ac_psn.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 32);
-            self.write_va.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 64);
-            self.write_left.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 128);
-            self.write_total.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 160);
-            self.write_rkey.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 192);
-            self.recv_len.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 224);
-            self.recv_wr_id.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 256);
-            self.send_total.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 320);
-            self.cnp_last.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 352);
-            self.ac_orig.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 384);
-            self.ac_next.d.next = bit_cast::<2, RX_VEC>(self.ctx_in.val() >> 29);
-            self.ac_psn1.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 544);
-            self.ac_valid1.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 568) & 1) != 0;
-            self.ac_orig1.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 576);
-            self.ac_psn2.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 640);
-            self.ac_valid2.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 664) & 1) != 0;
-            self.ac_orig2.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 672);
-            self.ac_psn3.d.next = bit_cast::<24, RX_VEC>(self.ctx_in.val() >> 736);
-            self.ac_valid3.d.next = (bit_cast::<8, RX_VEC>(self.ctx_in.val() >> 760) & 1) != 0;
-            self.ac_orig3.d.next = bit_cast::<64, RX_VEC>(self.ctx_in.val() >> 768);
-            self.qc_oos.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 448);
-            self.qc_dup.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 480);
-            self.qc_seq_nak.d.next = bit_cast::<32, RX_VEC>(self.ctx_in.val() >> 512);
+            self.msn.d.next = self.ctx_r.msn.val();
+            self.nak_sent.d.next = self.ctx_r.nak_sent.val();
+            self.in_write.d.next = self.ctx_r.in_write.val();
+            self.in_send.d.next = self.ctx_r.in_send.val();
+            self.ac_valid.d.next = self.ctx_r.ac_valid.val();
+            self.cnp_seen.d.next = self.ctx_r.cnp_seen.val();
+            self.ac_next.d.next = self.ctx_r.ac_next.val();
+            self.ac_psn.d.next = self.ctx_r.ac_psn.val();
+            self.write_va.d.next = self.ctx_r.write_va.val();
+            self.write_left.d.next = self.ctx_r.write_left.val();
+            self.write_total.d.next = self.ctx_r.write_total.val();
+            self.write_rkey.d.next = self.ctx_r.write_rkey.val();
+            self.recv_len.d.next = self.ctx_r.recv_len.val();
+            self.recv_wr_id.d.next = self.ctx_r.recv_wr_id.val();
+            self.send_total.d.next = self.ctx_r.send_total.val();
+            self.cnp_last.d.next = self.ctx_r.cnp_last.val();
+            self.ac_orig.d.next = self.ctx_r.ac_orig.val();
+            self.ac_psn1.d.next = self.ctx_r.ac_psn1.val();
+            self.ac_valid1.d.next = self.ctx_r.ac_valid1.val();
+            self.ac_orig1.d.next = self.ctx_r.ac_orig1.val();
+            self.ac_psn2.d.next = self.ctx_r.ac_psn2.val();
+            self.ac_valid2.d.next = self.ctx_r.ac_valid2.val();
+            self.ac_orig2.d.next = self.ctx_r.ac_orig2.val();
+            self.ac_psn3.d.next = self.ctx_r.ac_psn3.val();
+            self.ac_valid3.d.next = self.ctx_r.ac_valid3.val();
+            self.ac_orig3.d.next = self.ctx_r.ac_orig3.val();
+            self.qc_oos.d.next = self.ctx_r.out_of_sequence.val();
+            self.qc_dup.d.next = self.ctx_r.duplicate_request.val();
+            self.qc_seq_nak.d.next = self.ctx_r.packet_seq_err.val();
         }
         if self.reset.val() {
             self.state.d.next = RespState::Idle;
