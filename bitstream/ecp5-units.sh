@@ -42,13 +42,13 @@ ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       91.6            73            0
-tx_engine       56.6            44            0
+tx_engine       72.4            58            0
 cqe             124.5           100           0
 write_align     185.5           148           0
 gather          132.7           106           0
 read_align      167.0           134           0
 rate_limiters   70.1            56            0
-qp_table        59.2            48            57
+qp_table        57.4            48            52
 mr_table        134.3           106           6
 regs            74.5            59            2
 "

@@ -1,11 +1,13 @@
 //! A send WQE's host address: `SQ_BASE + (index mod 2^SQ_LOG_SIZE) * size`, the size 64 bytes or,
-//! with `SQ_WQE_128`, 128. Worked out in two registered stages so that no 64-bit carry chain stands
+//! with `SQ_WQE_128`, 128. Worked out in three registered stages so that no 64-bit carry chain stands
 //! in one cycle: stage 1 the slot's byte offset (and its high half + 1), stage 2 the base added as
-//! two 32-bit halves, the high half's two sums picked by the low half's carry.
+//! two 32-bit halves, the high half both ways (+ 0 and + 1 from the low half's carry), each sum in a
+//! register of its own, stage 3 the high half picked by the low half's carry. (A select between two
+//! sums in one cycle would be folded by synthesis into one add behind the carry, a 64-bit chain.)
 //!
 //! The address is tagged with the index, log size, WQE size and base it was worked out from; `ok`
 //! says the tags equal the inputs as they are now, so a reader never acts on an address of an index
-//! or a ring that has since moved. Two clock edges after the inputs settle, `ok` is up.
+//! or a ring that has since moved. Three clock edges after the inputs settle, `ok` is up.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -31,24 +33,31 @@ pub struct WqeAddr {
     idx1: DFF<Bits<32>>,
     log1: DFF<Bits<5>>,
     w1281: DFF<bool>,
-    // stage 2: the address, tagged
-    lo: Signal<Local, Bits<33>>,
+    // stage 2: the halves, tagged
+    lo: DFF<Bits<33>>,
+    hi0: DFF<Bits<32>>,
+    hi1: DFF<Bits<32>>,
     offh: Signal<Local, Bits<32>>,
-    hi0: Signal<Local, Bits<32>>,
-    hi1: Signal<Local, Bits<32>>,
-    addr_q: DFF<Bits<64>>,
     idx2: DFF<Bits<32>>,
     log2: DFF<Bits<5>>,
     w1282: DFF<bool>,
-    blo: DFF<Bits<32>>,
-    bhi: DFF<Bits<32>>,
+    blo2: DFF<Bits<32>>,
+    bhi2: DFF<Bits<32>>,
+    // stage 3: the address, tagged
+    addr_q: DFF<Bits<64>>,
+    idx3: DFF<Bits<32>>,
+    log3: DFF<Bits<5>>,
+    w1283: DFF<bool>,
+    blo3: DFF<Bits<32>>,
+    bhi3: DFF<Bits<32>>,
 }
 
 impl Logic for WqeAddr {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, off_q, offh1_q, idx1, log1, w1281, addr_q, idx2, log2, w1282, blo, bhi
+            self, clock, off_q, offh1_q, idx1, log1, w1281, lo, hi0, hi1, idx2, log2, w1282, blo2,
+            bhi2, addr_q, idx3, log3, w1283, blo3, bhi3
         );
         // Stage 1.
         self.slot.next = bit_cast::<40, 32>(
@@ -64,29 +73,35 @@ impl Logic for WqeAddr {
         self.log1.d.next = self.log_size.val();
         self.w1281.d.next = self.wqe128.val();
         // Stage 2.
-        self.lo.next = bit_cast::<33, 32>(self.base_lo.val())
+        self.lo.d.next = bit_cast::<33, 32>(self.base_lo.val())
             + bit_cast::<33, 32>(self.off_q.q.val().get_bits::<32>(0));
         self.offh.next = bit_cast::<32, 40>(self.off_q.q.val() >> 32);
-        self.hi0.next = self.base_hi.val() + self.offh.val();
-        self.hi1.next = self.base_hi.val() + self.offh1_q.q.val();
-        self.addr_q.d.next = (bit_cast::<64, 32>(self.hi0.val()) << 32)
-            | bit_cast::<64, 32>(self.lo.val().get_bits::<32>(0));
-        if self.lo.val().get_bit(32) {
-            self.addr_q.d.next = (bit_cast::<64, 32>(self.hi1.val()) << 32)
-                | bit_cast::<64, 32>(self.lo.val().get_bits::<32>(0));
-        }
+        self.hi0.d.next = self.base_hi.val() + self.offh.val();
+        self.hi1.d.next = self.base_hi.val() + self.offh1_q.q.val();
         self.idx2.d.next = self.idx1.q.val();
         self.log2.d.next = self.log1.q.val();
         self.w1282.d.next = self.w1281.q.val();
-        self.blo.d.next = self.base_lo.val();
-        self.bhi.d.next = self.base_hi.val();
+        self.blo2.d.next = self.base_lo.val();
+        self.bhi2.d.next = self.base_hi.val();
+        // Stage 3.
+        self.addr_q.d.next = (bit_cast::<64, 32>(self.hi0.q.val()) << 32)
+            | bit_cast::<64, 32>(self.lo.q.val().get_bits::<32>(0));
+        if self.lo.q.val().get_bit(32) {
+            self.addr_q.d.next = (bit_cast::<64, 32>(self.hi1.q.val()) << 32)
+                | bit_cast::<64, 32>(self.lo.q.val().get_bits::<32>(0));
+        }
+        self.idx3.d.next = self.idx2.q.val();
+        self.log3.d.next = self.log2.q.val();
+        self.w1283.d.next = self.w1282.q.val();
+        self.blo3.d.next = self.blo2.q.val();
+        self.bhi3.d.next = self.bhi2.q.val();
 
         self.addr.next = self.addr_q.q.val();
-        self.ok.next = (self.idx2.q.val() == self.idx.val())
-            && (self.log2.q.val() == self.log_size.val())
-            && (self.w1282.q.val() == self.wqe128.val())
-            && (self.blo.q.val() == self.base_lo.val())
-            && (self.bhi.q.val() == self.base_hi.val());
+        self.ok.next = (self.idx3.q.val() == self.idx.val())
+            && (self.log3.q.val() == self.log_size.val())
+            && (self.w1283.q.val() == self.wqe128.val())
+            && (self.blo3.q.val() == self.base_lo.val())
+            && (self.bhi3.q.val() == self.base_hi.val());
     }
 }
 
@@ -129,7 +144,7 @@ mod tests {
         let mut steps: Vec<(In, usize)> = Vec::new();
         for &c in &cases {
             let (idx, base, log, w128) = c;
-            steps.push((c, 2));
+            steps.push((c, 3));
             for moved in [
                 (idx.wrapping_add(1), base, log, w128),
                 (idx, base ^ 0x40, log, w128),
@@ -138,7 +153,7 @@ mod tests {
                 (idx, base, log, !w128),
             ] {
                 steps.push((moved, 1));
-                steps.push((c, 2));
+                steps.push((c, 3));
             }
         }
         let mut sim = Simulation::new();
@@ -160,8 +175,8 @@ mod tests {
                     }
                     sim_assert!(sim, !x.ok.val() || g == w, x);
                 }
-                // Two edges after the inputs settle, the address is out.
-                if *hold >= 2 {
+                // Three edges after the inputs settle, the address is out.
+                if *hold >= 3 {
                     sim_assert!(sim, x.ok.val(), x);
                 }
             }
