@@ -1,4 +1,5 @@
-//! Context record layouts: every record the core keeps per QP (or per outstanding request) in its RAMs,
+//! Context record layouts: every record the core keeps per QP, per outstanding request or per memory
+//! region in its RAMs,
 //! as one table of named fields. Fields are packed in the order listed, the first at bit 0, with no gaps.
 //! `hdl/build.rs` generates, for each record, a pack block (fields in, word out) and an unpack block
 //! (word in, fields out), so the RTL reads and writes a context field by name; `regs-doc --contexts`
@@ -200,6 +201,19 @@ pub const READ_OUTSTANDING: Record = Record {
     ],
 };
 
+/// A memory region (`ram` in the MR table), looked up by R_Key for every remote access.
+pub const MR_ENTRY: Record = Record {
+    name: "MR_ENTRY",
+    doc: "Memory region (RAM in `roce/mr_table.rs`): written by MR_CMD WRITE (the end worked out from IOVA + length), cleared by INVALIDATE, CLEAR and a SEND with invalidate.",
+    fields: &[
+        f("iova", 64, "The region's first I/O virtual address."),
+        f("iova_end", 64, "IOVA + length: the bounds check compares and never adds. An entry whose end equals its IOVA (length 0, or cleared) is invalid."),
+        f("key", 32, "The whole key (index << 8 | variant): a key must equal it, so a stale variant stops matching."),
+        f("access", 8, "ibv_access_flags; bit 7 remote invalidation allowed."),
+        f("pd", 24, "The protection domain, checked against the QP's."),
+    ],
+};
+
 /// Every record, in the order the docs list them.
 pub const RECORDS: &[Record] = &[
     QP_RESP_ATTR,
@@ -210,6 +224,7 @@ pub const RECORDS: &[Record] = &[
     QP_REQ_CTX,
     SQ_OUTSTANDING,
     READ_OUTSTANDING,
+    MR_ENTRY,
 ];
 
 /// The tables as Markdown (`docs/contexts.md`).
@@ -243,6 +258,38 @@ pub fn markdown() -> String {
 mod tests {
     use super::*;
 
+    /// Verilog-2005 keywords a field could be named.
+    const VERILOG_KEYWORDS: &[&str] = &[
+        "always",
+        "assign",
+        "begin",
+        "case",
+        "default",
+        "end",
+        "event",
+        "for",
+        "force",
+        "function",
+        "generate",
+        "if",
+        "initial",
+        "inout",
+        "input",
+        "integer",
+        "module",
+        "output",
+        "parameter",
+        "real",
+        "reg",
+        "release",
+        "signed",
+        "task",
+        "time",
+        "wait",
+        "while",
+        "wire",
+    ];
+
     #[test]
     fn names_are_unique_and_records_fit_their_rams() {
         for r in RECORDS {
@@ -256,6 +303,15 @@ mod tests {
                 r.name
             );
             assert!(r.fields.iter().all(|f| f.bits > 0), "{}", r.name);
+            // Field names become Verilog port names.
+            for f in r.fields {
+                assert!(
+                    !VERILOG_KEYWORDS.contains(&f.name),
+                    "{}.{} is a Verilog keyword",
+                    r.name,
+                    f.name
+                );
+            }
             // rust-hdl's Bits<N> holds up to 1,024 bits in the widths the RTL uses.
             assert!(r.bits() <= 1024, "{} is {} bits", r.name, r.bits());
         }

@@ -457,6 +457,12 @@ pub fn block_header_words() -> Vec<(u16, u32)> {
 pub const SQ_WQE_128: u32 = 1 << 5;
 /// RQ_LOG_SIZE bit 5: 128-byte receive WQEs with scatter lists (`host::WQE_128_BYTES`).
 pub const RQ_WQE_128: u32 = 1 << 5;
+/// `QP_CMD` bits (any of the first four together; CLEAR alone).
+pub const QP_CMD_MODIFY: u32 = 1;
+pub const QP_CMD_INIT_RQ: u32 = 2;
+pub const QP_CMD_INIT_SQ: u32 = 4;
+pub const QP_CMD_QUERY: u32 = 8;
+pub const QP_CMD_CLEAR: u32 = 16;
 /// `MR_CMD` bits.
 pub const MR_CMD_WRITE: u32 = 1;
 pub const MR_CMD_INVALIDATE: u32 = 2;
@@ -550,7 +556,7 @@ pub fn python() -> String {
     );
     s += &format!("ID_VALUE = 0x{ID_VALUE:08X}\nVERSION_VALUE = 0x{VERSION_VALUE:08X}\n");
     s += &format!(
-        "MR_CMD_WRITE = {MR_CMD_WRITE}\nMR_CMD_INVALIDATE = {MR_CMD_INVALIDATE}\nMR_CMD_CLEAR = {MR_CMD_CLEAR}\nMR_KEY_VARIANT_BITS = {MR_KEY_VARIANT_BITS}\n\n"
+        "QP_CMD_MODIFY = {QP_CMD_MODIFY}\nQP_CMD_INIT_RQ = {QP_CMD_INIT_RQ}\nQP_CMD_INIT_SQ = {QP_CMD_INIT_SQ}\nQP_CMD_QUERY = {QP_CMD_QUERY}\nQP_CMD_CLEAR = {QP_CMD_CLEAR}\nMR_CMD_WRITE = {MR_CMD_WRITE}\nMR_CMD_INVALIDATE = {MR_CMD_INVALIDATE}\nMR_CMD_CLEAR = {MR_CMD_CLEAR}\nMR_KEY_VARIANT_BITS = {MR_KEY_VARIANT_BITS}\n\n"
     );
     for r in REGISTERS {
         s += &format!("{} = 0x{:04X}\n", r.name, r.offset);

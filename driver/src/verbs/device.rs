@@ -78,12 +78,13 @@ pub(crate) struct QpHw {
 }
 
 /// QP_CMD bits (see `docs/registers.md`).
-pub(crate) const CMD_MODIFY: u32 = 1;
-pub(crate) const CMD_INIT_RQ: u32 = 2;
-pub(crate) const CMD_INIT_SQ: u32 = 4;
-pub(crate) const CMD_QUERY: u32 = 8;
+pub(crate) const CMD_MODIFY: u32 = regs::QP_CMD_MODIFY;
+pub(crate) const CMD_INIT_RQ: u32 = regs::QP_CMD_INIT_RQ;
+pub(crate) const CMD_INIT_SQ: u32 = regs::QP_CMD_INIT_SQ;
+pub(crate) const CMD_QUERY: u32 = regs::QP_CMD_QUERY;
 /// CLEAR, the same bit in QP_CMD and MR_CMD.
-pub(crate) const CMD_CLEAR: u32 = regs::MR_CMD_CLEAR;
+pub(crate) const CMD_CLEAR: u32 = regs::QP_CMD_CLEAR;
+const _: () = assert!(regs::QP_CMD_CLEAR == regs::MR_CMD_CLEAR);
 
 /// The hardware's one CQ ring, in host memory.
 pub(crate) struct HwCq {

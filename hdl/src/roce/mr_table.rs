@@ -16,13 +16,13 @@
 //! command. While the engine checks an entry it raises `hold`, and host commands wait for it to fall,
 //! so nothing changes the entry between the check and what the engine does on it.
 //!
-//! Entry layout (bits): IOVA 0..64, end 64..128 (IOVA + length; an entry whose end equals its IOVA is
-//! invalid, as one written with length 0 or cleared), key 128..160, access flags 160..168
-//! (ibv_access_flags; bit 7 remote invalidation allowed), PD 168..192.
+//! The entry is the MR_ENTRY record (`rocenic_proto::ctx`, docs/contexts.md), read and written by field.
+use super::ctx::{MrEntryPack, MrEntryUnpack, MR_ENTRY_BITS};
+use rocenic_proto::regs;
 use rust_hdl::prelude::*;
 
 /// Bits of one entry.
-pub const MR_ENTRY: usize = 192;
+pub const MR_ENTRY: usize = MR_ENTRY_BITS;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum MrState {
@@ -76,6 +76,12 @@ pub struct MrTable<const M: usize> {
     end_hi_c: Signal<Local, Bits<32>>,
     sel_ok: Signal<Local, bool>,
     n: Constant<Bits<32>>,
+    /// MR_CMD's WRITE and CLEAR bits (`regs::MR_CMD_*`).
+    cmd_write: Constant<Bits<32>>,
+    cmd_clear: Constant<Bits<32>>,
+    /// The entry by field: as a command writes it, as the RAM gives it.
+    ent_w: MrEntryPack,
+    ent_r: MrEntryUnpack,
     mask: Constant<Bits<32>>,
 }
 
@@ -116,6 +122,10 @@ impl<const M: usize> Default for MrTable<M> {
             end_hi_c: Default::default(),
             sel_ok: Default::default(),
             n: Constant::new((1u64 << M).into()),
+            cmd_write: Constant::new((regs::MR_CMD_WRITE as u64).into()),
+            cmd_clear: Constant::new((regs::MR_CMD_CLEAR as u64).into()),
+            ent_w: Default::default(),
+            ent_r: Default::default(),
             mask: Constant::new(((1u64 << M) - 1).into()),
         }
     }
@@ -138,11 +148,12 @@ impl<const M: usize> Logic for MrTable<M> {
         self.end_hi_c.next = self.end_hi.q.val() + self.end_c.val();
         self.end_q.d.next = (bit_cast::<64, 32>(self.end_hi_c.val()) << 32)
             | bit_cast::<64, 33>(self.end_lo.q.val() & 0xFFFF_FFFF_u64);
-        self.ram.write_data.next = bit_cast::<MR_ENTRY, 64>(self.w_base.val())
-            | (bit_cast::<MR_ENTRY, 64>(self.end_q.q.val()) << 64)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_key.val()) << 128)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_access.val() & 0xFF) << 160)
-            | (bit_cast::<MR_ENTRY, 32>(self.w_pd.val() & 0xFF_FFFF) << 168);
+        self.ent_w.iova.next = self.w_base.val();
+        self.ent_w.iova_end.next = self.end_q.q.val();
+        self.ent_w.key.next = self.w_key.val();
+        self.ent_w.access.next = bit_cast::<8, 32>(self.w_access.val());
+        self.ent_w.pd.next = bit_cast::<24, 32>(self.w_pd.val());
+        self.ram.write_data.next = self.ent_w.word.val();
         self.ram.write_enable.next = false;
         self.cmd_done.next = false;
         self.sel_ok.next = self.sel.val() < self.n.val();
@@ -150,20 +161,21 @@ impl<const M: usize> Logic for MrTable<M> {
         self.lk_q.d.next = self.lk_key.val();
         self.e_for.next = self.lk_q.q.val();
         self.e_fresh.next = self.fresh.q.val();
-        self.e_base.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val());
-        self.e_end.next = bit_cast::<64, MR_ENTRY>(self.ram.read_data.val() >> 64);
-        self.e_key.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 128);
-        self.e_access.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 160) & 0xFF;
-        self.e_pd.next = bit_cast::<32, MR_ENTRY>(self.ram.read_data.val() >> 168) & 0xFF_FFFF;
+        self.ent_r.word.next = self.ram.read_data.val();
+        self.e_base.next = self.ent_r.iova.val();
+        self.e_end.next = self.ent_r.iova_end.val();
+        self.e_key.next = self.ent_r.key.val();
+        self.e_access.next = bit_cast::<32, 8>(self.ent_r.access.val());
+        self.e_pd.next = bit_cast::<32, 24>(self.ent_r.pd.val());
 
         match self.state.q.val() {
             MrState::Idle => {
                 if self.hold.val() {
                     // The engine holds the entry it checked; the command waits.
-                } else if (self.cmd.val() & 16) != 0 {
+                } else if (self.cmd.val() & self.cmd_clear.val()) != 0 {
                     self.clr_idx.d.next = 0.into();
                     self.state.d.next = MrState::Clear;
-                } else if (self.cmd.val() & 1) != 0 {
+                } else if (self.cmd.val() & self.cmd_write.val()) != 0 {
                     self.state.d.next = MrState::Sum;
                 } else if self.cmd.val() != 0 {
                     // INVALIDATE takes one cycle; an index beyond the table changes nothing.

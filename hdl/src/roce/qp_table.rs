@@ -24,6 +24,7 @@
 //! QP once.
 use super::ctx::*;
 use rocenic_proto::host::QpState;
+use rocenic_proto::regs;
 use rust_hdl::prelude::*;
 
 /// Bits of the receive engine's per-QP registers (`RxEngine::ctx_out`, RESP_ENGINE_CTX).
@@ -49,7 +50,7 @@ enum TabState {
     /// ERR of one engine's QP carried to the other engine's copy of its state.
     ErrRd,
     ErrWr,
-    /// QP_CMD CLEAR (16): every QP to RESET with zero contexts, one per cycle.
+    /// QP_CMD CLEAR: every QP to RESET with zero contexts, one per cycle.
     Clear,
 }
 
@@ -278,6 +279,15 @@ pub struct QpTable<const Q: usize> {
     qs_rts: Constant<Bits<32>>,
     qs_sqd: Constant<Bits<32>>,
     qs_err: Constant<Bits<32>>,
+    /// QP_CMD's bits (`regs::QP_CMD_*`): MODIFY, INIT_RQ, INIT_SQ, QUERY, CLEAR, and a command that
+    /// writes the responder context (MODIFY or INIT_RQ) or the requester's (MODIFY or INIT_SQ).
+    cmd_modify: Constant<Bits<32>>,
+    cmd_init_rq: Constant<Bits<32>>,
+    cmd_init_sq: Constant<Bits<32>>,
+    cmd_query: Constant<Bits<32>>,
+    cmd_clear: Constant<Bits<32>>,
+    cmd_rxc_w: Constant<Bits<32>>,
+    cmd_txc_w: Constant<Bits<32>>,
     sel_ok: Signal<Local, bool>,
     want_ok: Signal<Local, bool>,
     cur_work: Signal<Local, bool>,
@@ -509,6 +519,13 @@ impl<const Q: usize> Default for QpTable<Q> {
             qs_rts: Constant::new((QpState::Rts as u64).into()),
             qs_sqd: Constant::new((QpState::Sqd as u64).into()),
             qs_err: Constant::new((QpState::Err as u64).into()),
+            cmd_modify: Constant::new((regs::QP_CMD_MODIFY as u64).into()),
+            cmd_init_rq: Constant::new((regs::QP_CMD_INIT_RQ as u64).into()),
+            cmd_init_sq: Constant::new((regs::QP_CMD_INIT_SQ as u64).into()),
+            cmd_query: Constant::new((regs::QP_CMD_QUERY as u64).into()),
+            cmd_clear: Constant::new((regs::QP_CMD_CLEAR as u64).into()),
+            cmd_rxc_w: Constant::new(((regs::QP_CMD_MODIFY | regs::QP_CMD_INIT_RQ) as u64).into()),
+            cmd_txc_w: Constant::new(((regs::QP_CMD_MODIFY | regs::QP_CMD_INIT_SQ) as u64).into()),
             sel_ok: Default::default(),
             want_ok: Default::default(),
             cur_work: Default::default(),
@@ -876,18 +893,18 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.rxc.write_data.next = self.rxc_cur.word.val();
         self.txc.write_data.next = self.txc_cur.word.val();
 
-        // A host command's new contexts, from what the RAMs held (CmdWr): MODIFY (1) sets the state,
-        // INIT_RQ (2) and INIT_SQ (4) set PSN and consumer index and clear the rest.
+        // A host command's new contexts, from what the RAMs held (CmdWr): MODIFY sets the state,
+        // INIT_RQ and INIT_SQ set PSN and consumer index and clear the rest.
         self.rxc_cmd.state.next = self.rxc_r.state.val();
         self.rxc_cmd.rq_psn.next = self.rxc_r.rq_psn.val();
         self.rxc_cmd.rq_ci.next = self.rxc_r.rq_ci.val();
         self.rxc_cmd.engine.next = self.rxc_r.engine.val();
-        if (self.cmd.val() & 2) != 0 {
+        if (self.cmd.val() & self.cmd_init_rq.val()) != 0 {
             self.rxc_cmd.rq_psn.next = bit_cast::<24, 32>(self.w_rq_psn.val());
             self.rxc_cmd.rq_ci.next = self.w_rq_ci.val();
             self.rxc_cmd.engine.next = 0.into();
         }
-        if (self.cmd.val() & 1) != 0 {
+        if (self.cmd.val() & self.cmd_modify.val()) != 0 {
             self.rxc_cmd.state.next = bit_cast::<8, 32>(self.w_state.val());
         }
         self.txc_cmd.state.next = self.txc_r.state.val();
@@ -895,13 +912,13 @@ impl<const Q: usize> Logic for QpTable<Q> {
         self.txc_cmd.sq_ci.next = self.txc_r.sq_ci.val();
         self.txc_cmd.local_ack_timeout_err.next = self.txc_r.local_ack_timeout_err.val();
         self.txc_cmd.retransmits.next = self.txc_r.retransmits.val();
-        if (self.cmd.val() & 4) != 0 {
+        if (self.cmd.val() & self.cmd_init_sq.val()) != 0 {
             self.txc_cmd.sq_psn.next = bit_cast::<24, 32>(self.w_sq_psn.val());
             self.txc_cmd.sq_ci.next = self.w_sq_ci.val();
             self.txc_cmd.local_ack_timeout_err.next = 0.into();
             self.txc_cmd.retransmits.next = 0.into();
         }
-        if (self.cmd.val() & 1) != 0 {
+        if (self.cmd.val() & self.cmd_modify.val()) != 0 {
             self.txc_cmd.state.next = bit_cast::<8, 32>(self.w_state.val());
         }
         // The ERR hand-over: the context as read, in ERR.
@@ -950,7 +967,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                         self.cand.d.next = self.perr_rx_idx.q.val();
                     }
                     self.state.d.next = TabState::ErrRd;
-                } else if ((self.cmd.val() & 16) != 0) && !self.rx_want.val() {
+                } else if ((self.cmd.val() & self.cmd_clear.val()) != 0) && !self.rx_want.val() {
                     self.clr_idx.d.next = 0.into();
                     self.state.d.next = TabState::Clear;
                 } else if (self.cmd.val() != 0) && !self.rx_want.val() {
@@ -981,7 +998,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                     self.state.d.next = TabState::Idle;
                     self.cmd_done.next = true;
                     if self.cmd_sel_ok.q.val() {
-                        if (self.cmd.val() & 1) != 0 {
+                        if (self.cmd.val() & self.cmd_modify.val()) != 0 {
                             self.rxa.write_enable.next = true;
                             self.txa.write_enable.next = true;
                             self.av.write_enable.next = true;
@@ -994,15 +1011,15 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 self.tx_state_q.d.next = self.w_state.val() & 0xFF;
                             }
                         }
-                        if (self.cmd.val() & 3) != 0 {
+                        if (self.cmd.val() & self.cmd_rxc_w.val()) != 0 {
                             self.rxc.write_enable.next = true;
                             self.rxc.write_data.next = self.rxc_cmd.word.val();
                         }
-                        if (self.cmd.val() & 5) != 0 {
+                        if (self.cmd.val() & self.cmd_txc_w.val()) != 0 {
                             self.txc.write_enable.next = true;
                             self.txc.write_data.next = self.txc_cmd.word.val();
                         }
-                        if (self.cmd.val() & 2) != 0 {
+                        if (self.cmd.val() & self.cmd_init_rq.val()) != 0 {
                             self.rqpi.write_enable.next = true;
                             self.rqpi.write_data.next = self.w_rq_pi.val();
                             if self.cmd_rx_cur.q.val() {
@@ -1013,7 +1030,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 self.rx_ctx_load.next = true;
                             }
                         }
-                        if (self.cmd.val() & 4) != 0 {
+                        if (self.cmd.val() & self.cmd_init_sq.val()) != 0 {
                             self.sqpi.write_enable.next = true;
                             self.sqpi.write_data.next = self.w_sq_pi.val();
                             if self.cmd_tx_cur.q.val() {
@@ -1033,7 +1050,7 @@ impl<const Q: usize> Logic for QpTable<Q> {
                                 }
                             }
                         }
-                        if (self.cmd.val() & 8) != 0 {
+                        if (self.cmd.val() & self.cmd_query.val()) != 0 {
                             // QUERY: the contexts as they were before this command.
                             self.q_set.next = true;
                             self.qk_oos.d.next = self.q_eng.out_of_sequence.val();
