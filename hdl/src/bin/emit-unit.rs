@@ -20,17 +20,21 @@ use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
+use rocenic_hdl::roce::comp_check::CompCheck;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
+use rocenic_hdl::roce::ip_csum::IpCsum;
 use rocenic_hdl::roce::mr_table::MrTable;
 use rocenic_hdl::roce::qp_table::QpTable;
 use rocenic_hdl::roce::read_reply::ReadReply;
 use rocenic_hdl::roce::req::TxEngine;
 use rocenic_hdl::roce::resp::RxEngine;
+use rocenic_hdl::roce::wqe_addr::WqeAddr;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, read_reply, cqe, write_align, gather, read_align, rate_limiters, qp_table, mr_table, nic";
+     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, ip_csum, cqe, write_align, gather, \
+     read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
     let mut uut = U::default();
@@ -72,6 +76,10 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("tx_engine", false) => emit::<TxEngine<64, 8>>(),
         ("tx_engine", true) => emit::<TxEngine<512, 64>>(),
         ("read_reply", _) => emit::<ReadReply>(),
+        // The transmit engine's blocks: the same at either width.
+        ("comp_check", _) => emit::<CompCheck>(),
+        ("wqe_addr", _) => emit::<WqeAddr>(),
+        ("ip_csum", _) => emit::<IpCsum>(),
         ("cqe", false) => emit::<CqeWriter<64, 8>>(),
         ("cqe", true) => emit::<CqeWriter<512, 64>>(),
         ("write_align", false) => emit::<WriteAlign<64, 8>>(),
