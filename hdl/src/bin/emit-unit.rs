@@ -24,6 +24,7 @@ use rocenic_hdl::roce::comp_check::CompCheck;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
 use rocenic_hdl::roce::ip_csum::IpCsum;
 use rocenic_hdl::roce::mr_table::MrTable;
+use rocenic_hdl::roce::pf_seg::PfSeg;
 use rocenic_hdl::roce::qp_table::QpTable;
 use rocenic_hdl::roce::read_reply::ReadReply;
 use rocenic_hdl::roce::req::TxEngine;
@@ -33,7 +34,7 @@ use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, ip_csum, cqe, write_align, gather, \
+     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, cqe, write_align, gather, \
      read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -79,6 +80,7 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         // The transmit engine's blocks: the same at either width.
         ("comp_check", _) => emit::<CompCheck>(),
         ("wqe_addr", _) => emit::<WqeAddr>(),
+        ("pf_seg", _) => emit::<PfSeg>(),
         ("ip_csum", _) => emit::<IpCsum>(),
         ("cqe", false) => emit::<CqeWriter<64, 8>>(),
         ("cqe", true) => emit::<CqeWriter<512, 64>>(),

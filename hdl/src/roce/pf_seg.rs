@@ -3,11 +3,12 @@
 //! only registers and equalities.
 //!
 //! Stage a: the packet index (the one after the packet being sent, or after those already
-//! prefetched) and whether it is below the WQE's packets, tagged with what it was worked out from.
-//! Stage b: its byte offset (index << PMTU). Stage c: the message's bytes left and the address's low
+//! prefetched), tagged with what it was worked out from. Stage b: whether it is below the WQE's
+//! packets (the add and the compare in different cycles), and its byte offset (index << PMTU). Stage c: the message's bytes left and the address's low
 //! half with its carry. Stage d: the length (a whole MTU or the rest) and the address.
 //!
-//! `ok` when stage d holds the packet that stage a names and stage a's tags are the live inputs. The
+//! `ok` when stages b and d hold the packet that stage a names, stage b's compare was made with stage
+//! a's packet count, and stage a's tags are the live inputs. The
 //! WQE's length, address and path MTU are not tagged: the engine raises `load` in the cycle at whose
 //! end they change, and `ok` stays low until they have gone through every stage.
 use rust_hdl::prelude::*;
@@ -28,7 +29,7 @@ pub struct PfSeg {
     pub pmtu: Signal<In, Bits<32>>,
     /// The WQE's fields above change this cycle.
     pub load: Signal<In, bool>,
-    /// The next packet (stage a's), and whether it is below the WQE's packets.
+    /// The next packet (stage a's), and whether it is below the WQE's packets (stage b's).
     pub idx: Signal<Out, Bits<24>>,
     pub lt: Signal<Out, bool>,
     /// Its length and address (stage d's), and whether they are of the inputs as they are now.
@@ -40,7 +41,6 @@ pub struct PfSeg {
     hi: Signal<Local, Bits<32>>,
     // stage a and its tags
     a_idx: DFF<Bits<24>>,
-    a_lt: DFF<bool>,
     a_pidx: DFF<Bits<24>>,
     a_sidx: DFF<Bits<24>>,
     a_npk: DFF<Bits<24>>,
@@ -48,6 +48,8 @@ pub struct PfSeg {
     a_pon: DFF<bool>,
     // stages b, c, d, each with the index it is for
     b_idx: DFF<Bits<24>>,
+    b_lt: DFF<bool>,
+    b_npk: DFF<Bits<24>>,
     b_off: DFF<Bits<32>>,
     c_idx: DFF<Bits<24>>,
     c_rem: DFF<Bits<32>>,
@@ -65,8 +67,8 @@ impl Logic for PfSeg {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, a_idx, a_lt, a_pidx, a_sidx, a_npk, a_pn, a_pon, b_idx, b_off, c_idx,
-            c_rem, c_lo, c_mtu, hi1, d_idx, d_len, d_addr, age
+            self, clock, a_idx, a_pidx, a_sidx, a_npk, a_pn, a_pon, b_idx, b_off, c_idx, c_rem,
+            c_lo, c_mtu, hi1, d_idx, d_len, d_addr, age, b_lt, b_npk
         );
         // Stage a.
         self.next.next = self.snd_idx.val() + 1;
@@ -77,7 +79,6 @@ impl Logic for PfSeg {
             }
         }
         self.a_idx.d.next = self.next.val();
-        self.a_lt.d.next = self.next.val() < self.npk.val();
         self.a_pidx.d.next = self.pf_idx.val();
         self.a_sidx.d.next = self.snd_idx.val();
         self.a_npk.d.next = self.npk.val();
@@ -90,6 +91,8 @@ impl Logic for PfSeg {
             && (self.a_pon.q.val() == self.pf_on.val());
         // Stage b.
         self.b_idx.d.next = self.a_idx.q.val();
+        self.b_lt.d.next = self.a_idx.q.val() < self.a_npk.q.val();
+        self.b_npk.d.next = self.a_npk.q.val();
         self.b_off.d.next = bit_cast::<32, 24>(self.a_idx.q.val()) << self.pmtu.val();
         // Stage c.
         self.c_idx.d.next = self.b_idx.q.val();
@@ -118,12 +121,14 @@ impl Logic for PfSeg {
         }
 
         self.idx.next = self.a_idx.q.val();
-        self.lt.next = self.a_lt.q.val();
+        self.lt.next = self.b_lt.q.val();
         self.len.next = self.d_len.q.val();
         self.addr.next = self.d_addr.q.val();
         self.ok.next = (self.age.q.val() == 3)
             && self.fresh.val()
-            && (self.d_idx.q.val() == self.a_idx.q.val());
+            && (self.d_idx.q.val() == self.a_idx.q.val())
+            && (self.b_idx.q.val() == self.a_idx.q.val())
+            && (self.b_npk.q.val() == self.a_npk.q.val());
     }
 }
 
