@@ -21,6 +21,7 @@ use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
 use rocenic_hdl::roce::comp_check::CompCheck;
+use rocenic_hdl::roce::frame_build::FrameBuild;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
 use rocenic_hdl::roce::ip_csum::IpCsum;
 use rocenic_hdl::roce::mr_table::MrTable;
@@ -34,7 +35,7 @@ use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, cqe, write_align, gather, \
+     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, frame_build, cqe, write_align, gather, \
      read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -82,6 +83,8 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("wqe_addr", _) => emit::<WqeAddr>(),
         ("pf_seg", _) => emit::<PfSeg>(),
         ("ip_csum", _) => emit::<IpCsum>(),
+        ("frame_build", false) => emit::<FrameBuild<64, 8>>(),
+        ("frame_build", true) => emit::<FrameBuild<512, 64>>(),
         ("cqe", false) => emit::<CqeWriter<64, 8>>(),
         ("cqe", true) => emit::<CqeWriter<512, 64>>(),
         ("write_align", false) => emit::<WriteAlign<64, 8>>(),

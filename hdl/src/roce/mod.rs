@@ -1,5 +1,6 @@
 pub mod comp_check;
 pub mod ctx;
+pub mod frame_build;
 pub mod icrc_insert;
 pub mod ip_csum;
 pub mod mr_table;

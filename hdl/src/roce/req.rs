@@ -13,13 +13,10 @@ use super::ctx::{
     ReadOutstandingPack, ReadOutstandingUnpack, SqOutstandingPack, SqOutstandingUnpack,
     READ_OUTSTANDING_BITS, SQ_OUTSTANDING_BITS,
 };
-use super::icrc_insert::IcrcInsert;
-use super::ip_csum::IpCsum;
+use super::frame_build::FrameBuild;
 use super::pf_seg::PfSeg;
 use super::wqe_addr::WqeAddr;
 use crate::host::sgl_sum::{self, SglSum};
-use crate::prim::byteswap::ByteSwap;
-use crate::prim::end_around_add::EndAroundAdd;
 use crate::roce::read_reply::ReadReply;
 use rocenic_proto::aeth::{self, RNR_TIMER_US};
 use rocenic_proto::host::{wqe, QpState, WcOpcode, WcStatus, WrOpcode};
@@ -491,6 +488,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The responder's read or atomic job, cut into responses (§9.7.5.1.5); its MSN, atomic
     /// original value and QP are kept here.
     rr: ReadReply,
+    /// Builds each frame from the packet set up in `p_*` and streams it to the MAC.
+    fb: FrameBuild<W, B>,
     rr_msn_q: DFF<Bits<24>>,
     rr_atomic_q: DFF<bool>,
     rr_orig_q: DFF<Bits<64>>,
@@ -513,13 +512,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_aack: DFF<bool>,
     /// The packet is a CNP (opcode 0x81, BECN, 16 reserved bytes).
     p_cnp: DFF<bool>,
-    /// The packet leaves in IPv6: every header after the IP one sits 20 bytes later than in IPv4.
-    p_v6: DFF<bool>,
-    p_vlan: DFF<Bits<3>>,
-    p_dscp: DFF<Bits<6>>,
     /// `paced`, or the current QP's priority paused (`av_paused` while the address vector read is its).
     hold_cur: Signal<Local, bool>,
-    p_src: DFF<Bits<16>>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
@@ -536,10 +530,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_plen: DFF<Bits<16>>,
     p_addr: DFF<Bits<64>>,
     // the frame being emitted
-    hdr: DFF<Bits<1024>>,
-    e_pos: DFF<Bits<16>>,
-    f_pos: DFF<Bits<16>>,
-    nd: DFF<Bits<16>>,
     /// Payload prefetch: while a requester packet is on the wire, the payload reads of the next packets
     /// (up to `PF_DEPTH`) are already issued, so the host's read latency overlaps the frames instead of
     /// following each. The read port returns data in request order: `pf_n` reads were accepted and their
@@ -550,15 +540,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pf_idx: DFF<Bits<24>>,
     pf_addr: DFF<Bits<64>>,
     pf_len: DFF<Bits<16>>,
-    last_j: DFF<Bits<16>>,
-    last_wmask: DFF<Bits<W>>,
-    data_start: DFF<Bits<16>>,
-    pos: DFF<Bits<16>>,
-    j: DFF<Bits<16>>,
-    prev: DFF<Bits<W>>,
-    swap: ByteSwap<W>,
-    /// Fills the ICRC of each frame on its way out.
-    ins: IcrcInsert<W, B>,
     // combinational
     rts: Signal<Local, bool>,
     sq_on: Signal<Local, bool>,
@@ -638,47 +619,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
     psn_end: Signal<Local, Bits<24>>,
     psn_next: Signal<Local, Bits<24>>,
-    ext_len: Signal<Local, Bits<16>>,
-    pad: Signal<Local, Bits<16>>,
-    ip_len: Signal<Local, Bits<16>>,
-    udp_len: Signal<Local, Bits<16>>,
-    p_round: Signal<Local, Bits<16>>,
-    beat_bytes_m1: Constant<Bits<16>>,
-    /// The IPv4 header checksum: the address vector's words summed ahead (`ipck`), the QP's or the
-    /// CNP's sum registered in `Load` with the total length; `Ext` adds the two end-around.
-    ipck: IpCsum,
-    ck_q: DFF<Bits<16>>,
-    ip_len_q: DFF<Bits<16>>,
-    ck_add: EndAroundAdd,
-    ip_ck: Signal<Local, Bits<16>>,
-    tos_qp: Signal<Local, Bits<8>>,
-    tos_cnp: Signal<Local, Bits<8>>,
-    tos: Signal<Local, Bits<8>>,
-    /// The IPv4 form of the header (Load) and the extension header at its IPv4 place (Ext).
-    v4h: Signal<Local, Bits<1024>>,
-    ext_f: Signal<Local, Bits<1024>>,
-    tos_ecn: Signal<Local, Bits<8>>,
-    bth_b1: Signal<Local, Bits<8>>,
-    bth_b8: Signal<Local, Bits<8>>,
-    nd_l: Signal<Local, Bits<16>>,
     want_cqe: Signal<Local, bool>,
-    need_dma: Signal<Local, bool>,
-    cur_m: Signal<Local, Bits<W>>,
-    pay: Signal<Local, Bits<W>>,
-    base: Signal<Local, Bits<W>>,
-    to_e: Signal<Local, Bits<16>>,
-    to_f: Signal<Local, Bits<16>>,
-    en_lo: Signal<Local, Bits<B>>,
-    en_hi: Signal<Local, Bits<B>>,
-    eoc: Signal<Local, bool>,
-    last_word: Signal<Local, bool>,
-    fire: Signal<Local, bool>,
     // constants
-    beat_bytes: Constant<Bits<16>>,
-    eth_len: Constant<Bits<16>>,
-    log_b: Constant<Bits<16>>,
+    /// Bits per beat: a WQE arriving in beats shifts down by this much per word.
     w_bits: Constant<Bits<16>>,
-    hdr_top: Constant<Bits<16>>,
     wqe_in_shift: Constant<Bits<16>>,
     sh_nsge: Constant<Bits<16>>,
     sh_flags: Constant<Bits<16>>,
@@ -690,38 +634,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     sh_imm: Constant<Bits<16>>,
     sh_cmp: Constant<Bits<16>>,
     sh_swap: Constant<Bits<16>>,
-    start54: Constant<Bits<16>>,
-    start70: Constant<Bits<16>>,
-    start58: Constant<Bits<16>>,
-    start74: Constant<Bits<16>>,
-    prev74: Constant<Bits<16>>,
-    cur74: Constant<Bits<16>>,
-    prev58: Constant<Bits<16>>,
-    cur58: Constant<Bits<16>>,
-    prev54: Constant<Bits<16>>,
-    cur54: Constant<Bits<16>>,
-    prev70: Constant<Bits<16>>,
-    cur70: Constant<Bits<16>>,
-    ones_b: Constant<Bits<B>>,
-    ones_w: Constant<Bits<W>>,
-    hdr_fixed: Constant<Bits<1024>>,
-    /// IPv6: payload starts 20 bytes later (the same names, H + 20), the fixed header fields, the bytes
-    /// kept from the IPv4 form (Ethernet addresses; UDP on, moved down 20 bytes) and the ICRC masks.
-    start54_6: Constant<Bits<16>>,
-    start70_6: Constant<Bits<16>>,
-    start58_6: Constant<Bits<16>>,
-    start74_6: Constant<Bits<16>>,
-    prev74_6: Constant<Bits<16>>,
-    cur74_6: Constant<Bits<16>>,
-    prev58_6: Constant<Bits<16>>,
-    cur58_6: Constant<Bits<16>>,
-    prev54_6: Constant<Bits<16>>,
-    cur54_6: Constant<Bits<16>>,
-    prev70_6: Constant<Bits<16>>,
-    cur70_6: Constant<Bits<16>>,
-    hdr6_fixed: Constant<Bits<1024>>,
-    keep_eth: Constant<Bits<1024>>,
-    keep_l4: Constant<Bits<1024>>,
     // BTH opcodes (proto::opcode)
     /// RC SEND FIRST / MIDDLE / LAST / LAST with immediate / ONLY / ONLY with immediate.
     op_rc_send_first: Constant<Bits<8>>,
@@ -803,33 +715,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wc_rnr_retry_exc_err: Constant<Bits<8>>,
 }
 
-/// `v` placed at big-endian byte offset `off`, `n` bytes wide, in a 1024-bit header register.
-fn be_field(v: u64, off: usize, n: usize) -> Bits<1024> {
-    bit_cast::<1024, 64>(v.into()) << (1024 - 8 * (off + n)) as u64
-}
-
 impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
     fn default() -> Self {
         assert_eq!(W, 8 * B);
         assert!(64 % B == 0 || B == 64);
-        // Header fields that never change: EtherType IPv4; version/IHL 0x45 (the TOS byte follows from
-        // QP_DSCP/CNP_DSCP and TX_ECN); flags DF; protocol UDP (the TTL is the QP's); P_Key 0xFFFF
-        // (default partition).
-        // The UDP destination port (4791, annex A17, unless UDP_DPORT says otherwise) is added in `Load`.
-        let hdr_fixed = be_field(0x0800, 12, 2)
-            | be_field(0x4500, 14, 2)
-            | be_field(0x4000, 20, 2)
-            | be_field(0x0011, 22, 2)
-            | be_field(0xFFFF, 44, 2);
-        // IPv6 (RFC 8200): EtherType 0x86DD; version 6; next header UDP. The traffic class, flow label,
-        // payload length and hop limit are added in Load.
-        let hdr6_fixed =
-            be_field(0x86DD, 12, 2) | be_field(0x6000_0000, 14, 4) | be_field(0x1100, 20, 2);
-        let keep_eth = be_field(u64::MAX, 0, 8) | be_field(0xFFFF_FFFF, 8, 4);
-        let mut keep_l4: Bits<1024> = 0.into();
-        for p in 34..128 {
-            keep_l4 = keep_l4 | be_field(0xFF, p, 1);
-        }
         let c16 = |v: usize| -> Constant<Bits<16>> { Constant::new((v as u64).into()) };
         let c8 = |v: u8| -> Constant<Bits<8>> { Constant::new((v as u64).into()) };
         let c32 = |v: u8| -> Constant<Bits<32>> { Constant::new((v as u64).into()) };
@@ -1083,6 +972,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nxa: Default::default(),
             rnr_ge: Default::default(),
             rr: Default::default(),
+            fb: Default::default(),
             rr_msn_q: Default::default(),
             rr_atomic_q: Default::default(),
             rr_orig_q: Default::default(),
@@ -1100,11 +990,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_atomic: Default::default(),
             p_aack: Default::default(),
             p_cnp: Default::default(),
-            p_v6: Default::default(),
-            p_vlan: Default::default(),
-            p_dscp: Default::default(),
             hold_cur: Default::default(),
-            p_src: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -1116,18 +1002,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_msn: Default::default(),
             p_plen: Default::default(),
             p_addr: Default::default(),
-            hdr: Default::default(),
-            e_pos: Default::default(),
-            f_pos: Default::default(),
-            nd: Default::default(),
-            last_j: Default::default(),
-            last_wmask: Default::default(),
-            data_start: Default::default(),
-            pos: Default::default(),
-            j: Default::default(),
-            prev: Default::default(),
-            swap: Default::default(),
-            ins: Default::default(),
             rts: Default::default(),
             sq_on: Default::default(),
             mtu: Default::default(),
@@ -1186,23 +1060,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             is_atomic: Default::default(),
             psn_end: Default::default(),
             psn_next: Default::default(),
-            ext_len: Default::default(),
-            pad: Default::default(),
-            ip_len: Default::default(),
-            udp_len: Default::default(),
-            p_round: Default::default(),
-            beat_bytes_m1: Constant::new(((B - 1) as u64).into()),
-            ipck: Default::default(),
-            ck_q: Default::default(),
-            ip_len_q: Default::default(),
-            ck_add: Default::default(),
-            ip_ck: Default::default(),
-            tos_qp: Default::default(),
-            tos_cnp: Default::default(),
-            tos: Default::default(),
-            v4h: Default::default(),
-            ext_f: Default::default(),
-            tos_ecn: Default::default(),
             qp_dscp: Default::default(),
             hop_limit: Default::default(),
             flow_label: Default::default(),
@@ -1216,26 +1073,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             av_paused: Default::default(),
             cnp_dscp: Default::default(),
             tx_ecn: Default::default(),
-            bth_b1: Default::default(),
-            bth_b8: Default::default(),
-            nd_l: Default::default(),
             want_cqe: Default::default(),
-            need_dma: Default::default(),
-            cur_m: Default::default(),
-            pay: Default::default(),
-            base: Default::default(),
-            to_e: Default::default(),
-            to_f: Default::default(),
-            en_lo: Default::default(),
-            en_hi: Default::default(),
-            eoc: Default::default(),
-            last_word: Default::default(),
-            fire: Default::default(),
-            beat_bytes: c16(B),
-            eth_len: c16(14),
-            log_b: c16(B.trailing_zeros() as usize),
             w_bits: c16(W),
-            hdr_top: c16(1024 - W),
             wqe_in_shift: c16(512 - W),
             sh_nsge: c16(wqe::NUM_SGE * 8),
             sh_flags: c16(wqe::FLAGS * 8),
@@ -1247,38 +1086,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sh_imm: c16(wqe::IMM * 8),
             sh_cmp: c16(wqe::COMPARE_ADD * 8),
             sh_swap: c16(wqe::SWAP * 8),
-            // Payload starts at frame byte H = 54 (no extension header) or 70 (RETH): the first word holding
-            // payload starts at (H / B) * B, and payload byte q sits in lane (H + q) mod B.
-            start54: c16(54 / B * B),
-            start70: c16(70 / B * B),
-            start58: c16(58 / B * B),
-            start74: c16(74 / B * B),
-            prev74: c16((B - 74 % B) * 8),
-            cur74: c16(74 % B * 8),
-            prev58: c16((B - 58 % B) * 8),
-            cur58: c16(58 % B * 8),
-            prev54: c16((B - 54 % B) * 8),
-            cur54: c16(54 % B * 8),
-            prev70: c16((B - 70 % B) * 8),
-            cur70: c16(70 % B * 8),
-            ones_b: Constant::new(Bits::<B>::mask()),
-            ones_w: Constant::new(Bits::<W>::mask()),
-            hdr_fixed: Constant::new(hdr_fixed),
-            start54_6: c16(74 / B * B),
-            start70_6: c16(90 / B * B),
-            start58_6: c16(78 / B * B),
-            start74_6: c16(94 / B * B),
-            prev74_6: c16((B - 94 % B) * 8),
-            cur74_6: c16(94 % B * 8),
-            prev58_6: c16((B - 78 % B) * 8),
-            cur58_6: c16(78 % B * 8),
-            prev54_6: c16((B - 74 % B) * 8),
-            cur54_6: c16(74 % B * 8),
-            prev70_6: c16((B - 90 % B) * 8),
-            cur70_6: c16(90 % B * 8),
-            hdr6_fixed: Constant::new(hdr6_fixed),
-            keep_eth: Constant::new(keep_eth),
-            keep_l4: Constant::new(keep_l4),
             op_rc_send_first: c8(opcode::RC_SEND_FIRST),
             op_rc_send_middle: c8(opcode::RC_SEND_MIDDLE),
             op_rc_send_last: c8(opcode::RC_SEND_LAST),
@@ -1352,9 +1159,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             sum_k,
             cur_paused,
             wake_r,
-            p_vlan,
-            p_dscp,
-            p_src,
             wqe_buf,
             sgl_buf,
             w_nsge,
@@ -1444,7 +1248,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_atomic,
             p_aack,
             p_cnp,
-            p_v6,
             rr_atomic_q,
             rr_orig_q,
             rr_qp_q,
@@ -1461,8 +1264,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             p_msn,
             p_plen,
             p_addr,
-            hdr,
-            e_pos,
             w_laddr_hi1,
             o_pm,
             o_mtu,
@@ -1476,17 +1277,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             ev_on,
             w_raddr_hi1,
             ack_hold_q,
-            rr_valid_q,
-            ck_q,
-            ip_len_q,
-            f_pos,
-            nd,
-            last_j,
-            last_wmask,
-            data_start,
-            pos,
-            j,
-            prev
+            rr_valid_q
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -1655,7 +1446,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         self.rd_req_valid.next = false;
         self.rd_resp_ready.next = false;
-        self.ins.in_tvalid.next = false;
 
         self.rts.next = self.qp_state.val() == self.qs_rts.val();
         // SQD drains the send queue: the WQE in progress finishes, no new one starts; responses and
@@ -1849,156 +1639,65 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.cc.i.npk.next = self.npk.q.val();
         self.cc.i.last_idx.next = self.last_idx.q.val();
 
-        // Lengths of the packet being built: extension header (AETH 4 on ACK, RETH 16 on WRITE FIRST/ONLY),
-        // pad to a 4-byte multiple (BTH PadCnt, §9.2), IP total = IP 20 + UDP 8 + BTH 12 + ext + data + ICRC 4.
-        self.ext_len.next = 0.into();
-        if self.p_aeth.q.val() {
-            self.ext_len.next = 4.into();
-        }
-        if self.p_reth.q.val() {
-            self.ext_len.next = 16.into();
-        }
-        if self.p_imm.q.val() {
-            self.ext_len.next = 4.into();
-        }
-        if self.p_reth.q.val() && self.p_imm.q.val() {
-            self.ext_len.next = 20.into();
-        }
-        if self.p_atomic.q.val() {
-            self.ext_len.next = 28.into();
-        }
-        if self.p_aack.q.val() {
-            self.ext_len.next = 12.into();
-        }
-        if self.p_cnp.q.val() {
-            self.ext_len.next = 16.into(); // reserved, zero
-        }
-        self.pad.next = (!self.p_plen.q.val() + 1) & 3;
-        self.ip_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 44;
-        self.udp_len.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 24;
-        // TOS: DSCP << 2 | ECN, ECT(0) = 0b10 when on (annex A17.9); CNPs have a DSCP of their own.
-        self.tos_ecn.next = 0.into();
-        if self.tx_ecn.val() {
-            self.tos_ecn.next = 0x02.into();
-        }
-        self.tos_qp.next = bit_cast::<8, 32>((self.qp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
-        self.tos_cnp.next =
-            bit_cast::<8, 32>((self.cnp_dscp.val() & 0x3F) << 2) | self.tos_ecn.val();
-        self.tos.next = self.tos_qp.val();
-        if self.p_cnp.q.val() {
-            self.tos.next = self.tos_cnp.val();
-        }
-        // IPv4 header checksum (RFC 791): the address vector's words summed ahead, the total length
-        // added in `Ext`.
-        self.ipck.clock.next = self.clock.val();
-        self.ipck.src.next = self.ipv4.val();
-        self.ipck.dst.next = self.dest_ipv4.val();
-        self.ipck.ttl.next = self.hop_limit.val();
-        self.ipck.tos.next = self.tos_qp.val();
-        self.ipck.tos_cnp.next = self.tos_cnp.val();
-        self.ck_add.a.next = self.ck_q.q.val();
-        self.ck_add.b.next = self.ip_len_q.q.val();
-        self.ip_ck.next = !self.ck_add.sum.val();
-        // BTH byte 1: SE 0x80, MigReq 0, PadCnt << 4, TVer 0 (§9.2).
-        self.bth_b1.next = bit_cast::<8, 16>(self.pad.val() << 4);
-        if self.p_se.q.val() {
-            self.bth_b1.next = bit_cast::<8, 16>(self.pad.val() << 4) | 0x80;
-        }
-        // BTH byte 8: AckReq 0x80 (§9.2).
-        self.bth_b8.next = 0.into();
-        if self.p_ackreq.q.val() {
-            self.bth_b8.next = 0x80.into();
-        }
-        // Sums kept at 16 bits before the shift, so Verilog and rust-hdl agree (docs/lint.md).
-        self.p_round.next = self.p_plen.q.val() + self.beat_bytes_m1.val();
-        self.nd_l.next = self.p_round.val() >> self.log_b.val();
         self.want_cqe.next =
             (self.w_status.q.val() != self.wc_success.val()) || ((self.w_flags.q.val() & 1) != 0);
-
-        // Output word at frame byte `pos`: header bytes from the top of the big-endian register, payload
-        // realigned from the previous and current DMA words, the ICRC at frame byte e_pos.
-        self.swap.a.next = bit_cast::<W, 1024>(self.hdr.q.val() >> self.hdr_top.val());
-        self.need_dma.next =
-            (self.pos.q.val() >= self.data_start.q.val()) && (self.j.q.val() < self.nd.q.val());
-        // Payload bytes past the message end are zero: they become the pad (§9.2).
-        self.cur_m.next = 0.into();
-        if self.need_dma.val() {
-            if self.j.q.val() == self.last_j.q.val() {
-                self.cur_m.next = self.rd_resp_data.val() & self.last_wmask.q.val();
-            } else {
-                self.cur_m.next = self.rd_resp_data.val();
-            }
-        }
-        if self.p_reth.q.val() && self.p_imm.q.val() {
-            self.pay.next =
-                (self.prev.q.val() >> self.prev74.val()) | (self.cur_m.val() << self.cur74.val());
-        } else if self.p_reth.q.val() {
-            self.pay.next =
-                (self.prev.q.val() >> self.prev70.val()) | (self.cur_m.val() << self.cur70.val());
-        } else if self.p_aeth.q.val() || self.p_imm.q.val() {
-            self.pay.next =
-                (self.prev.q.val() >> self.prev58.val()) | (self.cur_m.val() << self.cur58.val());
-        } else {
-            self.pay.next =
-                (self.prev.q.val() >> self.prev54.val()) | (self.cur_m.val() << self.cur54.val());
-        }
-        self.tx_vlan.next = self.p_vlan.q.val();
-        self.tx_qpn.next = self.p_src.q.val();
-        self.tx_cnp.next = self.p_cnp.q.val();
-        self.tx_dscp.next = self.p_dscp.q.val();
-        if self.p_v6.q.val() {
-            if self.p_reth.q.val() && self.p_imm.q.val() {
-                self.pay.next = (self.prev.q.val() >> self.prev74_6.val())
-                    | (self.cur_m.val() << self.cur74_6.val());
-            } else if self.p_reth.q.val() {
-                self.pay.next = (self.prev.q.val() >> self.prev70_6.val())
-                    | (self.cur_m.val() << self.cur70_6.val());
-            } else if self.p_aeth.q.val() || self.p_imm.q.val() {
-                self.pay.next = (self.prev.q.val() >> self.prev58_6.val())
-                    | (self.cur_m.val() << self.cur58_6.val());
-            } else {
-                self.pay.next = (self.prev.q.val() >> self.prev54_6.val())
-                    | (self.cur_m.val() << self.cur54_6.val());
-            }
-        }
-        self.base.next = self.swap.y.val() | self.pay.val();
-        // ICRC over frame bytes [14, e_pos) with the masked fields set to ones (§7.8, annex A17).
-        self.to_e.next = self.e_pos.q.val() - self.pos.q.val();
-        self.to_f.next = self.f_pos.q.val() - self.pos.q.val();
-        self.en_lo.next = self.ones_b.val();
-        if self.pos.q.val() < self.eth_len.val() {
-            self.en_lo.next = self.ones_b.val() << (self.eth_len.val() - self.pos.q.val());
-        }
-        if self.e_pos.q.val() <= self.pos.q.val() {
-            self.en_hi.next = 0.into();
-        } else if self.to_e.val() >= self.beat_bytes.val() {
-            self.en_hi.next = self.ones_b.val();
-        } else {
-            self.en_hi.next = !(self.ones_b.val() << self.to_e.val());
-        }
-        // The beat holds the ICRC region's last byte: the region ends at e_pos, within this beat.
-        self.eoc.next =
-            (self.e_pos.q.val() > self.pos.q.val()) && (self.to_e.val() <= self.beat_bytes.val());
-        self.ins.clock.next = self.clock.val();
-        self.ins.in_cen.next = self.en_lo.val() & self.en_hi.val();
-        self.ins.in_eoc.next = self.eoc.val();
-        self.ins.in_v6.next = self.p_v6.q.val();
-        self.ins.out_tready.next = self.tx_tready.val();
-        self.tx_tdata.next = self.ins.out_tdata.val();
-        self.tx_tkeep.next = self.ins.out_tkeep.val();
-        self.tx_tlast.next = self.ins.out_tlast.val();
-        self.tx_tvalid.next = self.ins.out_tvalid.val();
-        // The frame with its ICRC's four bytes zero; the inserter fills them.
-        self.ins.in_tdata.next = self.base.val();
-        self.last_word.next = self.to_f.val() <= self.beat_bytes.val();
-        self.ins.in_tlast.next = self.last_word.val();
-        self.ins.in_tkeep.next = self.ones_b.val();
-        if self.last_word.val() {
-            self.ins.in_tkeep.next = !(self.ones_b.val() << self.to_f.val());
-        }
-        self.fire.next = false;
-        self.v4h.next = 0.into();
-        self.ext_f.next = 0.into();
+        // The frame builder (roce::frame_build): the packet set up in `p_*` (and the WQE's fields its
+        // extension headers carry), the address vector of the QP it goes out on.
+        self.fb.clock.next = self.clock.val();
+        self.fb.desc.opcode.next = self.p_opcode.q.val();
+        self.fb.desc.psn.next = self.p_psn.q.val();
+        self.fb.desc.plen.next = self.p_plen.q.val();
+        self.fb.desc.aeth.next = self.p_aeth.q.val();
+        self.fb.desc.reth.next = self.p_reth.q.val();
+        self.fb.desc.imm.next = self.p_imm.q.val();
+        self.fb.desc.atomic.next = self.p_atomic.q.val();
+        self.fb.desc.aack.next = self.p_aack.q.val();
+        self.fb.desc.cnp.next = self.p_cnp.q.val();
+        self.fb.desc.se.next = self.p_se.q.val();
+        self.fb.desc.ackreq.next = self.p_ackreq.q.val();
+        self.fb.desc.syn.next = self.p_syn.q.val();
+        self.fb.desc.msn.next = self.p_msn.q.val();
+        self.fb.desc.rva.next = self.p_rva.q.val();
+        self.fb.desc.rkey.next = self.w_rkey.q.val();
+        self.fb.desc.rlen.next = self.p_rlen.q.val();
+        self.fb.desc.imm_data.next = self.w_imm.q.val();
+        self.fb.desc.atomic_va.next = self.w_raddr.q.val();
+        self.fb.desc.swap.next = self.w_swap.q.val();
+        self.fb.desc.cmp.next = self.w_cmp.q.val();
+        self.fb.desc.fetch_add.next = self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val();
+        self.fb.desc.orig.next = self.rr_orig_q.q.val();
+        self.fb.desc.src.next = bit_cast::<16, 32>(self.av_q.q.val());
+        self.fb.av.mac_lo.next = self.mac_lo.val();
+        self.fb.av.mac_hi.next = self.mac_hi.val();
+        self.fb.av.dest_mac_lo.next = self.dest_mac_lo.val();
+        self.fb.av.dest_mac_hi.next = self.dest_mac_hi.val();
+        self.fb.av.ipv4.next = self.ipv4.val();
+        self.fb.av.dest_ipv4.next = self.dest_ipv4.val();
+        self.fb.av.ipv6.next = self.ipv6.val();
+        self.fb.av.src_gid.next = self.src_gid.val();
+        self.fb.av.dest_gid_hi.next = self.dest_gid_hi.val();
+        self.fb.av.dest_qpn.next = self.dest_qpn.val();
+        self.fb.av.udp_sport.next = self.udp_sport.val();
+        self.fb.av.udp_dport.next = self.udp_dport.val();
+        self.fb.av.hop_limit.next = self.hop_limit.val();
+        self.fb.av.flow_label.next = self.flow_label.val();
+        self.fb.av.dscp.next = self.qp_dscp.val();
+        self.fb.av.cnp_dscp.next = self.cnp_dscp.val();
+        self.fb.av.ecn.next = self.tx_ecn.val();
+        self.fb.av.vlan.next = self.vlan.val();
+        self.fb.load.next = self.state.q.val() == TxState::Load;
+        self.fb.emit.next = self.state.q.val() == TxState::Emit;
+        self.fb.pay_valid.next = self.rd_resp_valid.val();
+        self.fb.pay_data.next = self.rd_resp_data.val();
+        self.fb.tx_tready.next = self.tx_tready.val();
+        self.tx_tdata.next = self.fb.tx_tdata.val();
+        self.tx_tkeep.next = self.fb.tx_tkeep.val();
+        self.tx_tlast.next = self.fb.tx_tlast.val();
+        self.tx_tvalid.next = self.fb.tx_tvalid.val();
+        self.tx_vlan.next = self.fb.tx_vlan.val();
+        self.tx_qpn.next = self.fb.tx_qpn.val();
+        self.tx_cnp.next = self.fb.tx_cnp.val();
+        self.tx_dscp.next = self.fb.tx_dscp.val();
 
         // The retransmission timer runs while a WQE is active or in the ring; sends, ACK progress and
         // restarts clear it. It stands still while PFC pauses the QP's priority: the packets it times
@@ -2869,146 +2568,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.state.d.next = TxState::Load;
             }
             TxState::Load => {
-                // Ethernet II, IPv4 (RFC 791), UDP (checksum 0, allowed for RoCEv2, annex A17), BTH (§9.2).
-                self.v4h.next = self.hdr_fixed.val()
-                    | (bit_cast::<1024, 32>(self.dest_mac_hi.val() & 0xFFFF) << 1008)
-                    | (bit_cast::<1024, 32>(self.dest_mac_lo.val()) << 976)
-                    | (bit_cast::<1024, 32>(self.mac_hi.val() & 0xFFFF) << 960)
-                    | (bit_cast::<1024, 32>(self.mac_lo.val()) << 928)
-                    | (bit_cast::<1024, 8>(self.tos.val()) << 896)
-                    | (bit_cast::<1024, 16>(self.ip_len.val()) << 880)
-                    | (bit_cast::<1024, 8>(self.hop_limit.val()) << 840)
-                    | (bit_cast::<1024, 32>(self.ipv4.val()) << 784)
-                    | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 752)
-                    | (bit_cast::<1024, 32>(self.udp_sport.val() & 0xFFFF) << 736)
-                    | (bit_cast::<1024, 16>(self.udp_dport.val()) << 720)
-                    | (bit_cast::<1024, 16>(self.udp_len.val()) << 704)
-                    | (bit_cast::<1024, 8>(self.p_opcode.q.val()) << 680)
-                    | (bit_cast::<1024, 8>(self.bth_b1.val()) << 672)
-                    | (bit_cast::<1024, 32>(self.dest_qpn.val() & 0xFF_FFFF) << 624)
-                    | (bit_cast::<1024, 8>(self.bth_b8.val()) << 616)
-                    | (bit_cast::<1024, 24>(self.p_psn.q.val()) << 592);
-                self.hdr.d.next = self.v4h.val();
-                self.ck_q.d.next = self.ipck.part.val();
-                if self.p_cnp.q.val() {
-                    self.ck_q.d.next = self.ipck.part_cnp.val();
-                }
-                self.ip_len_q.d.next = self.ip_len.val();
-                // Frame layout: ICRC at e_pos = 14 + IP length - 4, frame end f_pos = 14 + IP length
-                // (each its own sum of the lengths, not an add behind IP length's).
-                self.e_pos.d.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 54;
-                self.f_pos.d.next = self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 58;
-                self.p_v6.d.next = self.ipv6.val();
-                self.p_vlan.d.next = self.vlan.val();
-                self.p_dscp.d.next = bit_cast::<6, 8>(self.tos.val() >> 2);
-                self.p_src.d.next = bit_cast::<16, 32>(self.av_q.q.val());
-                if self.ipv6.val() {
-                    // IPv6 (RFC 8200, RoCEv2 annex A17.4): the 40-byte header in place of IPv4's 20, its
-                    // traffic class the TOS byte, payload length the UDP length; UDP on 20 bytes later.
-                    self.hdr.d.next = (self.v4h.val() & self.keep_eth.val())
-                        | self.hdr6_fixed.val()
-                        | (bit_cast::<1024, 8>(self.tos.val()) << 900)
-                        | (bit_cast::<1024, 20>(self.flow_label.val()) << 880)
-                        | (bit_cast::<1024, 16>(self.udp_len.val()) << 864)
-                        | (bit_cast::<1024, 8>(self.hop_limit.val()) << 848)
-                        | (bit_cast::<1024, 128>(self.src_gid.val()) << 720)
-                        | (bit_cast::<1024, 96>(self.dest_gid_hi.val()) << 624)
-                        | (bit_cast::<1024, 32>(self.dest_ipv4.val()) << 592)
-                        | ((self.v4h.val() & self.keep_l4.val()) >> 160);
-                    self.e_pos.d.next =
-                        self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 74;
-                    self.f_pos.d.next =
-                        self.ext_len.val() + self.p_plen.q.val() + self.pad.val() + 78;
-                }
-                self.nd.d.next = self.nd_l.val();
-                self.last_j.d.next = self.nd_l.val() - 1;
-                self.last_wmask.d.next = self.ones_w.val();
-                if (self.p_plen.q.val() & self.beat_bytes_m1.val()) != 0 {
-                    self.last_wmask.d.next = !(self.ones_w.val()
-                        << ((self.p_plen.q.val() & self.beat_bytes_m1.val()) << 3));
-                }
-                self.data_start.d.next = self.start54.val();
-                if self.p_reth.q.val() {
-                    self.data_start.d.next = self.start70.val();
-                }
-                if self.p_aeth.q.val() || self.p_imm.q.val() {
-                    self.data_start.d.next = self.start58.val();
-                }
-                if self.p_reth.q.val() && self.p_imm.q.val() {
-                    self.data_start.d.next = self.start74.val();
-                }
-                if self.ipv6.val() {
-                    self.data_start.d.next = self.start54_6.val();
-                    if self.p_reth.q.val() {
-                        self.data_start.d.next = self.start70_6.val();
-                    }
-                    if self.p_aeth.q.val() || self.p_imm.q.val() {
-                        self.data_start.d.next = self.start58_6.val();
-                    }
-                    if self.p_reth.q.val() && self.p_imm.q.val() {
-                        self.data_start.d.next = self.start74_6.val();
-                    }
-                }
-                self.pos.d.next = 0.into();
-                self.j.d.next = 0.into();
-                self.prev.d.next = 0.into();
-                // An address vector just read waits for its checksum's sum (two cycles).
-                if self.ipck.ok.val() || self.ipv6.val() {
+                // The frame builder takes the headers (roce::frame_build), then adds the extension
+                // header in `Ext`; an address vector just read waits for its checksum's sums.
+                if self.fb.loaded.val() {
                     self.state.d.next = TxState::Ext;
                 }
             }
             TxState::Ext => {
-                // Each extension header at its IPv4 place (`ext_f`), moved down 20 bytes in IPv6.
-                self.ext_f.next = 0.into();
-                // AETH (§9.3): syndrome, MSN. RETH (§9.3): VA, R_Key, DMA length = the whole message.
-                if self.p_aeth.q.val() {
-                    self.ext_f.next = (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
-                        | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560);
-                }
-                if self.p_reth.q.val() {
-                    self.ext_f.next = (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
-                        | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
-                        | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464);
-                }
-                if self.p_atomic.q.val() {
-                    // AtomicETH (§9.3): VA, R_Key, swap or add value, compare value.
-                    self.ext_f.next = (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
-                        | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
-                        | (bit_cast::<1024, 64>(self.w_swap.q.val()) << 432)
-                        | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 368);
-                    if self.w_opcode.q.val() == self.wro_atomic_fetch_and_add.val() {
-                        self.ext_f.next = (bit_cast::<1024, 64>(self.w_raddr.q.val()) << 528)
-                            | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
-                            | (bit_cast::<1024, 64>(self.w_cmp.q.val()) << 432);
-                    }
-                }
-                if self.p_cnp.q.val() {
-                    // BTH byte 4: FECN (0x80) and BECN (0x40); a CNP carries BECN.
-                    self.ext_f.next = bit_cast::<1024, 8>(bits::<8>(0x40)) << 648;
-                }
-                if self.p_aack.q.val() {
-                    // AETH then AtomicAckETH: the original value (§9.3).
-                    self.ext_f.next = (bit_cast::<1024, 8>(self.p_syn.q.val()) << 584)
-                        | (bit_cast::<1024, 24>(self.p_msn.q.val()) << 560)
-                        | (bit_cast::<1024, 64>(self.rr_orig_q.q.val()) << 496);
-                }
-                // ImmDt (§9.3): after the RETH on WRITE ONLY with immediate, else right after the BTH.
-                if self.p_imm.q.val() && self.p_reth.q.val() {
-                    self.ext_f.next = (bit_cast::<1024, 64>(self.p_rva.q.val()) << 528)
-                        | (bit_cast::<1024, 32>(self.w_rkey.q.val()) << 496)
-                        | (bit_cast::<1024, 32>(self.p_rlen.q.val()) << 464)
-                        | (bit_cast::<1024, 32>(self.w_imm.q.val()) << 432);
-                } else if self.p_imm.q.val() {
-                    self.ext_f.next = bit_cast::<1024, 32>(self.w_imm.q.val()) << 560;
-                }
-                // The IPv4 header checksum (IPv6 has none) from the sums `Load` registered.
-                self.hdr.d.next = self.hdr.q.val()
-                    | self.ext_f.val()
-                    | (bit_cast::<1024, 16>(self.ip_ck.val()) << 816);
-                if self.p_v6.q.val() {
-                    self.hdr.d.next = self.hdr.q.val() | (self.ext_f.val() >> 160);
-                }
-                if self.nd.q.val() != 0 {
+                if self.fb.has_data.val() {
                     self.state.d.next = TxState::DmaReq;
                 } else {
                     self.state.d.next = TxState::Emit;
@@ -3059,58 +2626,46 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.pf_addr.d.next = self.pfs.addr.val();
                     self.pf_len.d.next = self.pfs.len.val();
                 }
-                self.ins.in_tvalid.next = !self.need_dma.val() || self.rd_resp_valid.val();
-                self.rd_resp_ready.next = self.need_dma.val() && self.ins.in_tready.val();
-                self.fire.next =
-                    self.ins.in_tready.val() && (!self.need_dma.val() || self.rd_resp_valid.val());
-                if self.fire.val() {
-                    self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
-                    self.hdr.d.next = self.hdr.q.val() << self.w_bits.val();
-                    // After the last DMA word `prev` becomes zero, so the flush word carries no stale bytes.
-                    self.prev.d.next = self.cur_m.val();
-                    if self.need_dma.val() {
-                        self.j.d.next = self.j.q.val() + 1;
-                    }
-                    if self.last_word.val() {
-                        self.tx_frames_inc.next = true;
-                        self.state.d.next = TxState::Idle;
-                        if self.p_ack.q.val() {
-                            self.tx_acks_inc.next = true;
-                        } else if self.p_cnp.q.val() {
-                            self.tx_cnp_inc.next = true;
-                        } else if self.p_resp.q.val() {
-                            self.rr.resp.ready.next = true;
-                        } else if self.is_read.val() {
-                            // A READ request stands for all its responses' PSNs. Its context joins
-                            // rdq (one with a list is the receive engine's context as the WQE in
-                            // progress); the receive engine restarts at this request's first response if
-                            // the READ is (or becomes) its context, not while it lands older ones.
-                            self.rdq_push.next = !self.w_gather.q.val() && !self.w_rdq.q.val();
-                            self.rd_restart.next = (self.rdq_rxn.q.val() == 0)
-                                || (self.w_rdq.q.val() && (self.rdq_rxn.q.val() == 1));
-                            self.snd_idx.d.next = self.npk.q.val();
-                            self.timer.d.next = 0.into();
+                self.rd_resp_ready.next = self.fb.pay_ready.val();
+                if self.fb.done.val() {
+                    self.tx_frames_inc.next = true;
+                    self.state.d.next = TxState::Idle;
+                    if self.p_ack.q.val() {
+                        self.tx_acks_inc.next = true;
+                    } else if self.p_cnp.q.val() {
+                        self.tx_cnp_inc.next = true;
+                    } else if self.p_resp.q.val() {
+                        self.rr.resp.ready.next = true;
+                    } else if self.is_read.val() {
+                        // A READ request stands for all its responses' PSNs. Its context joins
+                        // rdq (one with a list is the receive engine's context as the WQE in
+                        // progress); the receive engine restarts at this request's first response if
+                        // the READ is (or becomes) its context, not while it lands older ones.
+                        self.rdq_push.next = !self.w_gather.q.val() && !self.w_rdq.q.val();
+                        self.rd_restart.next = (self.rdq_rxn.q.val() == 0)
+                            || (self.w_rdq.q.val() && (self.rdq_rxn.q.val() == 1));
+                        self.snd_idx.d.next = self.npk.q.val();
+                        self.timer.d.next = 0.into();
+                        self.since_req.d.next = 0.into();
+                        if self.npk.q.val() > self.snd_max.q.val() {
+                            self.snd_max.d.next = self.npk.q.val();
+                            self.sq_psn_set.next = true;
+                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
+                        }
+                    } else {
+                        // An atomic's context joins rdq as a READ's does.
+                        self.rdq_push.next = self.is_atomic.val() && !self.w_rdq.q.val();
+                        self.snd_idx.d.next = self.snd_idx.q.val() + 1;
+                        self.timer.d.next = 0.into();
+                        self.since_req.d.next = self.since_req.q.val() + 1;
+                        if self.p_ackreq.q.val() {
                             self.since_req.d.next = 0.into();
-                            if self.npk.q.val() > self.snd_max.q.val() {
-                                self.snd_max.d.next = self.npk.q.val();
-                                self.sq_psn_set.next = true;
-                                self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
-                            }
-                        } else {
-                            // An atomic's context joins rdq as a READ's does.
-                            self.rdq_push.next = self.is_atomic.val() && !self.w_rdq.q.val();
-                            self.snd_idx.d.next = self.snd_idx.q.val() + 1;
-                            self.timer.d.next = 0.into();
-                            self.since_req.d.next = self.since_req.q.val() + 1;
-                            if self.p_ackreq.q.val() {
-                                self.since_req.d.next = 0.into();
-                            }
-                            // SQ_PSN follows the highest PSN sent, not the retransmissions.
-                            if self.snd_idx.q.val() >= self.snd_max.q.val() {
-                                self.snd_max.d.next = self.snd_idx.q.val() + 1;
-                                self.sq_psn_set.next = true;
-                                self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
-                            }
+                        }
+                        // SQ_PSN follows the highest PSN sent, not the retransmissions.
+                        if self.snd_idx.q.val() >= self.snd_max.q.val() {
+                            self.snd_max.d.next = self.snd_idx.q.val() + 1;
+                            self.sq_psn_set.next = true;
+                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
                         }
                     }
                 }
@@ -3310,7 +2865,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             || (self.state.q.val() == TxState::WqeCheck)
             || (self.state.q.val() == TxState::Cqe)
             || (self.state.q.val() == TxState::RgCqe)
-            || ((self.state.q.val() == TxState::Emit) && self.last_word.val())
+            || ((self.state.q.val() == TxState::Emit) && self.fb.last.val())
             || self.i_act.val()
             || self.lat_mv.val()
             || self.rg_stale.q.val()
