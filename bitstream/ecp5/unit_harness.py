@@ -16,7 +16,7 @@ The clock is the one clock port (`clock`); a unit without one is timed between t
 import re
 import sys
 
-PORT = re.compile(r"^\s*(input|output)\s+(?:wire|reg)\s+(?:\[(\d+):0\]\s+)?(\w+)\s*;")
+PORT = re.compile(r"^\s*(input|output)\s+(?:wire|reg)\s+(?:\[(\d+):0\]\s+)?([\w$]+)\s*;")
 
 
 def ports(verilog):
