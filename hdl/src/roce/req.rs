@@ -2,9 +2,9 @@
 //! the ACK/NAK frames the responder (`roce::resp`) asks for.
 //!
 //! Per WQE: fetch the 64-byte send WQE by DMA, segment the message at the path MTU (§9.7), and for each
-//! packet build the Ethernet/IPv4/UDP/BTH[/RETH] header as a big-endian register, stream the payload from
-//! host memory behind it (each output word joins the previous and the current DMA word with a fixed byte
-//! shift), zero-pad to 4 bytes and append the ICRC (§7.8, RoCEv2 annex A17) computed on the outgoing words.
+//! packet set up its descriptor (opcode, PSN, length, extension headers) for the frame builder
+//! (`roce::frame_build`), which puts the headers, the payload read from host memory, the pad and the ICRC
+//! (§7.8, RoCEv2 annex A17) on the wire.
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
