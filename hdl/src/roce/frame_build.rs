@@ -17,6 +17,7 @@ use super::icrc_insert::IcrcInsert;
 use super::ip_csum::IpCsum;
 use crate::prim::byteswap::ByteSwap;
 use crate::prim::end_around_add::EndAroundAdd;
+use rocenic_proto::wire::{DEFAULT_PKEY, ETHERTYPE_IPV4, ETHERTYPE_IPV6, IP_PROTO_UDP};
 use rust_hdl::prelude::*;
 
 /// One packet, as the engine set it up. Held from `load` until the frame's last beat.
@@ -250,15 +251,16 @@ impl<const W: usize, const B: usize> Default for FrameBuild<W, B> {
         // Header fields that never change: EtherType IPv4; version/IHL 0x45 (the TOS byte follows from
         // the DSCPs and ECN); flags DF; protocol UDP (the TTL is the QP's); P_Key 0xFFFF (default
         // partition).
-        let hdr_fixed = be_field(0x0800, 12, 2)
+        let hdr_fixed = be_field(ETHERTYPE_IPV4 as u64, 12, 2)
             | be_field(0x4500, 14, 2)
             | be_field(0x4000, 20, 2)
-            | be_field(0x0011, 22, 2)
-            | be_field(0xFFFF, 44, 2);
+            | be_field(IP_PROTO_UDP as u64, 22, 2)
+            | be_field(DEFAULT_PKEY as u64, 44, 2);
         // IPv6 (RFC 8200): EtherType 0x86DD; version 6; next header UDP. The traffic class, flow label
         // and hop limit are added in `load`, the payload length in `ext`.
-        let hdr6_fixed =
-            be_field(0x86DD, 12, 2) | be_field(0x6000_0000, 14, 4) | be_field(0x1100, 20, 2);
+        let hdr6_fixed = be_field(ETHERTYPE_IPV6 as u64, 12, 2)
+            | be_field(0x6000_0000, 14, 4)
+            | be_field((IP_PROTO_UDP as u64) << 8, 20, 2);
         let keep_eth = be_field(u64::MAX, 0, 8) | be_field(0xFFFF_FFFF, 8, 4);
         let mut keep_l4: Bits<1024> = 0.into();
         for p in 34..128 {
@@ -822,7 +824,7 @@ mod tests {
     use rocenic_proto::opcode::{self, hdr};
     use rocenic_proto::wire::{
         AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CnpPadRepr, EthernetRepr, ExtHeaders,
-        Frame, IethRepr, ImmDtRepr, IpRepr, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr,
+        Frame, IethRepr, ImmDtRepr, IpRepr, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, ROCEV2_UDP_PORT,
     };
 
     /// The address vector the frames go out with.
@@ -899,7 +901,7 @@ mod tests {
                 traffic_class: tos,
                 flow_label: a.flow,
                 payload_len: 0,
-                next_header: 17,
+                next_header: IP_PROTO_UDP,
                 hop_limit: a.hop,
                 src: a.src_gid.to_be_bytes(),
                 dst,
@@ -911,7 +913,7 @@ mod tests {
                 ident: 0,
                 dont_frag: true,
                 ttl: a.hop,
-                protocol: 17,
+                protocol: IP_PROTO_UDP,
                 checksum: 0,
                 src: a.ipv4.to_be_bytes(),
                 dst: a.dest_ipv4.to_be_bytes(),
@@ -952,7 +954,11 @@ mod tests {
             eth: EthernetRepr {
                 dst: mac(a.dest_mac),
                 src: mac(a.mac),
-                ethertype: if a.ipv6 { 0x86DD } else { 0x0800 },
+                ethertype: if a.ipv6 {
+                    ETHERTYPE_IPV6
+                } else {
+                    ETHERTYPE_IPV4
+                },
             },
             vlan: None,
             ip,
@@ -968,7 +974,7 @@ mod tests {
                 mig_req: false,
                 pad_count: 0,
                 tver: 0,
-                pkey: 0xFFFF,
+                pkey: DEFAULT_PKEY,
                 fecn: false,
                 becn: cnp,
                 resv6a: 0,
@@ -1144,7 +1150,7 @@ mod tests {
             dest_gid_hi: 0xFE80_0000_0000_0000_0000_0000,
             dest_qpn: 0x00_0123,
             sport: 0xC000,
-            dport: 4791,
+            dport: ROCEV2_UDP_PORT,
             hop: 64,
             flow: 0,
             dscp: 26,
