@@ -42,7 +42,7 @@ ndp             119.8           96            0
 vlan_strip      115.9           92            0
 vlan_insert     238.7           190           0
 rx_engine       91.6            73            0
-tx_engine       67.5            58            0
+tx_engine       80.4            64            0
 frame_build     120.6           96            0
 cqe             124.5           100           0
 write_align     185.5           148           0

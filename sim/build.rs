@@ -43,7 +43,7 @@ fn verilator_root() -> PathBuf {
 /// fast-forward edge (`warp` input). Their changes do not count in the change probe, so a core whose
 /// only changing state they are reads as quiet. The `wake_r` registers follow the timers.
 const TIMERS: &[&str] = &[
-    "top$tx_eng$timer",
+    "top$tx_eng$rt$t",
     "top$tx_eng$wake_r",
     "top$rx_eng$now",
     "top$rx_eng$cnp_age",

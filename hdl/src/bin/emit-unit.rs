@@ -30,12 +30,14 @@ use rocenic_hdl::roce::qp_table::QpTable;
 use rocenic_hdl::roce::read_reply::ReadReply;
 use rocenic_hdl::roce::req::TxEngine;
 use rocenic_hdl::roce::resp::RxEngine;
+use rocenic_hdl::roce::retry_timer::RetryTimer;
+use rocenic_hdl::roce::tx_arbiter::TxArbiter;
 use rocenic_hdl::roce::wqe_addr::WqeAddr;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, frame_build, cqe, write_align, gather, \
+     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, frame_build, tx_arbiter, retry_timer, cqe, write_align, gather, \
      read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -83,6 +85,8 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("wqe_addr", _) => emit::<WqeAddr>(),
         ("pf_seg", _) => emit::<PfSeg>(),
         ("ip_csum", _) => emit::<IpCsum>(),
+        ("tx_arbiter", _) => emit::<TxArbiter>(),
+        ("retry_timer", _) => emit::<RetryTimer>(),
         ("frame_build", false) => emit::<FrameBuild<64, 8>>(),
         ("frame_build", true) => emit::<FrameBuild<512, 64>>(),
         ("cqe", false) => emit::<CqeWriter<64, 8>>(),

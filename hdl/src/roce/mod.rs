@@ -12,6 +12,8 @@ pub mod recv_check;
 pub mod recv_hdr;
 pub mod req;
 pub mod resp;
+pub mod retry_timer;
+pub mod tx_arbiter;
 pub mod wqe_addr;
 
 #[cfg(test)]

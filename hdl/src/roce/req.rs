@@ -15,6 +15,8 @@ use super::ctx::{
 };
 use super::frame_build::FrameBuild;
 use super::pf_seg::PfSeg;
+use super::retry_timer::RetryTimer;
+use super::tx_arbiter::{TxArbiter, TxPick};
 use super::wqe_addr::WqeAddr;
 use crate::host::sgl_sum::{self, SglSum};
 use crate::roce::read_reply::ReadReply;
@@ -38,37 +40,6 @@ const TURN_WQES: u64 = 16;
 /// Payload reads the requester keeps ahead of the packet on the wire: enough to cover the host's read
 /// latency with MTU 1024 frames at 512 bits (about 18 cycles each against a 50-cycle read).
 const PF_DEPTH: u64 = 4;
-
-/// The decision Idle picked (in priority order), acted on in the next cycle.
-#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
-enum TxPick {
-    None,
-    /// Drain a prefetch the next packet will not use; drop a WQE fetched ahead.
-    PfDrain,
-    WqeDrain,
-    /// Send the responder's ACK/NAK, a CNP; set up the next READ response; take a READ job.
-    AckFrame,
-    Cnp,
-    RrSetup,
-    RrTake,
-    /// The ring: dropped on leaving RTS, its head READ landed, an ACK/NAK served, a timeout.
-    RgDrop,
-    RgLanded,
-    RgAck,
-    RgTimeout,
-    /// The WQE in progress: completed, its READ landed, dropped on leaving RTS, an ACK/NAK served,
-    /// RNR wait over, a timeout, parked in the ring, its next packet.
-    Cqe,
-    RdLanded,
-    WqeDrop,
-    WqeAck,
-    RnrOver,
-    WqeTimeout,
-    Park,
-    Send,
-    /// Fetch the next WQE.
-    Fetch,
-}
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum TxState {
@@ -285,7 +256,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pub tx_tvalid: Signal<Out, bool>,
     pub tx_tready: Signal<In, bool>,
     state: DFF<TxState>,
-    pick: DFF<TxPick>,
+    /// Idle's decision (roce::tx_arbiter).
+    arb: TxArbiter,
     // the WQE being executed (proto::host::wqe)
     wqe_buf: DFF<Bits<512>>,
     /// A 128-byte WQE's second half: its gather list (proto::host::sge).
@@ -325,8 +297,12 @@ pub struct TxEngine<const W: usize, const B: usize> {
     snd_idx: DFF<Bits<24>>,
     snd_max: DFF<Bits<24>>,
     una: DFF<Bits<24>>,
-    retry: DFF<Bits<32>>,
-    timer: DFF<Bits<32>>,
+    retry: DFF<Bits<3>>,
+    /// RETRY_CNT (3 bits in the context), and one less.
+    retry_init: Signal<Local, Bits<3>>,
+    retry_init_m1: Signal<Local, Bits<3>>,
+    /// The retransmission timer (roce::retry_timer).
+    rt: RetryTimer,
     rnr_wait: DFF<bool>,
     /// The current QP's priority was paused when its address vector was last read (`av_paused`): the
     /// retransmission timer stands still meanwhile.
@@ -334,7 +310,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wake_r: DFF<Bits<32>>,
     left_ack: Signal<Local, Bits<32>>,
     left_rnr: Signal<Local, Bits<32>>,
-    rnr_left: DFF<Bits<32>>,
+    rnr_left: DFF<Bits<8>>,
     /// Cycles to wait for the RNR NAK being served (its timer code, IBA Table 45, at this width's clock).
     rnr_cycles: DFF<Bits<32>>,
     rnr_rom: ROM<Bits<32>, 5>,
@@ -593,6 +569,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// The WQE's local address high half + 1, for a low half that carries.
     w_laddr_hi1: DFF<Bits<32>>,
     pf_go: Signal<Local, bool>,
+    /// `pf_go` a cycle late, for Emit's claim (so that no compare stands in front of it).
+    pf_go_q: DFF<bool>,
     pf_stale: Signal<Local, bool>,
     /// A prefetch is claimed or its data is coming.
     pf_any: Signal<Local, bool>,
@@ -605,7 +583,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     plen: Signal<Local, Bits<16>>,
     /// PSN of the responder's next READ response or ATOMIC ACKNOWLEDGE (of the job in progress or waiting),
     /// its distance past the ACK/NAK to send, and whether that ACK/NAK must wait behind the job.
-    rr_next_psn: Signal<Local, Bits<24>>,
+    /// The ACK/NAK's PSN distance from the next response, registered both ways (from a job waiting, and
+    /// from the job's next response), with which applies and whether a job is there at all.
+    g_rr: DFF<Bits<24>>,
+    g_resp: DFF<Bits<24>>,
+    g_sel: DFF<bool>,
+    g_on: DFF<bool>,
+    ack_new_q: DFF<bool>,
+    rr_new: Signal<Local, bool>,
+    rr_new_q: DFF<bool>,
     ack_gap: Signal<Local, Bits<24>>,
     ack_hold: Signal<Local, bool>,
     /// Whether the ACK/NAK must wait, registered from a cycle ago; a cycle's change that could make it
@@ -617,8 +603,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     push_hit: Signal<Local, bool>,
     is_atomic: Signal<Local, bool>,
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
-    psn_end: Signal<Local, Bits<24>>,
-    psn_next: Signal<Local, Bits<24>>,
+    /// The PSN after the WQE's last and after the packet's, registered: read at a frame's end and
+    /// in Idle's acts, cycles after `first_psn`, `npk` and `p_psn` are set.
+    psn_end: DFF<Bits<24>>,
+    psn_next: DFF<Bits<24>>,
     want_cqe: Signal<Local, bool>,
     // constants
     /// Bits per beat: a WQE arriving in beats shifts down by this much per word.
@@ -829,7 +817,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             tx_tvalid: Default::default(),
             tx_tready: Default::default(),
             state: Default::default(),
-            pick: Default::default(),
+            arb: Default::default(),
             wqe_buf: Default::default(),
             sgl_buf: Default::default(),
             sgl_total: Default::default(),
@@ -862,7 +850,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             snd_max: Default::default(),
             una: Default::default(),
             retry: Default::default(),
-            timer: Default::default(),
+            retry_init: Default::default(),
+            retry_init_m1: Default::default(),
+            rt: Default::default(),
             rnr_wait: Default::default(),
             cur_paused: Default::default(),
             rnr_left: Default::default(),
@@ -1037,6 +1027,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nsge_gt1: Default::default(),
             w_laddr_hi1: Default::default(),
             pf_go: Default::default(),
+            pf_go_q: Default::default(),
             pf_stale: Default::default(),
             pf_on: Default::default(),
             pf_n: Default::default(),
@@ -1049,7 +1040,13 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pf_len: Default::default(),
             rem: Default::default(),
             plen: Default::default(),
-            rr_next_psn: Default::default(),
+            g_rr: Default::default(),
+            g_resp: Default::default(),
+            g_sel: Default::default(),
+            g_on: Default::default(),
+            ack_new_q: Default::default(),
+            rr_new: Default::default(),
+            rr_new_q: Default::default(),
             ack_gap: Default::default(),
             ack_hold: Default::default(),
             ack_hold_now: Default::default(),
@@ -1155,7 +1152,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self,
             clock,
             state,
-            pick,
             sum_k,
             cur_paused,
             wake_r,
@@ -1194,7 +1190,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             snd_max,
             una,
             retry,
-            timer,
             rnr_wait,
             rnr_left,
             rnr_cycles,
@@ -1277,7 +1272,16 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             ev_on,
             w_raddr_hi1,
             ack_hold_q,
-            rr_valid_q
+            rr_valid_q,
+            g_rr,
+            g_resp,
+            g_sel,
+            g_on,
+            ack_new_q,
+            rr_new_q,
+            psn_end,
+            psn_next,
+            pf_go_q
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -1596,6 +1600,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.rr_valid.val()
             && self.enable.val()
             && self.sq_on.val();
+        // Registered for the claim in Emit: the segmenter's outputs (`ok`: settled on the inputs as they
+        // were) are the same a cycle later, and in Emit nothing else of the above changes but by a claim
+        // (none in the cycle after one, nor in Emit's first cycle: DmaReq moves `pf_idx`, `pf_n`). A
+        // READ job, a disable in between: the read goes out a cycle after all and drains.
+        self.pf_go_q.d.next = self.pf_go.val()
+            && (self.state.q.val() == TxState::Emit)
+            && !self.pf_go_q.q.val()
+            && !self.reset.val();
         // A prefetch is used only by the very next packet of the same WQE; anything else drains it.
         self.pf_stale.next = !(self.wqe_active.q.val()
             && !self.w_done.q.val()
@@ -1606,23 +1618,31 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Responses leave in PSN order (§9.7.5.1.5): an ACK/NAK whose PSN is not before the next response of
         // a READ or atomic job (in progress, or accepted and waiting) goes after that job's responses. Sent
         // first it would tell the requester that the READ's remaining responses were lost (an implied NAK).
-        self.rr_next_psn.next = self.rr_psn.val();
-        if self.rr.active.val() {
-            self.rr_next_psn.next = self.rr.resp.psn.val();
+        self.g_rr.d.next = self.rr_psn.val() - self.ack_psn.val();
+        self.g_resp.d.next = self.rr.resp.psn.val() - self.ack_psn.val();
+        self.g_sel.d.next = self.rr.active.val();
+        self.g_on.d.next = self.rr.active.val() || self.rr_valid.val();
+        self.ack_gap.next = self.g_rr.q.val();
+        if self.g_sel.q.val() {
+            self.ack_gap.next = self.g_resp.q.val();
         }
-        self.ack_gap.next = self.rr_next_psn.val() - self.ack_psn.val();
-        self.ack_hold_now.next = (self.rr.active.val() || self.rr_valid.val())
-            && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
-        // Registered: a cycle late, which is safe while it falls (the ACK waits a cycle more) and covered
-        // while it could rise (a new ACK/NAK, a new job; the job's responses only move the PSN it
-        // compares with past the ACK's).
+        self.ack_hold_now.next =
+            self.g_on.q.val() && ((self.ack_gap.val() == 0) || (self.ack_gap.val() >= 0x80_0000));
+        // Registered again: two cycles late, which is safe while it falls (the ACK waits a cycle more)
+        // and covered while it could rise (a new ACK/NAK, a new job, this cycle and the one before; the
+        // job's responses only move the PSN it compares with past the ACK's).
         self.ack_hold_q.d.next = self.ack_hold_now.val();
         self.rr_valid_q.d.next = self.rr_valid.val();
+        self.rr_new.next = self.rr_valid.val() && !self.rr_valid_q.q.val();
+        self.rr_new_q.d.next = self.rr_new.val();
+        self.ack_new_q.d.next = self.ack_new.val();
         self.ack_hold.next = self.ack_hold_q.q.val()
             || self.ack_new.val()
-            || (self.rr_valid.val() && !self.rr_valid_q.q.val());
-        self.psn_next.next = self.p_psn.q.val() + 1;
-        self.psn_end.next = self.first_psn.q.val() + self.npk.q.val();
+            || self.ack_new_q.q.val()
+            || self.rr_new.val()
+            || self.rr_new_q.q.val();
+        self.psn_next.d.next = self.p_psn.q.val() + 1;
+        self.psn_end.d.next = self.first_psn.q.val() + self.npk.q.val();
         // The completer's checks (roce::comp_check): the latched ACK/NAK's PSN as a packet index into
         // the ring's head entry (`hd`) and into the WQE in progress (`ad`), 24-bit modular (§9.7.6),
         // and their compares, two cycles behind what they read.
@@ -1703,6 +1723,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // restarts clear it. It stands still while PFC pauses the QP's priority: the packets it times
         // may still sit at the MAC, and a pause storm must not use up the retries (a storm that never
         // ends is the watchdog's, `net::pfc`).
+        self.retry_init.next = bit_cast::<3, 32>(self.retry_cnt.val());
+        self.retry_init_m1.next = self.retry_init.val() - 1;
+        self.rt.clock.next = self.clock.val();
+        self.rt.warp.next = self.warp.val();
+        self.rt.run.next = false;
+        self.rt.clear.next = false;
         if self.av_ok_cur.val() {
             self.cur_paused.d.next = self.av_paused.val();
         }
@@ -1710,20 +1736,20 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.left_ack.next = !bits::<32>(0); // all ones: nothing to wake for
         if self.ack_timeout.val() != 0 {
             self.left_ack.next = 0.into();
-            if self.timer.q.val() < self.ack_timeout.val() {
-                self.left_ack.next = self.ack_timeout.val() - self.timer.q.val() - 1;
+            if self.rt.value.val() < self.ack_timeout.val() {
+                self.left_ack.next = self.ack_timeout.val() - self.rt.value.val() - 1;
             }
         }
         self.left_rnr.next = !bits::<32>(0); // all ones: nothing to wake for
         if self.rnr_wait.q.val() {
             self.left_rnr.next = 0.into();
-            if self.timer.q.val() < self.rnr_cycles.q.val() {
-                self.left_rnr.next = self.rnr_cycles.q.val() - self.timer.q.val() - 1;
+            if self.rt.value.val() < self.rnr_cycles.q.val() {
+                self.left_rnr.next = self.rnr_cycles.q.val() - self.rt.value.val() - 1;
             }
         }
         self.wake_r.d.next = !bits::<32>(0); // all ones: nothing to wake for
         if (self.wqe_active.q.val() || (self.rg_n.q.val() != 0)) && !self.cur_paused.q.val() {
-            self.timer.d.next = self.timer.q.val() + 1 + self.warp.val();
+            self.rt.run.next = true;
             self.wake_r.d.next = self.left_ack.val();
             if self.left_rnr.val() < self.left_ack.val() {
                 self.wake_r.d.next = self.left_rnr.val();
@@ -1815,30 +1841,112 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // The timer's compares, registered: a cycle late, and read only while the completer's checks
         // are fresh (no decision for two cycles, so the timer was not cleared under them).
         self.tmo_ge.d.next =
-            (self.ack_timeout.val() != 0) && (self.timer.q.val() >= self.ack_timeout.val());
-        self.rnr_ge.d.next = self.timer.q.val() >= self.rnr_cycles.q.val();
+            (self.ack_timeout.val() != 0) && (self.rt.value.val() >= self.ack_timeout.val());
+        self.rnr_ge.d.next = self.rt.value.val() >= self.rnr_cycles.q.val();
         self.rg_due.next = (self.rg_n.q.val() != 0)
             && self.rg_ok.val()
             && !self.rnr_wait.q.val()
             && self.tmo_ge.q.val();
         self.rg_psn.next = self.lat_psn.q.val();
+        // Idle's candidates (roce::tx_arbiter), every cycle from the registers as they are.
+        self.arb.clock.next = self.clock.val();
+        self.arb.reset.next = self.reset.val();
+        self.arb.idle.next = self.state.q.val() == TxState::Idle;
+        // A request once valid stays valid until taken (no withdrawing), so the claimed one waits for
+        // the port; the data of the reads already taken drains meanwhile: a host with few read credits
+        // takes the claimed one only once that data is out of its way.
+        self.arb.c.pf_stale.next = self.pf_any.val() && self.pf_stale.val();
+        self.arb.c.pf_drain.next = !self.pf_on.q.val() || (self.pf_n.q.val() != 0);
+        self.arb.c.wqe_drain.next =
+            self.nx_on.q.val() && !(self.rg_park.val() || self.nx_use.val());
+        // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3), and the receive
+        // engine only raises ACK requests in RTR or RTS.
+        self.arb.c.ack_frame.next = self.ack_valid.val()
+            && !self.ack_hold.val()
+            && self.enable.val()
+            && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
+            && self.av_ok_job.val();
+        self.arb.c.cnp.next = self.cnp_valid.val()
+            && self.enable.val()
+            && self.job_live.val()
+            && self.av_ok_job.val();
+        // The responder's READ responses go before our own requests (§9.7.5.1.5); a job just taken has
+        // its first response a cycle later.
+        self.arb.c.rr.next = self.rr.active.val()
+            && !self.pf_any.val()
+            && !self.nx_any.val()
+            && self.enable.val()
+            && self.av_ok_rr.val();
+        self.arb.c.rr_setup.next = self.rr.resp.valid.val();
+        self.arb.c.rr_take.next = self.rr_valid.val() && !self.rr.active.val();
+        self.arb.c.rg_drop.next =
+            ((self.rg_n.q.val() != 0) || self.rs_on.q.val()) && !self.sq_on.val();
+        self.arb.c.rg_landed.next =
+            (self.rg_n.q.val() != 0) && self.rg_ok.val() && self.h_rd.val() && self.h_landed.val();
+        // The completer's checks of the ACK/NAK or of the timeout are of inputs two cycles old: wait for
+        // them to settle (nothing decided meanwhile).
+        self.arb.c.settling.next =
+            (self.lat_valid.q.val() || self.rg_due.val()) && !self.cc.v.fresh.val();
+        self.arb.c.rg_ack.next = (self.rg_n.q.val() != 0)
+            && self.rg_ok.val()
+            && self.lat_valid.q.val()
+            && !self.h_wait.val();
+        self.arb.c.rg_timeout.next = self.rg_due.val();
+        self.arb.c.cqe.next =
+            self.wqe_active.q.val() && self.w_done.q.val() && (self.rg_n.q.val() == 0);
+        self.arb.c.rd_landed.next = self.wqe_active.q.val()
+            && self.w_rdq.q.val()
+            && !self.w_done.q.val()
+            && (self.rdq_rxn.q.val() == 0)
+            && (self.rg_n.q.val() == 0);
+        self.arb.c.wqe_drop.next = self.wqe_active.q.val() && !self.sq_on.val();
+        self.arb.c.wqe_ack.next =
+            self.wqe_active.q.val() && self.lat_valid.q.val() && (self.rg_n.q.val() == 0);
+        self.arb.c.rnr_over.next = self.wqe_active.q.val()
+            && self.rnr_wait.q.val()
+            && self.rnr_ge.q.val()
+            && self.cc.v.fresh.val();
+        self.arb.c.wqe_timeout.next = self.wqe_active.q.val()
+            && !self.rnr_wait.q.val()
+            && self.tmo_ge.q.val()
+            && self.cc.v.fresh.val()
+            && (self.una.q.val() != self.snd_max.q.val())
+            && (self.rg_n.q.val() == 0);
+        self.arb.c.park.next = self.rg_park.val();
+        self.arb.c.send.next = self.wqe_active.q.val()
+            && !self.w_done.q.val()
+            && self.enable.val()
+            && !self.rnr_wait.q.val()
+            && (self.snd_idx.q.val() != self.npk.q.val())
+            && self.av_ok_cur.val()
+            && !self.nx_any.val()
+            && self.rd_go.val()
+            && !self.hold_cur.val();
+        self.arb.c.fetch.next = !self.wqe_active.q.val()
+            && self.enable.val()
+            && self.rts.val()
+            && !self.hold.val()
+            && !self.pf_any.val()
+            && !self.nx_claim.q.val()
+            && (self.sq_pi.val() != self.sq_fi.val())
+            && !self.hold_cur.val();
         self.i_act.next = false;
         match self.state.q.val() {
             TxState::Idle => {
-                // Idle takes two cycles per decision: one picks it (`pick`, from registered state, with
-                // nothing else decided), the next acts on it, re-checking only what changes from outside
-                // (an ACK withdrawn behind a READ job, the table's hold, enable and pacing). An act may
-                // change what the completer's checks read (`i_act`); a pick does not.
+                // Idle takes three cycles per decision (roce::tx_arbiter): the candidates' conditions
+                // settle into registers, one is picked by priority, and the next cycle acts on it,
+                // re-checking only what changes from outside (an ACK withdrawn behind a READ job, the
+                // table's hold, enable and pacing). An act may change what the completer's checks read
+                // (`i_act`); the other cycles do not.
                 self.i_act.next = true;
                 if !self.wqe_active.q.val() && (self.rg_n.q.val() == 0) {
                     self.lat_valid.d.next = false;
                 }
-                self.pick.d.next = TxPick::None;
-                match self.pick.q.val() {
+                match self.arb.pick.val() {
                     TxPick::None => {
                         self.i_act.next = false;
                         // The address vector of the frame that goes next (lowest priority first).
-                        // (as the branches below choose; an ACK held behind a read job must not take the AV).
+                        // (as the arbiter chooses; an ACK held behind a read job must not take the AV).
                         self.av_q.d.next = self.cur_qpn.val();
                         if self.rr.active.val() && !self.pf_any.val() {
                             self.av_q.d.next = self.rr_qp_q.q.val();
@@ -1851,123 +1959,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
                         {
                             self.av_q.d.next = self.job_qpn.val();
-                        }
-                        if self.pf_any.val() && self.pf_stale.val() {
-                            // A request once valid stays valid until taken (no withdrawing), so the claimed one
-                            // waits for the port; the data of the reads already taken drains meanwhile: a host
-                            // with few read credits takes the claimed one only once that data is out of its way.
-                            if !self.pf_on.q.val() || (self.pf_n.q.val() != 0) {
-                                self.pick.d.next = TxPick::PfDrain;
-                            }
-                        } else if self.nx_on.q.val() && !(self.rg_park.val() || self.nx_use.val()) {
-                            self.pick.d.next = TxPick::WqeDrain;
-                        } else if self.ack_valid.val()
-                            && !self.ack_hold.val()
-                            && self.enable.val()
-                            && (self.job_live.val() || (self.job_state.val() == self.qs_err.val()))
-                            && self.av_ok_job.val()
-                        {
-                            // In ERR too: a responder error sends its NAK as the QP enters ERR (§9.9.3),
-                            // and the receive engine only raises ACK requests in RTR or RTS.
-                            self.pick.d.next = TxPick::AckFrame;
-                        } else if self.cnp_valid.val()
-                            && self.enable.val()
-                            && self.job_live.val()
-                            && self.av_ok_job.val()
-                        {
-                            self.pick.d.next = TxPick::Cnp;
-                        } else if self.rr.active.val()
-                            && !self.pf_any.val()
-                            && !self.nx_any.val()
-                            && self.enable.val()
-                            && self.av_ok_rr.val()
-                        {
-                            // The responder's READ responses go before our own requests (§9.7.5.1.5); a job
-                            // just taken has its first response a cycle later.
-                            if self.rr.resp.valid.val() {
-                                self.pick.d.next = TxPick::RrSetup;
-                            }
-                        } else if self.rr_valid.val() && !self.rr.active.val() {
-                            self.pick.d.next = TxPick::RrTake;
-                        } else if ((self.rg_n.q.val() != 0) || self.rs_on.q.val())
-                            && !self.sq_on.val()
-                        {
-                            self.pick.d.next = TxPick::RgDrop;
-                        } else if (self.rg_n.q.val() != 0)
-                            && self.rg_ok.val()
-                            && self.h_rd.val()
-                            && self.h_landed.val()
-                        {
-                            self.pick.d.next = TxPick::RgLanded;
-                        } else if (self.lat_valid.q.val() || self.rg_due.val())
-                            && !self.cc.v.fresh.val()
-                        {
-                            // The completer's checks of the ACK/NAK or of the timeout are of inputs two cycles
-                            // old: wait for them to settle (nothing decided meanwhile).
-                        } else if (self.rg_n.q.val() != 0)
-                            && self.rg_ok.val()
-                            && self.lat_valid.q.val()
-                            && !self.h_wait.val()
-                        {
-                            self.pick.d.next = TxPick::RgAck;
-                        } else if self.rg_due.val() {
-                            self.pick.d.next = TxPick::RgTimeout;
-                        } else if self.wqe_active.q.val()
-                            && self.w_done.q.val()
-                            && (self.rg_n.q.val() == 0)
-                        {
-                            self.pick.d.next = TxPick::Cqe;
-                        } else if self.wqe_active.q.val()
-                            && self.w_rdq.q.val()
-                            && !self.w_done.q.val()
-                            && (self.rdq_rxn.q.val() == 0)
-                            && (self.rg_n.q.val() == 0)
-                        {
-                            self.pick.d.next = TxPick::RdLanded;
-                        } else if self.wqe_active.q.val() && !self.sq_on.val() {
-                            self.pick.d.next = TxPick::WqeDrop;
-                        } else if self.wqe_active.q.val()
-                            && self.lat_valid.q.val()
-                            && (self.rg_n.q.val() == 0)
-                        {
-                            self.pick.d.next = TxPick::WqeAck;
-                        } else if self.wqe_active.q.val()
-                            && self.rnr_wait.q.val()
-                            && self.rnr_ge.q.val()
-                            && self.cc.v.fresh.val()
-                        {
-                            self.pick.d.next = TxPick::RnrOver;
-                        } else if self.wqe_active.q.val()
-                            && !self.rnr_wait.q.val()
-                            && self.tmo_ge.q.val()
-                            && self.cc.v.fresh.val()
-                            && (self.una.q.val() != self.snd_max.q.val())
-                            && (self.rg_n.q.val() == 0)
-                        {
-                            self.pick.d.next = TxPick::WqeTimeout;
-                        } else if self.rg_park.val() {
-                            self.pick.d.next = TxPick::Park;
-                        } else if self.wqe_active.q.val()
-                            && !self.w_done.q.val()
-                            && self.enable.val()
-                            && !self.rnr_wait.q.val()
-                            && (self.snd_idx.q.val() != self.npk.q.val())
-                            && self.av_ok_cur.val()
-                            && !self.nx_any.val()
-                            && self.rd_go.val()
-                            && !self.hold_cur.val()
-                        {
-                            self.pick.d.next = TxPick::Send;
-                        } else if !self.wqe_active.q.val()
-                            && self.enable.val()
-                            && self.rts.val()
-                            && !self.hold.val()
-                            && !self.pf_any.val()
-                            && !self.nx_claim.q.val()
-                            && (self.sq_pi.val() != self.sq_fi.val())
-                            && !self.hold_cur.val()
-                        {
-                            self.pick.d.next = TxPick::Fetch;
                         }
                     }
                     TxPick::PfDrain => {
@@ -2019,7 +2010,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         }
                     }
                     TxPick::RrSetup => {
-                        if self.enable.val() {
+                        // (a job aborted meanwhile has no response)
+                        if self.enable.val() && self.rr.resp.valid.val() {
                             self.state.d.next = TxState::RrSetup;
                         }
                     }
@@ -2065,8 +2057,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.lat_valid.d.next = false;
                                 if self.cc.v.h_ge_una.val() {
                                     self.h_una.d.next = self.cc.v.hd_p1.val();
-                                    self.timer.d.next = 0.into();
-                                    self.retry.d.next = self.retry_cnt.val();
+                                    self.rt.clear.next = true;
+                                    self.retry.d.next = self.retry_init.val();
                                 }
                             }
                         } else if self.cc.v.h_gt_end.val() || !self.cc.v.h_ge_una.val() {
@@ -2089,13 +2081,13 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 // acknowledges packets (hd past h_una; never a READ's or atomic's, which
                                 // only their responses acknowledge) is progress: the retries start over
                                 // (docs/transport.md, "Retry budget").
-                                self.timer.d.next = 0.into();
+                                self.rt.clear.next = true;
                                 self.retransmits_inc.next = true;
                                 if self.cc.v.h_gt_una.val()
                                     && !self.h_rd.val()
-                                    && (self.retry_cnt.val() != 0)
+                                    && (self.retry_init.val() != 0)
                                 {
-                                    self.retry.d.next = self.retry_cnt.val() - 1;
+                                    self.retry.d.next = self.retry_init_m1.val();
                                     self.rg_back.next = true;
                                     self.rs_rnr.d.next = false;
                                 } else if self.retry.q.val() == 0 {
@@ -2108,7 +2100,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 }
                             } else if self.l_rnr.q.val() {
                                 // RNR NAK: the same, after the NAK's timer (C9-150).
-                                self.timer.d.next = 0.into();
+                                self.rt.clear.next = true;
                                 self.rnr_cycles.d.next = self.rnr_rom.data.val();
                                 if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
                                     self.rg_status.d.next = self.wc_rnr_retry_exc_err.val();
@@ -2132,7 +2124,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         // Local ACK timeout with WQEs in the ring (§9.7.6): resend from the oldest
                         // unacknowledged PSN, the head entry's packet h_una, while retries last.
                         self.ack_timeouts_inc.next = true;
-                        self.timer.d.next = 0.into();
+                        self.rt.clear.next = true;
                         if self.retry.q.val() == 0 {
                             self.rg_status.d.next = self.wc_retry_exc_err.val();
                             self.rg_vendor.d.next = 0.into();
@@ -2171,8 +2163,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 && self.cc.v.a_lt_max.val()
                             {
                                 self.una.d.next = self.cc.v.ad_p1.val();
-                                self.timer.d.next = 0.into();
-                                self.retry.d.next = self.retry_cnt.val();
+                                self.rt.clear.next = true;
+                                self.retry.d.next = self.retry_init.val();
                                 if self.cc.v.a_ge_snd.val() {
                                     self.snd_idx.d.next = self.cc.v.ad_p1.val();
                                 }
@@ -2211,14 +2203,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                     self.snd_idx.d.next = self.una.q.val();
                                 }
                                 self.since_req.d.next = 0.into();
-                                self.timer.d.next = 0.into();
+                                self.rt.clear.next = true;
                                 self.retransmits_inc.next = true;
                                 if self.cc.v.a_gt_una.val()
                                     && !self.w_rdat.q.val()
-                                    && (self.retry_cnt.val() != 0)
+                                    && (self.retry_init.val() != 0)
                                 {
                                     // It acknowledged packets: progress, the retries start over.
-                                    self.retry.d.next = self.retry_cnt.val() - 1;
+                                    self.retry.d.next = self.retry_init_m1.val();
                                 } else if self.retry.q.val() == 0 {
                                     self.w_done.d.next = true;
                                     self.w_status.d.next = self.wc_retry_exc_err.val();
@@ -2232,7 +2224,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                                 self.una.d.next = self.cc.v.ad.val();
                                 self.snd_idx.d.next = self.cc.v.ad.val();
                                 self.since_req.d.next = 0.into();
-                                self.timer.d.next = 0.into();
+                                self.rt.clear.next = true;
                                 self.rnr_cycles.d.next = self.rnr_rom.data.val();
                                 if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
                                     self.w_done.d.next = true;
@@ -2256,14 +2248,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     TxPick::RnrOver => {
                         // RNR wait over.
                         self.rnr_wait.d.next = false;
-                        self.timer.d.next = 0.into();
+                        self.rt.clear.next = true;
                         self.retransmits_inc.next = true;
                     }
                     TxPick::WqeTimeout => {
                         // Local ACK timeout (§9.7.6): resend from the oldest unacknowledged PSN until the
                         // retry count is exhausted.
                         self.ack_timeouts_inc.next = true;
-                        self.timer.d.next = 0.into();
+                        self.rt.clear.next = true;
                         if self.retry.q.val() == 0 {
                             self.w_done.d.next = true;
                             self.w_status.d.next = self.wc_retry_exc_err.val();
@@ -2405,9 +2397,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.snd_idx.d.next = 0.into();
                 self.snd_max.d.next = 0.into();
                 self.una.d.next = 0.into();
-                self.retry.d.next = self.retry_cnt.val();
-                self.rnr_left.d.next = self.rnr_retry.val();
-                self.timer.d.next = 0.into();
+                self.retry.d.next = self.retry_init.val();
+                self.rnr_left.d.next = bit_cast::<8, 32>(self.rnr_retry.val());
+                self.rt.clear.next = true;
                 self.rnr_wait.d.next = false;
                 self.since_req.d.next = 0.into();
                 if self.rg_n.q.val() == 0 {
@@ -2618,7 +2610,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.nx_a.d.next = self.nxa.addr.val();
                 }
                 // The read port is free while the frame streams: claim the next packet's payload read.
-                if self.pf_go.val() {
+                if self.pf_go_q.q.val() {
                     self.pf_on.d.next = true;
                     if !self.pf_any.val() {
                         self.pf_idx.d.next = self.pfs.idx.val();
@@ -2645,18 +2637,18 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.rd_restart.next = (self.rdq_rxn.q.val() == 0)
                             || (self.w_rdq.q.val() && (self.rdq_rxn.q.val() == 1));
                         self.snd_idx.d.next = self.npk.q.val();
-                        self.timer.d.next = 0.into();
+                        self.rt.clear.next = true;
                         self.since_req.d.next = 0.into();
                         if self.npk.q.val() > self.snd_max.q.val() {
                             self.snd_max.d.next = self.npk.q.val();
                             self.sq_psn_set.next = true;
-                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
+                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.q.val());
                         }
                     } else {
                         // An atomic's context joins rdq as a READ's does.
                         self.rdq_push.next = self.is_atomic.val() && !self.w_rdq.q.val();
                         self.snd_idx.d.next = self.snd_idx.q.val() + 1;
-                        self.timer.d.next = 0.into();
+                        self.rt.clear.next = true;
                         self.since_req.d.next = self.since_req.q.val() + 1;
                         if self.p_ackreq.q.val() {
                             self.since_req.d.next = 0.into();
@@ -2665,7 +2657,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         if self.snd_idx.q.val() >= self.snd_max.q.val() {
                             self.snd_max.d.next = self.snd_idx.q.val() + 1;
                             self.sq_psn_set.next = true;
-                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_next.val());
+                            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_next.q.val());
                         }
                     }
                 }
@@ -2725,9 +2717,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.rg_n.d.next = self.rg_n.q.val() - 1;
                     self.rg_stale.d.next = true;
                     self.h_una.d.next = 0.into();
-                    self.timer.d.next = 0.into();
-                    self.retry.d.next = self.retry_cnt.val();
-                    self.rnr_left.d.next = self.rnr_retry.val();
+                    self.rt.clear.next = true;
+                    self.retry.d.next = self.retry_init.val();
+                    self.rnr_left.d.next = bit_cast::<8, 32>(self.rnr_retry.val());
                     self.rdq_pop.next = self.h_rd.val();
                     self.rdq_clear.next = self.rg_status.q.val() != self.wc_success.val();
                     if self.rg_status.q.val() != self.wc_success.val() {
@@ -2750,12 +2742,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.una.d.next = self.npk.q.val();
             self.snd_idx.d.next = self.npk.q.val();
             self.snd_max.d.next = self.npk.q.val();
-            self.timer.d.next = 0.into();
-            self.retry.d.next = self.retry_cnt.val();
+            self.rt.clear.next = true;
+            self.retry.d.next = self.retry_init.val();
             self.w_done.d.next = true;
             self.w_status.d.next = self.wc_success.val();
             self.sq_psn_set.next = true;
-            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.val());
+            self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.q.val());
         }
         // Going back into the ring (Idle, a NAK or timeout in it): drop the ring and the WQE in progress,
         // fetch the head's WQE (now SQ_CI) again and resend it from packet `rg_at`; SQ_PSN follows the
@@ -2889,7 +2881,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         }
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
-            self.pick.d.next = TxPick::None;
             self.rg_n.d.next = 0.into();
             self.rs_on.d.next = false;
             self.nx_claim.d.next = false;
@@ -2977,7 +2968,8 @@ mod tests {
 
     /// Plays the registers, host memory (DMA reads), the CQE writer and the MAC around one engine.
     struct Bench<const W: usize, const B: usize> {
-        uut: TxEngine<W, B>,
+        /// Boxed: the engine at 512 bits is large, and a test holds several benches.
+        uut: Box<TxEngine<W, B>>,
         mem: Vec<u8>,
         resp: VecDeque<(Bits<W>, bool)>,
         frame: Vec<u8>,
@@ -3002,7 +2994,7 @@ mod tests {
 
     impl<const W: usize, const B: usize> Bench<W, B> {
         fn new(pmtu: u32, ack_timeout: u32, retry_cnt: u32) -> Self {
-            let mut uut = TxEngine::<W, B>::default();
+            let mut uut = Box::new(TxEngine::<W, B>::default());
             uut.connect_all();
             uut.enable.next = true;
             uut.mac_lo.next = (SMAC & 0xFFFF_FFFF).into();
