@@ -20,6 +20,7 @@ use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
+use rocenic_hdl::roce::ack_verdict::AckVerdict;
 use rocenic_hdl::roce::comp_check::CompCheck;
 use rocenic_hdl::roce::frame_build::FrameBuild;
 use rocenic_hdl::roce::icrc_insert::IcrcInsert;
@@ -37,7 +38,7 @@ use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
 const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
-     regs, rx_engine, tx_engine, read_reply, comp_check, wqe_addr, pf_seg, ip_csum, frame_build, tx_arbiter, retry_timer, cqe, write_align, gather, \
+     regs, rx_engine, tx_engine, read_reply, comp_check, ack_verdict, wqe_addr, pf_seg, ip_csum, frame_build, tx_arbiter, retry_timer, cqe, write_align, gather, \
      read_align, rate_limiters, qp_table, mr_table, nic";
 
 fn emit<U: Block + Default>() -> String {
@@ -82,6 +83,7 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("read_reply", _) => emit::<ReadReply>(),
         // The transmit engine's blocks: the same at either width.
         ("comp_check", _) => emit::<CompCheck>(),
+        ("ack_verdict", _) => emit::<AckVerdict>(),
         ("wqe_addr", _) => emit::<WqeAddr>(),
         ("pf_seg", _) => emit::<PfSeg>(),
         ("ip_csum", _) => emit::<IpCsum>(),

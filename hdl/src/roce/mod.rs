@@ -1,3 +1,4 @@
+pub mod ack_verdict;
 pub mod comp_check;
 pub mod ctx;
 pub mod frame_build;

@@ -8,6 +8,7 @@
 //! Then wait for the ACK covering the last PSN, with go-back-N on a PSN-sequence NAK or a local ACK timeout
 //! (§9.7.5.1.1, §9.7.6), and post the completion. ACK/NAK frames go out between packets, before anything else
 //! except the responses of an earlier READ or atomic (responses leave in PSN order).
+use super::ack_verdict::AckVerdict;
 use super::comp_check::CompCheck;
 use super::ctx::{
     ReadOutstandingPack, ReadOutstandingUnpack, SqOutstandingPack, SqOutstandingUnpack,
@@ -289,6 +290,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     wqe_active: DFF<bool>,
     w_done: DFF<bool>,
     w_status: DFF<Bits<8>>,
+    /// `w_status` is not success: set with it, so the completion reads a flag, not a compare.
+    w_fail: DFF<bool>,
     w_vendor: DFF<Bits<8>>,
     // requester context (§9.7.6), packet indices relative to the WQE's first PSN
     first_psn: DFF<Bits<24>>,
@@ -375,6 +378,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     h_una: DFF<Bits<24>>,
     /// Status and vendor syndrome of the head entry being completed (RgCqe).
     rg_status: DFF<Bits<8>>,
+    /// `rg_status` is not success, set with it.
+    rg_fail: DFF<bool>,
     rg_vendor: DFF<Bits<8>>,
     /// Go-back-N into a WQE of the ring: the ring is dropped, WQE SQ_CI is fetched again and sent from
     /// packet `rs_idx` on with its first PSN `rs_first` (PSNs are fixed when a WQE is first sent), after
@@ -443,6 +448,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     lat_mv: Signal<Local, bool>,
     /// The completer's checks of `lat_*` against the ring's head and the WQE in progress, registered.
     cc: CompCheck,
+    /// The completer's decision on the latched ACK/NAK, a stage behind `cc`.
+    acv: AckVerdict,
     /// An Idle decision this cycle (anything that may change what `cc` reads).
     i_act: Signal<Local, bool>,
     /// A local ACK timeout is due with WQEs in the ring.
@@ -842,6 +849,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             wqe_active: Default::default(),
             w_done: Default::default(),
             w_status: Default::default(),
+            w_fail: Default::default(),
             w_vendor: Default::default(),
             first_psn: Default::default(),
             npk: Default::default(),
@@ -906,6 +914,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rg_stale: Default::default(),
             h_una: Default::default(),
             rg_status: Default::default(),
+            rg_fail: Default::default(),
             rg_vendor: Default::default(),
             rs_on: Default::default(),
             rs_first: Default::default(),
@@ -949,6 +958,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             pend_resp: Default::default(),
             lat_mv: Default::default(),
             cc: Default::default(),
+            acv: Default::default(),
             i_act: Default::default(),
             rg_due: Default::default(),
             tmo_ge: Default::default(),
@@ -1173,6 +1183,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             wqe_active,
             w_done,
             w_status,
+            w_fail,
             w_vendor,
             first_psn,
             npk,
@@ -1210,6 +1221,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rg_stale,
             h_una,
             rg_status,
+            rg_fail,
             rg_vendor,
             rs_on,
             rs_first,
@@ -1659,8 +1671,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.cc.i.npk.next = self.npk.q.val();
         self.cc.i.last_idx.next = self.last_idx.q.val();
 
-        self.want_cqe.next =
-            (self.w_status.q.val() != self.wc_success.val()) || ((self.w_flags.q.val() & 1) != 0);
+        self.want_cqe.next = self.w_fail.q.val() || ((self.w_flags.q.val() & 1) != 0);
         // The frame builder (roce::frame_build): the packet set up in `p_*` (and the WQE's fields its
         // extension headers carry), the address vector of the QP it goes out on.
         self.fb.clock.next = self.clock.val();
@@ -1725,6 +1736,34 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // ends is the watchdog's, `net::pfc`).
         self.retry_init.next = bit_cast::<3, 32>(self.retry_cnt.val());
         self.retry_init_m1.next = self.retry_init.val() - 1;
+        self.acv.clock.next = self.clock.val();
+        self.acv.i.ack.next = self.l_ack.q.val();
+        self.acv.i.seq.next = self.l_seq.q.val();
+        self.acv.i.rnr.next = self.l_rnr.q.val();
+        self.acv.i.resp_landed.next = self.lat_resp.q.val();
+        self.acv.i.h_rd.next = self.h_rd.val();
+        self.acv.i.w_rd.next = self.w_rdat.q.val();
+        self.acv.i.retry_zero.next = self.retry.q.val() == 0;
+        self.acv.i.retry_cnt_nz.next = self.retry_init.val() != 0;
+        self.acv.i.rnr_zero.next = self.rnr_left.q.val() == 0;
+        self.acv.i.rnr_inf.next = self.rnr_retry.val() == 7;
+        self.acv.i.syndrome.next = self.lat_syn.q.val();
+        self.acv.i.nak_status.next = self.nak_st.q.val();
+        self.acv.i.h_ge_end.next = self.cc.v.h_ge_end.val();
+        self.acv.i.h_gt_end.next = self.cc.v.h_gt_end.val();
+        self.acv.i.h_ge_last.next = self.cc.v.h_ge_last.val();
+        self.acv.i.h_ge_npk.next = self.cc.v.h_ge_npk.val();
+        self.acv.i.h_ge_una.next = self.cc.v.h_ge_una.val();
+        self.acv.i.h_gt_una.next = self.cc.v.h_gt_una.val();
+        self.acv.i.a_ge_una.next = self.cc.v.a_ge_una.val();
+        self.acv.i.a_gt_una.next = self.cc.v.a_gt_una.val();
+        self.acv.i.a_lt_max.next = self.cc.v.a_lt_max.val();
+        self.acv.i.a_le_max.next = self.cc.v.a_le_max.val();
+        self.acv.i.a_ge_snd.next = self.cc.v.a_ge_snd.val();
+        self.acv.i.a_eq_last.next = self.cc.v.a_eq_last.val();
+        self.acv.i.a_ge_npk.next = self.cc.v.a_ge_npk.val();
+        self.acv.i.a_lt_hi.next = self.cc.v.a_lt_hi.val();
+        self.acv.i.a_le_hi.next = self.cc.v.a_le_hi.val();
         self.rt.clock.next = self.clock.val();
         self.rt.warp.next = self.warp.val();
         self.rt.run.next = false;
@@ -2034,90 +2073,56 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     TxPick::RgLanded => {
                         // The head READ or atomic has landed: its last response acknowledged it (§9.7.6).
                         self.rg_status.d.next = self.wc_success.val();
+                        self.rg_fail.d.next = false;
                         self.rg_vendor.d.next = 0.into();
                         self.state.d.next = TxState::RgCqe;
                     }
                     TxPick::RgAck => {
-                        // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6). Entries it
-                        // covers complete one by one (RgCqe; the ACK/NAK stays latched for the next), one it
-                        // ends inside is acknowledged that far, and a NAK inside one goes back to it.
-                        if self.l_ack.q.val() {
-                            if self.cc.v.h_ge_end.val() {
-                                // Older than the head (a duplicate) or beyond what was sent.
-                                self.lat_valid.d.next = false;
-                            } else if self.h_rd.val() && !self.lat_resp.q.val() {
-                                // An ACK packet at or beyond a READ or atomic whose responses have not
-                                // landed: they were lost; the ACK timeout asks again (§9.7.6).
-                                self.lat_valid.d.next = false;
-                            } else if self.cc.v.h_ge_last.val() {
-                                self.rg_status.d.next = self.wc_success.val();
-                                self.rg_vendor.d.next = 0.into();
-                                self.state.d.next = TxState::RgCqe;
-                            } else {
-                                self.lat_valid.d.next = false;
-                                if self.cc.v.h_ge_una.val() {
-                                    self.h_una.d.next = self.cc.v.hd_p1.val();
-                                    self.rt.clear.next = true;
-                                    self.retry.d.next = self.retry_init.val();
-                                }
-                            }
-                        } else if self.cc.v.h_gt_end.val() || !self.cc.v.h_ge_una.val() {
+                        // ACK/NAK while WQEs are in the ring: it first serves the oldest (§9.7.6), as
+                        // roce::ack_verdict decided. Entries it covers complete one by one (RgCqe; the
+                        // ACK stays latched for the next), one it ends inside is acknowledged that far,
+                        // and a NAK inside one goes back to it or completes it in error.
+                        if !self.acv.o.r_keep.val() {
                             self.lat_valid.d.next = false;
-                        } else if self.cc.v.h_ge_npk.val() {
-                            // A NAK's PSN acknowledges every PSN before it; not a READ's or atomic's,
-                            // which only its responses complete (lost, if the NAK passed them).
-                            self.rg_status.d.next = self.wc_success.val();
-                            self.rg_vendor.d.next = 0.into();
+                        }
+                        if self.acv.o.r_complete.val() {
+                            self.rg_status.d.next = self.acv.o.r_status.val();
+                            self.rg_fail.d.next = self.acv.o.r_fail.val();
                             self.state.d.next = TxState::RgCqe;
-                            if self.h_rd.val() {
-                                self.lat_valid.d.next = false;
-                                self.state.d.next = TxState::Idle;
-                            }
-                        } else {
-                            self.lat_valid.d.next = false;
-                            self.rg_vendor.d.next = self.lat_syn.q.val();
-                            if self.l_seq.q.val() {
-                                // PSN sequence error NAK: go back to the head entry's packet hd. One that
-                                // acknowledges packets (hd past h_una; never a READ's or atomic's, which
-                                // only their responses acknowledge) is progress: the retries start over
-                                // (docs/transport.md, "Retry budget").
-                                self.rt.clear.next = true;
-                                self.retransmits_inc.next = true;
-                                if self.cc.v.h_gt_una.val()
-                                    && !self.h_rd.val()
-                                    && (self.retry_init.val() != 0)
-                                {
-                                    self.retry.d.next = self.retry_init_m1.val();
-                                    self.rg_back.next = true;
-                                    self.rs_rnr.d.next = false;
-                                } else if self.retry.q.val() == 0 {
-                                    self.rg_status.d.next = self.wc_retry_exc_err.val();
-                                    self.state.d.next = TxState::RgCqe;
-                                } else {
-                                    self.retry.d.next = self.retry.q.val() - 1;
-                                    self.rg_back.next = true;
-                                    self.rs_rnr.d.next = false;
-                                }
-                            } else if self.l_rnr.q.val() {
-                                // RNR NAK: the same, after the NAK's timer (C9-150).
-                                self.rt.clear.next = true;
-                                self.rnr_cycles.d.next = self.rnr_rom.data.val();
-                                if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
-                                    self.rg_status.d.next = self.wc_rnr_retry_exc_err.val();
-                                    self.rnr_retry_exc_inc.next = true;
-                                    self.state.d.next = TxState::RgCqe;
-                                } else {
-                                    if self.rnr_retry.val() != 7 {
-                                        self.rnr_left.d.next = self.rnr_left.q.val() - 1;
-                                    }
-                                    self.rg_back.next = true;
-                                    self.rs_rnr.d.next = true;
-                                }
-                            } else {
-                                // Fatal NAK (§9.3): the head entry completes in error, the QP goes to ERR.
-                                self.rg_status.d.next = self.nak_st.q.val();
-                                self.state.d.next = TxState::RgCqe;
-                            }
+                        }
+                        if self.acv.o.r_vendor_ld.val() {
+                            self.rg_vendor.d.next = self.acv.o.r_vendor.val();
+                        }
+                        if self.acv.o.r_part.val() {
+                            self.h_una.d.next = self.cc.v.hd_p1.val();
+                        }
+                        if self.acv.o.r_back.val() {
+                            self.rg_back.next = true;
+                            self.rs_rnr.d.next = self.acv.o.r_rs_rnr.val();
+                        }
+                        if self.acv.o.r_retry_init.val() {
+                            self.retry.d.next = self.retry_init.val();
+                        }
+                        if self.acv.o.r_retry_init_m1.val() {
+                            self.retry.d.next = self.retry_init_m1.val();
+                        }
+                        if self.acv.o.r_retry_dec.val() {
+                            self.retry.d.next = self.retry.q.val() - 1;
+                        }
+                        if self.acv.o.r_rt_clear.val() {
+                            self.rt.clear.next = true;
+                        }
+                        if self.acv.o.r_retransmit.val() {
+                            self.retransmits_inc.next = true;
+                        }
+                        if self.acv.o.r_rnr_load.val() {
+                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                        }
+                        if self.acv.o.r_rnr_dec.val() {
+                            self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                        }
+                        if self.acv.o.r_rnr_exc.val() {
+                            self.rnr_retry_exc_inc.next = true;
                         }
                     }
                     TxPick::RgTimeout => {
@@ -2127,6 +2132,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.rt.clear.next = true;
                         if self.retry.q.val() == 0 {
                             self.rg_status.d.next = self.wc_retry_exc_err.val();
+                            self.rg_fail.d.next = true;
                             self.rg_vendor.d.next = 0.into();
                             self.state.d.next = TxState::RgCqe;
                         } else {
@@ -2147,102 +2153,70 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.una.d.next = self.npk.q.val();
                         self.w_done.d.next = true;
                         self.w_status.d.next = self.wc_success.val();
+                        self.w_fail.d.next = false;
                     }
                     TxPick::WqeDrop => {
                         // Left RTS (host or responder set ERR, or reset): drop the WQE, the driver flushes it.
                         self.wqe_active.d.next = false;
                     }
                     TxPick::WqeAck => {
+                        // ACK/NAK for the WQE in progress, as roce::ack_verdict decided (§9.7.6).
                         self.lat_valid.d.next = false;
-                        if self.l_ack.q.val() {
-                            // ACK: acknowledges every PSN up to its own (coalesced ACKs, §9.7.6). A READ or
-                            // atomic completes only with its responses: an ACK packet covering its PSNs means
-                            // they were lost, and the timeout asks again (§9.7.6 implied NAK).
-                            if self.cc.v.a_ge_una.val()
-                                && (self.lat_resp.q.val() || !self.w_rdat.q.val())
-                                && self.cc.v.a_lt_max.val()
-                            {
-                                self.una.d.next = self.cc.v.ad_p1.val();
-                                self.rt.clear.next = true;
-                                self.retry.d.next = self.retry_init.val();
-                                if self.cc.v.a_ge_snd.val() {
-                                    self.snd_idx.d.next = self.cc.v.ad_p1.val();
-                                }
-                                if self.cc.v.a_eq_last.val() {
-                                    self.w_done.d.next = true;
-                                    self.w_status.d.next = self.wc_success.val();
-                                }
-                            } else if self.cc.v.a_ge_npk.val()
-                                && self.cc.v.a_lt_hi.val()
-                                && !self.w_rdat.q.val()
-                            {
-                                // An ACK past this WRITE or SEND, for packets sent before a go-back-N: the
-                                // responder executed all of it (and more), so the rest need not go again.
-                                self.w_past.next = true;
-                            }
-                        } else if self.cc.v.a_ge_npk.val()
-                            && self.cc.v.a_le_hi.val()
-                            && !self.w_rdat.q.val()
-                        {
-                            // A NAK past this WRITE or SEND acknowledges all of it (§9.7.6): it is about a later
-                            // request sent before a go-back-N, which goes again in turn. (Taken as a NAK into
-                            // this WQE, at its end, it left nothing to send and nothing to time out: a stall.)
+                        if self.acv.o.w_una_p1.val() {
+                            self.una.d.next = self.cc.v.ad_p1.val();
+                        }
+                        if self.acv.o.w_una_ad.val() {
+                            self.una.d.next = self.cc.v.ad.val();
+                        }
+                        if self.acv.o.w_snd_p1.val() {
+                            self.snd_idx.d.next = self.cc.v.ad_p1.val();
+                        }
+                        if self.acv.o.w_snd_ad.val() {
+                            self.snd_idx.d.next = self.cc.v.ad.val();
+                        }
+                        if self.acv.o.w_snd_una.val() {
+                            self.snd_idx.d.next = self.una.q.val();
+                        }
+                        if self.acv.o.w_since0.val() {
+                            self.since_req.d.next = 0.into();
+                        }
+                        if self.acv.o.w_done.val() {
+                            self.w_done.d.next = true;
+                            self.w_status.d.next = self.acv.o.w_status.val();
+                            self.w_fail.d.next = self.acv.o.w_fail.val();
+                        }
+                        if self.acv.o.w_vendor_ld.val() {
+                            self.w_vendor.d.next = self.lat_syn.q.val();
+                        }
+                        if self.acv.o.w_past.val() {
                             self.w_past.next = true;
-                        } else if self.cc.v.a_ge_una.val() && self.cc.v.a_le_max.val() {
-                            if self.l_seq.q.val() {
-                                // PSN sequence error NAK: its PSN is the responder's expected PSN; every earlier
-                                // PSN is acknowledged and sending restarts there (go-back-N, §9.7.5.1.1, §9.7.6).
-                                // Not a READ's or atomic's PSNs: only their responses landing acknowledge them,
-                                // so responses the NAK passed were lost and the request goes again from the
-                                // first not landed (taken as acknowledged, none landed, no timeout would ever
-                                // ask again: a stall).
-                                self.una.d.next = self.cc.v.ad.val();
-                                self.snd_idx.d.next = self.cc.v.ad.val();
-                                if self.w_rdat.q.val() {
-                                    self.una.d.next = self.una.q.val();
-                                    self.snd_idx.d.next = self.una.q.val();
-                                }
-                                self.since_req.d.next = 0.into();
-                                self.rt.clear.next = true;
-                                self.retransmits_inc.next = true;
-                                if self.cc.v.a_gt_una.val()
-                                    && !self.w_rdat.q.val()
-                                    && (self.retry_init.val() != 0)
-                                {
-                                    // It acknowledged packets: progress, the retries start over.
-                                    self.retry.d.next = self.retry_init_m1.val();
-                                } else if self.retry.q.val() == 0 {
-                                    self.w_done.d.next = true;
-                                    self.w_status.d.next = self.wc_retry_exc_err.val();
-                                    self.w_vendor.d.next = self.lat_syn.q.val();
-                                } else {
-                                    self.retry.d.next = self.retry.q.val() - 1;
-                                }
-                            } else if self.l_rnr.q.val() {
-                                // RNR NAK (§9.7.6, C9-150): wait the NAK's timer, then resend from its PSN;
-                                // RNR_RETRY of them per WQE (7: forever), then RNR_RETRY_EXC_ERR.
-                                self.una.d.next = self.cc.v.ad.val();
-                                self.snd_idx.d.next = self.cc.v.ad.val();
-                                self.since_req.d.next = 0.into();
-                                self.rt.clear.next = true;
-                                self.rnr_cycles.d.next = self.rnr_rom.data.val();
-                                if (self.rnr_retry.val() != 7) && (self.rnr_left.q.val() == 0) {
-                                    self.w_done.d.next = true;
-                                    self.w_status.d.next = self.wc_rnr_retry_exc_err.val();
-                                    self.w_vendor.d.next = self.lat_syn.q.val();
-                                    self.rnr_retry_exc_inc.next = true;
-                                } else {
-                                    self.rnr_wait.d.next = true;
-                                    if self.rnr_retry.val() != 7 {
-                                        self.rnr_left.d.next = self.rnr_left.q.val() - 1;
-                                    }
-                                }
-                            } else {
-                                // Fatal NAKs: the WQE completes in error and the QP goes to ERR.
-                                self.w_done.d.next = true;
-                                self.w_vendor.d.next = self.lat_syn.q.val();
-                                self.w_status.d.next = self.nak_st.q.val();
-                            }
+                        }
+                        if self.acv.o.w_rnr_wait.val() {
+                            self.rnr_wait.d.next = true;
+                        }
+                        if self.acv.o.w_retry_init.val() {
+                            self.retry.d.next = self.retry_init.val();
+                        }
+                        if self.acv.o.w_retry_init_m1.val() {
+                            self.retry.d.next = self.retry_init_m1.val();
+                        }
+                        if self.acv.o.w_retry_dec.val() {
+                            self.retry.d.next = self.retry.q.val() - 1;
+                        }
+                        if self.acv.o.w_rt_clear.val() {
+                            self.rt.clear.next = true;
+                        }
+                        if self.acv.o.w_retransmit.val() {
+                            self.retransmits_inc.next = true;
+                        }
+                        if self.acv.o.w_rnr_load.val() {
+                            self.rnr_cycles.d.next = self.rnr_rom.data.val();
+                        }
+                        if self.acv.o.w_rnr_dec.val() {
+                            self.rnr_left.d.next = self.rnr_left.q.val() - 1;
+                        }
+                        if self.acv.o.w_rnr_exc.val() {
+                            self.rnr_retry_exc_inc.next = true;
                         }
                     }
                     TxPick::RnrOver => {
@@ -2259,6 +2233,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         if self.retry.q.val() == 0 {
                             self.w_done.d.next = true;
                             self.w_status.d.next = self.wc_retry_exc_err.val();
+                            self.w_fail.d.next = true;
                             self.w_vendor.d.next = 0.into();
                         } else {
                             self.retry.d.next = self.retry.q.val() - 1;
@@ -2385,6 +2360,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_rdq.d.next = false;
                 self.w_done.d.next = false;
                 self.w_status.d.next = self.wc_success.val();
+                self.w_fail.d.next = false;
                 self.w_vendor.d.next = 0.into();
                 self.first_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
                 // npk = ceil(len / MTU), last = npk - 1; a zero-length message is one packet.
@@ -2431,21 +2407,25 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     // Not a work request opcode this engine knows.
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_qp_op_err.val();
+                    self.w_fail.d.next = true;
                 } else if self.sgl_bad.val() || (self.w_gather.q.val() && self.is_atomic.val()) {
                     // A malformed list, or one on an atomic (one 8-byte word: a list of its
                     // local buffer is not built). A READ's list is its scatter list.
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_qp_op_err.val();
+                    self.w_fail.d.next = true;
                 } else if self.is_atomic.val() && (self.w_len.q.val() != 8) {
                     // An atomic works on one 8-byte word (IBA §9.4.5).
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_len_err.val();
+                    self.w_fail.d.next = true;
                 } else if self.w_gather.q.val()
                     && (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
                 {
                     // The list must cover the message exactly: no read past its last entry.
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_len_err.val();
+                    self.w_fail.d.next = true;
                 }
                 self.state.d.next = TxState::Idle;
             }
@@ -2669,9 +2649,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
                     self.ci_p1.d.next = self.sq_ci.val() + 2;
-                    self.qp_err.next = self.w_status.q.val() != self.wc_success.val();
+                    self.qp_err.next = self.w_fail.q.val();
                     self.rdq_pop.next = self.w_rdq.q.val();
-                    self.rdq_clear.next = self.w_status.q.val() != self.wc_success.val();
+                    self.rdq_clear.next = self.w_fail.q.val();
                     self.wqe_active.d.next = false;
                     self.w_done.d.next = false;
                     self.state.d.next = TxState::Idle;
@@ -2707,8 +2687,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 if self.h_op.val() == self.wro_atomic_fetch_and_add.val() {
                     self.cqe_opcode.next = self.wc_fetch_add.val();
                 }
-                self.want_cqe.next =
-                    (self.rg_status.q.val() != self.wc_success.val()) || self.rg_r.signaled.val();
+                self.want_cqe.next = self.rg_fail.q.val() || self.rg_r.signaled.val();
                 self.cqe_valid.next = self.want_cqe.val();
                 if !self.want_cqe.val() || self.cqe_ready.val() {
                     self.sq_ci_inc.next = true;
@@ -2721,8 +2700,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.retry.d.next = self.retry_init.val();
                     self.rnr_left.d.next = bit_cast::<8, 32>(self.rnr_retry.val());
                     self.rdq_pop.next = self.h_rd.val();
-                    self.rdq_clear.next = self.rg_status.q.val() != self.wc_success.val();
-                    if self.rg_status.q.val() != self.wc_success.val() {
+                    self.rdq_clear.next = self.rg_fail.q.val();
+                    if self.rg_fail.q.val() {
                         // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
                         self.qp_err.next = true;
                         self.rg_n.d.next = 0.into();
@@ -2746,6 +2725,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.retry.d.next = self.retry_init.val();
             self.w_done.d.next = true;
             self.w_status.d.next = self.wc_success.val();
+            self.w_fail.d.next = false;
             self.sq_psn_set.next = true;
             self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.q.val());
         }
