@@ -292,6 +292,10 @@ pub struct TxEngine<const W: usize, const B: usize> {
     w_status: DFF<Bits<8>>,
     /// `w_status` is not success: set with it, so the completion reads a flag, not a compare.
     w_fail: DFF<bool>,
+    /// The QP's RNR_RETRY is 7 (retry forever), registered: QP context, steady through a turn.
+    rnr_inf: DFF<bool>,
+    /// The gather list's sum differs from the message length, registered a cycle before WqeCheck reads it.
+    len_mis: DFF<bool>,
     w_vendor: DFF<Bits<8>>,
     // requester context (§9.7.6), packet indices relative to the WQE's first PSN
     first_psn: DFF<Bits<24>>,
@@ -398,6 +402,23 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nx_q: DFF<Bits<32>>,
     ci_p1: DFF<Bits<32>>,
     rg_zero: Signal<Local, bool>,
+    /// Compares against both candidates of `sq_fi` / `nx_i` (SQ_CI and the one after it with the ring
+    /// empty, `fi_q` / `nx_q` otherwise), picked by `rg_zero` after them rather than compared after the
+    /// pick: the push window's index, the WQE fetched ahead, the producer index.
+    push_ci: Signal<Local, bool>,
+    push_fi: Signal<Local, bool>,
+    push_ci1: Signal<Local, bool>,
+    push_nx: Signal<Local, bool>,
+    nxu_ci: Signal<Local, bool>,
+    nxu_fi: Signal<Local, bool>,
+    pi_ci: Signal<Local, bool>,
+    pi_fi: Signal<Local, bool>,
+    pi_ci1: Signal<Local, bool>,
+    pi_nx: Signal<Local, bool>,
+    /// `sq_fi == nx_idx`, `sq_pi != sq_fi`, `sq_pi != nx_i`, picked.
+    nxu_hit: Signal<Local, bool>,
+    fi_work: Signal<Local, bool>,
+    nx_work: Signal<Local, bool>,
     /// The next WQE fetched ahead: while the last packet of a WRITE or SEND streams, the WQE behind it
     /// (index `nx_idx`, at `nx_a`) is requested (`nx_claim`, held until the port takes it) so that its
     /// read latency overlaps the packet's; `nx_on`: taken, its data not yet used. It is used once the
@@ -412,6 +433,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     push_hit_nx: Signal<Local, bool>,
     /// The push window holds a WQE of this QP (a 64-byte one), for some index.
     push_ok: Signal<Local, bool>,
+    /// The push doorbell and its QP check, registered: the index compares and `push_ok` read a snapshot
+    /// a cycle old. Not in the cycle after the engine took the push (the clear is on its way); a switch
+    /// of QP holds the fetch (`hold`) for cycles, so the check is never of the QP before.
+    push_dq: DFF<Bits<32>>,
+    push_okq: DFF<bool>,
+    /// The engine took the push last cycle: `push_okq` is of the doorbell before its clear.
+    push_took: DFF<bool>,
+    /// The ring holds entries (`rg_n != 0`), kept beside `rg_n` so the WQE index choice is a flip-flop.
+    rg_nz: DFF<bool>,
     /// The head entry's first PSN and packets.
     h_first: Signal<Local, Bits<24>>,
     h_npk: Signal<Local, Bits<24>>,
@@ -527,6 +557,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rts: Signal<Local, bool>,
     sq_on: Signal<Local, bool>,
     mtu: Signal<Local, Bits<32>>,
+    /// PMTU as the shift amount: log2 of 256 .. 4096 fits 4 bits, so a shift decodes 4, not 32.
+    pm: Signal<Local, Bits<32>>,
     /// MTU - 1 (registered from PMTU); the message length as WqeParse reads it, that length - 1 and
     /// + MTU - 1, and whether it is zero: the packet count and last index are a shift of them.
     mtu_m1: DFF<Bits<32>>,
@@ -829,7 +861,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             sgl_buf: Default::default(),
             sgl_total: Default::default(),
             sum_k: Default::default(),
-            sum_wait: Constant::new(((sgl_sum::LATENCY - 1) as u64).into()),
+            // One cycle more than the sum's latency: WqeCheck reads its compare (`len_mis`) registered.
+            sum_wait: Constant::new((sgl_sum::LATENCY as u64).into()),
             w_nsge: Default::default(),
             w_gather: Default::default(),
             p_gather: Default::default(),
@@ -850,6 +883,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             w_done: Default::default(),
             w_status: Default::default(),
             w_fail: Default::default(),
+            rnr_inf: Default::default(),
+            len_mis: Default::default(),
             w_vendor: Default::default(),
             first_psn: Default::default(),
             npk: Default::default(),
@@ -925,6 +960,19 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_q: Default::default(),
             ci_p1: Default::default(),
             rg_zero: Default::default(),
+            push_ci: Default::default(),
+            push_fi: Default::default(),
+            push_ci1: Default::default(),
+            push_nx: Default::default(),
+            nxu_ci: Default::default(),
+            nxu_fi: Default::default(),
+            pi_ci: Default::default(),
+            pi_fi: Default::default(),
+            pi_ci1: Default::default(),
+            pi_nx: Default::default(),
+            nxu_hit: Default::default(),
+            fi_work: Default::default(),
+            nx_work: Default::default(),
             nx_claim: Default::default(),
             nx_on: Default::default(),
             nx_idx: Default::default(),
@@ -934,6 +982,10 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_use: Default::default(),
             push_hit_nx: Default::default(),
             push_ok: Default::default(),
+            push_dq: Default::default(),
+            push_okq: Default::default(),
+            push_took: Default::default(),
+            rg_nz: Default::default(),
             h_first: Default::default(),
             h_npk: Default::default(),
             rg_ok: Default::default(),
@@ -1005,6 +1057,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rts: Default::default(),
             sq_on: Default::default(),
             mtu: Default::default(),
+            pm: Default::default(),
             mtu_m1: Default::default(),
             msg_len: Default::default(),
             w_len_m1: Default::default(),
@@ -1184,6 +1237,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             w_done,
             w_status,
             w_fail,
+            rnr_inf,
+            len_mis,
+            push_dq,
+            push_okq,
+            push_took,
+            rg_nz,
             w_vendor,
             first_psn,
             npk,
@@ -1330,7 +1389,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.rg_ok.next = !self.rg_stale.q.val();
         self.h_first.next = self.rg_r.first_psn.val();
         self.h_npk.next = self.rg_r.npk.val();
-        self.rg_zero.next = self.rg_n.q.val() == 0;
+        self.rg_zero.next = !self.rg_nz.q.val();
         self.sq_fi.next = self.fi_q.q.val();
         self.nx_i.next = self.nx_q.q.val();
         if self.rg_zero.val() {
@@ -1351,14 +1410,34 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.cc.v.h_ge_end.val();
         self.is_read.next = self.w_opcode.q.val() == self.wro_rdma_read.val();
         self.wqe128.next = (self.sq_log_size.val() & 0x20) != 0;
-        self.push_ok.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
+        self.push_dq.d.next = self.push_db.val();
+        self.push_okq.d.next = ((self.push_db.val() & 0x8000_0000_u64) != 0)
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
             && !self.wqe128.val();
-        self.push_hit.next =
-            self.push_ok.val() && ((self.push_db.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF));
+        self.push_ok.next = self.push_okq.q.val() && !self.push_took.q.val();
+        self.push_ci.next = (self.push_dq.q.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF);
+        self.push_fi.next = (self.push_dq.q.val() & 0xFFFF) == (self.fi_q.q.val() & 0xFFFF);
+        self.push_ci1.next = (self.push_dq.q.val() & 0xFFFF) == (self.ci_p1.q.val() & 0xFFFF);
+        self.push_nx.next = (self.push_dq.q.val() & 0xFFFF) == (self.nx_q.q.val() & 0xFFFF);
+        self.nxu_ci.next = self.nx_idx.q.val() == self.sq_ci.val();
+        self.nxu_fi.next = self.nx_idx.q.val() == self.fi_q.q.val();
+        self.pi_ci.next = self.sq_pi.val() != self.sq_ci.val();
+        self.pi_fi.next = self.sq_pi.val() != self.fi_q.q.val();
+        self.pi_ci1.next = self.sq_pi.val() != self.ci_p1.q.val();
+        self.pi_nx.next = self.sq_pi.val() != self.nx_q.q.val();
+        self.push_hit.next = self.push_ok.val() && self.push_fi.val();
         // The WQE after the one in progress is in the push window: it is not fetched ahead.
-        self.push_hit_nx.next =
-            self.push_ok.val() && ((self.push_db.val() & 0xFFFF) == (self.nx_i.val() & 0xFFFF));
+        self.push_hit_nx.next = self.push_ok.val() && self.push_nx.val();
+        self.nxu_hit.next = self.nxu_fi.val();
+        self.fi_work.next = self.pi_fi.val();
+        self.nx_work.next = self.pi_nx.val();
+        if self.rg_zero.val() {
+            self.push_hit.next = self.push_ok.val() && self.push_ci.val();
+            self.push_hit_nx.next = self.push_ok.val() && self.push_ci1.val();
+            self.nxu_hit.next = self.nxu_ci.val();
+            self.fi_work.next = self.pi_ci.val();
+            self.nx_work.next = self.pi_ci1.val();
+        }
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
@@ -1505,13 +1584,15 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.sgl_total.clock.next = self.clock.val();
         self.sgl_total.sgl.next = self.sgl_buf.q.val();
         self.sgl_total.n.next = self.w_nsge.q.val();
+        self.len_mis.d.next = self.sgl_total.sum.val() != bit_cast::<40, 32>(self.w_len.q.val());
         // More entries than the list holds, or a list in a 64-byte WQE.
         self.sgl_bad.next =
             (self.w_nsge.q.val() > 4) || (!self.wqe128.val() && (self.w_nsge.q.val() > 1));
 
         // Segmentation (§9.7): packet i carries message bytes [i * MTU, min(len, (i + 1) * MTU)).
-        self.mtu.next = bits::<32>(1) << self.pmtu.val();
-        self.mtu_m1.d.next = !(bits::<32>(0xFFFF_FFFF_u64) << self.pmtu.val());
+        self.pm.next = bit_cast::<32, 4>(bit_cast::<4, 32>(self.pmtu.val()));
+        self.mtu.next = bits::<32>(1) << self.pm.val();
+        self.mtu_m1.d.next = !(bits::<32>(0xFFFF_FFFF_u64) << self.pm.val());
         self.msg_len.next = bit_cast::<32, 512>(self.wqe_buf.q.val() >> self.sh_len.val());
         // The WQE's kind (ibv_wr_opcode).
         self.wr_write.next = (self.w_opcode.q.val() == self.wro_rdma_write.val())
@@ -1589,7 +1670,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.pfs.npk.next = self.npk.q.val();
         self.pfs.w_len.next = self.w_len.q.val();
         self.pfs.w_laddr.next = self.w_laddr.q.val();
-        self.pfs.pmtu.next = self.pmtu.val();
+        self.pfs.pmtu.next = self.pm.val();
         self.pfs.load.next = false;
         self.w_laddr_hi1.d.next = self.w_laddr.q.val().get_bits::<32>(32) + 1;
         // Prefetch only for the requester's own SEND/WRITE data, and never while the responder has a
@@ -1746,7 +1827,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.acv.i.retry_zero.next = self.retry.q.val() == 0;
         self.acv.i.retry_cnt_nz.next = self.retry_init.val() != 0;
         self.acv.i.rnr_zero.next = self.rnr_left.q.val() == 0;
-        self.acv.i.rnr_inf.next = self.rnr_retry.val() == 7;
+        self.rnr_inf.d.next = bit_cast::<8, 32>(self.rnr_retry.val()) == 7;
+        self.acv.i.rnr_inf.next = self.rnr_inf.q.val();
         self.acv.i.syndrome.next = self.lat_syn.q.val();
         self.acv.i.nak_status.next = self.nak_st.q.val();
         self.acv.i.h_ge_end.next = self.cc.v.h_ge_end.val();
@@ -1833,7 +1915,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
-            && (self.sq_pi.val() != self.nx_i.val());
+            && self.nx_work.val();
         self.rg_park.next = self.rg_may.val()
             && (self.snd_idx.q.val() == self.npk.q.val())
             && (self.snd_max.q.val() == self.npk.q.val());
@@ -1842,7 +1924,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // Not while paced: a WQE fetched ahead would keep the turn (`sw_ok` waits for it), so a paced QP
         // drops it (WqeDrain) and fetches it again when its turn comes back.
         self.nx_use.next = !self.wqe_active.q.val()
-            && (self.nx_idx.q.val() == self.sq_fi.val())
+            && self.nxu_hit.val()
             && self.enable.val()
             && self.rts.val()
             && !self.hold.val()
@@ -1967,7 +2049,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.hold.val()
             && !self.pf_any.val()
             && !self.nx_claim.q.val()
-            && (self.sq_pi.val() != self.sq_fi.val())
+            && self.fi_work.val()
             && !self.hold_cur.val();
         self.i_act.next = false;
         match self.state.q.val() {
@@ -2066,6 +2148,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     TxPick::RgDrop => {
                         // Left RTS with WQEs outstanding: drop them all, the driver flushes from SQ_CI.
                         self.rg_n.d.next = 0.into();
+                        self.rg_nz.d.next = false;
                         self.rs_on.d.next = false;
                         self.wqe_active.d.next = false;
                         self.lat_valid.d.next = false;
@@ -2245,6 +2328,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     TxPick::Park => {
                         self.rg.write_enable.next = true;
                         self.rg_n.d.next = self.rg_n.q.val() + 1;
+                        self.rg_nz.d.next = true;
                         self.fi_q.d.next = self.nx_i.val();
                         self.nx_q.d.next = self.nx_i.val() + 1;
                         self.rg_stale.d.next = true;
@@ -2348,7 +2432,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::WqeSum => {
-                // NUM_SGE is in w_nsge from this cycle; the list's sum is valid LATENCY cycles on.
+                // NUM_SGE is in w_nsge from this cycle; the list's sum is valid LATENCY cycles on, its
+                // compare with the length a cycle after.
                 self.sum_k.d.next = self.sum_k.q.val() + 1;
                 if self.sum_k.q.val() == self.sum_wait.val() {
                     self.state.d.next = TxState::WqeCheck;
@@ -2364,8 +2449,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 self.w_vendor.d.next = 0.into();
                 self.first_psn.d.next = bit_cast::<24, 32>(self.sq_psn.val());
                 // npk = ceil(len / MTU), last = npk - 1; a zero-length message is one packet.
-                self.npk.d.next = bit_cast::<24, 32>(self.w_len_up.q.val() >> self.pmtu.val());
-                self.last_idx.d.next = bit_cast::<24, 32>(self.w_len_m1.q.val() >> self.pmtu.val());
+                self.npk.d.next = bit_cast::<24, 32>(self.w_len_up.q.val() >> self.pm.val());
+                self.last_idx.d.next = bit_cast::<24, 32>(self.w_len_m1.q.val() >> self.pm.val());
                 if self.w_len_zero.q.val() {
                     self.npk.d.next = 1.into();
                     self.last_idx.d.next = 0.into();
@@ -2419,9 +2504,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_len_err.val();
                     self.w_fail.d.next = true;
-                } else if self.w_gather.q.val()
-                    && (self.sgl_total.sum.val() != bit_cast::<40, 32>(self.w_len.q.val()))
-                {
+                } else if self.w_gather.q.val() && self.len_mis.q.val() {
                     // The list must cover the message exactly: no read past its last entry.
                     self.w_done.d.next = true;
                     self.w_status.d.next = self.wc_loc_len_err.val();
@@ -2694,6 +2777,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.ci_p1.d.next = self.sq_ci.val() + 2;
                     self.rg_head.d.next = self.rg_head.q.val() + 1;
                     self.rg_n.d.next = self.rg_n.q.val() - 1;
+                    self.rg_nz.d.next = self.rg_n.q.val() != 1;
                     self.rg_stale.d.next = true;
                     self.h_una.d.next = 0.into();
                     self.rt.clear.next = true;
@@ -2705,6 +2789,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         // In error: the QP goes to ERR, the WQEs behind are flushed by the driver.
                         self.qp_err.next = true;
                         self.rg_n.d.next = 0.into();
+                        self.rg_nz.d.next = false;
                         self.wqe_active.d.next = false;
                         self.rs_on.d.next = false;
                         self.lat_valid.d.next = false;
@@ -2762,6 +2847,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             | (bit_cast::<32, 1>(self.pf_any.val().into()) << 29)
             | (bit_cast::<32, 1>(self.hold.val().into()) << 30)
             | (bit_cast::<32, 1>(self.enable.val().into()) << 31);
+        // (after the states: `push_used` is theirs)
+        self.push_took.d.next = self.push_used.val();
         // hi_psn: each new highest PSN sent; at a turn's start (nothing outstanding) the QP's SQ_PSN.
         self.hi_set.d.next = self.sq_psn_set.val() && !self.rg_back.val() && !self.sw_ok.val();
         self.hi_val.d.next = bit_cast::<24, 32>(self.sq_psn_val.val());
@@ -2807,6 +2894,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.rs_first.d.next = self.h_first.val();
             self.rs_idx.d.next = self.rg_at.val();
             self.rg_n.d.next = 0.into();
+            self.rg_nz.d.next = false;
             self.wqe_active.d.next = false;
             self.since_req.d.next = 0.into();
             self.sq_psn_set.next = true;
@@ -2862,6 +2950,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         if self.reset.val() {
             self.state.d.next = TxState::Idle;
             self.rg_n.d.next = 0.into();
+            self.rg_nz.d.next = false;
             self.rs_on.d.next = false;
             self.nx_claim.d.next = false;
             self.nx_on.d.next = false;
