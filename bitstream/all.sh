@@ -12,12 +12,13 @@
 # about 18 more) then, unless skipped, the whole ECP5 core (with YoWASP: synthesis 10 minutes or more,
 # routing 45 or more). The seconds each part prints are wall time on a shared machine.
 #
-# The test job (scripts/test.sh) runs the ECP5 units' synthesis and alveo/check beside its cargo tests;
-# `scripts/test.sh --full` runs everything.
+# The test job (scripts/test.sh) runs alveo/check beside its cargo tests (the units' timing proxy in the job
+# is bitstream/depth.sh); `scripts/test.sh --full` runs everything.
 #
 # usage: bitstream/all.sh
 # environment:
 #   ROCENIC_ECP5_UNITS_PNR=0  synthesize the ECP5 units without placing and routing them (no Fmax floors)
+#   ROCENIC_SKIP_ECP5_UNITS=1 leave the ECP5 units out (synthesis alone is about 17 CPU minutes)
 #   ROCENIC_SKIP_ECP5=1       leave the whole-core ECP5 place and route out (an hour or more with YoWASP's
 #                             WebAssembly nextpnr; docs/resources.md)
 #   ROCENIC_SKIP_XCUP64=1, ROCENIC_SKIP_XCUP512=1  leave the 64-bit or the 512-bit UltraScale+ whole-core
@@ -47,6 +48,12 @@ lane() {
     done
 }
 parts=(xcup-512 alveo-check ecp5-units)
+skip_units=${ROCENIC_SKIP_ECP5_UNITS:-0}
+if [[ $skip_units == 1 && $skip_ecp5 != 1 ]]; then
+    echo "all.sh: ROCENIC_SKIP_ECP5_UNITS=1 needs ROCENIC_SKIP_ECP5=1 (they share a lane)" >&2
+    exit 2
+fi
+[[ $skip_units == 1 ]] && parts=(xcup-512 alveo-check)
 rm -f "$out"/{xcup-64,xcup-512,alveo-check,ecp5-units,ecp5-64}.status
 if [[ ${ROCENIC_SKIP_XCUP64:-0} != 1 ]]; then
     lane "reports.sh 64=xcup-64" &
@@ -60,7 +67,9 @@ else
     parts=("${kept[@]}")
     lane "alveo/check/check.sh=alveo-check" &
 fi
-if [[ $skip_ecp5 == 1 ]]; then
+if [[ $skip_units == 1 ]]; then
+    :
+elif [[ $skip_ecp5 == 1 ]]; then
     lane "$units_cmd=ecp5-units" &
 else
     lane "$units_cmd=ecp5-units" "ecp5.sh=ecp5-64" &
@@ -87,6 +96,9 @@ fi
 if [[ ${ROCENIC_SKIP_XCUP512:-0} == 1 ]]; then
     echo "== xcup-512: skipped (ROCENIC_SKIP_XCUP512=1)" | tee "$out/xcup-512.out"
 fi
+if [[ $skip_units == 1 ]]; then
+    echo "== ecp5-units: skipped (ROCENIC_SKIP_ECP5_UNITS=1)" | tee "$out/ecp5-units.out"
+fi
 if [[ $skip_ecp5 == 1 ]]; then
     echo "== ecp5-64: skipped (ROCENIC_SKIP_ECP5=1)" | tee "$out/ecp5-64.out"
 fi
@@ -94,7 +106,9 @@ fi
     echo "# Board reports ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F))"
     echo
     for name in xcup-64 xcup-512 ecp5-units ecp5-64; do
-        if [[ $name == ecp5-64 && $skip_ecp5 == 1 ]]; then
+        if [[ $name == ecp5-units && $skip_units == 1 ]]; then
+            echo "$name: skipped (ROCENIC_SKIP_ECP5_UNITS=1)"
+        elif [[ $name == ecp5-64 && $skip_ecp5 == 1 ]]; then
             echo "$name: skipped (ROCENIC_SKIP_ECP5=1)"
         elif [[ $name == xcup-64 && ${ROCENIC_SKIP_XCUP64:-0} == 1 ]]; then
             echo "$name: skipped (ROCENIC_SKIP_XCUP64=1)"

@@ -2,8 +2,7 @@
 # Place and route of the 64-bit core's units, one at a time, on a Lattice ECP5-85F (LFE5U-85F, CABGA381) with
 # YoWASP Yosys `synth_ecp5` and YoWASP nextpnr-ecp5 against 156.25 MHz (10G Ethernet's 64-bit word clock):
 # each unit's LUT4s, flip-flops, block RAM and Fmax. The whole core takes hours to route with the WebAssembly
-# nextpnr (ecp5.sh; docs/resources.md), its units minutes: `scripts/test.sh --full` routes them, the test job
-# synthesizes them (--synth-only). Each unit is the block as NicTop<64, 8, 11, 6> instantiates it (`emit-unit`: the QP and MR
+# nextpnr (ecp5.sh; docs/resources.md), its units minutes: `scripts/test.sh --full` routes them. Each unit is the block as NicTop<64, 8, 11, 6> instantiates it (`emit-unit`: the QP and MR
 # tables with 64 entries, as ecp5.sh builds the core), wrapped by
 # ecp5/unit_harness.py (inputs from flip-flops fed by an LFSR, outputs into a signature register).
 #
@@ -13,8 +12,7 @@
 # docs/resources.md). Missing 156.25 MHz is reported, not a failure: the core is not pipelined for it yet.
 #
 # usage: bitstream/ecp5-units.sh [--synth-only] [UNIT ...]    (default: every unit in the table)
-#   --synth-only  synthesis alone (LUT4, FF, EBR and the EBR minimum; no Fmax): the test job's check, about a
-#                 quarter of the time; `scripts/test.sh --full` runs the place and route.
+#   --synth-only  synthesis alone (LUT4, FF, EBR and the EBR minimum; no Fmax), about a quarter of the time
 # Writes build/reports/ecp5-units/<unit>.* and build/reports/summary-ecp5-units.json; prints one table.
 # environment: ROCENIC_NEXTPNR_SEED (default 1); ROCENIC_NEXTPNR, a native nextpnr-ecp5 to use (ecp5/tools.sh)
 set -uo pipefail

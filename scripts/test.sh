@@ -6,15 +6,16 @@
 # on Icarus, interop with Linux Soft-RoCE (rdma_rxe) in QEMU (`rocenic rc-pingpong` against an unmodified
 # `ibv_rc_pingpong`, `rocenic write-bw`/`read-bw`/`send-bw`/`write-lat`/`atomic-bw` against perftest, one
 # case per tool in each role), the VFIO layer against QEMU's edu device behind an emulated IOMMU, the
-# board reports (bitstream/all.sh: synthesis of every ECP5 unit, Alveo flow checks), and the timing rule's
+# board reports (bitstream/all.sh: the Alveo flow checks), and the timing rule's
 # logic levels of every unit at 512 bits (bitstream/depth.sh against bitstream/depth.tsv). Each stage
 # header carries the job's elapsed time. Set ROCENIC_SKIP_INTEROP=1 to leave the QEMU parts out locally
 # (CI never does), and ROCENIC_SKIP_SYNTH=1 to leave out synthesis. Ends with one summary line.
 #
-# `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 place and route of every unit
-# (Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
-# route (hours with YoWASP), the cargo tests marked #[ignore] for length (the 64 MiB WRITE and READ at 64
-# bits), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
+# `scripts/test.sh --full` adds what is long and changes rarely: the ECP5 synthesis, place and route of
+# every unit (block RAM inferred, Fmax floors), the UltraScale+ synthesis of both whole cores, the whole 64-bit core's ECP5 place and
+# route (hours with YoWASP), the cargo tests marked #[ignore] for length (the 64 MiB WRITE and READ at
+# both widths, 4,096 QPs at once, the 64-bit matrix at path MTUs 512, 2048 and 4096, two DCQCN flows
+# through a marking switch), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
 # and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), and the 10^6-message stress soak
 # under link faults and pause storms (docs/robustness.md).
 set -euo pipefail
@@ -104,10 +105,10 @@ pcap_check() {
     fi
 }
 
-# The board reports (bitstream/all.sh): ECP5 synthesis of each of the 64-bit core's units (resources, block
-# RAM inferred), and the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh with stubbed
-# commands for every board, iverilog elaboration and a short simulation of the wrapper, the generated
-# board.xdc files); with --full also the units' place and route with their Fmax floors, the UltraScale+
+# The board reports (bitstream/all.sh): the Alveo Vivado flow checked without Vivado (flow.tcl under tclsh
+# with stubbed commands for every board, iverilog elaboration and a short simulation of the wrapper, the
+# generated board.xdc files); with --full also the ECP5 synthesis, place and route of each of the 64-bit
+# core's units (resources, block RAM inferred, Fmax floors; 17 CPU minutes for synthesis alone), the UltraScale+
 # synthesis of both whole cores (block-RAM, latch and budget checks, logic depth) and the whole 64-bit
 # core's ECP5 place and route (hours with YoWASP's WebAssembly nextpnr; docs/resources.md). The reports,
 # the cocotb benches and the conformance cases are single-threaded: they start here, in the background,
@@ -123,9 +124,10 @@ if [[ "${ROCENIC_SKIP_SYNTH:-0}" != 1 ]]; then
     (
         set +e
         if [[ $full == 1 ]]; then
-            skip=(ROCENIC_SKIP_ECP5=0 ROCENIC_SKIP_XCUP64=0 ROCENIC_SKIP_XCUP512=0 ROCENIC_ECP5_UNITS_PNR=1)
+            skip=(ROCENIC_SKIP_ECP5=0 ROCENIC_SKIP_XCUP64=0 ROCENIC_SKIP_XCUP512=0 ROCENIC_ECP5_UNITS_PNR=1
+                ROCENIC_SKIP_ECP5_UNITS=0)
         else
-            skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1 ROCENIC_ECP5_UNITS_PNR=0)
+            skip=(ROCENIC_SKIP_ECP5=1 ROCENIC_SKIP_XCUP64=1 ROCENIC_SKIP_XCUP512=1 ROCENIC_SKIP_ECP5_UNITS=1)
         fi
         env "${skip[@]}" ROCENIC_BIN_DIR="$bin_dir" \
             bash bitstream/all.sh > out/board-reports.out 2>&1
@@ -193,8 +195,8 @@ else
 fi
 
 if [[ $full == 1 ]]; then
-    hdr "long cargo tests (--full; #[ignore]d in the job): the 64 MiB WRITE and READ at 64 bits"
-    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test driver matrix:: -- --ignored
+    hdr "long cargo tests (--full; #[ignore]d in the job): 64 MiB transfers, 4,096 QPs, the matrix's other MTUs, two DCQCN flows"
+    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test driver -- --ignored
 fi
 
 hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"

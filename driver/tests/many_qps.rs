@@ -241,7 +241,9 @@ fn many_qps(width: Width, n: usize, faults: FaultPlan) -> u64 {
     cycles
 }
 
+/// Three minutes of co-simulation; 300 QPs under loss at 512 bits stand in for it in the job.
 #[test]
+#[ignore = "long: scripts/test.sh --full"]
 fn qps_4096_active_at_once_deliver_in_both_directions() {
     let n = 4096;
     let cycles = many_qps(Width::W64, n, FaultPlan::default());
