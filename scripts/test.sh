@@ -16,7 +16,8 @@
 # route (hours with YoWASP), the cargo tests marked #[ignore] for length (the 64 MiB WRITE and READ at
 # both widths, 4,096 QPs at once, the 64-bit matrix at path MTUs 512, 2048 and 4096, two DCQCN flows
 # through a marking switch), every interop size and variant (rc-pingpong's six sizes and its lossy, IPv6
-# and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), and the 10^6-message stress soak
+# and VLAN roles; perftest at MTU 1024 and 4096, 64 KiB and 64 bytes), the cocotb benches' exhaustive
+# variants (every first and last lane pair of the ICRC pipe at 512 bits), and the 10^6-message stress soak
 # under link faults and pause storms (docs/robustness.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -151,7 +152,8 @@ fi
 hdr "cocotb benches per hardware unit on Icarus: started in the background (testbench/cocotb/run.sh)"
 (
     set +e
-    ROCENIC_BIN_DIR="$bin_dir" bash testbench/cocotb/run.sh > out/cocotb.out 2>&1
+    # --full: the benches' exhaustive variants (ROCENIC_COCOTB_FULL; the ICRC pipe's every run shape).
+    ROCENIC_COCOTB_FULL=$full ROCENIC_BIN_DIR="$bin_dir" bash testbench/cocotb/run.sh > out/cocotb.out 2>&1
     echo $? > out/cocotb.status
 ) &
 cocotb_pid=$!
