@@ -512,6 +512,12 @@ mod tests {
         vendor: Option<u8>,
         h_una: bool,
         back: Option<bool>,
+        t: Retry,
+    }
+
+    /// The retry and RNR counters' and the retransmit timer's actions, alike for both.
+    #[derive(Debug, PartialEq, Default)]
+    struct Retry {
         /// 0 none, 1 the QP's count, 2 count - 1, 3 decrement.
         retry: u8,
         rt_clear: bool,
@@ -519,6 +525,30 @@ mod tests {
         rnr_load: bool,
         rnr_dec: bool,
         rnr_exc: bool,
+    }
+
+    impl Retry {
+        /// From the outputs: the retry count's init / init - 1 / decrement, then the others in order.
+        fn got(
+            [init, init_m1, dec]: [bool; 3],
+            [rt_clear, retransmit, rnr_load, rnr_dec, rnr_exc]: [bool; 5],
+        ) -> Self {
+            let retry = match (init, init_m1, dec) {
+                (false, false, false) => 0,
+                (true, false, false) => 1,
+                (false, true, false) => 2,
+                (false, false, true) => 3,
+                _ => 9,
+            };
+            Retry {
+                retry,
+                rt_clear,
+                retransmit,
+                rnr_load,
+                rnr_dec,
+                rnr_exc,
+            }
+        }
     }
 
     /// What the engine does with an ACK/NAK to the WQE in progress.
@@ -532,12 +562,7 @@ mod tests {
         vendor: bool,
         past: bool,
         rnr_wait: bool,
-        retry: u8,
-        rt_clear: bool,
-        retransmit: bool,
-        rnr_load: bool,
-        rnr_dec: bool,
-        rnr_exc: bool,
+        t: Retry,
     }
 
     /// The head entry's decision as the engine took it inline, before this block.
@@ -555,8 +580,8 @@ mod tests {
                 e.lat_drop = true;
                 if h_ge_una {
                     e.h_una = true;
-                    e.rt_clear = true;
-                    e.retry = 1;
+                    e.t.rt_clear = true;
+                    e.t.retry = 1;
                 }
             }
         } else if h_gt_end || !h_ge_una {
@@ -572,25 +597,25 @@ mod tests {
             e.lat_drop = true;
             e.vendor = Some(x.syndrome);
             if seq {
-                e.rt_clear = true;
-                e.retransmit = true;
+                e.t.rt_clear = true;
+                e.t.retransmit = true;
                 if h_gt_una && !h_rd && cnt_nz {
-                    e.retry = 2;
+                    e.t.retry = 2;
                     e.back = Some(false);
                 } else if retry_zero {
                     e.complete = Some((RETRY, true));
                 } else {
-                    e.retry = 3;
+                    e.t.retry = 3;
                     e.back = Some(false);
                 }
             } else if rnr {
-                e.rt_clear = true;
-                e.rnr_load = true;
+                e.t.rt_clear = true;
+                e.t.rnr_load = true;
                 if !rnr_inf && rnr_zero {
                     e.complete = Some((RNR, true));
-                    e.rnr_exc = true;
+                    e.t.rnr_exc = true;
                 } else {
-                    e.rnr_dec = !rnr_inf;
+                    e.t.rnr_dec = !rnr_inf;
                     e.back = Some(true);
                 }
             } else {
@@ -608,8 +633,8 @@ mod tests {
         if ack {
             if a_ge_una && (resp || !w_rd) && a_lt_max {
                 e.una = 1;
-                e.rt_clear = true;
-                e.retry = 1;
+                e.t.rt_clear = true;
+                e.t.retry = 1;
                 if a_ge_snd {
                     e.snd = 1;
                 }
@@ -625,28 +650,28 @@ mod tests {
             if seq {
                 (e.una, e.snd) = if w_rd { (0, 3) } else { (2, 2) };
                 e.since0 = true;
-                e.rt_clear = true;
-                e.retransmit = true;
+                e.t.rt_clear = true;
+                e.t.retransmit = true;
                 if a_gt_una && !w_rd && cnt_nz {
-                    e.retry = 2;
+                    e.t.retry = 2;
                 } else if retry_zero {
                     e.done = Some((RETRY, true));
                     e.vendor = true;
                 } else {
-                    e.retry = 3;
+                    e.t.retry = 3;
                 }
             } else if rnr {
                 (e.una, e.snd) = (2, 2);
                 e.since0 = true;
-                e.rt_clear = true;
-                e.rnr_load = true;
+                e.t.rt_clear = true;
+                e.t.rnr_load = true;
                 if !rnr_inf && rnr_zero {
                     e.done = Some((RNR, true));
                     e.vendor = true;
-                    e.rnr_exc = true;
+                    e.t.rnr_exc = true;
                 } else {
                     e.rnr_wait = true;
-                    e.rnr_dec = !rnr_inf;
+                    e.t.rnr_dec = !rnr_inf;
                 }
             } else {
                 e.done = Some((x.nak_status, true));
@@ -654,16 +679,6 @@ mod tests {
             }
         }
         e
-    }
-
-    fn retry_op(init: bool, init_m1: bool, dec: bool) -> u8 {
-        match (init, init_m1, dec) {
-            (false, false, false) => 0,
-            (true, false, false) => 1,
-            (false, true, false) => 2,
-            (false, false, true) => 3,
-            _ => 9,
-        }
     }
 
     fn got_r(o: &AckAct) -> R {
@@ -676,16 +691,20 @@ mod tests {
             vendor: o.r_vendor_ld.val().then(|| o.r_vendor.val().index() as u8),
             h_una: o.r_part.val(),
             back: o.r_back.val().then(|| o.r_rs_rnr.val()),
-            retry: retry_op(
-                o.r_retry_init.val(),
-                o.r_retry_init_m1.val(),
-                o.r_retry_dec.val(),
+            t: Retry::got(
+                [
+                    o.r_retry_init.val(),
+                    o.r_retry_init_m1.val(),
+                    o.r_retry_dec.val(),
+                ],
+                [
+                    o.r_rt_clear.val(),
+                    o.r_retransmit.val(),
+                    o.r_rnr_load.val(),
+                    o.r_rnr_dec.val(),
+                    o.r_rnr_exc.val(),
+                ],
             ),
-            rt_clear: o.r_rt_clear.val(),
-            retransmit: o.r_retransmit.val(),
-            rnr_load: o.r_rnr_load.val(),
-            rnr_dec: o.r_rnr_dec.val(),
-            rnr_exc: o.r_rnr_exc.val(),
         }
     }
 
@@ -714,16 +733,20 @@ mod tests {
             vendor: o.w_vendor_ld.val(),
             past: o.w_past.val(),
             rnr_wait: o.w_rnr_wait.val(),
-            retry: retry_op(
-                o.w_retry_init.val(),
-                o.w_retry_init_m1.val(),
-                o.w_retry_dec.val(),
+            t: Retry::got(
+                [
+                    o.w_retry_init.val(),
+                    o.w_retry_init_m1.val(),
+                    o.w_retry_dec.val(),
+                ],
+                [
+                    o.w_rt_clear.val(),
+                    o.w_retransmit.val(),
+                    o.w_rnr_load.val(),
+                    o.w_rnr_dec.val(),
+                    o.w_rnr_exc.val(),
+                ],
             ),
-            rt_clear: o.w_rt_clear.val(),
-            retransmit: o.w_retransmit.val(),
-            rnr_load: o.w_rnr_load.val(),
-            rnr_dec: o.w_rnr_dec.val(),
-            rnr_exc: o.w_rnr_exc.val(),
         }
     }
 

@@ -402,20 +402,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nx_q: DFF<Bits<32>>,
     ci_p1: DFF<Bits<32>>,
     rg_zero: Signal<Local, bool>,
-    /// Compares against both candidates of `sq_fi` / `nx_i` (SQ_CI and the one after it with the ring
-    /// empty, `fi_q` / `nx_q` otherwise), picked by `rg_zero` after them rather than compared after the
-    /// pick: the push window's index, the WQE fetched ahead, the producer index.
-    push_ci: Signal<Local, bool>,
-    push_fi: Signal<Local, bool>,
-    push_ci1: Signal<Local, bool>,
-    push_nx: Signal<Local, bool>,
-    nxu_ci: Signal<Local, bool>,
-    nxu_fi: Signal<Local, bool>,
-    pi_ci: Signal<Local, bool>,
-    pi_fi: Signal<Local, bool>,
-    pi_ci1: Signal<Local, bool>,
-    pi_nx: Signal<Local, bool>,
-    /// `sq_fi == nx_idx`, `sq_pi != sq_fi`, `sq_pi != nx_i`, picked.
+    /// `sq_fi == nx_idx`, `sq_pi != sq_fi`, `sq_pi != nx_i`.
     nxu_hit: Signal<Local, bool>,
     fi_work: Signal<Local, bool>,
     nx_work: Signal<Local, bool>,
@@ -440,6 +427,15 @@ pub struct TxEngine<const W: usize, const B: usize> {
     push_okq: DFF<bool>,
     /// The engine took the push last cycle: `push_okq` is of the doorbell before its clear.
     push_took: DFF<bool>,
+    /// The push window's index against `sq_fi` and `nx_i`, registered (`push_hq`, `push_nxq`), and
+    /// whether the doorbell is the one they compared (`push_same`). `push_hit` takes the push only with
+    /// both still true: `sq_fi` stands still from the Fetch pick into WqeReq and while WqeReq waits, so a
+    /// registered hit is never of another index, and a doorbell written meanwhile is seen a cycle later
+    /// (its WQE is fetched from the ring instead). `push_hit_nx` only holds back the fetch ahead: a cycle
+    /// stale, it at worst fetches from the ring a WQE that was also pushed.
+    push_hq: DFF<bool>,
+    push_nxq: DFF<bool>,
+    push_same: DFF<bool>,
     /// The ring holds entries (`rg_n != 0`), kept beside `rg_n` so the WQE index choice is a flip-flop.
     rg_nz: DFF<bool>,
     /// The head entry's first PSN and packets.
@@ -960,16 +956,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_q: Default::default(),
             ci_p1: Default::default(),
             rg_zero: Default::default(),
-            push_ci: Default::default(),
-            push_fi: Default::default(),
-            push_ci1: Default::default(),
-            push_nx: Default::default(),
-            nxu_ci: Default::default(),
-            nxu_fi: Default::default(),
-            pi_ci: Default::default(),
-            pi_fi: Default::default(),
-            pi_ci1: Default::default(),
-            pi_nx: Default::default(),
             nxu_hit: Default::default(),
             fi_work: Default::default(),
             nx_work: Default::default(),
@@ -985,6 +971,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             push_dq: Default::default(),
             push_okq: Default::default(),
             push_took: Default::default(),
+            push_hq: Default::default(),
+            push_nxq: Default::default(),
+            push_same: Default::default(),
             rg_nz: Default::default(),
             h_first: Default::default(),
             h_npk: Default::default(),
@@ -1242,6 +1231,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             push_dq,
             push_okq,
             push_took,
+            push_hq,
+            push_nxq,
+            push_same,
             rg_nz,
             w_vendor,
             first_psn,
@@ -1415,29 +1407,17 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && (((self.push_db.val() >> 16) & 0x3FFF) == (self.cur_qpn.val() & 0x3FFF))
             && !self.wqe128.val();
         self.push_ok.next = self.push_okq.q.val() && !self.push_took.q.val();
-        self.push_ci.next = (self.push_dq.q.val() & 0xFFFF) == (self.sq_ci.val() & 0xFFFF);
-        self.push_fi.next = (self.push_dq.q.val() & 0xFFFF) == (self.fi_q.q.val() & 0xFFFF);
-        self.push_ci1.next = (self.push_dq.q.val() & 0xFFFF) == (self.ci_p1.q.val() & 0xFFFF);
-        self.push_nx.next = (self.push_dq.q.val() & 0xFFFF) == (self.nx_q.q.val() & 0xFFFF);
-        self.nxu_ci.next = self.nx_idx.q.val() == self.sq_ci.val();
-        self.nxu_fi.next = self.nx_idx.q.val() == self.fi_q.q.val();
-        self.pi_ci.next = self.sq_pi.val() != self.sq_ci.val();
-        self.pi_fi.next = self.sq_pi.val() != self.fi_q.q.val();
-        self.pi_ci1.next = self.sq_pi.val() != self.ci_p1.q.val();
-        self.pi_nx.next = self.sq_pi.val() != self.nx_q.q.val();
-        self.push_hit.next = self.push_ok.val() && self.push_fi.val();
+        self.push_same.d.next = self.push_db.val() == self.push_dq.q.val();
+        self.push_hq.d.next =
+            self.push_ok.val() && (self.push_dq.q.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF);
+        self.push_hit.next = self.push_hq.q.val() && self.push_same.q.val() && self.push_ok.val();
         // The WQE after the one in progress is in the push window: it is not fetched ahead.
-        self.push_hit_nx.next = self.push_ok.val() && self.push_nx.val();
-        self.nxu_hit.next = self.nxu_fi.val();
-        self.fi_work.next = self.pi_fi.val();
-        self.nx_work.next = self.pi_nx.val();
-        if self.rg_zero.val() {
-            self.push_hit.next = self.push_ok.val() && self.push_ci.val();
-            self.push_hit_nx.next = self.push_ok.val() && self.push_ci1.val();
-            self.nxu_hit.next = self.nxu_ci.val();
-            self.fi_work.next = self.pi_ci.val();
-            self.nx_work.next = self.pi_ci1.val();
-        }
+        self.push_nxq.d.next =
+            self.push_ok.val() && (self.push_dq.q.val() & 0xFFFF) == (self.nx_i.val() & 0xFFFF);
+        self.push_hit_nx.next = self.push_nxq.q.val();
+        self.nxu_hit.next = self.nx_idx.q.val() == self.sq_fi.val();
+        self.fi_work.next = self.sq_pi.val() != self.sq_fi.val();
+        self.nx_work.next = self.sq_pi.val() != self.nx_i.val();
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
