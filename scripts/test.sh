@@ -48,7 +48,8 @@ hdr "formatting (cargo fmt --check)"
 cargo fmt --check
 hdr "build of every target, linted by clippy (a warning fails the clippy check below)"
 set +e
-cargo test --release --workspace --no-run 2>&1 | tee out/build.log
+# --timings: target/cargo-timings/cargo-timing.html shows which crate or build script holds the build up.
+cargo test --release --workspace --no-run --timings 2>&1 | tee out/build.log
 build_status=${PIPESTATUS[0]}
 set -e
 if [[ $build_status -ne 0 ]]; then
