@@ -67,11 +67,9 @@ else
     parts=("${kept[@]}")
     lane "alveo/check/check.sh=alveo-check" &
 fi
-if [[ $skip_units == 1 ]]; then
-    :
-elif [[ $skip_ecp5 == 1 ]]; then
+if [[ $skip_units != 1 && $skip_ecp5 == 1 ]]; then
     lane "$units_cmd=ecp5-units" &
-else
+elif [[ $skip_units != 1 ]]; then
     lane "$units_cmd=ecp5-units" "ecp5.sh=ecp5-64" &
     parts+=(ecp5-64)
 fi

@@ -527,21 +527,24 @@ mod tests {
         rnr_exc: bool,
     }
 
+    /// Which of a group of exclusive selects is up: 0 none, k the k-th, 9 more than one (never a
+    /// model's answer, so a test that sees it fails).
+    fn one_hot(sel: &[bool]) -> u8 {
+        match sel.iter().filter(|&&s| s).count() {
+            0 => 0,
+            1 => sel.iter().position(|&s| s).unwrap() as u8 + 1,
+            _ => 9,
+        }
+    }
+
     impl Retry {
         /// From the outputs: the retry count's init / init - 1 / decrement, then the others in order.
         fn got(
             [init, init_m1, dec]: [bool; 3],
             [rt_clear, retransmit, rnr_load, rnr_dec, rnr_exc]: [bool; 5],
         ) -> Self {
-            let retry = match (init, init_m1, dec) {
-                (false, false, false) => 0,
-                (true, false, false) => 1,
-                (false, true, false) => 2,
-                (false, false, true) => 3,
-                _ => 9,
-            };
             Retry {
-                retry,
+                retry: one_hot(&[init, init_m1, dec]),
                 rt_clear,
                 retransmit,
                 rnr_load,
@@ -709,22 +712,9 @@ mod tests {
     }
 
     fn got_w(o: &AckAct) -> W {
-        let una = match (o.w_una_p1.val(), o.w_una_ad.val()) {
-            (false, false) => 0,
-            (true, false) => 1,
-            (false, true) => 2,
-            _ => 9,
-        };
-        let snd = match (o.w_snd_p1.val(), o.w_snd_ad.val(), o.w_snd_una.val()) {
-            (false, false, false) => 0,
-            (true, false, false) => 1,
-            (false, true, false) => 2,
-            (false, false, true) => 3,
-            _ => 9,
-        };
         W {
-            una,
-            snd,
+            una: one_hot(&[o.w_una_p1.val(), o.w_una_ad.val()]),
+            snd: one_hot(&[o.w_snd_p1.val(), o.w_snd_ad.val(), o.w_snd_una.val()]),
             since0: o.w_since0.val(),
             done: o
                 .w_done

@@ -11,6 +11,11 @@
 //! a's packet count, and stage a's tags are the live inputs. The
 //! WQE's length, address and path MTU are not tagged: the engine raises `load` in the cycle at whose
 //! end they change, and `ok` stays low until they have gone through every stage.
+//!
+//! `ok_q` is the same verdict from a register, about the inputs as they were at the last clock edge:
+//! worked out a cycle ahead from what the stages will hold after it (stage a's tags equal to the
+//! inputs then, so stage a keeps its packet, and stage c's index equal to it), for a reader that knows
+//! its inputs did not move at that edge and wants no compare in front of its own logic.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -36,6 +41,8 @@ pub struct PfSeg {
     pub len: Signal<Out, Bits<16>>,
     pub addr: Signal<Out, Bits<64>>,
     pub ok: Signal<Out, bool>,
+    /// `len`, `addr`, `idx` and `lt` are of the inputs as they were at the last clock edge.
+    pub ok_q: Signal<Out, bool>,
     next: Signal<Local, Bits<24>>,
     fresh: Signal<Local, bool>,
     hi: Signal<Local, Bits<32>>,
@@ -61,6 +68,7 @@ pub struct PfSeg {
     d_addr: DFF<Bits<64>>,
     /// Cycles since `load`, up to 3: the stages hold the old WQE's packet until then.
     age: DFF<Bits<2>>,
+    ok_r: DFF<bool>,
 }
 
 impl Logic for PfSeg {
@@ -68,7 +76,7 @@ impl Logic for PfSeg {
     fn update(&mut self) {
         dff_setup!(
             self, clock, a_idx, a_pidx, a_sidx, a_npk, a_pn, a_pon, b_idx, b_off, c_idx, c_rem,
-            c_lo, c_mtu, hi1, d_idx, d_len, d_addr, age, b_lt, b_npk
+            c_lo, c_mtu, hi1, d_idx, d_len, d_addr, age, b_lt, b_npk, ok_r
         );
         // Stage a.
         self.next.next = self.snd_idx.val() + 1;
@@ -129,6 +137,13 @@ impl Logic for PfSeg {
             && (self.d_idx.q.val() == self.a_idx.q.val())
             && (self.b_idx.q.val() == self.a_idx.q.val())
             && (self.b_npk.q.val() == self.a_npk.q.val());
+        // After this edge stage b holds stage a's packet and count, stage d stage c's index, and with
+        // the inputs as stage a's tags say, stage a keeps its packet: the compares `ok` makes then.
+        self.ok_r.d.next = (self.age.q.val() >= 2)
+            && !self.load.val()
+            && self.fresh.val()
+            && (self.c_idx.q.val() == self.a_idx.q.val());
+        self.ok_q.next = self.ok_r.q.val();
     }
 }
 
@@ -232,6 +247,17 @@ mod tests {
         sim.add_clock(5, |x: &mut Box<PfSeg>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<PfSeg>| {
             let mut x = sim.init()?;
+            // The inputs the last clock edge saw (the testbench starts them at zero).
+            let mut at_edge = In {
+                snd_idx: 0,
+                pf_idx: 0,
+                pf_n: 0,
+                pf_on: false,
+                npk: 0,
+                w_len: 0,
+                w_laddr: 0,
+                pmtu: 0,
+            };
             for (k, (c, load, hold)) in steps.iter().enumerate() {
                 if *load {
                     // The engine raises `load` in the cycle at whose end the WQE's fields change.
@@ -242,10 +268,11 @@ mod tests {
                 drive(&mut x, c);
                 x = sim.wait(1, x)?;
                 // Just after the inputs moved, and after every edge: what is offered is the packet
-                // of the inputs as they are.
+                // of the inputs as they are (`ok`), or as the last edge saw them (`ok_q`).
                 for cycle in 0..=*hold {
                     if cycle > 0 {
                         wait_clock_cycle!(sim, clock, x);
+                        at_edge = *c;
                     }
                     let g = (
                         x.idx.val().to_u64() as u32,
@@ -257,11 +284,16 @@ mod tests {
                     if x.ok.val() && g != w {
                         println!("step {k} cycle {cycle}: offered {g:x?}, want {w:x?}");
                     }
+                    let w_q = model(&at_edge);
+                    if x.ok_q.val() && g != w_q {
+                        println!("step {k} cycle {cycle}: ok_q on {g:x?}, want {w_q:x?}");
+                    }
                     sim_assert!(sim, !x.ok.val() || g == w, x);
+                    sim_assert!(sim, !x.ok_q.val() || g == w_q, x);
                 }
-                // Four edges after the inputs settle, the packet is out.
+                // Four edges after the inputs settle, the packet is out, and both say so.
                 if *hold >= 4 {
-                    sim_assert!(sim, x.ok.val(), x);
+                    sim_assert!(sim, x.ok.val() && x.ok_q.val(), x);
                 }
             }
             sim.done(x)

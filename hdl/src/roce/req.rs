@@ -355,6 +355,13 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rdq_tail: DFF<Bits<2>>,
     rdq_n: DFF<Bits<3>>,
     rdq_rxn: DFF<Bits<3>>,
+    /// `rdq_n` and `rdq_rxn` one up and one down.
+    rdq_n_inc: Signal<Local, Bits<3>>,
+    rdq_n_dec: Signal<Local, Bits<3>>,
+    rdq_rxn_inc: Signal<Local, Bits<3>>,
+    rdq_rxn_dec: Signal<Local, Bits<3>>,
+    rdq_n_inv: Signal<Local, Bits<3>>,
+    rdq_rxn_inv: Signal<Local, Bits<3>>,
     /// The context entry reads back a cycle late after a push into an empty set or a landing.
     rdq_stale: DFF<bool>,
     /// The WQE in progress has its entry in `rdq`.
@@ -417,7 +424,6 @@ pub struct TxEngine<const W: usize, const B: usize> {
     nx_go: Signal<Local, bool>,
     nx_any: Signal<Local, bool>,
     nx_use: Signal<Local, bool>,
-    push_hit_nx: Signal<Local, bool>,
     /// The push window holds a WQE of this QP (a 64-byte one), for some index.
     push_ok: Signal<Local, bool>,
     /// The push doorbell and its QP check, registered: the index compares and `push_ok` read a snapshot
@@ -431,7 +437,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// whether the doorbell is the one they compared (`push_same`). `push_hit` takes the push only with
     /// both still true: `sq_fi` stands still from the Fetch pick into WqeReq and while WqeReq waits, so a
     /// registered hit is never of another index, and a doorbell written meanwhile is seen a cycle later
-    /// (its WQE is fetched from the ring instead). `push_hit_nx` only holds back the fetch ahead: a cycle
+    /// (its WQE is fetched from the ring instead). `push_nxq` only holds back the fetch ahead: a cycle
     /// stale, it at worst fetches from the ring a WQE that was also pushed.
     push_hq: DFF<bool>,
     push_nxq: DFF<bool>,
@@ -523,6 +529,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     p_cnp: DFF<bool>,
     /// `paced`, or the current QP's priority paused (`av_paused` while the address vector read is its).
     hold_cur: Signal<Local, bool>,
+    /// `hold_cur` a cycle late, for the fetch ahead only: a stale value at worst fetches a WQE ahead that
+    /// is then drained (`WqeDrain`), or fetches it a cycle later.
+    hold_cur_q: DFF<bool>,
     /// The packet carries an ImmDt or an IETH (the last packet of a message with immediate data or with
     /// invalidate: both 4 bytes after the BTH).
     p_imm: DFF<bool>,
@@ -595,6 +604,9 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// successor picked by it).
     ps_lo: Signal<Local, Bits<33>>,
     ps_rlo: Signal<Local, Bits<33>>,
+    /// Their sums from bit 8 up (the offset's low 8 bits are zero).
+    ps_lo8: Signal<Local, Bits<25>>,
+    ps_rlo8: Signal<Local, Bits<25>>,
     w_raddr_hi1: DFF<Bits<32>>,
     /// The WQE's gather-list entry count, and whether it is above one (a list to walk).
     wqe_nsge: Signal<Local, Bits<8>>,
@@ -606,6 +618,8 @@ pub struct TxEngine<const W: usize, const B: usize> {
     pf_go: Signal<Local, bool>,
     /// `pf_go` a cycle late, for Emit's claim (so that no compare stands in front of it).
     pf_go_q: DFF<bool>,
+    /// The state was Emit a cycle ago.
+    emit_q: DFF<bool>,
     pf_stale: Signal<Local, bool>,
     /// A prefetch is claimed or its data is coming.
     pf_any: Signal<Local, bool>,
@@ -922,6 +936,12 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rdq_tail: Default::default(),
             rdq_n: Default::default(),
             rdq_rxn: Default::default(),
+            rdq_n_inc: Default::default(),
+            rdq_n_dec: Default::default(),
+            rdq_rxn_inc: Default::default(),
+            rdq_rxn_dec: Default::default(),
+            rdq_n_inv: Default::default(),
+            rdq_rxn_inv: Default::default(),
             rdq_stale: Default::default(),
             w_rdq: Default::default(),
             rdq_push: Default::default(),
@@ -966,7 +986,6 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nx_go: Default::default(),
             nx_any: Default::default(),
             nx_use: Default::default(),
-            push_hit_nx: Default::default(),
             push_ok: Default::default(),
             push_dq: Default::default(),
             push_okq: Default::default(),
@@ -1032,6 +1051,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             p_aack: Default::default(),
             p_cnp: Default::default(),
             hold_cur: Default::default(),
+            hold_cur_q: Default::default(),
             p_rva: Default::default(),
             p_rlen: Default::default(),
             p_reth: Default::default(),
@@ -1074,12 +1094,15 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             ps_ok: Default::default(),
             ps_lo: Default::default(),
             ps_rlo: Default::default(),
+            ps_lo8: Default::default(),
+            ps_rlo8: Default::default(),
             w_raddr_hi1: Default::default(),
             wqe_nsge: Default::default(),
             nsge_gt1: Default::default(),
             w_laddr_hi1: Default::default(),
             pf_go: Default::default(),
             pf_go_q: Default::default(),
+            emit_q: Default::default(),
             pf_stale: Default::default(),
             pf_on: Default::default(),
             pf_n: Default::default(),
@@ -1344,7 +1367,9 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             rr_new_q,
             psn_end,
             psn_next,
-            pf_go_q
+            pf_go_q,
+            emit_q,
+            hold_cur_q
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -1414,7 +1439,6 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // The WQE after the one in progress is in the push window: it is not fetched ahead.
         self.push_nxq.d.next =
             self.push_ok.val() && (self.push_dq.q.val() & 0xFFFF) == (self.nx_i.val() & 0xFFFF);
-        self.push_hit_nx.next = self.push_nxq.q.val();
         self.nxu_hit.next = self.nx_idx.q.val() == self.sq_fi.val();
         self.fi_work.next = self.sq_pi.val() != self.sq_fi.val();
         self.nx_work.next = self.sq_pi.val() != self.nx_i.val();
@@ -1427,6 +1451,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.av_ok_cur.next = (self.av_q.q.val() == self.cur_qpn.val())
             && (self.av_prev.q.val() == self.cur_qpn.val());
         self.hold_cur.next = self.paced.val() || (self.av_paused.val() && self.av_ok_cur.val());
+        self.hold_cur_q.d.next = self.hold_cur.val();
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
         self.job_live.next = (self.job_state.val() >= self.qs_rtr.val())
             && (self.job_state.val() <= self.qs_sqd.val());
@@ -1614,7 +1639,10 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.o_mtu.d.next = self.mtu.val();
         self.o_pmt.d.next = self.o_pm.q.val();
         self.o_idx.d.next = self.snd_idx.q.val();
-        self.o_off.d.next = bit_cast::<32, 24>(self.snd_idx.q.val()) << self.o_pm.q.val();
+        // A whole number of MTUs, each at least 256 bytes (PMTU 8 .. 12): the low 8 bits are zero, so
+        // the addresses below add from bit 8 (a 24-bit carry chain, the carry out of its last CARRY4).
+        self.o_off.d.next =
+            (bit_cast::<32, 24>(self.snd_idx.q.val()) << self.o_pm.q.val()) & 0xFFFF_FF00_u64;
         self.o_first.d.next = self.snd_idx.q.val() == 0;
         self.o_last.d.next = self.snd_idx.q.val() == self.last_idx.q.val();
         self.o_only.d.next = self.last_idx.q.val() == 0;
@@ -1632,10 +1660,14 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.plen.next = bit_cast::<16, 32>(self.rem.val());
         }
         self.w_raddr_hi1.d.next = self.w_raddr.q.val().get_bits::<32>(32) + 1;
-        self.ps_lo.next = bit_cast::<33, 32>(self.w_laddr.q.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.off.val());
-        self.ps_rlo.next = bit_cast::<33, 32>(self.w_raddr.q.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.off.val());
+        self.ps_lo8.next = bit_cast::<25, 24>(self.w_laddr.q.val().get_bits::<24>(8))
+            + bit_cast::<25, 24>(self.off.val().get_bits::<24>(8));
+        self.ps_lo.next = (bit_cast::<33, 25>(self.ps_lo8.val()) << 8)
+            | bit_cast::<33, 8>(self.w_laddr.q.val().get_bits::<8>(0));
+        self.ps_rlo8.next = bit_cast::<25, 24>(self.w_raddr.q.val().get_bits::<24>(8))
+            + bit_cast::<25, 24>(self.off.val().get_bits::<24>(8));
+        self.ps_rlo.next = (bit_cast::<33, 25>(self.ps_rlo8.val()) << 8)
+            | bit_cast::<33, 8>(self.w_raddr.q.val().get_bits::<8>(0));
         self.pf_any.next = self.pf_on.q.val() || (self.pf_n.q.val() != 0);
         self.wqe_nsge.next = bit_cast::<8, 512>(self.wqe_buf.q.val() >> self.sh_nsge.val());
         // Above one: any bit but the lowest (no compare against the wide shifted word).
@@ -1667,18 +1699,23 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.is_read.val()
             && !self.is_atomic.val()
             && self.pfs.lt.val()
-            && self.pfs.ok.val()
+            && self.pfs.ok_q.val()
             && (self.pfs.len.val() != 0)
             && !self.rr.active.val()
             && !self.rr_valid.val()
             && self.enable.val()
             && self.sq_on.val();
-        // Registered for the claim in Emit: the segmenter's outputs (`ok`: settled on the inputs as they
-        // were) are the same a cycle later, and in Emit nothing else of the above changes but by a claim
-        // (none in the cycle after one, nor in Emit's first cycle: DmaReq moves `pf_idx`, `pf_n`). A
-        // READ job, a disable in between: the read goes out a cycle after all and drains.
+        // Registered for the claim in Emit. The segmenter's verdict (`ok_q`) is about its inputs as the
+        // last edge saw them: in Emit but its first cycle (DmaReq moves `pf_idx` and `pf_n` as it
+        // enters), they move only by a claim (none in the cycle after one; `pf_on` keeps `pf_go` low
+        // until the host takes the read) and by the host taking the read (`pf_on` down and `pf_n` up:
+        // the same next packet). Its outputs are the same a cycle later, and nothing else of the above
+        // changes but by a claim. A READ job, a disable in between: the read goes out a cycle after all
+        // and drains.
+        self.emit_q.d.next = self.state.q.val() == TxState::Emit;
         self.pf_go_q.d.next = self.pf_go.val()
             && (self.state.q.val() == TxState::Emit)
+            && self.emit_q.q.val()
             && !self.pf_go_q.q.val()
             && !self.reset.val();
         // A prefetch is used only by the very next packet of the same WQE; anything else drains it.
@@ -1909,16 +1946,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && self.rts.val()
             && !self.hold.val()
             && !self.hold_cur.val();
-        // Fetch ahead from the last packet of a WQE that will park, while nothing else reads.
+        // Fetch ahead from the last packet of a WQE that will park, while nothing else reads. Acted on
+        // only in Emit, entered from states that move neither `nx_i` nor the ring (Idle, Cqe and RgCqe
+        // do, and lead elsewhere; the table changes the ring only while `sw_ok`), so the address's
+        // registered verdict about the last edge's inputs is about the live ones.
         self.nx_go.next = self.rg_may.val()
             && !self.nx_any.val()
             && !self.p_ack.q.val()
             && !self.p_cnp.q.val()
             && !self.p_resp.q.val()
             && (self.snd_idx.q.val() == self.last_idx.q.val())
-            && !self.push_hit_nx.val()
-            && self.nxa.ok.val()
-            && !self.hold_cur.val();
+            && !self.push_nxq.q.val()
+            && self.nxa.ok_q.val()
+            && !self.hold_cur_q.q.val();
         // Fatal NAKs (AETH NAK codes 1..3, §9.3): invalid request, remote access, remote operational error.
         self.nak_status.next = self.wc_rem_op_err.val();
         if self.lat_syn.q.val() == self.aeth_nak_invalid_request.val() {
@@ -2341,9 +2381,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::WqeReq => {
-                // The address waits for its stages to have the live index, ring and size.
+                // The address waits for its stages to have the live index, ring and size. Its registered
+                // verdict (about the inputs a cycle ago) is about the live ones: `sq_fi` and the ring stand
+                // still from the Fetch pick on (SQ_CI moves three cycles after a completion, the table
+                // changes the ring only while `sw_ok`, which WqeReq clears).
                 self.rd_req_valid.next =
-                    self.rts.val() && !self.push_hit.val() && self.sqa.ok.val();
+                    self.rts.val() && !self.push_hit.val() && self.sqa.ok_q.val();
                 if !self.rts.val() {
                     self.state.d.next = TxState::Idle;
                 } else if self.push_hit.val() {
@@ -2351,7 +2394,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                     self.wqe_buf.d.next = self.push_wqe.val();
                     self.push_used.next = true;
                     self.state.d.next = TxState::WqeParse;
-                } else if self.sqa.ok.val() && self.rd_req_ready.val() {
+                } else if self.sqa.ok_q.val() && self.rd_req_ready.val() {
                     self.state.d.next = TxState::WqeData;
                 }
             }
@@ -2833,7 +2876,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.hi_set.d.next = self.sq_psn_set.val() && !self.rg_back.val() && !self.sw_ok.val();
         self.hi_val.d.next = bit_cast::<24, 32>(self.sq_psn_val.val());
         self.hi_step.next = self.hi_val.q.val() - self.hi_psn.q.val();
-        if self.hi_set.q.val() && (self.hi_step.val() < 0x80_0000) {
+        // Ahead by less than half the PSN space: the distance's top bit clear (a bit, not a compare).
+        if self.hi_set.q.val() && !self.hi_step.val().get_bit(23) {
             self.hi_psn.d.next = self.hi_val.q.val();
         }
         if self.sw_ok.val() {
@@ -2852,16 +2896,35 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             self.rdq_tail.d.next = self.rdq_tail.q.val() + 1;
         }
         // Entries: a push adds one, a completion removes one; contexts waiting: a push adds one, a
-        // landing removes one.
+        // landing removes one. The 3-bit steps are written as the bits they flip (the carries and
+        // borrows of +1 and -1), so synthesis makes no adder whose operand is picked by the late push.
+        self.rdq_n_inv.next = !self.rdq_n.q.val();
+        self.rdq_rxn_inv.next = !self.rdq_rxn.q.val();
+        self.rdq_n_inc.next = self.rdq_n.q.val()
+            ^ (bits::<3>(1)
+                | ((self.rdq_n.q.val() & bits::<3>(1)) << 1)
+                | (((self.rdq_n.q.val() & (self.rdq_n.q.val() >> 1)) & bits::<3>(1)) << 2));
+        self.rdq_n_dec.next = self.rdq_n.q.val()
+            ^ (bits::<3>(1)
+                | ((self.rdq_n_inv.val() & bits::<3>(1)) << 1)
+                | (((self.rdq_n_inv.val() & (self.rdq_n_inv.val() >> 1)) & bits::<3>(1)) << 2));
+        self.rdq_rxn_inc.next = self.rdq_rxn.q.val()
+            ^ (bits::<3>(1)
+                | ((self.rdq_rxn.q.val() & bits::<3>(1)) << 1)
+                | (((self.rdq_rxn.q.val() & (self.rdq_rxn.q.val() >> 1)) & bits::<3>(1)) << 2));
+        self.rdq_rxn_dec.next = self.rdq_rxn.q.val()
+            ^ (bits::<3>(1)
+                | ((self.rdq_rxn_inv.val() & bits::<3>(1)) << 1)
+                | (((self.rdq_rxn_inv.val() & (self.rdq_rxn_inv.val() >> 1)) & bits::<3>(1)) << 2));
         if self.rdq_push.val() && !self.rdq_pop.val() {
-            self.rdq_n.d.next = self.rdq_n.q.val() + 1;
+            self.rdq_n.d.next = self.rdq_n_inc.val();
         } else if self.rdq_pop.val() && !self.rdq_push.val() && (self.rdq_n.q.val() != 0) {
-            self.rdq_n.d.next = self.rdq_n.q.val() - 1;
+            self.rdq_n.d.next = self.rdq_n_dec.val();
         }
         if self.rdq_push.val() && !self.rx_land.val() {
-            self.rdq_rxn.d.next = self.rdq_rxn.q.val() + 1;
+            self.rdq_rxn.d.next = self.rdq_rxn_inc.val();
         } else if self.rx_land.val() && !self.rdq_push.val() {
-            self.rdq_rxn.d.next = self.rdq_rxn.q.val() - 1;
+            self.rdq_rxn.d.next = self.rdq_rxn_dec.val();
         }
         self.rd_withdraw.next = self.rdq_clear.val();
         if self.rdq_clear.val() {

@@ -8,6 +8,10 @@
 //! The address is tagged with the index, log size, WQE size and base it was worked out from; `ok`
 //! says the tags equal the inputs as they are now, so a reader never acts on an address of an index
 //! or a ring that has since moved. Three clock edges after the inputs settle, `ok` is up.
+//!
+//! `ok_q` is the same verdict from a register, about the inputs as they were at the last clock edge
+//! (stage 2's tags against the inputs, registered as stage 3 takes them): a reader that did not move
+//! an input at that edge reads it for `ok` with no 102-bit compare in front of its own logic.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -25,6 +29,8 @@ pub struct WqeAddr {
     pub addr: Signal<Out, Bits<64>>,
     /// `addr` is of the inputs as they are now.
     pub ok: Signal<Out, bool>,
+    /// `addr` is of the inputs as they were at the last clock edge.
+    pub ok_q: Signal<Out, bool>,
     slot: Signal<Local, Bits<40>>,
     off: Signal<Local, Bits<40>>,
     // stage 1: the offset, tagged
@@ -50,6 +56,7 @@ pub struct WqeAddr {
     w1283: DFF<bool>,
     blo3: DFF<Bits<32>>,
     bhi3: DFF<Bits<32>>,
+    ok_r: DFF<bool>,
 }
 
 impl Logic for WqeAddr {
@@ -57,7 +64,7 @@ impl Logic for WqeAddr {
     fn update(&mut self) {
         dff_setup!(
             self, clock, off_q, offh1_q, idx1, log1, w1281, lo, hi0, hi1, idx2, log2, w1282, blo2,
-            bhi2, addr_q, idx3, log3, w1283, blo3, bhi3
+            bhi2, addr_q, idx3, log3, w1283, blo3, bhi3, ok_r
         );
         // Stage 1.
         self.slot.next = bit_cast::<40, 32>(
@@ -95,6 +102,11 @@ impl Logic for WqeAddr {
         self.w1283.d.next = self.w1282.q.val();
         self.blo3.d.next = self.blo2.q.val();
         self.bhi3.d.next = self.bhi2.q.val();
+        self.ok_r.d.next = (self.idx2.q.val() == self.idx.val())
+            && (self.log2.q.val() == self.log_size.val())
+            && (self.w1282.q.val() == self.wqe128.val())
+            && (self.blo2.q.val() == self.base_lo.val())
+            && (self.bhi2.q.val() == self.base_hi.val());
 
         self.addr.next = self.addr_q.q.val();
         self.ok.next = (self.idx3.q.val() == self.idx.val())
@@ -102,6 +114,7 @@ impl Logic for WqeAddr {
             && (self.w1283.q.val() == self.wqe128.val())
             && (self.blo3.q.val() == self.base_lo.val())
             && (self.bhi3.q.val() == self.base_hi.val());
+        self.ok_q.next = self.ok_r.q.val();
     }
 }
 
@@ -160,24 +173,33 @@ mod tests {
         sim.add_clock(5, |x: &mut Box<WqeAddr>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<WqeAddr>| {
             let mut x = sim.init()?;
+            // The inputs the last clock edge saw (the testbench starts them at zero).
+            let mut at_edge: In = (0, 0, 0, false);
             for (k, (c, hold)) in steps.iter().enumerate() {
                 drive(&mut x, c);
                 // Between clock edges, just after the inputs moved, and after every edge: when `ok`
-                // is up, the address is the one of the inputs as they are.
+                // is up, the address is the one of the inputs as they are; when `ok_q` is, the one of
+                // the inputs at the last edge.
                 x = sim.wait(1, x)?;
                 for cycle in 0..=*hold {
                     if cycle > 0 {
                         wait_clock_cycle!(sim, clock, x);
+                        at_edge = *c;
                     }
-                    let (g, w) = (x.addr.val().to_u64(), model(c));
+                    let g = x.addr.val().to_u64();
+                    let (w, w_q) = (model(c), model(&at_edge));
                     if x.ok.val() && g != w {
                         println!("step {k} cycle {cycle}: offered {g:#x}, want {w:#x}");
                     }
+                    if x.ok_q.val() && g != w_q {
+                        println!("step {k} cycle {cycle}: ok_q on {g:#x}, want {w_q:#x}");
+                    }
                     sim_assert!(sim, !x.ok.val() || g == w, x);
+                    sim_assert!(sim, !x.ok_q.val() || g == w_q, x);
                 }
-                // Three edges after the inputs settle, the address is out.
+                // Three edges after the inputs settle, the address is out, and both say so.
                 if *hold >= 3 {
-                    sim_assert!(sim, x.ok.val(), x);
+                    sim_assert!(sim, x.ok.val() && x.ok_q.val(), x);
                 }
             }
             sim.done(x)
