@@ -27,10 +27,12 @@ out=$root/build/reports
 # 20-byte shift, a 4-entry GID table, a 264-bit address vector, net/ndp.rs).
 declare -A lut_budget=([64]=42000 [512]=76000)
 # Flip-flops: raised for per-QP DCQCN (net/rate_limiters.rs: four reaction points, each about 240 flip-flops
-# of rates, timers, byte counter and pacer debt, plus a 16-bit QP tag); 512-bit 34,200 for the pipeline
+# of rates, timers, byte counter and pacer debt, plus a 16-bit QP tag); 512-bit 46,000 for the pipeline
 # registers of the 6-level rule (the stages of gather, the CQE writer, the register block's counter sweep,
-# DCQCN's operands, the QP table's counter halves, NDP's checks and checksum pairs): 29,717 measured.
-declare -A ff_budget=([64]=21500 [512]=34200)
+# DCQCN's operands, the QP table's counter halves, NDP's checks and checksum pairs, the receive engine's
+# header, check and verdict stages, the transmit engine's WQE address, prefetch and completer stages):
+# 39,924 measured.
+declare -A ff_budget=([64]=21500 [512]=46000)
 # Block RAM: raised for the responder's atomic result cache of 4 per QP (entries 1..3 in the QP context,
 # 288 more bits per QP). Current use is in docs/resources.md.
 declare -A bram_budget=([64]=515 [512]=1030)
@@ -45,7 +47,7 @@ emit=$(emitter emit)
 "$emit" "$width" "$out/nic$width.v" "$qp_log"
 cd "$out"
 source "$root/bitstream/xcup-flow.sh"
-flow=$(xcup_flow "$width")
+flow=$(xcup_flow "$width" "nic$width.json")
 start=$(date +%s)
 # Warnings go to the log; the thousands of block-RAM port resizes only there.
 yosys -q -l "synth-xcup-$width.log" -p "read_verilog nic$width.v; ${flow//$'\n'/; }" > /dev/null \
@@ -68,16 +70,21 @@ depth=$(sed -n 's/.*Longest topological path in .* (length=\([0-9]*\)).*/\1/p' "
 read -r path_luts path_muxf path_carry < <(awk '/\(via /{v = $NF; sub(/\)$/, "", v)
     if (v ~ /\.mux[78]$/) m++; else if (v ~ /carry[48]$/) c++; else l++}
     END {print l + 0, m + 0, c + 0}' "ltp-xcup-$width.txt")
+# Logic levels as the per-unit rule counts them (bitstream/levels.py: a LUT, MUXF7/F8 or CARRY8 one level,
+# a CARRY4 half), over every path of the mapped netlist, paths that cross from one unit into the next
+# counted whole.
+read -r levels lv_lut lv_muxf lv_carry lv_from lv_to < <(python3 "$root/bitstream/levels.py" "nic$width.json")
 path_from=$(awk '$1 == "0:" {print $2; exit}' "ltp-xcup-$width.txt")
 path_to=$(awk '/\(via /{t = $2} END {print t}' "ltp-xcup-$width.txt")
 bram36=$(( ramb36 + (ramb18 + 1) / 2 ))
 cat > "summary-xcup-$width.json" <<JSON
-{"width": $width, "qps": $((1 << qp_log)), "luts": $luts, "ffs": $ffs, "srl": $srl, "muxf": $muxf, "carry": $carry, "ramb36": $ramb36, "ramb18": $ramb18, "uram": $uram, "dsp": $dsp, "logic_depth": $depth, "path_luts": $path_luts, "path_muxf": $path_muxf, "path_carry": $path_carry, "path_from": "${path_from//\\/}", "path_to": "${path_to//\\/}", "lut_budget": ${lut_budget[$width]}, "ff_budget": ${ff_budget[$width]}, "bram36_budget": ${bram_budget[$width]}, "seconds": $secs, "yosys": "$yosys_version"}
+{"width": $width, "qps": $((1 << qp_log)), "luts": $luts, "ffs": $ffs, "srl": $srl, "muxf": $muxf, "carry": $carry, "ramb36": $ramb36, "ramb18": $ramb18, "uram": $uram, "dsp": $dsp, "logic_depth": $depth, "path_luts": $path_luts, "path_muxf": $path_muxf, "path_carry": $path_carry, "path_from": "${path_from//\\/}", "path_to": "${path_to//\\/}", "levels": $levels, "levels_path": "$lv_lut/$lv_muxf/$lv_carry", "levels_from": "${lv_from//\\/}", "levels_to": "${lv_to//\\/}", "lut_budget": ${lut_budget[$width]}, "ff_budget": ${ff_budget[$width]}, "bram36_budget": ${bram_budget[$width]}, "seconds": $secs, "yosys": "$yosys_version"}
 JSON
 echo "| core | LUT | FF | SRL | MUXF7/8 | CARRY | RAMB36 | RAMB18 | URAM | DSP | logic depth | Yosys time |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 echo "| $width-bit, $((1 << qp_log)) QPs | $luts | $ffs | $srl | $muxf | $carry | $ramb36 | $ramb18 | $uram | $dsp | $depth | $secs s |"
 echo "longest path: $depth cells ($path_luts LUT, $path_muxf MUXF7/F8, $path_carry CARRY), from ${path_from//\\/} to ${path_to//\\/}"
+echo "logic levels (levels.py): $levels ($lv_lut LUT, $lv_muxf MUXF7/F8, $lv_carry CARRY4), from ${lv_from//\\/} to ${lv_to//\\/}"
 fail=0
 if (( ramb36 + ramb18 == 0 )); then echo "reports.sh: FAIL: no block RAM inferred (the receive buffer turned into flops?)"; fail=1; fi
 # QP context table: 1,504 bits per QP as declared (roce/qp_table.rs), and the MR table as many entries of 160
