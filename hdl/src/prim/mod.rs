@@ -1,4 +1,4 @@
-//! Primitives generated from Rust: the parallel CRC-32 and its pipelined form, a registered stream beat,
+//! Primitives generated from Rust: the parallel CRC-32 and its pipelined form, a registered stream beat and a stream's register slice,
 //! a byte-order swap, a lane rotator and a two-word funnel, slot writes and reads, a carry-save sum of 16-bit words
 //! and a one's-complement add.
 //! Their Verilog is written by Rust code (an XOR matrix computed here, a fixed wiring, per-slot selects),
@@ -14,6 +14,7 @@ pub mod lane_count;
 pub mod lane_rotate;
 pub mod slot_fill;
 pub mod slot_pick;
+pub mod stream_slice;
 
 /// The tests' seeded random numbers (xorshift64): the same sequence every run.
 #[cfg(test)]

@@ -412,7 +412,18 @@ pub struct TxEngine<const W: usize, const B: usize> {
     /// `sq_fi == nx_idx`, `sq_pi != sq_fi`, `sq_pi != nx_i`.
     nxu_hit: Signal<Local, bool>,
     fi_work: Signal<Local, bool>,
-    nx_work: Signal<Local, bool>,
+    /// `sq_pi != nx_i`, registered (a 32-bit compare behind `rg_zero`'s choice would stand in front of
+    /// the park and fetch-ahead decisions). A cycle stale is safe: `nx_i` moves only as `wqe_active`
+    /// clears (Park, Cqe; the park decision needs `wqe_active`, and Idle takes cycles before the next
+    /// WQE is active), stays continuous across RgCqe, and changes otherwise only outside RTS; `sq_pi`
+    /// only grows, so a stale value can only be a stale false: a cycle's delay.
+    nx_work: DFF<bool>,
+    /// Whether the frame going out raises the highest PSN sent: a READ request's last PSN past
+    /// `snd_max` (`max_rd`), another packet at or past it (`max_tx`). Registered: read only in Emit,
+    /// entered from Ext or DmaReq, and none of the three changes in those states or in Emit before
+    /// its last cycle.
+    max_rd: DFF<bool>,
+    max_tx: DFF<bool>,
     /// The next WQE fetched ahead: while the last packet of a WRITE or SEND streams, the WQE behind it
     /// (index `nx_idx`, at `nx_a`) is requested (`nx_claim`, held until the port takes it) so that its
     /// read latency overlaps the packet's; `nx_on`: taken, its data not yet used. It is used once the
@@ -516,6 +527,7 @@ pub struct TxEngine<const W: usize, const B: usize> {
     av_ok_rr: Signal<Local, bool>,
     av_ok_cur: Signal<Local, bool>,
     job_live: Signal<Local, bool>,
+    job_st8: Signal<Local, Bits<8>>,
     // the packet being built
     p_ack: DFF<bool>,
     /// The packet carries an AETH (ACK frames, READ RESPONSE FIRST/LAST/ONLY).
@@ -650,6 +662,12 @@ pub struct TxEngine<const W: usize, const B: usize> {
     rr_valid_q: DFF<bool>,
     is_read: Signal<Local, bool>,
     push_hit: Signal<Local, bool>,
+    /// WqeReq's first cycle; its choice, registered: the push window's WQE (`push_go`, taken into
+    /// `wqe_buf` in the same cycle as `push_hit`, so the pair is of one doorbell) or a ring read
+    /// (`wq_ring`, held until WqeReq is left). Both are clear on entry: WqeReq follows Idle's cycles.
+    wq_first: Signal<Local, bool>,
+    push_go: DFF<bool>,
+    wq_ring: DFF<bool>,
     is_atomic: Signal<Local, bool>,
     /// First PSN after the WQE's message (24-bit sum kept at its width, docs/lint.md).
     /// The PSN after the WQE's last and after the packet's, registered: read at a frame's end and
@@ -979,6 +997,8 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             nxu_hit: Default::default(),
             fi_work: Default::default(),
             nx_work: Default::default(),
+            max_rd: Default::default(),
+            max_tx: Default::default(),
             nx_claim: Default::default(),
             nx_on: Default::default(),
             nx_idx: Default::default(),
@@ -1043,6 +1063,7 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             av_ok_rr: Default::default(),
             av_ok_cur: Default::default(),
             job_live: Default::default(),
+            job_st8: Default::default(),
             p_ack: Default::default(),
             p_aeth: Default::default(),
             p_resp: Default::default(),
@@ -1129,6 +1150,9 @@ impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
             rr_valid_q: Default::default(),
             is_read: Default::default(),
             push_hit: Default::default(),
+            wq_first: Default::default(),
+            push_go: Default::default(),
+            wq_ring: Default::default(),
             is_atomic: Default::default(),
             psn_end: Default::default(),
             psn_next: Default::default(),
@@ -1369,7 +1393,12 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             psn_next,
             pf_go_q,
             emit_q,
-            hold_cur_q
+            hold_cur_q,
+            nx_work,
+            max_rd,
+            max_tx,
+            push_go,
+            wq_ring
         );
         // Defaults: no pulses, no handshakes.
         self.sq_psn_set.next = false;
@@ -1436,12 +1465,19 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.push_hq.d.next =
             self.push_ok.val() && (self.push_dq.q.val() & 0xFFFF) == (self.sq_fi.val() & 0xFFFF);
         self.push_hit.next = self.push_hq.q.val() && self.push_same.q.val() && self.push_ok.val();
+        // WqeReq's choice, made in its first cycle (neither set) and held while it waits.
+        self.wq_first.next = (self.state.q.val() == TxState::WqeReq)
+            && !self.push_go.q.val()
+            && !self.wq_ring.q.val();
+        self.push_go.d.next = self.wq_first.val() && self.push_hit.val();
+        self.wq_ring.d.next = (self.state.q.val() == TxState::WqeReq)
+            && (self.wq_ring.q.val() || (self.wq_first.val() && !self.push_hit.val()));
         // The WQE after the one in progress is in the push window: it is not fetched ahead.
         self.push_nxq.d.next =
             self.push_ok.val() && (self.push_dq.q.val() & 0xFFFF) == (self.nx_i.val() & 0xFFFF);
         self.nxu_hit.next = self.nx_idx.q.val() == self.sq_fi.val();
         self.fi_work.next = self.sq_pi.val() != self.sq_fi.val();
-        self.nx_work.next = self.sq_pi.val() != self.nx_i.val();
+        self.nx_work.d.next = self.sq_pi.val() != self.nx_i.val();
         self.av_qpn.next = self.av_q.q.val();
         self.av_prev.d.next = self.av_q.q.val();
         self.av_ok_job.next = (self.av_q.q.val() == self.job_qpn.val())
@@ -1453,8 +1489,11 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         self.hold_cur.next = self.paced.val() || (self.av_paused.val() && self.av_ok_cur.val());
         self.hold_cur_q.d.next = self.hold_cur.val();
         // RTR, RTS, SQD: the responder's QP answers (ERR too, for the NAK that put it there).
-        self.job_live.next = (self.job_state.val() >= self.qs_rtr.val())
-            && (self.job_state.val() <= self.qs_sqd.val());
+        // (The state is an 8-bit context field: three equalities of its byte, no carry chain.)
+        self.job_st8.next = bit_cast::<8, 32>(self.job_state.val());
+        self.job_live.next = (self.job_st8.val() == bit_cast::<8, 32>(self.qs_rtr.val()))
+            || (self.job_st8.val() == bit_cast::<8, 32>(self.qs_rts.val()))
+            || (self.job_st8.val() == bit_cast::<8, 32>(self.qs_sqd.val()));
         self.sw_ok.next = !self.wqe_active.q.val()
             && (self.rg_n.q.val() == 0)
             && !self.rs_on.q.val()
@@ -1713,6 +1752,8 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
         // changes but by a claim. A READ job, a disable in between: the read goes out a cycle after all
         // and drains.
         self.emit_q.d.next = self.state.q.val() == TxState::Emit;
+        self.max_rd.d.next = self.npk.q.val() > self.snd_max.q.val();
+        self.max_tx.d.next = self.snd_idx.q.val() >= self.snd_max.q.val();
         self.pf_go_q.d.next = self.pf_go.val()
             && (self.state.q.val() == TxState::Emit)
             && self.emit_q.q.val()
@@ -1932,7 +1973,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
             && !self.pf_any.val()
             && (self.rg_n.q.val() != self.rg_depth.val())
             && (self.turn_n.q.val() < self.turn_max.val())
-            && self.nx_work.val();
+            && self.nx_work.q.val();
         self.rg_park.next = self.rg_may.val()
             && (self.snd_idx.q.val() == self.npk.q.val())
             && (self.snd_max.q.val() == self.npk.q.val());
@@ -2381,20 +2422,26 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                 }
             }
             TxState::WqeReq => {
-                // The address waits for its stages to have the live index, ring and size. Its registered
-                // verdict (about the inputs a cycle ago) is about the live ones: `sq_fi` and the ring stand
-                // still from the Fetch pick on (SQ_CI moves three cycles after a completion, the table
-                // changes the ring only while `sw_ok`, which WqeReq clears).
+                // The first cycle chooses the push window or the ring (`push_go`, `wq_ring`) and takes
+                // the window's WQE with the choice; the cycles after act on the registered choice. A
+                // ring read once chosen is kept (a request is never withdrawn); a push that arrives
+                // later is left in the window. The address waits for its stages to have the live
+                // index, ring and size. Its registered verdict (about the inputs a cycle ago) is about
+                // the live ones: `sq_fi` and the ring stand still from the Fetch pick on (SQ_CI moves
+                // three cycles after a completion, the table changes the ring only while `sw_ok`,
+                // which WqeReq clears).
+                if !self.push_go.q.val() {
+                    self.wqe_buf.d.next = self.push_wqe.val();
+                }
                 self.rd_req_valid.next =
-                    self.rts.val() && !self.push_hit.val() && self.sqa.ok_q.val();
+                    self.rts.val() && self.wq_ring.q.val() && self.sqa.ok_q.val();
                 if !self.rts.val() {
                     self.state.d.next = TxState::Idle;
-                } else if self.push_hit.val() {
+                } else if self.push_go.q.val() {
                     // Pushed through the register window: no DMA read, one latency saved.
-                    self.wqe_buf.d.next = self.push_wqe.val();
                     self.push_used.next = true;
                     self.state.d.next = TxState::WqeParse;
-                } else if self.sqa.ok_q.val() && self.rd_req_ready.val() {
+                } else if self.wq_ring.q.val() && self.sqa.ok_q.val() && self.rd_req_ready.val() {
                     self.state.d.next = TxState::WqeData;
                 }
             }
@@ -2725,7 +2772,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                         self.snd_idx.d.next = self.npk.q.val();
                         self.rt.clear.next = true;
                         self.since_req.d.next = 0.into();
-                        if self.npk.q.val() > self.snd_max.q.val() {
+                        if self.max_rd.q.val() {
                             self.snd_max.d.next = self.npk.q.val();
                             self.sq_psn_set.next = true;
                             self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_end.q.val());
@@ -2740,7 +2787,7 @@ impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
                             self.since_req.d.next = 0.into();
                         }
                         // SQ_PSN follows the highest PSN sent, not the retransmissions.
-                        if self.snd_idx.q.val() >= self.snd_max.q.val() {
+                        if self.max_tx.q.val() {
                             self.snd_max.d.next = self.snd_idx.q.val() + 1;
                             self.sq_psn_set.next = true;
                             self.sq_psn_val.next = bit_cast::<32, 24>(self.psn_next.q.val());

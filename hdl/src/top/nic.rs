@@ -14,6 +14,7 @@ use crate::net::pfc::PfcUnit;
 use crate::net::rate_limiters::RateLimiters;
 use crate::net::rx_buffer::RxBuffer;
 use crate::net::vlan::{VlanInsert, VlanStrip};
+use crate::prim::stream_slice::StreamSlice;
 use crate::roce::mr_table::MrTable;
 use crate::roce::qp_table::QpTable;
 use crate::roce::req::TxEngine;
@@ -79,6 +80,11 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     regs: Regs,
     rx_buf: RxBuffer<W, B, A>,
     vlan_rx: VlanStrip<W, B>,
+    /// The transmit arbiter's granted stream, registered both ways before the tag insert: the sources'
+    /// output logic and the grant end here, and the tag insert and the MAC's ready start here. Its side
+    /// field is the frame's tag (bit 16: tag it; 15..0: TCI), read by the tag insert at the frame's
+    /// first beat.
+    tx_slice: StreamSlice<W, B, 17>,
     vlan_tx: VlanInsert<W, B>,
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
@@ -199,6 +205,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             regs: Default::default(),
             rx_buf: Default::default(),
             vlan_rx: Default::default(),
+            tx_slice: Default::default(),
             vlan_tx: Default::default(),
             rx_eng: Default::default(),
             tx_eng: Default::default(),
@@ -800,37 +807,37 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
                 && !self.ndp.tx_tvalid.val()
                 && !self.pfc_hold.val()
                 && !self.dcqcn.hold.val());
-        self.vlan_tx.in_tdata.next = self.tx_eng.tx_tdata.val();
-        self.vlan_tx.in_tkeep.next = self.tx_eng.tx_tkeep.val();
-        self.vlan_tx.in_tlast.next = self.tx_eng.tx_tlast.val();
-        self.vlan_tx.in_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
-        self.tx_eng.tx_tready.next = self.vlan_tx.in_tready.val() && self.grant_tx.val();
+        self.tx_slice.in_tdata.next = self.tx_eng.tx_tdata.val();
+        self.tx_slice.in_tkeep.next = self.tx_eng.tx_tkeep.val();
+        self.tx_slice.in_tlast.next = self.tx_eng.tx_tlast.val();
+        self.tx_slice.in_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
+        self.tx_eng.tx_tready.next = self.tx_slice.in_tready.val() && self.grant_tx.val();
         self.arp.tx_tready.next = false;
         self.ndp.tx_tready.next = false;
         self.pfc.tx_tready.next = false;
         if self.grant_pfc.val() {
-            self.vlan_tx.in_tdata.next = self.pfc.tx_tdata.val();
-            self.vlan_tx.in_tkeep.next = self.pfc.tx_tkeep.val();
-            self.vlan_tx.in_tlast.next = self.pfc.tx_tlast.val();
-            self.vlan_tx.in_tvalid.next = self.pfc.tx_tvalid.val();
+            self.tx_slice.in_tdata.next = self.pfc.tx_tdata.val();
+            self.tx_slice.in_tkeep.next = self.pfc.tx_tkeep.val();
+            self.tx_slice.in_tlast.next = self.pfc.tx_tlast.val();
+            self.tx_slice.in_tvalid.next = self.pfc.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
-            self.pfc.tx_tready.next = self.vlan_tx.in_tready.val();
+            self.pfc.tx_tready.next = self.tx_slice.in_tready.val();
         } else if self.grant_arp.val() {
-            self.vlan_tx.in_tdata.next = self.arp.tx_tdata.val();
-            self.vlan_tx.in_tkeep.next = self.arp.tx_tkeep.val();
-            self.vlan_tx.in_tlast.next = self.arp.tx_tlast.val();
-            self.vlan_tx.in_tvalid.next = self.arp.tx_tvalid.val();
+            self.tx_slice.in_tdata.next = self.arp.tx_tdata.val();
+            self.tx_slice.in_tkeep.next = self.arp.tx_tkeep.val();
+            self.tx_slice.in_tlast.next = self.arp.tx_tlast.val();
+            self.tx_slice.in_tvalid.next = self.arp.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
-            self.arp.tx_tready.next = self.vlan_tx.in_tready.val();
+            self.arp.tx_tready.next = self.tx_slice.in_tready.val();
         } else if self.grant_ndp.val() {
-            self.vlan_tx.in_tdata.next = self.ndp.tx_tdata.val();
-            self.vlan_tx.in_tkeep.next = self.ndp.tx_tkeep.val();
-            self.vlan_tx.in_tlast.next = self.ndp.tx_tlast.val();
-            self.vlan_tx.in_tvalid.next = self.ndp.tx_tvalid.val();
+            self.tx_slice.in_tdata.next = self.ndp.tx_tdata.val();
+            self.tx_slice.in_tkeep.next = self.ndp.tx_tkeep.val();
+            self.tx_slice.in_tlast.next = self.ndp.tx_tlast.val();
+            self.tx_slice.in_tvalid.next = self.ndp.tx_tvalid.val();
             self.tx_eng.tx_tready.next = false;
-            self.ndp.tx_tready.next = self.vlan_tx.in_tready.val();
+            self.ndp.tx_tready.next = self.tx_slice.in_tready.val();
         }
-        self.tx_fire.next = self.vlan_tx.in_tvalid.val() && self.vlan_tx.in_tready.val();
+        self.tx_fire.next = self.tx_slice.in_tvalid.val() && self.tx_slice.in_tready.val();
         // The PFC pass: given when the pause begins to a committed frame not yet on the wire, spent when a
         // RoCE frame starts, void when the pause ends.
         self.was_paused.d.next = self.pfc.paused.val();
@@ -850,6 +857,8 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         if self.reset.val() {
             self.pause_pass.d.next = false;
         }
+        self.tx_slice.clock.next = self.clock.val();
+        self.tx_slice.reset.next = self.reset.val();
         self.vlan_tx.clock.next = self.clock.val();
         self.vlan_tx.reset.next = self.reset.val();
         // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
@@ -885,9 +894,16 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         if self.grant_pfc.val() {
             self.tx_tagged.next = false;
         }
-        self.vlan_tx.tag_en.next = self.tx_tagged.val();
-        self.vlan_tx.tci.next =
-            (bit_cast::<16, 3>(self.tx_pcp.val()) << 13) | bit_cast::<16, 12>(self.tx_vid.val());
+        self.tx_slice.in_tuser.next = (bit_cast::<17, 1>(self.tx_tagged.val().into()) << 16)
+            | (bit_cast::<17, 3>(self.tx_pcp.val()) << 13)
+            | bit_cast::<17, 12>(self.tx_vid.val());
+        self.vlan_tx.in_tdata.next = self.tx_slice.out_tdata.val();
+        self.vlan_tx.in_tkeep.next = self.tx_slice.out_tkeep.val();
+        self.vlan_tx.in_tlast.next = self.tx_slice.out_tlast.val();
+        self.vlan_tx.in_tvalid.next = self.tx_slice.out_tvalid.val();
+        self.tx_slice.out_tready.next = self.vlan_tx.in_tready.val();
+        self.vlan_tx.tag_en.next = self.tx_slice.out_tuser.val().get_bit(16);
+        self.vlan_tx.tci.next = bit_cast::<16, 17>(self.tx_slice.out_tuser.val());
         self.tx_tdata.next = self.vlan_tx.out_tdata.val();
         self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
         self.tx_tlast.next = self.vlan_tx.out_tlast.val();
@@ -937,7 +953,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
             if self.grant_pfc.val() {
                 self.tx_own.d.next = 3.into();
             }
-            if self.vlan_tx.in_tlast.val() {
+            if self.tx_slice.in_tlast.val() {
                 self.tx_own.d.next = 0.into();
             }
         }
