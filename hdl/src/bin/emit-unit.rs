@@ -18,6 +18,7 @@ use rocenic_hdl::net::ndp::NdpResponder;
 use rocenic_hdl::net::pfc::PfcUnit;
 use rocenic_hdl::net::rate_limiters::RateLimiters;
 use rocenic_hdl::net::rx_buffer::RxBuffer;
+use rocenic_hdl::net::tx_port::TxPort;
 use rocenic_hdl::net::vlan::{VlanInsert, VlanStrip};
 use rocenic_hdl::prim::crc32_pipe::Crc32Pipe;
 use rocenic_hdl::roce::ack_verdict::AckVerdict;
@@ -37,7 +38,7 @@ use rocenic_hdl::roce::wqe_addr::WqeAddr;
 use rocenic_hdl::{emit_verilog, nic_verilog_qps, Width};
 use rust_hdl::prelude::*;
 
-const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, \
+const UNITS: &str = "rx_buffer, crc32_pipe, icrc_insert, pfc, dma_split, scatter, arp, ndp, vlan_strip, vlan_insert, tx_port, \
      regs, rx_engine, tx_engine, read_reply, comp_check, ack_verdict, wqe_addr, pf_seg, ip_csum, frame_build, tx_arbiter, retry_timer, cqe, write_align, gather, \
      read_align, rate_limiters, qp_table, mr_table, nic";
 
@@ -74,6 +75,8 @@ fn unit_verilog(unit: &str, width: Width, qp_log: usize) -> Result<String, Strin
         ("vlan_strip", true) => emit::<VlanStrip<512, 64>>(),
         ("vlan_insert", false) => emit::<VlanInsert<64, 8>>(),
         ("vlan_insert", true) => emit::<VlanInsert<512, 64>>(),
+        ("tx_port", false) => emit::<TxPort<64, 8>>(),
+        ("tx_port", true) => emit::<TxPort<512, 64>>(),
         // The engines and host units, as NicTop instantiates them.
         ("regs", _) => emit::<Regs>(),
         ("rx_engine", false) => emit::<RxEngine<64, 8, 11>>(),

@@ -9,4 +9,5 @@ pub mod rx_admit;
 pub mod rx_buffer;
 pub mod rx_checks;
 pub mod short_frame;
+pub mod tx_port;
 pub mod vlan;

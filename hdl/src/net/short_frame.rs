@@ -121,15 +121,22 @@ pub struct FrameTx<const W: usize, const B: usize, const N: usize, const LEN: us
     /// The frame, loaded once and read a beat at a time (not shifted: the bits a responder never changes
     /// stay constant flip-flops, which synthesis removes).
     rep: DFF<Bits<N>>,
-    pos: DFF<Bits<16>>,
     beat: DFF<Bits<8>>,
+    /// The beat's `tlast` and `tkeep`, registers: a frame's beats are constants of their index (all
+    /// lanes but in the last, which has the frame's remaining bytes), so each is loaded for beat 0 and
+    /// set for the next beat as one is taken, and the outputs start at a flip-flop.
+    last: DFF<bool>,
+    keep: DFF<Bits<B>>,
     pick: SlotPick<N, W>,
     swap: ByteSwap<W>,
-    to_f: Signal<Local, Bits<16>>,
-    last: Signal<Local, bool>,
+    /// The next beat is the last.
+    next_last: Signal<Local, bool>,
     last_slot: Constant<Bits<8>>,
-    beat_bytes: Constant<Bits<16>>,
-    frame_bytes: Constant<Bits<16>>,
+    /// The index of the beat before the last (ceil(LEN / B) - 2, modulo 256); the last beat's keep;
+    /// whether beat 0 is the last.
+    pre_last: Constant<Bits<8>>,
+    last_keep: Constant<Bits<B>>,
+    one_beat: Constant<bool>,
     ones_b: Constant<Bits<B>>,
 }
 
@@ -139,7 +146,8 @@ impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Default
     fn default() -> Self {
         assert_eq!(W, 8 * B);
         assert!(W <= N && N.is_multiple_of(W) && N / W <= 256 && LEN <= N / 8);
-        let c16 = |v: usize| Constant::new((v as u64).into());
+        let beats = LEN.div_ceil(B);
+        let rest = LEN - (beats - 1) * B;
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -154,15 +162,23 @@ impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Default
             tx_tready: Default::default(),
             pend: Default::default(),
             rep: Default::default(),
-            pos: Default::default(),
             beat: Default::default(),
+            last: Default::default(),
+            keep: Default::default(),
             pick: Default::default(),
             swap: Default::default(),
-            to_f: Default::default(),
-            last: Default::default(),
+            next_last: Default::default(),
             last_slot: Constant::new(((N / W - 1) as u64).into()),
-            beat_bytes: c16(B),
-            frame_bytes: c16(LEN),
+            pre_last: Constant::new((((beats + 254) % 256) as u64).into()),
+            last_keep: Constant::new(
+                if rest == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << rest) - 1
+                }
+                .into(),
+            ),
+            one_beat: Constant::new(beats == 1),
             ones_b: Constant::new(Bits::<B>::mask()),
         }
     }
@@ -173,7 +189,7 @@ impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pend, rep, pos, beat);
+        dff_setup!(self, clock, pend, rep, beat, last, keep);
         self.busy.next = self.pend.q.val();
         self.sent.next = false;
         // Beat k is W bits down from the top of the big-endian frame, byte-swapped to lane order.
@@ -181,26 +197,30 @@ impl<const W: usize, const B: usize, const N: usize, const LEN: usize> Logic
         self.pick.slot.next = self.last_slot.val() - self.beat.q.val();
         self.swap.a.next = self.pick.y.val();
         self.tx_tdata.next = self.swap.y.val();
-        self.to_f.next = self.frame_bytes.val() - self.pos.q.val();
-        self.last.next = self.to_f.val() <= self.beat_bytes.val();
-        self.tx_tlast.next = self.last.val();
-        self.tx_tkeep.next = self.ones_b.val();
-        if self.last.val() {
-            self.tx_tkeep.next = !(self.ones_b.val() << self.to_f.val());
-        }
+        self.tx_tlast.next = self.last.q.val();
+        self.tx_tkeep.next = self.keep.q.val();
+        self.next_last.next = self.beat.q.val() == self.pre_last.val();
         self.tx_tvalid.next = self.pend.q.val();
         if self.pend.q.val() && self.tx_tready.val() {
-            self.pos.d.next = self.pos.q.val() + self.beat_bytes.val();
             self.beat.d.next = self.beat.q.val() + 1;
-            if self.last.val() {
+            self.last.d.next = self.next_last.val();
+            self.keep.d.next = self.ones_b.val();
+            if self.next_last.val() {
+                self.keep.d.next = self.last_keep.val();
+            }
+            if self.last.q.val() {
                 self.pend.d.next = false;
                 self.sent.next = true;
             }
         }
         if self.load.val() && !self.pend.q.val() {
             self.pend.d.next = true;
-            self.pos.d.next = 0.into();
             self.beat.d.next = 0.into();
+            self.last.d.next = self.one_beat.val();
+            self.keep.d.next = self.ones_b.val();
+            if self.one_beat.val() {
+                self.keep.d.next = self.last_keep.val();
+            }
             self.rep.d.next = self.frame.val();
         }
         if self.reset.val() {
@@ -218,6 +238,72 @@ mod tests {
         let mut uut = FrameHead::<64>::default();
         uut.connect_all();
         assert!(generate_verilog(&uut).contains("module top"));
+    }
+
+    /// Sends a frame of LEN bytes (byte i = i + 1) under random stalls and returns the bytes the
+    /// stream carried (by `tkeep`), the beat count and how many `sent` pulses came.
+    fn send<const W: usize, const B: usize, const N: usize, const LEN: usize>(
+        seed: u64,
+    ) -> (Vec<u8>, usize, usize) {
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<FrameTx<W, B, N, LEN>>| {
+            x.clock.next = !x.clock.val()
+        });
+        let out = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), 0usize, 0usize)));
+        let o2 = out.clone();
+        sim.add_testbench(move |mut sim: Sim<FrameTx<W, B, N, LEN>>| {
+            let mut x = sim.init()?;
+            let mut rng = crate::prim::test_rng(seed);
+            // Big-endian: byte i of the frame is bits N-8-8i.. of the register.
+            let mut frame = Bits::<N>::default();
+            for i in 0..LEN {
+                frame =
+                    frame | (Bits::<N>::from((i as u64 + 1) & 0xFF) << ((N - 8 - 8 * i) as u64));
+            }
+            x.reset.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            x.reset.next = false;
+            x.frame.next = frame;
+            x.load.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            x.load.next = false;
+            let (mut bytes, mut beats, mut sent) = (Vec::new(), 0, 0);
+            for _ in 0..200 {
+                x.tx_tready.next = rng() % 100 < 60;
+                x = sim.wait(1, x)?;
+                sent += x.sent.val() as usize;
+                if x.tx_tvalid.val() && x.tx_tready.val() {
+                    let keep = x.tx_tkeep.val();
+                    let data = x.tx_tdata.val();
+                    for j in 0..B {
+                        if keep.get_bit(j) {
+                            bytes.push((data >> (8 * j) as u64).get_bits::<8>(0).to_u64() as u8);
+                        }
+                    }
+                    beats += 1;
+                    sim_assert!(sim, x.tx_tlast.val() == (bytes.len() == LEN), x);
+                }
+                wait_clock_cycle!(sim, clock, x);
+            }
+            *o2.lock().unwrap() = (bytes, beats, sent);
+            sim.done(x)
+        });
+        let mut uut = FrameTx::<W, B, N, LEN>::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), 100_000).unwrap();
+        let r = out.lock().unwrap();
+        r.clone()
+    }
+
+    #[test]
+    fn sends_each_byte_once_with_keep_and_last_from_the_beat_index() {
+        let want = |len: usize| (1..=len).map(|i| i as u8).collect::<Vec<u8>>();
+        // ARP and PFC's 60 bytes: 8 beats at 64 bits (the last with 4 lanes), 1 at 512.
+        assert_eq!(send::<64, 8, 512, 60>(1), (want(60), 8, 1));
+        assert_eq!(send::<512, 64, 512, 60>(2), (want(60), 1, 1));
+        // NDP's 86 bytes in a 1024-bit register: 11 beats at 64 bits, 2 at 512 (22 lanes last).
+        assert_eq!(send::<64, 8, 1024, 86>(3), (want(86), 11, 1));
+        assert_eq!(send::<512, 64, 1024, 86>(4), (want(86), 2, 1));
     }
 
     #[test]

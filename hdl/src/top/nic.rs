@@ -13,8 +13,8 @@ use crate::net::ndp::NdpResponder;
 use crate::net::pfc::PfcUnit;
 use crate::net::rate_limiters::RateLimiters;
 use crate::net::rx_buffer::RxBuffer;
-use crate::net::vlan::{VlanInsert, VlanStrip};
-use crate::prim::stream_slice::StreamSlice;
+use crate::net::tx_port::TxPort;
+use crate::net::vlan::VlanStrip;
 use crate::roce::mr_table::MrTable;
 use crate::roce::qp_table::QpTable;
 use crate::roce::req::TxEngine;
@@ -80,12 +80,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     regs: Regs,
     rx_buf: RxBuffer<W, B, A>,
     vlan_rx: VlanStrip<W, B>,
-    /// The transmit arbiter's granted stream, registered both ways before the tag insert: the sources'
-    /// output logic and the grant end here, and the tag insert and the MAC's ready start here. Its side
-    /// field is the frame's tag (bit 16: tag it; 15..0: TCI), read by the tag insert at the frame's
-    /// first beat.
-    tx_slice: StreamSlice<W, B, 17>,
-    vlan_tx: VlanInsert<W, B>,
+    /// The MAC's transmit side: the arbiter over PFC, ARP, NDP and RoCE frames, PFC's hold of RoCE
+    /// frames, a register slice and the tag insert (`net/tx_port.rs`).
+    tx_port: TxPort<W, B>,
     rx_eng: RxEngine<W, B, A>,
     tx_eng: TxEngine<W, B>,
     cqe: CqeWriter<W, B>,
@@ -106,25 +103,10 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     same_qp: Signal<Local, bool>,
     wake_tx: Signal<Local, Bits<32>>,
     q_log: Constant<Bits<32>>,
-    /// Transmit arbiter: who owns the MAC until the current frame's last beat (0 none, 1 the transmit
-    /// engine, 2 the ARP responder, 3 PFC, 4 the NDP responder).
-    tx_own: DFF<Bits<3>>,
-    /// PFC: `pfc.paused` a cycle ago, and the pass of the RoCE frame that was committed (set up, not yet
-    /// on the wire) when the pause of its priority began: it may still start, once.
-    was_paused: DFF<Bits<8>>,
-    pause_pass: DFF<bool>,
-    grant_arp: Signal<Local, bool>,
-    grant_ndp: Signal<Local, bool>,
-    grant_pfc: Signal<Local, bool>,
-    grant_tx: Signal<Local, bool>,
-    tx_fire: Signal<Local, bool>,
     /// The port is on an 802.1Q VLAN.
     vlan_on: Signal<Local, bool>,
     /// Entries of the port VLAN table that are on (bit i: entry i; VLAN is entry 0).
     vlan_table_on: Signal<Local, Bits<4>>,
-    /// The VID and tag of the frame the transmit arbiter is sending.
-    tx_vid: Signal<Local, Bits<12>>,
-    tx_tagged: Signal<Local, bool>,
     /// DSCP d's 802.1Qbb priority at bits 4d..4d+2 (the DSCP_PRIO_MAP_n registers side by side).
     dscp_map: Signal<Local, Bits<256>>,
     /// The priority of the RoCE frame on the transmit engine's stream, and of the QP whose address
@@ -132,14 +114,9 @@ pub struct NicTop<const W: usize, const B: usize, const A: usize, const Q: usize
     tx_prio: Signal<Local, Bits<3>>,
     av_prio: Signal<Local, Bits<3>>,
     /// The lossless priorities (PFC_ENABLE, bit p = priority p), the lowest of them (0 if none: the PCP
-    /// of ARP and NDP replies), and the PCP of the frame the transmit arbiter is sending.
+    /// of ARP and NDP replies).
     lossless: Signal<Local, Bits<8>>,
     ctl_pcp: Signal<Local, Bits<3>>,
-    tx_pcp: Signal<Local, Bits<3>>,
-    /// PFC or PAUSE pauses the priority of the RoCE frame on the transmit engine's stream, and holds
-    /// that frame (unless it has the pass).
-    tx_paused: Signal<Local, bool>,
-    pfc_hold: Signal<Local, bool>,
     enable: Signal<Local, bool>,
     rd_max_beats: Signal<Local, Bits<32>>,
     rd_resp_ready: Signal<Local, bool>,
@@ -205,8 +182,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             regs: Default::default(),
             rx_buf: Default::default(),
             vlan_rx: Default::default(),
-            tx_slice: Default::default(),
-            vlan_tx: Default::default(),
+            tx_port: Default::default(),
             rx_eng: Default::default(),
             tx_eng: Default::default(),
             cqe: Default::default(),
@@ -223,26 +199,13 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Default
             mrt: Default::default(),
             same_qp: Default::default(),
             q_log: Constant::new((Q as u64).into()),
-            tx_own: Default::default(),
-            was_paused: Default::default(),
-            pause_pass: Default::default(),
-            grant_arp: Default::default(),
-            grant_ndp: Default::default(),
-            grant_pfc: Default::default(),
-            grant_tx: Default::default(),
-            tx_fire: Default::default(),
             vlan_on: Default::default(),
             vlan_table_on: Default::default(),
-            tx_vid: Default::default(),
-            tx_tagged: Default::default(),
             dscp_map: Default::default(),
             tx_prio: Default::default(),
             av_prio: Default::default(),
             lossless: Default::default(),
             ctl_pcp: Default::default(),
-            tx_pcp: Default::default(),
-            tx_paused: Default::default(),
-            pfc_hold: Default::default(),
             enable: Default::default(),
             rd_max_beats: Default::default(),
             rd_resp_ready: Default::default(),
@@ -276,10 +239,6 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.ralign.reset.next = self.reset.val();
         self.dma_split.reset.next = self.reset.val();
         self.arp.clock.next = self.clock.val();
-        self.tx_own.clock.next = self.clock.val();
-        self.tx_own.d.next = self.tx_own.q.val();
-        self.was_paused.clock.next = self.clock.val();
-        self.pause_pass.clock.next = self.clock.val();
         self.arp.reset.next = self.reset.val();
         self.ndp.clock.next = self.clock.val();
         self.ndp.reset.next = self.reset.val();
@@ -779,136 +738,47 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.av_prio.next = bit_cast::<3, 256>(
             self.dscp_map.val() >> bit_cast::<16, 32>((self.qpt.av_dscp.val() & 0x3F) << 2),
         );
-        // A frame the engine had committed to when its priority's pause began (its packet set up, not yet
-        // on the wire) still goes, once, as a frame already in a MAC's transmit FIFO would: were it held,
-        // every frame behind it would wait out the pause. Frames set up after the pause began wait.
-        // (The pass is set and spent below, after the arbiter.)
-        self.tx_paused.next = ((self.pfc.paused.val() >> self.tx_prio.val()) & 1) != 0;
-        self.pfc_hold.next = self.tx_paused.val() && !self.pause_pass.q.val();
         self.tx_eng.av_paused.next = ((self.pfc.paused.val() >> self.av_prio.val()) & 1) != 0;
-        // Transmit arbiter, whole frames: PFC first, then an ARP reply, then an NDP advertisement, then
-        // RoCE unless paused. A source is granted only while the MAC is free or already its own, so the
-        // owner found at a frame's first beat keeps it to the last.
-        self.grant_pfc.next =
-            (self.tx_own.q.val() == 3) || ((self.tx_own.q.val() == 0) && self.pfc.tx_tvalid.val());
-        self.grant_arp.next = (self.tx_own.q.val() == 2)
-            || ((self.tx_own.q.val() == 0)
-                && !self.pfc.tx_tvalid.val()
-                && self.arp.tx_tvalid.val());
-        self.grant_ndp.next = (self.tx_own.q.val() == 4)
-            || ((self.tx_own.q.val() == 0)
-                && !self.pfc.tx_tvalid.val()
-                && !self.arp.tx_tvalid.val()
-                && self.ndp.tx_tvalid.val());
-        self.grant_tx.next = (self.tx_own.q.val() == 1)
-            || ((self.tx_own.q.val() == 0)
-                && !self.pfc.tx_tvalid.val()
-                && !self.arp.tx_tvalid.val()
-                && !self.ndp.tx_tvalid.val()
-                && !self.pfc_hold.val()
-                && !self.dcqcn.hold.val());
-        self.tx_slice.in_tdata.next = self.tx_eng.tx_tdata.val();
-        self.tx_slice.in_tkeep.next = self.tx_eng.tx_tkeep.val();
-        self.tx_slice.in_tlast.next = self.tx_eng.tx_tlast.val();
-        self.tx_slice.in_tvalid.next = self.tx_eng.tx_tvalid.val() && self.grant_tx.val();
-        self.tx_eng.tx_tready.next = self.tx_slice.in_tready.val() && self.grant_tx.val();
-        self.arp.tx_tready.next = false;
-        self.ndp.tx_tready.next = false;
-        self.pfc.tx_tready.next = false;
-        if self.grant_pfc.val() {
-            self.tx_slice.in_tdata.next = self.pfc.tx_tdata.val();
-            self.tx_slice.in_tkeep.next = self.pfc.tx_tkeep.val();
-            self.tx_slice.in_tlast.next = self.pfc.tx_tlast.val();
-            self.tx_slice.in_tvalid.next = self.pfc.tx_tvalid.val();
-            self.tx_eng.tx_tready.next = false;
-            self.pfc.tx_tready.next = self.tx_slice.in_tready.val();
-        } else if self.grant_arp.val() {
-            self.tx_slice.in_tdata.next = self.arp.tx_tdata.val();
-            self.tx_slice.in_tkeep.next = self.arp.tx_tkeep.val();
-            self.tx_slice.in_tlast.next = self.arp.tx_tlast.val();
-            self.tx_slice.in_tvalid.next = self.arp.tx_tvalid.val();
-            self.tx_eng.tx_tready.next = false;
-            self.arp.tx_tready.next = self.tx_slice.in_tready.val();
-        } else if self.grant_ndp.val() {
-            self.tx_slice.in_tdata.next = self.ndp.tx_tdata.val();
-            self.tx_slice.in_tkeep.next = self.ndp.tx_tkeep.val();
-            self.tx_slice.in_tlast.next = self.ndp.tx_tlast.val();
-            self.tx_slice.in_tvalid.next = self.ndp.tx_tvalid.val();
-            self.tx_eng.tx_tready.next = false;
-            self.ndp.tx_tready.next = self.tx_slice.in_tready.val();
-        }
-        self.tx_fire.next = self.tx_slice.in_tvalid.val() && self.tx_slice.in_tready.val();
-        // The PFC pass: given when the pause begins to a committed frame not yet on the wire, spent when a
-        // RoCE frame starts, void when the pause ends.
-        self.was_paused.d.next = self.pfc.paused.val();
-        self.pause_pass.d.next = self.pause_pass.q.val();
-        if self.tx_paused.val()
-            && (((self.was_paused.q.val() >> self.tx_prio.val()) & 1) == 0)
-            && self.tx_eng.tx_committed.val()
-            && (self.tx_own.q.val() != 1)
-        {
-            self.pause_pass.d.next = true;
-        }
-        if !self.tx_paused.val()
-            || (self.tx_fire.val() && self.grant_tx.val() && (self.tx_own.q.val() == 0))
-        {
-            self.pause_pass.d.next = false;
-        }
-        if self.reset.val() {
-            self.pause_pass.d.next = false;
-        }
-        self.tx_slice.clock.next = self.clock.val();
-        self.tx_slice.reset.next = self.reset.val();
-        self.vlan_tx.clock.next = self.clock.val();
-        self.vlan_tx.reset.next = self.reset.val();
-        // The tag of the granted frame: a RoCE frame's from its QP's VLAN (QP_VLAN: an entry of the port
-        // VLAN table), else the port's in VLAN mode; an ARP or NDP reply's from its request; PFC and
-        // PAUSE frames never. PCP = a RoCE frame's priority (above); an ARP or NDP reply's the lowest
-        // lossless priority.
-        // DEI 0.
-        self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
-        self.tx_tagged.next = self.vlan_on.val();
-        self.tx_pcp.next = self.tx_prio.val();
-        if (self.tx_eng.tx_vlan.val() & 1) != 0 {
-            self.tx_tagged.next = true;
-            if (self.tx_eng.tx_vlan.val() >> 1) == 1 {
-                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_1.val() & 0xFFF);
-            }
-            if (self.tx_eng.tx_vlan.val() >> 1) == 2 {
-                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_2.val() & 0xFFF);
-            }
-            if (self.tx_eng.tx_vlan.val() >> 1) == 3 {
-                self.tx_vid.next = bit_cast::<12, 32>(self.regs.vlan_3.val() & 0xFFF);
-            }
-        }
-        if self.grant_arp.val() {
-            self.tx_vid.next = self.arp.tx_vid.val();
-            self.tx_tagged.next = self.arp.tx_vid.val() != 0;
-            self.tx_pcp.next = self.ctl_pcp.val();
-        }
-        if self.grant_ndp.val() {
-            self.tx_vid.next = self.ndp.tx_vid.val();
-            self.tx_tagged.next = self.ndp.tx_vid.val() != 0;
-            self.tx_pcp.next = self.ctl_pcp.val();
-        }
-        if self.grant_pfc.val() {
-            self.tx_tagged.next = false;
-        }
-        self.tx_slice.in_tuser.next = (bit_cast::<17, 1>(self.tx_tagged.val().into()) << 16)
-            | (bit_cast::<17, 3>(self.tx_pcp.val()) << 13)
-            | bit_cast::<17, 12>(self.tx_vid.val());
-        self.vlan_tx.in_tdata.next = self.tx_slice.out_tdata.val();
-        self.vlan_tx.in_tkeep.next = self.tx_slice.out_tkeep.val();
-        self.vlan_tx.in_tlast.next = self.tx_slice.out_tlast.val();
-        self.vlan_tx.in_tvalid.next = self.tx_slice.out_tvalid.val();
-        self.tx_slice.out_tready.next = self.vlan_tx.in_tready.val();
-        self.vlan_tx.tag_en.next = self.tx_slice.out_tuser.val().get_bit(16);
-        self.vlan_tx.tci.next = bit_cast::<16, 17>(self.tx_slice.out_tuser.val());
-        self.tx_tdata.next = self.vlan_tx.out_tdata.val();
-        self.tx_tkeep.next = self.vlan_tx.out_tkeep.val();
-        self.tx_tlast.next = self.vlan_tx.out_tlast.val();
-        self.tx_tvalid.next = self.vlan_tx.out_tvalid.val();
-        self.vlan_tx.out_tready.next = self.tx_tready.val();
+        self.tx_port.clock.next = self.clock.val();
+        self.tx_port.reset.next = self.reset.val();
+        self.tx_port.roce.tdata.next = self.tx_eng.tx_tdata.val();
+        self.tx_port.roce.tkeep.next = self.tx_eng.tx_tkeep.val();
+        self.tx_port.roce.tlast.next = self.tx_eng.tx_tlast.val();
+        self.tx_port.roce.tvalid.next = self.tx_eng.tx_tvalid.val();
+        self.tx_eng.tx_tready.next = self.tx_port.roce.tready.val();
+        self.tx_port.pfc.tdata.next = self.pfc.tx_tdata.val();
+        self.tx_port.pfc.tkeep.next = self.pfc.tx_tkeep.val();
+        self.tx_port.pfc.tlast.next = self.pfc.tx_tlast.val();
+        self.tx_port.pfc.tvalid.next = self.pfc.tx_tvalid.val();
+        self.pfc.tx_tready.next = self.tx_port.pfc.tready.val();
+        self.tx_port.arp.tdata.next = self.arp.tx_tdata.val();
+        self.tx_port.arp.tkeep.next = self.arp.tx_tkeep.val();
+        self.tx_port.arp.tlast.next = self.arp.tx_tlast.val();
+        self.tx_port.arp.tvalid.next = self.arp.tx_tvalid.val();
+        self.arp.tx_tready.next = self.tx_port.arp.tready.val();
+        self.tx_port.ndp.tdata.next = self.ndp.tx_tdata.val();
+        self.tx_port.ndp.tkeep.next = self.ndp.tx_tkeep.val();
+        self.tx_port.ndp.tlast.next = self.ndp.tx_tlast.val();
+        self.tx_port.ndp.tvalid.next = self.ndp.tx_tvalid.val();
+        self.ndp.tx_tready.next = self.tx_port.ndp.tready.val();
+        self.tx_port.roce_prio.next = self.tx_prio.val();
+        self.tx_port.roce_vlan.next = self.tx_eng.tx_vlan.val();
+        self.tx_port.roce_committed.next = self.tx_eng.tx_committed.val();
+        self.tx_port.arp_vid.next = self.arp.tx_vid.val();
+        self.tx_port.ndp_vid.next = self.ndp.tx_vid.val();
+        self.tx_port.vid0.next = bit_cast::<12, 32>(self.regs.vlan.val() & 0xFFF);
+        self.tx_port.vid1.next = bit_cast::<12, 32>(self.regs.vlan_1.val() & 0xFFF);
+        self.tx_port.vid2.next = bit_cast::<12, 32>(self.regs.vlan_2.val() & 0xFFF);
+        self.tx_port.vid3.next = bit_cast::<12, 32>(self.regs.vlan_3.val() & 0xFFF);
+        self.tx_port.vlan_on.next = self.vlan_on.val();
+        self.tx_port.ctl_pcp.next = self.ctl_pcp.val();
+        self.tx_port.paused.next = self.pfc.paused.val();
+        self.tx_port.dcqcn_hold.next = self.dcqcn.hold.val();
+        self.tx_tdata.next = self.tx_port.out_tdata.val();
+        self.tx_tkeep.next = self.tx_port.out_tkeep.val();
+        self.tx_tlast.next = self.tx_port.out_tlast.val();
+        self.tx_tvalid.next = self.tx_port.out_tvalid.val();
+        self.tx_port.out_tready.next = self.tx_tready.val();
         // DCQCN reaction point: CNPs from the receive engine, RoCE beats from the arbiter.
         self.dcqcn.enable.next = (self.regs.dcqcn_enable.val() & 1) != 0;
         self.dcqcn.line_rate.next = self.regs.dcqcn_line_rate.val();
@@ -926,11 +796,7 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.dcqcn.tx_cnp.next = self.tx_eng.tx_cnp.val();
         self.dcqcn.cur_qpn.next = bit_cast::<16, 32>(self.qpt.tx_qpn.val());
         self.tx_eng.paced.next = self.dcqcn.cur_busy.val();
-        self.dcqcn.beat_sent.next = self.tx_fire.val()
-            && self.grant_tx.val()
-            && !self.grant_pfc.val()
-            && !self.grant_arp.val()
-            && !self.grant_ndp.val();
+        self.dcqcn.beat_sent.next = self.tx_port.roce_beat.val();
         self.regs.dcqcn_rate.next = self.dcqcn.rate.val();
         self.regs.dcqcn_limiter_qpn_0.next = self.dcqcn.qpn0.val();
         self.regs.dcqcn_limiter_qpn_1.next = self.dcqcn.qpn1.val();
@@ -942,24 +808,6 @@ impl<const W: usize, const B: usize, const A: usize, const Q: usize> Logic for N
         self.regs.dcqcn_limiter_rate_3.next = self.dcqcn.rate3.val();
         self.regs.rp_cnp_ignored_inc.next = self.dcqcn.ignored_inc.val();
         self.regs.dcqcn_rate_decreases_inc.next = self.dcqcn.decrease_inc.val();
-        if self.tx_fire.val() {
-            self.tx_own.d.next = 1.into();
-            if self.grant_arp.val() {
-                self.tx_own.d.next = 2.into();
-            }
-            if self.grant_ndp.val() {
-                self.tx_own.d.next = 4.into();
-            }
-            if self.grant_pfc.val() {
-                self.tx_own.d.next = 3.into();
-            }
-            if self.tx_slice.in_tlast.val() {
-                self.tx_own.d.next = 0.into();
-            }
-        }
-        if self.reset.val() {
-            self.tx_own.d.next = 0.into();
-        }
         // Completions: the requester's first, then the responder's (one CQ ring)
         self.cqe.cq_base_lo.next = self.regs.cq_base_lo.val();
         self.cqe.cq_base_hi.next = self.regs.cq_base_hi.val();
