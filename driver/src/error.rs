@@ -43,6 +43,8 @@ pub enum Error {
     QueueFull(&'static str),
     #[error("{0} is not supported by this hardware generation")]
     Unsupported(&'static str),
+    #[error("this device was opened to inspect only (Context::inspect): {0} cannot be made")]
+    InspectOnly(&'static str),
     #[error("register-block directory: {0}")]
     BlockDirectory(String),
     #[error("simulation: {0}")]

@@ -26,8 +26,9 @@ pub use backend::{Backend, DmaRegion};
 pub use error::{Error, Result};
 pub use rocenic_proto::host::{QpState, WcOpcode, WcStatus};
 pub use verbs::{
-    AccessFlags, CompletionQueue, Context, DeviceAttr, InitAttrs, MemoryRegion, ModifyAttrs,
-    PfcConfig, PfcGenerate, PfcWatchdog, ProtectionDomain, QpAttr, QpAttrs, QpCaps, QueuePair,
-    RateLimiter, RecvRequest, RecvWr, RtrAttrs, RtsAttrs, SendFlags, SendOp, SendWr, Sge, Trust,
-    WorkCompletion, WorkRequest, DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
+    AccessFlags, CompletionQueue, Context, DeviceAttr, GidEntry, InitAttrs, MemoryRegion,
+    ModifyAttrs, PfcConfig, PfcGenerate, PfcWatchdog, PortAttr, PortState, ProtectionDomain,
+    QpAttr, QpAttrs, QpCaps, QpStatistics, QueuePair, RateLimiter, RecvRequest, RecvWr, RtrAttrs,
+    RtsAttrs, SendFlags, SendOp, SendWr, Sge, Trust, WorkCompletion, WorkRequest,
+    DEFAULT_DSCP_TO_PRIO, DEFAULT_HOP_LIMIT,
 };

@@ -169,3 +169,122 @@ fn scenario_fields_are_range_checked() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `rocenic devinfo` and `rocenic stat` on a simulated device: ibv_devinfo's fields and layout, the
+/// counters under rdma-core's and ethtool's names, JSON, and rates.
+#[test]
+fn devinfo_and_stat_report_a_simulated_device() {
+    let (code, out) = run(&["devinfo", "-v", "--device", "sim:512"], true);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "hca_id:\trocenic0\n",
+        "\tmax_qp:\t\t\t\t16384\n",
+        "\t\tport:\t1\n",
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n",
+        "\t\t\tactive_speed:\t\t25.0 Gbps (32)\n",
+        "\t\t\tGID[IPv4]:\t\t::ffff:10.0.0.2, RoCE v2\n",
+    ] {
+        assert!(out.contains(want), "{want:?} not in\n{out}");
+    }
+    let (code, out) = run(&["stat", "--json"], true);
+    assert_eq!(code, Some(0), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["counters"]["port_xmit_packets"], 0);
+    assert_eq!(
+        j["qps"].as_array().map(Vec::len),
+        Some(0),
+        "a new device has no QP"
+    );
+    let hw = j["hw"].as_object().unwrap();
+    for r in rocenic_proto::regs::REGISTERS
+        .iter()
+        .filter(|r| r.offset >= rocenic_proto::regs::RX_FRAMES)
+        .filter(|r| r.access == rocenic_proto::regs::Access::Counter)
+    {
+        assert!(
+            hw.contains_key(&r.name.to_lowercase()),
+            "{} missing",
+            r.name
+        );
+    }
+    let (code, out) = run(&["stat", "-S"], true);
+    assert!(
+        code == Some(0) && out.starts_with("NIC statistics:\n     rx_frames: 0\n"),
+        "{out}"
+    );
+    let (code, out) = run(&["stat", "--watch", "0.1", "--count", "2"], true);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "link rocenic0/1 (nothing moved)\n".repeat(2));
+}
+
+/// `rocenic demo --stat`: each NIC's counters agree with the frames the link carried, and each shows its
+/// QP in RTS.
+#[test]
+fn demo_stat_counts_what_the_link_carried() {
+    let pcap = std::env::temp_dir().join(format!("rocenic-stat-{}.pcap", std::process::id()));
+    let pcap = pcap.to_str().unwrap();
+    let (code, out) = run(
+        &[
+            "demo",
+            "--write-bytes",
+            "65536",
+            "--mtu",
+            "1024",
+            "--stat",
+            "--pcap",
+            pcap,
+        ],
+        true,
+    );
+    let _ = std::fs::remove_file(pcap);
+    assert_eq!(code, Some(0), "{out}");
+    let frames = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("frames"))
+        .unwrap();
+    let n = |tag: &str| -> u64 {
+        let rest = &frames[frames.find(tag).unwrap() + tag.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let (ab, ba) = (n("A->B "), n("B->A "));
+    let stat = |side: &str| {
+        out.split(&format!("rocenic stat of {side}:\n"))
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    let get = |text: &str, name: &str| -> u64 {
+        let w: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+        let i = w.iter().position(|&x| x == name).unwrap();
+        w[i + 1].parse().unwrap()
+    };
+    let (a, b) = (stat("A"), stat("B"));
+    assert!(ab > 0 && ba > 0);
+    assert_eq!(get(&a, "port_xmit_packets"), ab);
+    assert_eq!(get(&b, "port_rcv_packets"), ab);
+    assert_eq!(get(&b, "port_xmit_packets"), ba);
+    assert_eq!(get(&a, "port_rcv_packets"), ba);
+    for s in [&a, &b] {
+        assert!(s.contains("qp-type RC lqpn 17 state Rts"), "{s}");
+    }
+}
+
+#[test]
+fn devinfo_and_stat_refuse_bad_devices_and_options() {
+    refused(
+        &["stat", "--device", "mlx5_0"],
+        "want sim, sim:64, sim:512 or vfio:",
+    );
+    refused(
+        &["devinfo", "--device", "vfio:0000:00:1f.7"],
+        "no PCI device 0000:00:1f.7",
+    );
+    refused(&["devinfo", "--device", "vfio:zz"], "is not a PCI address");
+    refused(&["stat", "--count", "2"], "--watch");
+    refused(&["stat", "--watch", "0"], "not a number of seconds");
+    refused(
+        &["stat", "--qp", "100000"],
+        "--qp 100000: bad QP attribute: QPN beyond",
+    );
+    refused(&["devinfo", "--ib-port", "2"], "--ib-port");
+}

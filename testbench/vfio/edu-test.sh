@@ -7,7 +7,9 @@
 #   - edu is bound to vfio-pci; opening it as an unprivileged user gives the permission error;
 #   - `vfio-edu check`: BAR0 mmap, registers, MSI on an eventfd, DMA both ways through 4 KiB and 2 MiB
 #     pages, the IOMMU blocking reads from unmapped IOVAs (and the guest kernel logging the DMAR fault),
-#     and VfioBackend + Context::open refusing a device that is not a rocenic.
+#     and VfioBackend + Context::open refusing a device that is not a rocenic;
+#   - `rocenic devinfo` and `rocenic stat --device vfio:` open edu through the same layer and refuse it by
+#     its ID register, in one line.
 # Boot 2 (q35 + edu, no IOMMU): opening edu gives the no-IOMMU-group error.
 # Prints one line per check and `vfio-edu-test: N passed, M failed`; exits 0 only when none failed.
 #
@@ -24,8 +26,9 @@ bash "$root/testbench/interop/build-image.sh"
 # not invalidate the workspace's build cache; without the sim feature it links no Verilated model.
 (cd "$root" && CARGO_TARGET_DIR=$root/build/vfio-target RUSTFLAGS="-C target-feature=+crt-static" \
     cargo build -q --release --target x86_64-unknown-linux-gnu -p rocenic-driver \
-    --no-default-features --features vfio --bin vfio-edu)
+    --no-default-features --features vfio --bin vfio-edu --bin rocenic)
 bin=$root/build/vfio-target/x86_64-unknown-linux-gnu/release/vfio-edu
+tool=$root/build/vfio-target/x86_64-unknown-linux-gnu/release/rocenic
 
 passed=0 failed=0
 ok() { echo "  PASS $1"; passed=$((passed + 1)); }
@@ -37,7 +40,7 @@ expect() { # expect NAME FILE REGEX
 edu=0000:00:06.0
 share1=$out/share-iommu share2=$out/share-no-iommu
 rm -rf "$share1" "$share2"; mkdir -p "$share1" "$share2"
-cp "$bin" "$share1/"; cp "$bin" "$share2/"
+cp "$bin" "$tool" "$share1/"; cp "$bin" "$share2/"
 
 cat > "$share1/cmd.sh.in" <<GUEST
 echo "== no such device"; ./vfio-edu open 0000:00:1f.7
@@ -49,6 +52,8 @@ echo "== unprivileged"; su -s /bin/sh nobody -c "./vfio-edu open $edu"
 echo 4 > /proc/sys/vm/nr_hugepages
 echo "hugepages: \$(cat /proc/sys/vm/nr_hugepages)"
 echo "== check"; ./vfio-edu check $edu --require-huge; echo "check exit \$?"
+echo "== tools"; ./rocenic devinfo -v --device vfio:$edu; echo "devinfo exit \$?"
+./rocenic stat --device vfio:$edu; echo "stat exit \$?"
 echo "== dmesg"; dmesg | grep -i dmar | tail -n 20
 GUEST
 
@@ -75,6 +80,12 @@ for c in "open" "bar0" "edu identification register" "BAR write then read" "devi
 done
 if grep -q '^FAIL ' "$l"; then bad "vfio-edu reported failures"; fi
 expect "vfio-edu check exit 0" "$l" '^check exit 0$'
+# edu's identification register reads 0xMMmm00ed (its version, then 0xed): not a rocenic, said in one line.
+expect "rocenic devinfo --device vfio: refuses edu by its ID" "$l" \
+    '^rocenic devinfo: error: no rocenic device: ID register reads 0x[0-9a-f]{6}ed'
+expect "rocenic stat --device vfio: refuses edu by its ID" "$l" \
+    '^rocenic stat: error: no rocenic device: ID register reads 0x[0-9a-f]{6}ed'
+expect "rocenic devinfo exits 1" "$l" '^devinfo exit 1$'
 # The blocked reads are the IOMMU's doing: the guest kernel logs a DMAR fault at the unmapped IOVA.
 expect "guest kernel logged the DMAR fault" "$l" 'DMAR.*Request device \[00:06.0\] fault addr (0x)?600000'
 expect "no IOMMU -> NoIommuGroup" "$out/no-iommu.log" '^open: error\[NoIommuGroup\].*intel_iommu=on'

@@ -25,6 +25,34 @@ impl Context {
     /// datapath width, clears whatever a previous user left in the QP and MR table, and enables the
     /// engines.
     pub fn open(backend: Arc<dyn Backend>) -> Result<Context> {
+        let ctx = Context::probe(backend, false)?;
+        let b = &*ctx.dev.backend;
+        // A device reopened after a crash (VFIO) may still hold QPs and registrations pointing at memory
+        // that is no longer ours: every QP to RESET, indices and contexts cleared.
+        clear_table(b, regs::QP_CMD, ctx.dev.qp_log, "QP");
+        let mr_log = ctx.dev.mrs.lock().unwrap().entries.len().trailing_zeros();
+        clear_table(b, regs::MR_CMD, mr_log, "MR");
+        b.write32(regs::CONTROL, regs::CONTROL_ENABLE);
+        Ok(ctx)
+    }
+
+    /// Opens the device behind `backend` to look at it, as `ibv_devinfo` and `rdma statistic` do: the
+    /// same checks as [`open`](Self::open), but nothing of the device is cleared or enabled, so QPs,
+    /// registrations and counters that another user left stay as they are. Queries work as on an opened
+    /// device ([`query_device`](Self::query_device), [`query_port`](Self::query_port),
+    /// [`counters`](Self::counters), [`qp_statistics`](Self::qp_statistics)); device memory and CQs (so
+    /// MRs and QPs) are refused with [`Error::InspectOnly`].
+    pub fn inspect(backend: Arc<dyn Backend>) -> Result<Context> {
+        Context::probe(backend, true)
+    }
+
+    /// Whether this context came from [`inspect`](Self::inspect).
+    pub fn is_inspect_only(&self) -> bool {
+        self.dev.inspect_only
+    }
+
+    /// The identity, version and table checks both ways of opening share; writes nothing.
+    fn probe(backend: Arc<dyn Backend>, inspect_only: bool) -> Result<Context> {
         let id = backend.read32(regs::ID);
         if id != regs::ID_VALUE {
             return Err(Error::NotRocenic(id));
@@ -66,17 +94,12 @@ impl Context {
                 "QP_TABLE_LOG {qp_log}: a QP table of 32 to 65536 QPs expected"
             )));
         }
-        // A device reopened after a crash (VFIO) may still hold QPs and registrations pointing at memory
-        // that is no longer ours: every QP to RESET, indices and contexts cleared.
         let mr_log = backend.read32(regs::MR_TABLE_LOG);
         if !(2..=20).contains(&mr_log) {
             return Err(Error::BlockDirectory(format!(
                 "MR_TABLE_LOG {mr_log}: an MR table of 4 to 2^20 entries expected"
             )));
         }
-        clear_table(&*backend, regs::QP_CMD, qp_log, "QP");
-        clear_table(&*backend, regs::MR_CMD, mr_log, "MR");
-        backend.write32(regs::CONTROL, regs::CONTROL_ENABLE);
         Ok(Context {
             dev: Arc::new(Device {
                 backend,
@@ -94,6 +117,7 @@ impl Context {
                     next: 1,
                     free: Vec::new(),
                 }),
+                inspect_only,
             }),
         })
     }
@@ -379,13 +403,22 @@ impl Context {
 
     /// Device-visible memory for data buffers, [`BUFFER_ALIGN`]-aligned.
     pub fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {
+        self.refuse_if_inspect_only("device memory")?;
         self.dev.backend.alloc_dma(len, BUFFER_ALIGN)
     }
 
     /// A completion queue for up to `depth` outstanding completions (a power of two, 2..=32768).
     pub fn create_cq(&self, depth: usize) -> Result<Arc<CompletionQueue>> {
+        self.refuse_if_inspect_only("a completion queue")?;
         super::check_depth(depth)?;
         Ok(Arc::new(CompletionQueue::new(self.dev.clone(), depth)))
+    }
+
+    fn refuse_if_inspect_only(&self, what: &'static str) -> Result<()> {
+        if self.dev.inspect_only {
+            return Err(Error::InspectOnly(what));
+        }
+        Ok(())
     }
 
     /// Lets the device make progress (the simulator advances its clock; hardware just runs).

@@ -118,6 +118,8 @@ pub(crate) struct Device {
     pub cqe_flushes: [AtomicU64; 2],
     /// PD numbers: the next never used, and those of dropped PDs (reused first).
     pub pdns: Mutex<PdNumbers>,
+    /// Opened to look at only (`Context::inspect`): nothing is cleared, nothing made.
+    pub inspect_only: bool,
 }
 
 /// Highest PD number: the core's PD field is 24 bits.

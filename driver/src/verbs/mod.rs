@@ -8,6 +8,7 @@ mod context;
 mod cq;
 mod device;
 mod mr;
+mod port;
 mod post;
 mod qp;
 mod wr;
@@ -22,6 +23,7 @@ pub use context::{
 };
 pub use cq::{CompletionQueue, WorkCompletion};
 pub use mr::{AccessFlags, MemoryRegion, ProtectionDomain};
+pub use port::{mtu_enum, node_guid, GidEntry, PortAttr, PortState, QpStatistics};
 pub use qp::{QueuePair, QPN};
 pub use wr::{RecvRequest, RecvWr, SendFlags, SendOp, SendWr, Sge, WorkRequest};
 

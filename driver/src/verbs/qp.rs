@@ -419,13 +419,11 @@ impl QueuePair {
     /// from RTR, the requester's from RTS; they live in the QP's context in the core (a QUERY reads them).
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         let c = self.dev.qp_counters(self.inner.qpn);
-        vec![
-            ("out_of_sequence", c[0] as u64),
-            ("duplicate_request", c[1] as u64),
-            ("packet_seq_err", c[2] as u64),
-            ("local_ack_timeout_err", c[3] as u64),
-            ("retransmits", c[4] as u64),
-        ]
+        counter_names()
+            .iter()
+            .zip(c)
+            .map(|(&n, v)| (n, v as u64))
+            .collect()
     }
 
     /// The access flags given at RESET → INIT.
@@ -698,4 +696,15 @@ impl Drop for QueuePair {
             *hw_cq = None;
         }
     }
+}
+
+/// The names of the per-QP counters, in the order `Device::qp_counters` reads them.
+pub(crate) fn counter_names() -> [&'static str; 5] {
+    [
+        "out_of_sequence",
+        "duplicate_request",
+        "packet_seq_err",
+        "local_ack_timeout_err",
+        "retransmits",
+    ]
 }

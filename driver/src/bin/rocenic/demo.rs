@@ -34,7 +34,8 @@ options:
   --ipv6                RoCEv2 over IPv6 between fd52:4f43:45::1 (A) and ::2 (B), each port's GID table
                         entry 0 (default IPv4, 10.0.0.1 and .2)
   --max-cycles N        give up after N simulated cycles (default 5000000)
-  --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)";
+  --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)
+  --stat                at the end, each NIC's counters and QPs as `rocenic stat` prints them";
 
 pub struct Opts {
     width: Width,
@@ -50,6 +51,7 @@ pub struct Opts {
     vcd: Option<PathBuf>,
     vlan: Option<u16>,
     ipv6: bool,
+    stat: bool,
 }
 
 pub fn parse(args: &[String]) -> Result<Opts, String> {
@@ -67,6 +69,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         vcd: None,
         vlan: None,
         ipv6: false,
+        stat: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str, range| opt::int(name, opt::value(name, v)?, range);
@@ -86,6 +89,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--ack-timeout" => o.ack_timeout = num(it.next(), a, opt::U32)? as u32,
             "--max-cycles" => o.max_cycles = num(it.next(), a, 1..=u64::MAX)?,
             "--ipv6" => o.ipv6 = true,
+            "--stat" => o.stat = true,
             "--vlan" => {
                 o.vlan = Some(num(it.next(), a, 1..=4094)? as u16);
             }
@@ -397,5 +401,11 @@ pub fn run(o: Opts) -> Result<(), String> {
         cycles as f64 / wall_s / 1e6
     );
     println!("  pcap        {}", o.pcap.display());
+    if o.stat {
+        for (name, side) in [("A", a), ("B", b)] {
+            let snap = crate::stat::Snapshot::take(&side.ctx, &[])?;
+            print!("\nrocenic stat of {name}:\n{}", snap.rdma_lines());
+        }
+    }
     Ok(())
 }

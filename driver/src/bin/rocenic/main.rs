@@ -3,14 +3,31 @@
 //! - `rocenic demo`: the main job, two co-simulated NICs doing RDMA traffic into a pcap.
 //! - `rocenic rc-pingpong`: `ibv_rc_pingpong` on a co-simulated NIC attached to a real wire.
 //! - `rocenic write-bw`, `read-bw`, `send-bw`, `write-lat`, `atomic-bw`: perftest's tools likewise.
+//! - `rocenic devinfo`, `rocenic stat`: a device and its counters, as ibv_devinfo and rdma statistic show
+//!   them, on the simulator or a board (`--device`).
+//!
+//! Built without the `sim` feature (for a board's host, or the VFIO test's guest) only the commands that
+//! take `--device` are there.
+#[cfg(feature = "sim")]
 mod attach;
+#[cfg(feature = "sim")]
 mod conformance;
+#[cfg(feature = "sim")]
 mod dcqcn;
+#[cfg(feature = "sim")]
 mod demo;
+mod device;
+mod devinfo;
+#[cfg(feature = "sim")]
 mod oob;
+#[cfg(feature = "sim")]
 mod opt;
+#[cfg(feature = "sim")]
 mod perftest;
+#[cfg(feature = "sim")]
 mod pingpong;
+mod stat;
+#[cfg(feature = "sim")]
 mod stress;
 
 use std::process::ExitCode;
@@ -28,6 +45,8 @@ commands:
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
   dcqcn         two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time
+  devinfo       the device and its port, as ibv_devinfo prints them (--device sim or vfio:ADDR)
+  stat          the device's counters, as rdma statistic and ethtool -S show them (--device likewise)
 
 `rocenic <command> --help` shows a command's options.";
 
@@ -72,8 +91,60 @@ fn main() -> ExitCode {
     std::panic::catch_unwind(|| command(&args)).unwrap_or(ExitCode::FAILURE)
 }
 
+/// A command whose options clap parses: `--help` prints clap's help, a refused option is one line.
+fn clap_command<A: clap::Parser>(
+    name: &str,
+    args: &[String],
+    run: fn(A) -> Result<(), String>,
+) -> ExitCode {
+    let argv = std::iter::once(format!("rocenic {name}")).chain(args.iter().cloned());
+    match A::try_parse_from(argv) {
+        Ok(a) => finish(name, run(a), ""),
+        Err(e) if !e.use_stderr() => {
+            print!("{e}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            // What clap refused is its first paragraph (some of it on indented lines); the usage after
+            // the blank line is for --help.
+            let text = e.to_string();
+            let what: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let what = what.join(" ");
+            eprintln!(
+                "rocenic {name}: error: {}",
+                what.strip_prefix("error: ").unwrap_or(&what)
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn command(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
+        Some("devinfo") => clap_command("devinfo", &args[1..], devinfo::run),
+        Some("stat") => clap_command("stat", &args[1..], stat::run),
+        Some("-h" | "--help") | None => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        #[cfg(feature = "sim")]
+        Some(other) => sim_command(other, args),
+        #[cfg(not(feature = "sim"))]
+        Some(other) => {
+            eprintln!("rocenic: {other} is not in this build (built without the simulator, feature sim)\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The commands that need the simulator.
+#[cfg(feature = "sim")]
+fn sim_command(name: &str, args: &[String]) -> ExitCode {
+    match Some(name) {
         Some("demo") => finish(
             "demo",
             demo::parse(&args[1..]).and_then(demo::run),
@@ -120,12 +191,8 @@ fn command(args: &[String]) -> ExitCode {
             stress::parse(&args[1..]).and_then(stress::run),
             stress::USAGE,
         ),
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Some(other) => {
-            eprintln!("rocenic: unknown command {other}\n{USAGE}");
+        _ => {
+            eprintln!("rocenic: unknown command {name}\n{USAGE}");
             ExitCode::from(2)
         }
     }

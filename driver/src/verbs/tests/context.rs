@@ -386,3 +386,40 @@ fn pd_numbers_are_distinct_while_alive_and_reused_after() {
     drop(a);
     assert_eq!(ctx.alloc_pd().pdn, na);
 }
+
+#[test]
+fn inspect_checks_the_device_and_leaves_it_as_it_was() {
+    let dev = FakeDevice::new(8);
+    dev.set(regs::ID, 0x0100_00ED);
+    assert!(matches!(
+        Context::inspect(dev.clone()),
+        Err(Error::NotRocenic(0x0100_00ED))
+    ));
+    dev.set(regs::ID, regs::ID_VALUE);
+    dev.set_qp(0x11, regs::QP_STATE, 3);
+    dev.set(regs::MAC_LO, 0x4345_0002);
+    dev.set(regs::MAC_HI, 0x0252);
+    dev.set(regs::IPV4, u32::from(std::net::Ipv4Addr::new(10, 0, 0, 9)));
+    let ctx = Context::inspect(dev.clone()).unwrap();
+    assert!(ctx.is_inspect_only());
+    assert!(dev.writes().is_empty(), "opening to inspect writes nothing");
+    let p = ctx.query_port();
+    assert_eq!(
+        p.state,
+        crate::PortState::Down,
+        "the engines were never enabled"
+    );
+    assert_eq!(p.mac, [0x02, 0x52, 0x43, 0x45, 0x00, 0x02]);
+    assert_eq!(p.ipv4_gid().to_string(), "::ffff:10.0.0.9");
+    assert_eq!(ctx.node_guid(), 0x0052_43FF_FE45_0002);
+    assert_eq!(ctx.qps_in_use(), vec![0x11]);
+    let s = ctx.qp_statistics(0x11).unwrap();
+    assert_eq!(s.state, crate::QpState::Rts);
+    assert_eq!(dev.get_qp(0x11, regs::QP_STATE), 3, "the QP stays in RTS");
+    assert!(matches!(ctx.alloc_dma(64), Err(Error::InspectOnly(_))));
+    assert!(matches!(ctx.create_cq(2), Err(Error::InspectOnly(_))));
+    // A context opened for use is not inspect-only, and its port is up.
+    let used = Context::open(dev.clone()).unwrap();
+    assert!(!used.is_inspect_only());
+    assert_eq!(used.query_port().state, crate::PortState::Active);
+}
