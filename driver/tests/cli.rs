@@ -288,3 +288,72 @@ fn devinfo_and_stat_refuse_bad_devices_and_options() {
     );
     refused(&["devinfo", "--ib-port", "2"], "--ib-port");
 }
+
+/// `rocenic pingmesh`: every ordered pair probed, the latencies of an idle mesh alike, the SVGs written;
+/// with a bulk stream beside the probes, the pairs it slows (from its source, whose send queue the bulk
+/// WRITEs hold, and into it, whose ACKs wait behind them) stand out from the rest.
+#[test]
+fn pingmesh_probes_every_pair_and_finds_the_congested_host() {
+    let dir = std::env::temp_dir().join(format!("rocenic-pingmesh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (svg, hist) = (dir.join("mesh.svg"), dir.join("hist.svg"));
+    let mesh = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["pingmesh", "--hosts", "3", "--probes", "2", "--json"];
+        args.extend_from_slice(&[
+            "--svg",
+            svg.to_str().unwrap(),
+            "--hist",
+            hist.to_str().unwrap(),
+        ]);
+        args.extend_from_slice(extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_rocenic"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let p99 = |j: &serde_json::Value, s: u64, d: u64| -> f64 {
+        let p = j["pairs"].as_array().unwrap().iter();
+        let mut p = p.filter(|p| p["src"] == s && p["dst"] == d);
+        p.next().unwrap()["p99_us"].as_f64().unwrap()
+    };
+    let idle = mesh(&[]);
+    assert_eq!(idle["pairs"].as_array().unwrap().len(), 6);
+    assert_eq!(idle["overall"]["probes"], 12);
+    for (s, d) in [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)] {
+        let v = p99(&idle, s, d);
+        assert!((1.0..20.0).contains(&v), "{s}->{d}: {v} us on an idle mesh");
+    }
+    for f in [&svg, &hist] {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(
+            text.starts_with("<svg") && text.contains("<rect"),
+            "{}",
+            f.display()
+        );
+    }
+    let busy = mesh(&["--congest", "0:2", "--congest-bytes", "8192"]);
+    let quiet = p99(&busy, 1, 2);
+    for (s, d) in [(0, 1), (0, 2), (1, 0), (2, 0)] {
+        assert!(
+            p99(&busy, s, d) > 3.0 * quiet,
+            "{s}->{d} should stand out: {busy}"
+        );
+    }
+    assert!(
+        p99(&busy, 2, 1) < 2.0 * quiet,
+        "2->1 does not meet the bulk stream: {busy}"
+    );
+    // A probe from the bulk source waits in its send queue behind whole bulk WRITEs; one into it waits
+    // only for its ACK to get a turn between the bulk frames.
+    assert!(
+        p99(&busy, 0, 1) > 3.0 * p99(&busy, 1, 0),
+        "rows are sources: {busy}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,6 +25,8 @@ mod opt;
 #[cfg(feature = "sim")]
 mod perftest;
 #[cfg(feature = "sim")]
+mod pingmesh;
+#[cfg(feature = "sim")]
 mod pingpong;
 mod stat;
 #[cfg(feature = "sim")]
@@ -45,6 +47,7 @@ commands:
   stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
   conformance   spec-named cases against a scripted peer, checked field by field on the wire
   dcqcn         two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time
+  pingmesh      N co-simulated hosts behind a switch, every pair probed: latency percentiles, heat map
   devinfo       the device and its port, as ibv_devinfo prints them (--device sim or vfio:ADDR)
   stat          the device's counters, as rdma statistic and ethtool -S show them (--device likewise)
 
@@ -145,6 +148,7 @@ fn command(args: &[String]) -> ExitCode {
 #[cfg(feature = "sim")]
 fn sim_command(name: &str, args: &[String]) -> ExitCode {
     match Some(name) {
+        Some("pingmesh") => clap_command("pingmesh", &args[1..], pingmesh::run),
         Some("demo") => finish(
             "demo",
             demo::parse(&args[1..]).and_then(demo::run),
