@@ -321,108 +321,100 @@ impl Trace {
             .fold(0.0, f64::max)
     }
 
-    /// The plot: flow rates and reaction-point rates over time, and the bottleneck queue below.
-    pub fn svg(&self, title: &str) -> String {
-        let (w, h) = (900.0, 560.0);
-        let (l, r) = (70.0, 20.0);
-        let (top1, h1) = (50.0, 280.0);
-        let (top2, h2) = (380.0, 130.0);
+    /// The plot (SVG, drawn with plotters): each flow's rate on the bottleneck (solid) and its
+    /// reaction point's rate (dashed) over time, and the bottleneck queue below.
+    pub fn svg(&self, title: &str) -> Result<String, String> {
+        let mut s = String::new();
+        self.draw(&mut s, title).map_err(|e| format!("plot: {e}"))?;
+        Ok(s)
+    }
+
+    fn draw(&self, out: &mut String, title: &str) -> Result<(), Box<dyn std::error::Error + '_>> {
+        use plotters::prelude::*;
         let tmax = self.t_us.last().copied().unwrap_or(1.0).max(1.0);
         let qmax = self.queue_kb.iter().copied().fold(1.0, f64::max);
-        let x = |t: f64| l + (w - l - r) * t / tmax;
-        let y1 = |g: f64| top1 + h1 * (1.0 - g / (self.line_gbps * 1.1));
-        let y2 = |q: f64| top2 + h2 * (1.0 - q / (qmax * 1.1));
-        let line = |pts: Vec<(f64, f64)>, color: &str, dash: &str| {
-            let p: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
-            format!(
-                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" {dash} points=\"{}\"/>\n",
-                p.join(" ")
-            )
+        let root = SVGBackend::with_string(out, (900, 560)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(title, ("sans-serif", 15))?;
+        let (top, bottom) = root.split_vertically(360);
+        let mut rates = ChartBuilder::on(&top)
+            .margin(10)
+            .x_label_area_size(20)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..tmax, 0.0..self.line_gbps * 1.1)?;
+        rates.configure_mesh().y_desc("Gb/s").draw()?;
+        let colours = [RGBColor(0x1f, 0x77, 0xb4), RGBColor(0xd6, 0x27, 0x28)];
+        for (k, c) in colours.into_iter().enumerate() {
+            let on_link = self
+                .t_us
+                .iter()
+                .copied()
+                .zip(self.rate_gbps[k].iter().copied());
+            rates
+                .draw_series(LineSeries::new(on_link, c.stroke_width(2)))?
+                .label(format!("flow {k}: on the bottleneck"))
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+            let rp = self
+                .t_us
+                .iter()
+                .copied()
+                .zip(self.rp_gbps[k].iter().copied());
+            rates
+                .draw_series(DashedLineSeries::new(rp, 4, 3, c.mix(0.6).stroke_width(1)))?
+                .label(format!("flow {k}: reaction-point rate"))
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.mix(0.6)));
+        }
+        rates
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.3))
+            .draw()?;
+        let mut queue = ChartBuilder::on(&bottom)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..tmax, 0.0..qmax * 1.1)?;
+        queue
+            .configure_mesh()
+            .x_desc("time (us)")
+            .y_desc("queue KB")
+            .draw()?;
+        let q = self.t_us.iter().copied().zip(self.queue_kb.iter().copied());
+        queue.draw_series(LineSeries::new(
+            q,
+            RGBColor(0x2c, 0xa0, 0x2c).stroke_width(2),
+        ))?;
+        root.present()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plot_draws_both_flows_their_reaction_points_and_the_queue() {
+        let t = Trace {
+            t_us: vec![0.0, 100.0, 200.0],
+            rate_gbps: [vec![1.0, 2.0, 3.0], vec![3.0, 2.0, 1.0]],
+            rp_gbps: [vec![2.0, 2.0, 4.0], vec![4.0, 2.0, 2.0]],
+            queue_kb: vec![0.0, 5.0, 1.0],
+            line_gbps: 10.0,
+            ..Trace::default()
         };
-        let mut s = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-             <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-             <text x=\"{l}\" y=\"25\" font-size=\"15\">{title}</text>\n"
-        );
-        for (top, hh) in [(top1, h1), (top2, h2)] {
-            s += &format!(
-                "<rect x=\"{l}\" y=\"{top}\" width=\"{}\" height=\"{hh}\" fill=\"none\" stroke=\"#888\"/>\n",
-                w - l - r
-            );
+        let s = t.svg("DCQCN test").unwrap();
+        assert!(s.starts_with("<svg") && s.contains("DCQCN test"), "{s}");
+        for label in [
+            "flow 0: on the bottleneck",
+            "flow 1: reaction-point rate",
+            "queue KB",
+            "time (us)",
+        ] {
+            assert!(s.contains(label), "{label}");
         }
-        let mut g = 0.0;
-        while g <= self.line_gbps + 1e-9 {
-            s += &format!(
-                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{g:.0}</text><line x1=\"{l}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/>\n",
-                l - 6.0,
-                y1(g) + 4.0,
-                w - r,
-                y1(g),
-                y1(g)
-            );
-            g += self.line_gbps / 5.0;
-        }
-        s += &format!(
-            "<text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\">Gb/s</text>\n",
-            top1 + h1 / 2.0,
-            top1 + h1 / 2.0
-        );
-        s += &format!(
-            "<text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\">queue KB</text>\n",
-            top2 + h2 / 2.0 + 30.0,
-            top2 + h2 / 2.0 + 30.0
-        );
-        s += &format!(
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{qmax:.0}</text>\n",
-            l - 6.0,
-            y2(qmax) + 4.0
-        );
-        let mut tick = 0.0;
-        let step = (tmax / 8.0 / 100.0).ceil() * 100.0;
-        while tick <= tmax {
-            s += &format!(
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{tick:.0}</text>\n",
-                x(tick),
-                top2 + h2 + 18.0
-            );
-            tick += step;
-        }
-        s += &format!(
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (µs)</text>\n",
-            l + (w - l - r) / 2.0,
-            h - 8.0
-        );
-        let colors = ["#1f77b4", "#d62728"];
-        for (k, color) in colors.into_iter().enumerate() {
-            let pts = self
-                .t_us
-                .iter()
-                .zip(&self.rate_gbps[k])
-                .map(|(t, g)| (x(*t), y1(*g)))
-                .collect();
-            s += &line(pts, color, "");
-            let pts = self
-                .t_us
-                .iter()
-                .zip(&self.rp_gbps[k])
-                .map(|(t, g)| (x(*t), y1(*g)))
-                .collect();
-            s += &line(pts, color, "stroke-dasharray=\"4 3\" opacity=\"0.6\"");
-            s += &format!(
-                "<text x=\"{}\" y=\"{}\" fill=\"{}\">flow {k}: on the bottleneck (solid), reaction-point rate (dashed)</text>\n",
-                l + 10.0,
-                top1 + 16.0 + 16.0 * k as f64,
-                color
-            );
-        }
-        let pts = self
-            .t_us
-            .iter()
-            .zip(&self.queue_kb)
-            .map(|(t, q)| (x(*t), y2(*q)))
-            .collect();
-        s += &line(pts, "#2ca02c", "");
-        s += "</svg>\n";
-        s
+        // Two solid rates, the queue, and the dashed rates in pieces.
+        assert!(s.matches("<polyline").count() >= 5, "{s}");
     }
 }

@@ -1,57 +1,74 @@
 //! `rocenic dcqcn`: two flows through an ECN-marking switch (`rocenic_driver::congestion`), a table of
 //! the rates over time and, with `--svg`, the plot.
+use crate::opt;
 use rocenic_driver::congestion::{run as run_experiment, Experiment};
 
-pub const USAGE: &str = "usage: rocenic dcqcn [--off] [--duration-us N] [--stop-us N] [--kmin B] [--kmax B]
-                    [--pmax P] [--sample-us N] [--reg NAME=VALUE]... [--svg FILE]
+/// `rocenic dcqcn`'s options.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rocenic dcqcn",
+    allow_negative_numbers = true,
+    about = "Two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time",
+    long_about = "Two senders (ports 0, 1) each keep two RDMA WRITEs in flight to their own QP of one \
+        receiver (port 2): incast into the switch link to the receiver, the bottleneck (10 Gb/s, 64-bit \
+        cores), which marks CE between --kmin and --kmax queued bytes (RED-style, --pmax at kmax). Flow 1 \
+        stops posting at --stop-us. Prints each flow's share of the bottleneck, the reaction points' \
+        rates and the queue over time, and the fairness (Jain's index) while both run."
+)]
+pub struct Args {
+    /// Leave DCQCN pacing off (both send at line rate)
+    #[arg(long)]
+    off: bool,
+    /// Simulated time, microseconds
+    #[arg(long, value_name = "N", value_parser = opt::positive_parser)]
+    duration_us: Option<f64>,
+    /// When flow 1 stops posting, microseconds
+    #[arg(long, value_name = "N", value_parser = opt::positive_parser)]
+    stop_us: Option<f64>,
+    /// ECN marking starts at this many queued bytes
+    #[arg(long, value_name = "B", value_parser = opt::int_parser(0..=1 << 30))]
+    kmin: Option<u64>,
+    /// Marking probability reaches --pmax at this many queued bytes
+    #[arg(long, value_name = "B", value_parser = opt::int_parser(0..=1 << 30))]
+    kmax: Option<u64>,
+    /// Marking probability at --kmax
+    #[arg(long, value_name = "P", value_parser = opt::prob_parser)]
+    pmax: Option<f64>,
+    /// Microseconds between two samples of the bottleneck
+    #[arg(long, value_name = "N", value_parser = opt::positive_parser)]
+    sample_us: Option<f64>,
+    /// Set a register of both senders first (the DCQCN_* parameters), e.g. DCQCN_BYTE_COUNTER=65536
+    #[arg(long, value_name = "NAME=VALUE", value_parser = reg_parser)]
+    reg: Vec<(u16, u32)>,
+    /// Write the plot here (SVG)
+    #[arg(long, value_name = "FILE")]
+    svg: Option<String>,
+}
 
-Two senders (ports 0, 1) each keep two RDMA WRITEs in flight to their own QP of one receiver (port 2):
-incast into the switch link to the receiver, the bottleneck (10 Gb/s, 64-bit cores), which marks CE
-between --kmin and --kmax queued bytes (RED-style, --pmax at kmax). Flow 1 stops posting at --stop-us.
-Prints each flow's share of the bottleneck, the reaction points' rates and the queue over time, and the
-fairness (Jain's index) while both run. --off leaves DCQCN pacing off (both send at line rate).
---reg sets a register of both senders first (the DCQCN_* parameters).";
+fn reg_parser(kv: &str) -> Result<(u16, u32), String> {
+    let (k, v) = kv.split_once('=').ok_or("needs NAME=VALUE")?;
+    let r = rocenic_proto::regs::REGISTERS
+        .iter()
+        .find(|r| r.name == k)
+        .ok_or(format!("no register {k}"))?;
+    let v = v.parse().map_err(|e| format!("{k}: {e}"))?;
+    Ok((r.offset, v))
+}
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut x = Experiment::default();
-    let mut svg = None;
-    let mut it = args.iter();
-    // Times and rates: finite and positive (a probability for --pmax); marks: whole numbers.
-    let num = |it: &mut std::slice::Iter<String>, what: &str| -> Result<f64, String> {
-        let v = crate::opt::value(what, it.next())?;
-        v.parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .ok_or(format!("{what}: {v} is not a positive number"))
+pub fn run(a: Args) -> Result<(), String> {
+    let d = Experiment::default();
+    let x = Experiment {
+        dcqcn: !a.off,
+        duration_us: a.duration_us.unwrap_or(d.duration_us),
+        stop_flow1_us: a.stop_us.unwrap_or(d.stop_flow1_us),
+        kmin: a.kmin.map_or(d.kmin, |v| v as usize),
+        kmax: a.kmax.map_or(d.kmax, |v| v as usize),
+        pmax: a.pmax.unwrap_or(d.pmax),
+        sample_us: a.sample_us.unwrap_or(d.sample_us),
+        rp_regs: d.rp_regs.iter().copied().chain(a.reg).collect(),
+        ..d.clone()
     };
-    let int = |it: &mut std::slice::Iter<String>, what: &str| -> Result<usize, String> {
-        Ok(crate::opt::int(what, crate::opt::value(what, it.next())?, 0..=1 << 30)? as usize)
-    };
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--off" => x.dcqcn = false,
-            "--duration-us" => x.duration_us = num(&mut it, a)?,
-            "--stop-us" => x.stop_flow1_us = num(&mut it, a)?,
-            "--kmin" => x.kmin = int(&mut it, a)?,
-            "--kmax" => x.kmax = int(&mut it, a)?,
-            "--pmax" => x.pmax = crate::opt::prob(a, crate::opt::value(a, it.next())?)?,
-            "--sample-us" => x.sample_us = num(&mut it, a)?,
-            "--reg" => {
-                // NAME=VALUE: a reaction-point register, e.g. DCQCN_BYTE_COUNTER=65536.
-                let kv = it.next().ok_or("--reg needs NAME=VALUE")?;
-                let (k, v) = kv.split_once('=').ok_or("--reg needs NAME=VALUE")?;
-                let r = rocenic_proto::regs::REGISTERS
-                    .iter()
-                    .find(|r| r.name == k)
-                    .ok_or(format!("no register {k}"))?;
-                let v = v.parse().map_err(|e| format!("--reg {k}: {e}"))?;
-                x.rp_regs.push((r.offset, v));
-            }
-            "--svg" => svg = Some(it.next().ok_or("--svg needs a file")?.clone()),
-            "-h" | "--help" => return Err(String::new()),
-            o => return Err(format!("unknown option {o}")),
-        }
-    }
+    let svg = a.svg;
     let wall = std::time::Instant::now();
     let t = run_experiment(&x)?;
     println!(
@@ -108,7 +125,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             x.kmax / 1000,
             x.stop_flow1_us
         );
-        std::fs::write(&p, t.svg(&title)).map_err(|e| format!("{p}: {e}"))?;
+        std::fs::write(&p, t.svg(&title)?).map_err(|e| format!("{p}: {e}"))?;
         println!("plot: {p}");
     }
     Ok(())

@@ -9,33 +9,85 @@ use rocenic_sim::{FabricConfig, FaultPlan, Width};
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub const USAGE: &str = "usage: rocenic demo [options]
+/// `rocenic demo`'s options.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rocenic demo",
+    allow_negative_numbers = true,
+    about = "Two co-simulated NICs back to back: RDMA WRITE, SEND, READ and atomics, data checked, pcap",
+    long_about = "Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, a \
+        SEND, an RDMA READ of what it wrote and two atomics on it; memory is checked byte for byte \
+        against a model, completions are polled, and every frame goes into a pcap."
+)]
+pub struct Args {
+    /// Datapath width: 64 or 512
+    #[arg(long, default_value = "64", value_parser = opt::width_parser)]
+    width: Width,
+    /// RDMA WRITE size in bytes (up to 1 GiB: the buffers live in the simulated host memory)
+    #[arg(long, value_name = "N", default_value_t = 1 << 20, value_parser = opt::int_parser(0..=1 << 30))]
+    write_bytes: u64,
+    /// SEND size in bytes
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = opt::int_parser(0..=1 << 30))]
+    send_bytes: u64,
+    /// Path MTU: 256, 512, 1024, 2048 or 4096
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = opt::mtu_parser)]
+    mtu: u32,
+    /// Capture file (default out/demo-<width>.pcap)
+    #[arg(long, value_name = "FILE")]
+    pcap: Option<PathBuf>,
+    /// Seed of the link's fault injection
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = opt::int_parser(0..=u64::MAX))]
+    seed: u64,
+    /// Flip bit BIT of the FRAME-th frame A sends (repeatable)
+    #[arg(long, value_name = "FRAME:BIT", value_parser = flip_parser)]
+    flip_bit: Vec<(u64, usize)>,
+    /// Corrupt each frame with probability P (seeded), unseen by the FCS (only the ICRC catches it)
+    #[arg(long, value_name = "P", value_parser = opt::prob_parser)]
+    corrupt: Option<f64>,
+    /// Flip a bit of each frame on the wire with probability P (seeded): the receiving MAC marks it bad
+    /// and the NIC drops it (RX_FCS_ERRORS)
+    #[arg(long, value_name = "P", value_parser = opt::prob_parser)]
+    fcs_errors: Option<f64>,
+    /// Local ACK timeout in core cycles
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = opt::int_parser(opt::U32))]
+    ack_timeout: u64,
+    /// Each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit, the core's
+    /// datapath rate)
+    #[arg(long, value_name = "G", value_parser = rate_parser)]
+    line_gbps: Option<f64>,
+    /// Put both ports on 802.1Q VLAN VID (1..4094): every RoCE frame tagged
+    #[arg(long, value_name = "VID", value_parser = opt::int_parser(1..=4094))]
+    vlan: Option<u64>,
+    /// RoCEv2 over IPv6 between fd52:4f43:45::1 (A) and ::2 (B), each port's GID table entry 0 (default
+    /// IPv4, 10.0.0.1 and .2)
+    #[arg(long)]
+    ipv6: bool,
+    /// Give up after N simulated cycles
+    #[arg(long, value_name = "N", default_value_t = 5_000_000, value_parser = opt::int_parser(1..=u64::MAX))]
+    max_cycles: u64,
+    /// Also write waveforms (FILE.port0.vcd, FILE.port1.vcd)
+    #[arg(long, value_name = "FILE")]
+    vcd: Option<PathBuf>,
+    /// At the end, each NIC's counters and QPs as `rocenic stat` prints them
+    #[arg(long)]
+    stat: bool,
+}
 
-Two co-simulated rocenic NICs (Verilated RTL) back to back: A does an RDMA WRITE to B, a SEND, an RDMA
-READ of what it wrote and two atomics on it; memory is checked byte for byte against a model,
-completions are polled, and every frame goes into a pcap.
+fn flip_parser(v: &str) -> Result<(u64, usize), String> {
+    let (f, b) = v
+        .split_once(':')
+        .ok_or(format!("wants FRAME:BIT, got {v}"))?;
+    let f = f.parse().map_err(|_| format!("bad frame number {f}"))?;
+    let b = b.parse().map_err(|_| format!("bad bit number {b}"))?;
+    Ok((f, b))
+}
 
-options:
-  --width 64|512        datapath width (default 64)
-  --write-bytes N       RDMA WRITE size in bytes (default 1048576)
-  --send-bytes N        SEND size in bytes (default 1024)
-  --mtu N               path MTU: 256, 512, 1024, 2048 or 4096 (default 4096)
-  --pcap FILE           capture file (default out/demo-<width>.pcap)
-  --seed N              seed of the link's fault injection (default 1)
-  --flip-bit FRAME:BIT  flip bit BIT of the FRAME-th frame A sends (repeatable)
-  --corrupt P           corrupt each frame with probability P (seeded), unseen by the FCS (only the ICRC
-                        catches it)
-  --fcs-errors P        flip a bit of each frame on the wire with probability P (seeded): the receiving
-                        MAC marks it bad and the NIC drops it (RX_FCS_ERRORS)
-  --ack-timeout N       local ACK timeout in core cycles (default 20000)
-  --line-gbps G         each MAC's line rate in Gb/s (default: 10 at 64 bits, 100 at 512; 0: no limit,
-                        the core's datapath rate)
-  --vlan VID            put both ports on 802.1Q VLAN VID (1..4094): every RoCE frame tagged
-  --ipv6                RoCEv2 over IPv6 between fd52:4f43:45::1 (A) and ::2 (B), each port's GID table
-                        entry 0 (default IPv4, 10.0.0.1 and .2)
-  --max-cycles N        give up after N simulated cycles (default 5000000)
-  --vcd FILE            also write waveforms (FILE.port0.vcd, FILE.port1.vcd)
-  --stat                at the end, each NIC's counters and QPs as `rocenic stat` prints them";
+fn rate_parser(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|g: &f64| g.is_finite() && *g >= 0.0)
+        .ok_or(format!("not a rate in Gb/s: {v}"))
+}
 
 pub struct Opts {
     width: Width,
@@ -54,90 +106,36 @@ pub struct Opts {
     stat: bool,
 }
 
-pub fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        width: Width::W64,
-        write_bytes: 1 << 20,
-        send_bytes: 1024,
-        mtu: 4096,
-        pcap: PathBuf::new(),
-        seed: 1,
-        faults: FaultPlan::none(),
-        ack_timeout: 20_000,
-        line_gbps: None,
-        max_cycles: 5_000_000,
-        vcd: None,
-        vlan: None,
-        ipv6: false,
-        stat: false,
-    };
-    let mut it = args.iter();
-    let num = |v: Option<&String>, name: &str, range| opt::int(name, opt::value(name, v)?, range);
-    // The demo's buffers live in the simulated host memory (at most a few GiB): 1 GiB per message.
-    let bytes = 0..=1u64 << 30;
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--width" => {
-                let v = it.next().ok_or("--width needs 64 or 512")?;
-                o.width = Width::parse(v).ok_or(format!("--width must be 64 or 512, got {v}"))?;
-            }
-            "--write-bytes" => o.write_bytes = num(it.next(), a, bytes.clone())? as usize,
-            "--send-bytes" => o.send_bytes = num(it.next(), a, bytes.clone())? as usize,
-            "--mtu" => o.mtu = num(it.next(), a, 256..=4096)? as u32,
-            "--pcap" => o.pcap = PathBuf::from(it.next().ok_or("--pcap needs a file")?),
-            "--seed" => o.seed = num(it.next(), a, 0..=u64::MAX)?,
-            "--ack-timeout" => o.ack_timeout = num(it.next(), a, opt::U32)? as u32,
-            "--max-cycles" => o.max_cycles = num(it.next(), a, 1..=u64::MAX)?,
-            "--ipv6" => o.ipv6 = true,
-            "--stat" => o.stat = true,
-            "--vlan" => {
-                o.vlan = Some(num(it.next(), a, 1..=4094)? as u16);
-            }
-            "--line-gbps" => {
-                let v = it.next().ok_or("--line-gbps needs a rate")?;
-                let g: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|g: &f64| g.is_finite() && *g >= 0.0)
-                    .ok_or(format!("--line-gbps: not a rate in Gb/s: {v}"))?;
-                o.line_gbps = Some(g);
-            }
-            "--vcd" => o.vcd = Some(PathBuf::from(it.next().ok_or("--vcd needs a file")?)),
-            "--corrupt" => {
-                let p = opt::prob(a, opt::value(a, it.next())?)?;
-                o.faults = o.faults.random(p, 0.0);
-            }
-            "--fcs-errors" => {
-                let p = opt::prob(a, opt::value(a, it.next())?)?;
-                o.faults = o.faults.fcs_errors(p);
-            }
-            "--flip-bit" => {
-                let v = it.next().ok_or("--flip-bit needs FRAME:BIT")?;
-                let (f, b) = v
-                    .split_once(':')
-                    .ok_or(format!("--flip-bit wants FRAME:BIT, got {v}"))?;
-                let f = f
-                    .parse()
-                    .map_err(|_| format!("--flip-bit: bad frame number {f}"))?;
-                let b = b
-                    .parse()
-                    .map_err(|_| format!("--flip-bit: bad bit number {b}"))?;
-                o.faults = o.faults.flip_bit(0, f, b);
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown option {other}")),
-        }
+/// The options as the run takes them.
+pub fn opts(a: Args) -> Opts {
+    let mut faults = FaultPlan::none();
+    if let Some(p) = a.corrupt {
+        faults = faults.random(p, 0.0);
     }
-    if !matches!(o.mtu, 256 | 512 | 1024 | 2048 | 4096) {
-        return Err(format!(
-            "--mtu must be 256, 512, 1024, 2048 or 4096, got {}",
-            o.mtu
-        ));
+    if let Some(p) = a.fcs_errors {
+        faults = faults.fcs_errors(p);
     }
-    if o.pcap.as_os_str().is_empty() {
-        o.pcap = PathBuf::from(format!("out/demo-{}.pcap", o.width.bits()));
+    for (f, b) in a.flip_bit {
+        faults = faults.flip_bit(0, f, b);
     }
-    Ok(o)
+    Opts {
+        width: a.width,
+        write_bytes: a.write_bytes as usize,
+        send_bytes: a.send_bytes as usize,
+        mtu: a.mtu,
+        pcap: a
+            .pcap
+            .unwrap_or_else(|| PathBuf::from(format!("out/demo-{}.pcap", a.width.bits()))),
+        seed: a.seed,
+        faults,
+        ack_timeout: a.ack_timeout as u32,
+        line_gbps: a.line_gbps,
+        max_cycles: a.max_cycles,
+        vcd: a.vcd,
+        vlan: a.vlan.map(|v| v as u16),
+        ipv6: a.ipv6,
+        stat: a.stat,
+    }
 }
 
 pub fn run(o: Opts) -> Result<(), String> {

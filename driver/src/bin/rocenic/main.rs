@@ -107,6 +107,22 @@ fn clap_command<A: clap::Parser>(
             print!("{e}");
             ExitCode::SUCCESS
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::ValueValidation => {
+            // A value the option's parser refused: the option's name, then the parser's own words
+            // (`--window: 17 is out of range (1 to 16)`), as the tools without clap say it.
+            use clap::error::{ContextKind, ContextValue};
+            let flag = match e.get(ContextKind::InvalidArg) {
+                Some(ContextValue::String(a)) => {
+                    a.split_whitespace().next().unwrap_or("").to_string()
+                }
+                _ => String::new(),
+            };
+            let why = std::error::Error::source(&e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| e.to_string());
+            eprintln!("rocenic {name}: error: {flag}: {why}");
+            ExitCode::FAILURE
+        }
         Err(e) => {
             // What clap refused is its first paragraph (some of it on indented lines); the usage after
             // the blank line is for --help.
@@ -149,11 +165,7 @@ fn command(args: &[String]) -> ExitCode {
 fn sim_command(name: &str, args: &[String]) -> ExitCode {
     match Some(name) {
         Some("pingmesh") => clap_command("pingmesh", &args[1..], pingmesh::run),
-        Some("demo") => finish(
-            "demo",
-            demo::parse(&args[1..]).and_then(demo::run),
-            demo::USAGE,
-        ),
+        Some("demo") => clap_command("demo", &args[1..], |a| demo::run(demo::opts(a))),
         Some("rc-pingpong") => finish(
             "rc-pingpong",
             pingpong::parse(&args[1..]).and_then(pingpong::run),
@@ -189,12 +201,8 @@ fn sim_command(name: &str, args: &[String]) -> ExitCode {
             conformance::run(&args[1..]),
             conformance::USAGE,
         ),
-        Some("dcqcn") => finish("dcqcn", dcqcn::run(&args[1..]), dcqcn::USAGE),
-        Some("stress") => finish(
-            "stress",
-            stress::parse(&args[1..]).and_then(stress::run),
-            stress::USAGE,
-        ),
+        Some("dcqcn") => clap_command("dcqcn", &args[1..], dcqcn::run),
+        Some("stress") => clap_command("stress", &args[1..], |a| stress::run(stress::config(a)?)),
         _ => {
             eprintln!("rocenic: unknown command {name}\n{USAGE}");
             ExitCode::from(2)

@@ -5,125 +5,136 @@ use rocenic_driver::stress::{self, StressConfig, KINDS};
 use rocenic_sim::{FaultPlan, Width};
 use std::time::Instant;
 
-pub const USAGE: &str = "usage: rocenic stress [options]
+/// `rocenic stress`'s options.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rocenic stress",
+    allow_negative_numbers = true,
+    about = "Mixed RC operations both ways over a lossy, reordering link, every byte checked",
+    long_about = "Both QPs of two co-simulated NICs send a seeded random mix of WRITE, WRITE with \
+        immediate, SEND, SEND with immediate, READ, FETCH_ADD and COMPARE_SWAP at once, over a link \
+        that drops, reorders, duplicates and corrupts frames; every completion must succeed and every \
+        byte is checked against a model."
+)]
+pub struct Args {
+    /// Datapath width: 64 or 512
+    #[arg(long, default_value = "64", value_parser = opt::width_parser)]
+    width: Width,
+    /// Path MTU: 256, 512, 1024, 2048 or 4096
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = opt::mtu_parser)]
+    mtu: u32,
+    /// Messages per direction
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = opt::int_parser(1..=1 << 40))]
+    messages: u64,
+    /// Largest message in bytes (at least an atomic's 8)
+    #[arg(long, value_name = "N", default_value_t = 16384,
+          value_parser = opt::int_parser(1..=stress::REGION as u64))]
+    max_bytes: u64,
+    /// Seed of the traffic and of the link's faults
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = opt::int_parser(0..=u64::MAX))]
+    seed: u64,
+    /// Drop probability per frame
+    #[arg(long, value_name = "P", default_value_t = 0.01, value_parser = opt::prob_parser)]
+    drop: f64,
+    /// Probability a frame is held back 3000 cycles, so later frames overtake it
+    #[arg(long, value_name = "P", default_value_t = 0.01, value_parser = opt::prob_parser)]
+    reorder: f64,
+    /// Probability a frame is delivered twice
+    #[arg(long, value_name = "P", default_value_t = 0.001, value_parser = opt::prob_parser)]
+    duplicate: f64,
+    /// Probability a frame gets a bit flipped that no FCS sees, inside a switch
+    #[arg(long, value_name = "P", default_value_t = 0.001, value_parser = opt::prob_parser)]
+    corrupt: f64,
+    /// Probability a frame gets a bit flipped on the wire, which the receiving MAC marks bad (a failed
+    /// FCS) and the NIC drops
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = opt::prob_parser)]
+    fcs_errors: f64,
+    /// Local ACK timeout in core cycles
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = opt::int_parser(opt::U32))]
+    ack_timeout: u64,
+    /// The host returns DMA read completions of different tags out of order, as PCIe may
+    #[arg(long)]
+    dma_reorder: bool,
+    /// Lists of 1 to N entries: every message but an atomic gathered from (a READ scattered over) them,
+    /// every receive scattered over them
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = opt::int_parser(1..=rocenic_proto::host::MAX_SEND_SGE as u64))]
+    sge: u64,
+    /// Work requests each side keeps in flight: source and target regions cut into N slots, one per
+    /// message in flight
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = opt::int_parser(1..=stress::MAX_WINDOW as u64))]
+    window: u64,
+    /// RoCEv2 over IPv6 between fd52:4f43:45::1 and ::2 (default IPv4)
+    #[arg(long)]
+    ipv6: bool,
+    /// Also write waveforms (FILE.port0.vcd, FILE.port1.vcd); ROCENIC_VCD_FROM=CYCLE and
+    /// ROCENIC_VCD_TO=CYCLE keep a window of a long run
+    #[arg(long, value_name = "FILE")]
+    vcd: Option<std::path::PathBuf>,
+    /// Every EVERY cycles, a pause storm of LENGTH cycles: PFC frames hold the QPs' priority on both
+    /// NICs (the QPs then use DSCP 26, priority 3, lossless), then release it; frames sent during storms
+    /// are counted
+    #[arg(long, value_name = "EVERY:LENGTH", value_parser = storm_parser)]
+    pause_storms: Option<(u64, u64)>,
+    /// Only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM, 20% SEND,
+    /// 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)
+    #[arg(long, value_name = "LIST", value_parser = ops_parser)]
+    ops: Option<Vec<usize>>,
+}
 
-Both QPs of two co-simulated NICs send a seeded random mix of WRITE, WRITE with immediate, SEND, SEND with
-immediate, READ, FETCH_ADD and COMPARE_SWAP at once, over a link that drops, reorders, duplicates and
-corrupts frames; every completion must succeed and every byte is checked against a model.
+fn storm_parser(s: &str) -> Result<(u64, u64), String> {
+    let (e, l) = s
+        .split_once(':')
+        .ok_or(format!("{s}: EVERY:LENGTH in cycles"))?;
+    let every = opt::int_parser(1..=1 << 40)(e)?;
+    let length = opt::int_parser(1..=1 << 40)(l)?;
+    if length >= every {
+        return Err(format!(
+            "{s}: a storm of {length} cycles must be shorter than its period {every}"
+        ));
+    }
+    Ok((every, length))
+}
 
-options:
-  --width 64|512      datapath width (default 64)
-  --mtu N             path MTU (default 1024)
-  --messages N        messages per direction (default 1000)
-  --max-bytes N       largest message (default 16384)
-  --seed N            seed of the traffic and of the link's faults (default 1)
-  --drop P            drop probability per frame (default 0.01)
-  --reorder P         probability a frame is held back 3000 cycles, so later frames overtake it (default 0.01)
-  --duplicate P       probability a frame is delivered twice (default 0.001)
-  --corrupt P         probability a frame gets a bit flipped that no FCS sees, inside a switch (default 0.001)
-  --fcs-errors P      probability a frame gets a bit flipped on the wire, which the receiving MAC marks
-                      bad (a failed FCS) and the NIC drops (default 0)
-  --ack-timeout N     local ACK timeout in core cycles (default 20000)
-  --dma-reorder       the host returns DMA read completions of different tags out of order, as PCIe may
-  --sge N             lists of 1 to N entries (N at most 4): every message but an atomic gathered from
-                      (a READ scattered over) them, every receive scattered over them (default 1)
-  --window N          work requests each side keeps in flight, 1 to 16 (default 1): source and target
-                      regions cut into N slots, one per message in flight
-  --ipv6              RoCEv2 over IPv6 between fd52:4f43:45::1 and ::2 (default IPv4)
-  --vcd FILE          also write waveforms (FILE.port0.vcd, FILE.port1.vcd); ROCENIC_VCD_FROM=CYCLE and
-                      ROCENIC_VCD_TO=CYCLE keep a window of a long run
-  --pause-storms EVERY:LENGTH
-                      every EVERY cycles, a pause storm of LENGTH cycles: PFC frames hold the QPs'
-                      priority on both NICs (the QPs then use DSCP 26, priority 3, lossless), then
-                      release it; frames sent during storms are counted (default none)
-  --ops LIST          only these operations, e.g. READ,CMP_SWAP (default: all, 25% WRITE, 10% WRITE_IMM,
-                      20% SEND, 10% SEND_IMM, 20% READ, 7.5% FETCH_ADD, 7.5% CMP_SWAP)";
+fn ops_parser(s: &str) -> Result<Vec<usize>, String> {
+    s.split(',')
+        .map(|o| {
+            KINDS
+                .iter()
+                .position(|k| k.eq_ignore_ascii_case(o))
+                .ok_or(format!(
+                    "unknown operation {o} (one of {})",
+                    KINDS.join(", ")
+                ))
+        })
+        .collect()
+}
 
-pub fn parse(args: &[String]) -> Result<StressConfig, String> {
-    let mut c = StressConfig {
-        width: Width::W64,
-        mtu: 1024,
-        messages: 1000,
-        seed: 1,
-        faults: FaultPlan::none(),
-        ack_timeout: 20_000,
-        max_bytes: 16384,
-        kinds: Vec::new(),
+/// The run's configuration from the options.
+pub fn config(a: Args) -> Result<StressConfig, String> {
+    Ok(StressConfig {
+        width: a.width,
+        mtu: a.mtu,
+        messages: a.messages as usize,
+        seed: a.seed,
+        faults: FaultPlan::none()
+            .random(a.corrupt, a.drop)
+            .shuffle(a.duplicate, a.reorder, 3000)
+            .fcs_errors(a.fcs_errors),
+        ack_timeout: a.ack_timeout as u32,
+        max_bytes: a.max_bytes as usize,
+        kinds: a.ops.unwrap_or_default(),
         host_link: (0, 0.0, 0.0),
-        dma_reorder: false,
-        sge: 1,
-        window: 1,
-        ipv6: false,
-        vcd: None,
+        dma_reorder: a.dma_reorder,
+        sge: a.sge as usize,
+        window: a.window as usize,
+        ipv6: a.ipv6,
+        vcd: a.vcd,
         pcap: None,
         fast_forward: Default::default(),
-        pause_storms: (0, 0),
-    };
-    let (mut drop, mut reorder, mut dup, mut corrupt) = (0.01, 0.01, 0.001, 0.001);
-    let mut fcs = 0.0;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut v = || it.next().ok_or(format!("{a} needs a value"));
-        let num = |s: &String, range| opt::int(a, s, range);
-        let prob = |s: &String| opt::prob(a, s);
-        match a.as_str() {
-            "--width" => {
-                let s = v()?;
-                c.width = Width::parse(s).ok_or(format!("--width must be 64 or 512, got {s}"))?
-            }
-            "--mtu" => c.mtu = num(v()?, 256..=4096)? as u32,
-            "--messages" => c.messages = num(v()?, 1..=1 << 40)? as usize,
-            "--max-bytes" => c.max_bytes = num(v()?, 1..=stress::REGION as u64)? as usize,
-            "--seed" => c.seed = num(v()?, 0..=u64::MAX)?,
-            "--ack-timeout" => c.ack_timeout = num(v()?, opt::U32)? as u32,
-            "--drop" => drop = prob(v()?)?,
-            "--reorder" => reorder = prob(v()?)?,
-            "--duplicate" => dup = prob(v()?)?,
-            "--corrupt" => corrupt = prob(v()?)?,
-            "--fcs-errors" => fcs = prob(v()?)?,
-            "--dma-reorder" => c.dma_reorder = true,
-            "--sge" => c.sge = num(v()?, 1..=rocenic_proto::host::MAX_SEND_SGE as u64)? as usize,
-            "--window" => c.window = num(v()?, 1..=stress::MAX_WINDOW as u64)? as usize,
-            "--ipv6" => c.ipv6 = true,
-            "--vcd" => c.vcd = Some(v()?.into()),
-            "--pause-storms" => {
-                let s = v()?;
-                let (e, l) = s
-                    .split_once(':')
-                    .ok_or(format!("--pause-storms {s}: EVERY:LENGTH in cycles"))?;
-                let every = num(&e.to_string(), 1..=1 << 40)?;
-                let length = num(&l.to_string(), 1..=1 << 40)?;
-                if length >= every {
-                    return Err(format!(
-                        "--pause-storms {s}: a storm of {length} cycles must be shorter than its period {every}"
-                    ));
-                }
-                c.pause_storms = (every, length);
-            }
-            "--ops" => {
-                for o in v()?.split(',') {
-                    let k = KINDS
-                        .iter()
-                        .position(|k| k.eq_ignore_ascii_case(o))
-                        .ok_or(format!(
-                            "--ops: unknown operation {o} (one of {})",
-                            KINDS.join(", ")
-                        ))?;
-                    c.kinds.push(k);
-                }
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown option {other}")),
-        }
-    }
-    if !matches!(c.mtu, 256 | 512 | 1024 | 2048 | 4096) {
-        return Err(format!("--mtu {} is not an IB MTU", c.mtu));
-    }
-    c.faults = FaultPlan::none()
-        .random(corrupt, drop)
-        .shuffle(dup, reorder, 3000)
-        .fcs_errors(fcs);
-    Ok(c)
+        pause_storms: a.pause_storms.unwrap_or((0, 0)),
+    })
 }
 
 pub fn run(c: StressConfig) -> Result<(), String> {
