@@ -357,3 +357,45 @@ fn pingmesh_probes_every_pair_and_finds_the_congested_host() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every tool is a subcommand of one clap command line: `rocenic --help` lists them and the shell
+/// completions know each one and its options.
+#[test]
+fn help_and_completions_cover_every_command() {
+    let tools = [
+        "demo",
+        "rc-pingpong",
+        "write-bw",
+        "read-bw",
+        "send-bw",
+        "write-lat",
+        "atomic-bw",
+        "stress",
+        "conformance",
+        "dcqcn",
+        "pingmesh",
+        "devinfo",
+        "stat",
+    ];
+    let (code, help) = run(&["--help"], true);
+    assert_eq!(code, Some(0));
+    let (_, bash) = run(&["completions", "bash"], true);
+    for t in tools {
+        assert!(
+            help.contains(&format!("\n  {t} ")),
+            "{t} not in --help:\n{help}"
+        );
+        assert!(
+            bash.contains(&format!(
+                "rocenic__subcmd__{}",
+                t.replace('-', "__subcmd__")
+            )),
+            "{t} not completed"
+        );
+    }
+    assert!(
+        bash.contains("--congest") && bash.contains("--report_gbits"),
+        "options completed"
+    );
+    refused(&["completions", "tcsh"], "invalid value 'tcsh'");
+}

@@ -463,7 +463,19 @@ fn message_rate(width: Width, len: usize, read: bool, max_rd_atomic: u8) -> (u64
     (gaps[gaps.len() / 2], (wire / per_cycle).ceil() as u64)
 }
 
+/// `bench`'s command line: no options, so that its table is always the same set of measurements.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "bench",
+    about = "The driver and host-interface measurements of docs/performance.md, as one markdown table",
+    long_about = "The driver and host-interface measurements of docs/performance.md, as one markdown \
+        table: the driver's post_send cost, doorbell-to-wire and receive-to-CQE latencies, gather and \
+        scatter costs and message rates, each with the host model it was measured under."
+)]
+struct Cli {}
+
 fn main() {
+    let _ = <Cli as clap::Parser>::parse();
     println!("| measurement | value | conditions |");
     println!("|---|---|---|");
     let ns = post_send_ns();

@@ -349,16 +349,39 @@ fn check(addr: &str, require_huge: bool) -> usize {
     rep.failed
 }
 
+/// `vfio-edu`'s command line.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "vfio-edu",
+    about = "The driver's VFIO layer against QEMU's edu device: open it, or check BAR0, MSI, DMA and the IOMMU"
+)]
+enum Cli {
+    /// BAR0 mmap, registers, MSI on an eventfd, DMA both ways, the IOMMU blocking unmapped IOVAs, and
+    /// VfioBackend + Context::open refusing a device that is not a rocenic; one PASS/FAIL line per check
+    Check {
+        /// The edu device's PCI address (DDDD:BB:DD.F)
+        addr: String,
+        /// Fail unless the 2 MiB DMA round trip got a huge page
+        #[arg(long)]
+        require_huge: bool,
+    },
+    /// Open the device through VFIO and say which error, if any, the driver gives
+    Open {
+        /// The PCI address (DDDD:BB:DD.F)
+        addr: String,
+    },
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let status = match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["check", addr, rest @ ..] => {
-            let failed = check(addr, rest.contains(&"--require-huge"));
+    use clap::Parser;
+    let status = match Cli::try_parse() {
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            code
+        }
+        Ok(Cli::Check { addr, require_huge }) => {
+            let failed = check(&addr, require_huge);
             println!(
                 "vfio-edu: {}",
                 if failed == 0 {
@@ -369,7 +392,7 @@ fn main() {
             );
             (failed > 0) as i32
         }
-        ["open", addr] => match VfioPci::open(addr) {
+        Ok(Cli::Open { addr }) => match VfioPci::open(&addr) {
             Ok(p) => {
                 println!("open: ok (IOMMU group {})", p.iommu_group());
                 0
@@ -379,10 +402,6 @@ fn main() {
                 1
             }
         },
-        _ => {
-            eprintln!("usage: vfio-edu check PCI_ADDR [--require-huge] | vfio-edu open PCI_ADDR");
-            2
-        }
     };
     std::process::exit(status);
 }

@@ -7,22 +7,83 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-pub const HELP: &str = "NIC attachment:
-  --link udp:LOCAL_PORT:REMOTE_PORT   the NIC's Ethernet port is a UDP socket on 127.0.0.1 (QEMU -netdev dgram)
-  --link tcp:HOST:PORT                ... or a TCP connection to QEMU -netdev stream,server=on
-  --ip ADDR[/PREFIX]                  the NIC's IPv4 address (default 10.0.0.2/24); its GID is ::ffff:ADDR
-  --ipv6 ADDR                         also an IPv6 address (the port's GID table entry 0): the GID the tool
-                                      gives its peer, whose own GID must then be IPv6 too (RoCEv2 over IPv6)
-  --vlan VID                          the QP's 802.1Q VLAN: the port joins it (tags off what it receives on it,
-                                      ARP/NDP answered on it) beside its untagged self, the QP sends tagged
-                                      with it, and the tool resolves its peer there (a Linux peer on eth0.VID)
-  --mac MAC                           the NIC's MAC (default 02:52:4f:43:45:02)
-  --pcap FILE                         capture every frame on the wire
-  --width 64|512                      datapath width of the simulated core (default 64)
-  --drop P                            drop each RoCE-side frame with probability P in both directions, seeded by
-                                      --link-seed N (default 1): loss on the wire for both NICs to recover from
-  --drop-frames N                     drop (with --drop) only among each direction's first N frames, so a run's
-                                      closing exchange, after which the peer may have exited, is not lost";
+/// The attachment options, as clap takes them (flattened into each tool's options).
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "NIC attachment")]
+pub struct AttachArgs {
+    /// The NIC's Ethernet port: udp:LOCAL_PORT:REMOTE_PORT, a UDP socket on 127.0.0.1 (QEMU -netdev
+    /// dgram), or tcp:HOST:PORT, a TCP connection to QEMU -netdev stream,server=on
+    #[arg(long, value_name = "SPEC", value_parser = ExternalSpec::parse)]
+    link: Option<ExternalSpec>,
+    /// The NIC's IPv4 address; its GID is ::ffff:ADDR
+    #[arg(long, value_name = "ADDR[/PREFIX]", default_value = "10.0.0.2", value_parser = ipv4_parser)]
+    ip: Ipv4Addr,
+    /// Also an IPv6 address (the port's GID table entry 0): the GID the tool gives its peer, whose own GID
+    /// must then be IPv6 too (RoCEv2 over IPv6)
+    #[arg(long, value_name = "ADDR", value_parser = ipv6_parser)]
+    ipv6: Option<Ipv6Addr>,
+    /// The QP's 802.1Q VLAN: the port joins it (tags off what it receives on it, ARP/NDP answered on it)
+    /// beside its untagged self, the QP sends tagged with it, and the tool resolves its peer there (a
+    /// Linux peer on eth0.VID)
+    #[arg(long, value_name = "VID", value_parser = crate::opt::int_parser(1..=4094))]
+    vlan: Option<u64>,
+    /// The NIC's MAC
+    #[arg(long, default_value = "02:52:4f:43:45:02", value_parser = parse_mac)]
+    mac: [u8; 6],
+    /// Capture every frame on the wire
+    #[arg(long, value_name = "FILE")]
+    pcap: Option<PathBuf>,
+    /// Datapath width of the simulated core: 64 or 512
+    #[arg(long, default_value = "64", value_parser = crate::opt::width_parser)]
+    width: Width,
+    /// Drop each RoCE-side frame with probability P in both directions, seeded by --link-seed: loss on the
+    /// wire for both NICs to recover from
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = drop_parser)]
+    drop: f64,
+    /// Drop (with --drop) only among each direction's first N frames, so a run's closing exchange, after
+    /// which the peer may have exited, is not lost
+    #[arg(long, value_name = "N", value_parser = crate::opt::int_parser(0..=u64::MAX))]
+    drop_frames: Option<u64>,
+    /// Seed of --drop
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::opt::int_parser(0..=u64::MAX))]
+    link_seed: u64,
+}
+
+fn ipv4_parser(v: &str) -> Result<Ipv4Addr, String> {
+    let addr = v.split('/').next().unwrap_or_default();
+    addr.parse()
+        .map_err(|_| format!("not an IPv4 address: {v}"))
+}
+
+fn ipv6_parser(v: &str) -> Result<Ipv6Addr, String> {
+    let addr = v.split('/').next().unwrap_or_default();
+    addr.parse()
+        .map_err(|_| format!("not an IPv6 address: {v}"))
+}
+
+fn drop_parser(v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|p| (0.0..1.0).contains(p))
+        .ok_or(format!("not a probability below 1: {v}"))
+}
+
+impl From<AttachArgs> for Attach {
+    fn from(a: AttachArgs) -> Attach {
+        Attach {
+            link: a.link,
+            ip: a.ip,
+            ip6: a.ipv6,
+            mac: a.mac,
+            pcap: a.pcap,
+            width: a.width,
+            drop: a.drop,
+            drop_frames: a.drop_frames,
+            link_seed: a.link_seed,
+            vlan: a.vlan.map(|v| v as u16),
+        }
+    }
+}
 
 pub struct Attach {
     pub link: Option<ExternalSpec>,
@@ -67,70 +128,6 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
 }
 
 impl Attach {
-    /// Takes `opt` (and its value from `value`) if it is an attachment option; Ok(false) if it is not.
-    pub fn take(
-        &mut self,
-        opt: &str,
-        value: &mut dyn FnMut() -> Option<String>,
-    ) -> Result<bool, String> {
-        let mut need = |what: &str| value().ok_or(format!("{opt} needs {what}"));
-        match opt {
-            "--link" => self.link = Some(ExternalSpec::parse(&need("a link spec")?)?),
-            "--ip" => {
-                let v = need("an address")?;
-                let addr = v.split('/').next().unwrap_or_default();
-                self.ip = addr
-                    .parse()
-                    .map_err(|_| format!("--ip: not an IPv4 address: {v}"))?;
-            }
-            "--ipv6" => {
-                let v = need("an address")?;
-                let addr = v.split('/').next().unwrap_or_default();
-                self.ip6 = Some(
-                    addr.parse()
-                        .map_err(|_| format!("--ipv6: not an IPv6 address: {v}"))?,
-                );
-            }
-            "--mac" => self.mac = parse_mac(&need("a MAC")?)?,
-            "--pcap" => self.pcap = Some(PathBuf::from(need("a file")?)),
-            "--drop" => {
-                let v = need("a probability")?;
-                self.drop = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|p| (0.0..1.0).contains(p))
-                    .ok_or(format!("--drop: not a probability below 1: {v}"))?;
-            }
-            "--drop-frames" => {
-                let v = need("a number")?;
-                self.drop_frames = Some(
-                    v.parse()
-                        .map_err(|_| format!("--drop-frames: not a number: {v}"))?,
-                );
-            }
-            "--link-seed" => {
-                let v = need("a number")?;
-                self.link_seed = v
-                    .parse()
-                    .map_err(|_| format!("--link-seed: not a number: {v}"))?;
-            }
-            "--vlan" => {
-                let v = need("a VLAN ID")?;
-                self.vlan = Some(
-                    v.parse()
-                        .map_err(|_| format!("--vlan: not a VLAN ID: {v}"))?,
-                );
-            }
-            "--width" => {
-                let v = need("64 or 512")?;
-                self.width =
-                    Width::parse(&v).ok_or(format!("--width must be 64 or 512, got {v}"))?;
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
     /// Builds the fabric, opens the device and programs the port's address.
     pub fn open(&self) -> Result<(Arc<Mutex<Fabric>>, Context), String> {
         let link = self

@@ -5,55 +5,112 @@ use rocenic_driver::conformance::{run_case_exporting, CASES};
 use rocenic_driver::replay;
 use std::path::PathBuf;
 
-pub const USAGE: &str = "usage: rocenic conformance [--out DIR] [--export CASES_DIR] [CASE...]
-       rocenic conformance replay [--cases DIR] [--out DIR] [--regenerate] [CASE...]
-       rocenic conformance import CAPTURE --nic-ip ADDR --name NAME --rule TEXT [--mtu N] [--frames N]
-                                  [--gap CYCLES] [--cases DIR]
-       rocenic conformance --markdown     (prints docs/conformance.md)
+/// `rocenic conformance`'s options and its two subcommands.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rocenic conformance",
+    args_conflicts_with_subcommands = true,
+    about = "Spec-named cases against a scripted peer, checked field by field on the wire",
+    long_about = "Runs the conformance cases (all, or the named ones) against a co-simulated NIC faced by \
+        a scripted peer, prints PASS/FAIL per case with the rule it checks, and `conformance: N cases, P \
+        passed, F failed`. Each case's frames go to DIR/<case>.pcap. `replay` runs the cases kept as \
+        files, `import` makes one from a capture."
+)]
+pub struct Args {
+    #[command(subcommand)]
+    sub: Option<Sub>,
+    /// Where each case's frames go (DIR/<case>.pcap)
+    #[arg(long, value_name = "DIR", default_value = "out/conformance")]
+    out: PathBuf,
+    /// Write every passing case as files (CASES_DIR/<case>/: scenario.toml, input.pcap, expected.pcap)
+    #[arg(long, value_name = "CASES_DIR")]
+    export: Option<PathBuf>,
+    /// Print docs/conformance.md instead of running
+    #[arg(long)]
+    markdown: bool,
+    /// Only these cases
+    #[arg(value_name = "CASE")]
+    only: Vec<String>,
+}
 
-Runs the conformance cases (all, or the named ones) against a co-simulated NIC faced by a scripted peer,
-prints PASS/FAIL per case with the rule it checks, and `conformance: N cases, P passed, F failed`.
-Each case's frames go to DIR/<case>.pcap (default out/conformance). --export writes every passing case
-as files (CASES_DIR/<case>/: scenario.toml, input.pcap, expected.pcap).
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Run the cases kept as files: set the NIC up as each scenario.toml says, play its steps and
+    /// input.pcap, and compare what the NIC emits with expected.pcap field by field (IPv4 ID and checksum,
+    /// ECN, UDP source port and the ICRC's value left out; every ICRC is checked valid), the completions
+    /// and host memory
+    Replay {
+        /// The cases' directory
+        #[arg(
+            long,
+            value_name = "DIR",
+            default_value = "testbench/conformance/cases"
+        )]
+        cases: PathBuf,
+        /// Where each case's frames go
+        #[arg(long, value_name = "DIR", default_value = "out/replay")]
+        out: PathBuf,
+        /// Rewrite the named cases' expected output from what the NIC does now: on purpose only, never as
+        /// part of a test run
+        #[arg(long)]
+        regenerate: bool,
+        /// Only these cases
+        #[arg(value_name = "CASE")]
+        only: Vec<String>,
+    },
+    /// Make a case from a capture of two RoCE peers: the NIC takes the place of ADDR, the other side's
+    /// frames become the input, ADDR's frames the reference the NIC's output is compared with (opcode, QPN,
+    /// PSN, AckReq, AETH type and MSN, RETH, ImmDt, payload)
+    Import(ImportArgs),
+}
 
-`replay` runs the cases kept as files (default testbench/conformance/cases): it sets the NIC up as each
-scenario.toml says, plays its steps and input.pcap, and compares what the NIC emits with expected.pcap
-field by field (IPv4 ID and checksum, ECN, UDP source port and the ICRC's value left out; every ICRC is
-checked valid), the completions and host memory. --regenerate rewrites the named cases' expected output
-from what the NIC does now: on purpose only, never as part of a test run.
+#[derive(clap::Args, Debug)]
+struct ImportArgs {
+    /// The capture (pcap)
+    capture: Option<PathBuf>,
+    /// The address whose place the NIC takes
+    #[arg(long, value_name = "ADDR")]
+    nic_ip: Option<std::net::Ipv4Addr>,
+    /// The case's name: letters, digits, '_' and '-' (it names a directory under --cases)
+    #[arg(long)]
+    name: Option<String>,
+    /// The spec rule the case checks
+    #[arg(long, value_name = "TEXT")]
+    rule: Option<String>,
+    /// Path MTU
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = opt::mtu_parser)]
+    mtu: u32,
+    /// At most N RoCE frames
+    #[arg(long, value_name = "N", default_value_t = 48, value_parser = opt::int_parser(1..=1_000_000))]
+    frames: u64,
+    /// Cycles between steps
+    #[arg(long, value_name = "CYCLES", default_value_t = 4000, value_parser = opt::int_parser(1..=1_000_000_000))]
+    gap: u64,
+    /// The cases' directory
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "testbench/conformance/cases"
+    )]
+    cases: PathBuf,
+}
 
-`import` makes a case from a capture of two RoCE peers: the NIC takes the place of ADDR, the other side's
-frames become the input, ADDR's frames the reference the NIC's output is compared with (opcode, QPN, PSN,
-AckReq, AETH type and MSN, RETH, ImmDt, payload). At most N RoCE frames (default 48), GAP cycles between
-steps (default 4000), path MTU (default 1024).";
-
-pub fn run(args: &[String]) -> Result<(), String> {
-    if args.first().map(String::as_str) == Some("replay") {
-        return run_replay(&args[1..]);
+pub fn run(a: Args) -> Result<(), String> {
+    match a.sub {
+        Some(Sub::Replay {
+            cases,
+            out,
+            regenerate,
+            only,
+        }) => return run_replay(cases, out, regenerate, only),
+        Some(Sub::Import(i)) => return run_import(i),
+        None => {}
     }
-    if args.first().map(String::as_str) == Some("import") {
-        return run_import(&args[1..]);
+    if a.markdown {
+        print!("{}", markdown());
+        return Ok(());
     }
-    let mut out = PathBuf::from("out/conformance");
-    let mut export: Option<PathBuf> = None;
-    let mut only = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
-            "--export" => {
-                export = Some(PathBuf::from(
-                    it.next().ok_or("--export needs a directory")?,
-                ))
-            }
-            "--markdown" => {
-                print!("{}", markdown());
-                return Ok(());
-            }
-            "-h" | "--help" => return Err(String::new()),
-            name => only.push(name.to_string()),
-        }
-    }
+    let (out, export, only) = (a.out, a.export, a.only);
     for n in &only {
         if !CASES.iter().any(|c| c.name == n) {
             return Err(format!("no case named {n}"));
@@ -90,33 +147,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// `rocenic conformance import`: a case from a capture.
-fn run_import(args: &[String]) -> Result<(), String> {
-    let mut cases = PathBuf::from("testbench/conformance/cases");
-    let (mut capture, mut nic_ip, mut name, mut rule) = (None, None, None, None);
-    let (mut mtu, mut max_frames, mut gap) = (1024u32, 48usize, 4000u64);
-    let mut it = args.iter();
-    let num = |v: Option<&String>, what: &str, range| opt::int(what, opt::value(what, v)?, range);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--cases" => cases = PathBuf::from(it.next().ok_or("--cases needs a directory")?),
-            "--nic-ip" => {
-                nic_ip = Some(
-                    it.next()
-                        .ok_or("--nic-ip needs an address")?
-                        .parse()
-                        .map_err(|e| format!("--nic-ip: {e}"))?,
-                )
-            }
-            "--name" => name = it.next().cloned(),
-            "--rule" => rule = it.next().cloned(),
-            "--mtu" => mtu = num(it.next(), "--mtu", 256..=4096)? as u32,
-            "--frames" => max_frames = num(it.next(), "--frames", 1..=1_000_000)? as usize,
-            "--gap" => gap = num(it.next(), "--gap", 1..=1_000_000_000)?,
-            "-h" | "--help" => return Err(String::new()),
-            c if capture.is_none() => capture = Some(PathBuf::from(c)),
-            o => return Err(format!("unexpected argument {o}")),
-        }
-    }
+fn run_import(a: ImportArgs) -> Result<(), String> {
+    let (cases, capture, nic_ip, name, rule) = (a.cases, a.capture, a.nic_ip, a.name, a.rule);
+    let (mtu, max_frames, gap) = (a.mtu, a.frames as usize, a.gap);
     let name = name.ok_or("--name is required")?;
     // A case is a directory under --cases named by this: letters, digits, '_' and '-' only, so that no
     // name reaches outside it.
@@ -160,21 +193,12 @@ fn run_import(args: &[String]) -> Result<(), String> {
 }
 
 /// `rocenic conformance replay`: the cases kept as files.
-fn run_replay(args: &[String]) -> Result<(), String> {
-    let mut cases = PathBuf::from("testbench/conformance/cases");
-    let mut out = PathBuf::from("out/replay");
-    let mut regenerate = false;
-    let mut only = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--cases" => cases = PathBuf::from(it.next().ok_or("--cases needs a directory")?),
-            "--out" => out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
-            "--regenerate" => regenerate = true,
-            "-h" | "--help" => return Err(String::new()),
-            name => only.push(name.to_string()),
-        }
-    }
+fn run_replay(
+    cases: PathBuf,
+    out: PathBuf,
+    regenerate: bool,
+    only: Vec<String>,
+) -> Result<(), String> {
     if regenerate && only.is_empty() {
         return Err(
             "--regenerate needs the names of the cases to rewrite (never all at once)".into(),

@@ -32,35 +32,136 @@ mod stat;
 #[cfg(feature = "sim")]
 mod stress;
 
+use clap::{ArgMatches, Command, CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: rocenic <command> [options]
+/// One subcommand: its options (a clap command, named and described here) and how it runs.
+struct Tool {
+    name: &'static str,
+    about: &'static str,
+    command: fn() -> Command,
+    run: fn(&ArgMatches) -> Result<(), String>,
+}
 
-commands:
-  demo          two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written
-  rc-pingpong   ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)
-  write-bw      perftest's ib_write_bw likewise (pairs with perftest in either role)
-  read-bw       perftest's ib_read_bw likewise
-  send-bw       perftest's ib_send_bw likewise
-  write-lat     perftest's ib_write_lat likewise
-  atomic-bw     perftest's ib_atomic_bw likewise (FETCH_AND_ADD)
-  stress        mixed RC operations both ways over a lossy, reordering link, every byte checked
-  conformance   spec-named cases against a scripted peer, checked field by field on the wire
-  dcqcn         two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time
-  pingmesh      N co-simulated hosts behind a switch, every pair probed: latency percentiles, heat map
-  devinfo       the device and its port, as ibv_devinfo prints them (--device sim or vfio:ADDR)
-  stat          the device's counters, as rdma statistic and ethtool -S show them (--device likewise)
+/// Options of type `A` from a subcommand's matches.
+fn args<A: FromArgMatches>(m: &ArgMatches) -> Result<A, String> {
+    A::from_arg_matches(m).map_err(|e| e.to_string())
+}
 
-`rocenic <command> --help` shows a command's options.";
+/// Every command of this build, in the order `rocenic --help` lists them.
+fn tools() -> Vec<Tool> {
+    #[allow(unused_mut)]
+    let mut v = Vec::new();
+    #[cfg(feature = "sim")]
+    v.extend([
+        Tool {
+            name: "demo",
+            about: "two co-simulated NICs back to back: RDMA WRITE + SEND, data checked, pcap written",
+            command: demo::Args::command,
+            run: |m| demo::run(demo::opts(args(m)?)),
+        },
+        Tool {
+            name: "rc-pingpong",
+            about: "ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)",
+            command: pingpong::Args::command,
+            run: |m| pingpong::run(pingpong::opts(args(m)?)?),
+        },
+        Tool {
+            name: "write-bw",
+            about: "perftest's ib_write_bw likewise (pairs with perftest in either role)",
+            command: perftest::Args::command,
+            run: |m| perftest::run(perftest::opts(perftest::Verb::Write, args(m)?)?),
+        },
+        Tool {
+            name: "read-bw",
+            about: "perftest's ib_read_bw likewise",
+            command: perftest::Args::command,
+            run: |m| perftest::run(perftest::opts(perftest::Verb::Read, args(m)?)?),
+        },
+        Tool {
+            name: "send-bw",
+            about: "perftest's ib_send_bw likewise",
+            command: perftest::Args::command,
+            run: |m| perftest::run(perftest::opts(perftest::Verb::Send, args(m)?)?),
+        },
+        Tool {
+            name: "write-lat",
+            about: "perftest's ib_write_lat likewise",
+            command: perftest::Args::command,
+            run: |m| perftest::run(perftest::opts(perftest::Verb::WriteLat, args(m)?)?),
+        },
+        Tool {
+            name: "atomic-bw",
+            about: "perftest's ib_atomic_bw likewise (FETCH_AND_ADD)",
+            command: perftest::Args::command,
+            run: |m| perftest::run(perftest::opts(perftest::Verb::Atomic, args(m)?)?),
+        },
+        Tool {
+            name: "stress",
+            about: "mixed RC operations both ways over a lossy, reordering link, every byte checked",
+            command: stress::Args::command,
+            run: |m| stress::run(stress::config(args(m)?)?),
+        },
+        Tool {
+            name: "conformance",
+            about: "spec-named cases against a scripted peer, checked field by field on the wire",
+            command: conformance::Args::command,
+            run: |m| conformance::run(args(m)?),
+        },
+        Tool {
+            name: "dcqcn",
+            about: "two flows through an ECN-marking switch: DCQCN rates, fairness and queue over time",
+            command: dcqcn::Args::command,
+            run: |m| dcqcn::run(args(m)?),
+        },
+        Tool {
+            name: "pingmesh",
+            about: "N co-simulated hosts behind a switch, every pair probed: latency percentiles, heat map",
+            command: pingmesh::Args::command,
+            run: |m| pingmesh::run(args(m)?),
+        },
+    ]);
+    v.extend([
+        Tool {
+            name: "devinfo",
+            about: "the device and its port, as ibv_devinfo prints them (--device sim or vfio:ADDR)",
+            command: devinfo::Args::command,
+            run: |m| devinfo::run(args(m)?),
+        },
+        Tool {
+            name: "stat",
+            about: "the device's counters, as rdma statistic and ethtool -S show them (--device likewise)",
+            command: stat::Args::command,
+            run: |m| stat::run(args(m)?),
+        },
+    ]);
+    v
+}
 
-/// Runs a subcommand: an empty error means help was asked for.
-fn finish(name: &str, r: Result<(), String>, help: &str) -> ExitCode {
+/// The whole command line: every tool as a subcommand, and `completions`.
+fn cli(tools: &[Tool]) -> Command {
+    let mut c = Command::new("rocenic")
+        .about("Tools on the rocenic driver: the co-simulated NICs, rdma-core's and perftest's tools, the device tools")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for t in tools {
+        c = c.subcommand((t.command)().name(t.name).about(t.about));
+    }
+    c.subcommand(
+        Command::new("completions")
+            .about("Shell completions for rocenic: source the output (bash, zsh, fish, elvish, powershell)")
+            .arg(
+                clap::Arg::new("shell")
+                    .required(true)
+                    .value_parser(clap::value_parser!(clap_complete::Shell)),
+            ),
+    )
+}
+
+/// How a command ended: a refusal or failure is one line, exit code 1.
+fn finish(name: &str, r: Result<(), String>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
-        Err(m) if m.is_empty() => {
-            println!("{help}");
-            ExitCode::SUCCESS
-        }
         Err(m) => {
             eprintln!("rocenic {name}: error: {m}");
             ExitCode::FAILURE
@@ -68,12 +169,37 @@ fn finish(name: &str, r: Result<(), String>, help: &str) -> ExitCode {
     }
 }
 
+/// A refused command line in one line: the option and the value parser's words for a refused value
+/// (`--window: 17 is out of range (1 to 16)`), else clap's first paragraph (the usage after it is for
+/// --help).
+fn refusal(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::ValueValidation {
+        let flag = match e.get(ContextKind::InvalidArg) {
+            Some(ContextValue::String(a)) => a.split_whitespace().next().unwrap_or("").to_string(),
+            _ => String::new(),
+        };
+        if let Some(why) = std::error::Error::source(e) {
+            return format!("{flag}: {why}");
+        }
+    }
+    let text = e.to_string();
+    let what: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let what = what.join(" ");
+    what.strip_prefix("error: ").unwrap_or(&what).to_string()
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let name = args.first().cloned().unwrap_or_default();
+    let argv: Vec<String> = std::env::args().collect();
+    let name = argv.get(1).cloned().unwrap_or_default();
     // A panic (the simulator's DMA firewall, a co-simulation invariant) ends a tool like any error: one
     // line, exit code 1. RUST_BACKTRACE set gives Rust's own report instead.
     if std::env::var_os("RUST_BACKTRACE").is_none() {
+        let name = name.clone();
         std::panic::set_hook(Box::new(move |info| {
             let p = info.payload();
             let msg = p
@@ -91,121 +217,40 @@ fn main() -> ExitCode {
             );
         }));
     }
-    std::panic::catch_unwind(|| command(&args)).unwrap_or(ExitCode::FAILURE)
+    std::panic::catch_unwind(|| command(&name, argv)).unwrap_or(ExitCode::FAILURE)
 }
 
-/// A command whose options clap parses: `--help` prints clap's help, a refused option is one line.
-fn clap_command<A: clap::Parser>(
-    name: &str,
-    args: &[String],
-    run: fn(A) -> Result<(), String>,
-) -> ExitCode {
-    let argv = std::iter::once(format!("rocenic {name}")).chain(args.iter().cloned());
-    match A::try_parse_from(argv) {
-        Ok(a) => finish(name, run(a), ""),
-        Err(e) if !e.use_stderr() => {
-            print!("{e}");
-            ExitCode::SUCCESS
-        }
-        Err(e) if e.kind() == clap::error::ErrorKind::ValueValidation => {
-            // A value the option's parser refused: the option's name, then the parser's own words
-            // (`--window: 17 is out of range (1 to 16)`), as the tools without clap say it.
-            use clap::error::{ContextKind, ContextValue};
-            let flag = match e.get(ContextKind::InvalidArg) {
-                Some(ContextValue::String(a)) => {
-                    a.split_whitespace().next().unwrap_or("").to_string()
-                }
-                _ => String::new(),
-            };
-            let why = std::error::Error::source(&e)
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| e.to_string());
-            eprintln!("rocenic {name}: error: {flag}: {why}");
-            ExitCode::FAILURE
+fn command(name: &str, argv: Vec<String>) -> ExitCode {
+    let tools = tools();
+    let m = match cli(&tools).try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            // --help, or no command at all: the help, on standard output.
+            print!("{}", e.render());
+            return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // What clap refused is its first paragraph (some of it on indented lines); the usage after
-            // the blank line is for --help.
-            let text = e.to_string();
-            let what: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            let what = what.join(" ");
-            eprintln!(
-                "rocenic {name}: error: {}",
-                what.strip_prefix("error: ").unwrap_or(&what)
-            );
-            ExitCode::FAILURE
+            let who = if tools.iter().any(|t| t.name == name) || name == "completions" {
+                format!("rocenic {name}")
+            } else {
+                "rocenic".to_string()
+            };
+            eprintln!("{who}: error: {}", refusal(&e));
+            return ExitCode::FAILURE;
         }
+    };
+    let (sub, sm) = m.subcommand().expect("a subcommand is required");
+    if sub == "completions" {
+        let shell = *sm.get_one::<clap_complete::Shell>("shell").unwrap();
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut cli(&tools), "rocenic", &mut out);
+        // A reader that stops early (`| head`) is not an error.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), &out);
+        return ExitCode::SUCCESS;
     }
-}
-
-fn command(args: &[String]) -> ExitCode {
-    match args.first().map(String::as_str) {
-        Some("devinfo") => clap_command("devinfo", &args[1..], devinfo::run),
-        Some("stat") => clap_command("stat", &args[1..], stat::run),
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        #[cfg(feature = "sim")]
-        Some(other) => sim_command(other, args),
-        #[cfg(not(feature = "sim"))]
-        Some(other) => {
-            eprintln!("rocenic: {other} is not in this build (built without the simulator, feature sim)\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// The commands that need the simulator.
-#[cfg(feature = "sim")]
-fn sim_command(name: &str, args: &[String]) -> ExitCode {
-    match Some(name) {
-        Some("pingmesh") => clap_command("pingmesh", &args[1..], pingmesh::run),
-        Some("demo") => clap_command("demo", &args[1..], |a| demo::run(demo::opts(a))),
-        Some("rc-pingpong") => finish(
-            "rc-pingpong",
-            pingpong::parse(&args[1..]).and_then(pingpong::run),
-            &pingpong::help(),
-        ),
-        Some("write-bw") => finish(
-            "write-bw",
-            perftest::parse(perftest::Verb::Write, &args[1..]).and_then(perftest::run),
-            &perftest::usage(perftest::Verb::Write),
-        ),
-        Some("read-bw") => finish(
-            "read-bw",
-            perftest::parse(perftest::Verb::Read, &args[1..]).and_then(perftest::run),
-            &perftest::usage(perftest::Verb::Read),
-        ),
-        Some("atomic-bw") => finish(
-            "atomic-bw",
-            perftest::parse(perftest::Verb::Atomic, &args[1..]).and_then(perftest::run),
-            &perftest::usage(perftest::Verb::Atomic),
-        ),
-        Some("send-bw") => finish(
-            "send-bw",
-            perftest::parse(perftest::Verb::Send, &args[1..]).and_then(perftest::run),
-            &perftest::usage(perftest::Verb::Send),
-        ),
-        Some("write-lat") => finish(
-            "write-lat",
-            perftest::parse(perftest::Verb::WriteLat, &args[1..]).and_then(perftest::run),
-            &perftest::usage(perftest::Verb::WriteLat),
-        ),
-        Some("conformance") => finish(
-            "conformance",
-            conformance::run(&args[1..]),
-            conformance::USAGE,
-        ),
-        Some("dcqcn") => clap_command("dcqcn", &args[1..], dcqcn::run),
-        Some("stress") => clap_command("stress", &args[1..], |a| stress::run(stress::config(a)?)),
-        _ => {
-            eprintln!("rocenic: unknown command {name}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    let tool = tools.iter().find(|t| t.name == sub).unwrap();
+    finish(sub, (tool.run)(sm))
 }

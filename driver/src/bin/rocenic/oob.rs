@@ -1,60 +1,10 @@
-//! What the rdma-core-compatible tools share: getopt-style option parsing, GIDs (IPv4-mapped or IPv6) and
+//! What the rdma-core-compatible tools share: GIDs (IPv4-mapped or IPv6) and
 //! the out-of-band TCP exchange with the simulated NIC kept running while the tool waits for its peer.
 use rocenic_driver::{Context, WorkCompletion};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Command-line words read as getopt_long does: `-x V`, `-xV`, `--long V`, `--long=V`, positionals.
-pub struct Args {
-    args: Vec<String>,
-    i: usize,
-    inline: Option<String>,
-}
-
-impl Args {
-    pub fn new(args: &[String]) -> Args {
-        Args {
-            args: args.to_vec(),
-            i: 0,
-            inline: None,
-        }
-    }
-
-    /// The next option name (`-s`, `--size`) or positional word.
-    pub fn next_opt(&mut self) -> Option<String> {
-        let a = self.args.get(self.i)?.clone();
-        self.i += 1;
-        self.inline = None;
-        if let Some(long) = a.strip_prefix("--") {
-            if let Some((n, v)) = long.split_once('=') {
-                self.inline = Some(v.to_string());
-                return Some(format!("--{n}"));
-            }
-        } else if a.len() > 2 && a.starts_with('-') && !a[1..2].chars().all(|c| c.is_ascii_digit())
-        {
-            self.inline = Some(a[2..].to_string());
-            return Some(a[..2].to_string());
-        }
-        Some(a)
-    }
-
-    /// The current option's value.
-    pub fn value(&mut self) -> Option<String> {
-        self.inline.take().or_else(|| {
-            let v = self.args.get(self.i).cloned();
-            self.i += 1;
-            v
-        })
-    }
-
-    /// The option's value as a whole number within `range` (crate::opt::int).
-    pub fn num(&mut self, what: &str, range: std::ops::RangeInclusive<u64>) -> Result<u64, String> {
-        let v = self.value().ok_or(format!("{what} needs a value"))?;
-        crate::opt::int(what, &v, range)
-    }
-}
 
 /// The RoCEv2 GID of an IPv4 address (`::ffff:a.b.c.d`).
 pub fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
@@ -296,42 +246,6 @@ impl Pump<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn options_parse_as_getopt_long_does() {
-        let words: Vec<String> = [
-            "-s",
-            "64",
-            "-n10",
-            "--mtu=1024",
-            "--port",
-            "1",
-            "host",
-            "-x",
-            "-1",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut a = Args::new(&words);
-        let mut seen = vec![];
-        while let Some(o) = a.next_opt() {
-            let v = if o.starts_with('-') { a.value() } else { None };
-            seen.push((o, v));
-        }
-        let s = |x: &str| Some(x.to_string());
-        assert_eq!(
-            seen,
-            vec![
-                ("-s".into(), s("64")),
-                ("-n".into(), s("10")),
-                ("--mtu".into(), s("1024")),
-                ("--port".into(), s("1")),
-                ("host".into(), None),
-                ("-x".into(), s("-1")),
-            ]
-        );
-    }
 
     #[test]
     fn gids_of_ipv4() {

@@ -53,26 +53,6 @@ pub fn mtu_parser(v: &str) -> Result<u32, String> {
     }
 }
 
-/// A whole number for option `name` within `range`.
-pub fn int(name: &str, v: &str, range: RangeInclusive<u64>) -> Result<u64, String> {
-    let n: u64 = v
-        .parse()
-        .map_err(|_| format!("{name}: {v} is not a whole number"))?;
-    if !range.contains(&n) {
-        return Err(format!(
-            "{name}: {n} is out of range ({} to {})",
-            range.start(),
-            range.end()
-        ));
-    }
-    Ok(n)
-}
-
-/// The value after option `name`.
-pub fn value<'a>(name: &str, v: Option<&'a String>) -> Result<&'a str, String> {
-    v.map(String::as_str).ok_or(format!("{name} needs a value"))
-}
-
 /// Cycles (a local ACK timeout, say): what the core's 32-bit registers hold.
 pub const U32: RangeInclusive<u64> = 0..=u32::MAX as u64;
 
@@ -82,14 +62,14 @@ mod tests {
 
     #[test]
     fn refusals_name_the_value_and_the_range() {
-        assert_eq!(int("--x", "7", 1..=8), Ok(7));
+        assert_eq!(int_parser(1..=8)("7"), Ok(7));
         assert_eq!(
-            int("--ack-timeout", "5000000000", U32).unwrap_err(),
-            "--ack-timeout: 5000000000 is out of range (0 to 4294967295)"
+            int_parser(U32)("5000000000").unwrap_err(),
+            "5000000000 is out of range (0 to 4294967295)"
         );
         assert_eq!(
-            int("--x", "-1", U32).unwrap_err(),
-            "--x: -1 is not a whole number"
+            int_parser(U32)("-1").unwrap_err(),
+            "-1 is not a whole number"
         );
         for bad in ["1.5", "-0.1", "NaN", "inf", "x"] {
             assert_eq!(

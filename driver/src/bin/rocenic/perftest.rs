@@ -30,7 +30,7 @@
 //! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
 //! does, so a perftest server's buffer covers every access; ours is registered the same size perftest's is.
 use super::attach::{self, Attach};
-use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
@@ -58,15 +58,6 @@ pub enum Verb {
 }
 
 impl Verb {
-    fn tool(self) -> &'static str {
-        match self {
-            Verb::Write => "write-bw",
-            Verb::Read => "read-bw",
-            Verb::Send => "send-bw",
-            Verb::WriteLat => "write-lat",
-            Verb::Atomic => "atomic-bw",
-        }
-    }
     fn title(self) -> &'static str {
         match self {
             Verb::Write => "RDMA_Write BW Test",
@@ -78,46 +69,90 @@ impl Verb {
     }
 }
 
-pub fn usage(verb: Verb) -> String {
-    let tool = verb.tool();
-    let peer = match verb {
-        Verb::Write => "ib_write_bw",
-        Verb::Read => "ib_read_bw",
-        Verb::Send => "ib_send_bw",
-        Verb::WriteLat => "ib_write_lat",
-        Verb::Atomic => "ib_atomic_bw",
-    };
-    format!(
-        "usage: rocenic {tool} [options]          start a server and wait for connection
-       rocenic {tool} [options] <host>   connect to server at <host>
-
-Options of perftest's {peer} (rocenic pairs with it in either role):
-  -p, --port=<port>        listen on/connect to port <port> (default 18515)
-  -d, --ib-dev=<dev>       use IB device <dev> (only rocenic0 exists)
-  -i, --ib-port=<port>     use port <port> (only 1 exists)
-  -s, --size=<size>        size of message to exchange (default 65536; write-lat 2; atomic-bw 8 only)
-  -n, --iters=<iters>      number of exchanges (default 5000; write-lat 1000)
-  -m, --mtu=<mtu>          path MTU (default 4096, lowered to the peer's)
-  -x, --gid-index=<index>  GID index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
-  -q, --qp=<num>           number of QPs (1: rocenic's perftest drives one QP per run)
-  -t, --tx-depth=<dep>     send queue depth (default 128)
-  -r, --rx-depth=<dep>     receives posted at once (send-bw server; default 512)
-  -o, --outs=<num>         outstanding reads: the QP's max_rd_atomic and max_dest_rd_atomic, 1 to 4
-                           (default 1; keep it within the peer's)
-  -c, --connection=<RC>    transport (RC only)
-  -e, --events             sleep on CQ events instead of polling
-  -F, --CPU-freq           accepted (perftest's CPU frequency warning does not apply)
-      --report_gbits       report Gb/s instead of MB/s
-Not supported: -a (all sizes), -D (duration), -R/--rdma_cm, -b (bidirectional), --run_infinitely.
-
-rocenic options:
-  --timeout SECONDS        give up after this much wall time (default 600)
-  --seed N                 seeds the starting PSN (default 1)
-  --ack-timeout-cycles N   local ACK timeout in core cycles instead of IB timeout 14
-
-{}",
-        attach::HELP
-    )
+/// The perftest tools' options: perftest's (`ib_write_bw` and its siblings), then rocenic's own, then the
+/// attachment's.
+#[derive(clap::Parser, Debug)]
+#[command(
+    allow_negative_numbers = true,
+    about = "perftest's tool of the same name (ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, \
+             ib_atomic_bw) on a co-simulated NIC whose Ethernet port is a socket",
+    long_about = "perftest's tool of the same name (write-bw: ib_write_bw, read-bw: ib_read_bw, send-bw: \
+        ib_send_bw, write-lat: ib_write_lat, atomic-bw: ib_atomic_bw) on a co-simulated NIC whose \
+        Ethernet port is a socket; it pairs with perftest in either role. Without HOST it is the server \
+        and waits for a connection; with HOST it connects to the server there. Not supported: -a (all \
+        sizes), -D (duration), -R/--rdma_cm, -b (bidirectional), --run_infinitely."
+)]
+pub struct Args {
+    /// Connect to the server at HOST (without: be the server)
+    #[arg(value_name = "HOST")]
+    server: Option<String>,
+    /// Listen on/connect to port PORT
+    #[arg(short = 'p', long, default_value_t = 18515, value_parser = crate::opt::int_parser(1..=65535))]
+    port: u64,
+    /// Use IB device DEV (only rocenic0 exists)
+    #[arg(short = 'd', long = "ib-dev", value_name = "DEV")]
+    ib_dev: Option<String>,
+    /// Use port PORT (only 1 exists)
+    #[arg(short = 'i', long = "ib-port", value_name = "PORT", value_parser = crate::opt::int_parser(0..=255))]
+    ib_port: Option<u64>,
+    /// Size of message to exchange (default 65536; write-lat 2; atomic-bw 8 only)
+    #[arg(short = 's', long, value_parser = crate::opt::int_parser(1..=1 << 30))]
+    size: Option<u64>,
+    /// Number of exchanges (default 5000; write-lat 1000)
+    #[arg(short = 'n', long, value_parser = crate::opt::int_parser(1..=1 << 32))]
+    iters: Option<u64>,
+    /// Path MTU (lowered to the peer's)
+    #[arg(short = 'm', long, default_value_t = 4096, value_parser = crate::opt::mtu_parser)]
+    mtu: u32,
+    /// GID index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
+    #[arg(short = 'x', long = "gid-index", value_name = "INDEX")]
+    gid_index: Option<String>,
+    /// Number of QPs (1: rocenic's perftest drives one QP per run)
+    #[arg(short = 'q', long = "qp", value_name = "NUM", value_parser = crate::opt::int_parser(0..=1 << 24))]
+    qp: Option<u64>,
+    /// Send queue depth
+    #[arg(short = 't', long = "tx-depth", default_value_t = 128, value_parser = crate::opt::int_parser(1..=1 << 16))]
+    tx_depth: u64,
+    /// Receives posted at once (send-bw server)
+    #[arg(short = 'r', long = "rx-depth", default_value_t = 512, value_parser = crate::opt::int_parser(1..=1 << 16))]
+    rx_depth: u64,
+    /// Outstanding reads: the QP's max_rd_atomic and max_dest_rd_atomic, 1 to 4 (keep it within the
+    /// peer's)
+    #[arg(short = 'o', long = "outs", default_value_t = 1, value_parser = crate::opt::int_parser(0..=255))]
+    outs: u64,
+    /// Transport (RC only)
+    #[arg(short = 'c', long = "connection", value_name = "RC")]
+    connection: Option<String>,
+    /// Sleep on CQ events instead of polling
+    #[arg(short = 'e', long)]
+    events: bool,
+    /// Accepted (perftest's CPU frequency warning does not apply)
+    #[arg(short = 'F', long = "CPU-freq")]
+    cpu_freq: bool,
+    /// Report Gb/s instead of MB/s
+    #[arg(long = "report_gbits")]
+    report_gbits: bool,
+    #[arg(short = 'a', long = "all", hide = true)]
+    all: bool,
+    #[arg(short = 'D', long = "duration", hide = true, num_args = 0..=1)]
+    duration: Option<Option<String>>,
+    #[arg(short = 'R', long = "rdma_cm", hide = true)]
+    rdma_cm: bool,
+    #[arg(short = 'b', long = "bidirectional", hide = true)]
+    bidirectional: bool,
+    #[arg(long = "run_infinitely", hide = true)]
+    run_infinitely: bool,
+    /// Give up after this much wall time, seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = crate::opt::int_parser(1..=1 << 32))]
+    timeout: u64,
+    /// Seeds the starting PSN
+    #[arg(long, default_value_t = 1, value_parser = crate::opt::int_parser(0..=u64::MAX))]
+    seed: u64,
+    /// Local ACK timeout in core cycles instead of IB timeout 14
+    #[arg(long, value_name = "N", value_parser = crate::opt::int_parser(crate::opt::U32))]
+    ack_timeout_cycles: Option<u64>,
+    #[command(flatten)]
+    attach: attach::AttachArgs,
 }
 
 pub struct Opts {
@@ -139,113 +174,67 @@ pub struct Opts {
     outs: u8,
 }
 
-pub fn parse(verb: Verb, args: &[String]) -> Result<Opts, String> {
+/// The run's options for `verb` from the command line's, with what clap cannot check.
+pub fn opts(verb: Verb, a: Args) -> Result<Opts, String> {
     let lat = verb == Verb::WriteLat;
-    let mut o = Opts {
-        verb,
-        server: None,
-        port: 18515,
-        size: match verb {
-            Verb::WriteLat => 2,
-            Verb::Atomic => 8,
-            _ => 65536,
-        },
-        iters: if lat { 1000 } else { 5000 },
-        mtu: 4096,
-        tx_depth: 128,
-        rx_depth: 512,
-        gbits: false,
-        events: false,
-        timeout: Duration::from_secs(600),
-        seed: 1,
-        ack_timeout_cycles: None,
-        attach: Attach::default(),
-        outs: 1,
-    };
-    let mut a = Args::new(args);
-    while let Some(name) = a.next_opt() {
-        match name.as_str() {
-            "-p" | "--port" => o.port = a.num("--port", 1..=65535)? as u16,
-            "-s" | "--size" => o.size = a.num("--size", 1..=1 << 30)? as usize,
-            "-n" | "--iters" => o.iters = a.num("--iters", 1..=1 << 32)?,
-            "-m" | "--mtu" => o.mtu = a.num("--mtu", 256..=4096)? as u32,
-            "-t" | "--tx-depth" => o.tx_depth = a.num("--tx-depth", 1..=1 << 16)? as usize,
-            "-r" | "--rx-depth" => o.rx_depth = a.num("--rx-depth", 1..=1 << 16)? as usize,
-            "-x" | "--gid-index" => {
-                a.value().ok_or("--gid-index needs a value")?;
-            }
-            "-i" | "--ib-port" => {
-                if a.num("--ib-port", 0..=255)? != 1 {
-                    return Err("--ib-port: the device has port 1 only".into());
-                }
-            }
-            "-d" | "--ib-dev" => {
-                let v = a.value().ok_or("--ib-dev needs a device name")?;
-                if v != "rocenic0" {
-                    return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
-                }
-            }
-            "-q" | "--qp" => {
-                if a.num("--qp", 0..=1 << 24)? != 1 {
-                    return Err("--qp: rocenic's perftest drives one QP per run".into());
-                }
-            }
-            "-o" | "--outs" => {
-                let n = a.num("--outs", 0..=255)?;
-                if !(1..=rocenic_proto::regs::RD_ATOMIC_DEPTH as u64).contains(&n) {
-                    return Err(format!(
-                        "--outs {n}: the requester keeps 1 to {} READs outstanding",
-                        rocenic_proto::regs::RD_ATOMIC_DEPTH
-                    ));
-                }
-                o.outs = n as u8;
-            }
-            "-c" | "--connection" => {
-                let v = a.value().ok_or("--connection needs a value")?;
-                if v != "RC" {
-                    return Err(format!("--connection {v}: only RC is supported"));
-                }
-            }
-            "-F" | "--CPU-freq" => {}
-            "-e" | "--events" => o.events = true,
-            "--report_gbits" => o.gbits = true,
-            "-a" | "--all" | "-D" | "--duration" | "-R" | "--rdma_cm" | "-b"
-            | "--bidirectional" | "--run_infinitely" => {
-                return Err(format!("{name} is not supported by rocenic"))
-            }
-            "--timeout" => o.timeout = Duration::from_secs(a.num("--timeout", 1..=1 << 32)?),
-            "--seed" => o.seed = a.num("--seed", 0..=u64::MAX)?,
-            "--ack-timeout-cycles" => {
-                o.ack_timeout_cycles = Some(a.num("--ack-timeout-cycles", crate::opt::U32)? as u32)
-            }
-            "-h" | "--help" => return Err(String::new()),
-            _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
-            _ => {
-                if !o.attach.take(&name, &mut || a.value())? {
-                    return Err(format!("unknown option {name}"));
-                }
-            }
+    if a.ib_port.is_some_and(|p| p != 1) {
+        return Err("--ib-port: the device has port 1 only".into());
+    }
+    if let Some(v) = a.ib_dev.as_deref().filter(|&v| v != "rocenic0") {
+        return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
+    }
+    if a.qp.is_some_and(|q| q != 1) {
+        return Err("--qp: rocenic's perftest drives one QP per run".into());
+    }
+    if !(1..=rocenic_proto::regs::RD_ATOMIC_DEPTH as u64).contains(&a.outs) {
+        return Err(format!(
+            "--outs {}: the requester keeps 1 to {} READs outstanding",
+            a.outs,
+            rocenic_proto::regs::RD_ATOMIC_DEPTH
+        ));
+    }
+    if let Some(v) = a.connection.as_deref().filter(|&v| v != "RC") {
+        return Err(format!("--connection {v}: only RC is supported"));
+    }
+    for (on, name) in [
+        (a.all, "-a/--all"),
+        (a.duration.is_some(), "-D/--duration"),
+        (a.rdma_cm, "-R/--rdma_cm"),
+        (a.bidirectional, "-b/--bidirectional"),
+        (a.run_infinitely, "--run_infinitely"),
+    ] {
+        if on {
+            return Err(format!("{name} is not supported by rocenic"));
         }
     }
-    if mtu_enum(o.mtu).is_none() {
+    let _ = (&a.gid_index, a.cpu_freq);
+    let size = a.size.unwrap_or(match verb {
+        Verb::WriteLat => 2,
+        Verb::Atomic => 8,
+        _ => 65536,
+    }) as usize;
+    if verb == Verb::Atomic && size != 8 {
         return Err(format!(
-            "--mtu {} is not 256, 512, 1024, 2048 or 4096",
-            o.mtu
+            "--size {size}: an atomic accesses one 8-byte word (ib_atomic_bw's size is 8)"
         ));
     }
-    if o.iters == 0 || o.size == 0 || o.tx_depth == 0 || o.rx_depth == 0 {
-        return Err("--iters, --size, --tx-depth and --rx-depth must be at least 1".into());
-    }
-    if o.size > 1 << 30 {
-        return Err("--size: at most 1 GiB here".into());
-    }
-    if o.verb == Verb::Atomic && o.size != 8 {
-        return Err(format!(
-            "--size {}: an atomic accesses one 8-byte word (ib_atomic_bw's size is 8)",
-            o.size
-        ));
-    }
-    Ok(o)
+    Ok(Opts {
+        verb,
+        server: a.server,
+        port: a.port as u16,
+        size,
+        iters: a.iters.unwrap_or(if lat { 1000 } else { 5000 }),
+        mtu: a.mtu,
+        tx_depth: a.tx_depth as usize,
+        rx_depth: a.rx_depth as usize,
+        gbits: a.report_gbits,
+        events: a.events,
+        timeout: Duration::from_secs(a.timeout),
+        seed: a.seed,
+        ack_timeout_cycles: a.ack_timeout_cycles.map(|v| v as u32),
+        attach: a.attach.into(),
+        outs: a.outs as u8,
+    })
 }
 
 /// `enum ibv_mtu`: 1 = 256 ... 5 = 4096.

@@ -11,7 +11,7 @@
 //! message it last received. Each message we send carries a fresh pattern, and every message we receive
 //! (after the server's first, which is the client's initial buffer) must be the pattern we sent last.
 use super::attach::{self, Attach};
-use super::oob::{gid_text, my_gid, peer_path, Args, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcOpcode, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
@@ -19,31 +19,87 @@ use rocenic_driver::{
 use rocenic_sim::fault::SplitMix64;
 use std::time::{Duration, Instant};
 
-pub const USAGE: &str = "usage: rocenic rc-pingpong [options]          start a server and wait for connection
-       rocenic rc-pingpong [options] <host>   connect to server at <host>
-
-Options of ibv_rc_pingpong:
-  -p, --port=<port>      listen on/connect to port <port> (default 18515)
-  -d, --ib-dev=<dev>     use IB device <dev> (only rocenic0 exists)
-  -i, --ib-port=<port>   use port <port> of IB device (only 1 exists)
-  -s, --size=<size>      size of message to exchange (default 4096)
-  -m, --mtu=<size>       path MTU (default 1024)
-  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)
-  -n, --iters=<iters>    number of exchanges (default 1000)
-  -l, --sl=<sl>          service level value (accepted; RoCEv2 priority is not mapped from it yet)
-  -e, --events           sleep on CQ events (the CQ is armed and the tool waits for the interrupt)
-  -g, --gid-idx=<index>  local port gid index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
-  -c, --chk              validate received buffer (always done here)
-Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory), -N.
-
-rocenic options:
-  --timeout SECONDS      give up after this much wall time (default 300)
-  --seed N               seeds the starting PSN and the data patterns (default 1)
-  --ack-timeout-cycles N local ACK timeout in core cycles instead of IB timeout 14 (67 ms of simulated
-                         time, several seconds of wall time here): recovers our lost frames sooner
-  --echo                 send back each message received, as ibv_rc_pingpong does, instead of fresh
-                         patterns (to pair two rocenic tools: the side without --echo checks the data)
-";
+/// `rocenic rc-pingpong`'s options: `ibv_rc_pingpong`'s, then rocenic's own, then the attachment's.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rocenic rc-pingpong",
+    allow_negative_numbers = true,
+    about = "ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket (pairs with rdma-core)",
+    long_about = "ibv_rc_pingpong on a co-simulated NIC whose Ethernet port is a socket: with its options \
+        and its TCP exchange, so it pairs with an unmodified ibv_rc_pingpong in either role. Without \
+        HOST it is the server and waits for a connection; with HOST it connects to the server there. \
+        Not supported: -o/-O/-P (on-demand paging), -t (timestamps), -j (device memory), -N.",
+    after_help = "Options of ibv_rc_pingpong keep its short and long names and its getopt forms \
+        (-s512, --iters=7)."
+)]
+pub struct Args {
+    /// Connect to the server at HOST (without: be the server)
+    #[arg(value_name = "HOST")]
+    server: Option<String>,
+    /// Listen on/connect to port PORT
+    #[arg(short = 'p', long, default_value_t = 18515, value_parser = crate::opt::int_parser(1..=65535))]
+    port: u64,
+    /// Use IB device DEV (only rocenic0 exists)
+    #[arg(short = 'd', long = "ib-dev", value_name = "DEV")]
+    ib_dev: Option<String>,
+    /// Use port PORT of the IB device (only 1 exists)
+    #[arg(short = 'i', long = "ib-port", value_name = "PORT", value_parser = crate::opt::int_parser(0..=255))]
+    ib_port: Option<u64>,
+    /// Size of message to exchange
+    #[arg(short = 's', long, default_value_t = 4096, value_parser = crate::opt::int_parser(1..=1 << 30))]
+    size: u64,
+    /// Path MTU: 256, 512, 1024, 2048 or 4096
+    #[arg(short = 'm', long, default_value_t = 1024, value_parser = crate::opt::mtu_parser)]
+    mtu: u32,
+    /// Number of receives to post at a time
+    #[arg(short = 'r', long = "rx-depth", default_value_t = 500, value_parser = crate::opt::int_parser(1..=1 << 16))]
+    rx_depth: u64,
+    /// Number of exchanges
+    #[arg(short = 'n', long, default_value_t = 1000, value_parser = crate::opt::int_parser(1..=1 << 32))]
+    iters: u64,
+    /// Service level (accepted; RoCEv2 priority is not mapped from it yet)
+    #[arg(short = 'l', long = "sl", value_parser = crate::opt::int_parser(0..=255))]
+    sl: Option<u64>,
+    /// Sleep on CQ events (the CQ is armed and the tool waits for the interrupt)
+    #[arg(short = 'e', long)]
+    events: bool,
+    /// Local port GID index (accepted; the GID is ::ffff:<ip>, or the --ipv6 address)
+    #[arg(short = 'g', long = "gid-idx", value_parser = crate::opt::int_parser(0..=255))]
+    gid_idx: Option<u64>,
+    /// Validate received buffer (always done here)
+    #[arg(short = 'c', long = "chk")]
+    chk: bool,
+    /// ibv_rc_pingpong's on-demand paging, implicit ODP, prefetch, timestamps, device memory and new send
+    /// API: not supported
+    #[arg(short = 'o', long = "odp", hide = true)]
+    odp: bool,
+    #[arg(short = 'O', long = "iodp", hide = true)]
+    iodp: bool,
+    #[arg(short = 'P', long = "prefetch", hide = true)]
+    prefetch: bool,
+    #[arg(short = 't', long = "ts", hide = true)]
+    ts: bool,
+    #[arg(short = 'j', long = "dm", hide = true)]
+    dm: bool,
+    #[arg(short = 'N', long = "new_send", hide = true)]
+    new_send: bool,
+    /// Give up after this much wall time, seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = crate::opt::int_parser(1..=1 << 32))]
+    timeout: u64,
+    /// Seeds the starting PSN and the data patterns
+    #[arg(long, default_value_t = 1, value_parser = crate::opt::int_parser(0..=u64::MAX))]
+    seed: u64,
+    /// Local ACK timeout in core cycles instead of IB timeout 14 (67 ms of simulated time, several seconds
+    /// of wall time here): recovers our lost frames sooner
+    #[arg(long, value_name = "N", value_parser = crate::opt::int_parser(crate::opt::U32))]
+    ack_timeout_cycles: Option<u64>,
+    /// Send back each message received, as ibv_rc_pingpong does, instead of fresh patterns (to pair two
+    /// rocenic tools: the side without --echo checks the data)
+    #[arg(long)]
+    echo: bool,
+    #[command(flatten)]
+    attach: attach::AttachArgs,
+}
 
 pub struct Opts {
     server: Option<String>,
@@ -60,75 +116,41 @@ pub struct Opts {
     attach: Attach,
 }
 
-pub fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        server: None,
-        port: 18515,
-        size: 4096,
-        mtu: 1024,
-        rx_depth: 500,
-        iters: 1000,
-        timeout: Duration::from_secs(300),
-        seed: 1,
-        ack_timeout_cycles: None,
-        echo: false,
-        events: false,
-        attach: Attach::default(),
-    };
-    let mut a = Args::new(args);
-    while let Some(name) = a.next_opt() {
-        let mut num = |what: &str, range| a.num(what, range);
-        match name.as_str() {
-            "-p" | "--port" => o.port = num("--port", 1..=65535)? as u16,
-            "-s" | "--size" => o.size = num("--size", 1..=1 << 30)? as usize,
-            "-m" | "--mtu" => o.mtu = num("--mtu", 256..=4096)? as u32,
-            "-r" | "--rx-depth" => o.rx_depth = num("--rx-depth", 1..=1 << 16)? as usize,
-            "-n" | "--iters" => o.iters = num("--iters", 1..=1 << 32)? as usize,
-            "-i" | "--ib-port" => {
-                if num("--ib-port", 0..=255)? != 1 {
-                    return Err("--ib-port: the device has port 1 only".into());
-                }
-            }
-            "-d" | "--ib-dev" => {
-                let v = a.value().ok_or("--ib-dev needs a device name")?;
-                if v != "rocenic0" {
-                    return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
-                }
-            }
-            "-l" | "--sl" | "-g" | "--gid-idx" => {
-                num(&name, 0..=255)?;
-            }
-            "-e" | "--events" => o.events = true,
-            "-c" | "--chk" => {}
-            "-o" | "--odp" | "-O" | "--iodp" | "-P" | "--prefetch" | "-t" | "--ts" | "-j"
-            | "--dm" | "-N" | "--new_send" => {
-                return Err(format!("{name} is not supported by rocenic"))
-            }
-            "--timeout" => o.timeout = Duration::from_secs(num("--timeout", 1..=1 << 32)?),
-            "--seed" => o.seed = num("--seed", 0..=u64::MAX)?,
-            "--echo" => o.echo = true,
-            "--ack-timeout-cycles" => {
-                o.ack_timeout_cycles = Some(num("--ack-timeout-cycles", crate::opt::U32)? as u32)
-            }
-            "-h" | "--help" => return Err(String::new()),
-            _ if !name.starts_with('-') && o.server.is_none() => o.server = Some(name.clone()),
-            _ => {
-                if !o.attach.take(&name, &mut || a.value())? {
-                    return Err(format!("unknown option {name}"));
-                }
-            }
+/// The run's options from the command line's, with what clap cannot check.
+pub fn opts(a: Args) -> Result<Opts, String> {
+    if a.ib_port.is_some_and(|p| p != 1) {
+        return Err("--ib-port: the device has port 1 only".into());
+    }
+    if let Some(v) = a.ib_dev.as_deref().filter(|&v| v != "rocenic0") {
+        return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
+    }
+    for (on, name) in [
+        (a.odp, "-o/--odp"),
+        (a.iodp, "-O/--iodp"),
+        (a.prefetch, "-P/--prefetch"),
+        (a.ts, "-t/--ts"),
+        (a.dm, "-j/--dm"),
+        (a.new_send, "-N/--new_send"),
+    ] {
+        if on {
+            return Err(format!("{name} is not supported by rocenic"));
         }
     }
-    if !matches!(o.mtu, 256 | 512 | 1024 | 2048 | 4096) {
-        return Err(format!(
-            "--mtu {} is not 256, 512, 1024, 2048 or 4096",
-            o.mtu
-        ));
-    }
-    if o.iters == 0 || o.rx_depth == 0 {
-        return Err("--iters and --rx-depth must be at least 1".into());
-    }
-    Ok(o)
+    let _ = (a.sl, a.gid_idx, a.chk);
+    Ok(Opts {
+        server: a.server,
+        port: a.port as u16,
+        size: a.size as usize,
+        mtu: a.mtu,
+        rx_depth: a.rx_depth as usize,
+        iters: a.iters as usize,
+        timeout: Duration::from_secs(a.timeout),
+        seed: a.seed,
+        ack_timeout_cycles: a.ack_timeout_cycles.map(|v| v as u32),
+        echo: a.echo,
+        events: a.events,
+        attach: a.attach.into(),
+    })
 }
 
 /// One side's address as the exchange carries it.
@@ -457,10 +479,6 @@ pub fn run(o: Opts) -> Result<(), String> {
     Ok(())
 }
 
-pub fn help() -> String {
-    format!("{USAGE}\n{}", attach::HELP)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::oob::{gid_ipv4, mapped_gid};
@@ -488,7 +506,14 @@ mod tests {
 
     #[test]
     fn options_take_getopt_forms() {
-        let args: Vec<String> = [
+        use clap::Parser;
+        let parse = |w: &[&str]| {
+            Args::try_parse_from(std::iter::once("rc-pingpong").chain(w.iter().copied()))
+                .map_err(|e| e.to_string())
+                .and_then(opts)
+        };
+        let refused = |w: &[&str]| parse(w).err().unwrap_or_default();
+        let o = parse(&[
             "-s",
             "512",
             "--iters=7",
@@ -496,17 +521,13 @@ mod tests {
             "--link",
             "udp:1:2",
             "host",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let o = parse(&args).unwrap();
+        ])
+        .unwrap();
         assert_eq!((o.size, o.iters, o.mtu), (512, 7, 1024));
         assert_eq!(o.server.as_deref(), Some("host"));
-        assert!(
-            parse(&["-m".into(), "2000".into()]).is_err(),
-            "not an IB MTU"
-        );
-        assert!(parse(&["-t".into()]).is_err());
+        assert!(parse(&["-m", "2000"]).is_err(), "not an IB MTU");
+        assert!(refused(&["-t"]).contains("-t/--ts is not supported"));
+        assert!(refused(&["-i", "2"]).contains("port 1 only"));
+        assert!(refused(&["-d", "mlx5_0"]).contains("no device mlx5_0"));
     }
 }
