@@ -10,7 +10,7 @@ use crate::verbs::{
 };
 use crate::{DmaRegion, WcOpcode, WcStatus};
 use rocenic_proto::regs;
-use rocenic_sim::fault::SplitMix64;
+use rocenic_sim::fault::{Draw, RngCore, SeedableRng, SplitMix64};
 use rocenic_sim::{FabricConfig, FastForward, FaultPlan, Width};
 use std::collections::VecDeque;
 
@@ -257,6 +257,22 @@ fn cut_list(r: &mut SplitMix64, addr: u64, len: usize, lkey: u32, max: usize) ->
 }
 
 pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
+    run_with_progress(cfg, &mut |_| {})
+}
+
+/// How far a run is: messages sent (both directions) of the total, and the cycles simulated.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sent: u64,
+    pub total: u64,
+    pub cycles: u64,
+}
+
+/// [`run`], telling `progress` whenever another message is sent.
+pub fn run_with_progress(
+    cfg: &StressConfig,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<StressReport, String> {
     let e = |e: crate::Error| e.to_string();
     let fc = FabricConfig {
         width: cfg.width,
@@ -352,7 +368,7 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
         .iter()
         .map(|m| (m.rbuf_mr.addr(), m.rbuf_mr.lkey()))
         .collect();
-    let cut_rng = std::cell::RefCell::new(SplitMix64::new(cfg.seed ^ 0x5C47_7E12));
+    let cut_rng = std::cell::RefCell::new(SplitMix64::seed_from_u64(cfg.seed ^ 0x5C47_7E12));
     let post_recv = |side: usize, slot: usize| -> Result<(), String> {
         let (addr, lkey) = rbufs[side];
         let list = cut_list(
@@ -380,8 +396,8 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     let mut next_slot = [0usize; 2];
     let mut expect: [VecDeque<ExpectRecv>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut rng = [
-        SplitMix64::new(cfg.seed ^ 0xA5A5_0000),
-        SplitMix64::new(cfg.seed ^ 0x5A5A_0000_0000),
+        SplitMix64::seed_from_u64(cfg.seed ^ 0xA5A5_0000),
+        SplitMix64::seed_from_u64(cfg.seed ^ 0x5A5A_0000_0000),
     ];
     let mut inflight: [VecDeque<InFlight>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut sent = [0usize; 2];
@@ -402,10 +418,20 @@ pub fn run(cfg: &StressConfig) -> Result<StressReport, String> {
     // Every error names the cycle it was found at, for a VCD window (`--vcd`, ROCENIC_VCD_FROM/TO).
     let mut run_loop = || -> Result<(), String> {
         // Until every message is sent and completed, and every receive completion it implies has arrived.
+        let mut told = 0;
         while sent.iter().any(|&n| n < cfg.messages)
             || inflight.iter().any(|q| !q.is_empty())
             || expect.iter().any(|q| !q.is_empty())
         {
+            let now = (sent[0] + sent[1]) as u64;
+            if now != told {
+                told = now;
+                progress(Progress {
+                    sent: now,
+                    total: 2 * cfg.messages as u64,
+                    cycles: pair.cycles(),
+                });
+            }
             for side in 0..2 {
                 while inflight[side].len() < cfg.window && sent[side] < cfg.messages {
                     let peer = 1 - side;

@@ -29,7 +29,7 @@ fn sends_and_writes_gather_their_buffers_in_order() {
         let dst = p.b.ctx.alloc_dma(REGION).unwrap();
         let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
         let dmr = p.b.pd.reg_mr(&dst, 0, REGION, access).unwrap();
-        let mut rng = Rng(0x5EED_0001 + beat);
+        let mut rng = Rng::new(0x5EED_0001 + beat);
         // Lengths around the beat and the MTU, and empty entries.
         let lens = [0, 1, 3, beat - 1, beat, beat + 1, 100, 255, 256, 257, 700];
         for n in 0..24u64 {

@@ -46,15 +46,9 @@ struct Rig {
 }
 
 fn pattern(n: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    use rand_core::{RngCore, SeedableRng};
+    let mut r = rand_xoshiro::SplitMix64::seed_from_u64(seed);
+    (0..n).map(|_| r.next_u64() as u8).collect()
 }
 
 impl Rig {

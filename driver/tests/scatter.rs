@@ -72,7 +72,7 @@ fn sends_scatter_into_the_receive_list_in_order() {
         let dst = p.b.ctx.alloc_dma(REGION).unwrap();
         let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
         let dmr = p.b.pd.reg_mr(&dst, 0, REGION, access).unwrap();
-        let mut rng = Rng(0x5CA7_0001 + beat);
+        let mut rng = Rng::new(0x5CA7_0001 + beat);
         // Lengths around the beat and the MTU, and empty entries.
         let lens = [0, 1, 3, beat - 1, beat, beat + 1, 100, 255, 256, 257, 700];
         for n in 0..30u64 {
@@ -228,7 +228,7 @@ fn interleaved_sends_of_two_qps_keep_their_own_lists() {
         let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
         let dmr = rx_pd.reg_mr(&dst, 0, REGION, access).unwrap();
         dst.write(0, &[FILL; REGION]).unwrap();
-        let mut rng = Rng(0x1A7E_0002 + beat);
+        let mut rng = Rng::new(0x1A7E_0002 + beat);
         let mut senders = Vec::new();
         let mut want = vec![FILL; REGION];
         for s in 0..2usize {
@@ -375,7 +375,7 @@ fn reads_scatter_their_responses_over_the_local_list() {
             p.a.pd
                 .reg_mr(&dst, 0, REGION, AccessFlags::LOCAL_WRITE)
                 .unwrap();
-        let mut rng = Rng(0x4EAD + beat);
+        let mut rng = Rng::new(0x4EAD + beat);
         for i in 0..READS {
             dst.write(0, &[FILL; REGION]).unwrap();
             let entries = 1 + (i % 4) as usize;

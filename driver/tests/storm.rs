@@ -148,7 +148,7 @@ fn storm(width: Width, frames: usize, seed: u64) {
     .unwrap();
     let sent = corpus(&p);
     check_accounting(&p, "before the storm");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let beat = p.a.ctx.beat_bytes() as u64;
     let mut injected = [0u64; 2];
     let mut batch_bytes = 0u64;

@@ -3,7 +3,7 @@
 //! went on the wire, and delivers it to the other port after a fixed latency.
 //!
 //! The link has no Verilator in it, so it can be tested on its own.
-use crate::fault::{FaultPlan, SplitMix64};
+use crate::fault::{FaultPlan, SeedableRng, SplitMix64};
 use rocenic_proto::pcap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -100,7 +100,7 @@ impl Link {
             latency,
             ns_per_cycle: 1000.0 / clock_mhz,
             faults,
-            rng: SplitMix64::new(seed),
+            rng: SplitMix64::seed_from_u64(seed),
             in_flight: [BinaryHeap::new(), BinaryHeap::new()],
             pcap,
             stats: LinkStats::default(),

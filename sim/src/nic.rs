@@ -4,6 +4,7 @@
 //! Each [`Nic::tick`] is one clock cycle: the bench drives the inputs from its state, the core settles with
 //! the clock low, the outputs sampled there decide which handshakes complete at the rising edge, and the
 //! bench updates its state accordingly. Nothing is allocated per cycle; wide buses are copied only on beats.
+use crate::fault::{RngCore, SeedableRng};
 use crate::ffi::{Model, NicIn, NicOut};
 use crate::memory::HostMemory;
 use crate::SimError;
@@ -203,7 +204,9 @@ impl Nic {
             mac_tokens: 0.0,
             rd_reqs: VecDeque::new(),
             rd_cur: 0,
-            rd_reorder: cfg.dma_reorder_seed.map(crate::fault::SplitMix64::new),
+            rd_reorder: cfg
+                .dma_reorder_seed
+                .map(crate::fault::SplitMix64::seed_from_u64),
             rd_reordered: 0,
             rd_beat: 0,
             rd_loaded: false,

@@ -7,7 +7,7 @@
 //! a static table; broadcasts and unknown destinations are flooded.
 //!
 //! No Verilator in here either, so it is tested on its own.
-use crate::fault::SplitMix64;
+use crate::fault::{RngCore, SeedableRng, SplitMix64};
 use crate::link::{PcapTap, MIN_FRAME};
 use crate::nic::WIRE_OVERHEAD_BYTES;
 use rocenic_proto::wire::Ipv4Packet;
@@ -126,7 +126,7 @@ impl Switch {
             queues,
             queue_of,
             bottleneck,
-            rng: SplitMix64::new(seed ^ 0x5717C4),
+            rng: SplitMix64::seed_from_u64(seed ^ 0x5717C4),
             in_flight: BinaryHeap::new(),
             seq: 0,
             pcap,

@@ -113,15 +113,16 @@ impl BigWrite {
     }
 }
 
-/// A small deterministic generator (xorshift), so every run posts the same lists.
-pub struct Rng(pub u64);
+/// The tests' seeded generator (the project's one, SplitMix64 from rand_xoshiro), so every run posts the
+/// same lists.
+pub struct Rng(rand_xoshiro::SplitMix64);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(rand_core::SeedableRng::seed_from_u64(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        rand_core::RngCore::next_u64(&mut self.0)
     }
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n

@@ -145,14 +145,6 @@ mod tests {
         );
     }
 
-    /// A small xorshift: the same events every run.
-    fn next(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
-
     /// Every counter counts every event: four counters see one every cycle (the accumulators' worst
     /// case), the rest at random, while the host sets counters and reads them. A read during events
     /// returns a value between the counter's at the request and at the answer; after the events stop,
@@ -166,7 +158,8 @@ mod tests {
         sim.add_clock(5, |x: &mut Box<Regs>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<Regs>| {
             let mut x = sim.init()?;
-            let mut seed = 0x2545_F491_4F6C_DD1Du64;
+            // The events: the same every run.
+            let mut rng = crate::prim::test_rng(0x2545_F491_4F6C_DD1D);
             let mut model = vec![0u32; n];
             x.reset.next = true;
             wait_clock_cycles!(sim, clock, x, 2);
@@ -177,17 +170,15 @@ mod tests {
             for cycle in 0..3000 {
                 let mut mask = 0u128;
                 for k in 0..n {
-                    if k < 4 || next(&mut seed).is_multiple_of(4) {
+                    if k < 4 || rng().is_multiple_of(4) {
                         mask |= 1 << k;
                     }
                 }
                 x.drive_counter_events(mask);
                 // Back to back half the time: each read visit holds the sweep for a cycle.
-                if op.is_none() && reading.is_none() && next(&mut seed).is_multiple_of(2) {
-                    let k = (next(&mut seed) % n as u64) as usize;
-                    let w = next(&mut seed)
-                        .is_multiple_of(3)
-                        .then(|| next(&mut seed) as u32 | 0x8000_0000);
+                if op.is_none() && reading.is_none() && rng().is_multiple_of(2) {
+                    let k = (rng() % n as u64) as usize;
+                    let w = rng().is_multiple_of(3).then(|| rng() as u32 | 0x8000_0000);
                     op = Some((k, w, model[k]));
                 }
                 x.wr_valid.next = false;

@@ -16,13 +16,11 @@ pub mod slot_fill;
 pub mod slot_pick;
 pub mod stream_slice;
 
-/// The tests' seeded random numbers (xorshift64): the same sequence every run.
+/// The tests' seeded random numbers (the project's one generator, SplitMix64 from rand_xoshiro): the
+/// same sequence every run.
 #[cfg(test)]
-pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    }
+pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
+    use rand_core::{RngCore, SeedableRng};
+    let mut r = rand_xoshiro::SplitMix64::seed_from_u64(seed);
+    move || r.next_u64()
 }

@@ -28,6 +28,8 @@ mod perftest;
 mod pingmesh;
 #[cfg(feature = "sim")]
 mod pingpong;
+#[cfg(feature = "sim")]
+mod progress;
 mod stat;
 #[cfg(feature = "sim")]
 mod stress;

@@ -35,7 +35,7 @@ use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
 };
-use rocenic_sim::fault::SplitMix64;
+use rocenic_sim::fault::{RngCore, SeedableRng, SplitMix64};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -538,7 +538,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         lid: 0,
         out_reads: o.outs as u16,
         qpn: qp.qp_num(),
-        psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
+        psn: (SplitMix64::seed_from_u64(o.seed).next_u64() & 0xFF_FFFF) as u32,
         rkey: mr.rkey(),
         vaddr: mr.addr()
             + if o.verb == Verb::WriteLat {

@@ -362,7 +362,10 @@ fn run_mesh(a: &Args, width: Width) -> Result<Vec<Vec<Vec<u64>>>, String> {
     let clock = |f: &Arc<Mutex<Fabric>>| f.lock().unwrap().cycles();
     let rounds = a.probes as usize * (n - 1);
     let mut wc = [WorkCompletion::default(); 16];
+    let bar = crate::progress::bar(rounds as u64, "rounds");
     for r in 0..rounds {
+        bar.set_position(r as u64);
+        bar.set_message(format!("{} cycles", clock(&fabric)));
         // Round r: host i probes host i + 1 + r mod (n - 1): a permutation, no host probed twice.
         let shift = 1 + r % (n - 1);
         let t0 = clock(&fabric);
@@ -402,6 +405,7 @@ fn run_mesh(a: &Args, width: Width) -> Result<Vec<Vec<Vec<u64>>>, String> {
             post_bulk(&hosts, &mut bulk_out)?;
         }
     }
+    bar.finish_and_clear();
     // Drain the bulk stream before the hosts go away.
     if let Some((s, _)) = a.congest {
         let h = &hosts[s as usize];

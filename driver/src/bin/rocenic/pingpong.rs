@@ -16,7 +16,7 @@ use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcOpcode, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
 };
-use rocenic_sim::fault::SplitMix64;
+use rocenic_sim::fault::{RngCore, SeedableRng, SplitMix64};
 use std::time::{Duration, Instant};
 
 /// `rocenic rc-pingpong`'s options: `ibv_rc_pingpong`'s, then rocenic's own, then the attachment's.
@@ -269,7 +269,7 @@ pub fn run(o: Opts) -> Result<(), String> {
         lid: 0,
         qpn: qp.qp_num(),
         // Seeded, like ibv_rc_pingpong's `lrand48() & 0xffffff`.
-        psn: (SplitMix64::new(o.seed).next_u64() & 0xFF_FFFF) as u32,
+        psn: (SplitMix64::seed_from_u64(o.seed).next_u64() & 0xFF_FFFF) as u32,
         gid: my_gid(&o.attach),
     };
     println!(

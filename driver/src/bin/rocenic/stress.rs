@@ -139,7 +139,13 @@ pub fn config(a: Args) -> Result<StressConfig, String> {
 
 pub fn run(c: StressConfig) -> Result<(), String> {
     let wall = Instant::now();
-    let r = stress::run(&c)?;
+    let bar = crate::progress::bar(2 * c.messages as u64, "messages");
+    let r = stress::run_with_progress(&c, &mut |p| {
+        bar.set_position(p.sent);
+        bar.set_message(format!("{} cycles", p.cycles));
+    });
+    bar.finish_and_clear();
+    let r = r?;
     let secs = wall.elapsed().as_secs_f64();
     let total: u64 = r.count.iter().sum();
     println!(
