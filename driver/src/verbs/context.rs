@@ -506,6 +506,12 @@ impl Context {
             .collect()
     }
 
+    /// The transmit engine's requester state (`TX_STATUS`, docs/registers.md): for saying why a send
+    /// queue stands still.
+    pub fn tx_status(&self) -> u32 {
+        self.dev.read(regs::TX_STATUS)
+    }
+
     /// Work requests the driver has completed with `WR_FLUSH_ERR`.
     pub fn flushed_wqes(&self) -> u64 {
         self.dev.flushed_wqes.load(Ordering::Relaxed)

@@ -6,6 +6,37 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The options rdma-core's and perftest's tools share: the peer to connect to (none: be the server),
+/// the out-of-band TCP port, and the device and port, of which rocenic has one each.
+#[derive(clap::Args, Debug)]
+pub struct Peer {
+    /// Connect to the server at HOST (without: be the server)
+    #[arg(value_name = "HOST")]
+    pub server: Option<String>,
+    /// Listen on/connect to port PORT
+    #[arg(short = 'p', long, default_value_t = 18515, value_parser = crate::opt::int_parser(1..=65535))]
+    pub port: u64,
+    /// Use IB device DEV (only rocenic0 exists)
+    #[arg(short = 'd', long = "ib-dev", value_name = "DEV")]
+    pub ib_dev: Option<String>,
+    /// Use port PORT of the IB device (only 1 exists)
+    #[arg(short = 'i', long = "ib-port", value_name = "PORT", value_parser = crate::opt::int_parser(0..=255))]
+    pub ib_port: Option<u64>,
+}
+
+impl Peer {
+    /// The device and port named must be the one each there is.
+    pub fn check(&self) -> Result<(), String> {
+        if self.ib_port.is_some_and(|p| p != 1) {
+            return Err("--ib-port: the device has port 1 only".into());
+        }
+        if let Some(v) = self.ib_dev.as_deref().filter(|&v| v != "rocenic0") {
+            return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
+        }
+        Ok(())
+    }
+}
+
 /// The RoCEv2 GID of an IPv4 address (`::ffff:a.b.c.d`).
 pub fn mapped_gid(ip: Ipv4Addr) -> [u8; 16] {
     let mut g = [0u8; 16];

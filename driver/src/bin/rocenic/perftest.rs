@@ -30,7 +30,7 @@
 //! remote address by the size rounded up to the cache line and wrapping at the cycle buffer, as perftest
 //! does, so a perftest server's buffer covers every access; ours is registered the same size perftest's is.
 use super::attach::{self, Attach};
-use super::oob::{gid_text, my_gid, peer_path, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Peer, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
@@ -83,18 +83,8 @@ impl Verb {
         sizes), -D (duration), -R/--rdma_cm, -b (bidirectional), --run_infinitely."
 )]
 pub struct Args {
-    /// Connect to the server at HOST (without: be the server)
-    #[arg(value_name = "HOST")]
-    server: Option<String>,
-    /// Listen on/connect to port PORT
-    #[arg(short = 'p', long, default_value_t = 18515, value_parser = crate::opt::int_parser(1..=65535))]
-    port: u64,
-    /// Use IB device DEV (only rocenic0 exists)
-    #[arg(short = 'd', long = "ib-dev", value_name = "DEV")]
-    ib_dev: Option<String>,
-    /// Use port PORT (only 1 exists)
-    #[arg(short = 'i', long = "ib-port", value_name = "PORT", value_parser = crate::opt::int_parser(0..=255))]
-    ib_port: Option<u64>,
+    #[command(flatten)]
+    peer: Peer,
     /// Size of message to exchange (default 65536; write-lat 2; atomic-bw 8 only)
     #[arg(short = 's', long, value_parser = crate::opt::int_parser(1..=1 << 30))]
     size: Option<u64>,
@@ -177,12 +167,7 @@ pub struct Opts {
 /// The run's options for `verb` from the command line's, with what clap cannot check.
 pub fn opts(verb: Verb, a: Args) -> Result<Opts, String> {
     let lat = verb == Verb::WriteLat;
-    if a.ib_port.is_some_and(|p| p != 1) {
-        return Err("--ib-port: the device has port 1 only".into());
-    }
-    if let Some(v) = a.ib_dev.as_deref().filter(|&v| v != "rocenic0") {
-        return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
-    }
+    a.peer.check()?;
     if a.qp.is_some_and(|q| q != 1) {
         return Err("--qp: rocenic's perftest drives one QP per run".into());
     }
@@ -220,8 +205,8 @@ pub fn opts(verb: Verb, a: Args) -> Result<Opts, String> {
     }
     Ok(Opts {
         verb,
-        server: a.server,
-        port: a.port as u16,
+        server: a.peer.server,
+        port: a.peer.port as u16,
         size,
         iters: a.iters.unwrap_or(if lat { 1000 } else { 5000 }),
         mtu: a.mtu,
@@ -695,7 +680,7 @@ pub fn run(o: Opts) -> Result<(), String> {
                 &mut wakeups,
                 &format!("running ({done} of {} completed)", o.iters),
             )
-            .map_err(|m| format!("{m}; {}", nic_state(&fabric)))?;
+            .map_err(|m| format!("{m}; {}", nic_state(&ctx)))?;
         check_completion(&wc, true)?;
         done += 1;
         meter.completed(o.size);
@@ -1030,23 +1015,21 @@ fn linger(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) {
 }
 
 /// What the NIC says about a run that stopped: the requester's state and the counters of loss and
-/// recovery (docs/registers.md).
-fn nic_state(fabric: &std::sync::Arc<std::sync::Mutex<rocenic_sim::Fabric>>) -> String {
-    let mut f = fabric.lock().unwrap();
-    let mut out = format!(
-        "NIC: TX_STATUS {:#010x}",
-        f.reg_read(0, rocenic_proto::regs::TX_STATUS)
-    );
-    for (name, reg) in [
-        ("RX_DROP_OVERFLOW", rocenic_proto::regs::RX_DROP_OVERFLOW),
-        (
-            "IMPLIED_NAK_SEQ_ERR",
-            rocenic_proto::regs::IMPLIED_NAK_SEQ_ERR,
-        ),
-        ("RETRANSMITS", rocenic_proto::regs::RETRANSMITS),
-        ("ACK_TIMEOUTS", rocenic_proto::regs::ACK_TIMEOUTS),
+/// recovery (docs/registers.md), read through the verbs context as any tool reads them.
+fn nic_state(ctx: &rocenic_driver::Context) -> String {
+    let counters = ctx.counters();
+    let mut out = format!("NIC: TX_STATUS {:#010x}", ctx.tx_status());
+    for name in [
+        "rx_drop_overflow",
+        "implied_nak_seq_err",
+        "retransmits",
+        "ack_timeouts",
     ] {
-        out += &format!(", {name} {}", f.reg_read(0, reg));
+        let v = counters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v);
+        out += &format!(", {} {v}", name.to_uppercase());
     }
     out
 }

@@ -11,7 +11,7 @@
 //! message it last received. Each message we send carries a fresh pattern, and every message we receive
 //! (after the server's first, which is the client's initial buffer) must be the pattern we sent last.
 use super::attach::{self, Attach};
-use super::oob::{gid_text, my_gid, peer_path, Pump};
+use super::oob::{gid_text, my_gid, peer_path, Peer, Pump};
 use rocenic_driver::{
     AccessFlags, InitAttrs, QpAttr, QpCaps, QueuePair, RecvRequest, RtrAttrs, RtsAttrs, SendFlags,
     SendOp, Sge, WcOpcode, WcStatus, WorkRequest, DEFAULT_HOP_LIMIT,
@@ -33,18 +33,8 @@ use std::time::{Duration, Instant};
         (-s512, --iters=7)."
 )]
 pub struct Args {
-    /// Connect to the server at HOST (without: be the server)
-    #[arg(value_name = "HOST")]
-    server: Option<String>,
-    /// Listen on/connect to port PORT
-    #[arg(short = 'p', long, default_value_t = 18515, value_parser = crate::opt::int_parser(1..=65535))]
-    port: u64,
-    /// Use IB device DEV (only rocenic0 exists)
-    #[arg(short = 'd', long = "ib-dev", value_name = "DEV")]
-    ib_dev: Option<String>,
-    /// Use port PORT of the IB device (only 1 exists)
-    #[arg(short = 'i', long = "ib-port", value_name = "PORT", value_parser = crate::opt::int_parser(0..=255))]
-    ib_port: Option<u64>,
+    #[command(flatten)]
+    peer: Peer,
     /// Size of message to exchange
     #[arg(short = 's', long, default_value_t = 4096, value_parser = crate::opt::int_parser(1..=1 << 30))]
     size: u64,
@@ -118,12 +108,7 @@ pub struct Opts {
 
 /// The run's options from the command line's, with what clap cannot check.
 pub fn opts(a: Args) -> Result<Opts, String> {
-    if a.ib_port.is_some_and(|p| p != 1) {
-        return Err("--ib-port: the device has port 1 only".into());
-    }
-    if let Some(v) = a.ib_dev.as_deref().filter(|&v| v != "rocenic0") {
-        return Err(format!("--ib-dev: no device {v} (only rocenic0)"));
-    }
+    a.peer.check()?;
     for (on, name) in [
         (a.odp, "-o/--odp"),
         (a.iodp, "-O/--iodp"),
@@ -138,8 +123,8 @@ pub fn opts(a: Args) -> Result<Opts, String> {
     }
     let _ = (a.sl, a.gid_idx, a.chk);
     Ok(Opts {
-        server: a.server,
-        port: a.port as u16,
+        server: a.peer.server,
+        port: a.peer.port as u16,
         size: a.size as usize,
         mtu: a.mtu,
         rx_depth: a.rx_depth as usize,
