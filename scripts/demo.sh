@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo run --release -q -p rocenic-driver --bin rocenic -- demo "$@"
+cargo run --release -q -p rocenic-tools --bin rocenic -- demo "$@"

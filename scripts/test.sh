@@ -199,7 +199,7 @@ fi
 
 if [[ $full == 1 ]]; then
     hdr "long cargo tests (--full; #[ignore]d in the job): 64 MiB transfers, 4,096 QPs, the matrix's other MTUs, two DCQCN flows"
-    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-driver --test driver -- --ignored
+    step "ignored cargo tests" out/cargo-test-ignored.log cargo test --release -p rocenic-tools --test driver -- --ignored
 fi
 
 hdr "bench runs (its numbers go to docs/performance.md; here it must only run: a second)"

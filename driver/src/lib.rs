@@ -1,5 +1,7 @@
 //! rocenic's userspace driver: verbs over a [`backend::Backend`], so the same code drives the co-simulated
-//! NIC (`backend::sim::SimBackend`, feature `sim`, on by default) and, later, an FPGA behind VFIO.
+//! NIC (`backend::sim::SimBackend`, feature `sim`, on by default) and, later, an FPGA behind VFIO. The
+//! harnesses built on it (connected pairs, conformance, stress) are `rocenic-testkit`; the tools,
+//! `rocenic-tools`.
 //!
 //! Nouns as in ibverbs, without the prefix: [`Context`], [`ProtectionDomain`], [`MemoryRegion`],
 //! [`CompletionQueue`], [`QueuePair`], [`WorkRequest`], [`WorkCompletion`].
@@ -9,17 +11,7 @@
 //!   -> QueuePair::create -> modify(Init) -> modify(Rtr) -> modify(Rts) -> post_send / post_recv -> poll
 //! ```
 pub mod backend;
-#[cfg(feature = "sim")]
-pub mod conformance;
-#[cfg(feature = "sim")]
-pub mod congestion;
 pub mod error;
-#[cfg(feature = "sim")]
-pub mod pair;
-#[cfg(feature = "sim")]
-pub mod replay;
-#[cfg(feature = "sim")]
-pub mod stress;
 pub mod verbs;
 
 pub use backend::{Backend, DmaRegion};

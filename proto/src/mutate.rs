@@ -1,5 +1,5 @@
 //! Malformed frames from valid ones, for fuzzing the parsers (`tests/fuzz.rs`) and for storms of bad
-//! frames into a running NIC (`driver/tests/storm.rs`): bit flips (mostly in the headers), extreme field
+//! frames into a running NIC (`tools/tests/storm.rs`): bit flips (mostly in the headers), extreme field
 //! values, truncation, extension, bytes inserted and removed, and header changes with the ICRC resealed
 //! so that the frame passes the checksum and reaches the transport's checks. The caller supplies the
 //! random numbers (a seeded generator), so a run is repeated exactly by its seed.

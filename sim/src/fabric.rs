@@ -57,7 +57,7 @@ pub struct FabricConfig {
 /// core has been quiet for two cycles with its bench's inputs still, and no frame is due on the link,
 /// one clock edge with the core's `warp` input set stands for as many cycles as all of them allow: the
 /// timers advance by that many at once. Frames, completions, counters and their cycles are the same as
-/// without it (`driver/tests/fast_forward.rs` checks that).
+/// without it (`tools/tests/fast_forward.rs` checks that).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FastForward {
     #[default]

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 caps=${ROCENIC_CAPTURES:-testbench/captures}
-import() { cargo run --release -q -p rocenic-driver --bin rocenic -- conformance import "$@"; }
+import() { cargo run --release -q -p rocenic-tools --bin rocenic -- conformance import "$@"; }
 rm -rf testbench/conformance/cases/capture_rxe_rc_pingpong_* testbench/conformance/cases/capture_public_*
 if [[ -f ${ROCENIC_INTEROP_CAPTURES:-out/interop-perftest}/send-bw-A-1024-64.pcap ]]; then
     rm -rf testbench/conformance/cases/capture_rxe_ib_*

@@ -49,7 +49,7 @@ out=$(cd "$out" && pwd)
 
 bash "$here/setup.sh" --with-tshark
 bash "$here/build-image.sh"
-(cd "$root" && cargo build --release -q -p rocenic-driver --bin rocenic)
+(cd "$root" && cargo build --release -q -p rocenic-tools --bin rocenic)
 rocenic=$root/target/release/rocenic
 
 free_port() { python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, int(sys.argv[1])); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' "$1"; }

@@ -51,7 +51,7 @@ out=$(cd "$out" && pwd)
 
 bash "$here/setup.sh" --with-tshark
 bash "$here/build-image.sh"
-(cd "$root" && cargo build --release -q -p rocenic-driver --bin rocenic)
+(cd "$root" && cargo build --release -q -p rocenic-tools --bin rocenic)
 rocenic=$root/target/release/rocenic
 
 # Free ports chosen by the kernel, so parallel runs and leftovers do not collide.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The driver's VFIO layer against the kernel's real VFIO: QEMU's `edu` PCI device behind an emulated Intel
-# IOMMU, in the interop guest (testbench/interop), driven by the `vfio-edu` binary (driver/src/bin).
+# IOMMU, in the interop guest (testbench/interop), driven by the `vfio-edu` binary (tools/src/bin).
 #
 # Boot 1 (q35 + intel-iommu + edu, guest intel_iommu=on):
 #   - opening a device that does not exist, and edu before it is bound to vfio-pci, give those errors;
@@ -25,7 +25,7 @@ bash "$root/testbench/interop/build-image.sh"
 # A static binary: the guest has glibc but not libgcc_s/libstdc++. Its own target dir, so the flags do
 # not invalidate the workspace's build cache; without the sim feature it links no Verilated model.
 (cd "$root" && CARGO_TARGET_DIR=$root/build/vfio-target RUSTFLAGS="-C target-feature=+crt-static" \
-    cargo build -q --release --target x86_64-unknown-linux-gnu -p rocenic-driver \
+    cargo build -q --release --target x86_64-unknown-linux-gnu -p rocenic-tools \
     --no-default-features --features vfio --bin vfio-edu --bin rocenic)
 bin=$root/build/vfio-target/x86_64-unknown-linux-gnu/release/vfio-edu
 tool=$root/build/vfio-target/x86_64-unknown-linux-gnu/release/rocenic

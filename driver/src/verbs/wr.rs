@@ -251,8 +251,9 @@ impl RecvWr<'_> {
 
     /// The receive WQE the core fetches: 128 bytes, of which a 64-byte ring uses the first half. One
     /// entry goes in the header (ADDR, LKEY); several in the scatter list after it, LENGTH their sum.
-    /// The caller has checked the list fits (a 128-byte WQE for more than one entry) and its length.
-    pub(crate) fn encode(&self) -> [u8; WQE_128_BYTES] {
+    /// The caller has checked the list fits (a 128-byte WQE for more than one entry) and its length
+    /// (public so that tests can build a WQE the driver itself would refuse to post).
+    pub fn encode(&self) -> [u8; WQE_128_BYTES] {
         let mut w = [0u8; WQE_128_BYTES];
         put(
             &mut w,
