@@ -126,6 +126,15 @@ impl Flow {
 
 /// Runs the experiment.
 pub fn run(x: &Experiment) -> Result<Trace, String> {
+    run_with_progress(x, &mut |_, _| {})
+}
+
+/// [`run`], telling `progress` the simulated microseconds so far and the experiment's, about every
+/// 10 us of simulated time.
+pub fn run_with_progress(
+    x: &Experiment,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<Trace, String> {
     let width = Width::W64;
     let mhz = width.clock_mhz();
     let line_gbps = width.line_gbps();
@@ -228,10 +237,16 @@ pub fn run(x: &Experiment) -> Result<Trace, String> {
     let total = (x.duration_us * mhz) as u64;
     let stop = (x.stop_flow1_us * mhz) as u64;
     let start = fabric.lock().unwrap().cycles();
+    let tell_every = (10.0 * mhz) as u64;
+    let mut told = 0;
     loop {
         let now = fabric.lock().unwrap().cycles() - start;
         if now >= total {
             break;
+        }
+        if now >= told + tell_every {
+            told = now;
+            progress(now as f64 / mhz, x.duration_us);
         }
         for (i, fl) in flows.iter_mut().enumerate() {
             fl.reap()?;

@@ -1,7 +1,7 @@
 //! `rocenic dcqcn`: two flows through an ECN-marking switch (`rocenic_testkit::congestion`), a table of
 //! the rates over time and, with `--svg`, the plot.
 use crate::opt;
-use rocenic_testkit::congestion::{run as run_experiment, Experiment};
+use rocenic_testkit::congestion::{run_with_progress, Experiment};
 
 /// `rocenic dcqcn`'s options.
 #[derive(clap::Parser, Debug)]
@@ -70,7 +70,10 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let svg = a.svg;
     let wall = std::time::Instant::now();
-    let t = run_experiment(&x)?;
+    let bar = crate::progress::bar(x.duration_us as u64, "us simulated");
+    let t = run_with_progress(&x, &mut |now, _| bar.set_position(now as u64));
+    bar.finish_and_clear();
+    let t = t?;
     println!(
         "rocenic dcqcn: DCQCN {}, bottleneck {} Gb/s, ECN marking {}..{} bytes (p {} at kmax), flow 1 stops at {} us",
         if x.dcqcn { "on" } else { "off" },
