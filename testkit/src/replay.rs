@@ -1109,7 +1109,7 @@ pub fn export(
     let sc = Scenario {
         name: name.to_string(),
         rule: rule.to_string(),
-        source: format!("exported from the scripted case `{name}` (testkit/src/conformance.rs)"),
+        source: format!("exported from the scripted case `{name}` (testkit/src/conformance/)"),
         end_cycle: end,
         nic: NicSetup::from_params(&b.params, 64, b.pair.a.qp.qp_num(), b.pair.b.qp.qp_num()),
         mr: b.mr_setups(),

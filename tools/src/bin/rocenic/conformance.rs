@@ -316,7 +316,7 @@ pub fn markdown() -> String {
          by field with `rocenic_proto::wire` and checks what A puts on the wire (opcode, PSN, AETH syndrome and MSN, \
          extension headers, payload), A's completions, counters and memory. Each case's frames are written to \
          `out/conformance/<case>.pcap` and checked by `testbench/check_pcap.py` (ICRC recomputed with zlib, tshark decode, PFC and PAUSE fields as tshark reads them). \
-         The expected values are the spec's, written in each case (`testkit/src/conformance.rs`); every case a scenario \
+         The expected values are the spec's, written in each case (`testkit/src/conformance/`); every case a scenario \
          file can express is also kept as files and replayed from them (below): all but the `_scatter_` cases, whose \
          receive WQEs have scatter lists (a scenario's receive step names one buffer).\n\n\
          | case | rule (IBA vol. 1 section) |\n|---|---|\n",
