@@ -313,27 +313,44 @@ impl Device {
 
     /// QUERY, the PSNs: the next one the requester sends and the one the responder expects.
     pub fn qp_psns(&self, qpn: u32) -> (u32, u32) {
-        self.query(qpn, || {
-            (
-                self.read(regs::SQ_PSN) & 0xFF_FFFF,
-                self.read(regs::RQ_PSN) & 0xFF_FFFF,
-            )
-        })
+        self.query(qpn, || self.window_psns())
     }
 
     /// QUERY, the per-QP counters: out_of_sequence, duplicate_request, packet_seq_err,
     /// local_ack_timeout_err, retransmits.
     pub fn qp_counters(&self, qpn: u32) -> [u32; 5] {
+        self.query(qpn, || self.window_counters())
+    }
+
+    /// One QUERY for the state, the PSNs and the counters together (what a monitoring tool reads).
+    pub fn qp_snapshot(&self, qpn: u32) -> (u32, (u32, u32), [u32; 5]) {
         self.query(qpn, || {
-            [
-                regs::QP_OUT_OF_SEQUENCE,
-                regs::QP_DUPLICATE_REQUEST,
-                regs::QP_PACKET_SEQ_ERR,
-                regs::QP_LOCAL_ACK_TIMEOUT_ERR,
-                regs::QP_RETRANSMITS,
-            ]
-            .map(|r| self.read(r))
+            (
+                self.read(regs::QP_STATE),
+                self.window_psns(),
+                self.window_counters(),
+            )
         })
+    }
+
+    /// The PSNs a QUERY loaded into the window.
+    fn window_psns(&self) -> (u32, u32) {
+        (
+            self.read(regs::SQ_PSN) & 0xFF_FFFF,
+            self.read(regs::RQ_PSN) & 0xFF_FFFF,
+        )
+    }
+
+    /// The counters a QUERY loaded into the window.
+    fn window_counters(&self) -> [u32; 5] {
+        [
+            regs::QP_OUT_OF_SEQUENCE,
+            regs::QP_DUPLICATE_REQUEST,
+            regs::QP_PACKET_SEQ_ERR,
+            regs::QP_LOCAL_ACK_TIMEOUT_ERR,
+            regs::QP_RETRANSMITS,
+        ]
+        .map(|r| self.read(r))
     }
 
     /// QUERY, the state only (the core moves QPs to ERR by itself; `QueuePair::query` asks only after

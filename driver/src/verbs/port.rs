@@ -109,8 +109,6 @@ impl Context {
             Width::W64 => (1, 8),
             Width::W512 => (2, 32),
         };
-        let mac =
-            (u64::from(d.read(regs::MAC_HI)) << 32 | u64::from(d.read(regs::MAC_LO))).to_be_bytes();
         PortAttr {
             state: if d.read(regs::CONTROL) & regs::CONTROL_ENABLE != 0 {
                 PortState::Active
@@ -123,7 +121,7 @@ impl Context {
             active_width,
             active_speed,
             rate_gbps: d.width.line_gbps(),
-            mac: mac[2..].try_into().unwrap(),
+            mac: self.port_mac(),
             ipv4: Ipv4Addr::from(d.read(regs::IPV4)),
             gids: (0..regs::GID_TABLE_LEN)
                 .map(|i| GidEntry {
@@ -139,7 +137,14 @@ impl Context {
 
     /// The node GUID (and system image GUID) of the device: from the port's MAC.
     pub fn node_guid(&self) -> u64 {
-        node_guid(self.query_port().mac)
+        node_guid(self.port_mac())
+    }
+
+    /// The port's MAC (MAC_HI:MAC_LO).
+    fn port_mac(&self) -> [u8; 6] {
+        let d = &self.dev;
+        let v = u64::from(d.read(regs::MAC_HI)) << 32 | u64::from(d.read(regs::MAC_LO));
+        v.to_be_bytes()[2..].try_into().unwrap()
     }
 
     /// QP `qpn`'s state, PSNs and counters, read from the core by QUERY whoever made the QP (another
@@ -148,11 +153,8 @@ impl Context {
         if qpn >= 1 << self.dev.qp_log {
             return Err(Error::BadAttr("QPN beyond the device's QP table"));
         }
-        let d = &self.dev;
-        let raw = d.qp_state(qpn);
+        let (raw, (sq_psn, rq_psn), c) = self.dev.qp_snapshot(qpn);
         let state = QpState::from_u32(raw).ok_or(Error::BadAttr("QP_STATE holds no QP state"))?;
-        let (sq_psn, rq_psn) = d.qp_psns(qpn);
-        let c = d.qp_counters(qpn);
         Ok(QpStatistics {
             qpn,
             state,

@@ -16,7 +16,7 @@ pub struct AttachArgs {
     #[arg(long, value_name = "SPEC", value_parser = ExternalSpec::parse)]
     link: Option<ExternalSpec>,
     /// The NIC's IPv4 address; its GID is ::ffff:ADDR
-    #[arg(long, value_name = "ADDR[/PREFIX]", default_value = "10.0.0.2", value_parser = ipv4_parser)]
+    #[arg(long, value_name = "ADDR[/PREFIX]", default_value_t = DEFAULT_IP, value_parser = ipv4_parser)]
     ip: Ipv4Addr,
     /// Also an IPv6 address (the port's GID table entry 0): the GID the tool gives its peer, whose own GID
     /// must then be IPv6 too (RoCEv2 over IPv6)
@@ -27,9 +27,9 @@ pub struct AttachArgs {
     /// Linux peer on eth0.VID)
     #[arg(long, value_name = "VID", value_parser = crate::opt::int_parser(1..=4094))]
     vlan: Option<u64>,
-    /// The NIC's MAC
-    #[arg(long, default_value = "02:52:4f:43:45:02", value_parser = parse_mac)]
-    mac: [u8; 6],
+    /// The NIC's MAC (default 02:52:4f:43:45:02)
+    #[arg(long, value_parser = parse_mac)]
+    mac: Option<[u8; 6]>,
     /// Capture every frame on the wire
     #[arg(long, value_name = "FILE")]
     pcap: Option<PathBuf>,
@@ -74,7 +74,7 @@ impl From<AttachArgs> for Attach {
             link: a.link,
             ip: a.ip,
             ip6: a.ipv6,
-            mac: a.mac,
+            mac: a.mac.unwrap_or(DEFAULT_MAC),
             pcap: a.pcap,
             width: a.width,
             drop: a.drop,
@@ -99,22 +99,9 @@ pub struct Attach {
     pub vlan: Option<u16>,
 }
 
-impl Default for Attach {
-    fn default() -> Self {
-        Attach {
-            link: None,
-            ip: Ipv4Addr::new(10, 0, 0, 2),
-            ip6: None,
-            mac: [0x02, 0x52, 0x4F, 0x43, 0x45, 0x02],
-            pcap: None,
-            width: Width::W64,
-            drop: 0.0,
-            drop_frames: None,
-            link_seed: 1,
-            vlan: None,
-        }
-    }
-}
+/// The NIC's address unless `--ip` and `--mac` say otherwise (also a `--device sim` NIC's).
+pub const DEFAULT_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+pub const DEFAULT_MAC: [u8; 6] = [0x02, 0x52, 0x4F, 0x43, 0x45, 0x02];
 
 pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     let parts: Vec<u8> = s

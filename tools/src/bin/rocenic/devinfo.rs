@@ -2,7 +2,7 @@
 //! with `-v` for the limits, the port's speed and the GID table.
 use crate::device::{DeviceSpec, DEVICE_HELP};
 use clap::Parser;
-use rocenic_driver::verbs::mtu_enum;
+use rocenic_driver::verbs::{mtu_enum, node_guid};
 use rocenic_driver::Context;
 
 /// The name the tools give the one device a `--device` opens, as ibverbs names devices (`hca_id`).
@@ -35,8 +35,8 @@ pub fn run(a: Args) -> Result<(), String> {
         println!("1 HCA found:\n\t{DEVICE_NAME}");
         return Ok(());
     }
-    let dev = a.device.open_to_inspect()?;
-    print!("{}", report(&dev.ctx, a.verbose));
+    let ctx = a.device.open_to_inspect()?;
+    print!("{}", report(&ctx, a.verbose));
     Ok(())
 }
 
@@ -68,8 +68,9 @@ pub fn report(ctx: &Context, verbose: bool) -> String {
         "fw_ver",
         format!("{}.{}", d.fw_ver >> 16, d.fw_ver & 0xFFFF),
     );
-    line(1, "node_guid", guid(ctx.node_guid()));
-    line(1, "sys_image_guid", guid(ctx.node_guid()));
+    let node = guid(node_guid(p.mac));
+    line(1, "node_guid", node.clone());
+    line(1, "sys_image_guid", node);
     line(1, "hw_ver", format!("{}-bit datapath", d.width.bits()));
     line(1, "backend", ctx.describe());
     line(1, "phys_port_cnt", "1".into());

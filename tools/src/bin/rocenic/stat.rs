@@ -120,24 +120,9 @@ impl Snapshot {
     /// What moved between `self` and a later reading `now`, per second over `secs`: the port's counters
     /// and counter registers by name, each QP's by `qpN.name`.
     pub fn rates(&self, now: &Snapshot, secs: f64) -> Vec<(String, f64)> {
-        let mut before: Vec<(String, u64)> =
-            self.port.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        before.extend(self.hw.iter().cloned());
-        let mut after: Vec<(String, u64)> =
-            now.port.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        after.extend(now.hw.iter().cloned());
-        for (list, snap) in [(&mut before, self), (&mut after, now)] {
-            for q in &snap.qps {
-                list.extend(
-                    q.counters
-                        .iter()
-                        .map(|(n, v)| (format!("qp{}.{n}", q.qpn), *v)),
-                );
-            }
-        }
-        let old: std::collections::HashMap<_, _> = before.into_iter().collect();
+        let old: std::collections::HashMap<_, _> = self.named().into_iter().collect();
         let mut seen = std::collections::HashSet::new();
-        after
+        now.named()
             .into_iter()
             .filter(|(n, _)| seen.insert(n.clone()))
             .filter_map(|(n, v)| {
@@ -147,11 +132,26 @@ impl Snapshot {
             })
             .collect()
     }
+
+    /// Every counter of the reading by the name `rates` gives it: the port's, the registers', and each
+    /// QP's as `qpN.name`.
+    fn named(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> =
+            self.port.iter().map(|(n, x)| (n.to_string(), *x)).collect();
+        v.extend(self.hw.iter().cloned());
+        for q in &self.qps {
+            v.extend(
+                q.counters
+                    .iter()
+                    .map(|(n, x)| (format!("qp{}.{n}", q.qpn), *x)),
+            );
+        }
+        v
+    }
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let dev = a.device.open_to_inspect()?;
-    let ctx = &dev.ctx;
+    let ctx = &a.device.open_to_inspect()?;
     let first = Snapshot::take(ctx, &a.qps)?;
     let Some(period) = a.watch else {
         if a.json {
